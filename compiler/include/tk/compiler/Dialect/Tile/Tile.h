@@ -1,0 +1,25 @@
+//===- Tile.h - the tile dialect: types, attributes, ops ------------------===//
+#pragma once
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "tk/compiler/Dialect/Tile/TileDialect.h.inc"
+#include "tk/compiler/Dialect/Tile/TileEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tk/compiler/Dialect/Tile/TileAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tk/compiler/Dialect/Tile/TileTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "tk/compiler/Dialect/Tile/TileOps.h.inc"

@@ -1,0 +1,112 @@
+//===- TileBase.td - the tile dialect, its types and attributes -*- tablegen -*-===//
+#ifndef TK_TILE_BASE_TD
+#define TK_TILE_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::tk::tile";
+  let summary = "Tiles, fragments and their layouts for fused GPU kernels";
+  let description = [{
+    The tile dialect describes a kernel as operations on whole tiles: a grid of
+    blocks, each loading tiles of global tensors into fragments (register tiles
+    distributed over the block's threads), computing on them elementwise and by
+    reductions, and storing them back. Global tensors are upstream `memref`s with
+    dynamic sizes and strides; shared-memory buffers are `memref`s in the GPU
+    workgroup address space. Layouts (which thread holds which element) are
+    attributes on the fragment type, assigned by `tile-assign-layouts` or by the
+    kernel author.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
+class Tile_Attr<string name, string mnemonic_, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = mnemonic_;
+}
+
+class Tile_Type<string name, string mnemonic_, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = mnemonic_;
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
+  let summary = "Blocked distribution of a tile over the lanes and warps of a block";
+  let description = [{
+    Per dimension `d`: each thread owns `vec[d]` consecutive elements, `lanes[d]`
+    lanes of a warp and `warps[d]` warps of the block tile the dimension, and the
+    pattern repeats until the tile is covered. The last dimension varies fastest
+    in the lane and warp numbering. The products of `lanes` and of `warps` must be
+    32 and the block's warp count; every entry is a power of two.
+      #tile.blocked<vec = [1, 8], lanes = [1, 32], warps = [2, 2]>
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$vec,
+                        ArrayRefParameter<"int64_t">:$lanes,
+                        ArrayRefParameter<"int64_t">:$warps);
+  let assemblyFormat = "`<` `vec` `=` `[` $vec `]` `,` `lanes` `=` `[` $lanes `]` `,` `warps` `=` `[` $warps `]` `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_ReducedLayoutAttr : Tile_Attr<"ReducedLayout", "reduced"> {
+  let summary = "Layout of the result of a grouped reduction of a blocked tile";
+  let description = [{
+    The result of `tile.reduce` along `dim` in groups of `group` elements of a
+    fragment laid out by `parent`: every thread that held an element of a group
+    holds the group's reduced value (replicated).
+  }];
+  let parameters = (ins "BlockedLayoutAttr":$parent, "int64_t":$dim, "int64_t":$group);
+  let assemblyFormat = "`<` qualified($parent) `,` `dim` `=` $dim `,` `group` `=` $group `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Tile_FragmentType : Tile_Type<"Fragment", "frag"> {
+  let summary = "A register tile distributed over the threads of a block";
+  let description = [{
+    A statically shaped tile held in registers. The optional layout says which
+    thread holds which element; it is absent until layouts are assigned.
+      !tile.frag<4x1024xf32>
+      !tile.frag<4x1024xf32, #tile.blocked<vec = [1, 8], lanes = [1, 32], warps = [2, 2]>>
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType,
+                        "::mlir::Attribute":$layout);
+  let builders = [
+    TypeBuilder<(ins "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType), [{
+      return $_get($_ctxt, shape, elementType, ::mlir::Attribute());
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+    int64_t getNumElements() const;
+    FragmentType withLayout(::mlir::Attribute layout) const {
+      return FragmentType::get(getContext(), getShape(), getElementType(), layout);
+    }
+    FragmentType withElementType(::mlir::Type type) const {
+      return FragmentType::get(getContext(), getShape(), type, getLayout());
+    }
+  }];
+}
+
+def Tile_AnyFragment : Type<CPred<"::llvm::isa<::tk::tile::FragmentType>($_self)">,
+                            "tile fragment", "::tk::tile::FragmentType">;
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>, I32EnumAttrCase<"absmax", 3>]> {
+  let cppNamespace = "::tk::tile";
+}
+
+#endif

@@ -1,0 +1,194 @@
+//===- TileOps.td - operations of the tile dialect -------------*- tablegen -*-===//
+#ifndef TK_TILE_OPS_TD
+#define TK_TILE_OPS_TD
+
+include "tk/compiler/Dialect/Tile/TileBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []> : Op<Tile_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Kernel structure
+//===----------------------------------------------------------------------===//
+
+def Tile_KernelOp : Tile_Op<"kernel", [IsolatedFromAbove, Symbol, FunctionOpInterface,
+                                        AutomaticAllocationScope]> {
+  let summary = "A GPU kernel: global tensor arguments and a block size";
+  let description = [{
+    The kernel's arguments are global tensors (`memref`s with dynamic sizes and
+    strides) and index scalars. `threads` is the number of threads per block. The
+    body holds exactly one `tile.grid` that says how many blocks run.
+      tile.kernel @scale(%x: memref<?x128xf32, strided<[?, 1]>>) attributes {threads = 128 : i64} {
+        ...
+        tile.return
+      }
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<FunctionType>:$function_type,
+                       I64Attr:$threads,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs, OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    int64_t getNumWarps() { return getThreads() / 32; }
+    /// The single grid op of the body, or null.
+    class GridOp getGrid();
+  }];
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [Pure, HasParent<"KernelOp">, Terminator, ReturnLike]> {
+  let summary = "Ends a kernel";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_GridOp : Tile_Op<"grid", [HasParent<"KernelOp">, SingleBlockImplicitTerminator<"YieldOp">,
+                                    RecursiveMemoryEffects]> {
+  let summary = "The grid of blocks: one to three block indices and their extents";
+  let description = [{
+    Runs the body once per block. The block arguments are the block's indices,
+    the operands the grid extents (computed from the kernel's dynamic sizes).
+      tile.grid (%bm, %bk) in (%nm, %nk) { ... }
+  }];
+  let arguments = (ins Variadic<Index>:$sizes);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getBlockIndices() { return getBody().getArguments(); }
+  }];
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
+                                      ParentOneOf<["GridOp", "ParallelOp"]>]> {
+  let summary = "Ends a grid body, or yields the scalar result of a parallel region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` qualified(type($values)))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ }]>];
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AllocOp : Tile_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "Allocates a shared-memory tile buffer for the block";
+  let description = [{
+    The result is a statically shaped `memref` in the GPU workgroup address
+    space, alive for the whole block.
+      %buf = tile.alloc : memref<32x64xbf16, #gpu.address_space<workgroup>>
+  }];
+  let results = (outs AnyStaticShapeMemRef:$buffer);
+  let assemblyFormat = "attr-dict `:` qualified(type($buffer))";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
+  let summary = "Loads a tile of a tensor or shared buffer into a fragment";
+  let description = [{
+    Reads the tile whose first element is at `indices`, with the fragment's shape.
+    Elements outside the tensor read as zero (the tile may straddle its edge).
+      %t = tile.load %x[%r, %c] : memref<?x7168xbf16, strided<[?, 1]>> -> !tile.frag<4x1024xbf16>
+  }];
+  let arguments = (ins AnyMemRef:$source, Variadic<Index>:$indices);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$source `[` $indices `]` attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Stores a fragment into a tile of a tensor or shared buffer";
+  let description = [{
+    Writes the fragment at `indices`; elements outside the tensor are not written.
+      tile.store %q, %out[%r, %c] : !tile.frag<4x1024xf8E4M3FN>, memref<?x7168xf8E4M3FN>
+  }];
+  let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Variadic<Index>:$indices);
+  let assemblyFormat = "$value `,` $dest `[` $indices `]` attr-dict `:` qualified(type($value)) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
+def Tile_CopyOp : Tile_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Copies a tile of a global tensor into a shared buffer";
+  let description = [{
+    All threads of the block copy the tile at `indices` of `source` (the shape of
+    `dest`) into `dest`; elements outside the source read as zero. The copy is
+    complete for every thread after the op (it ends with a block barrier).
+      tile.copy %x[%r, %c], %buf : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+  }];
+  let arguments = (ins AnyMemRef:$source, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dest);
+  let assemblyFormat = "$source `[` $indices `]` `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Computation on fragments
+//===----------------------------------------------------------------------===//
+
+def Tile_ParallelOp : Tile_Op<"parallel", [Pure, SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "An elementwise region over fragments of one shape";
+  let description = [{
+    The body runs once per element, on the elements of the inputs at that
+    position, and yields the result element.
+      %y = tile.parallel %a, %b : (!tile.frag<4x1024xf32>, !tile.frag<4x1024xf32>) -> !tile.frag<4x1024xf32> {
+      ^bb0(%u: f32, %v: f32):
+        %p = arith.mulf %u, %v : f32
+        tile.yield %p : f32
+      }
+  }];
+  let arguments = (ins Variadic<Tile_AnyFragment>:$inputs);
+  let results = (outs Tile_AnyFragment:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $result) $body";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "Reduces a fragment along one dimension, in groups";
+  let description = [{
+    Combines the elements along `dim` in consecutive groups of `group` elements
+    (the whole dimension when `group` equals its size); the result has
+    `size / group` elements along `dim`. `absmax` is the maximum of absolute
+    values. The combination order is fixed, so results are deterministic.
+      %m = tile.reduce absmax %t {dim = 1 : i64, group = 128 : i64} : !tile.frag<4x1024xf32> -> !tile.frag<4x8xf32>
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_AnyFragment:$input, I64Attr:$dim, I64Attr:$group);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandOp : Tile_Op<"expand", [Pure]> {
+  let summary = "Broadcasts each element over a group along one dimension";
+  let description = [{
+    The inverse shape change of a grouped `tile.reduce`: element `i` along `dim`
+    is repeated `group` times.
+      %e = tile.expand %m {dim = 1 : i64, group = 128 : i64} : !tile.frag<4x8xf32> -> !tile.frag<4x1024xf32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input, I64Attr:$dim, I64Attr:$group);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertOp : Tile_Op<"convert", [Pure]> {
+  let summary = "Converts the element type of a fragment";
+  let description = [{
+    Widening float conversions are exact. Narrowing to bf16/f16/f32 rounds to
+    nearest even. Narrowing to f8E4M3FN rounds to nearest even on the e4m3 grid
+    and saturates: finite values beyond 448 and infinities give +-448, NaN gives
+    0x7F.
+      %q = tile.convert %t : !tile.frag<4x1024xf32> -> !tile.frag<4x1024xf8E4M3FN>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+#endif

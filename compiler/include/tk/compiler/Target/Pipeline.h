@@ -1,0 +1,33 @@
+//===- Pipeline.h - tile IR -> PTX, per target, in one place --------------===//
+#pragma once
+
+#include "tk/compiler/Target/Targets.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace tk::compiler {
+
+/// The whole pipeline for one target, as passes:
+///   tile-assign-layouts -> tile-lower-to-gpu -> canonicalize, cse
+///   -> upstream gpu-lower-to-nvvm (scf/vector/memref/arith -> LLVM + NVVM,
+///      nvvm target attach, gpu-module-to-binary format=isa through LLVM NVPTX).
+void buildPipeline(mlir::OpPassManager &pm, const Target &target);
+
+struct CompileOptions {
+  /// Directory to write the IR after every pass into (TK_DUMP_IR); empty: none.
+  std::string dumpIrDir;
+  /// Print the PTX to stderr (TK_PRINT_KERNEL_SOURCE=1).
+  bool printKernelSource = false;
+  /// Reads TK_DUMP_IR and TK_PRINT_KERNEL_SOURCE.
+  static CompileOptions fromEnvironment();
+};
+
+/// Runs the pipeline on `module` (consumed) and returns the PTX text, or an
+/// error message holding the compiler's diagnostics.
+bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOptions &options,
+                  std::string &ptx, std::string &error);
+
+} // namespace tk::compiler

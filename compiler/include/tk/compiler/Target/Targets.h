@@ -1,0 +1,25 @@
+//===- Targets.h - the GPU targets tk compiles for ------------------------===//
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tk::compiler {
+
+struct Target {
+  std::string name;        ///< "sm_90a": what users type, what ptxas -arch takes
+  std::string chip;        ///< LLVM NVPTX CPU
+  std::string ptxFeatures; ///< LLVM NVPTX features (PTX ISA version)
+  int vectorBytes;         ///< widest per-thread global access
+  bool fp8Conversion;      ///< cvt.satfinite e4m3x2 available (sm_89+)
+  int computeCapability;   ///< 80, 90, 100
+};
+
+/// sm_80, sm_90a, sm_100a.
+const std::vector<Target> &supportedTargets();
+std::optional<Target> findTarget(const std::string &name);
+/// The best target for a device of compute capability major.minor, if any.
+std::optional<Target> targetForDevice(int major, int minor);
+
+} // namespace tk::compiler

@@ -1,0 +1,47 @@
+//===- Passes.td - passes of the tile compiler -----------------*- tablegen -*-===//
+#ifndef TK_TILE_PASSES_TD
+#define TK_TILE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Give every fragment without a layout a blocked (or reduced) layout";
+  let description = [{
+    For each kernel, fragments produced by reductions get the reduced form of
+    their input's layout, fragments produced by expansions the parent layout of
+    their input, and every other fragment a blocked layout chosen from its shape,
+    the block's warp count and the vector width: each thread owns `vector-bytes`
+    worth of the kernel's narrowest element type along the last dimension, lanes
+    then warps tile the last dimension first. Layouts already present (author
+    annotations) are kept; an elementwise op whose operands disagree is an error
+    that names the op and both layouts.
+  }];
+  let options = [
+    Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"16",
+           "Bytes per thread per global access: 16 on sm_80/sm_90a, 32 on sm_100a">,
+  ];
+}
+
+def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Distribute tile ops over threads and lower kernels to gpu.func";
+  let description = [{
+    Turns every `tile.kernel` into a `gpu.func` inside a `gpu.module`: the grid's
+    block indices become `gpu.block_id`, every fragment becomes a per-thread
+    vector (its layout says which elements), loads and stores become (masked)
+    vector accesses, elementwise regions are cloned on vectors, reductions become
+    in-thread combines, warp shuffles and a shared-memory exchange between warps.
+    Float8 tensors are stored as i8. `fp8-hardware` selects the sm_89+
+    conversion instructions; without it f32 -> e4m3 is emitted as integer
+    arithmetic (bit-exact, used for sm_80).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::math::MathDialect"];
+  let options = [
+    Option<"fp8Hardware", "fp8-hardware", "bool", /*default=*/"true",
+           "Use cvt.satfinite.e4m3x2 (sm_89+) for f32 -> e4m3">,
+  ];
+}
+
+#endif

@@ -1,0 +1,251 @@
+//===- TileOps.cpp - assembly and verifiers of the tile ops ---------------===//
+#include "tk/compiler/Dialect/Tile/Tile.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace tk::tile;
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag, std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+                                           getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+GridOp KernelOp::getGrid() {
+  for (Operation &op : getBody().front())
+    if (auto grid = dyn_cast<GridOp>(op))
+      return grid;
+  return {};
+}
+
+LogicalResult KernelOp::verify() {
+  int64_t threads = getThreads();
+  if (threads < 32 || threads > 1024 || threads % 32 != 0)
+    return emitOpError() << "threads per block must be a multiple of 32 in [32, 1024], got " << threads;
+  if (!getFunctionType().getResults().empty())
+    return emitOpError() << "a kernel returns nothing; write results through output tensors";
+  for (Type t : getArgumentTypes())
+    if (!isa<MemRefType, IndexType, IntegerType, FloatType>(t))
+      return emitOpError() << "kernel arguments must be memrefs or scalars, got " << t;
+  if (getBody().empty())
+    return emitOpError() << "kernel has no body";
+  int grids = 0;
+  for (Operation &op : getBody().front())
+    grids += isa<GridOp>(op);
+  if (grids != 1)
+    return emitOpError() << "kernel body must hold exactly one tile.grid, found " << grids;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GridOp
+//===----------------------------------------------------------------------===//
+
+ParseResult GridOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> indices;
+  SmallVector<OpAsmParser::UnresolvedOperand> sizes;
+  if (parser.parseArgumentList(indices, OpAsmParser::Delimiter::Paren) || parser.parseKeyword("in") ||
+      parser.parseOperandList(sizes, OpAsmParser::Delimiter::Paren))
+    return failure();
+  Type index = parser.getBuilder().getIndexType();
+  for (auto &arg : indices)
+    arg.type = index;
+  if (parser.resolveOperands(sizes, index, result.operands))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, indices) || parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  GridOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void GridOp::print(OpAsmPrinter &p) {
+  p << " (";
+  llvm::interleaveComma(getBlockIndices(), p, [&](BlockArgument a) { p << a; });
+  p << ") in (" << getSizes() << ") ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
+  p.printOptionalAttrDict((*this)->getAttrs());
+}
+
+LogicalResult GridOp::verify() {
+  size_t n = getSizes().size();
+  if (n < 1 || n > 3)
+    return emitOpError() << "grid must have 1 to 3 dimensions, got " << n;
+  if (getBody().getNumArguments() != n)
+    return emitOpError() << "grid has " << n << " sizes but " << getBody().getNumArguments()
+                         << " block indices";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory ops
+//===----------------------------------------------------------------------===//
+
+static bool isSharedMemRef(MemRefType type) {
+  if (auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace()))
+    return space.getValue() == gpu::AddressSpace::Workgroup;
+  return false;
+}
+
+LogicalResult AllocOp::verify() {
+  if (!isSharedMemRef(getBuffer().getType()))
+    return emitOpError() << "tile buffers live in shared memory: the memref needs "
+                            "#gpu.address_space<workgroup>, got "
+                         << getBuffer().getType();
+  return success();
+}
+
+/// Common checks of a fragment <-> memref access at `indices`.
+static LogicalResult verifyAccess(Operation *op, FragmentType frag, MemRefType mem, size_t numIndices) {
+  if (mem.getRank() != frag.getRank())
+    return op->emitOpError() << "fragment rank " << frag.getRank() << " does not match memref rank "
+                             << mem.getRank();
+  if (numIndices != (size_t)mem.getRank())
+    return op->emitOpError() << "expected " << mem.getRank() << " indices, got " << numIndices;
+  if (frag.getElementType() != mem.getElementType())
+    return op->emitOpError() << "fragment element type " << frag.getElementType()
+                             << " does not match memref element type " << mem.getElementType();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyAccess(*this, getResult().getType(), getSource().getType(), getIndices().size());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getValue().getType(), getDest().getType(), getIndices().size());
+}
+
+LogicalResult CopyOp::verify() {
+  MemRefType src = getSource().getType(), dst = getDest().getType();
+  if (!isSharedMemRef(dst))
+    return emitOpError() << "copy destination must be a shared buffer (workgroup address space)";
+  if (src.getRank() != dst.getRank() || getIndices().size() != (size_t)src.getRank())
+    return emitOpError() << "source rank, destination rank and index count must agree";
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "copy between different element types " << src.getElementType() << " and "
+                         << dst.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Computation
+//===----------------------------------------------------------------------===//
+
+/// Two layouts are compatible when either is still unassigned or both are equal.
+static bool layoutsCompatible(Attribute a, Attribute b) { return !a || !b || a == b; }
+
+LogicalResult ParallelOp::verify() {
+  FragmentType resultType = getResult().getType();
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body has " << body.getNumArguments() << " arguments for "
+                         << getInputs().size() << " inputs";
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    auto type = cast<FragmentType>(input.getType());
+    if (type.getShape() != resultType.getShape())
+      return emitOpError() << "input " << i << " shape does not match the result shape";
+    if (!layoutsCompatible(type.getLayout(), resultType.getLayout()))
+      return emitOpError() << "input " << i << " layout " << type.getLayout()
+                           << " differs from the result layout " << resultType.getLayout();
+    if (body.getArgument(i).getType() != type.getElementType())
+      return emitOpError() << "body argument " << i << " has type " << body.getArgument(i).getType()
+                           << " but input element type is " << type.getElementType();
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != 1 || yield.getValues()[0].getType() != resultType.getElementType())
+    return emitOpError() << "body must yield exactly one " << resultType.getElementType();
+  return success();
+}
+
+/// Checks the shape relation of a grouped reduce/expand: `wide` has `group`
+/// times the extent of `narrow` along `dim`.
+static LogicalResult verifyGrouping(Operation *op, FragmentType wide, FragmentType narrow, int64_t dim,
+                                    int64_t group) {
+  if (wide.getRank() != narrow.getRank())
+    return op->emitOpError() << "input and result ranks differ";
+  if (dim < 0 || dim >= wide.getRank())
+    return op->emitOpError() << "dim " << dim << " out of range for rank " << wide.getRank();
+  int64_t size = wide.getShape()[dim];
+  if (group <= 0 || size % group != 0)
+    return op->emitOpError() << "group " << group << " does not divide dimension " << dim << " of size "
+                             << size;
+  for (int64_t d = 0; d < wide.getRank(); ++d) {
+    int64_t expect = d == dim ? size / group : wide.getShape()[d];
+    if (narrow.getShape()[d] != expect)
+      return op->emitOpError() << "expected extent " << expect << " along dimension " << d << ", got "
+                               << narrow.getShape()[d];
+  }
+  if (wide.getElementType() != narrow.getElementType())
+    return op->emitOpError() << "element types differ";
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (failed(verifyGrouping(*this, in, out, getDim(), getGroup())))
+    return failure();
+  if (getKind() == ReduceKind::absmax && !isa<FloatType>(in.getElementType()))
+    return emitOpError() << "absmax needs a float element type, got " << in.getElementType();
+  if (in.getLayout() && out.getLayout()) {
+    auto blocked = dyn_cast<BlockedLayoutAttr>(in.getLayout());
+    if (!blocked)
+      return emitOpError() << "reduce input must have a blocked layout, got " << in.getLayout();
+    auto expected = ReducedLayoutAttr::get(getContext(), blocked, getDim(), getGroup());
+    if (out.getLayout() != expected)
+      return emitOpError() << "result layout " << out.getLayout() << " must be " << expected;
+  }
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (failed(verifyGrouping(*this, out, in, getDim(), getGroup())))
+    return failure();
+  if (in.getLayout() && out.getLayout()) {
+    auto reduced = dyn_cast<ReducedLayoutAttr>(in.getLayout());
+    if (!reduced || reduced.getParent() != out.getLayout() || reduced.getDim() != (int64_t)getDim() ||
+        reduced.getGroup() != (int64_t)getGroup())
+      return emitOpError() << "input layout " << in.getLayout()
+                           << " must be the reduced form of the result layout " << out.getLayout();
+  }
+  return success();
+}
+
+static bool isSupportedFloat(Type t) {
+  return t.isF32() || t.isBF16() || t.isF16() || isa<Float8E4M3FNType>(t);
+}
+
+LogicalResult ConvertOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError() << "convert keeps the shape";
+  if (!layoutsCompatible(in.getLayout(), out.getLayout()))
+    return emitOpError() << "convert keeps the layout";
+  Type from = in.getElementType(), to = out.getElementType();
+  if (!isSupportedFloat(from) || !isSupportedFloat(to))
+    return emitOpError() << "unsupported conversion from " << from << " to " << to
+                         << " (supported: f32, bf16, f16, f8E4M3FN)";
+  if (isa<Float8E4M3FNType>(to) && !from.isF32())
+    return emitOpError() << "conversion to f8E4M3FN is defined from f32 only, got " << from;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tk/compiler/Dialect/Tile/TileOps.cpp.inc"

@@ -1,0 +1,93 @@
+//===- TileTypes.cpp - fragment type and layout attributes ----------------===//
+#include "tk/compiler/Dialect/Tile/Tile.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tk::tile;
+
+//===----------------------------------------------------------------------===//
+// BlockedLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                        ArrayRef<int64_t> vec, ArrayRef<int64_t> lanes,
+                                        ArrayRef<int64_t> warps) {
+  if (vec.size() != lanes.size() || vec.size() != warps.size() || vec.empty())
+    return emitError() << "blocked layout needs vec, lanes and warps of one non-zero rank, got "
+                       << vec.size() << ", " << lanes.size() << " and " << warps.size();
+  int64_t laneProduct = 1;
+  for (auto [name, list] : {std::pair{"vec", vec}, std::pair{"lanes", lanes}, std::pair{"warps", warps}})
+    for (int64_t v : list)
+      if (v <= 0 || !llvm::isPowerOf2_64(v))
+        return emitError() << "blocked layout " << name << " entries must be powers of two, got " << v;
+  for (int64_t l : lanes)
+    laneProduct *= l;
+  if (laneProduct != 32)
+    return emitError() << "blocked layout lanes must multiply to the warp size 32, got " << laneProduct;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FragmentType
+//===----------------------------------------------------------------------===//
+
+int64_t FragmentType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ArrayRef<int64_t> shape, Type elementType, Attribute layout) {
+  if (shape.empty())
+    return emitError() << "fragment must have rank >= 1";
+  for (int64_t d : shape)
+    if (d <= 0)
+      return emitError() << "fragment dimensions must be static and positive, got " << d;
+  if (!elementType.isIntOrFloat())
+    return emitError() << "fragment element type must be an integer or float, got " << elementType;
+  if (!layout)
+    return success();
+  if (auto blocked = llvm::dyn_cast<BlockedLayoutAttr>(layout)) {
+    if (blocked.getVec().size() != shape.size())
+      return emitError() << "blocked layout of rank " << blocked.getVec().size()
+                         << " does not match fragment rank " << shape.size();
+    return success();
+  }
+  if (auto reduced = llvm::dyn_cast<ReducedLayoutAttr>(layout)) {
+    if (reduced.getParent().getVec().size() != shape.size())
+      return emitError() << "reduced layout's parent rank does not match fragment rank " << shape.size();
+    if (reduced.getDim() < 0 || reduced.getDim() >= (int64_t)shape.size())
+      return emitError() << "reduced layout dim " << reduced.getDim() << " out of range";
+    return success();
+  }
+  return emitError() << "unsupported fragment layout " << layout;
+}
+
+Type FragmentType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute layout;
+  if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(layout))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<FragmentType>(parser.getContext(), ArrayRef<int64_t>(shape), elementType, layout);
+}
+
+void FragmentType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape())
+    printer << d << "x";
+  printer << getElementType();
+  if (getLayout())
+    printer << ", " << getLayout();
+  printer << ">";
+}

@@ -1,0 +1,62 @@
+//===- PtxEmitter.cpp - run the pipeline, collect PTX and diagnostics -----===//
+#include "tk/compiler/Target/Pipeline.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+namespace tk::compiler {
+
+CompileOptions CompileOptions::fromEnvironment() {
+  CompileOptions o;
+  if (const char *dir = std::getenv("TK_DUMP_IR"))
+    o.dumpIrDir = dir;
+  if (const char *p = std::getenv("TK_PRINT_KERNEL_SOURCE"))
+    o.printKernelSource = std::string(p) == "1";
+  return o;
+}
+
+bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOptions &options, std::string &ptx,
+                  std::string &error) {
+  mlir::MLIRContext *ctx = module.getContext();
+  std::string diagnostics;
+  llvm::raw_string_ostream diagStream(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &diag) {
+    diagStream << diag.getLocation() << ": " << diag << "\n";
+    for (mlir::Diagnostic &note : diag.getNotes())
+      diagStream << "  note: " << note.getLocation() << ": " << note << "\n";
+    return mlir::success();
+  });
+
+  mlir::PassManager pm(ctx);
+  buildPipeline(pm, target);
+  if (!options.dumpIrDir.empty()) {
+    ctx->disableMultithreading();
+    pm.enableIRPrintingToFileTree([](mlir::Pass *, mlir::Operation *) { return false; },
+                                  [](mlir::Pass *, mlir::Operation *) { return true; },
+                                  /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+                                  /*printAfterOnlyOnFailure=*/false, options.dumpIrDir);
+  }
+  if (mlir::failed(pm.run(module))) {
+    error = "compilation for " + target.name + " failed:\n" + diagnostics;
+    return false;
+  }
+  ptx.clear();
+  module.walk([&](mlir::gpu::BinaryOp binary) {
+    for (mlir::Attribute attr : binary.getObjects())
+      if (auto object = llvm::dyn_cast<mlir::gpu::ObjectAttr>(attr))
+        ptx += object.getObject().getValue().str();
+  });
+  if (ptx.empty()) {
+    error = "compilation for " + target.name + " produced no PTX";
+    return false;
+  }
+  if (options.printKernelSource)
+    llvm::errs() << "// tk: PTX for " << target.name << "\n" << ptx << "\n";
+  return true;
+}
+
+} // namespace tk::compiler

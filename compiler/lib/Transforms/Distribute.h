@@ -1,0 +1,71 @@
+//===- Distribute.h - per-thread code for distributed fragments -----------===//
+//
+// Shared by the tile-lower-to-gpu pieces: a fragment becomes one vector per
+// thread (its slots, see BlockedLayout.h); these helpers emit the per-thread
+// code of each tile op.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/Layout/BlockedLayout.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace tk::compiler {
+
+/// Element type a fragment element is held in per thread and in memory
+/// (f8E4M3FN as i8; everything else as itself).
+mlir::Type storageType(mlir::Type elementType);
+
+/// The per-thread code generator of one kernel.
+struct ThreadEmitter {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::gpu::GPUFuncOp func;
+  bool fp8Hardware;
+  mlir::Value lane, warp;
+  /// Byte alignment promised for each memref value (kernel arguments, buffers).
+  llvm::DenseMap<mlir::Value, int64_t> alignment;
+
+  ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func, bool fp8Hardware,
+                mlir::Value lane, mlir::Value warp)
+      : b(b), loc(loc), func(func), fp8Hardware(fp8Hardware), lane(lane), warp(warp) {}
+
+  mlir::Value index(int64_t v);
+  mlir::Value laneCoord(const BlockedLayout &l, int64_t d);
+  mlir::Value warpCoord(const BlockedLayout &l, int64_t d);
+  mlir::Value threadCoord(const BlockedLayout &l, int64_t d);
+  mlir::Value allTrue(llvm::ArrayRef<mlir::Value> conds);
+  /// Concatenates 1-D vectors of one element type.
+  mlir::Value concat(llvm::ArrayRef<mlir::Value> parts);
+
+  /// Reads the tile at `origin` of `source` (elements outside it read 0).
+  mlir::Value load(mlir::Value source, mlir::ValueRange origin, const BlockedLayout &l, mlir::Type elt);
+  /// Writes a blocked per-thread vector at `origin` of `dest` (masked at edges).
+  void store(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const BlockedLayout &l);
+  /// Writes a reduced per-thread vector: one thread of each group stores it.
+  void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g);
+
+  mlir::Value reduce(tile::ReduceKind kind, mlir::Value input, const GroupedReduction &g);
+  mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);
+  mlir::FailureOr<mlir::Value> parallel(tile::ParallelOp op, llvm::ArrayRef<mlir::Value> inputs, int64_t slots);
+  mlir::FailureOr<mlir::Value> convert(tile::ConvertOp op, mlir::Value input);
+
+private:
+  llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> threadCoordCache;
+  /// True when `v` is statically known to be a multiple of `m`.
+  bool isMultipleOf(mlir::Value v, int64_t m);
+  /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when always true.
+  llvm::SmallVector<mlir::Value> bounds(mlir::Value mem, llvm::ArrayRef<mlir::Value> coords,
+                                        const BlockedLayout &l, const BlockedLayout::SlotPos &pos,
+                                        llvm::ArrayRef<mlir::Value> inTileCoords);
+  int64_t accessAlignment(mlir::Value mem, int64_t chunkBytes);
+};
+
+/// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
+/// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.
+mlir::Value emitF32ToE4M3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware);
+
+} // namespace tk::compiler

@@ -1,0 +1,310 @@
+//===- DistributedFragment.cpp - per-thread loads, stores, elementwise ----===//
+#include "Distribute.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace tk;
+
+namespace tk::compiler {
+
+Type storageType(Type elementType) {
+  if (isa<Float8E4M3FNType>(elementType))
+    return IntegerType::get(elementType.getContext(), 8);
+  return elementType;
+}
+
+Value ThreadEmitter::index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+Value ThreadEmitter::laneCoord(const BlockedLayout &l, int64_t d) {
+  Value v = arith::DivUIOp::create(b, loc, lane, index(l.laneStride(d)));
+  return arith::RemUIOp::create(b, loc, v, index(l.lanes[d]));
+}
+
+Value ThreadEmitter::warpCoord(const BlockedLayout &l, int64_t d) {
+  Value v = arith::DivUIOp::create(b, loc, warp, index(l.warpStride(d)));
+  return arith::RemUIOp::create(b, loc, v, index(l.warps[d]));
+}
+
+Value ThreadEmitter::threadCoord(const BlockedLayout &l, int64_t d) {
+  auto key = std::make_pair(Attribute(b.getStringAttr(l.str())), d);
+  auto it = threadCoordCache.find(key);
+  if (it != threadCoordCache.end())
+    return it->second;
+  // Thread coordinates are computed once per layout, at the top of the kernel.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfterValue(warp);
+  Value w = arith::MulIOp::create(b, loc, warpCoord(l, d), index(l.vec[d] * l.lanes[d]));
+  Value ln = arith::MulIOp::create(b, loc, laneCoord(l, d), index(l.vec[d]));
+  Value c = arith::AddIOp::create(b, loc, w, ln);
+  threadCoordCache[key] = c;
+  return c;
+}
+
+Value ThreadEmitter::allTrue(ArrayRef<Value> conds) {
+  Value acc = conds.front();
+  for (Value c : conds.drop_front())
+    acc = arith::AndIOp::create(b, loc, acc, c);
+  return acc;
+}
+
+Value ThreadEmitter::concat(ArrayRef<Value> parts) {
+  // vector.shuffle lowers straight to LLVM (strided-slice ops would need extra patterns).
+  Value acc = parts.front();
+  for (Value part : parts.drop_front()) {
+    int64_t n = cast<VectorType>(acc.getType()).getNumElements() + cast<VectorType>(part.getType()).getNumElements();
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < n; ++i)
+      mask.push_back(i);
+    acc = vector::ShuffleOp::create(b, loc, acc, part, mask);
+  }
+  return acc;
+}
+
+bool ThreadEmitter::isMultipleOf(Value v, int64_t m) {
+  if (m <= 1)
+    return true;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue() % m == 0;
+  if (auto mul = v.getDefiningOp<arith::MulIOp>())
+    return isMultipleOf(mul.getLhs(), m) || isMultipleOf(mul.getRhs(), m);
+  if (auto add = v.getDefiningOp<arith::AddIOp>())
+    return isMultipleOf(add.getLhs(), m) && isMultipleOf(add.getRhs(), m);
+  return false;
+}
+
+int64_t ThreadEmitter::accessAlignment(Value mem, int64_t chunkBytes) {
+  auto it = alignment.find(mem);
+  int64_t promised = it == alignment.end() ? 1 : it->second;
+  int64_t a = std::min(promised, chunkBytes);
+  while (a > 1 && chunkBytes % a)
+    a >>= 1;
+  return std::max<int64_t>(a, 1);
+}
+
+SmallVector<Value> ThreadEmitter::bounds(Value mem, ArrayRef<Value> coords, const BlockedLayout &l,
+                                         const BlockedLayout::SlotPos &pos, ArrayRef<Value> inTileCoords) {
+  SmallVector<Value> conds;
+  auto memType = cast<MemRefType>(mem.getType());
+  for (int64_t d = 0; d < l.rank(); ++d) {
+    if (l.hasPadding(d))
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, inTileCoords[d],
+                                            index(l.shape[d])));
+    Value extent = memType.isDynamicDim(d) ? Value(memref::DimOp::create(b, loc, mem, d))
+                                           : index(memType.getDimSize(d));
+    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coords[d], extent));
+  }
+  return conds;
+}
+
+/// Whether whole chunks of `vec` elements along the last dimension are either
+/// fully inside or fully outside the memref, and contiguous.
+static bool chunksAreWhole(MemRefType type, int64_t vec) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    return false;
+  int64_t last = type.getRank() - 1;
+  return !type.isDynamicDim(last) && type.getDimSize(last) % vec == 0;
+}
+
+Value ThreadEmitter::load(Value source, ValueRange origin, const BlockedLayout &l, Type elt) {
+  int64_t n = l.slotsPerThread(), last = l.rank() - 1;
+  auto memType = cast<MemRefType>(source.getType());
+  bool vectorized = l.vec[last] > 1 && chunksAreWhole(memType, l.vec[last]) &&
+                    isMultipleOf(origin[last], l.vec[last]);
+  int64_t chunk = vectorized ? l.vec[last] : 1;
+  auto resultType = VectorType::get({n}, elt);
+  auto chunkType = VectorType::get({chunk}, elt);
+  Value zeroChunk = arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
+  (void)resultType;
+  SmallVector<Value> chunks;
+  int64_t align = accessAlignment(source, chunk * elt.getIntOrFloatBitWidth() / 8);
+  for (int64_t s = 0; s < n; s += chunk) {
+    BlockedLayout::SlotPos pos = l.slotPos(s);
+    SmallVector<Value> coords, inTile;
+    for (int64_t d = 0; d < l.rank(); ++d) {
+      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
+      inTile.push_back(t);
+      coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
+    }
+    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile);
+    auto read = [&](OpBuilder &ib, Location il) -> Value {
+      if (vectorized)
+        return vector::LoadOp::create(ib, il, chunkType, source, coords, false, llvm::MaybeAlign(align));
+      Value scalar = memref::LoadOp::create(ib, il, source, coords);
+      return vector::BroadcastOp::create(ib, il, chunkType, scalar);
+    };
+    Value value;
+    if (conds.empty()) {
+      value = read(b, loc);
+    } else {
+      auto ifOp = scf::IfOp::create(
+          b, loc, allTrue(conds),
+          [&](OpBuilder &ib, Location il) { scf::YieldOp::create(ib, il, read(ib, il)); },
+          [&](OpBuilder &ib, Location il) { scf::YieldOp::create(ib, il, zeroChunk); });
+      value = ifOp.getResult(0);
+    }
+    chunks.push_back(value);
+  }
+  return concat(chunks);
+}
+
+void ThreadEmitter::store(Value value, Value dest, ValueRange origin, const BlockedLayout &l) {
+  int64_t n = l.slotsPerThread(), last = l.rank() - 1;
+  auto memType = cast<MemRefType>(dest.getType());
+  bool vectorized = l.vec[last] > 1 && chunksAreWhole(memType, l.vec[last]) &&
+                    isMultipleOf(origin[last], l.vec[last]);
+  int64_t chunk = vectorized ? l.vec[last] : 1;
+  Type elt = cast<VectorType>(value.getType()).getElementType();
+  int64_t align = accessAlignment(dest, chunk * elt.getIntOrFloatBitWidth() / 8);
+  for (int64_t s = 0; s < n; s += chunk) {
+    BlockedLayout::SlotPos pos = l.slotPos(s);
+    SmallVector<Value> coords, inTile;
+    for (int64_t d = 0; d < l.rank(); ++d) {
+      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
+      inTile.push_back(t);
+      coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
+    }
+    SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile);
+    auto write = [&](OpBuilder &wb, Location wl) {
+      if (vectorized) {
+        SmallVector<int64_t> lanes;
+        for (int64_t i = 0; i < chunk; ++i)
+          lanes.push_back(s + i);
+        Value part = vector::ShuffleOp::create(wb, wl, value, value, lanes);
+        vector::StoreOp::create(wb, wl, part, dest, coords, false, llvm::MaybeAlign(align));
+      } else {
+        Value scalar = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{s});
+        memref::StoreOp::create(wb, wl, scalar, dest, coords);
+      }
+    };
+    if (conds.empty()) {
+      write(b, loc);
+    } else {
+      scf::IfOp::create(b, loc, allTrue(conds), [&](OpBuilder &wb, Location wl) {
+        write(wb, wl);
+        scf::YieldOp::create(wb, wl);
+      });
+    }
+  }
+}
+
+void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, const GroupedReduction &g) {
+  const BlockedLayout &l = g.parent;
+  int64_t dim = g.dim;
+  // One thread per group writes: the one whose in-group position is zero.
+  Value leader;
+  if (g.kind != GroupedReduction::Kind::InThread) {
+    Value q = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, warpCoord(l, dim), index(l.lanes[dim])), laneCoord(l, dim));
+    Value inGroup = arith::RemUIOp::create(b, loc, q, index(g.threadPositions));
+    leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inGroup, index(0));
+  }
+  auto memType = cast<MemRefType>(dest.getType());
+  for (int64_t r = 0; r < g.reducedSlots(); ++r) {
+    BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(r));
+    SmallVector<Value> conds, coords;
+    if (leader)
+      conds.push_back(leader);
+    for (int64_t d = 0; d < l.rank(); ++d) {
+      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
+      if (l.hasPadding(d))
+        conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, index(l.shape[d])));
+      if (d == dim)
+        t = arith::DivUIOp::create(b, loc, t, index(g.group));
+      Value c = arith::AddIOp::create(b, loc, origin[d], t);
+      Value extent = memType.isDynamicDim(d) ? Value(memref::DimOp::create(b, loc, dest, d))
+                                             : index(memType.getDimSize(d));
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, extent));
+      coords.push_back(c);
+    }
+    scf::IfOp::create(b, loc, allTrue(conds), [&](OpBuilder &wb, Location wl) {
+      Value scalar = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{r});
+      memref::StoreOp::create(wb, wl, scalar, dest, coords);
+      scf::YieldOp::create(wb, wl);
+    });
+  }
+}
+
+Value ThreadEmitter::expand(Value reduced, const GroupedReduction &g) {
+  SmallVector<int64_t> mask;
+  for (int64_t s = 0; s < g.parent.slotsPerThread(); ++s)
+    mask.push_back(g.reducedSlotOf(s));
+  return vector::ShuffleOp::create(b, loc, reduced, reduced, mask);
+}
+
+/// An op that can run on whole per-thread vectors as it runs on scalars.
+static bool isVectorizable(Operation &op) {
+  if (isa<arith::ConstantOp>(op))
+    return true;
+  if (op.getNumRegions() != 0 || !op.hasTrait<OpTrait::Elementwise>())
+    return false;
+  return isa<arith::ArithDialect, math::MathDialect>(op.getDialect());
+}
+
+FailureOr<Value> ThreadEmitter::parallel(tile::ParallelOp op, ArrayRef<Value> inputs, int64_t slots) {
+  Block &body = op.getBody().front();
+  auto yield = cast<tile::YieldOp>(body.getTerminator());
+  for (BlockArgument arg : body.getArguments())
+    if (isa<Float8E4M3FNType>(arg.getType()))
+      return op.emitOpError() << "elementwise math on f8E4M3FN elements: convert the fragment to f32 first";
+  bool vectorizable = llvm::all_of(body.without_terminator(), isVectorizable);
+  if (vectorizable) {
+    IRMapping map;
+    for (auto [arg, in] : llvm::zip(body.getArguments(), inputs))
+      map.map(arg, in);
+    for (Operation &inner : body.without_terminator()) {
+      if (auto cst = dyn_cast<arith::ConstantOp>(inner)) {
+        auto type = VectorType::get({slots}, cst.getType());
+        auto value = DenseElementsAttr::get(type, cast<TypedAttr>(cst.getValue()));
+        map.map(cst.getResult(), arith::ConstantOp::create(b, loc, type, value));
+        continue;
+      }
+      for (Value operand : inner.getOperands())
+        if (!map.contains(operand)) // a scalar from outside the region: broadcast it
+          map.map(operand, vector::BroadcastOp::create(b, loc, VectorType::get({slots}, operand.getType()),
+                                                       operand));
+      Operation *clone = b.clone(inner, map);
+      for (Value res : clone->getResults())
+        res.setType(VectorType::get({slots}, res.getType()));
+    }
+    return map.lookup(yield.getValues()[0]);
+  }
+  // General case: run the body once per slot.
+  SmallVector<Value> elements;
+  for (int64_t s = 0; s < slots; ++s) {
+    IRMapping map;
+    for (auto [arg, in] : llvm::zip(body.getArguments(), inputs))
+      map.map(arg, vector::ExtractOp::create(b, loc, in, ArrayRef<int64_t>{s}));
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, map);
+    elements.push_back(map.lookup(yield.getValues()[0]));
+  }
+  auto type = VectorType::get({slots}, op.getResult().getType().getElementType());
+  return Value(vector::FromElementsOp::create(b, loc, type, elements));
+}
+
+FailureOr<Value> ThreadEmitter::convert(tile::ConvertOp op, Value input) {
+  Type from = op.getInput().getType().getElementType(), to = op.getResult().getType().getElementType();
+  int64_t slots = cast<VectorType>(input.getType()).getNumElements();
+  if (from == to)
+    return input;
+  if (isa<Float8E4M3FNType>(to))
+    return emitF32ToE4M3(b, loc, input, fp8Hardware);
+  auto type = VectorType::get({slots}, to);
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return Value(arith::ExtFOp::create(b, loc, type, input));
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return Value(arith::TruncFOp::create(b, loc, type, input));
+  return op.emitOpError() << "no lowering for conversion from " << from << " to " << to;
+}
+
+} // namespace tk::compiler

@@ -1,0 +1,72 @@
+//===- FloatEncoding.cpp - f32 -> e4m3 conversion on per-thread vectors ---===//
+#include "Distribute.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace tk::compiler {
+
+/// sm_89+: cvt.rn.satfinite.e4m3x2.f32 on pairs. The instruction puts its
+/// first operand in the high byte, so the pair is passed high element first.
+static Value hardwareE4M3(OpBuilder &b, Location loc, Value input) {
+  int64_t n = cast<VectorType>(input.getType()).getNumElements();
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type();
+  auto pairType = VectorType::get({2}, i8);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  SmallVector<Value> bytes;
+  for (int64_t i = 0; i < n; i += 2) {
+    Value lo = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{i});
+    Value hi = i + 1 < n ? Value(vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{i + 1})) : zero;
+    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, pairType, hi, lo, NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RN),
+        NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::SATFINITE), b.getBoolAttr(false),
+        TypeAttr::get(Float8E4M3FNType::get(ctx)));
+    bytes.push_back(vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{0}));
+    if (i + 1 < n)
+      bytes.push_back(vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{1}));
+  }
+  return vector::FromElementsOp::create(b, loc, VectorType::get({n}, i8), bytes);
+}
+
+/// Integer arithmetic, bit-identical to the hardware conversion (NaN -> 0x7F):
+/// normal results round the mantissa to 3 bits to nearest even; subnormal
+/// results (|x| < 2^-6) are rounded by one float addition of 2^14, whose ulp
+/// is the e4m3 subnormal step 2^-9.
+static Value softwareE4M3(OpBuilder &b, Location loc, Value input) {
+  auto vt = cast<VectorType>(input.getType());
+  auto i32v = VectorType::get(vt.getShape(), b.getI32Type());
+  auto f32v = VectorType::get(vt.getShape(), b.getF32Type());
+  auto ci = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, i32v, DenseElementsAttr::get(i32v, b.getI32IntegerAttr(v)));
+  };
+  Value u = arith::BitcastOp::create(b, loc, i32v, input);
+  Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(24)), ci(0x80));
+  Value a = arith::AndIOp::create(b, loc, u, ci(0x7FFFFFFF));
+  // Normal range: round to nearest even at bit 20, then rebias the exponent (127 -> 7).
+  Value odd = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, a, ci(20)), ci(1));
+  Value rounded = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, a, ci(0x7FFFF)), odd);
+  Value normal = arith::SubIOp::create(b, loc, arith::ShRUIOp::create(b, loc, rounded, ci(20)), ci(0x3C0));
+  // Subnormal range: the float sum |x| + 2^14 holds round(|x| * 2^9) in its low bits.
+  Value af = arith::BitcastOp::create(b, loc, f32v, a);
+  Value bias = arith::ConstantOp::create(b, loc, f32v, DenseElementsAttr::get(f32v, b.getF32FloatAttr(16384.0f)));
+  Value shifted = arith::BitcastOp::create(b, loc, i32v, arith::AddFOp::create(b, loc, af, bias));
+  Value subnormal = arith::SubIOp::create(b, loc, shifted, ci(0x46800000));
+  Value isNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, a, ci(0x3C800000));
+  Value mag = arith::SelectOp::create(b, loc, isNormal, normal, subnormal);
+  Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, a, ci(0x43E00000));
+  mag = arith::SelectOp::create(b, loc, over, ci(0x7E), mag);
+  Value code = arith::OrIOp::create(b, loc, mag, sign);
+  Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, a, ci(0x7F800000));
+  code = arith::SelectOp::create(b, loc, isNan, ci(0x7F), code);
+  return arith::TruncIOp::create(b, loc, VectorType::get(vt.getShape(), b.getI8Type()), code);
+}
+
+Value emitF32ToE4M3(OpBuilder &b, Location loc, Value f32Vector, bool hardware) {
+  return hardware ? hardwareE4M3(b, loc, f32Vector) : softwareE4M3(b, loc, f32Vector);
+}
+
+} // namespace tk::compiler

@@ -1,0 +1,140 @@
+//===- LowerReduce.cpp - grouped reductions: thread, warp, block ----------===//
+//
+// A group is reduced in three fixed-order steps, so every thread of the group
+// ends with the same, deterministic value: (1) the thread's own slots in slot
+// order, (2) a butterfly of xor shuffles over the group's lanes, (3) when the
+// group spans warps, each warp's value goes through shared memory and every
+// thread combines them in warp order.
+//===----------------------------------------------------------------------===//
+#include "Distribute.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace tk;
+
+namespace tk::compiler {
+
+static Value identity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type t) {
+  if (auto ft = dyn_cast<FloatType>(t)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    switch (kind) {
+    case tile::ReduceKind::sum:
+    case tile::ReduceKind::absmax:
+      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, 0.0));
+    case tile::ReduceKind::max:
+      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, llvm::APFloat::getInf(sem, true)));
+    case tile::ReduceKind::min:
+      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, llvm::APFloat::getInf(sem, false)));
+    }
+  }
+  auto it = cast<IntegerType>(t);
+  unsigned w = it.getWidth();
+  switch (kind) {
+  case tile::ReduceKind::max:
+    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMinValue(w)));
+  case tile::ReduceKind::min:
+    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMaxValue(w)));
+  default:
+    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, 0));
+  }
+}
+
+static Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value a, Value c) {
+  bool isFloat = isa<FloatType>(a.getType());
+  switch (kind) {
+  case tile::ReduceKind::sum:
+    return isFloat ? Value(arith::AddFOp::create(b, loc, a, c)) : Value(arith::AddIOp::create(b, loc, a, c));
+  case tile::ReduceKind::max:
+  case tile::ReduceKind::absmax:
+    return isFloat ? Value(arith::MaxNumFOp::create(b, loc, a, c)) : Value(arith::MaxSIOp::create(b, loc, a, c));
+  case tile::ReduceKind::min:
+    return isFloat ? Value(arith::MinNumFOp::create(b, loc, a, c)) : Value(arith::MinSIOp::create(b, loc, a, c));
+  }
+  llvm_unreachable("reduce kind");
+}
+
+/// |v| by clearing the sign bit (exact; math.absf would become a libdevice call).
+static Value absolute(OpBuilder &b, Location loc, Value v) {
+  auto ft = cast<FloatType>(v.getType());
+  auto it = b.getIntegerType(ft.getWidth());
+  Value bits = arith::BitcastOp::create(b, loc, it, v);
+  Value mask = arith::ConstantOp::create(
+      b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMaxValue(ft.getWidth())));
+  return arith::BitcastOp::create(b, loc, ft, arith::AndIOp::create(b, loc, bits, mask));
+}
+
+Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedReduction &g) {
+  const BlockedLayout &l = g.parent;
+  Type elt = cast<VectorType>(input.getType()).getElementType();
+  int64_t numReduced = g.reducedSlots();
+  Value init = identity(b, loc, kind, elt);
+  SmallVector<Value> acc(numReduced, init);
+
+  // (1) In-thread, in slot order; padding slots past the tile contribute the identity.
+  for (int64_t s = 0; s < l.slotsPerThread(); ++s) {
+    Value v = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{s});
+    if (kind == tile::ReduceKind::absmax)
+      v = absolute(b, loc, v);
+    if (l.hasPadding(g.dim)) {
+      BlockedLayout::SlotPos pos = l.slotPos(s);
+      Value c = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, g.dim)), threadCoord(l, g.dim));
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(l.shape[g.dim]));
+      v = arith::SelectOp::create(b, loc, inside, v, init);
+    }
+    int64_t r = g.reducedSlotOf(s);
+    acc[r] = combine(b, loc, kind, acc[r], v);
+  }
+
+  // (2) Butterfly over the group's lanes.
+  for (int64_t mask : g.laneMasks)
+    for (Value &a : acc) {
+      auto shuffle = gpu::ShuffleOp::create(b, loc, a, (int32_t)mask, 32, gpu::ShuffleMode::XOR);
+      a = combine(b, loc, kind, a, shuffle.getShuffleResult());
+    }
+
+  // (3) Across warps through shared memory, combined in warp order.
+  if (g.warpsPerGroup > 1) {
+    int64_t numWarps = l.numWarps();
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    auto bufType = MemRefType::get({numWarps, 32, numReduced}, elt, MemRefLayoutAttrInterface(), space);
+    Value buf = func.addWorkgroupAttribution(bufType, loc);
+    // The lanes of one group hold equal values; the lowest one writes.
+    int64_t groupLaneBits = 0;
+    for (int64_t m : g.laneMasks)
+      groupLaneBits |= m;
+    Value laneBase = arith::AndIOp::create(b, loc, lane, index(~groupLaneBits & 31));
+    Value isWriter = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, laneBase);
+    scf::IfOp::create(b, loc, isWriter, [&](OpBuilder &wb, Location wl) {
+      for (int64_t r = 0; r < numReduced; ++r)
+        memref::StoreOp::create(wb, wl, acc[r], buf, ValueRange{warp, laneBase, index(r)});
+      scf::YieldOp::create(wb, wl);
+    });
+    gpu::BarrierOp::create(b, loc);
+    int64_t stride = l.warpStride(g.dim);
+    Value warpD = warpCoord(l, g.dim);
+    Value first = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, warpD, index(g.warpsPerGroup)), index(g.warpsPerGroup));
+    Value otherDims = arith::SubIOp::create(b, loc, warp, arith::MulIOp::create(b, loc, warpD, index(stride)));
+    for (int64_t r = 0; r < numReduced; ++r) {
+      Value total;
+      for (int64_t j = 0; j < g.warpsPerGroup; ++j) {
+        Value w = arith::AddIOp::create(
+            b, loc, otherDims,
+            arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, first, index(j)), index(stride)));
+        Value v = memref::LoadOp::create(b, loc, buf, ValueRange{w, laneBase, index(r)});
+        total = total ? combine(b, loc, kind, total, v) : v;
+      }
+      acc[r] = total;
+    }
+    gpu::BarrierOp::create(b, loc);
+  }
+  auto type = VectorType::get({numReduced}, elt);
+  return vector::FromElementsOp::create(b, loc, type, acc);
+}
+
+} // namespace tk::compiler

@@ -1,0 +1,231 @@
+//===- LowerTileToGPU.cpp - tile.kernel -> gpu.func with per-thread code --===//
+#include "Distribute.h"
+#include "tk/compiler/Layout/LayoutAttrs.h"
+#include "tk/compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tk::tile {
+#define GEN_PASS_DEF_TILELOWERTOGPU
+#include "tk/compiler/Transforms/Passes.h.inc"
+} // namespace tk::tile
+
+using namespace mlir;
+using namespace tk;
+using namespace tk::tile;
+using compiler::BlockedLayout;
+using compiler::GroupedReduction;
+
+namespace {
+
+/// Memref types as the GPU sees them: float8 elements become i8.
+Type convertArgType(Type t) {
+  if (auto mem = dyn_cast<MemRefType>(t))
+    return MemRefType::get(mem.getShape(), compiler::storageType(mem.getElementType()), mem.getLayout(),
+                           mem.getMemorySpace());
+  return t;
+}
+
+FailureOr<BlockedLayout> blockedOf(Operation *op, FragmentType type) {
+  auto attr = dyn_cast_or_null<BlockedLayoutAttr>(type.getLayout());
+  if (!attr)
+    return op->emitOpError() << "needs a blocked layout on " << type << " (run tile-assign-layouts first)";
+  return compiler::toBlockedLayout(attr, type.getShape());
+}
+
+FailureOr<GroupedReduction> groupingOf(Operation *op, FragmentType reducedType) {
+  auto attr = dyn_cast_or_null<ReducedLayoutAttr>(reducedType.getLayout());
+  if (!attr)
+    return op->emitOpError() << "needs a reduced layout on " << reducedType;
+  SmallVector<int64_t> parentShape(reducedType.getShape());
+  parentShape[attr.getDim()] *= attr.getGroup();
+  BlockedLayout parent = compiler::toBlockedLayout(attr.getParent(), parentShape);
+  GroupedReduction g;
+  std::string error;
+  if (!GroupedReduction::analyze(parent, attr.getDim(), attr.getGroup(), g, error))
+    return op->emitOpError() << "cannot reduce with layout " << attr.getParent() << ": " << error;
+  return g;
+}
+
+struct KernelLowering {
+  KernelOp kernel;
+  gpu::GPUFuncOp func;
+  compiler::ThreadEmitter &emit;
+  IRMapping map;
+
+  LogicalResult lowerOp(Operation &op);
+  LogicalResult lowerBlock(Block &block) {
+    for (Operation &op : block.without_terminator())
+      if (failed(lowerOp(op)))
+        return failure();
+    return success();
+  }
+};
+
+LogicalResult KernelLowering::lowerOp(Operation &op) {
+  OpBuilder &b = emit.b;
+  auto mapped = [&](Value v) { return map.lookup(v); };
+  auto origin = [&](ValueRange indices) {
+    SmallVector<Value> out;
+    for (Value v : indices)
+      out.push_back(mapped(v));
+    return out;
+  };
+
+  if (auto grid = dyn_cast<GridOp>(op)) {
+    gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+    for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices()))
+      map.map(arg, gpu::BlockIdOp::create(b, emit.loc, dims[i]));
+    return lowerBlock(grid.getBody().front());
+  }
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    FragmentType type = load.getResult().getType();
+    FailureOr<BlockedLayout> l = blockedOf(&op, type);
+    if (failed(l))
+      return failure();
+    Value v = emit.load(mapped(load.getSource()), origin(load.getIndices()), *l,
+                        compiler::storageType(type.getElementType()));
+    map.map(load.getResult(), v);
+    return success();
+  }
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    FragmentType type = store.getValue().getType();
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
+      FailureOr<GroupedReduction> g = groupingOf(&op, type);
+      if (failed(g))
+        return failure();
+      emit.storeReduced(mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), *g);
+      return success();
+    }
+    FailureOr<BlockedLayout> l = blockedOf(&op, type);
+    if (failed(l))
+      return failure();
+    emit.store(mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), *l);
+    return success();
+  }
+  if (auto alloc = dyn_cast<AllocOp>(op)) {
+    MemRefType type = alloc.getBuffer().getType();
+    Value buf = func.addWorkgroupAttribution(cast<MemRefType>(convertArgType(type)), emit.loc);
+    emit.alignment[buf] = 16;
+    map.map(alloc.getBuffer(), buf);
+    return success();
+  }
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    MemRefType dst = copy.getDest().getType();
+    std::vector<int64_t> shape(dst.getShape().begin(), dst.getShape().end());
+    Type elt = compiler::storageType(dst.getElementType());
+    int64_t vec = std::max<int64_t>(1, 16 / std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8));
+    BlockedLayout l = compiler::chooseBlockedLayout(shape, kernel.getNumWarps(), vec);
+    Value v = emit.load(mapped(copy.getSource()), origin(copy.getIndices()), l, elt);
+    SmallVector<Value> zeros(dst.getRank(), emit.index(0));
+    emit.store(v, mapped(copy.getDest()), zeros, l);
+    gpu::BarrierOp::create(b, emit.loc);
+    return success();
+  }
+  if (auto par = dyn_cast<ParallelOp>(op)) {
+    FragmentType type = par.getResult().getType();
+    int64_t slots;
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
+      FailureOr<GroupedReduction> g = groupingOf(&op, type);
+      if (failed(g))
+        return failure();
+      slots = g->reducedSlots();
+    } else {
+      FailureOr<BlockedLayout> l = blockedOf(&op, type);
+      if (failed(l))
+        return failure();
+      slots = l->slotsPerThread();
+    }
+    SmallVector<Value> inputs = origin(par.getInputs());
+    FailureOr<Value> v = emit.parallel(par, inputs, slots);
+    if (failed(v))
+      return failure();
+    map.map(par.getResult(), *v);
+    return success();
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    FailureOr<GroupedReduction> g = groupingOf(&op, reduce.getResult().getType());
+    if (failed(g))
+      return failure();
+    map.map(reduce.getResult(), emit.reduce(reduce.getKind(), mapped(reduce.getInput()), *g));
+    return success();
+  }
+  if (auto expand = dyn_cast<ExpandOp>(op)) {
+    FailureOr<GroupedReduction> g = groupingOf(&op, expand.getInput().getType());
+    if (failed(g))
+      return failure();
+    map.map(expand.getResult(), emit.expand(mapped(expand.getInput()), *g));
+    return success();
+  }
+  if (auto conv = dyn_cast<ConvertOp>(op)) {
+    FailureOr<Value> v = emit.convert(conv, mapped(conv.getInput()));
+    if (failed(v))
+      return failure();
+    map.map(conv.getResult(), *v);
+    return success();
+  }
+  if (op.getDialect() && isa<TileDialect>(op.getDialect()))
+    return op.emitOpError() << "has no GPU lowering";
+  bool holdsTileOps = false;
+  op.walk([&](Operation *inner) {
+    if (inner != &op && isa<TileDialect>(inner->getDialect()))
+      holdsTileOps = true;
+  });
+  if (holdsTileOps)
+    return op.emitOpError() << "holds tile ops in a nested region; tile ops must be at grid level";
+  b.clone(op, map);
+  return success();
+}
+
+struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    if (kernels.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(module.getContext()));
+    for (KernelOp kernel : kernels)
+      if (failed(lower(kernel)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lower(KernelOp kernel) {
+    OpBuilder b(kernel);
+    Location loc = kernel.getLoc();
+    auto gpuModule = gpu::GPUModuleOp::create(b, loc, kernel.getSymName());
+    b.setInsertionPointToStart(gpuModule.getBody());
+    SmallVector<Type> argTypes;
+    for (Type t : kernel.getArgumentTypes())
+      argTypes.push_back(convertArgType(t));
+    auto func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(), b.getFunctionType(argTypes, {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({(int32_t)kernel.getThreads(), 1, 1}));
+
+    Block &entry = func.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value lane = arith::RemUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, 32));
+    Value warp = arith::DivUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, 32));
+    compiler::ThreadEmitter emit(b, loc, func, fp8Hardware, lane, warp);
+    KernelLowering lowering{kernel, func, emit, {}};
+    for (auto [i, arg] : llvm::enumerate(kernel.getBody().getArguments())) {
+      BlockArgument gpuArg = func.getArgument(i);
+      lowering.map.map(arg, gpuArg);
+      auto elt = isa<MemRefType>(arg.getType()) ? cast<MemRefType>(arg.getType()).getElementType() : Type();
+      int64_t eltBytes = elt ? std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8) : 1;
+      auto align = kernel.getArgAttrOfType<IntegerAttr>(i, "tile.align");
+      emit.alignment[gpuArg] = align ? align.getInt() : eltBytes;
+    }
+    if (failed(lowering.lowerBlock(kernel.getBody().front())))
+      return failure();
+    gpu::ReturnOp::create(b, loc);
+    kernel.erase();
+    return success();
+  }
+};
+
+} // namespace
