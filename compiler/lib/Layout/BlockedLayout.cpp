@@ -119,7 +119,7 @@ bool GroupedReduction::analyze(const BlockedLayout &parent, int64_t dim, int64_t
     return false;
   }
   out.redVec[dim] = 1;
-  if (group < cover) {
+  if (group < cover && group != size) {
     if (cover % group) {
       error = "group " + std::to_string(group) + " does not divide the layout's coverage of " +
               std::to_string(cover) + " elements along dimension " + std::to_string(dim);
@@ -208,10 +208,13 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
     l.lanes[d] = lanes;
     lanesLeft /= lanes;
     int64_t perWarp = (positions + lanes - 1) / lanes;
-    int64_t warps = d == 0 ? warpsLeft : std::min(warpsLeft, pow2Ceil(perWarp));
+    int64_t warps = std::min(warpsLeft, pow2Ceil(perWarp));
     l.warps[d] = warps;
     warpsLeft /= warps;
   }
+  // Warps the shape cannot use go to the last dimension, where they at least
+  // shorten each thread's share of a long row.
+  l.warps[r - 1] *= warpsLeft;
   return l;
 }
 

@@ -1,0 +1,53 @@
+//===- gpu_session.h - device buffers, timing and the copy ceiling --------===//
+//
+// What the benchmark and the GPU tests need from a device: allocate, copy,
+// time with CUDA events (median of many runs after warm-up) and measure the
+// device-to-device copy bandwidth in the same process.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/runtime/Device.h"
+#include "tk/tk.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tk::bench {
+
+class GpuSession {
+public:
+  /// Binds device 0 (or the current context). ok() says whether that worked.
+  GpuSession();
+  bool ok() const { return status_.isOk(); }
+  const runtime::Status &status() const { return status_; }
+  const runtime::DeviceInfo &device() const { return info_; }
+  const runtime::Driver &driver() const { return *driver_; }
+
+  /// Device memory, freed when the session ends.
+  void *alloc(size_t bytes);
+  void upload(void *dst, const void *src, size_t bytes);
+  void download(void *dst, const void *src, size_t bytes);
+  void fill(void *dst, unsigned char byte, size_t bytes);
+  void synchronize();
+
+  /// Median milliseconds of `fn` over `iters` runs after `warmup` runs, each
+  /// timed with events on the default stream.
+  double medianMs(const std::function<void()> &fn, int warmup = 3, int iters = 20);
+  /// Device-to-device copy bandwidth in GB/s (bytes read + written) over `bytes`.
+  double copyGBps(size_t bytes);
+
+  ~GpuSession();
+
+private:
+  void check(const char *call, int r);
+  runtime::Status status_;
+  const runtime::Driver *driver_ = nullptr;
+  runtime::DeviceInfo info_;
+  std::vector<runtime::CUdeviceptr> buffers_;
+};
+
+/// A device tensor descriptor for the C API.
+tk_tensor deviceTensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {});
+
+} // namespace tk::bench

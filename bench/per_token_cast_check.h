@@ -1,0 +1,41 @@
+//===- per_token_cast_check.h - run per_token_cast on a GPU, check, time --===//
+#pragma once
+
+#include "bench/gpu_session.h"
+#include "tk/tk.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tk::bench {
+
+struct PerTokenCastCase {
+  int64_t m, k, group;
+  tk_dtype in; ///< TK_BF16 or TK_F32
+  uint32_t flags;
+  int64_t xRowStride = 0; ///< 0: contiguous
+  uint64_t seed = 1;
+};
+
+struct CheckResult {
+  tk_status status = TK_SUCCESS;
+  std::string error;
+  int64_t outMismatches = 0, sfMismatches = 0; ///< bit differences against the reference
+  double ms = 0;                               ///< median kernel time when timed
+  double bytes = 0;                            ///< x + out + sf (spec's traffic formula)
+  std::string describe() const;
+};
+
+std::string describe(const PerTokenCastCase &c);
+
+/// Random normal input for a case (rows of xRowStride elements, in c.in's
+/// encoding); reusable across cases that differ only in group and flags.
+std::vector<uint8_t> makeInput(const PerTokenCastCase &c);
+
+/// Runs the case through tk_per_token_cast on `session`'s device, compares
+/// out and out_sf bit for bit with the C++ reference, and times it when `time`.
+CheckResult checkPerTokenCast(GpuSession &session, tk_context ctx, const PerTokenCastCase &c,
+                              const std::vector<uint8_t> &x, bool time);
+
+} // namespace tk::bench

@@ -1,0 +1,86 @@
+//===- KernelBuilder.h - write a tile kernel in C++ ------------------------===//
+//
+//   KernelBuilder k(ctx, "scale_rows", key, /*threads=*/128);
+//   Dim rows = k.dynamic("rows");
+//   Tensor x = k.input("x", {rows, 1024}, DType::BF16);
+//   Tensor y = k.output("y", {rows, 1024}, DType::F32);
+//   k.grid({ceil_div(rows, 4)}, [&](std::vector<Index> b) {
+//     Tile t = k.load(x, {b[0] * 4, k.index(0)}, {4, 1024}).to(DType::F32);
+//     k.store(y, {b[0] * 4, k.index(0)}, t * 2.0);
+//   });
+//   BuiltKernel kernel = k.finish();
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/dsl/Signature.h"
+#include "tk/dsl/Values.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <map>
+#include <string>
+
+namespace tk::dsl {
+
+/// A kernel in tile IR plus what the launcher needs to know about it.
+struct BuiltKernel {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  KernelSignature signature;
+  std::string key; ///< kernel name + config: part of the JIT cache key
+};
+
+class KernelBuilder {
+public:
+  KernelBuilder(mlir::MLIRContext &ctx, const std::string &name, const std::string &configKey,
+                int64_t threads = 128);
+
+  /// A size known only at launch; bound from the first tensor that uses it.
+  Dim dynamic(const std::string &name);
+  /// Global tensor arguments. Strides default to row-major contiguous; pass
+  /// kDynamicStride for strides chosen at launch. `alignBytes` is the
+  /// alignment the kernel may assume for the pointer and dynamic strides.
+  Tensor input(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides = {},
+               int64_t alignBytes = 16);
+  Tensor output(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides = {},
+                int64_t alignBytes = 16);
+
+  /// The grid: one to three extents; `body` runs once per block with its indices.
+  void grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body);
+
+  Index index(int64_t value);
+  Index index(const Dim &dim);
+  /// Loads the tile of `shape` at `origin` (elements outside the tensor read as zero).
+  Tile load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape);
+  /// Stores a tile at `origin`; elements outside the tensor are dropped.
+  void store(const Tensor &t, const std::vector<Index> &origin, const Tile &value);
+
+  /// Verifies the kernel and hands it over.
+  BuiltKernel finish();
+
+  mlir::OpBuilder &opBuilder() { return b_; }
+  mlir::Location loc() const { return loc_; }
+  mlir::MLIRContext &context() { return ctx_; }
+  const TensorParam &param(int arg) const { return signature_.tensors[arg]; }
+  mlir::Value argument(int arg);
+
+private:
+  Tensor addTensor(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides,
+                   int64_t alignBytes, bool output);
+  mlir::Value materialize(const Dim &dim);
+
+  mlir::MLIRContext &ctx_;
+  mlir::OpBuilder b_;
+  mlir::Location loc_;
+  mlir::OwningOpRef<mlir::ModuleOp> module_;
+  KernelSignature signature_;
+  std::string key_;
+  std::vector<mlir::Type> argTypes_;
+  std::vector<std::pair<std::string, std::pair<int, int>>> symbols_; ///< name -> (tensor, dim)
+  mlir::Operation *kernel_ = nullptr;
+  bool gridBuilt_ = false;
+};
+
+mlir::Type toMlirType(mlir::MLIRContext &ctx, DType t);
+
+} // namespace tk::dsl

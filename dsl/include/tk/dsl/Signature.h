@@ -1,0 +1,38 @@
+//===- Signature.h - what a built kernel expects at launch ----------------===//
+//
+// Plain data (no MLIR): the runtime binds tensors to these parameters,
+// checks them, evaluates the grid and marshals the kernel's arguments.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/dsl/DType.h"
+#include "tk/dsl/Dim.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tk::dsl {
+
+constexpr int64_t kDynamicStride = std::numeric_limits<int64_t>::min();
+
+struct TensorParam {
+  std::string name;
+  DType dtype;
+  std::vector<Dim> shape;
+  /// Element strides; kDynamicStride where any stride is accepted at launch.
+  std::vector<int64_t> strides;
+  /// Byte alignment the kernel assumes for the base pointer and for every
+  /// dynamic stride (in bytes); the launcher checks it.
+  int64_t alignBytes = 1;
+  bool isOutput = false;
+};
+
+struct KernelSignature {
+  std::string name;
+  std::vector<TensorParam> tensors;
+  std::vector<Dim> grid; ///< blocks per grid dimension (1 to 3)
+  int64_t threads = 128;
+};
+
+} // namespace tk::dsl

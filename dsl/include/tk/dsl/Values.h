@@ -1,0 +1,119 @@
+//===- Values.h - handles the DSL computes with ----------------------------===//
+//
+//   Index  - a block-uniform index (block indices, tile origins)
+//   Tensor - a global tensor argument of the kernel
+//   Tile   - a fragment: a tile held in registers, distributed over threads
+//   Scalar - one element inside an elementwise region (map)
+// Each wraps an mlir::Value and the builder that made it; operators build IR.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/dsl/DType.h"
+#include "tk/dsl/Signature.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <functional>
+#include <vector>
+
+namespace tk::dsl {
+
+class KernelBuilder;
+
+class Index {
+public:
+  Index(KernelBuilder *k, mlir::Value v) : k_(k), v_(v) {}
+  mlir::Value value() const { return v_; }
+  KernelBuilder *builder() const { return k_; }
+  friend Index operator*(const Index &a, int64_t c);
+  friend Index operator*(const Index &a, const Index &b);
+  friend Index operator+(const Index &a, int64_t c);
+  friend Index operator+(const Index &a, const Index &b);
+
+private:
+  KernelBuilder *k_;
+  mlir::Value v_;
+};
+
+class Tensor {
+public:
+  Tensor(KernelBuilder *k, int argIndex) : k_(k), arg_(argIndex) {}
+  const TensorParam &param() const;
+  mlir::Value value() const;
+  KernelBuilder *builder() const { return k_; }
+
+private:
+  KernelBuilder *k_;
+  int arg_;
+};
+
+class Scalar {
+public:
+  Scalar(mlir::OpBuilder *b, mlir::Value v) : b_(b), v_(v) {}
+  mlir::Value value() const { return v_; }
+  mlir::OpBuilder &builder() const { return *b_; }
+  bool isFloat() const;
+
+  Scalar constantF32(double c) const;
+  Scalar constantI32(int64_t c) const;
+  /// Reinterpret the bits (f32 <-> i32).
+  Scalar bitsAsI32() const;
+  Scalar bitsAsF32() const;
+
+  friend Scalar operator+(const Scalar &a, const Scalar &b);
+  friend Scalar operator-(const Scalar &a, const Scalar &b);
+  friend Scalar operator*(const Scalar &a, const Scalar &b);
+  /// IEEE division for floats (correctly rounded), unsigned for integers.
+  friend Scalar operator/(const Scalar &a, const Scalar &b);
+  friend Scalar operator&(const Scalar &a, const Scalar &b);
+  friend Scalar operator|(const Scalar &a, const Scalar &b);
+  /// Logical shifts of integers.
+  friend Scalar operator>>(const Scalar &a, int64_t bits);
+  friend Scalar operator<<(const Scalar &a, int64_t bits);
+  /// max ignoring NaN for floats, signed for integers.
+  friend Scalar max(const Scalar &a, const Scalar &b);
+  friend Scalar min(const Scalar &a, const Scalar &b);
+  friend Scalar abs(const Scalar &a);
+
+private:
+  mlir::OpBuilder *b_;
+  mlir::Value v_;
+};
+
+class Tile {
+public:
+  Tile(KernelBuilder *k, mlir::Value v) : k_(k), v_(v) {}
+  mlir::Value value() const { return v_; }
+  KernelBuilder *builder() const { return k_; }
+  std::vector<int64_t> shape() const;
+  DType dtype() const;
+
+  /// Element type conversion (f8 e4m3 saturates, see tile.convert).
+  Tile to(DType type) const;
+
+  friend Tile operator+(const Tile &a, const Tile &b);
+  friend Tile operator-(const Tile &a, const Tile &b);
+  friend Tile operator*(const Tile &a, const Tile &b);
+  friend Tile operator/(const Tile &a, const Tile &b);
+  friend Tile operator*(const Tile &a, double c);
+
+private:
+  KernelBuilder *k_;
+  mlir::Value v_;
+};
+
+/// One elementwise region over tiles of one shape: `body` receives one Scalar
+/// per input and returns the result element (of type `result`).
+Tile map(const std::vector<Tile> &inputs, DType result,
+         const std::function<Scalar(const std::vector<Scalar> &)> &body);
+
+/// Reductions along `dim` in consecutive groups of `group` elements (0: the
+/// whole dimension). The result has size/group elements along `dim`.
+Tile reduce_sum(const Tile &t, int64_t dim, int64_t group = 0);
+Tile reduce_max(const Tile &t, int64_t dim, int64_t group = 0);
+Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group = 0);
+/// Repeats every element `group` times along `dim` (undoes a grouped reduce's shape).
+Tile expand(const Tile &t, int64_t dim, int64_t group);
+
+} // namespace tk::dsl

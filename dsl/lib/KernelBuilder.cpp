@@ -1,0 +1,214 @@
+//===- KernelBuilder.cpp - DSL kernels to tile IR --------------------------===//
+#include "tk/dsl/KernelBuilder.h"
+
+#include "tk/compiler/Dialect/Tile/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <stdexcept>
+
+using namespace mlir;
+
+namespace tk::dsl {
+
+Type toMlirType(MLIRContext &ctx, DType t) {
+  Builder b(&ctx);
+  switch (t) {
+  case DType::BF16: return b.getBF16Type();
+  case DType::F16: return b.getF16Type();
+  case DType::F32: return b.getF32Type();
+  case DType::F8E4M3: return Float8E4M3FNType::get(&ctx);
+  case DType::I8: return b.getIntegerType(8);
+  case DType::U8: return b.getIntegerType(8);
+  case DType::I32: return b.getI32Type();
+  case DType::I64: return b.getI64Type();
+  }
+  return {};
+}
+
+KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, const std::string &configKey,
+                             int64_t threads)
+    : ctx_(ctx), b_(&ctx), loc_(NameLoc::get(StringAttr::get(&ctx, name))),
+      module_(ModuleOp::create(UnknownLoc::get(&ctx))) {
+  ctx.loadDialect<tile::TileDialect, arith::ArithDialect, memref::MemRefDialect>();
+  signature_.name = name;
+  signature_.threads = threads;
+  key_ = name + "|" + configKey;
+}
+
+Dim KernelBuilder::dynamic(const std::string &name) { return Dim::symbol(name); }
+
+Tensor KernelBuilder::input(const std::string &name, std::vector<Dim> shape, DType dtype,
+                            std::vector<int64_t> strides, int64_t alignBytes) {
+  return addTensor(name, std::move(shape), dtype, std::move(strides), alignBytes, false);
+}
+
+Tensor KernelBuilder::output(const std::string &name, std::vector<Dim> shape, DType dtype,
+                             std::vector<int64_t> strides, int64_t alignBytes) {
+  return addTensor(name, std::move(shape), dtype, std::move(strides), alignBytes, true);
+}
+
+Tensor KernelBuilder::addTensor(const std::string &name, std::vector<Dim> shape, DType dtype,
+                                std::vector<int64_t> strides, int64_t alignBytes, bool output) {
+  if (kernel_)
+    throw std::logic_error("declare every tensor before grid()");
+  size_t rank = shape.size();
+  if (strides.empty()) { // row-major contiguous; static wherever the trailing sizes are
+    strides.assign(rank, kDynamicStride);
+    int64_t s = 1;
+    bool known = true;
+    for (size_t d = rank; d-- > 0;) {
+      strides[d] = known ? s : kDynamicStride;
+      if (!shape[d].isStatic())
+        known = false;
+      else
+        s *= shape[d].staticValue();
+    }
+  }
+  if (strides.size() != rank)
+    throw std::invalid_argument("tensor '" + name + "': strides and shape ranks differ");
+  int arg = (int)signature_.tensors.size();
+  SmallVector<int64_t> memShape, memStrides;
+  for (size_t d = 0; d < rank; ++d) {
+    if (shape[d].isStatic()) {
+      memShape.push_back(shape[d].staticValue());
+    } else {
+      memShape.push_back(ShapedType::kDynamic);
+      if (shape[d].kind() == Dim::Kind::Symbol) {
+        bool bound = false;
+        for (auto &s : symbols_)
+          bound |= s.first == shape[d].symbolName();
+        if (!bound)
+          symbols_.push_back({shape[d].symbolName(), {arg, (int)d}});
+      }
+    }
+    memStrides.push_back(strides[d] == kDynamicStride ? ShapedType::kDynamic : strides[d]);
+  }
+  auto layout = StridedLayoutAttr::get(&ctx_, 0, memStrides);
+  argTypes_.push_back(MemRefType::get(memShape, toMlirType(ctx_, dtype), layout));
+  signature_.tensors.push_back({name, dtype, std::move(shape), std::move(strides), alignBytes, output});
+  return Tensor(this, arg);
+}
+
+Value KernelBuilder::argument(int arg) {
+  if (!kernel_)
+    throw std::logic_error("tensors are values only inside grid()");
+  return cast<tile::KernelOp>(kernel_).getBody().getArgument(arg);
+}
+
+Value KernelBuilder::materialize(const Dim &dim) {
+  switch (dim.kind()) {
+  case Dim::Kind::Constant:
+    return arith::ConstantIndexOp::create(b_, loc_, dim.staticValue());
+  case Dim::Kind::Symbol:
+    for (auto &s : symbols_)
+      if (s.first == dim.symbolName())
+        return memref::DimOp::create(b_, loc_, argument(s.second.first), s.second.second);
+    throw std::invalid_argument("size '" + dim.symbolName() + "' is not the size of any tensor");
+  case Dim::Kind::Add:
+    return arith::AddIOp::create(b_, loc_, materialize(dim.lhs()), materialize(dim.rhs()));
+  case Dim::Kind::Mul:
+    return arith::MulIOp::create(b_, loc_, materialize(dim.lhs()), materialize(dim.rhs()));
+  case Dim::Kind::CeilDiv:
+    return arith::CeilDivUIOp::create(b_, loc_, materialize(dim.lhs()), materialize(dim.rhs()));
+  case Dim::Kind::FloorDiv:
+    return arith::DivUIOp::create(b_, loc_, materialize(dim.lhs()), materialize(dim.rhs()));
+  }
+  return {};
+}
+
+void KernelBuilder::grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body) {
+  if (gridBuilt_)
+    throw std::logic_error("a kernel has exactly one grid");
+  gridBuilt_ = true;
+  signature_.grid = sizes;
+  b_.setInsertionPointToEnd(module_->getBody());
+  auto kernel = tile::KernelOp::create(b_, loc_, StringAttr::get(&ctx_, signature_.name),
+                                       TypeAttr::get(b_.getFunctionType(argTypes_, {})),
+                                       b_.getI64IntegerAttr(signature_.threads), ArrayAttr(), ArrayAttr());
+  kernel_ = kernel;
+  for (size_t i = 0; i < signature_.tensors.size(); ++i)
+    kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(signature_.tensors[i].alignBytes));
+  Block *entry = b_.createBlock(&kernel.getBody());
+  for (Type t : argTypes_)
+    entry->addArgument(t, loc_);
+  b_.setInsertionPointToStart(entry);
+  SmallVector<Value> extents;
+  for (const Dim &d : sizes)
+    extents.push_back(materialize(d));
+  auto gridOp = tile::GridOp::create(b_, loc_, extents);
+  Block *gridBody = b_.createBlock(&gridOp.getBody());
+  std::vector<Index> indices;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    indices.emplace_back(this, gridBody->addArgument(b_.getIndexType(), loc_));
+  b_.setInsertionPointToStart(gridBody);
+  body(indices);
+  tile::YieldOp::create(b_, loc_);
+  b_.setInsertionPointAfter(gridOp);
+  tile::ReturnOp::create(b_, loc_);
+  b_.setInsertionPointToEnd(gridBody);
+}
+
+Index KernelBuilder::index(int64_t value) { return Index(this, arith::ConstantIndexOp::create(b_, loc_, value)); }
+Index KernelBuilder::index(const Dim &dim) { return Index(this, materialize(dim)); }
+
+static SmallVector<Value> values(const std::vector<Index> &indices) {
+  SmallVector<Value> out;
+  for (const Index &i : indices)
+    out.push_back(i.value());
+  return out;
+}
+
+Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape) {
+  Type elt = toMlirType(ctx_, t.param().dtype);
+  auto type = tile::FragmentType::get(&ctx_, shape, elt);
+  return Tile(this, tile::LoadOp::create(b_, loc_, type, t.value(), values(origin)));
+}
+
+void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value) {
+  tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin));
+}
+
+BuiltKernel KernelBuilder::finish() {
+  if (!gridBuilt_)
+    throw std::logic_error("kernel '" + signature_.name + "' has no grid");
+  std::string diagnostics;
+  {
+    llvm::raw_string_ostream os(diagnostics);
+    ScopedDiagnosticHandler handler(&ctx_, [&](Diagnostic &d) {
+      os << d.getLocation() << ": " << d << "\n";
+      return success();
+    });
+    if (failed(verify(*module_)))
+      throw std::runtime_error("kernel '" + signature_.name + "' is malformed:\n" + diagnostics);
+  }
+  BuiltKernel out;
+  out.module = std::move(module_);
+  out.signature = signature_;
+  out.key = key_;
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Index and Tensor
+//===----------------------------------------------------------------------===//
+
+Index operator*(const Index &a, int64_t c) { return a * a.builder()->index(c); }
+Index operator+(const Index &a, int64_t c) { return a + a.builder()->index(c); }
+Index operator*(const Index &a, const Index &b) {
+  KernelBuilder *k = a.builder();
+  return Index(k, arith::MulIOp::create(k->opBuilder(), k->loc(), a.value(), b.value()));
+}
+Index operator+(const Index &a, const Index &b) {
+  KernelBuilder *k = a.builder();
+  return Index(k, arith::AddIOp::create(k->opBuilder(), k->loc(), a.value(), b.value()));
+}
+
+const TensorParam &Tensor::param() const { return k_->param(arg_); }
+Value Tensor::value() const { return k_->argument(arg_); }
+
+} // namespace tk::dsl

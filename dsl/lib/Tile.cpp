@@ -1,0 +1,165 @@
+//===- Tile.cpp - fragments and elementwise scalars ------------------------===//
+#include "tk/dsl/KernelBuilder.h"
+
+#include "tk/compiler/Dialect/Tile/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <stdexcept>
+
+using namespace mlir;
+
+namespace tk::dsl {
+
+static tile::FragmentType fragType(const Tile &t) { return cast<tile::FragmentType>(t.value().getType()); }
+
+static DType fromMlir(Type t) {
+  if (t.isBF16()) return DType::BF16;
+  if (t.isF16()) return DType::F16;
+  if (t.isF32()) return DType::F32;
+  if (isa<Float8E4M3FNType>(t)) return DType::F8E4M3;
+  if (t.isInteger(8)) return DType::I8;
+  if (t.isInteger(32)) return DType::I32;
+  return DType::I64;
+}
+
+std::vector<int64_t> Tile::shape() const {
+  auto s = fragType(*this).getShape();
+  return std::vector<int64_t>(s.begin(), s.end());
+}
+
+DType Tile::dtype() const { return fromMlir(fragType(*this).getElementType()); }
+
+Tile Tile::to(DType type) const {
+  auto from = fragType(*this);
+  auto result = tile::FragmentType::get(&k_->context(), from.getShape(), toMlirType(k_->context(), type));
+  return Tile(k_, tile::ConvertOp::create(k_->opBuilder(), k_->loc(), result, v_));
+}
+
+Tile map(const std::vector<Tile> &inputs, DType result,
+         const std::function<Scalar(const std::vector<Scalar> &)> &body) {
+  if (inputs.empty())
+    throw std::invalid_argument("map needs at least one input tile");
+  KernelBuilder *k = inputs[0].builder();
+  OpBuilder &b = k->opBuilder();
+  auto shape = fragType(inputs[0]).getShape();
+  SmallVector<Value> operands;
+  for (const Tile &t : inputs) {
+    if (fragType(t).getShape() != shape)
+      throw std::invalid_argument("map over tiles of different shapes");
+    operands.push_back(t.value());
+  }
+  Type elt = toMlirType(k->context(), result);
+  auto type = tile::FragmentType::get(&k->context(), shape, elt);
+  auto op = tile::ParallelOp::create(b, k->loc(), type, operands);
+  Block *block = new Block();
+  op.getBody().push_back(block);
+  std::vector<Scalar> args;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(block);
+  for (const Tile &t : inputs)
+    args.emplace_back(&b, block->addArgument(fragType(t).getElementType(), k->loc()));
+  Scalar out = body(args);
+  if (out.value().getType() != elt)
+    throw std::invalid_argument("map body returns the wrong element type");
+  tile::YieldOp::create(b, k->loc(), ValueRange{out.value()});
+  return Tile(k, op.getResult());
+}
+
+static Tile binary(const Tile &a, const Tile &b, Scalar (*f)(const Scalar &, const Scalar &)) {
+  return map({a, b}, a.dtype(), [&](const std::vector<Scalar> &s) { return f(s[0], s[1]); });
+}
+
+Tile operator+(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x + y; }); }
+Tile operator-(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x - y; }); }
+Tile operator*(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x * y; }); }
+Tile operator/(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x / y; }); }
+Tile operator*(const Tile &a, double c) {
+  return map({a}, a.dtype(), [&](const std::vector<Scalar> &s) { return s[0] * s[0].constantF32(c); });
+}
+
+static Tile reduce(tile::ReduceKind kind, const Tile &t, int64_t dim, int64_t group) {
+  KernelBuilder *k = t.builder();
+  auto in = fragType(t);
+  if (dim < 0 || dim >= in.getRank())
+    throw std::invalid_argument("reduce: dim out of range");
+  if (group == 0)
+    group = in.getShape()[dim];
+  SmallVector<int64_t> shape(in.getShape());
+  shape[dim] /= group;
+  auto type = tile::FragmentType::get(&k->context(), shape, in.getElementType());
+  return Tile(k, tile::ReduceOp::create(k->opBuilder(), k->loc(), type, kind, t.value(), dim, group));
+}
+
+Tile reduce_sum(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::sum, t, dim, group); }
+Tile reduce_max(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::max, t, dim, group); }
+Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group) {
+  return reduce(tile::ReduceKind::absmax, t, dim, group);
+}
+
+Tile expand(const Tile &t, int64_t dim, int64_t group) {
+  KernelBuilder *k = t.builder();
+  auto in = fragType(t);
+  SmallVector<int64_t> shape(in.getShape());
+  shape[dim] *= group;
+  auto type = tile::FragmentType::get(&k->context(), shape, in.getElementType());
+  return Tile(k, tile::ExpandOp::create(k->opBuilder(), k->loc(), type, t.value(), dim, group));
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar
+//===----------------------------------------------------------------------===//
+
+bool Scalar::isFloat() const { return isa<FloatType>(v_.getType()); }
+
+Scalar Scalar::constantF32(double c) const {
+  return Scalar(b_, arith::ConstantOp::create(*b_, v_.getLoc(), b_->getF32FloatAttr((float)c)));
+}
+
+Scalar Scalar::constantI32(int64_t c) const {
+  return Scalar(b_, arith::ConstantOp::create(*b_, v_.getLoc(), b_->getI32IntegerAttr((int32_t)c)));
+}
+
+Scalar Scalar::bitsAsI32() const {
+  return Scalar(b_, arith::BitcastOp::create(*b_, v_.getLoc(), b_->getI32Type(), v_));
+}
+
+Scalar Scalar::bitsAsF32() const {
+  return Scalar(b_, arith::BitcastOp::create(*b_, v_.getLoc(), b_->getF32Type(), v_));
+}
+
+template <typename FOp, typename IOp>
+static Scalar arithmetic(const Scalar &a, const Scalar &b) {
+  OpBuilder &ob = a.builder();
+  if (a.value().getType() != b.value().getType())
+    throw std::invalid_argument("scalar operands of different types");
+  if (a.isFloat())
+    return Scalar(&ob, FOp::create(ob, a.value().getLoc(), a.value(), b.value()));
+  return Scalar(&ob, IOp::create(ob, a.value().getLoc(), a.value(), b.value()));
+}
+
+template <typename IOp>
+static Scalar integer(const Scalar &a, const Scalar &b) {
+  if (a.isFloat() || b.isFloat())
+    throw std::invalid_argument("bitwise operation on a float scalar");
+  OpBuilder &ob = a.builder();
+  return Scalar(&ob, IOp::create(ob, a.value().getLoc(), a.value(), b.value()));
+}
+
+Scalar operator+(const Scalar &a, const Scalar &b) { return arithmetic<arith::AddFOp, arith::AddIOp>(a, b); }
+Scalar operator-(const Scalar &a, const Scalar &b) { return arithmetic<arith::SubFOp, arith::SubIOp>(a, b); }
+Scalar operator*(const Scalar &a, const Scalar &b) { return arithmetic<arith::MulFOp, arith::MulIOp>(a, b); }
+Scalar operator/(const Scalar &a, const Scalar &b) { return arithmetic<arith::DivFOp, arith::DivUIOp>(a, b); }
+Scalar max(const Scalar &a, const Scalar &b) { return arithmetic<arith::MaxNumFOp, arith::MaxSIOp>(a, b); }
+Scalar min(const Scalar &a, const Scalar &b) { return arithmetic<arith::MinNumFOp, arith::MinSIOp>(a, b); }
+Scalar operator&(const Scalar &a, const Scalar &b) { return integer<arith::AndIOp>(a, b); }
+Scalar operator|(const Scalar &a, const Scalar &b) { return integer<arith::OrIOp>(a, b); }
+Scalar operator>>(const Scalar &a, int64_t bits) { return integer<arith::ShRUIOp>(a, a.constantI32(bits)); }
+Scalar operator<<(const Scalar &a, int64_t bits) { return integer<arith::ShLIOp>(a, a.constantI32(bits)); }
+Scalar abs(const Scalar &a) {
+  if (!a.isFloat())
+    throw std::invalid_argument("abs of an integer scalar");
+  return (a.bitsAsI32() & a.constantI32(0x7FFFFFFF)).bitsAsF32();
+}
+
+} // namespace tk::dsl

@@ -1,0 +1,96 @@
+/*===- tk.h - the tk C API ---------------------------------------------------===
+ *
+ * Every operator of DeepSeek's TileKernels, compiled from the tk DSL, behind a
+ * stable C interface. Callers own all memory: they pass tensor descriptors
+ * (pointer, dtype, shape, strides in elements, device) and a CUDA stream.
+ *
+ * Every function returns a tk_status. On failure, tk_last_error() returns a
+ * message for the calling thread that says what was wrong; no operator writes
+ * its outputs when it returns an error.
+ *===-------------------------------------------------------------------------===*/
+#ifndef TK_TK_H
+#define TK_TK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tk_status {
+  TK_SUCCESS = 0,
+  TK_ERROR_INVALID_ARGUMENT = 1, /* shapes, dtypes, strides, pointers, options */
+  TK_ERROR_UNSUPPORTED = 2,      /* valid per the spec but not available in this build */
+  TK_ERROR_NO_DRIVER = 3,        /* libcuda.so.1 could not be loaded */
+  TK_ERROR_NO_DEVICE = 4,        /* no CUDA device, or none tk can compile for */
+  TK_ERROR_COMPILE = 5,          /* the kernel failed to compile or load */
+  TK_ERROR_LAUNCH = 6,           /* the CUDA driver refused the launch */
+  TK_ERROR_INTERNAL = 7
+} tk_status;
+
+/* Values match tk::dsl::DType. */
+typedef enum tk_dtype {
+  TK_BF16 = 0,
+  TK_F16 = 1,
+  TK_F32 = 2,
+  TK_F8_E4M3 = 3, /* float8_e4m3fn */
+  TK_I8 = 4,      /* also packed FP4 (e2m1), two per byte */
+  TK_U8 = 5,
+  TK_I32 = 6,
+  TK_I64 = 7
+} tk_dtype;
+
+typedef enum tk_device_type { TK_DEVICE_CUDA = 0, TK_DEVICE_CPU = 1 } tk_device_type;
+
+#define TK_MAX_DIMS 8
+
+typedef struct tk_tensor {
+  void *data;                    /* device (or host) pointer to element [0, 0, ...] */
+  tk_dtype dtype;
+  int32_t ndim;
+  int64_t shape[TK_MAX_DIMS];
+  int64_t strides[TK_MAX_DIMS];  /* in elements */
+  tk_device_type device;
+} tk_tensor;
+
+typedef struct tk_context_s *tk_context;
+typedef void *tk_stream;          /* a CUstream; NULL is the default stream */
+
+/* Output formats of the quantizing operators. */
+typedef enum tk_format { TK_FORMAT_E4M3 = 0, TK_FORMAT_E2M1 = 1, TK_FORMAT_E5M6 = 2 } tk_format;
+
+/* Scale-factor options (bit flags), named after the reference's arguments. */
+enum {
+  TK_SF_COL_MAJOR = 1u << 0,   /* use_tma_aligned_col_major_sf: strides (1, align(M, 4)) */
+  TK_ROUND_SF = 1u << 1,       /* round_sf: scale factors rounded up to powers of two */
+  TK_PACKED_UE8M0 = 1u << 2    /* use_packed_ue8m0: needs TK_SF_COL_MAJOR and TK_ROUND_SF */
+};
+
+/* The message of the calling thread's last failure ("" if none). */
+const char *tk_last_error(void);
+const char *tk_status_string(tk_status status);
+/* "0.1.0 (commit abcdef)". */
+const char *tk_version(void);
+
+/* A context owns the JIT cache. Creating one needs no GPU; the device is
+ * bound at the first launch (the current CUDA context, else device 0's
+ * primary context). */
+tk_status tk_context_create(tk_context *ctx);
+tk_status tk_context_destroy(tk_context ctx);
+
+/* per_token_cast (spec: quant.md 4.1). x is (M, K) bf16 or fp32 with unit
+ * column stride and any row stride. out is (M, K) e4m3, contiguous. out_sf is
+ * (M, ceil(K / num_per_channels)) fp32, row-major, or with TK_SF_COL_MAJOR
+ * strides (1, align(M, 4)). num_per_channels is 16, 32, 64, 128, or K when
+ * K % 64 == 0. x_sf and x_block_size describe a quantized input; pass NULL for
+ * a plain one. */
+tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                            const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
+                            uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TK_TK_H */

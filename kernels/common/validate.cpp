@@ -1,0 +1,81 @@
+//===- validate.cpp -------------------------------------------------------===//
+#include "kernels/common/validate.h"
+
+#include <cstdint>
+
+namespace tk::kernels {
+
+using runtime::Status;
+
+const char *dtypeName(tk_dtype t) {
+  switch (t) {
+  case TK_BF16: return "bf16";
+  case TK_F16: return "f16";
+  case TK_F32: return "f32";
+  case TK_F8_E4M3: return "e4m3";
+  case TK_I8: return "i8";
+  case TK_U8: return "u8";
+  case TK_I32: return "i32";
+  case TK_I64: return "i64";
+  }
+  return "an unknown dtype";
+}
+
+int64_t numElements(const tk_tensor *t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->ndim; ++i)
+    n *= t->shape[i];
+  return n;
+}
+
+Status checkTensor(const char *op, const char *name, const tk_tensor *t, int ndim) {
+  std::string where = std::string(op) + ": " + name;
+  if (!t)
+    return Status::invalid(where + " is null");
+  if (t->ndim != ndim)
+    return Status::invalid(where + " must have " + std::to_string(ndim) + " dimensions, got " +
+                           std::to_string(t->ndim));
+  for (int i = 0; i < ndim; ++i)
+    if (t->shape[i] < 0)
+      return Status::invalid(where + " has negative size " + std::to_string(t->shape[i]) + " in dimension " +
+                             std::to_string(i));
+  if (!t->data && numElements(t) > 0)
+    return Status::invalid(where + " has a null data pointer");
+  if (t->device == TK_DEVICE_CPU)
+    return Status::unsupported(where + " is in host memory; this build runs operators on CUDA devices only");
+  if (t->device != TK_DEVICE_CUDA)
+    return Status::invalid(where + " has an unknown device type");
+  return Status::ok();
+}
+
+Status checkDtype(const char *op, const char *name, const tk_tensor *t, tk_dtype expected) {
+  if (t->dtype != expected)
+    return Status::invalid(std::string(op) + ": " + name + " must be " + dtypeName(expected) + ", got " +
+                           dtypeName(t->dtype));
+  return Status::ok();
+}
+
+bool isContiguous(const tk_tensor *t) {
+  int64_t s = 1;
+  for (int i = t->ndim - 1; i >= 0; --i) {
+    if (t->shape[i] > 1 && t->strides[i] != s)
+      return false;
+    s *= t->shape[i];
+  }
+  return true;
+}
+
+int64_t alignmentOf(const tk_tensor *t, int64_t elementBytes) {
+  int64_t a = 16;
+  auto fit = [&](uint64_t v) {
+    while (a > 1 && v % a)
+      a >>= 1;
+  };
+  fit(reinterpret_cast<uintptr_t>(t->data));
+  for (int i = 0; i < t->ndim; ++i)
+    if (t->shape[i] > 1)
+      fit((uint64_t)(t->strides[i] * elementBytes));
+  return a;
+}
+
+} // namespace tk::kernels

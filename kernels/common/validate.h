@@ -1,0 +1,22 @@
+//===- validate.h - argument checks shared by the operator entry points ---===//
+#pragma once
+
+#include "tk/runtime/Status.h"
+#include "tk/tk.h"
+
+#include <string>
+
+namespace tk::kernels {
+
+const char *dtypeName(tk_dtype t);
+/// Non-null tensor with a non-null pointer (unless empty), `ndim` dims,
+/// non-negative sizes, on a CUDA device.
+runtime::Status checkTensor(const char *op, const char *name, const tk_tensor *t, int ndim);
+runtime::Status checkDtype(const char *op, const char *name, const tk_tensor *t, tk_dtype expected);
+/// Row-major contiguous.
+bool isContiguous(const tk_tensor *t);
+int64_t numElements(const tk_tensor *t);
+/// Largest power of two (<= 16) dividing the pointer and every stride in bytes.
+int64_t alignmentOf(const tk_tensor *t, int64_t elementBytes);
+
+} // namespace tk::kernels

@@ -1,0 +1,105 @@
+//===- formats.h - number formats and the scale rule (spec quant.md 2-3) --===//
+//
+// The one definition of the quantization arithmetic on the host: C++
+// references and tests use these functions, and the DSL side (scale_rule.h)
+// builds IR from the same constants. Every step is one IEEE fp32 operation in
+// the written order (compile with -ffp-contract=off).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace tk::kernels::quant {
+
+enum class Format { E4M3, E2M1, E5M6 };
+
+inline uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float fromBits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// FMAX (largest finite value) and CLAMP (smallest absmax used for a scale).
+struct FormatLimits {
+  float fmax;
+  uint32_t clampBits;
+};
+
+inline FormatLimits limits(Format f) {
+  switch (f) {
+  case Format::E4M3: return {448.0f, 0x38D1B717u};   // CLAMP = fp32(1e-4)
+  case Format::E2M1: return {6.0f, 0x01C00000u};     // CLAMP = 6 * 2^-126
+  case Format::E5M6: return {65024.0f, 0x38D1B717u};
+  }
+  return {0, 0};
+}
+
+/// A group's scale factor SF and the multiplier INV applied before encoding
+/// (INV is FMAX/a', not 1/SF, unless round_sf), and SF as a UE8M0 byte.
+struct Scale {
+  float sf, inv;
+  uint8_t ue8m0;
+};
+
+/// SFR(a) of spec 3.1 for a group absmax a >= 0.
+inline Scale scaleRule(float amax, Format f, bool roundSf) {
+  FormatLimits l = limits(f);
+  float clamped = std::fmax(amax, fromBits(l.clampBits));
+  float s = clamped / l.fmax;
+  if (!roundSf)
+    return {s, l.fmax / clamped, 0};
+  uint32_t e = ((bits(s) - 1u) >> 23) + 1u; // biased exponent of 2^ceil(log2 s)
+  return {fromBits(e << 23), fromBits((254u - e) << 23), (uint8_t)e};
+}
+
+/// fp32 -> e4m3fn: round to nearest even on the e4m3 grid, saturating at
+/// +-448 (also for infinities), NaN -> 0x7F, sign of zero kept.
+inline uint8_t encodeE4M3(float v) {
+  uint32_t u = bits(v);
+  uint32_t sign = (u >> 24) & 0x80u;
+  uint32_t a = u & 0x7FFFFFFFu;
+  if (a > 0x7F800000u)
+    return 0x7F;
+  if (a > 0x43E00000u) // > 448
+    return (uint8_t)(sign | 0x7E);
+  uint32_t mag;
+  if (a >= 0x3C800000u) { // >= 2^-6: normal
+    uint32_t rounded = a + 0x7FFFFu + ((a >> 20) & 1u);
+    mag = (rounded >> 20) - 0x3C0u;
+  } else { // subnormal: units of 2^-9, rounded by adding 2^14 (ulp 2^-9)
+    mag = bits(fromBits(a) + 16384.0f) - 0x46800000u;
+  }
+  return (uint8_t)(sign | mag);
+}
+
+inline float decodeE4M3(uint8_t c) {
+  int sign = c & 0x80 ? -1 : 1;
+  int e = (c >> 3) & 0xF, m = c & 7;
+  if (e == 15 && m == 7)
+    return std::nanf("");
+  float mag = e == 0 ? std::ldexp((float)m, -9) : std::ldexp(1.0f + m / 8.0f, e - 7);
+  return sign * mag;
+}
+
+inline float bf16ToF32(uint16_t h) { return fromBits((uint32_t)h << 16); }
+
+/// fp32 -> bf16, round to nearest even (NaN kept quiet).
+inline uint16_t f32ToBf16(float f) {
+  uint32_t u = bits(f);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+    return (uint16_t)((u >> 16) | 0x40);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t alignUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
+
+} // namespace tk::kernels::quant

@@ -1,0 +1,62 @@
+//===- per_token_cast.cpp - the kernel, in the DSL, and its reference -----===//
+#include "kernels/quant/per_token_cast.h"
+#include "kernels/quant/scale_rule.h"
+
+#include <numeric>
+
+using namespace tk::dsl;
+
+namespace tk::kernels::quant {
+
+int64_t PerTokenCastConfig::tileK() const {
+  if (group == hidden)
+    return hidden;
+  return std::max<int64_t>(group, std::gcd<int64_t>(4096, hidden));
+}
+
+std::string PerTokenCastConfig::key() const {
+  return "K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
+         ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
+         ",outalign=" + std::to_string(outAlignBytes);
+}
+
+BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &c) {
+  const int64_t bm = c.tileM(), bk = c.tileK(), g = c.group == c.hidden ? bk : c.group;
+  KernelBuilder k(ctx, "per_token_cast", c.key(), /*threads=*/128);
+  Dim tokens = k.dynamic("num_tokens");
+  Tensor x = k.input("x", {tokens, c.hidden}, c.in, {kDynamicStride, 1}, c.xAlignBytes);
+  Tensor out = k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+  Tensor sf = k.output("out_sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
+
+  k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * bm, col = b[1] * bk;
+    Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    Tile amax = reduce_absmax(tile, /*dim=*/1, g); // [bm, bk / g]
+    auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
+    k.store(sf, {row, b[1] * (bk / g)}, scale);
+    k.store(out, {row, col}, (tile * expand(inv, 1, g)).to(DType::F8E4M3));
+  });
+  return k.finish();
+}
+
+void perTokenCastReference(const void *x, DType in, int64_t m, int64_t k, int64_t xRowStride, int64_t group,
+                           bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1) {
+  auto value = [&](int64_t i, int64_t j) -> float {
+    if (in == DType::BF16)
+      return bf16ToF32(static_cast<const uint16_t *>(x)[i * xRowStride + j]);
+    return static_cast<const float *>(x)[i * xRowStride + j];
+  };
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t gi = 0; gi < ceilDiv(k, group); ++gi) {
+      int64_t begin = gi * group, end = std::min(k, begin + group);
+      float amax = 0.0f;
+      for (int64_t j = begin; j < end; ++j)
+        amax = std::fmax(amax, std::fabs(value(i, j)));
+      Scale s = scaleRule(amax, Format::E4M3, roundSf);
+      sf[i * sfStride0 + gi * sfStride1] = s.sf;
+      for (int64_t j = begin; j < end; ++j)
+        out[i * k + j] = encodeE4M3(value(i, j) * s.inv);
+    }
+}
+
+} // namespace tk::kernels::quant

@@ -1,0 +1,37 @@
+//===- per_token_cast.h - 1 x g group quantization (spec quant.md 4.1) ----===//
+#pragma once
+
+#include "kernels/quant/formats.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <string>
+
+namespace tk::kernels::quant {
+
+/// Everything the generated code depends on; num_tokens stays dynamic.
+struct PerTokenCastConfig {
+  int64_t hidden = 0;             ///< K
+  int64_t group = 128;            ///< channels per scale factor (16, 32, 64, 128 or K)
+  dsl::DType in = dsl::DType::BF16;
+  bool roundSf = false;
+  int64_t xAlignBytes = 16;       ///< alignment of x's pointer and row stride in bytes
+  int64_t outAlignBytes = 16;     ///< alignment of out's pointer and row stride in bytes
+
+  /// Columns per block: the whole row when one group spans it, else at least
+  /// one group and a divisor of 4096 elements.
+  int64_t tileK() const;
+  /// Rows per block: 4096 elements per block where that divides evenly.
+  int64_t tileM() const { return 4096 % tileK() ? 1 : 4096 / tileK(); }
+  int64_t groups() const { return ceilDiv(hidden, group); }
+  std::string key() const;
+};
+
+dsl::BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &config);
+
+/// C++ reference of the same operator. x is (M, K) with row stride `xRowStride`
+/// (elements; bf16 as raw uint16 bits or fp32); out is (M, K) contiguous e4m3
+/// codes; sf(i, k) is stored at sf[i * sfStride0 + k * sfStride1].
+void perTokenCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride, int64_t group,
+                           bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1);
+
+} // namespace tk::kernels::quant

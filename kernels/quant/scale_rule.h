@@ -1,0 +1,15 @@
+//===- scale_rule.h - the scale rule as DSL code (spec quant.md 3.1) ------===//
+#pragma once
+
+#include "kernels/quant/formats.h"
+#include "tk/dsl/Values.h"
+
+#include <utility>
+
+namespace tk::kernels::quant {
+
+/// (SF, INV) tiles for a tile of group absmaxes, elementwise, with the same
+/// constants and operation order as scaleRule() in formats.h.
+std::pair<dsl::Tile, dsl::Tile> scaleRule(const dsl::Tile &amax, Format format, bool roundSf);
+
+} // namespace tk::kernels::quant

@@ -1,0 +1,27 @@
+//===- registry.cpp -------------------------------------------------------===//
+#include "kernels/registry.h"
+#include "kernels/quant/per_token_cast.h"
+
+namespace tk::kernels {
+
+static KernelVariant perTokenCastVariant(const std::string &name, quant::PerTokenCastConfig c) {
+  return {name, "per_token_cast|" + c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerTokenCast(ctx, c); }};
+}
+
+const std::vector<ShippedKernel> &shippedKernels() {
+  static const std::vector<ShippedKernel> kernels = [] {
+    using dsl::DType;
+    std::vector<ShippedKernel> list;
+    list.push_back({"per_token_cast", "quant", "tk_per_token_cast",
+                    "1 x g group absmax -> scale -> e4m3 cast, fp32 scale factors",
+                    {perTokenCastVariant("per_token_cast.bf16.k7168.g128", {7168, 128, DType::BF16, false}),
+                     perTokenCastVariant("per_token_cast.f32.k7168.g128.round", {7168, 128, DType::F32, true}),
+                     perTokenCastVariant("per_token_cast.bf16.k2560.g32.round", {2560, 32, DType::BF16, true}),
+                     perTokenCastVariant("per_token_cast.bf16.k576.g576", {576, 576, DType::BF16, false}),
+                     perTokenCastVariant("per_token_cast.bf16.k7168.g7168", {7168, 7168, DType::BF16, false})}});
+    return list;
+  }();
+  return kernels;
+}
+
+} // namespace tk::kernels

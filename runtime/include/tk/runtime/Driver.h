@@ -1,0 +1,81 @@
+//===- Driver.h - the CUDA Driver API, loaded at run time -----------------===//
+//
+// libcuda.so.1 is opened with dlopen on first use, so tk builds, links and
+// runs its CPU tests where no driver is installed. Only the handful of types
+// and entry points tk uses are declared here.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tk::runtime {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+using CUdeviceptr = unsigned long long;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDriverGetVersion)(int *);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+
+  /// The loaded driver, or null with `error` saying why (no library, no symbol,
+  /// cuInit failed). Loads once per process.
+  static const Driver *get(std::string &error);
+  /// "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (1)".
+  std::string describe(const char *call, CUresult r) const;
+};
+
+// Device attributes and JIT options tk reads (values of the CUDA enums).
+enum : int {
+  kAttrMaxThreadsPerBlock = 1,
+  kAttrMaxSharedPerBlock = 8,
+  kAttrClockRateKHz = 13,
+  kAttrSmCount = 16,
+  kAttrMemoryClockKHz = 36,
+  kAttrL2Bytes = 38,
+  kAttrCcMajor = 75,
+  kAttrCcMinor = 76,
+  kAttrMaxSharedPerBlockOptin = 97,
+  kFuncAttrNumRegs = 4,
+  kFuncAttrLocalBytes = 3,
+  kFuncAttrSharedBytes = 1,
+  kJitErrorLogBuffer = 5,
+  kJitErrorLogBufferSize = 6,
+};
+
+} // namespace tk::runtime

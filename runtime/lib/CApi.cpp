@@ -1,0 +1,58 @@
+//===- CApi.cpp - the operator-independent part of tk.h -------------------===//
+#include "tk/compiler/Version.h"
+#include "tk/runtime/Context.h"
+#include "tk/tk.h"
+
+#include <new>
+
+namespace tk::runtime {
+
+static thread_local std::string lastError;
+
+tk_status report(const Status &s) {
+  lastError = s.isOk() ? std::string() : s.message();
+  return s.code();
+}
+
+} // namespace tk::runtime
+
+using namespace tk::runtime;
+
+extern "C" {
+
+const char *tk_last_error(void) { return lastError.c_str(); }
+
+const char *tk_status_string(tk_status status) {
+  switch (status) {
+  case TK_SUCCESS: return "success";
+  case TK_ERROR_INVALID_ARGUMENT: return "invalid argument";
+  case TK_ERROR_UNSUPPORTED: return "unsupported";
+  case TK_ERROR_NO_DRIVER: return "no CUDA driver";
+  case TK_ERROR_NO_DEVICE: return "no usable CUDA device";
+  case TK_ERROR_COMPILE: return "compilation failed";
+  case TK_ERROR_LAUNCH: return "launch failed";
+  case TK_ERROR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char *tk_version(void) {
+  static const std::string v = std::string(tk::compiler::version()) + " (commit " + tk::compiler::commit() + ")";
+  return v.c_str();
+}
+
+tk_status tk_context_create(tk_context *ctx) {
+  if (!ctx)
+    return report(Status::invalid("tk_context_create: ctx is null"));
+  *ctx = new (std::nothrow) tk_context_s();
+  if (!*ctx)
+    return report({TK_ERROR_INTERNAL, "out of host memory"});
+  return report(Status::ok());
+}
+
+tk_status tk_context_destroy(tk_context ctx) {
+  delete ctx;
+  return report(Status::ok());
+}
+
+} // extern "C"

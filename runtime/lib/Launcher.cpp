@@ -1,0 +1,94 @@
+//===- Launcher.cpp -------------------------------------------------------===//
+#include "tk/runtime/Launcher.h"
+
+namespace tk::runtime {
+
+Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_tensor *> &tensors,
+                   std::map<std::string, int64_t> &symbols) {
+  if (tensors.size() != sig.tensors.size())
+    return Status::invalid(sig.name + " takes " + std::to_string(sig.tensors.size()) + " tensors, got " +
+                           std::to_string(tensors.size()));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const dsl::TensorParam &p = sig.tensors[i];
+    const tk_tensor *t = tensors[i];
+    std::string where = sig.name + ": tensor '" + p.name + "'";
+    if (!t)
+      return Status::invalid(where + " is null");
+    if ((int)t->dtype != (int)p.dtype)
+      return Status::invalid(where + " must have dtype " + dsl::name(p.dtype));
+    if ((size_t)t->ndim != p.shape.size())
+      return Status::invalid(where + " must have " + std::to_string(p.shape.size()) + " dimensions, got " +
+                             std::to_string(t->ndim));
+    for (size_t d = 0; d < p.shape.size(); ++d) {
+      const dsl::Dim &dim = p.shape[d];
+      int64_t size = t->shape[d];
+      if (size < 0)
+        return Status::invalid(where + " has a negative size");
+      if (dim.isStatic()) {
+        if (dim.staticValue() != size)
+          return Status::invalid(where + " dimension " + std::to_string(d) + " must be " +
+                                 std::to_string(dim.staticValue()) + ", got " + std::to_string(size));
+      } else if (dim.kind() == dsl::Dim::Kind::Symbol) {
+        auto [it, inserted] = symbols.emplace(dim.symbolName(), size);
+        if (!inserted && it->second != size)
+          return Status::invalid(where + " dimension " + std::to_string(d) + " is " + std::to_string(size) +
+                                 " but " + dim.symbolName() + " is " + std::to_string(it->second));
+      }
+      if (p.strides[d] != dsl::kDynamicStride && p.strides[d] != t->strides[d] && size > 1)
+        return Status::invalid(where + " stride " + std::to_string(d) + " must be " + std::to_string(p.strides[d]) +
+                               ", got " + std::to_string(t->strides[d]));
+    }
+    int64_t elt = dsl::byteSize(p.dtype);
+    if (reinterpret_cast<uintptr_t>(t->data) % p.alignBytes)
+      return Status::invalid(where + " pointer is not " + std::to_string(p.alignBytes) + "-byte aligned");
+    for (size_t d = 0; d < p.shape.size(); ++d)
+      if (p.strides[d] == dsl::kDynamicStride && (t->strides[d] * elt) % p.alignBytes && t->shape[d] > 1)
+        return Status::invalid(where + " stride " + std::to_string(d) + " is not a multiple of " +
+                               std::to_string(p.alignBytes) + " bytes");
+  }
+  return Status::ok();
+}
+
+Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,
+              CUstream stream) {
+  const dsl::KernelSignature &sig = kernel.signature;
+  std::map<std::string, int64_t> symbols;
+  Status s = bindTensors(sig, tensors, symbols);
+  if (!s.isOk())
+    return s;
+  unsigned grid[3] = {1, 1, 1};
+  for (size_t i = 0; i < sig.grid.size(); ++i) {
+    int64_t n = sig.grid[i].evaluate(symbols);
+    if (n == 0)
+      return Status::ok(); // nothing to do
+    if (n < 0 || n > (i == 0 ? 0x7FFFFFFFll : 65535ll))
+      return Status::invalid(sig.name + ": grid dimension " + std::to_string(i) + " of " + std::to_string(n) +
+                             " blocks is out of range");
+    grid[i] = (unsigned)n;
+  }
+  // Each memref parameter: allocated ptr, aligned ptr, offset, sizes..., strides...
+  std::vector<std::vector<int64_t>> storage;
+  std::vector<void *> params;
+  storage.reserve(tensors.size());
+  for (const tk_tensor *t : tensors) {
+    std::vector<int64_t> desc;
+    desc.push_back((int64_t)(uintptr_t)t->data);
+    desc.push_back((int64_t)(uintptr_t)t->data);
+    desc.push_back(0);
+    for (int i = 0; i < t->ndim; ++i)
+      desc.push_back(t->shape[i]);
+    for (int i = 0; i < t->ndim; ++i)
+      desc.push_back(t->strides[i]);
+    storage.push_back(std::move(desc));
+  }
+  for (auto &desc : storage)
+    for (int64_t &v : desc)
+      params.push_back(&v);
+  CUresult r = d.cuLaunchKernel(kernel.function, grid[0], grid[1], grid[2], (unsigned)sig.threads, 1, 1, 0, stream,
+                                params.data(), nullptr);
+  if (r != 0)
+    return {TK_ERROR_LAUNCH, d.describe("cuLaunchKernel", r) + " for " + sig.name};
+  return Status::ok();
+}
+
+} // namespace tk::runtime

@@ -1,0 +1,88 @@
+// RUN: tk-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{threads per block must be a multiple of 32 in [32, 1024], got 100}}
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 100 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{kernel body must hold exactly one tile.grid, found 0}}
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<4x64xf32>
+    // expected-error @+1 {{group 48 does not divide dimension 1 of size 64}}
+    %r = tile.reduce absmax %t {dim = 1 : i64, group = 48 : i64} : !tile.frag<4x64xf32> -> !tile.frag<4x1xf32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    // expected-error @+1 {{fragment element type 'bf16' does not match memref element type 'f32'}}
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<4x64xbf16>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<4x64xf32>
+    %b = tile.convert %t : !tile.frag<4x64xf32> -> !tile.frag<4x64xbf16>
+    // expected-error @+1 {{conversion to f8E4M3FN is defined from f32 only, got 'bf16'}}
+    %q = tile.convert %b : !tile.frag<4x64xbf16> -> !tile.frag<4x64xf8E4M3FN>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<4x64xf32>
+    // expected-error @+1 {{body must yield exactly one 'f32'}}
+    %p = tile.parallel %t : (!tile.frag<4x64xf32>) -> !tile.frag<4x64xf32> {
+    ^bb0(%v: f32):
+      %i32 = arith.bitcast %v : f32 to i32
+      tile.yield %i32 : i32
+    }
+  }
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout lanes must multiply to the warp size 32, got 16}}
+func.func private @f(!tile.frag<4x64xf32, #tile.blocked<vec = [1, 4], lanes = [1, 16], warps = [1, 4]>>)
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    // expected-error @+1 {{tile buffers live in shared memory}}
+    %b = tile.alloc : memref<4x64xf32>
+  }
+  tile.return
+}

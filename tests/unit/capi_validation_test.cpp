@@ -1,0 +1,124 @@
+// tk_per_token_cast rejects bad input with a status and a message, before
+// touching any device (these run without a GPU).
+#include "tk/tk.h"
+
+#include <functional>
+#include <gtest/gtest.h>
+
+namespace {
+
+alignas(16) char fake[16];
+
+tk_tensor tensor(tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
+  tk_tensor t{};
+  t.data = fake;
+  t.dtype = dtype;
+  t.ndim = (int)shape.size();
+  t.device = TK_DEVICE_CUDA;
+  if (strides.empty()) {
+    strides.assign(shape.size(), 1);
+    for (int i = (int)shape.size() - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * shape[i + 1];
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    t.shape[i] = shape[i];
+    t.strides[i] = strides[i];
+  }
+  return t;
+}
+
+struct Call {
+  tk_context ctx;
+  tk_tensor x = tensor(TK_BF16, {64, 7168});
+  tk_tensor out = tensor(TK_F8_E4M3, {64, 7168});
+  tk_tensor sf = tensor(TK_F32, {64, 56});
+  tk_format fmt = TK_FORMAT_E4M3;
+  int32_t group = 128;
+  uint32_t flags = TK_ROUND_SF;
+  tk_status run() { return tk_per_token_cast(ctx, &x, nullptr, nullptr, fmt, group, flags, &out, &sf, nullptr); }
+};
+
+class Validation : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS); }
+  void TearDown() override { tk_context_destroy(ctx); }
+  void expectRejected(const std::function<void(Call &)> &mutate, tk_status status, const std::string &message) {
+    Call c{ctx};
+    mutate(c);
+    EXPECT_EQ(c.run(), status) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(message), std::string::npos)
+        << "message was: " << tk_last_error();
+  }
+  tk_context ctx = nullptr;
+};
+
+TEST_F(Validation, NullPointers) {
+  EXPECT_EQ(tk_per_token_cast(nullptr, nullptr, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, nullptr, nullptr, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("ctx is null"), std::string::npos);
+  Call c{ctx};
+  EXPECT_EQ(tk_per_token_cast(ctx, nullptr, nullptr, nullptr, c.fmt, 128, 0, &c.out, &c.sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("x is null"), std::string::npos);
+  expectRejected([](Call &c) { c.x.data = nullptr; }, TK_ERROR_INVALID_ARGUMENT, "x has a null data pointer");
+  expectRejected([](Call &c) { c.sf.data = nullptr; }, TK_ERROR_INVALID_ARGUMENT, "out_sf has a null data pointer");
+  EXPECT_EQ(tk_context_create(nullptr), TK_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(Validation, DtypesAndShapes) {
+  expectRejected([](Call &c) { c.x.dtype = TK_I32; }, TK_ERROR_INVALID_ARGUMENT, "x must be bf16 or f32, got i32");
+  expectRejected([](Call &c) { c.out.dtype = TK_BF16; }, TK_ERROR_INVALID_ARGUMENT, "out must be e4m3, got bf16");
+  expectRejected([](Call &c) { c.sf.dtype = TK_BF16; }, TK_ERROR_INVALID_ARGUMENT, "out_sf must be f32");
+  expectRejected([](Call &c) { c.x.ndim = 3; }, TK_ERROR_INVALID_ARGUMENT, "x must have 2 dimensions, got 3");
+  expectRejected([](Call &c) { c.out = tensor(TK_F8_E4M3, {64, 7040}); }, TK_ERROR_INVALID_ARGUMENT,
+                 "out must be a contiguous (64, 7168) tensor");
+  expectRejected([](Call &c) { c.sf = tensor(TK_F32, {64, 57}); }, TK_ERROR_INVALID_ARGUMENT,
+                 "out_sf must have shape (64, 56), got (64, 57)");
+  expectRejected([](Call &c) { c.x.shape[0] = -1; }, TK_ERROR_INVALID_ARGUMENT, "negative size");
+}
+
+TEST_F(Validation, GroupSizes) {
+  expectRejected([](Call &c) { c.group = 96; }, TK_ERROR_INVALID_ARGUMENT, "num_per_channels must be 16, 32, 64, 128");
+  // g == K needs K % 64 == 0 (hidden 7200 is not).
+  expectRejected(
+      [](Call &c) {
+        c.x = tensor(TK_BF16, {64, 7200});
+        c.out = tensor(TK_F8_E4M3, {64, 7200});
+        c.sf = tensor(TK_F32, {64, 1});
+        c.group = 7200;
+      },
+      TK_ERROR_INVALID_ARGUMENT, "got 7200 for hidden size 7200");
+}
+
+TEST_F(Validation, Strides) {
+  expectRejected([](Call &c) { c.x.strides[1] = 2; }, TK_ERROR_INVALID_ARGUMENT, "x needs a unit column stride");
+  expectRejected([](Call &c) { c.x.strides[0] = 100; }, TK_ERROR_INVALID_ARGUMENT,
+                 "row stride 100 is smaller than the row width 7168");
+  expectRejected([](Call &c) { c.sf.strides[0] = 1; }, TK_ERROR_INVALID_ARGUMENT,
+                 "out_sf must have strides (56, 1) (row-major)");
+  expectRejected(
+      [](Call &c) {
+        c.flags = TK_ROUND_SF | TK_SF_COL_MAJOR;
+        c.sf = tensor(TK_F32, {64, 56}, {1, 63});
+      },
+      TK_ERROR_INVALID_ARGUMENT, "out_sf must have strides (1, 64) (TMA-aligned column-major)");
+}
+
+TEST_F(Validation, FlagsAndFormats) {
+  expectRejected([](Call &c) { c.flags = TK_PACKED_UE8M0; }, TK_ERROR_INVALID_ARGUMENT,
+                 "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
+  expectRejected([](Call &c) { c.flags = 1u << 7; }, TK_ERROR_INVALID_ARGUMENT, "unknown flag bits");
+  expectRejected([](Call &c) { c.fmt = (tk_format)9; }, TK_ERROR_INVALID_ARGUMENT, "fmt must be");
+  expectRejected([](Call &c) { c.fmt = TK_FORMAT_E2M1; }, TK_ERROR_UNSUPPORTED, "only the e4m3 output format");
+  expectRejected([](Call &c) { c.x.device = TK_DEVICE_CPU; }, TK_ERROR_UNSUPPORTED, "host memory");
+}
+
+TEST_F(Validation, EmptyInputLaunchesNothing) {
+  Call c{ctx};
+  c.x = tensor(TK_BF16, {0, 7168});
+  c.out = tensor(TK_F8_E4M3, {0, 7168});
+  c.sf = tensor(TK_F32, {0, 56});
+  EXPECT_EQ(c.run(), TK_SUCCESS) << tk_last_error();
+}
+
+} // namespace

@@ -1,0 +1,65 @@
+// DSL -> PTX for every target, through the runtime's compile entry.
+#include "kernels/quant/per_token_cast.h"
+#include "tk/runtime/JitCache.h"
+
+#include <gtest/gtest.h>
+
+using namespace tk;
+
+namespace {
+
+std::string compile(const kernels::quant::PerTokenCastConfig &c, const std::string &target) {
+  runtime::CompiledKernel out;
+  auto t = compiler::findTarget(target);
+  EXPECT_TRUE(t);
+  runtime::Status s = runtime::compileKernel(
+      [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); }, *t, out);
+  EXPECT_TRUE(s.isOk()) << s.message();
+  return out.ptx;
+}
+
+size_t count(const std::string &s, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(Compile, PerTokenCastPtxPerTarget) {
+  kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
+  std::string sm90 = compile(c, "sm_90a"), sm80 = compile(c, "sm_80"), sm100 = compile(c, "sm_100a");
+  EXPECT_NE(sm90.find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(sm80.find(".target sm_80"), std::string::npos);
+  EXPECT_NE(sm100.find(".target sm_100a"), std::string::npos);
+  // Hardware e4m3 conversion on sm_89+, integer emulation on sm_80.
+  EXPECT_EQ(count(sm90, "cvt.rn.satfinite.e4m3x2.f32"), 16u);
+  EXPECT_EQ(count(sm80, "cvt.rn.satfinite.e4m3x2"), 0u);
+  // 16-byte loads and stores; IEEE division; butterfly shuffles.
+  EXPECT_GE(count(sm90, "ld.global.v4.b32"), 4u);
+  EXPECT_GE(count(sm90, "st.global.v4.b32"), 2u);
+  EXPECT_GE(count(sm90, "shfl.sync.bfly"), 3u);
+  EXPECT_EQ(count(sm90, "div.approx"), 0u);
+}
+
+TEST(Compile, UnalignedRowsFallBackToNarrowLoads) {
+  kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, false, /*xAlignBytes=*/2};
+  std::string ptx = compile(c, "sm_90a");
+  EXPECT_EQ(count(ptx, "ld.global.v4.b32"), 0u);
+  EXPECT_GT(count(ptx, "ld.global"), 0u);
+}
+
+TEST(Compile, DumpsIrAfterEveryPass) {
+  char dir[] = "/tmp/tk_dump_XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  setenv("TK_DUMP_IR", dir, 1);
+  compile({2048, 64, dsl::DType::F32, false}, "sm_90a");
+  unsetenv("TK_DUMP_IR");
+  std::string cmd = std::string("grep -rl 'tile-lower-to-gpu\\|gpu.func' ") + dir + " | wc -l";
+  FILE *p = popen(cmd.c_str(), "r");
+  int n = 0;
+  ASSERT_EQ(fscanf(p, "%d", &n), 1);
+  pclose(p);
+  EXPECT_GT(n, 0) << "no IR dumped under " << dir;
+}
+
+} // namespace

@@ -1,0 +1,79 @@
+// The DSL: symbolic sizes, kernel building, misuse errors.
+#include "kernels/quant/per_token_cast.h"
+#include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/Registration.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <gtest/gtest.h>
+
+using namespace tk::dsl;
+
+namespace {
+
+struct Ctx {
+  mlir::MLIRContext ctx;
+  Ctx() {
+    mlir::DialectRegistry registry;
+    tk::compiler::registerDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+};
+
+TEST(Dim, FoldsStaticAndEvaluatesSymbols) {
+  Dim tokens = Dim::symbol("num_tokens");
+  Dim blocks = ceil_div(tokens, 4);
+  EXPECT_FALSE(blocks.isStatic());
+  EXPECT_EQ(blocks.evaluate({{"num_tokens", 4001}}), 1001);
+  EXPECT_EQ(blocks.str(), "ceil_div(num_tokens, 4)");
+  Dim k = ceil_div(Dim(7168), Dim(1024));
+  EXPECT_TRUE(k.isStatic());
+  EXPECT_EQ(k.staticValue(), 7);
+  EXPECT_THROW(blocks.evaluate({}), std::out_of_range);
+}
+
+TEST(KernelBuilder, PerTokenCastReadsLikeItsMath) {
+  Ctx c;
+  tk::kernels::quant::PerTokenCastConfig config{7168, 128, DType::BF16, true};
+  EXPECT_EQ(config.tileK(), 1024);
+  EXPECT_EQ(config.tileM(), 4);
+  BuiltKernel k = tk::kernels::quant::buildPerTokenCast(c.ctx, config);
+  std::map<std::string, int> ops;
+  k.module->walk([&](mlir::Operation *op) { ++ops[op->getName().getStringRef().str()]; });
+  EXPECT_EQ(ops["tile.kernel"], 1);
+  EXPECT_EQ(ops["tile.grid"], 1);
+  EXPECT_EQ(ops["tile.load"], 1);
+  EXPECT_EQ(ops["tile.reduce"], 1);
+  EXPECT_EQ(ops["tile.expand"], 1);
+  EXPECT_EQ(ops["tile.store"], 2);
+  EXPECT_EQ(ops["tile.convert"], 2);
+  // Signature: three tensors, num_tokens bound from x, grid over it.
+  ASSERT_EQ(k.signature.tensors.size(), 3u);
+  EXPECT_EQ(k.signature.tensors[0].strides[0], kDynamicStride);
+  EXPECT_EQ(k.signature.tensors[1].strides[0], 7168);
+  EXPECT_EQ(k.signature.grid[0].evaluate({{"num_tokens", 8001}}), 2001);
+  EXPECT_EQ(k.signature.grid[1].evaluate({}), 7);
+  EXPECT_NE(k.key.find("K=7168,g=128"), std::string::npos);
+}
+
+TEST(KernelBuilder, MisuseIsAnError) {
+  Ctx c;
+  {
+    KernelBuilder k(c.ctx, "no_grid", "");
+    k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    EXPECT_THROW(k.finish(), std::logic_error);
+  }
+  {
+    KernelBuilder k(c.ctx, "bad_map", "");
+    Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    EXPECT_THROW(k.grid({1},
+                        [&](const std::vector<Index> &) {
+                          Tile a = k.load(x, {k.index(0), k.index(0)}, {4, 64});
+                          Tile b = k.load(x, {k.index(0), k.index(0)}, {2, 64});
+                          (void)(a + b);
+                        }),
+                 std::invalid_argument);
+  }
+}
+
+} // namespace

@@ -1,0 +1,91 @@
+// The shared quantization library: e4m3 encoding, the scale rule, bf16.
+#include "kernels/quant/formats.h"
+
+#include <gtest/gtest.h>
+#include <random>
+
+using namespace tk::kernels::quant;
+
+namespace {
+
+// Nearest e4m3 value by exhaustive search; ties to the even code.
+uint8_t bruteForceE4M3(float v) {
+  if (std::isnan(v))
+    return 0x7F;
+  float a = std::fabs(v);
+  uint8_t sign = std::signbit(v) ? 0x80 : 0;
+  if (a > 448.0f)
+    return sign | 0x7E;
+  uint8_t best = 0;
+  double bestErr = 1e30;
+  for (int c = 0; c <= 0x7E; ++c) {
+    double err = std::fabs((double)decodeE4M3((uint8_t)c) - a);
+    if (err < bestErr || (err == bestErr && (c & 1) == 0 && (best & 1))) {
+      best = (uint8_t)c;
+      bestErr = err;
+    }
+  }
+  return sign | best;
+}
+
+TEST(E4M3, DecodeEncodeRoundTripsEveryCode) {
+  for (int c = 0; c < 256; ++c) {
+    if ((c & 0x7F) == 0x7F)
+      continue;
+    EXPECT_EQ(encodeE4M3(decodeE4M3((uint8_t)c)), c) << c;
+  }
+}
+
+TEST(E4M3, MatchesNearestEvenOnRandomAndBoundaryValues) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> expo(-12.0f, 9.5f);
+  for (int i = 0; i < 200000; ++i) {
+    float v = std::ldexp(1.0f, 0) * std::exp2(expo(rng)) * (i & 1 ? -1.0f : 1.0f);
+    ASSERT_EQ(encodeE4M3(v), bruteForceE4M3(v)) << v;
+  }
+  // Midpoints between neighbours are ties: they go to the even code.
+  for (int c = 0; c < 0x7E; ++c) {
+    float mid = (decodeE4M3((uint8_t)c) + decodeE4M3((uint8_t)(c + 1))) / 2;
+    EXPECT_EQ(encodeE4M3(mid), bruteForceE4M3(mid)) << mid;
+  }
+  // The spec's verified device results.
+  EXPECT_EQ(encodeE4M3(448.0f), 0x7E);
+  EXPECT_EQ(encodeE4M3(464.0f), 0x7E);
+  EXPECT_EQ(encodeE4M3(1e6f), 0x7E);
+  EXPECT_EQ(encodeE4M3(INFINITY), 0x7E);
+  EXPECT_EQ(encodeE4M3(-INFINITY), 0xFE);
+  EXPECT_EQ(encodeE4M3(std::ldexp(1.0f, -10)), 0x00);
+  EXPECT_EQ(encodeE4M3(1.5f * std::ldexp(1.0f, -10)), 0x01);
+  EXPECT_EQ(encodeE4M3(-0.0f), 0x80);
+  EXPECT_EQ(encodeE4M3(NAN), 0x7F);
+}
+
+TEST(ScaleRule, MatchesTheOracleForms) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> expo(-30.0f, 30.0f);
+  for (int i = 0; i < 100000; ++i) {
+    float a = std::exp2(expo(rng));
+    Scale s = scaleRule(a, Format::E4M3, false);
+    float clamped = std::fmax(a, 1e-4f);
+    EXPECT_EQ(bits(s.sf), bits(clamped / 448.0f));
+    EXPECT_EQ(bits(s.inv), bits(448.0f / clamped));
+    Scale r = scaleRule(a, Format::E4M3, true);
+    uint32_t u = bits(clamped / 448.0f);
+    EXPECT_EQ(bits(r.sf), (u + 0x7FFFFFu) & 0x7F800000u); // spec 3.1 oracle form
+    EXPECT_EQ(bits(r.inv), bits(1.0f / r.sf));
+    EXPECT_EQ(r.ue8m0, bits(r.sf) >> 23);
+  }
+  // An all-zero group: SF = CLAMP / FMAX, or 2^-22 rounded.
+  EXPECT_EQ(scaleRule(0.0f, Format::E4M3, true).sf, std::ldexp(1.0f, -22));
+  EXPECT_EQ(bits(scaleRule(0.0f, Format::E2M1, true).sf), bits(std::ldexp(1.0f, -126)));
+}
+
+TEST(Bf16, RoundsToNearestEven) {
+  EXPECT_EQ(f32ToBf16(1.0f), 0x3F80);
+  EXPECT_EQ(f32ToBf16(fromBits(0x3F808000)), 0x3F80); // tie -> even
+  EXPECT_EQ(f32ToBf16(fromBits(0x3F818000)), 0x3F82); // tie -> even (up)
+  EXPECT_EQ(f32ToBf16(fromBits(0x3F808001)), 0x3F81);
+  EXPECT_EQ(bf16ToF32(0xC000), -2.0f);
+}
+
+} // namespace

@@ -1,0 +1,102 @@
+// The runtime without a GPU: driver loading errors, the JIT cache, binding.
+#include "kernels/quant/per_token_cast.h"
+#include "tk/runtime/Context.h"
+#include "tk/runtime/Device.h"
+#include "tk/runtime/Launcher.h"
+#include "tk/tk.h"
+
+#include <gtest/gtest.h>
+
+using namespace tk;
+
+namespace {
+
+runtime::KernelFactory factory(const kernels::quant::PerTokenCastConfig &c) {
+  return [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); };
+}
+
+tk_tensor tensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  tk_tensor t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.ndim = (int)shape.size();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    t.shape[i] = shape[i];
+    t.strides[i] = strides[i];
+  }
+  return t;
+}
+
+TEST(Runtime, ContextNeedsNoGpuAndLaunchSaysWhyNot) {
+  std::string why;
+  if (runtime::cudaDeviceAvailable(why))
+    GTEST_SKIP() << "a CUDA device is present; this test covers machines without one";
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  alignas(16) static char buf[1 << 16];
+  tk_tensor x = tensor(buf, TK_BF16, {4, 256}, {256, 1});
+  tk_tensor out = tensor(buf, TK_F8_E4M3, {4, 256}, {256, 1});
+  tk_tensor sf = tensor(buf, TK_F32, {4, 2}, {2, 1});
+  tk_status s = tk_per_token_cast(ctx, &x, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &out, &sf, nullptr);
+  EXPECT_TRUE(s == TK_ERROR_NO_DRIVER || s == TK_ERROR_NO_DEVICE) << tk_status_string(s);
+  EXPECT_NE(std::string(tk_last_error()).find("CUDA"), std::string::npos) << tk_last_error();
+  EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+TEST(Runtime, CacheKeysSeparateConfigsTargetsAndCompilers) {
+  auto sm90 = *compiler::findTarget("sm_90a"), sm80 = *compiler::findTarget("sm_80");
+  std::string a = runtime::JitCache::makeKey("per_token_cast|K=7168", sm90);
+  EXPECT_NE(a, runtime::JitCache::makeKey("per_token_cast|K=7168", sm80));
+  EXPECT_NE(a, runtime::JitCache::makeKey("per_token_cast|K=4096", sm90));
+  EXPECT_NE(a.find(runtime::compilerVersion()), std::string::npos);
+}
+
+TEST(Runtime, CacheCompilesOncePerKey) {
+  runtime::JitCache cache;
+  auto target = *compiler::findTarget("sm_90a");
+  kernels::quant::PerTokenCastConfig c{2048, 128, dsl::DType::BF16, false};
+  std::shared_ptr<runtime::CompiledKernel> k1, k2, k3;
+  ASSERT_TRUE(cache.get("ptc|" + c.key(), target, factory(c), nullptr, k1).isOk());
+  ASSERT_TRUE(cache.get("ptc|" + c.key(), target, factory(c), nullptr, k2).isOk());
+  EXPECT_EQ(k1.get(), k2.get());
+  EXPECT_EQ(cache.hits(), 1u);
+  c.group = 64;
+  ASSERT_TRUE(cache.get("ptc|" + c.key(), target, factory(c), nullptr, k3).isOk());
+  EXPECT_NE(k1.get(), k3.get());
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_GT(k1->compileMs, 0.0);
+}
+
+TEST(Runtime, CompileErrorsCarryDiagnostics) {
+  runtime::CompiledKernel out;
+  runtime::Status s = runtime::compileKernel(
+      [](mlir::MLIRContext &ctx) -> dsl::BuiltKernel { throw std::invalid_argument("bad config"); },
+      *compiler::findTarget("sm_90a"), out);
+  EXPECT_EQ(s.code(), TK_ERROR_COMPILE);
+  EXPECT_NE(s.message().find("bad config"), std::string::npos);
+}
+
+TEST(Launcher, BindsSizesAndChecksTensors) {
+  runtime::CompiledKernel k;
+  ASSERT_TRUE(runtime::compileKernel(factory({2048, 128, dsl::DType::BF16, false}), *compiler::findTarget("sm_90a"), k)
+                  .isOk());
+  alignas(16) static char buf[64];
+  tk_tensor x = tensor(buf, TK_BF16, {100, 2048}, {2048, 1});
+  tk_tensor out = tensor(buf, TK_F8_E4M3, {100, 2048}, {2048, 1});
+  tk_tensor sf = tensor(buf, TK_F32, {100, 16}, {16, 1});
+  std::map<std::string, int64_t> symbols;
+  ASSERT_TRUE(runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols).isOk());
+  EXPECT_EQ(symbols["num_tokens"], 100);
+  out.shape[0] = 99; // inconsistent token count
+  symbols.clear();
+  runtime::Status s = runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols);
+  EXPECT_EQ(s.code(), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(s.message().find("num_tokens is 100"), std::string::npos) << s.message();
+  out.shape[0] = 100;
+  x.data = buf + 2; // breaks the 16-byte alignment the kernel was built for
+  symbols.clear();
+  s = runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols);
+  EXPECT_NE(s.message().find("16-byte aligned"), std::string::npos) << s.message();
+}
+
+} // namespace

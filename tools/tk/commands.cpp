@@ -1,0 +1,161 @@
+//===- commands.cpp -------------------------------------------------------===//
+#include "tools/tk/commands.h"
+#include "tools/tk/ptxas.h"
+
+#include "bench/gpu_session.h"
+#include "bench/per_token_cast_check.h"
+#include "kernels/registry.h"
+#include "tk/compiler/Target/Targets.h"
+#include "tk/tk.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sys/stat.h>
+
+namespace tk::tools {
+
+using kernels::shippedKernels;
+
+int cmdVersion() {
+  std::printf("tk %s\n", tk_version());
+  return 0;
+}
+
+int cmdList() {
+  for (const auto &k : shippedKernels()) {
+    std::printf("%-28s %-10s %-28s %s\n", k.name.c_str(), k.family.c_str(), k.entry.c_str(), k.summary.c_str());
+    for (const auto &v : k.variants)
+      std::printf("    %s\n", v.name.c_str());
+  }
+  return 0;
+}
+
+/// Compiles every selected variant for `target`, writes DIR/<variant>.ptx when
+/// `dir` is set, and prints the resource table. Returns the failure count.
+static int compileTable(const std::vector<std::string> &names, const compiler::Target &target, const std::string &dir) {
+  std::string ptxas = findPtxas();
+  std::string scratch = dir.empty() ? "/tmp" : dir;
+  std::printf("%-40s %-8s %10s %5s %6s %6s  %s\n", "kernel", "target", "compile ms", "regs", "spill", "smem",
+              "ptxas");
+  int failures = 0;
+  for (const auto &k : shippedKernels())
+    for (const auto &v : k.variants) {
+      if (!names.empty() && std::find(names.begin(), names.end(), k.name) == names.end() &&
+          std::find(names.begin(), names.end(), v.name) == names.end())
+        continue;
+      runtime::CompiledKernel compiled;
+      runtime::Status s = runtime::compileKernel(v.build, target, compiled);
+      if (!s.isOk()) {
+        std::printf("%-40s %-8s FAILED: %s\n", v.name.c_str(), target.name.c_str(), s.message().c_str());
+        ++failures;
+        continue;
+      }
+      std::string path = scratch + "/" + v.name + (dir.empty() ? "." + target.name + ".tmp.ptx" : ".ptx");
+      std::ofstream(path) << compiled.ptx;
+      if (ptxas.empty()) {
+        std::printf("%-40s %-8s %10.1f %5s %6s %6s  %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
+                    "-", "-", "-", "ptxas not found (set TK_PTXAS)");
+      } else {
+        PtxasReport r = runPtxas(ptxas, path, target.name);
+        if (!r.ok) {
+          std::printf("%-40s %-8s %10.1f FAILED: %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
+                      r.error.c_str());
+          ++failures;
+        } else {
+          std::printf("%-40s %-8s %10.1f %5d %6d %6d  ok\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
+                      r.registers, r.spillStoreBytes + r.spillLoadBytes, r.sharedBytes);
+          failures += (r.spillStoreBytes + r.spillLoadBytes) > 0;
+        }
+      }
+      if (dir.empty())
+        std::remove(path.c_str());
+    }
+  return failures;
+}
+
+int cmdCompile(const std::vector<std::string> &args) {
+  std::vector<std::string> names;
+  std::string targetName = "sm_90a", dir;
+  bool all = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--all")
+      all = true;
+    else if (args[i] == "--target" && i + 1 < args.size())
+      targetName = args[++i];
+    else if (args[i] == "-o" && i + 1 < args.size())
+      dir = args[++i];
+    else if (!args[i].empty() && args[i][0] != '-')
+      names.push_back(args[i]);
+    else {
+      std::fprintf(stderr, "tk compile: unknown argument '%s'\n", args[i].c_str());
+      return 2;
+    }
+  }
+  if (!all && names.empty()) {
+    std::fprintf(stderr, "tk compile: name kernels or pass --all\n");
+    return 2;
+  }
+  auto target = compiler::findTarget(targetName);
+  if (!target) {
+    std::fprintf(stderr, "tk compile: unknown target '%s' (sm_80, sm_90a, sm_100a)\n", targetName.c_str());
+    return 2;
+  }
+  if (dir.empty()) {
+    std::fprintf(stderr, "tk compile: -o DIR is required\n");
+    return 2;
+  }
+  mkdir(dir.c_str(), 0755);
+  return compileTable(all ? std::vector<std::string>{} : names, *target, dir) ? 1 : 0;
+}
+
+static int runOnGpu(bench::GpuSession &gpu, bool quick) {
+  const auto &dev = gpu.device();
+  auto target = compiler::targetForDevice(dev.ccMajor, dev.ccMinor);
+  std::printf("GPU: %s, compute capability %d.%d, %d SMs, driver %d -> target %s\n", dev.name.c_str(), dev.ccMajor,
+              dev.ccMinor, dev.smCount, dev.driverVersion, target ? target->name.c_str() : "none");
+  double ceiling = gpu.copyGBps(size_t(1) << 31);
+  std::printf("device-to-device copy ceiling (2 GiB, read+write): %.0f GB/s\n\n", ceiling);
+  tk_context ctx;
+  tk_context_create(&ctx);
+  std::vector<bench::PerTokenCastCase> cases = {
+      {32768, 7168, 128, TK_BF16, 0},
+      {32768, 7168, 128, TK_BF16, TK_SF_COL_MAJOR | TK_ROUND_SF},
+      {32768, 7168, 128, TK_F32, TK_ROUND_SF},
+      {32768, 2560, 32, TK_BF16, TK_ROUND_SF},
+      {16384, 7168, 7168, TK_BF16, 0},
+  };
+  if (quick)
+    cases.resize(1);
+  int failures = 0;
+  std::printf("%-16s %-34s %-28s %9s %8s %6s\n", "op", "case", "check vs reference", "us", "GB/s", "ceil");
+  for (const auto &c : cases) {
+    bench::CheckResult r = bench::checkPerTokenCast(gpu, ctx, c, bench::makeInput(c), /*time=*/true);
+    bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+    failures += !ok;
+    double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
+    std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", "per_token_cast", bench::describe(c).c_str(),
+                ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
+  }
+  tk_context_destroy(ctx);
+  return failures ? 1 : 0;
+}
+
+int cmdRun(const std::vector<std::string> &args) {
+  bool quick = false;
+  for (const auto &a : args)
+    quick |= a == "--quick";
+  std::printf("tk %s\n", tk_version());
+  {
+    bench::GpuSession gpu;
+    if (gpu.ok())
+      return runOnGpu(gpu, quick);
+    std::printf("no CUDA device: %s\n", gpu.status().message().c_str());
+  }
+  std::printf("Compiling every shipped kernel instead (PTX checked by ptxas; nothing is run):\n\n");
+  int failures = 0;
+  for (const auto &t : compiler::supportedTargets())
+    failures += compileTable({}, t, "");
+  return failures ? 1 : 0;
+}
+
+} // namespace tk::tools

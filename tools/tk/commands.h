@@ -1,0 +1,12 @@
+//===- commands.h - the tk subcommands ------------------------------------===//
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tk::tools {
+int cmdList();
+int cmdCompile(const std::vector<std::string> &args);
+int cmdRun(const std::vector<std::string> &args);
+int cmdVersion();
+} // namespace tk::tools

@@ -1,0 +1,37 @@
+//===- main.cpp - the tk command line -------------------------------------===//
+//
+//   tk list                                   shipped kernels
+//   tk compile --all [--target T] -o DIR      one .ptx per kernel variant
+//   tk run [--quick]                          GPU: run, check, time; else the compile table
+//   tk version
+//===----------------------------------------------------------------------===//
+#include "tools/tk/commands.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+static int usage() {
+  std::fprintf(stderr, "usage:\n"
+                       "  tk list\n"
+                       "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] -o DIR\n"
+                       "  tk run [--quick]\n"
+                       "  tk version\n");
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    return usage();
+  std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (cmd == "list")
+    return tk::tools::cmdList();
+  if (cmd == "compile")
+    return tk::tools::cmdCompile(args);
+  if (cmd == "run")
+    return tk::tools::cmdRun(args);
+  if (cmd == "version")
+    return tk::tools::cmdVersion();
+  return usage();
+}
