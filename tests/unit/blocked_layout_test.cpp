@@ -65,8 +65,9 @@ void expectConsistentGrouping(const BlockedLayout &l, int64_t dim, int64_t group
       int64_t r = g.reducedSlotOf(s);
       ASSERT_LT(r, g.reducedSlots());
       auto [it, inserted] = groupOfReduced.emplace(r, key);
-      if (!inserted && c[dim] < l.shape[dim])
+      if (!inserted && c[dim] < l.shape[dim]) {
         EXPECT_EQ(it->second, key) << "slot " << s << " of thread " << t << " in " << l.str();
+      }
     }
   }
   // The lanes combined by the butterfly stay within one group.
