@@ -36,7 +36,7 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   EXPECT_EQ(count(sm80, "cvt.rn.satfinite.e4m3x2"), 0u);
   // 16-byte loads and stores; IEEE division; butterfly shuffles.
   EXPECT_GE(count(sm90, "ld.global.v4.b32"), 4u);
-  EXPECT_GE(count(sm90, "st.global.v4.b32"), 2u);
+  EXPECT_GE(count(sm90, "st.global.v2.b32"), 4u);
   EXPECT_GE(count(sm90, "shfl.sync.bfly"), 3u);
   EXPECT_EQ(count(sm90, "div.approx"), 0u);
 }

@@ -14,16 +14,20 @@ using namespace tk::tile;
 
 namespace {
 
-/// Bytes of the narrowest fragment element type in the kernel: the vector
-/// width in elements is chosen so that its accesses are `vectorBytes` wide.
-int64_t narrowestElementBytes(KernelOp kernel) {
-  int64_t bytes = 8;
+/// Bytes of the widest element the kernel loads (stores when it loads
+/// nothing): each thread owns `vectorBytes` of it per chunk, so every warp-wide
+/// load is one contiguous, fully used span. Narrower stores of the same
+/// fragments stay contiguous across the warp, only shorter per thread.
+int64_t accessElementBytes(KernelOp kernel) {
+  int64_t loaded = 0, stored = 0;
+  auto bytesOf = [](Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8); };
   kernel.walk([&](Operation *op) {
-    for (Type t : op->getResultTypes())
-      if (auto frag = dyn_cast<FragmentType>(t))
-        bytes = std::min<int64_t>(bytes, std::max<int64_t>(1, frag.getElementType().getIntOrFloatBitWidth() / 8));
+    if (auto load = dyn_cast<LoadOp>(op))
+      loaded = std::max(loaded, bytesOf(load.getResult().getType().getElementType()));
+    if (auto store = dyn_cast<StoreOp>(op))
+      stored = std::max(stored, bytesOf(store.getValue().getType().getElementType()));
   });
-  return bytes;
+  return loaded ? loaded : (stored ? stored : 4);
 }
 
 struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssignLayouts> {
@@ -38,7 +42,7 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
 
   LogicalResult assign(KernelOp kernel) {
     MLIRContext *ctx = kernel.getContext();
-    int64_t vecElems = std::max<int64_t>(1, vectorBytes / narrowestElementBytes(kernel));
+    int64_t vecElems = std::max<int64_t>(1, vectorBytes / accessElementBytes(kernel));
     int64_t warps = kernel.getNumWarps();
     auto defaultLayout = [&](FragmentType type) -> Attribute {
       std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());

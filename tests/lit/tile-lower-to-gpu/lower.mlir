@@ -5,13 +5,14 @@
 // CHECK: gpu.func @k(%{{.*}}: memref<?x512xbf16, strided<[?, 1]>>, %{{.*}}: memref<?x512xi8>, %{{.*}}: memref<?x4xf32, strided<[?, ?]>>)
 // CHECK-SAME: kernel
 // 16-byte vector loads, aligned as the argument promises.
-// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<?x512xbf16, strided<[?, 1]>>, vector<16xbf16>
-// The absmax of a 128-wide group: 16 in-thread elements, then lanes 1, 2, 4 apart.
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<?x512xbf16, strided<[?, 1]>>, vector<8xbf16>
+// The absmax of a 128-wide group: 8 in-thread elements, then lanes 1, 2, 4, 8 apart.
 // CHECK: gpu.shuffle xor {{.*}}, %c1_i32, %c32_i32
 // CHECK: gpu.shuffle xor {{.*}}, %c2_i32, %c32_i32
 // CHECK: gpu.shuffle xor {{.*}}, %c4_i32, %c32_i32
+// CHECK: gpu.shuffle xor {{.*}}, %c8_i32, %c32_i32
 // CHECK: nvvm.convert.f32x2.to.f8x2
-// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<?x512xi8>, vector<16xi8>
+// CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<?x512xi8>, vector<8xi8>
 // SOFT-NOT: nvvm.convert
 // SOFT: arith.addf {{.*}} : vector<32xf32>
 // SOFT: arith.trunci {{.*}} : vector<32xi32> to vector<32xi8>

@@ -7,7 +7,7 @@
 // SM90-SAME: .target sm_90a
 // SM90-SAME: ld.global.v4.b32
 // SM90-SAME: cvt.rn.satfinite.e4m3x2.f32
-// SM90-SAME: st.global.v4.b32
+// SM90-SAME: st.global.b32
 // SM80: .target sm_80
 // SM80-NOT: cvt.rn.satfinite.e4m3x2
 // SM100: .target sm_100a

@@ -11,8 +11,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     their input's layout, fragments produced by expansions the parent layout of
     their input, and every other fragment a blocked layout chosen from its shape,
     the block's warp count and the vector width: each thread owns `vector-bytes`
-    worth of the kernel's narrowest element type along the last dimension, lanes
-    then warps tile the last dimension first. Layouts already present (author
+    worth of the widest element type the kernel loads, in consecutive elements
+    along the last dimension (so each warp-wide load is one contiguous span), and
+    lanes then warps tile the last dimension first. Layouts already present (author
     annotations) are kept; an elementwise op whose operands disagree is an error
     that names the op and both layouts.
   }];
