@@ -2,6 +2,7 @@
 #include "bench/per_token_cast_check.h"
 #include "kernels/quant/per_token_cast.h"
 
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -101,6 +102,50 @@ CheckResult checkPerTokenCast(GpuSession &s, tk_context ctx, const PerTokenCastC
   r.bytes = (double)c.m * c.k * (elt + 1) + (double)c.m * kb * 4;
   if (time)
     r.ms = s.medianMs([&] { call(); });
+  return r;
+}
+
+} // namespace tk::bench
+
+namespace tk::bench {
+
+static tk_tensor hostTensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  tk_tensor t = deviceTensor(data, dtype, std::move(shape), std::move(strides));
+  t.device = TK_DEVICE_CPU;
+  return t;
+}
+
+CheckResult checkPerTokenCastOnCpu(tk_context ctx, const PerTokenCastCase &c, const std::vector<uint8_t> &x) {
+  CheckResult r;
+  const int64_t stride = c.xRowStride ? c.xRowStride : c.k, kb = ceilDiv(c.k, c.group);
+  const bool col = c.flags & TK_SF_COL_MAJOR;
+  const int64_t elt = c.in == TK_BF16 ? 2 : 4, sfRows = col ? alignUp(c.m, 4) : c.m;
+  const int64_t sf0 = col ? 1 : kb, sf1 = col ? sfRows : 1;
+  std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k, 0xEE);
+  std::vector<float> refSf(kb * sfRows, 0.0f), sf(kb * sfRows, 0.0f);
+  perTokenCastReference(x.data(), c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32, c.m, c.k, stride, c.group,
+                        c.flags & TK_ROUND_SF, refOut.data(), refSf.data(), sf0, sf1);
+  tk_tensor tx = hostTensor(const_cast<uint8_t *>(x.data()), c.in, {c.m, c.k}, {stride, 1});
+  tk_tensor tout = hostTensor(out.data(), TK_F8_E4M3, {c.m, c.k}, {c.k, 1});
+  tk_tensor tsf = hostTensor(sf.data(), TK_F32, {c.m, kb}, {sf0, sf1});
+  auto call = [&] {
+    return tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &tout, &tsf,
+                             nullptr);
+  };
+  r.status = call();
+  if (r.status != TK_SUCCESS) {
+    r.error = tk_last_error();
+    return r;
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    r.outMismatches += out[i] != refOut[i];
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t g = 0; g < kb; ++g)
+      r.sfMismatches += std::memcmp(&sf[i * sf0 + g * sf1], &refSf[i * sf0 + g * sf1], 4) != 0;
+  auto t0 = std::chrono::steady_clock::now();
+  call();
+  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  r.bytes = (double)c.m * c.k * (elt + 1) + (double)c.m * kb * 4;
   return r;
 }
 

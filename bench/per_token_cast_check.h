@@ -38,4 +38,8 @@ std::vector<uint8_t> makeInput(const PerTokenCastCase &c);
 CheckResult checkPerTokenCast(GpuSession &session, tk_context ctx, const PerTokenCastCase &c,
                               const std::vector<uint8_t> &x, bool time);
 
+/// The same check on the CPU path: host tensors through tk_per_token_cast;
+/// `ms` is the wall time of one call after a warm-up call.
+CheckResult checkPerTokenCastOnCpu(tk_context ctx, const PerTokenCastCase &c, const std::vector<uint8_t> &x);
+
 } // namespace tk::bench

@@ -1,6 +1,7 @@
 //===- Registration.cpp ---------------------------------------------------===//
 #include "tk/compiler/Registration.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/Target/CpuPipeline.h"
 #include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Transforms/Passes.h"
 
@@ -77,6 +78,9 @@ void registerPasses() {
         std::optional<Target> target = findTarget(options.target);
         buildPipeline(pm, target ? *target : *findTarget("sm_90a"));
       });
+  mlir::PassPipelineRegistration<>("tile-to-cpu-llvm",
+                                   "The CPU path: tile IR to LLVM dialect loops for the ExecutionEngine",
+                                   [](mlir::OpPassManager &pm) { buildCpuPipeline(pm); });
 }
 
 } // namespace tk::compiler

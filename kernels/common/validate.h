@@ -10,7 +10,7 @@ namespace tk::kernels {
 
 const char *dtypeName(tk_dtype t);
 /// Non-null tensor with a non-null pointer (unless empty), `ndim` dims,
-/// non-negative sizes, on a CUDA device.
+/// non-negative sizes, on a known device (CUDA or host).
 runtime::Status checkTensor(const char *op, const char *name, const tk_tensor *t, int ndim);
 runtime::Status checkDtype(const char *op, const char *name, const tk_tensor *t, tk_dtype expected);
 /// Row-major contiguous.

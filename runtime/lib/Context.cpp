@@ -24,8 +24,26 @@ Status tk_context_s::ensureDevice() {
   return Status::ok();
 }
 
+/// TK_BACKEND=cpu runs every operator on the host (tensors must be host memory).
+static bool cpuForced() {
+  const char *b = std::getenv("TK_BACKEND");
+  return b && std::string(b) == "cpu";
+}
+
 Status tk_context_s::run(const std::string &kernelKey, const KernelFactory &factory,
                          const std::vector<const tk_tensor *> &tensors, tk_stream stream) {
+  size_t onHost = 0;
+  for (const tk_tensor *t : tensors)
+    onHost += t->device == TK_DEVICE_CPU;
+  if (onHost != 0 && onHost != tensors.size())
+    return Status::invalid("tensors of one call must all be in host memory or all on the CUDA device");
+  if (onHost || cpuForced()) {
+    std::shared_ptr<CpuKernel> kernel;
+    Status s = cpuCache.get(kernelKey, factory, kernel);
+    if (!s.isOk())
+      return s;
+    return runOnCpu(*kernel, tensors);
+  }
   Status s = ensureDevice();
   if (!s.isOk())
     return s;

@@ -49,6 +49,26 @@ Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_t
   return Status::ok();
 }
 
+PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors) {
+  PackedArgs args;
+  args.storage.reserve(tensors.size());
+  for (const tk_tensor *t : tensors) {
+    std::vector<int64_t> desc;
+    desc.push_back((int64_t)(uintptr_t)t->data);
+    desc.push_back((int64_t)(uintptr_t)t->data);
+    desc.push_back(0);
+    for (int i = 0; i < t->ndim; ++i)
+      desc.push_back(t->shape[i]);
+    for (int i = 0; i < t->ndim; ++i)
+      desc.push_back(t->strides[i]);
+    args.storage.push_back(std::move(desc));
+  }
+  for (auto &desc : args.storage)
+    for (int64_t &v : desc)
+      args.pointers.push_back(&v);
+  return args;
+}
+
 Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,
               CUstream stream) {
   const dsl::KernelSignature &sig = kernel.signature;
@@ -66,26 +86,9 @@ Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<c
                              " blocks is out of range");
     grid[i] = (unsigned)n;
   }
-  // Each memref parameter: allocated ptr, aligned ptr, offset, sizes..., strides...
-  std::vector<std::vector<int64_t>> storage;
-  std::vector<void *> params;
-  storage.reserve(tensors.size());
-  for (const tk_tensor *t : tensors) {
-    std::vector<int64_t> desc;
-    desc.push_back((int64_t)(uintptr_t)t->data);
-    desc.push_back((int64_t)(uintptr_t)t->data);
-    desc.push_back(0);
-    for (int i = 0; i < t->ndim; ++i)
-      desc.push_back(t->shape[i]);
-    for (int i = 0; i < t->ndim; ++i)
-      desc.push_back(t->strides[i]);
-    storage.push_back(std::move(desc));
-  }
-  for (auto &desc : storage)
-    for (int64_t &v : desc)
-      params.push_back(&v);
+  PackedArgs args = packMemrefs(tensors);
   CUresult r = d.cuLaunchKernel(kernel.function, grid[0], grid[1], grid[2], (unsigned)sig.threads, 1, 1, 0, stream,
-                                params.data(), nullptr);
+                                args.pointers.data(), nullptr);
   if (r != 0)
     return {TK_ERROR_LAUNCH, d.describe("cuLaunchKernel", r) + " for " + sig.name};
   return Status::ok();

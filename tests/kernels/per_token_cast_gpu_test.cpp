@@ -6,6 +6,8 @@
 #include "tk/runtime/Context.h"
 
 #include <gtest/gtest.h>
+#include <array>
+#include <cstring>
 #include <map>
 
 using namespace tk;
@@ -82,6 +84,56 @@ TEST_F(PerTokenCastGpu, Sm80PathWithSoftwareE4M3IsBitExact) {
       cases.push_back({4001, k, g, TK_BF16, 0});
   cases.push_back({4001, 7168, 128, TK_F32, TK_ROUND_SF | TK_SF_COL_MAJOR});
   runGrid(ctx, cases);
+  tk_context_destroy(ctx);
+}
+
+// The CPU path (tile-lower-to-cpu) and the GPU path give the same bits for the
+// same inputs: the CPU path is a faithful stand-in for the GPU in CI.
+TEST_F(PerTokenCastGpu, CpuAndGpuAgreeBitForBit) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int identical = 0, total = 0;
+  for (int64_t k : {576, 2560, 7168})
+    for (int64_t g : {32l, 128l, k})
+      for (uint32_t flags : {0u, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)})
+        for (tk_dtype in : {TK_BF16, TK_F32}) {
+          bench::PerTokenCastCase c{1001, k, g, in, flags, 0, (uint64_t)(k + g)};
+          std::vector<uint8_t> x = bench::makeInput(c);
+          const int64_t kb = (k + g - 1) / g, sfRows = (flags & TK_SF_COL_MAJOR) ? (c.m + 3) / 4 * 4 : c.m;
+          const int64_t sf0 = (flags & TK_SF_COL_MAJOR) ? 1 : kb, sf1 = (flags & TK_SF_COL_MAJOR) ? sfRows : 1;
+          std::vector<uint8_t> cpuOut(c.m * k), gpuOut(c.m * k);
+          std::vector<float> cpuSf(kb * sfRows, 0.0f), gpuSf(kb * sfRows, 0.0f);
+          auto tensors = [&](void *xp, void *op, void *sp, tk_device_type dev) {
+            std::array<tk_tensor, 3> t = {bench::deviceTensor(xp, in, {c.m, k}),
+                                          bench::deviceTensor(op, TK_F8_E4M3, {c.m, k}),
+                                          bench::deviceTensor(sp, TK_F32, {c.m, kb}, {sf0, sf1})};
+            for (auto &one : t)
+              one.device = dev;
+            return t;
+          };
+          auto host = tensors(x.data(), cpuOut.data(), cpuSf.data(), TK_DEVICE_CPU);
+          ASSERT_EQ(tk_per_token_cast(ctx, &host[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)g, flags, &host[1],
+                                      &host[2], nullptr),
+                    TK_SUCCESS)
+              << tk_last_error();
+          void *dx = session->alloc(x.size()), *dout = session->alloc(gpuOut.size()),
+               *dsf = session->alloc(gpuSf.size() * 4);
+          session->upload(dx, x.data(), x.size());
+          session->fill(dsf, 0, gpuSf.size() * 4);
+          auto dev = tensors(dx, dout, dsf, TK_DEVICE_CUDA);
+          ASSERT_EQ(tk_per_token_cast(ctx, &dev[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)g, flags, &dev[1],
+                                      &dev[2], nullptr),
+                    TK_SUCCESS)
+              << tk_last_error();
+          session->download(gpuOut.data(), dout, gpuOut.size());
+          session->download(gpuSf.data(), dsf, gpuSf.size() * 4);
+          bool same = cpuOut == gpuOut && std::memcmp(cpuSf.data(), gpuSf.data(), cpuSf.size() * 4) == 0;
+          EXPECT_TRUE(same) << bench::describe(c);
+          identical += same;
+          ++total;
+        }
+  std::printf("[ per_token_cast ] CPU and GPU bit-identical in %d of %d cases on %s\n", identical, total,
+              session->device().name.c_str());
   tk_context_destroy(ctx);
 }
 

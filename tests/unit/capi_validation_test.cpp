@@ -110,7 +110,7 @@ TEST_F(Validation, FlagsAndFormats) {
   expectRejected([](Call &c) { c.flags = 1u << 7; }, TK_ERROR_INVALID_ARGUMENT, "unknown flag bits");
   expectRejected([](Call &c) { c.fmt = (tk_format)9; }, TK_ERROR_INVALID_ARGUMENT, "fmt must be");
   expectRejected([](Call &c) { c.fmt = TK_FORMAT_E2M1; }, TK_ERROR_UNSUPPORTED, "only the e4m3 output format");
-  expectRejected([](Call &c) { c.x.device = TK_DEVICE_CPU; }, TK_ERROR_UNSUPPORTED, "host memory");
+  expectRejected([](Call &c) { c.x.device = (tk_device_type)7; }, TK_ERROR_INVALID_ARGUMENT, "unknown device type");
 }
 
 TEST_F(Validation, EmptyInputLaunchesNothing) {

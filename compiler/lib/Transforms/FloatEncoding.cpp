@@ -37,12 +37,16 @@ static Value hardwareE4M3(OpBuilder &b, Location loc, Value input) {
 /// results (|x| < 2^-6) are rounded by one float addition of 2^14, whose ulp
 /// is the e4m3 subnormal step 2^-9.
 static Value softwareE4M3(OpBuilder &b, Location loc, Value input) {
-  auto vt = cast<VectorType>(input.getType());
-  auto i32v = VectorType::get(vt.getShape(), b.getI32Type());
-  auto f32v = VectorType::get(vt.getShape(), b.getF32Type());
-  auto ci = [&](int64_t v) {
-    return arith::ConstantOp::create(b, loc, i32v, DenseElementsAttr::get(i32v, b.getI32IntegerAttr(v)));
+  // Works on a scalar f32 (CPU lowering) or a vector of them (GPU lowering).
+  auto vt = dyn_cast<VectorType>(input.getType());
+  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
+  Type i32v = like(b.getI32Type()), f32v = like(b.getF32Type());
+  auto splat = [&](Type t, TypedAttr scalar) -> Value {
+    if (auto v = dyn_cast<VectorType>(t))
+      return arith::ConstantOp::create(b, loc, v, DenseElementsAttr::get(v, scalar));
+    return arith::ConstantOp::create(b, loc, scalar);
   };
+  auto ci = [&](int64_t v) { return splat(i32v, b.getI32IntegerAttr(v)); };
   Value u = arith::BitcastOp::create(b, loc, i32v, input);
   Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(24)), ci(0x80));
   Value a = arith::AndIOp::create(b, loc, u, ci(0x7FFFFFFF));
@@ -52,7 +56,7 @@ static Value softwareE4M3(OpBuilder &b, Location loc, Value input) {
   Value normal = arith::SubIOp::create(b, loc, arith::ShRUIOp::create(b, loc, rounded, ci(20)), ci(0x3C0));
   // Subnormal range: the float sum |x| + 2^14 holds round(|x| * 2^9) in its low bits.
   Value af = arith::BitcastOp::create(b, loc, f32v, a);
-  Value bias = arith::ConstantOp::create(b, loc, f32v, DenseElementsAttr::get(f32v, b.getF32FloatAttr(16384.0f)));
+  Value bias = splat(f32v, b.getF32FloatAttr(16384.0f));
   Value shifted = arith::BitcastOp::create(b, loc, i32v, arith::AddFOp::create(b, loc, af, bias));
   Value subnormal = arith::SubIOp::create(b, loc, shifted, ci(0x46800000));
   Value isNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, a, ci(0x3C800000));
@@ -62,7 +66,7 @@ static Value softwareE4M3(OpBuilder &b, Location loc, Value input) {
   Value code = arith::OrIOp::create(b, loc, mag, sign);
   Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, a, ci(0x7F800000));
   code = arith::SelectOp::create(b, loc, isNan, ci(0x7F), code);
-  return arith::TruncIOp::create(b, loc, VectorType::get(vt.getShape(), b.getI8Type()), code);
+  return arith::TruncIOp::create(b, loc, like(b.getI8Type()), code);
 }
 
 Value emitF32ToE4M3(OpBuilder &b, Location loc, Value f32Vector, bool hardware) {

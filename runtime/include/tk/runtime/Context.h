@@ -1,6 +1,7 @@
 //===- Context.h - what a tk_context holds --------------------------------===//
 #pragma once
 
+#include "tk/runtime/CpuBackend.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/JitCache.h"
 #include "tk/runtime/Launcher.h"
@@ -9,12 +10,15 @@
 
 struct tk_context_s {
   tk::runtime::JitCache cache;
+  tk::runtime::CpuCache cpuCache;
   /// Forces a target instead of the device's own (TK_TARGET, or tests).
   std::optional<tk::compiler::Target> targetOverride;
 
   /// Binds the device on first use and picks its target.
   tk::runtime::Status ensureDevice();
-  /// Compiles (cached) and launches the kernel `kernelKey` built by `factory`.
+  /// Compiles (cached) and runs the kernel `kernelKey` built by `factory`: on
+  /// the CPU when the tensors are in host memory (or TK_BACKEND=cpu), else on
+  /// the CUDA device, asynchronously on `stream`.
   tk::runtime::Status run(const std::string &kernelKey, const tk::runtime::KernelFactory &factory,
                           const std::vector<const tk_tensor *> &tensors, tk_stream stream);
 

@@ -15,6 +15,15 @@ namespace tk::runtime {
 Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_tensor *> &tensors,
                    std::map<std::string, int64_t> &symbols);
 
+/// Kernel arguments as the default MLIR calling convention expands them: per
+/// memref (allocated ptr, aligned ptr, offset, sizes..., strides...), and a
+/// pointer to each value (cuLaunchKernel's and ExecutionEngine's packed form).
+struct PackedArgs {
+  std::vector<std::vector<int64_t>> storage;
+  std::vector<void *> pointers;
+};
+PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors);
+
 /// Binds, evaluates the grid and launches on `stream`. A grid with no block
 /// launches nothing and succeeds.
 Status launch(const Driver &driver, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,

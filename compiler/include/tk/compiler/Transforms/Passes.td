@@ -45,4 +45,20 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileLowerToCPU : Pass<"tile-lower-to-cpu", "::mlir::ModuleOp"> {
+  let summary = "Lower tile kernels to sequential loops for the CPU";
+  let description = [{
+    Turns every `tile.kernel` into a `func.func` of the same name and arguments
+    (float8 tensors as i8) that runs the grid as a loop nest, one block after
+    the other. Fragments become heap buffers of the tile's shape, every tile op
+    a loop nest over its elements: loads read zero outside the tensor, stores
+    skip those elements, reductions combine a group's elements in index order,
+    conversions use the same integer e4m3 rounding as sm_80. Shared buffers are
+    ordinary buffers and copies are plain loops (one block runs at a time, so
+    there are no races to model). Layouts are ignored.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif

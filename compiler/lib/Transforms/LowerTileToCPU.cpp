@@ -1,0 +1,323 @@
+//===- LowerTileToCPU.cpp - tile.kernel -> sequential loops ---------------===//
+//
+// The CPU semantics of every tile op (see the pass description): the same
+// tile IR the GPU path compiles, run block by block on one thread.
+//===----------------------------------------------------------------------===//
+#include "Distribute.h"
+#include "tk/compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tk::tile {
+#define GEN_PASS_DEF_TILELOWERTOCPU
+#include "tk/compiler/Transforms/Passes.h.inc"
+} // namespace tk::tile
+
+using namespace mlir;
+using namespace tk;
+using namespace tk::tile;
+
+namespace {
+
+Type cpuMemRefType(MemRefType mem) {
+  // Shared buffers lose their GPU address space; float8 is stored as i8.
+  Attribute space = isa_and_nonnull<gpu::AddressSpaceAttr>(mem.getMemorySpace()) ? Attribute() : mem.getMemorySpace();
+  return MemRefType::get(mem.getShape(), compiler::storageType(mem.getElementType()), mem.getLayout(), space);
+}
+
+Type convertArg(Type t) {
+  if (auto mem = dyn_cast<MemRefType>(t))
+    return cpuMemRefType(mem);
+  return t;
+}
+
+struct CpuLowering {
+  OpBuilder &b;
+  Location loc;
+  IRMapping map;
+  SmallVector<Value> buffers; ///< freed at the end of the function
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// A heap buffer for one fragment, allocated once at function entry.
+  Value fragmentBuffer(FragmentType type, Block &entry) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&entry);
+    auto mem = MemRefType::get(type.getShape(), compiler::storageType(type.getElementType()));
+    Value buf = memref::AllocOp::create(b, loc, mem);
+    buffers.push_back(buf);
+    return buf;
+  }
+
+  void loopNest(ArrayRef<int64_t> shape, function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d : shape) {
+      lbs.push_back(index(0));
+      ubs.push_back(index(d));
+      steps.push_back(index(1));
+    }
+    scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+  }
+
+  /// origin + iv < extent along every dimension.
+  Value inBounds(OpBuilder &ib, Value mem, ArrayRef<Value> coords) {
+    auto type = cast<MemRefType>(mem.getType());
+    Value ok;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value extent = type.isDynamicDim(d) ? Value(memref::DimOp::create(ib, loc, mem, d))
+                                          : Value(arith::ConstantIndexOp::create(ib, loc, type.getDimSize(d)));
+      Value c = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ult, coords[d], extent);
+      ok = ok ? Value(arith::AndIOp::create(ib, loc, ok, c)) : c;
+    }
+    return ok;
+  }
+
+  SmallVector<Value> offset(OpBuilder &ib, ValueRange origin, ValueRange ivs) {
+    SmallVector<Value> out;
+    for (auto [o, i] : llvm::zip(origin, ivs))
+      out.push_back(arith::AddIOp::create(ib, loc, o, i));
+    return out;
+  }
+
+  /// Reads `src` at coords, or zero outside it.
+  Value maskedRead(OpBuilder &ib, Value src, ArrayRef<Value> coords) {
+    Type elt = cast<MemRefType>(src.getType()).getElementType();
+    auto ifOp = scf::IfOp::create(
+        ib, loc, inBounds(ib, src, coords),
+        [&](OpBuilder &tb, Location l) { scf::YieldOp::create(tb, l, ValueRange{memref::LoadOp::create(tb, l, src, coords)}); },
+        [&](OpBuilder &eb, Location l) {
+          scf::YieldOp::create(eb, l, ValueRange{arith::ConstantOp::create(eb, l, eb.getZeroAttr(elt))});
+        });
+    return ifOp.getResult(0);
+  }
+
+  void maskedWrite(OpBuilder &ib, Value value, Value dst, ArrayRef<Value> coords) {
+    scf::IfOp::create(ib, loc, inBounds(ib, dst, coords), [&](OpBuilder &tb, Location l) {
+      memref::StoreOp::create(tb, l, value, dst, coords);
+      scf::YieldOp::create(tb, l);
+    });
+  }
+
+  LogicalResult lowerOp(Operation &op, Block &entry);
+  LogicalResult lowerBlock(Block &block, Block &entry) {
+    for (Operation &op : block.without_terminator())
+      if (failed(lowerOp(op, entry)))
+        return failure();
+    return success();
+  }
+};
+
+Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value a, Value c) {
+  bool isFloat = isa<FloatType>(a.getType());
+  switch (kind) {
+  case ReduceKind::sum:
+    return isFloat ? Value(arith::AddFOp::create(b, loc, a, c)) : Value(arith::AddIOp::create(b, loc, a, c));
+  case ReduceKind::max:
+  case ReduceKind::absmax:
+    return isFloat ? Value(arith::MaxNumFOp::create(b, loc, a, c)) : Value(arith::MaxSIOp::create(b, loc, a, c));
+  case ReduceKind::min:
+    return isFloat ? Value(arith::MinNumFOp::create(b, loc, a, c)) : Value(arith::MinSIOp::create(b, loc, a, c));
+  }
+  llvm_unreachable("reduce kind");
+}
+
+Value identity(OpBuilder &b, Location loc, ReduceKind kind, Type t) {
+  if (auto ft = dyn_cast<FloatType>(t)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    if (kind == ReduceKind::max)
+      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, llvm::APFloat::getInf(sem, true)));
+    if (kind == ReduceKind::min)
+      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, llvm::APFloat::getInf(sem, false)));
+    return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, 0.0));
+  }
+  auto it = cast<IntegerType>(t);
+  if (kind == ReduceKind::max)
+    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMinValue(it.getWidth())));
+  if (kind == ReduceKind::min)
+    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMaxValue(it.getWidth())));
+  return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, 0));
+}
+
+Value absolute(OpBuilder &b, Location loc, Value v) {
+  auto ft = cast<FloatType>(v.getType());
+  auto it = b.getIntegerType(ft.getWidth());
+  Value bits = arith::BitcastOp::create(b, loc, it, v);
+  Value mask = arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMaxValue(ft.getWidth())));
+  return arith::BitcastOp::create(b, loc, ft, arith::AndIOp::create(b, loc, bits, mask));
+}
+
+LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
+  auto mapped = [&](Value v) { return map.lookup(v); };
+  auto mappedRange = [&](ValueRange vs) {
+    SmallVector<Value> out;
+    for (Value v : vs)
+      out.push_back(mapped(v));
+    return out;
+  };
+
+  if (auto grid = dyn_cast<GridOp>(op)) {
+    SmallVector<Value> lbs, steps;
+    for (size_t i = 0; i < grid.getSizes().size(); ++i) {
+      lbs.push_back(index(0));
+      steps.push_back(index(1));
+    }
+    LogicalResult result = success();
+    scf::buildLoopNest(b, loc, lbs, mappedRange(grid.getSizes()), steps,
+                       [&](OpBuilder &ib, Location, ValueRange ivs) {
+                         OpBuilder::InsertionGuard guard(b);
+                         b.setInsertionPoint(ib.getInsertionBlock(), ib.getInsertionPoint());
+                         for (auto [arg, iv] : llvm::zip(grid.getBlockIndices(), ivs))
+                           map.map(arg, iv);
+                         result = lowerBlock(grid.getBody().front(), entry);
+                       });
+    return result;
+  }
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    FragmentType type = load.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), src = mapped(load.getSource());
+    SmallVector<Value> origin = mappedRange(load.getIndices());
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      memref::StoreOp::create(ib, l, maskedRead(ib, src, offset(ib, origin, ivs)), buf, ivs);
+    });
+    map.map(load.getResult(), buf);
+    return success();
+  }
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    Value buf = mapped(store.getValue()), dst = mapped(store.getDest());
+    SmallVector<Value> origin = mappedRange(store.getIndices());
+    loopNest(store.getValue().getType().getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      maskedWrite(ib, memref::LoadOp::create(ib, l, buf, ivs), dst, offset(ib, origin, ivs));
+    });
+    return success();
+  }
+  if (auto alloc = dyn_cast<AllocOp>(op)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&entry);
+    Value buf = memref::AllocOp::create(b, loc, cast<MemRefType>(cpuMemRefType(alloc.getBuffer().getType())));
+    buffers.push_back(buf);
+    map.map(alloc.getBuffer(), buf);
+    return success();
+  }
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    Value src = mapped(copy.getSource()), dst = mapped(copy.getDest());
+    SmallVector<Value> origin = mappedRange(copy.getIndices());
+    loopNest(copy.getDest().getType().getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      memref::StoreOp::create(ib, l, maskedRead(ib, src, offset(ib, origin, ivs)), dst, ivs);
+    });
+    return success();
+  }
+  if (auto par = dyn_cast<ParallelOp>(op)) {
+    FragmentType type = par.getResult().getType();
+    Value buf = fragmentBuffer(type, entry);
+    SmallVector<Value> inputs = mappedRange(par.getInputs());
+    Block &body = par.getBody().front();
+    for (BlockArgument arg : body.getArguments())
+      if (isa<Float8E4M3FNType>(arg.getType()))
+        return par.emitOpError() << "elementwise math on f8E4M3FN elements: convert the fragment to f32 first";
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      IRMapping inner = map;
+      for (auto [arg, in] : llvm::zip(body.getArguments(), inputs))
+        inner.map(arg, memref::LoadOp::create(ib, l, in, ivs));
+      for (Operation &bodyOp : body.without_terminator())
+        ib.clone(bodyOp, inner);
+      Value result = inner.lookup(cast<YieldOp>(body.getTerminator()).getValues()[0]);
+      memref::StoreOp::create(ib, l, result, buf, ivs);
+    });
+    map.map(par.getResult(), buf);
+    return success();
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    FragmentType type = reduce.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), in = mapped(reduce.getInput());
+    int64_t dim = reduce.getDim(), group = reduce.getGroup();
+    ReduceKind kind = reduce.getKind();
+    Type elt = type.getElementType();
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      Value init = identity(ib, l, kind, elt);
+      Value lb = arith::ConstantIndexOp::create(ib, l, 0), ub = arith::ConstantIndexOp::create(ib, l, group),
+            one = arith::ConstantIndexOp::create(ib, l, 1);
+      Value base = arith::MulIOp::create(ib, l, ivs[dim], arith::ConstantIndexOp::create(ib, l, group));
+      auto loop = scf::ForOp::create(ib, l, lb, ub, one, ValueRange{init},
+                                     [&](OpBuilder &fb, Location fl, Value j, ValueRange acc) {
+                                       SmallVector<Value> at(ivs.begin(), ivs.end());
+                                       at[dim] = arith::AddIOp::create(fb, fl, base, j);
+                                       Value v = memref::LoadOp::create(fb, fl, in, at);
+                                       if (kind == ReduceKind::absmax)
+                                         v = absolute(fb, fl, v);
+                                       scf::YieldOp::create(fb, fl, ValueRange{combine(fb, fl, kind, acc[0], v)});
+                                     });
+      memref::StoreOp::create(ib, l, loop.getResult(0), buf, ivs);
+    });
+    map.map(reduce.getResult(), buf);
+    return success();
+  }
+  if (auto expand = dyn_cast<ExpandOp>(op)) {
+    FragmentType type = expand.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), in = mapped(expand.getInput());
+    int64_t dim = expand.getDim(), group = expand.getGroup();
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      at[dim] = arith::DivUIOp::create(ib, l, ivs[dim], arith::ConstantIndexOp::create(ib, l, group));
+      memref::StoreOp::create(ib, l, memref::LoadOp::create(ib, l, in, at), buf, ivs);
+    });
+    map.map(expand.getResult(), buf);
+    return success();
+  }
+  if (auto conv = dyn_cast<ConvertOp>(op)) {
+    FragmentType type = conv.getResult().getType();
+    Type from = conv.getInput().getType().getElementType(), to = type.getElementType();
+    Value buf = fragmentBuffer(type, entry), in = mapped(conv.getInput());
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      Value v = memref::LoadOp::create(ib, l, in, ivs);
+      if (isa<Float8E4M3FNType>(to))
+        v = compiler::emitF32ToE4M3(ib, l, v, /*hardware=*/false);
+      else if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+        v = arith::ExtFOp::create(ib, l, to, v);
+      else if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+        v = arith::TruncFOp::create(ib, l, to, v);
+      memref::StoreOp::create(ib, l, v, buf, ivs);
+    });
+    map.map(conv.getResult(), buf);
+    return success();
+  }
+  if (op.getDialect() && isa<TileDialect>(op.getDialect()))
+    return op.emitOpError() << "has no CPU lowering";
+  b.clone(op, map);
+  return success();
+}
+
+struct TileLowerToCPU : public tk::tile::impl::TileLowerToCPUBase<TileLowerToCPU> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (KernelOp kernel : llvm::make_early_inc_range(module.getOps<KernelOp>()))
+      if (failed(lower(kernel)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lower(KernelOp kernel) {
+    OpBuilder b(kernel);
+    Location loc = kernel.getLoc();
+    SmallVector<Type> argTypes;
+    for (Type t : kernel.getArgumentTypes())
+      argTypes.push_back(convertArg(t));
+    auto func = func::FuncOp::create(b, loc, kernel.getSymName(), b.getFunctionType(argTypes, {}));
+    Block *entry = func.addEntryBlock();
+    b.setInsertionPointToEnd(entry);
+    CpuLowering lowering{b, loc, {}, {}};
+    for (auto [arg, cpuArg] : llvm::zip(kernel.getBody().getArguments(), entry->getArguments()))
+      lowering.map.map(arg, cpuArg);
+    if (failed(lowering.lowerBlock(kernel.getBody().front(), *entry)))
+      return failure();
+    for (Value buf : lowering.buffers)
+      memref::DeallocOp::create(b, loc, buf);
+    func::ReturnOp::create(b, loc);
+    kernel.erase();
+    return success();
+  }
+};
+
+} // namespace

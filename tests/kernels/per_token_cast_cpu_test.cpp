@@ -1,0 +1,97 @@
+// per_token_cast on the CPU path (tile-lower-to-cpu + ExecutionEngine) through
+// the C API with host tensors, bit-exact against the C++ reference.
+#include "bench/per_token_cast_check.h"
+#include "kernels/quant/per_token_cast.h"
+#include "tk/tk.h"
+
+#include <cstring>
+#include <gtest/gtest.h>
+
+using namespace tk;
+using namespace tk::kernels::quant;
+
+namespace {
+
+tk_tensor host(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  tk_tensor t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.ndim = (int)shape.size();
+  t.device = TK_DEVICE_CPU;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    t.shape[i] = shape[i];
+    t.strides[i] = strides[i];
+  }
+  return t;
+}
+
+/// Runs one case on the CPU; returns the number of differing output bytes and SFs.
+std::pair<int64_t, int64_t> runCase(tk_context ctx, const bench::PerTokenCastCase &c) {
+  bench::CheckResult r = bench::checkPerTokenCastOnCpu(ctx, c, bench::makeInput(c));
+  EXPECT_EQ(r.status, TK_SUCCESS) << bench::describe(c) << ": " << r.error;
+  return {r.outMismatches, r.sfMismatches};
+}
+
+// Suite name Cpu_<kernel>: the coverage test below looks for it.
+TEST(Cpu_per_token_cast, SmallGridIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int cases = 0;
+  for (int64_t m : {1, 37})
+    for (int64_t k : {576, 2048, 2560, 7168})
+      for (tk_dtype in : {TK_BF16, TK_F32})
+        for (int64_t g : {16l, 32l, 64l, 128l, k})
+          for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)}) {
+            if (g == k && k % 64)
+              continue;
+            bench::PerTokenCastCase c{m, k, g, in, flags, 0, (uint64_t)(m * 31 + k)};
+            auto [badOut, badSf] = runCase(ctx, c);
+            EXPECT_EQ(badOut, 0) << bench::describe(c);
+            EXPECT_EQ(badSf, 0) << bench::describe(c);
+            ++cases;
+          }
+  std::printf("[ per_token_cast ] %d CPU cases compared\n", cases);
+  tk_context_destroy(ctx);
+}
+
+TEST(Cpu_per_token_cast, StridedRowsAndTiesAndExtremes) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  auto [badOut, badSf] = runCase(ctx, {9, 576, 64, TK_BF16, TK_ROUND_SF, 2 * 576});
+  EXPECT_EQ(badOut + badSf, 0);
+  // Hand-made rows: zeros (clamped scale), ties on the e4m3 grid, huge and tiny values.
+  const int64_t k = 128;
+  std::vector<float> x(2 * k, 0.0f), sf(2), refSf(2);
+  for (int64_t j = 0; j < k; ++j)
+    x[k + j] = (j % 2 ? -1.0f : 1.0f) * std::ldexp(1.0f + (j % 16) / 16.0f, (int)(j % 40) - 20);
+  x[k + 5] = 3.0e38f;
+  std::vector<uint8_t> out(2 * k), refOut(2 * k);
+  perTokenCastReference(x.data(), dsl::DType::F32, 2, k, k, k, false, refOut.data(), refSf.data(), 1, 1);
+  tk_tensor tx = host(x.data(), TK_F32, {2, k}, {k, 1}), tout = host(out.data(), TK_F8_E4M3, {2, k}, {k, 1}),
+            tsf = host(sf.data(), TK_F32, {2, 1}, {1, 1});
+  ASSERT_EQ(tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)k, 0, &tout, &tsf, nullptr),
+            TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(out, refOut);
+  EXPECT_EQ(std::memcmp(sf.data(), refSf.data(), 8), 0);
+  EXPECT_EQ(out[0], 0x00); // an all-zero row stays zero
+  tk_context_destroy(ctx);
+}
+
+TEST(Cpu_per_token_cast, MixedDevicesAreRejected) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  alignas(16) static uint16_t x[4 * 128];
+  alignas(16) static uint8_t out[4 * 128];
+  alignas(16) static float sf[4];
+  tk_tensor tx = host(x, TK_BF16, {4, 128}, {128, 1}), tout = host(out, TK_F8_E4M3, {4, 128}, {128, 1}),
+            tsf = host(sf, TK_F32, {4, 1}, {1, 1});
+  tout.device = TK_DEVICE_CUDA;
+  EXPECT_EQ(tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &tout, &tsf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("must all be in host memory or all on the CUDA device"), std::string::npos)
+      << tk_last_error();
+  tk_context_destroy(ctx);
+}
+
+} // namespace
