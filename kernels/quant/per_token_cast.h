@@ -20,13 +20,10 @@ struct PerTokenCastConfig {
   /// Columns per block: the whole row when one group spans it, else at least
   /// one group and a divisor of 4096 elements.
   int64_t tileK() const;
-  /// Rows per block: 16 KiB of input per block (8192 bf16 or 4096 fp32
-  /// elements) where that divides evenly, so each thread keeps 128 bytes of
-  /// loads in flight; 1 when a row is wider.
-  int64_t tileM() const {
-    int64_t elements = 16384 / dsl::byteSize(in);
-    return elements % tileK() ? 1 : elements / tileK();
-  }
+  /// Rows per block: 4096 elements per block where that divides evenly, else 1.
+  /// (8192 bf16 elements per block measured slower on an H200: 66.7% against
+  /// 70.6% of the copy ceiling at 32768x7168, g=128; docs/kernels.md.)
+  int64_t tileM() const { return 4096 % tileK() ? 1 : 4096 / tileK(); }
   int64_t groups() const { return ceilDiv(hidden, group); }
   std::string key() const;
 };

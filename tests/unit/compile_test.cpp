@@ -32,7 +32,7 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   EXPECT_NE(sm80.find(".target sm_80"), std::string::npos);
   EXPECT_NE(sm100.find(".target sm_100a"), std::string::npos);
   // Hardware e4m3 conversion on sm_89+, integer emulation on sm_80.
-  EXPECT_EQ(count(sm90, "cvt.rn.satfinite.e4m3x2.f32"), 32u); // 64 elements per thread
+  EXPECT_EQ(count(sm90, "cvt.rn.satfinite.e4m3x2.f32"), 16u); // 32 elements per thread
   EXPECT_EQ(count(sm80, "cvt.rn.satfinite.e4m3x2"), 0u);
   // 16-byte loads and stores; IEEE division; butterfly shuffles.
   EXPECT_GE(count(sm90, "ld.global.v4.b32"), 4u);
