@@ -103,6 +103,14 @@ size_t JitCache::size() const {
   return entries_.size();
 }
 
+std::vector<std::shared_ptr<CompiledKernel>> JitCache::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<CompiledKernel>> out;
+  for (auto &[key, kernel] : entries_)
+    out.push_back(kernel);
+  return out;
+}
+
 JitCache::~JitCache() {
   if (!driver_)
     return;

@@ -2,6 +2,7 @@
 #include "tools/tk/commands.h"
 #include "tools/tk/ptxas.h"
 
+#include "bench/benchmark.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
 #include "kernels/registry.h"
@@ -183,6 +184,25 @@ int cmdRun(const std::vector<std::string> &args) {
   for (const auto &t : compiler::supportedTargets())
     failures += compileTable({}, t, "");
   return failures ? 1 : 0;
+}
+
+} // namespace tk::tools
+
+namespace tk::tools {
+
+int cmdBench(const std::vector<std::string> &args) {
+  bench::BenchOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--full")
+      options.full = true;
+    else if (args[i] == "--json" && i + 1 < args.size())
+      options.jsonPath = args[++i];
+    else {
+      std::fprintf(stderr, "tk bench: unknown argument '%s'\n", args[i].c_str());
+      return 2;
+    }
+  }
+  return bench::runBenchmark(options);
 }
 
 } // namespace tk::tools

@@ -9,4 +9,5 @@ int cmdList();
 int cmdCompile(const std::vector<std::string> &args);
 int cmdRun(const std::vector<std::string> &args);
 int cmdVersion();
+int cmdBench(const std::vector<std::string> &args);
 } // namespace tk::tools

@@ -2,7 +2,8 @@
 //
 //   tk list                                   shipped kernels
 //   tk compile --all [--target T] -o DIR      one .ptx per kernel variant
-//   tk run [--quick]                          GPU: run, check, time; else the compile table
+//   tk run [--quick]                          GPU: run, check, time; else the CPU path and the compile table
+//   tk bench [--full] [--json FILE]           GPU benchmark of every shipped operator
 //   tk version
 //===----------------------------------------------------------------------===//
 #include "tools/tk/commands.h"
@@ -16,6 +17,7 @@ static int usage() {
                        "  tk list\n"
                        "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] -o DIR\n"
                        "  tk run [--quick]\n"
+                       "  tk bench [--full] [--json FILE]\n"
                        "  tk version\n");
   return 2;
 }
@@ -31,6 +33,8 @@ int main(int argc, char **argv) {
     return tk::tools::cmdCompile(args);
   if (cmd == "run")
     return tk::tools::cmdRun(args);
+  if (cmd == "bench")
+    return tk::tools::cmdBench(args);
   if (cmd == "version")
     return tk::tools::cmdVersion();
   return usage();

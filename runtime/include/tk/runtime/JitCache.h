@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace tk::runtime {
 
@@ -46,6 +47,8 @@ public:
              const Driver *driver, std::shared_ptr<CompiledKernel> &out);
 
   size_t size() const;
+  /// Every cached kernel (for reports: compile and load times).
+  std::vector<std::shared_ptr<CompiledKernel>> snapshot() const;
   size_t hits() const { return hits_; }
   size_t misses() const { return misses_; }
 

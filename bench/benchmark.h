@@ -1,0 +1,17 @@
+//===- benchmark.h - `tk bench`: every shipped operator, timed on a GPU ---===//
+#pragma once
+
+#include <string>
+
+namespace tk::bench {
+
+struct BenchOptions {
+  std::string jsonPath; ///< where to write the JSON report ("" = none)
+  bool full = false;    ///< the spec's whole benchmark grid instead of a representative subset
+};
+
+/// Runs the copy ceiling and every operator's benchmark cases on the current
+/// GPU, prints a table and writes JSON. Returns a process exit code.
+int runBenchmark(const BenchOptions &options);
+
+} // namespace tk::bench

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# On the GPU machine: tk's benchmark and every available peer in one run, then
+# one table (performance.md) and one chart (bench.png) under $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/tk-out}
+tk=${TK:-/tmp/tk-bin/tk}
+mkdir -p "$out"
+"$tk" bench --json "$out/tk.json" | tee "$out/tk_bench.log"
+PYTHONUNBUFFERED=1 python3 bench/peers/torch_peers.py --tk "$out/tk.json" --json "$out/peers.json" \
+  | tee "$out/peers.log"
+python3 bench/report.py --tk "$out/tk.json" --peers "$out/peers.json" --md "$out/performance.md" \
+  --png "$out/bench.png" --command "bash bench/run_all.sh"
+cat "$out/performance.md"

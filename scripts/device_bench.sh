@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# On the GPU machine: unpack the carried binaries, run the benchmark with its
+# peers (bench/run_all.sh), then profile per_token_cast once with ncu.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/tk-out}
+mkdir -p "$out" /tmp/tk-bin
+for f in .carry/*.xz; do xz -dc "$f" > /tmp/tk-bin/$(basename "$f" .xz); done
+chmod +x /tmp/tk-bin/*
+TK=/tmp/tk-bin/tk bash bench/run_all.sh
+if command -v ncu >/dev/null; then
+  timeout 180 ncu --clock-control none -k regex:per_token_cast -c 1 --section SpeedOfLight \
+    --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
+    /tmp/tk-bin/tk run --quick > "$out/ncu.txt" 2>&1
+  grep -E 'Throughput|Duration|Achieved Occupancy|Registers|Stall|Warp Cycles|Eligible|Theoretical Occ|Block Limit' \
+    "$out/ncu.txt" | head -40
+fi
