@@ -86,6 +86,15 @@ Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<c
                              " blocks is out of range");
     grid[i] = (unsigned)n;
   }
+  // Masked loads read a tensor's first element in place of out-of-bounds ones
+  // (branch-free), so no tensor of a running kernel may be empty.
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    int64_t n = 1;
+    for (int d = 0; d < tensors[i]->ndim; ++d)
+      n *= tensors[i]->shape[d];
+    if (n == 0)
+      return Status::invalid(sig.name + ": tensor '" + sig.tensors[i].name + "' is empty but the grid is not");
+  }
   PackedArgs args = packMemrefs(tensors);
   CUresult r = d.cuLaunchKernel(kernel.function, grid[0], grid[1], grid[2], (unsigned)sig.threads, 1, 1, 0, stream,
                                 args.pointers.data(), nullptr);

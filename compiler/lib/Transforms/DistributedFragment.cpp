@@ -127,6 +127,12 @@ Value ThreadEmitter::load(Value source, ValueRange origin, const BlockedLayout &
   (void)resultType;
   SmallVector<Value> chunks;
   int64_t align = accessAlignment(source, chunk * elt.getIntOrFloatBitWidth() / 8);
+  auto read = [&](OpBuilder &ib, Location il, ValueRange at) -> Value {
+    if (vectorized)
+      return vector::LoadOp::create(ib, il, chunkType, source, at, false, llvm::MaybeAlign(align));
+    Value scalar = memref::LoadOp::create(ib, il, source, at);
+    return vector::BroadcastOp::create(ib, il, chunkType, scalar);
+  };
   for (int64_t s = 0; s < n; s += chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
@@ -136,21 +142,19 @@ Value ThreadEmitter::load(Value source, ValueRange origin, const BlockedLayout &
       coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
     }
     SmallVector<Value> conds = bounds(source, coords, l, pos, inTile);
-    auto read = [&](OpBuilder &ib, Location il) -> Value {
-      if (vectorized)
-        return vector::LoadOp::create(ib, il, chunkType, source, coords, false, llvm::MaybeAlign(align));
-      Value scalar = memref::LoadOp::create(ib, il, source, coords);
-      return vector::BroadcastOp::create(ib, il, chunkType, scalar);
-    };
     Value value;
     if (conds.empty()) {
-      value = read(b, loc);
+      value = read(b, loc, coords);
     } else {
-      auto ifOp = scf::IfOp::create(
-          b, loc, allTrue(conds),
-          [&](OpBuilder &ib, Location il) { scf::YieldOp::create(ib, il, read(ib, il)); },
-          [&](OpBuilder &ib, Location il) { scf::YieldOp::create(ib, il, zeroChunk); });
-      value = ifOp.getResult(0);
+      // Branch-free: read at a clamped in-bounds address (the tensor's first
+      // element; the launcher never runs a kernel on an empty tensor) and
+      // select zero where the chunk is outside. All of a thread's loads then
+      // issue back to back instead of one per branch.
+      Value inside = allTrue(conds);
+      SmallVector<Value> safe;
+      for (Value c : coords)
+        safe.push_back(arith::SelectOp::create(b, loc, inside, c, index(0)));
+      value = arith::SelectOp::create(b, loc, inside, read(b, loc, safe), zeroChunk);
     }
     chunks.push_back(value);
   }

@@ -4,8 +4,11 @@
 // CHECK: gpu.module @k
 // CHECK: gpu.func @k(%{{.*}}: memref<?x512xbf16, strided<[?, 1]>>, %{{.*}}: memref<?x512xi8>, %{{.*}}: memref<?x4xf32, strided<[?, ?]>>)
 // CHECK-SAME: kernel
-// 16-byte vector loads, aligned as the argument promises.
-// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<?x512xbf16, strided<[?, 1]>>, vector<8xbf16>
+// 16-byte vector loads, aligned as the argument promises, branch-free: the
+// address is clamped in bounds and the value selected to zero outside.
+// CHECK-NOT: scf.if
+// CHECK: %[[V:.*]] = vector.load {{.*}} {alignment = 16 : i64} : memref<?x512xbf16, strided<[?, 1]>>, vector<8xbf16>
+// CHECK: arith.select %{{.*}}, %[[V]], %{{.*}} : vector<8xbf16>
 // The absmax of a 128-wide group: 8 in-thread elements, then lanes 1, 2, 4, 8 apart.
 // CHECK: gpu.shuffle xor {{.*}}, %c1_i32, %c32_i32
 // CHECK: gpu.shuffle xor {{.*}}, %c2_i32, %c32_i32
