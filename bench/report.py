@@ -52,10 +52,14 @@ def main():
                   f"{len(jit)} kernel configurations compiled cold in this run: DSL -> PTX {mean_c:.1f} ms mean "
                   f"(max {max(j['compile_ms'] for j in jit):.1f}), PTX -> loaded module {mean_l:.1f} ms mean. "
                   f"Warm call (cache hit: validate, look up, launch; host side): {tk['warm_call_us']:.2f} µs."]
-        firsts = [p["first_call_s"] for p in peers["rows"] if p.get("first_call_s")]
-        if firsts:
-            lines.append(f"torch.compile first call (trace + Inductor + Triton compile) in the same run: "
-                         f"{sum(firsts) / len(firsts):.1f} s mean over {len(firsts)} cases.")
+        for impl, what in (("torch.compile", "trace + Inductor + Triton compile"),
+                           ("TileKernels", "TileLang JIT compile")):
+            firsts = [p["first_call_s"] for p in peers["rows"] if p["impl"] == impl and p.get("first_call_s")]
+            if firsts:
+                lines.append(f"{impl} first call ({what}) in the same run: {1e3 * sum(firsts) / len(firsts):.0f} ms"
+                             f" mean over {len(firsts)} cases (max {1e3 * max(firsts):.0f} ms).")
+    if peers.get("tile_kernels") and peers["tile_kernels"] != "available":
+        lines += ["", f"TileKernels did not run in this run: {peers['tile_kernels']}"]
     open(args.md, "w").write("\n".join(lines) + "\n")
 
     if args.png:

@@ -1,11 +1,12 @@
 """Peers of tk's benchmark rows, on the same GPU in the same run: PyTorch eager
-and torch.compile implementations with the same semantics and shapes.
+and torch.compile implementations with the same semantics and shapes, and
+TileKernels itself (TileLang) when its package imports.
 
 Reads the cases from tk's JSON (`tk bench --json`), writes one JSON row per
 (case, implementation). Timing: triton.testing.do_bench (CUDA events, L2
 flushed before every run), median.
 
-    python3 bench/peers/torch_peers.py --tk tk.json --json peers.json
+    python3 bench/peers/peers.py --tk tk.json --json peers.json
 """
 import argparse
 import json
@@ -54,6 +55,14 @@ def parse(row):
     return m, k, g, dtype, " round" in v, " col" in v
 
 
+def tile_kernels_or_reason():
+    try:
+        import tile_kernels.quant as tkq  # noqa: the reference library, if installed
+        return tkq, None
+    except Exception as e:  # report exactly why it is missing
+        return None, f"{type(e).__name__}: {e}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tk", required=True)
@@ -62,6 +71,8 @@ def main():
     tk = json.load(open(args.tk))
     rows = []
     compiled = {}
+    tkq, why = tile_kernels_or_reason()
+    print("TileKernels:", "available" if tkq else f"not available ({why})", flush=True)
     for row in tk["rows"]:
         if row["op"] != "per_token_cast":
             continue
@@ -83,8 +94,19 @@ def main():
                              first_call_s=compile_s if impl == "torch.compile" else None))
         print(f'{row["shape"]:12s} {row["variant"]:26s} eager {rows[-2]["us"]:9.1f} us  '
               f'compile {rows[-1]["us"]:9.1f} us (first call {compile_s:.1f} s)', flush=True)
+        if tkq is not None:
+            ref = lambda: tkq.per_token_cast(x, "e4m3", g, None, col, round_sf, False)
+            t0 = time.perf_counter()
+            ref()
+            torch.cuda.synchronize()
+            first = time.perf_counter() - t0
+            ms = do_bench(ref, warmup=25, rep=100, return_mode="median")
+            rows.append(dict(op=row["op"], shape=row["shape"], variant=row["variant"], impl="TileKernels",
+                             us=ms * 1e3, gbps=row["bytes"] / (ms * 1e-3) / 1e9, first_call_s=first))
+            print(f'{"":12s} {"":26s} TileKernels {ms * 1e3:9.1f} us (first call {first:.2f} s)', flush=True)
         del x
-    json.dump(dict(torch=torch.__version__, rows=rows), open(args.json, "w"), indent=1)
+    json.dump(dict(torch=torch.__version__, tile_kernels=why or "available", rows=rows), open(args.json, "w"),
+              indent=1)
 
 
 if __name__ == "__main__":
