@@ -120,6 +120,14 @@ Scalar Scalar::constantI32(int64_t c) const {
   return Scalar(b_, arith::ConstantOp::create(*b_, v_.getLoc(), b_->getI32IntegerAttr((int32_t)c)));
 }
 
+Scalar Scalar::toF32() const {
+  if (v_.getType().isF32())
+    return *this;
+  if (!isFloat())
+    throw std::invalid_argument("toF32 of an integer scalar");
+  return Scalar(b_, arith::ExtFOp::create(*b_, v_.getLoc(), b_->getF32Type(), v_));
+}
+
 Scalar Scalar::bitsAsI32() const {
   return Scalar(b_, arith::BitcastOp::create(*b_, v_.getLoc(), b_->getI32Type(), v_));
 }

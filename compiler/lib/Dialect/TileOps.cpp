@@ -203,6 +203,12 @@ LogicalResult ReduceOp::verify() {
     return failure();
   if (getKind() == ReduceKind::absmax && !isa<FloatType>(in.getElementType()))
     return emitOpError() << "absmax needs a float element type, got " << in.getElementType();
+  if (getKind() == ReduceKind::sum && isa<FloatType>(in.getElementType()) &&
+      in.getElementType().getIntOrFloatBitWidth() < 32)
+    return emitOpError() << "a sum of " << in.getElementType()
+                         << " elements would round at every step: convert the fragment to f32 first";
+  if (isa<Float8E4M3FNType>(in.getElementType()))
+    return emitOpError() << "reductions of f8E4M3FN elements are not defined: convert to f32 first";
   if (in.getLayout() && out.getLayout()) {
     auto blocked = dyn_cast<BlockedLayoutAttr>(in.getLayout());
     if (!blocked)

@@ -90,6 +90,15 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
     acc[r] = combine(b, loc, kind, acc[r], v);
   }
 
+  // 16-bit floats cross lanes and warps as f32 (shuffles move 32-bit values);
+  // exact for max/min/absmax, whose result is one of the inputs.
+  Type narrow = elt.getIntOrFloatBitWidth() < 32 && isa<FloatType>(elt) ? elt : Type();
+  if (narrow && (!g.laneMasks.empty() || g.warpsPerGroup > 1)) {
+    for (Value &a : acc)
+      a = arith::ExtFOp::create(b, loc, b.getF32Type(), a);
+    elt = b.getF32Type();
+  }
+
   // (2) Butterfly over the group's lanes.
   for (int64_t mask : g.laneMasks)
     for (Value &a : acc) {
@@ -133,7 +142,10 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
     }
     gpu::BarrierOp::create(b, loc);
   }
-  auto type = VectorType::get({numReduced}, elt);
+  if (narrow && elt != narrow)
+    for (Value &a : acc)
+      a = arith::TruncFOp::create(b, loc, narrow, a);
+  auto type = VectorType::get({numReduced}, narrow ? narrow : elt);
   return vector::FromElementsOp::create(b, loc, type, acc);
 }
 

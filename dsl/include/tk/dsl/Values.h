@@ -57,6 +57,8 @@ public:
 
   Scalar constantF32(double c) const;
   Scalar constantI32(int64_t c) const;
+  /// Widens a float to f32 (exact); f32 stays as it is.
+  Scalar toF32() const;
   /// Reinterpret the bits (f32 <-> i32).
   Scalar bitsAsI32() const;
   Scalar bitsAsF32() const;
