@@ -7,12 +7,13 @@
 
 namespace tk::compiler {
 
-void buildPipeline(mlir::OpPassManager &pm, const Target &target) {
+void buildPipeline(mlir::OpPassManager &pm, const Target &target, bool remarks) {
   tile::TileAssignLayoutsOptions layouts;
   layouts.vectorBytes = target.vectorBytes;
   pm.addPass(tile::createTileAssignLayouts(layouts));
   tile::TileLowerToGPUOptions lower;
   lower.fp8Hardware = target.fp8Conversion;
+  lower.remarks = remarks;
   pm.addPass(tile::createTileLowerToGPU(lower));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -16,6 +16,8 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.dumpIrDir = dir;
   if (const char *p = std::getenv("TK_PRINT_KERNEL_SOURCE"))
     o.printKernelSource = std::string(p) == "1";
+  if (const char *r = std::getenv("TK_REMARKS"))
+    o.remarks = std::string(r) == "1";
   return o;
 }
 
@@ -25,6 +27,10 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
   mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &diag) {
+    if (diag.getSeverity() == mlir::DiagnosticSeverity::Remark) {
+      llvm::errs() << "tk remark: " << diag.getLocation() << ": " << diag << "\n";
+      return mlir::success();
+    }
     diagStream << diag.getLocation() << ": " << diag << "\n";
     for (mlir::Diagnostic &note : diag.getNotes())
       diagStream << "  note: " << note.getLocation() << ": " << note << "\n";
@@ -32,7 +38,7 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   });
 
   mlir::PassManager pm(ctx);
-  buildPipeline(pm, target);
+  buildPipeline(pm, target, options.remarks);
   if (!options.dumpIrDir.empty()) {
     ctx->disableMultithreading();
     pm.enableIRPrintingToFileTree([](mlir::Pass *, mlir::Operation *) { return false; },

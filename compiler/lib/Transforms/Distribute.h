@@ -29,6 +29,9 @@ struct ThreadEmitter {
   /// Byte alignment promised for each memref value (kernel arguments, buffers).
   llvm::DenseMap<mlir::Value, int64_t> alignment;
 
+  /// Emit a remark for every access narrower than the layout's chunk, saying why.
+  bool remarks = false;
+
   ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func, bool fp8Hardware,
                 mlir::Value lane, mlir::Value warp)
       : b(b), loc(loc), func(func), fp8Hardware(fp8Hardware), lane(lane), warp(warp) {}
@@ -42,9 +45,11 @@ struct ThreadEmitter {
   mlir::Value concat(llvm::ArrayRef<mlir::Value> parts);
 
   /// Reads the tile at `origin` of `source` (elements outside it read 0).
-  mlir::Value load(mlir::Value source, mlir::ValueRange origin, const BlockedLayout &l, mlir::Type elt);
+  mlir::Value load(mlir::Operation *op, mlir::Value source, mlir::ValueRange origin, const BlockedLayout &l,
+                   mlir::Type elt);
   /// Writes a blocked per-thread vector at `origin` of `dest` (masked at edges).
-  void store(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const BlockedLayout &l);
+  void store(mlir::Operation *op, mlir::Value value, mlir::Value dest, mlir::ValueRange origin,
+             const BlockedLayout &l);
   /// Writes a reduced per-thread vector: one thread of each group stores it.
   void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g);
 
@@ -54,6 +59,14 @@ struct ThreadEmitter {
   mlir::FailureOr<mlir::Value> convert(tile::ConvertOp op, mlir::Value input);
 
 private:
+  struct AccessPlan {
+    bool vectorized;   ///< whole chunks of vec[last] elements per access
+    int64_t chunk;     ///< elements per access
+    int64_t alignment; ///< bytes the access may assume
+  };
+  /// How wide the accesses of `op` can be, and (with remarks) why not wider.
+  AccessPlan planAccess(mlir::Operation *op, mlir::Value mem, mlir::ValueRange origin, const BlockedLayout &l,
+                        mlir::Type elt);
   llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> threadCoordCache;
   /// True when `v` is statically known to be a multiple of `m`.
   bool isMultipleOf(mlir::Value v, int64_t m);

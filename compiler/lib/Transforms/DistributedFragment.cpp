@@ -104,29 +104,52 @@ SmallVector<Value> ThreadEmitter::bounds(Value mem, ArrayRef<Value> coords, cons
   return conds;
 }
 
-/// Whether whole chunks of `vec` elements along the last dimension are either
-/// fully inside or fully outside the memref, and contiguous.
-static bool chunksAreWhole(MemRefType type, int64_t vec) {
+ThreadEmitter::AccessPlan ThreadEmitter::planAccess(Operation *op, Value mem, ValueRange origin,
+                                                    const BlockedLayout &l, Type elt) {
+  int64_t last = l.rank() - 1, vec = l.vec[last];
+  int64_t eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
+  auto type = cast<MemRefType>(mem.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
-    return false;
-  int64_t last = type.getRank() - 1;
-  return !type.isDynamicDim(last) && type.getDimSize(last) % vec == 0;
+  std::string why;
+  if (vec == 1)
+    why = "the layout gives each thread 1 element per chunk";
+  else if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    why = "the last dimension is not contiguous";
+  else if (type.isDynamicDim(last))
+    why = "the last dimension is dynamic, so a chunk could straddle the tensor's edge";
+  else if (type.getDimSize(last) % vec)
+    why = "the last dimension (" + std::to_string(type.getDimSize(last)) + ") is not a multiple of the " +
+          std::to_string(vec) + "-element chunk";
+  else if (!isMultipleOf(origin[last], vec))
+    why = "the tile origin along the last dimension is not provably a multiple of " + std::to_string(vec);
+  AccessPlan plan;
+  plan.vectorized = why.empty();
+  plan.chunk = plan.vectorized ? vec : 1;
+  plan.alignment = accessAlignment(mem, plan.chunk * eltBytes);
+  int64_t want = vec * eltBytes, got = plan.vectorized ? plan.alignment : eltBytes;
+  if (why.empty() && plan.alignment < want) {
+    auto it = alignment.find(mem);
+    why = "the tensor promises only " + std::to_string(it == alignment.end() ? eltBytes : it->second) +
+          "-byte alignment of its pointer and strides (tile.align)";
+  }
+  if (remarks && got < want)
+    op->emitRemark() << "access of " << type << " is " << got << " bytes wide per thread instead of " << want
+                     << ": " << why;
+  return plan;
 }
 
-Value ThreadEmitter::load(Value source, ValueRange origin, const BlockedLayout &l, Type elt) {
-  int64_t n = l.slotsPerThread(), last = l.rank() - 1;
-  auto memType = cast<MemRefType>(source.getType());
-  bool vectorized = l.vec[last] > 1 && chunksAreWhole(memType, l.vec[last]) &&
-                    isMultipleOf(origin[last], l.vec[last]);
-  int64_t chunk = vectorized ? l.vec[last] : 1;
+Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const BlockedLayout &l, Type elt) {
+  int64_t n = l.slotsPerThread();
+  AccessPlan plan = planAccess(op, source, origin, l, elt);
+  bool vectorized = plan.vectorized;
+  int64_t chunk = plan.chunk;
   auto resultType = VectorType::get({n}, elt);
   auto chunkType = VectorType::get({chunk}, elt);
   Value zeroChunk = arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
   (void)resultType;
   SmallVector<Value> chunks;
-  int64_t align = accessAlignment(source, chunk * elt.getIntOrFloatBitWidth() / 8);
+  int64_t align = plan.alignment;
   auto read = [&](OpBuilder &ib, Location il, ValueRange at) -> Value {
     if (vectorized)
       return vector::LoadOp::create(ib, il, chunkType, source, at, false, llvm::MaybeAlign(align));
@@ -161,14 +184,13 @@ Value ThreadEmitter::load(Value source, ValueRange origin, const BlockedLayout &
   return concat(chunks);
 }
 
-void ThreadEmitter::store(Value value, Value dest, ValueRange origin, const BlockedLayout &l) {
-  int64_t n = l.slotsPerThread(), last = l.rank() - 1;
-  auto memType = cast<MemRefType>(dest.getType());
-  bool vectorized = l.vec[last] > 1 && chunksAreWhole(memType, l.vec[last]) &&
-                    isMultipleOf(origin[last], l.vec[last]);
-  int64_t chunk = vectorized ? l.vec[last] : 1;
+void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange origin, const BlockedLayout &l) {
+  int64_t n = l.slotsPerThread();
   Type elt = cast<VectorType>(value.getType()).getElementType();
-  int64_t align = accessAlignment(dest, chunk * elt.getIntOrFloatBitWidth() / 8);
+  AccessPlan plan = planAccess(op, dest, origin, l, elt);
+  bool vectorized = plan.vectorized;
+  int64_t chunk = plan.chunk;
+  int64_t align = plan.alignment;
   for (int64_t s = 0; s < n; s += chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;

@@ -85,7 +85,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
     if (failed(l))
       return failure();
-    Value v = emit.load(mapped(load.getSource()), origin(load.getIndices()), *l,
+    Value v = emit.load(&op, mapped(load.getSource()), origin(load.getIndices()), *l,
                         compiler::storageType(type.getElementType()));
     map.map(load.getResult(), v);
     return success();
@@ -102,7 +102,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
     if (failed(l))
       return failure();
-    emit.store(mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), *l);
+    emit.store(&op, mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), *l);
     return success();
   }
   if (auto alloc = dyn_cast<AllocOp>(op)) {
@@ -118,9 +118,9 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     Type elt = compiler::storageType(dst.getElementType());
     int64_t vec = std::max<int64_t>(1, 16 / std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8));
     BlockedLayout l = compiler::chooseBlockedLayout(shape, kernel.getNumWarps(), vec);
-    Value v = emit.load(mapped(copy.getSource()), origin(copy.getIndices()), l, elt);
+    Value v = emit.load(&op, mapped(copy.getSource()), origin(copy.getIndices()), l, elt);
     SmallVector<Value> zeros(dst.getRank(), emit.index(0));
-    emit.store(v, mapped(copy.getDest()), zeros, l);
+    emit.store(&op, v, mapped(copy.getDest()), zeros, l);
     gpu::BarrierOp::create(b, emit.loc);
     return success();
   }
@@ -211,6 +211,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     Value lane = arith::RemUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, 32));
     Value warp = arith::DivUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, 32));
     compiler::ThreadEmitter emit(b, loc, func, fp8Hardware, lane, warp);
+    emit.remarks = remarks;
     KernelLowering lowering{kernel, func, emit, {}};
     for (auto [i, arg] : llvm::enumerate(kernel.getBody().getArguments())) {
       BlockArgument gpuArg = func.getArgument(i);

@@ -14,14 +14,16 @@ namespace tk::compiler {
 ///   tile-assign-layouts -> tile-lower-to-gpu -> canonicalize, cse
 ///   -> upstream gpu-lower-to-nvvm (scf/vector/memref/arith -> LLVM + NVVM,
 ///      nvvm target attach, gpu-module-to-binary format=isa through LLVM NVPTX).
-void buildPipeline(mlir::OpPassManager &pm, const Target &target);
+void buildPipeline(mlir::OpPassManager &pm, const Target &target, bool remarks = false);
 
 struct CompileOptions {
   /// Directory to write the IR after every pass into (TK_DUMP_IR); empty: none.
   std::string dumpIrDir;
   /// Print the PTX to stderr (TK_PRINT_KERNEL_SOURCE=1).
   bool printKernelSource = false;
-  /// Reads TK_DUMP_IR and TK_PRINT_KERNEL_SOURCE.
+  /// Print vectorization remarks to stderr (TK_REMARKS=1).
+  bool remarks = false;
+  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE and TK_REMARKS.
   static CompileOptions fromEnvironment();
 };
 

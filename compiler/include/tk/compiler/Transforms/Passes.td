@@ -42,6 +42,8 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"fp8Hardware", "fp8-hardware", "bool", /*default=*/"true",
            "Use cvt.satfinite.e4m3x2 (sm_89+) for f32 -> e4m3">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Remark on every global or shared access narrower than its layout's chunk, and why">,
   ];
 }
 
