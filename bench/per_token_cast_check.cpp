@@ -150,3 +150,63 @@ CheckResult checkPerTokenCastOnCpu(tk_context ctx, const PerTokenCastCase &c, co
 }
 
 } // namespace tk::bench
+
+namespace tk::bench {
+
+CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c,
+                                  const std::vector<uint8_t> &x) {
+  CheckResult r;
+  const int64_t stride = c.xRowStride ? c.xRowStride : c.k, kb = ceilDiv(c.k, c.group);
+  const bool col = c.flags & TK_SF_COL_MAJOR, round = c.flags & TK_ROUND_SF;
+  const int64_t sfRows = col ? alignUp(c.m, 4) : c.m, sf0 = col ? 1 : kb, sf1 = col ? sfRows : 1;
+  const dsl::DType in = c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
+  // References: scale factors in the case's layout and row-major, and the cast with the latter.
+  std::vector<uint8_t> scratch(c.m * c.k), refOut(c.m * c.k);
+  std::vector<float> refSf(kb * sfRows, 0.0f), rowSf(kb * c.m);
+  perTokenCastReference(x.data(), in, c.m, c.k, stride, c.group, round, scratch.data(), refSf.data(), sf0, sf1);
+  perTokenCastReference(x.data(), in, c.m, c.k, stride, c.group, round, scratch.data(), rowSf.data(), kb, 1);
+  perTokenCastWithSfReference(x.data(), in, c.m, c.k, stride, c.group, rowSf.data(), kb, refOut.data());
+
+  std::vector<uint8_t> out(c.m * c.k, 0xEE);
+  std::vector<float> sf(kb * sfRows, 0.0f);
+  tk_device_type dev = gpu ? TK_DEVICE_CUDA : TK_DEVICE_CPU;
+  auto place = [&](const void *host, size_t bytes) -> void * {
+    if (!gpu)
+      return const_cast<void *>(host);
+    void *d = gpu->alloc(bytes);
+    gpu->upload(d, host, bytes);
+    return d;
+  };
+  void *dx = place(x.data(), x.size()), *dsf = place(sf.data(), sf.size() * 4),
+       *drow = place(rowSf.data(), rowSf.size() * 4), *dout = place(out.data(), out.size());
+  auto tensor = [&](void *p, tk_dtype t, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+    tk_tensor v = deviceTensor(p, t, std::move(shape), std::move(strides));
+    v.device = dev;
+    return v;
+  };
+  tk_tensor tx = tensor(dx, c.in, {c.m, c.k}, {stride, 1});
+  tk_tensor tsf = tensor(dsf, TK_F32, {c.m, kb}, {sf0, sf1});
+  tk_tensor trow = tensor(drow, TK_F32, {c.m, kb}, {kb, 1});
+  tk_tensor tout = tensor(dout, TK_F8_E4M3, {c.m, c.k}, {c.k, 1});
+  r.status = tk_per_token_cast_with_sf_only(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags,
+                                            &tsf, nullptr);
+  if (r.status == TK_SUCCESS)
+    r.status = tk_per_token_cast_with_precomputed_sf(ctx, &tx, TK_FORMAT_E4M3, (int32_t)c.group, &trow,
+                                                     c.flags & TK_ROUND_SF, &tout, nullptr);
+  if (r.status != TK_SUCCESS) {
+    r.error = tk_last_error();
+    return r;
+  }
+  if (gpu) {
+    gpu->download(sf.data(), dsf, sf.size() * 4);
+    gpu->download(out.data(), dout, out.size());
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    r.outMismatches += out[i] != refOut[i];
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t g = 0; g < kb; ++g)
+      r.sfMismatches += std::memcmp(&sf[i * sf0 + g * sf1], &refSf[i * sf0 + g * sf1], 4) != 0;
+  return r;
+}
+
+} // namespace tk::bench

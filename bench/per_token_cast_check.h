@@ -42,4 +42,11 @@ CheckResult checkPerTokenCast(GpuSession &session, tk_context ctx, const PerToke
 /// `ms` is the wall time of one call after a warm-up call.
 CheckResult checkPerTokenCastOnCpu(tk_context ctx, const PerTokenCastCase &c, const std::vector<uint8_t> &x);
 
+/// per_token_cast_with_sf_only (against the reference's scale factors, in the
+/// case's layout) and per_token_cast_with_precomputed_sf (given the reference's
+/// row-major scale factors, against the reference cast with them), on the GPU
+/// of `gpu`, or on the CPU path when `gpu` is null.
+CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c,
+                                  const std::vector<uint8_t> &x);
+
 } // namespace tk::bench

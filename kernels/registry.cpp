@@ -4,8 +4,10 @@
 
 namespace tk::kernels {
 
-static KernelVariant perTokenCastVariant(const std::string &name, quant::PerTokenCastConfig c) {
-  return {name, "per_token_cast|" + c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerTokenCast(ctx, c); }};
+static KernelVariant perTokenCastVariant(const std::string &name, quant::PerTokenCastConfig c,
+                                         quant::PerTokenMode mode = quant::PerTokenMode::Cast) {
+  c.mode = mode;
+  return {name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerTokenCast(ctx, c); }};
 }
 
 const std::vector<ShippedKernel> &shippedKernels() {
@@ -19,6 +21,14 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      perTokenCastVariant("per_token_cast.bf16.k2560.g32.round", {2560, 32, DType::BF16, true}),
                      perTokenCastVariant("per_token_cast.bf16.k576.g576", {576, 576, DType::BF16, false}),
                      perTokenCastVariant("per_token_cast.bf16.k7168.g7168", {7168, 7168, DType::BF16, false})}});
+    list.push_back({"per_token_cast_with_sf_only", "quant", "tk_per_token_cast_with_sf_only",
+                    "the scale factors of per_token_cast only",
+                    {perTokenCastVariant("per_token_cast_with_sf_only.bf16.k7168.g128.round",
+                                         {7168, 128, DType::BF16, true}, quant::PerTokenMode::SfOnly)}});
+    list.push_back({"per_token_cast_with_precomputed_sf", "quant", "tk_per_token_cast_with_precomputed_sf",
+                    "e4m3 cast with caller-given per-token scale factors",
+                    {perTokenCastVariant("per_token_cast_with_precomputed_sf.bf16.k7168.g128",
+                                         {7168, 128, DType::BF16, false}, quant::PerTokenMode::PrecomputedSf)}});
     return list;
   }();
   return kernels;

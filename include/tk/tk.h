@@ -89,6 +89,21 @@ tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor 
                             const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
                             uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
 
+/* per_token_cast_with_sf_only (quant.md 4.3): only the scale factors of
+ * tk_per_token_cast (same arguments without out). Plain input only;
+ * num_per_channels must not be K. */
+tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                         const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
+                                         uint32_t flags, tk_tensor *out_sf, tk_stream stream);
+
+/* per_token_cast_with_precomputed_sf (quant.md 4.4): out = e4m3(x * (1 / sf))
+ * with caller-given scale factors sf, fp32 (M, ceil(K / g)), row-major with a
+ * unit column stride. TK_ROUND_SF is ignored; TK_SF_COL_MAJOR and
+ * TK_PACKED_UE8M0 are rejected; num_per_channels must not be K. */
+tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                int32_t num_per_channels, const tk_tensor *sf, uint32_t flags,
+                                                tk_tensor *out, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #include "kernels/quant/scale_rule.h"
 
 #include <numeric>
+#include <optional>
 
 using namespace tk::dsl;
 
@@ -14,27 +15,48 @@ int64_t PerTokenCastConfig::tileK() const {
   return std::max<int64_t>(group, std::gcd<int64_t>(4096, hidden));
 }
 
+std::string PerTokenCastConfig::kernelName() const {
+  switch (mode) {
+  case PerTokenMode::Cast: return "per_token_cast";
+  case PerTokenMode::SfOnly: return "per_token_cast_with_sf_only";
+  case PerTokenMode::PrecomputedSf: return "per_token_cast_with_precomputed_sf";
+  }
+  return "?";
+}
+
 std::string PerTokenCastConfig::key() const {
-  return "K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
+  return kernelName() + ":K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes);
 }
 
 BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), g = c.group == c.hidden ? bk : c.group;
-  KernelBuilder k(ctx, "per_token_cast", c.key(), /*threads=*/128);
+  const bool writesData = c.mode != PerTokenMode::SfOnly, computesSf = c.mode != PerTokenMode::PrecomputedSf;
+  KernelBuilder k(ctx, c.kernelName(), c.key(), /*threads=*/128);
   Dim tokens = k.dynamic("num_tokens");
   Tensor x = k.input("x", {tokens, c.hidden}, c.in, {kDynamicStride, 1}, c.xAlignBytes);
-  Tensor out = k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
-  Tensor sf = k.output("out_sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
+  std::optional<Tensor> out, sf;
+  if (!computesSf) // scale factors in: row-major, any row stride
+    sf = k.input("sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, 1}, 4);
+  if (writesData)
+    out = k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+  if (computesSf)
+    sf = k.output("out_sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
 
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
-    Index row = b[0] * bm, col = b[1] * bk;
+    Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
     Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
-    Tile amax = reduce_absmax(tile, /*dim=*/1, g); // [bm, bk / g]
-    auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
-    k.store(sf, {row, b[1] * (bk / g)}, scale);
-    k.store(out, {row, col}, (tile * expand(inv, 1, g)).to(DType::F8E4M3));
+    Tile inv = computesSf ? Tile(nullptr, {}) : map({k.load(*sf, {row, sfCol}, {bm, bk / g})}, DType::F32,
+                                                    [](auto &s) { return s[0].constantF32(1.0) / s[0]; });
+    if (computesSf) {
+      Tile amax = reduce_absmax(tile, /*dim=*/1, g); // [bm, bk / g]
+      auto [scale, scaleInv] = scaleRule(amax, Format::E4M3, c.roundSf);
+      k.store(*sf, {row, sfCol}, scale);
+      inv = scaleInv;
+    }
+    if (writesData)
+      k.store(*out, {row, col}, (tile * expand(inv, 1, g)).to(DType::F8E4M3));
   });
   return k.finish();
 }
@@ -56,6 +78,21 @@ void perTokenCastReference(const void *x, DType in, int64_t m, int64_t k, int64_
       sf[i * sfStride0 + gi * sfStride1] = s.sf;
       for (int64_t j = begin; j < end; ++j)
         out[i * k + j] = encodeE4M3(value(i, j) * s.inv);
+    }
+}
+
+} // namespace tk::kernels::quant
+
+namespace tk::kernels::quant {
+
+void perTokenCastWithSfReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride,
+                                 int64_t group, const float *sf, int64_t sfStride0, uint8_t *out) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j) {
+      float v = in == dsl::DType::BF16 ? bf16ToF32(static_cast<const uint16_t *>(x)[i * xRowStride + j])
+                                       : static_cast<const float *>(x)[i * xRowStride + j];
+      float inv = 1.0f / sf[i * sfStride0 + j / group];
+      out[i * k + j] = encodeE4M3(v * inv);
     }
 }
 

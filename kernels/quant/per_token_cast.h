@@ -8,6 +8,9 @@
 
 namespace tk::kernels::quant {
 
+/// Which of the per-token operators (quant.md 4.1, 4.3, 4.4) the kernel is.
+enum class PerTokenMode { Cast, SfOnly, PrecomputedSf };
+
 /// Everything the generated code depends on; num_tokens stays dynamic.
 struct PerTokenCastConfig {
   int64_t hidden = 0;             ///< K
@@ -16,6 +19,7 @@ struct PerTokenCastConfig {
   bool roundSf = false;
   int64_t xAlignBytes = 16;       ///< alignment of x's pointer and row stride in bytes
   int64_t outAlignBytes = 16;     ///< alignment of out's pointer and row stride in bytes
+  PerTokenMode mode = PerTokenMode::Cast;
 
   /// Columns per block: the whole row when one group spans it, else at least
   /// one group and a divisor of 4096 elements.
@@ -26,6 +30,7 @@ struct PerTokenCastConfig {
   int64_t tileM() const { return 4096 % tileK() ? 1 : 4096 / tileK(); }
   int64_t groups() const { return ceilDiv(hidden, group); }
   std::string key() const;
+  std::string kernelName() const;
 };
 
 dsl::BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &config);
@@ -35,5 +40,10 @@ dsl::BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastCon
 /// codes; sf(i, k) is stored at sf[i * sfStride0 + k * sfStride1].
 void perTokenCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride, int64_t group,
                            bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1);
+
+/// Reference of per_token_cast_with_precomputed_sf: out = e4m3(x * fl(1 / sf)),
+/// sf(i, k) at sf[i * sfStride0 + k] (row-major).
+void perTokenCastWithSfReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride,
+                                 int64_t group, const float *sf, int64_t sfStride0, uint8_t *out);
 
 } // namespace tk::kernels::quant

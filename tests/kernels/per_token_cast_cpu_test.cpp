@@ -95,3 +95,32 @@ TEST(Cpu_per_token_cast, MixedDevicesAreRejected) {
 }
 
 } // namespace
+
+namespace {
+
+void variantsGrid(bool withCol) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int cases = 0;
+  for (int64_t m : {1, 37})
+    for (int64_t k : {576, 2560, 7168})
+      for (tk_dtype in : {TK_BF16, TK_F32})
+        for (int64_t g : {16l, 32l, 128l})
+          for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF}) {
+            bench::PerTokenCastCase c{m, k, g, in, flags | (withCol ? (uint32_t)TK_SF_COL_MAJOR : 0u), 0,
+                                      (uint64_t)(m + k + g)};
+            bench::CheckResult r = bench::checkPerTokenVariants(nullptr, ctx, c, bench::makeInput(c));
+            EXPECT_EQ(r.status, TK_SUCCESS) << bench::describe(c) << ": " << r.error;
+            EXPECT_EQ(r.outMismatches, 0) << bench::describe(c);
+            EXPECT_EQ(r.sfMismatches, 0) << bench::describe(c);
+            ++cases;
+          }
+  std::printf("[ per_token_cast variants ] %d CPU cases compared\n", cases);
+  tk_context_destroy(ctx);
+}
+
+TEST(Cpu_per_token_cast_with_sf_only, MatchesTheReferenceScaleFactors) { variantsGrid(/*withCol=*/true); }
+
+TEST(Cpu_per_token_cast_with_precomputed_sf, MatchesTheReferenceCast) { variantsGrid(/*withCol=*/false); }
+
+} // namespace

@@ -137,6 +137,33 @@ TEST_F(PerTokenCastGpu, CpuAndGpuAgreeBitForBit) {
   tk_context_destroy(ctx);
 }
 
+// per_token_cast_with_sf_only and per_token_cast_with_precomputed_sf over the
+// spec's grid (quant.md 4.3/4.4: plain input, g != K, both flag combinations).
+TEST_F(PerTokenCastGpu, SfOnlyAndPrecomputedSfAreBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int passed = 0, total = 0;
+  for (int64_t m : {4001, 8001})
+    for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
+      for (tk_dtype in : {TK_F32, TK_BF16}) {
+        std::vector<uint8_t> x;
+        for (int64_t g : {32l, 64l, 128l})
+          for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)}) {
+            bench::PerTokenCastCase c{m, k, g, in, flags};
+            if (x.empty())
+              x = bench::makeInput(c);
+            bench::CheckResult r = bench::checkPerTokenVariants(session, ctx, c, x);
+            EXPECT_EQ(r.status, TK_SUCCESS) << bench::describe(c) << ": " << r.error;
+            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << bench::describe(c) << ": " << r.describe();
+            passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+            ++total;
+          }
+      }
+  std::printf("[ per_token_cast variants ] %d of %d cases bit-exact on %s\n", passed, total,
+              session->device().name.c_str());
+  tk_context_destroy(ctx);
+}
+
 TEST_F(PerTokenCastGpu, EmptyInputWritesNothing) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);

@@ -113,6 +113,40 @@ TEST_F(Validation, FlagsAndFormats) {
   expectRejected([](Call &c) { c.x.device = (tk_device_type)7; }, TK_ERROR_INVALID_ARGUMENT, "unknown device type");
 }
 
+TEST_F(Validation, SfOnlyAndPrecomputedSf) {
+  Call c{ctx};
+  // sf_only: g == K is not allowed, quantized input is not allowed.
+  tk_tensor x = tensor(TK_BF16, {64, 7168}), sfK = tensor(TK_F32, {64, 1});
+  EXPECT_EQ(tk_per_token_cast_with_sf_only(ctx, &x, nullptr, nullptr, TK_FORMAT_E4M3, 7168, 0, &sfK, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("num_per_channels must be 16, 32, 64, 128; got 7168"), std::string::npos)
+      << tk_last_error();
+  int32_t block[2] = {128, 128};
+  EXPECT_EQ(tk_per_token_cast_with_sf_only(ctx, &x, &sfK, block, TK_FORMAT_E4M3, 128, 0, &c.sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("plain (not quantized) input"), std::string::npos);
+  // precomputed: column-major or packed scale factors, wrong dtype, shape and strides.
+  tk_tensor sf = tensor(TK_F32, {64, 56});
+  EXPECT_EQ(tk_per_token_cast_with_precomputed_sf(ctx, &x, TK_FORMAT_E4M3, 128, &sf, TK_SF_COL_MAJOR, &c.out, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("sf must be row-major fp32"), std::string::npos);
+  tk_tensor sfBf16 = tensor(TK_BF16, {64, 56});
+  EXPECT_EQ(tk_per_token_cast_with_precomputed_sf(ctx, &x, TK_FORMAT_E4M3, 128, &sfBf16, 0, &c.out, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("sf must be f32, got bf16"), std::string::npos) << tk_last_error();
+  tk_tensor sfShape = tensor(TK_F32, {64, 57});
+  EXPECT_EQ(tk_per_token_cast_with_precomputed_sf(ctx, &x, TK_FORMAT_E4M3, 128, &sfShape, 0, &c.out, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("sf must have shape (64, 56), got (64, 57)"), std::string::npos);
+  tk_tensor sfCol = tensor(TK_F32, {64, 56}, {1, 64});
+  EXPECT_EQ(tk_per_token_cast_with_precomputed_sf(ctx, &x, TK_FORMAT_E4M3, 128, &sfCol, 0, &c.out, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("unit column stride"), std::string::npos);
+  EXPECT_EQ(tk_per_token_cast_with_precomputed_sf(ctx, &x, TK_FORMAT_E4M3, 128, nullptr, 0, &c.out, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("sf is null"), std::string::npos);
+}
+
 TEST_F(Validation, EmptyInputLaunchesNothing) {
   Call c{ctx};
   c.x = tensor(TK_BF16, {0, 7168});

@@ -53,13 +53,38 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
       v.setType(cast<FragmentType>(v.getType()).withLayout(layout));
     };
 
+    // Backward hints: a fragment that is expanded (directly or through
+    // elementwise ops, e.g. scale factors loaded from memory) must be laid out
+    // as the reduced form of the expansion's layout.
+    llvm::DenseMap<Value, Attribute> wanted;
+    SmallVector<Operation *> ops;
+    kernel.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : llvm::reverse(ops)) {
+      if (auto expand = dyn_cast<ExpandOp>(op)) {
+        FragmentType wide = expand.getResult().getType();
+        auto parent = dyn_cast_or_null<BlockedLayoutAttr>(wide.getLayout());
+        if (!parent)
+          parent = cast<BlockedLayoutAttr>(defaultLayout(wide));
+        wanted[expand.getInput()] = ReducedLayoutAttr::get(ctx, parent, expand.getDim(), expand.getGroup());
+      } else if (isa<ParallelOp, ConvertOp>(op)) {
+        auto it = wanted.find(op->getResult(0));
+        if (it != wanted.end())
+          for (Value operand : op->getOperands())
+            if (cast<FragmentType>(operand.getType()).getShape() ==
+                cast<FragmentType>(op->getResult(0).getType()).getShape())
+              wanted.try_emplace(operand, it->second);
+      }
+    }
+
     WalkResult result = kernel.walk([&](Operation *op) -> WalkResult {
       for (Value res : op->getResults()) {
         auto type = dyn_cast<FragmentType>(res.getType());
         if (!type || type.getLayout())
           continue;
         Attribute layout;
-        if (auto reduce = dyn_cast<ReduceOp>(op)) {
+        if (auto it = wanted.find(res); it != wanted.end() && !isa<ReduceOp>(op)) {
+          layout = it->second;
+        } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
           auto parent = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(reduce.getInput()));
           if (!parent)
             return op->emitOpError() << "reduces a fragment without a blocked layout", WalkResult::interrupt();

@@ -50,6 +50,9 @@ struct ThreadEmitter {
   /// Writes a blocked per-thread vector at `origin` of `dest` (masked at edges).
   void store(mlir::Operation *op, mlir::Value value, mlir::Value dest, mlir::ValueRange origin,
              const BlockedLayout &l);
+  /// Reads a fragment laid out like a reduction's result: each thread reads the
+  /// element of each of its groups (threads of one group read the same one).
+  mlir::Value loadReduced(mlir::Value source, mlir::ValueRange origin, const GroupedReduction &g, mlir::Type elt);
   /// Writes a reduced per-thread vector: one thread of each group stores it.
   void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g);
 

@@ -260,6 +260,37 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
   }
 }
 
+Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedReduction &g, Type elt) {
+  const BlockedLayout &l = g.parent;
+  auto memType = cast<MemRefType>(source.getType());
+  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < g.reducedSlots(); ++r) {
+    BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(r));
+    SmallVector<Value> conds, coords;
+    for (int64_t d = 0; d < l.rank(); ++d) {
+      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
+      if (l.hasPadding(d))
+        conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, index(l.shape[d])));
+      if (d == g.dim)
+        t = arith::DivUIOp::create(b, loc, t, index(g.group));
+      Value c = arith::AddIOp::create(b, loc, origin[d], t);
+      Value extent = memType.isDynamicDim(d) ? Value(memref::DimOp::create(b, loc, source, d))
+                                             : index(memType.getDimSize(d));
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, extent));
+      coords.push_back(c);
+    }
+    auto ifOp = scf::IfOp::create(
+        b, loc, allTrue(conds),
+        [&](OpBuilder &tb, Location tl) {
+          scf::YieldOp::create(tb, tl, ValueRange{memref::LoadOp::create(tb, tl, source, coords)});
+        },
+        [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, ValueRange{zero}); });
+    elements.push_back(ifOp.getResult(0));
+  }
+  return vector::FromElementsOp::create(b, loc, VectorType::get({g.reducedSlots()}, elt), elements);
+}
+
 Value ThreadEmitter::expand(Value reduced, const GroupedReduction &g) {
   SmallVector<int64_t> mask;
   for (int64_t s = 0; s < g.parent.slotsPerThread(); ++s)

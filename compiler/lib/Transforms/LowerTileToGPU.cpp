@@ -82,6 +82,14 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   }
   if (auto load = dyn_cast<LoadOp>(op)) {
     FragmentType type = load.getResult().getType();
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
+      FailureOr<GroupedReduction> g = groupingOf(&op, type);
+      if (failed(g))
+        return failure();
+      map.map(load.getResult(), emit.loadReduced(mapped(load.getSource()), origin(load.getIndices()), *g,
+                                                 compiler::storageType(type.getElementType())));
+      return success();
+    }
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
     if (failed(l))
       return failure();
