@@ -37,21 +37,26 @@ std::string jsonEscape(const std::string &s) {
   return out;
 }
 
-/// Times one per_token_cast case with rotated buffers; checks the first set.
-Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c, bool check) {
+enum class Op { Cast, SfOnly, PrecomputedSf };
+
+/// Times one per-token case with rotated buffers; checks the first set.
+Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c, bool check, Op op = Op::Cast) {
   Row row;
-  row.op = "per_token_cast";
+  row.op = op == Op::Cast ? "per_token_cast"
+                          : op == Op::SfOnly ? "per_token_cast_with_sf_only" : "per_token_cast_with_precomputed_sf";
   row.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
   row.variant = describe(c).substr(row.shape.size() + 1);
   if (check) {
-    CheckResult r = checkPerTokenCast(gpu, ctx, c, makeInput(c), false);
+    CheckResult r = op == Op::Cast ? checkPerTokenCast(gpu, ctx, c, makeInput(c), false)
+                                   : checkPerTokenVariants(&gpu, ctx, c, makeInput(c));
     row.check = r.status == TK_SUCCESS && !r.outMismatches && !r.sfMismatches ? "bit-exact" : r.describe();
   }
   const int64_t elt = c.in == TK_BF16 ? 2 : 4, kb = ceilDiv(c.k, c.group);
   const bool col = c.flags & TK_SF_COL_MAJOR;
   const int64_t sfRows = col ? alignUp(c.m, 4) : c.m, sf0 = col ? 1 : kb, sf1 = col ? sfRows : 1;
   const size_t xBytes = c.m * c.k * elt, outBytes = c.m * c.k, sfBytes = kb * sfRows * 4;
-  row.bytes = (double)c.m * c.k * (elt + 1) + (double)c.m * kb * 4;
+  // quant.md §0: cast s_in + s_out + sf/g; sf only s_in + sf/g; precomputed s_in + 4/g + s_out.
+  row.bytes = (double)c.m * c.k * (elt + (op == Op::SfOnly ? 0 : 1)) + (double)c.m * kb * 4;
   size_t perSet = xBytes + outBytes + sfBytes;
   int sets = (int)std::max<size_t>(1, (3ull * gpu.device().l2Bytes + perSet - 1) / perSet);
   std::vector<std::array<tk_tensor, 3>> tensors;
@@ -65,8 +70,15 @@ Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c
   double ms = gpu.medianMs(
       [&] {
         auto &t = tensors[next++ % sets];
-        tk_per_token_cast(ctx, &t[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &t[1], &t[2],
-                          nullptr);
+        if (op == Op::Cast)
+          tk_per_token_cast(ctx, &t[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &t[1], &t[2],
+                            nullptr);
+        else if (op == Op::SfOnly)
+          tk_per_token_cast_with_sf_only(ctx, &t[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags,
+                                         &t[2], nullptr);
+        else
+          tk_per_token_cast_with_precomputed_sf(ctx, &t[0], TK_FORMAT_E4M3, (int32_t)c.group, &t[2], 0, &t[1],
+                                                nullptr);
       },
       5, 50);
   row.us = ms * 1e3;
@@ -113,6 +125,16 @@ int runBenchmark(const BenchOptions &options) {
   for (const auto &c : perTokenCastCases(options.full)) {
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/first);
     first = false;
+    r.frac = r.gbps / ceiling;
+    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
+                r.us, r.gbps, 100 * r.frac, r.check.c_str());
+    rows.push_back(r);
+  }
+
+  // The other per-token operators on the headline shape (row-major scale factors).
+  for (Op op : {Op::SfOnly, Op::PrecomputedSf}) {
+    PerTokenCastCase c{32768, 7168, 128, TK_BF16, TK_ROUND_SF};
+    Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/true, op);
     r.frac = r.gbps / ceiling;
     std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
                 r.us, r.gbps, 100 * r.frac, r.check.c_str());

@@ -109,6 +109,18 @@ int cmdCompile(const std::vector<std::string> &args) {
   return compileTable(all ? std::vector<std::string>{} : names, *target, dir) ? 1 : 0;
 }
 
+/// per_token_cast_with_sf_only and _with_precomputed_sf, checked (not timed;
+/// `tk bench` times them) on the GPU of `gpu`, or on the CPU path.
+static int checkVariants(bench::GpuSession *gpu, tk_context ctx) {
+  bench::PerTokenCastCase c = gpu ? bench::PerTokenCastCase{8001, 7168, 128, TK_BF16, TK_ROUND_SF}
+                                  : bench::PerTokenCastCase{256, 7168, 128, TK_BF16, TK_ROUND_SF};
+  bench::CheckResult r = bench::checkPerTokenVariants(gpu, ctx, c, bench::makeInput(c));
+  bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+  std::printf("%-16s %-34s %s\n", "+ sf_only, precomputed_sf", bench::describe(c).c_str(),
+              ok ? "bit-exact" : r.describe().c_str());
+  return ok ? 0 : 1;
+}
+
 static int runOnGpu(bench::GpuSession &gpu, bool quick) {
   const auto &dev = gpu.device();
   auto target = compiler::targetForDevice(dev.ccMajor, dev.ccMinor);
@@ -137,6 +149,7 @@ static int runOnGpu(bench::GpuSession &gpu, bool quick) {
     std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", "per_token_cast", bench::describe(c).c_str(),
                 ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
   }
+  failures += checkVariants(&gpu, ctx);
   tk_context_destroy(ctx);
   return failures ? 1 : 0;
 }
@@ -164,6 +177,7 @@ static int runOnCpu(bool quick) {
     std::printf("%-16s %-34s %-28s %9.2f\n", "per_token_cast", bench::describe(c).c_str(),
                 ok ? "bit-exact" : r.describe().c_str(), r.ms);
   }
+  failures += checkVariants(nullptr, ctx);
   tk_context_destroy(ctx);
   return failures;
 }
