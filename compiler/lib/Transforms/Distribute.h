@@ -80,6 +80,14 @@ private:
   int64_t accessAlignment(mlir::Value mem, int64_t chunkBytes);
 };
 
+/// The neutral element of a reduction kind for element type `t`.
+mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKind kind, mlir::Type t);
+/// One combining step of a reduction (max/absmax/min ignore NaN like fmax).
+mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKind kind, mlir::Value a,
+                          mlir::Value c);
+/// |v| by clearing the sign bit (exact; math.absf would become a libdevice call on the GPU).
+mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+
 /// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
 /// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.
 mlir::Value emitF32ToE4M3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware);

@@ -19,7 +19,7 @@ using namespace tk;
 
 namespace tk::compiler {
 
-static Value identity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type t) {
+Value reduceIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type t) {
   if (auto ft = dyn_cast<FloatType>(t)) {
     const llvm::fltSemantics &sem = ft.getFloatSemantics();
     switch (kind) {
@@ -44,7 +44,7 @@ static Value identity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type t)
   }
 }
 
-static Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value a, Value c) {
+Value reduceCombine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value a, Value c) {
   bool isFloat = isa<FloatType>(a.getType());
   switch (kind) {
   case tile::ReduceKind::sum:
@@ -58,8 +58,7 @@ static Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value a,
   llvm_unreachable("reduce kind");
 }
 
-/// |v| by clearing the sign bit (exact; math.absf would become a libdevice call).
-static Value absolute(OpBuilder &b, Location loc, Value v) {
+Value absoluteValue(OpBuilder &b, Location loc, Value v) {
   auto ft = cast<FloatType>(v.getType());
   auto it = b.getIntegerType(ft.getWidth());
   Value bits = arith::BitcastOp::create(b, loc, it, v);
@@ -72,14 +71,14 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
   const BlockedLayout &l = g.parent;
   Type elt = cast<VectorType>(input.getType()).getElementType();
   int64_t numReduced = g.reducedSlots();
-  Value init = identity(b, loc, kind, elt);
+  Value init = reduceIdentity(b, loc, kind, elt);
   SmallVector<Value> acc(numReduced, init);
 
   // (1) In-thread, in slot order; padding slots past the tile contribute the identity.
   for (int64_t s = 0; s < l.slotsPerThread(); ++s) {
     Value v = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{s});
     if (kind == tile::ReduceKind::absmax)
-      v = absolute(b, loc, v);
+      v = absoluteValue(b, loc, v);
     if (l.hasPadding(g.dim)) {
       BlockedLayout::SlotPos pos = l.slotPos(s);
       Value c = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, g.dim)), threadCoord(l, g.dim));
@@ -87,7 +86,7 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
       v = arith::SelectOp::create(b, loc, inside, v, init);
     }
     int64_t r = g.reducedSlotOf(s);
-    acc[r] = combine(b, loc, kind, acc[r], v);
+    acc[r] = reduceCombine(b, loc, kind, acc[r], v);
   }
 
   // 16-bit floats cross lanes and warps as f32 (shuffles move 32-bit values);
@@ -103,7 +102,7 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
   for (int64_t mask : g.laneMasks)
     for (Value &a : acc) {
       auto shuffle = gpu::ShuffleOp::create(b, loc, a, (int32_t)mask, 32, gpu::ShuffleMode::XOR);
-      a = combine(b, loc, kind, a, shuffle.getShuffleResult());
+      a = reduceCombine(b, loc, kind, a, shuffle.getShuffleResult());
     }
 
   // (3) Across warps through shared memory, combined in warp order.
@@ -136,7 +135,7 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
             b, loc, otherDims,
             arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, first, index(j)), index(stride)));
         Value v = memref::LoadOp::create(b, loc, buf, ValueRange{w, laneBase, index(r)});
-        total = total ? combine(b, loc, kind, total, v) : v;
+        total = total ? reduceCombine(b, loc, kind, total, v) : v;
       }
       acc[r] = total;
     }

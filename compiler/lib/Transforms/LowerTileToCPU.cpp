@@ -111,45 +111,6 @@ struct CpuLowering {
   }
 };
 
-Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value a, Value c) {
-  bool isFloat = isa<FloatType>(a.getType());
-  switch (kind) {
-  case ReduceKind::sum:
-    return isFloat ? Value(arith::AddFOp::create(b, loc, a, c)) : Value(arith::AddIOp::create(b, loc, a, c));
-  case ReduceKind::max:
-  case ReduceKind::absmax:
-    return isFloat ? Value(arith::MaxNumFOp::create(b, loc, a, c)) : Value(arith::MaxSIOp::create(b, loc, a, c));
-  case ReduceKind::min:
-    return isFloat ? Value(arith::MinNumFOp::create(b, loc, a, c)) : Value(arith::MinSIOp::create(b, loc, a, c));
-  }
-  llvm_unreachable("reduce kind");
-}
-
-Value identity(OpBuilder &b, Location loc, ReduceKind kind, Type t) {
-  if (auto ft = dyn_cast<FloatType>(t)) {
-    const llvm::fltSemantics &sem = ft.getFloatSemantics();
-    if (kind == ReduceKind::max)
-      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, llvm::APFloat::getInf(sem, true)));
-    if (kind == ReduceKind::min)
-      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, llvm::APFloat::getInf(sem, false)));
-    return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, 0.0));
-  }
-  auto it = cast<IntegerType>(t);
-  if (kind == ReduceKind::max)
-    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMinValue(it.getWidth())));
-  if (kind == ReduceKind::min)
-    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMaxValue(it.getWidth())));
-  return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, 0));
-}
-
-Value absolute(OpBuilder &b, Location loc, Value v) {
-  auto ft = cast<FloatType>(v.getType());
-  auto it = b.getIntegerType(ft.getWidth());
-  Value bits = arith::BitcastOp::create(b, loc, it, v);
-  Value mask = arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMaxValue(ft.getWidth())));
-  return arith::BitcastOp::create(b, loc, ft, arith::AndIOp::create(b, loc, bits, mask));
-}
-
 LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
   auto mapped = [&](Value v) { return map.lookup(v); };
   auto mappedRange = [&](ValueRange vs) {
@@ -237,7 +198,7 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     ReduceKind kind = reduce.getKind();
     Type elt = type.getElementType();
     loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
-      Value init = identity(ib, l, kind, elt);
+      Value init = compiler::reduceIdentity(ib, l, kind, elt);
       Value lb = arith::ConstantIndexOp::create(ib, l, 0), ub = arith::ConstantIndexOp::create(ib, l, group),
             one = arith::ConstantIndexOp::create(ib, l, 1);
       Value base = arith::MulIOp::create(ib, l, ivs[dim], arith::ConstantIndexOp::create(ib, l, group));
@@ -247,8 +208,8 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
                                        at[dim] = arith::AddIOp::create(fb, fl, base, j);
                                        Value v = memref::LoadOp::create(fb, fl, in, at);
                                        if (kind == ReduceKind::absmax)
-                                         v = absolute(fb, fl, v);
-                                       scf::YieldOp::create(fb, fl, ValueRange{combine(fb, fl, kind, acc[0], v)});
+                                         v = compiler::absoluteValue(fb, fl, v);
+                                       scf::YieldOp::create(fb, fl, ValueRange{compiler::reduceCombine(fb, fl, kind, acc[0], v)});
                                      });
       memref::StoreOp::create(ib, l, loop.getResult(0), buf, ivs);
     });
