@@ -8,6 +8,7 @@
 #include "bench/benchmark.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
+#include "bench/transpose_check.h"
 #include "kernels/quant/formats.h"
 #include "tk/compiler/Version.h"
 #include "tk/runtime/Context.h"
@@ -138,6 +139,25 @@ int runBenchmark(const BenchOptions &options) {
     r.frac = r.gbps / ceiling;
     std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
                 r.us, r.gbps, 100 * r.frac, r.check.c_str());
+    rows.push_back(r);
+  }
+
+  // Transposes: the spec's benchmark shapes (quant.md 4.19), bytes = x + out.
+  std::vector<TransposeCase> transposes = {{8, 4096, 7168, TK_BF16}, {8, 4096, 7168, TK_F8_E4M3},
+                                           {8, 4096, 7168, TK_F32}, {1, 8064, 7168, TK_BF16, 2 * 7168, false}};
+  for (const auto &c : transposes) {
+    CheckResult cr = checkTranspose(&gpu, ctx, c, /*time=*/true);
+    Row r;
+    r.op = c.batched ? "batched_transpose" : "transpose";
+    r.shape = describe(c);
+    r.variant = "";
+    r.us = cr.ms * 1e3;
+    r.bytes = cr.bytes;
+    r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
+    r.frac = r.gbps / ceiling;
+    r.check = cr.status == TK_SUCCESS && !cr.outMismatches ? "bit-exact" : cr.describe();
+    std::printf("%-16s %-26s %-12s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), "", r.us, r.gbps,
+                100 * r.frac, r.check.c_str());
     rows.push_back(r);
   }
 

@@ -1,6 +1,7 @@
 //===- registry.cpp -------------------------------------------------------===//
 #include "kernels/registry.h"
 #include "kernels/quant/per_token_cast.h"
+#include "kernels/transpose/batched_transpose.h"
 
 namespace tk::kernels {
 
@@ -29,6 +30,17 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     "e4m3 cast with caller-given per-token scale factors",
                     {perTokenCastVariant("per_token_cast_with_precomputed_sf.bf16.k7168.g128",
                                          {7168, 128, DType::BF16, false}, quant::PerTokenMode::PrecomputedSf)}});
+    auto transposeVariant = [](const std::string &name, transpose::TransposeConfig c) {
+      return KernelVariant{name, c.key(),
+                           [c](mlir::MLIRContext &ctx) { return transpose::buildBatchedTranspose(ctx, c); }};
+    };
+    list.push_back({"batched_transpose", "transpose", "tk_batched_transpose",
+                    "out[b, c, r] = x[b, r, c], 64 x 64 tiles through shared memory",
+                    {transposeVariant("batched_transpose.b16.r4096.c7168", {4096, 7168, DType::I16}),
+                     transposeVariant("batched_transpose.b8.r4096.c7168", {4096, 7168, DType::I8}),
+                     transposeVariant("batched_transpose.b32.r4096.c7168", {4096, 7168, DType::I32})}});
+    list.push_back({"transpose", "transpose", "tk_transpose", "2-D transpose (batched_transpose with one batch)",
+                    {transposeVariant("transpose.b16.r8064.c7168", {8064, 7168, DType::I16})}});
     return list;
   }();
   return kernels;

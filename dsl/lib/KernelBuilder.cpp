@@ -26,6 +26,7 @@ Type toMlirType(MLIRContext &ctx, DType t) {
   case DType::U8: return b.getIntegerType(8);
   case DType::I32: return b.getI32Type();
   case DType::I64: return b.getI64Type();
+  case DType::I16: return b.getIntegerType(16);
   }
   return {};
 }

@@ -19,6 +19,7 @@ static DType fromMlir(Type t) {
   if (t.isF32()) return DType::F32;
   if (isa<Float8E4M3FNType>(t)) return DType::F8E4M3;
   if (t.isInteger(8)) return DType::I8;
+  if (t.isInteger(16)) return DType::I16;
   if (t.isInteger(32)) return DType::I32;
   return DType::I64;
 }
@@ -95,6 +96,17 @@ Tile reduce_sum(const Tile &t, int64_t dim, int64_t group) { return reduce(tile:
 Tile reduce_max(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::max, t, dim, group); }
 Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group) {
   return reduce(tile::ReduceKind::absmax, t, dim, group);
+}
+
+Tile transpose(const Tile &t) {
+  KernelBuilder *k = t.builder();
+  auto in = fragType(t);
+  if (in.getRank() < 2)
+    throw std::invalid_argument("transpose needs a tile of rank >= 2");
+  SmallVector<int64_t> shape(in.getShape());
+  std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+  auto type = tile::FragmentType::get(&k->context(), shape, in.getElementType());
+  return Tile(k, tile::TransposeOp::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
 Tile expand(const Tile &t, int64_t dim, int64_t group) {

@@ -38,7 +38,8 @@ typedef enum tk_dtype {
   TK_I8 = 4,      /* also packed FP4 (e2m1), two per byte */
   TK_U8 = 5,
   TK_I32 = 6,
-  TK_I64 = 7
+  TK_I64 = 7,
+  TK_I16 = 8
 } tk_dtype;
 
 typedef enum tk_device_type { TK_DEVICE_CUDA = 0, TK_DEVICE_CPU = 1 } tk_device_type;
@@ -103,6 +104,15 @@ tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_tensor *x, con
 tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
                                                 int32_t num_per_channels, const tk_tensor *sf, uint32_t flags,
                                                 tk_tensor *out, tk_stream stream);
+
+/* transpose (quant.md 4.19): out (C, R) = x (R, C) transposed, any 1, 2 or
+ * 4-byte dtype, R and C multiples of 64, unit column stride, row stride a
+ * multiple of 4 elements (and at least C). out is contiguous. */
+tk_status tk_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream);
+
+/* batched_transpose (quant.md 4.19): out (B, C, R) = x (B, R, C) with each
+ * matrix transposed; as tk_transpose, with batch stride R x row stride. */
+tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream);
 
 #ifdef __cplusplus
 }

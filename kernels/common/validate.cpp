@@ -17,6 +17,7 @@ const char *dtypeName(tk_dtype t) {
   case TK_U8: return "u8";
   case TK_I32: return "i32";
   case TK_I64: return "i64";
+  case TK_I16: return "i16";
   }
   return "an unknown dtype";
 }

@@ -147,6 +147,37 @@ TEST_F(Validation, SfOnlyAndPrecomputedSf) {
   EXPECT_NE(std::string(tk_last_error()).find("sf is null"), std::string::npos);
 }
 
+TEST_F(Validation, Transpose) {
+  tk_tensor x = tensor(TK_BF16, {128, 256}), out = tensor(TK_BF16, {256, 128});
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_transpose(ctx, &x, &out, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  x = tensor(TK_BF16, {100, 256});
+  out = tensor(TK_BF16, {256, 100});
+  expect(TK_ERROR_INVALID_ARGUMENT, "rows and columns must be multiples of 64, got 100 x 256");
+  x = tensor(TK_BF16, {128, 256}, {258, 1});
+  out = tensor(TK_BF16, {256, 128});
+  expect(TK_ERROR_INVALID_ARGUMENT, "row stride must be a multiple of 4");
+  x = tensor(TK_BF16, {128, 256});
+  out = tensor(TK_F32, {256, 128});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must have x's dtype bf16, got f32");
+  out = tensor(TK_BF16, {128, 256});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (1, 256, 128) tensor");
+  x = tensor(TK_I64, {128, 256});
+  out = tensor(TK_I64, {256, 128});
+  expect(TK_ERROR_INVALID_ARGUMENT, "1, 2 and 4-byte dtypes are supported");
+  // batched: the batch stride must be rows x row stride.
+  tk_tensor bx = tensor(TK_BF16, {2, 128, 256}, {128 * 256 + 64, 256, 1}), bout = tensor(TK_BF16, {2, 256, 128});
+  EXPECT_EQ(tk_batched_transpose(ctx, &bx, &bout, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("batch stride must be rows x row stride"), std::string::npos);
+  EXPECT_EQ(tk_batched_transpose(ctx, &x, &bout, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("x must have 3 dimensions, got 2"), std::string::npos);
+  // Empty: nothing to do.
+  tk_tensor ex = tensor(TK_BF16, {0, 128, 256}), eout = tensor(TK_BF16, {0, 256, 128});
+  EXPECT_EQ(tk_batched_transpose(ctx, &ex, &eout, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
 TEST_F(Validation, EmptyInputLaunchesNothing) {
   Call c{ctx};
   c.x = tensor(TK_BF16, {0, 7168});

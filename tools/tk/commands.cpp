@@ -5,6 +5,7 @@
 #include "bench/benchmark.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
+#include "bench/transpose_check.h"
 #include "kernels/registry.h"
 #include "tk/compiler/Target/Targets.h"
 #include "tk/tk.h"
@@ -121,6 +122,28 @@ static int checkVariants(bench::GpuSession *gpu, tk_context ctx) {
   return ok ? 0 : 1;
 }
 
+/// The transposes, checked (and timed on a GPU) on one representative shape each.
+static int checkTransposes(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
+  int failures = 0;
+  std::vector<bench::TransposeCase> cases =
+      gpu ? std::vector<bench::TransposeCase>{{8, 4096, 7168, TK_BF16}, {1, 8064, 7168, TK_F8_E4M3, 2 * 7168, false}}
+          : std::vector<bench::TransposeCase>{{2, 256, 512, TK_BF16}, {1, 256, 512, TK_F8_E4M3, 1024, false}};
+  for (const auto &c : cases) {
+    bench::CheckResult r = bench::checkTranspose(gpu, ctx, c, gpu != nullptr);
+    bool ok = r.status == TK_SUCCESS && r.outMismatches == 0;
+    failures += !ok;
+    std::string name = c.batched ? "batched_transpose" : "transpose";
+    if (gpu) {
+      double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
+      std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", name.c_str(), bench::describe(c).c_str(),
+                  ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
+    } else {
+      std::printf("%-16s %-34s %s\n", name.c_str(), bench::describe(c).c_str(), ok ? "bit-exact" : r.describe().c_str());
+    }
+  }
+  return failures;
+}
+
 static int runOnGpu(bench::GpuSession &gpu, bool quick) {
   const auto &dev = gpu.device();
   auto target = compiler::targetForDevice(dev.ccMajor, dev.ccMinor);
@@ -150,6 +173,7 @@ static int runOnGpu(bench::GpuSession &gpu, bool quick) {
                 ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
   }
   failures += checkVariants(&gpu, ctx);
+  failures += checkTransposes(&gpu, ctx, ceiling);
   tk_context_destroy(ctx);
   return failures ? 1 : 0;
 }
@@ -178,6 +202,7 @@ static int runOnCpu(bool quick) {
                 ok ? "bit-exact" : r.describe().c_str(), r.ms);
   }
   failures += checkVariants(nullptr, ctx);
+  failures += checkTransposes(nullptr, ctx, 0);
   tk_context_destroy(ctx);
   return failures;
 }

@@ -253,5 +253,16 @@ LogicalResult ConvertOp::verify() {
   return success();
 }
 
+LogicalResult TransposeOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (in.getRank() < 2)
+    return emitOpError() << "transposes the last two dimensions: needs rank >= 2, got " << in.getRank();
+  SmallVector<int64_t> expected(in.getShape());
+  std::swap(expected[in.getRank() - 1], expected[in.getRank() - 2]);
+  if (out.getShape() != ArrayRef<int64_t>(expected) || out.getElementType() != in.getElementType())
+    return emitOpError() << "result must be the input with its last two dimensions swapped, got " << out;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "tk/compiler/Dialect/Tile/TileOps.cpp.inc"

@@ -89,6 +89,8 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
           if (!parent)
             return op->emitOpError() << "reduces a fragment without a blocked layout", WalkResult::interrupt();
           layout = ReducedLayoutAttr::get(ctx, parent, reduce.getDim(), reduce.getGroup());
+        } else if (isa<TransposeOp>(op)) {
+          layout = defaultLayout(type);
         } else if (auto expand = dyn_cast<ExpandOp>(op)) {
           auto reduced = dyn_cast_or_null<ReducedLayoutAttr>(layoutOf(expand.getInput()));
           layout = reduced ? Attribute(reduced.getParent()) : defaultLayout(type);

@@ -57,6 +57,9 @@ struct ThreadEmitter {
   void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g);
 
   mlir::Value reduce(tile::ReduceKind kind, mlir::Value input, const GroupedReduction &g);
+  /// Swaps the last two dimensions through a padded shared-memory buffer.
+  mlir::Value transpose(mlir::Operation *op, mlir::Value input, const BlockedLayout &in, const BlockedLayout &out,
+                        mlir::Type elt);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);
   mlir::FailureOr<mlir::Value> parallel(tile::ParallelOp op, llvm::ArrayRef<mlir::Value> inputs, int64_t slots);
   mlir::FailureOr<mlir::Value> convert(tile::ConvertOp op, mlir::Value input);

@@ -291,6 +291,46 @@ Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedR
   return vector::FromElementsOp::create(b, loc, VectorType::get({g.reducedSlots()}, elt), elements);
 }
 
+Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &in, const BlockedLayout &out,
+                               Type elt) {
+  int64_t r = in.rank(), eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
+  // The result's rows are padded by 16 bytes: rows stay 16-byte aligned for
+  // vector reads, and consecutive rows start in different banks.
+  SmallVector<int64_t> bufShape(out.shape.begin(), out.shape.end());
+  bufShape[r - 1] += 16 / eltBytes;
+  auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value buf = func.addWorkgroupAttribution(MemRefType::get(bufShape, elt, MemRefLayoutAttrInterface(), space), loc);
+  alignment[buf] = 16;
+  for (int64_t s = 0; s < in.slotsPerThread(); ++s) {
+    BlockedLayout::SlotPos pos = in.slotPos(s);
+    SmallVector<Value> coords, conds;
+    for (int64_t d = 0; d < r; ++d) {
+      Value c = arith::AddIOp::create(b, loc, index(in.staticCoord(pos, d)), threadCoord(in, d));
+      if (in.hasPadding(d))
+        conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(in.shape[d])));
+      coords.push_back(c);
+    }
+    std::swap(coords[r - 1], coords[r - 2]);
+    auto write = [&](OpBuilder &wb, Location wl) {
+      Value v = vector::ExtractOp::create(wb, wl, input, ArrayRef<int64_t>{s});
+      memref::StoreOp::create(wb, wl, v, buf, coords);
+    };
+    if (conds.empty()) {
+      write(b, loc);
+    } else {
+      scf::IfOp::create(b, loc, allTrue(conds), [&](OpBuilder &wb, Location wl) {
+        write(wb, wl);
+        scf::YieldOp::create(wb, wl);
+      });
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> zeros(r, index(0));
+  Value result = load(op, buf, zeros, out, elt);
+  gpu::BarrierOp::create(b, loc);
+  return result;
+}
+
 Value ThreadEmitter::expand(Value reduced, const GroupedReduction &g) {
   SmallVector<int64_t> mask;
   for (int64_t s = 0; s < g.parent.slotsPerThread(); ++s)

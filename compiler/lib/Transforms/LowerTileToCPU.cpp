@@ -228,6 +228,17 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(expand.getResult(), buf);
     return success();
   }
+  if (auto tr = dyn_cast<TransposeOp>(op)) {
+    FragmentType type = tr.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), in = mapped(tr.getInput());
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      std::swap(at[at.size() - 1], at[at.size() - 2]);
+      memref::StoreOp::create(ib, l, memref::LoadOp::create(ib, l, in, at), buf, ivs);
+    });
+    map.map(tr.getResult(), buf);
+    return success();
+  }
   if (auto conv = dyn_cast<ConvertOp>(op)) {
     FragmentType type = conv.getResult().getType();
     Type from = conv.getInput().getType().getElementType(), to = type.getElementType();

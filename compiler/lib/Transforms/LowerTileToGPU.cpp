@@ -167,6 +167,15 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     map.map(expand.getResult(), emit.expand(mapped(expand.getInput()), *g));
     return success();
   }
+  if (auto tr = dyn_cast<TransposeOp>(op)) {
+    FailureOr<BlockedLayout> in = blockedOf(&op, tr.getInput().getType());
+    FailureOr<BlockedLayout> out = blockedOf(&op, tr.getResult().getType());
+    if (failed(in) || failed(out))
+      return failure();
+    map.map(tr.getResult(), emit.transpose(&op, mapped(tr.getInput()), *in, *out,
+                                           compiler::storageType(tr.getResult().getType().getElementType())));
+    return success();
+  }
   if (auto conv = dyn_cast<ConvertOp>(op)) {
     FailureOr<Value> v = emit.convert(conv, mapped(conv.getInput()));
     if (failed(v))

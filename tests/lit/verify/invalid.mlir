@@ -86,3 +86,16 @@ tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<4x64xf32>
+    // expected-error @+1 {{result must be the input with its last two dimensions swapped}}
+    %u = tile.transpose %t : !tile.frag<4x64xf32> -> !tile.frag<4x64xf32>
+  }
+  tile.return
+}

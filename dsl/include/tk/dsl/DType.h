@@ -7,12 +7,13 @@
 namespace tk::dsl {
 
 /// Values match tk_dtype in include/tk/tk.h.
-enum class DType : int32_t { BF16 = 0, F16 = 1, F32 = 2, F8E4M3 = 3, I8 = 4, U8 = 5, I32 = 6, I64 = 7 };
+enum class DType : int32_t { BF16 = 0, F16 = 1, F32 = 2, F8E4M3 = 3, I8 = 4, U8 = 5, I32 = 6, I64 = 7, I16 = 8 };
 
 inline int64_t byteSize(DType t) {
   switch (t) {
   case DType::BF16:
   case DType::F16:
+  case DType::I16:
     return 2;
   case DType::F32:
   case DType::I32:
@@ -34,6 +35,7 @@ inline const char *name(DType t) {
   case DType::U8: return "u8";
   case DType::I32: return "i32";
   case DType::I64: return "i64";
+  case DType::I16: return "i16";
   }
   return "?";
 }

@@ -115,6 +115,8 @@ Tile map(const std::vector<Tile> &inputs, DType result,
 Tile reduce_sum(const Tile &t, int64_t dim, int64_t group = 0);
 Tile reduce_max(const Tile &t, int64_t dim, int64_t group = 0);
 Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group = 0);
+/// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
+Tile transpose(const Tile &t);
 /// Repeats every element `group` times along `dim` (undoes a grouped reduce's shape).
 Tile expand(const Tile &t, int64_t dim, int64_t group);
 

@@ -191,4 +191,18 @@ def Tile_ConvertOp : Tile_Op<"convert", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
+  let summary = "Swaps the last two dimensions of a fragment";
+  let description = [{
+    `result[..., j, i] = input[..., i, j]`. On the GPU the elements move
+    through a padded shared-memory buffer, so input and result may have any
+    layouts.
+      %t = tile.transpose %x : !tile.frag<1x64x32xbf16> -> !tile.frag<1x32x64xbf16>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 #endif

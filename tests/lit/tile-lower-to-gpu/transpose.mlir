@@ -1,0 +1,21 @@
+// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
+// RUN: tk-opt %s -tile-lower-to-cpu | FileCheck %s --check-prefix=CPU
+
+// A transpose goes through a shared buffer whose rows are padded by 16 bytes:
+// scalar writes at swapped coordinates, a barrier, 16-byte reads of the rows.
+// CHECK: gpu.func @t{{.*}} workgroup(%[[BUF:.*]] : memref<1x64x72xi16, #gpu.address_space<workgroup>>)
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: vector.load %[[BUF]]{{.*}} : memref<1x64x72xi16, #gpu.address_space<workgroup>>, vector<8xi16>
+// CPU: memref.load %{{.*}}[%{{.*}}, %[[J:.*]], %[[I:.*]]] : memref<1x64x64xi16>
+tile.kernel @t(%x: memref<?x64x64xi16> {tile.align = 16 : i64}, %y: memref<?x64x64xi16> {tile.align = 16 : i64})
+    attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x64x64xi16>
+  tile.grid (%b) in (%n) {
+    %t = tile.load %x[%b, %c0, %c0] : memref<?x64x64xi16> -> !tile.frag<1x64x64xi16>
+    %u = tile.transpose %t : !tile.frag<1x64x64xi16> -> !tile.frag<1x64x64xi16>
+    tile.store %u, %y[%b, %c0, %c0] : !tile.frag<1x64x64xi16>, memref<?x64x64xi16>
+  }
+  tile.return
+}
