@@ -36,6 +36,10 @@ TEST(BlockedLayout, DefaultLayoutsCoverEveryElementOnce) {
   for (auto shape : std::vector<std::vector<int64_t>>{{4, 1024}, {32, 128}, {1, 576}, {8, 512}, {64, 64}, {1, 7168}, {3, 40}})
     for (int64_t vec : {4, 8, 16})
       expectBijection(chooseBlockedLayout(shape, 4, vec));
+  // Row blocks for transposes.
+  expectBijection(chooseBlockedLayout({1, 64, 64}, 4, 8, 4));
+  expectBijection(chooseBlockedLayout({1, 64, 64}, 4, 16, 4));
+  expectBijection(chooseBlockedLayout({128, 64}, 4, 4, 4));
 }
 
 TEST(BlockedLayout, ChoosesSixteenByteChunksAlongRows) {

@@ -193,7 +193,8 @@ static int64_t pow2Ceil(int64_t x) {
 
 static int64_t largestPow2Dividing(int64_t x) { return x & -x; }
 
-BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems) {
+BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
+                                  int64_t rowVecElems) {
   BlockedLayout l;
   int64_t r = (int64_t)shape.size();
   l.shape = shape;
@@ -201,6 +202,8 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
   l.lanes.assign(r, 1);
   l.warps.assign(r, 1);
   l.vec[r - 1] = std::min(vecElems, largestPow2Dividing(shape[r - 1]));
+  if (r >= 2)
+    l.vec[r - 2] = std::min(rowVecElems, largestPow2Dividing(shape[r - 2]));
   int64_t lanesLeft = 32, warpsLeft = numWarps;
   for (int64_t d = r - 1; d >= 0; --d) {
     int64_t positions = (shape[d] + l.vec[d] - 1) / l.vec[d];

@@ -66,6 +66,12 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         if (!parent)
           parent = cast<BlockedLayoutAttr>(defaultLayout(wide));
         wanted[expand.getInput()] = ReducedLayoutAttr::get(ctx, parent, expand.getDim(), expand.getGroup());
+      } else if (auto tr = dyn_cast<TransposeOp>(op)) {
+        // Rows in 4s, so that the transposed writes are 4-element vectors.
+        FragmentType in = tr.getInput().getType();
+        std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());
+        wanted.try_emplace(tr.getInput(),
+                           compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, vecElems, 4)));
       } else if (isa<ParallelOp, ConvertOp>(op)) {
         auto it = wanted.find(op->getResult(0));
         if (it != wanted.end())

@@ -301,8 +301,13 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
   auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value buf = func.addWorkgroupAttribution(MemRefType::get(bufShape, elt, MemRefLayoutAttrInterface(), space), loc);
   alignment[buf] = 16;
+  // A thread holding vec[r-2] consecutive rows writes them as one vector
+  // into the transposed row (they are consecutive there).
+  const int64_t rowVec = (in.hasPadding(r - 2) || in.hasPadding(r - 1)) ? 1 : in.vec[r - 2];
   for (int64_t s = 0; s < in.slotsPerThread(); ++s) {
     BlockedLayout::SlotPos pos = in.slotPos(s);
+    if (pos.v[r - 2] % rowVec)
+      continue;
     SmallVector<Value> coords, conds;
     for (int64_t d = 0; d < r; ++d) {
       Value c = arith::AddIOp::create(b, loc, index(in.staticCoord(pos, d)), threadCoord(in, d));
@@ -311,9 +316,20 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
       coords.push_back(c);
     }
     std::swap(coords[r - 1], coords[r - 2]);
+    SmallVector<int64_t> lanes;
+    for (int64_t k = 0; k < rowVec; ++k) {
+      BlockedLayout::SlotPos p = pos;
+      p.v[r - 2] += k;
+      lanes.push_back(in.slotIndex(p));
+    }
     auto write = [&](OpBuilder &wb, Location wl) {
-      Value v = vector::ExtractOp::create(wb, wl, input, ArrayRef<int64_t>{s});
-      memref::StoreOp::create(wb, wl, v, buf, coords);
+      if (rowVec == 1) {
+        Value v = vector::ExtractOp::create(wb, wl, input, ArrayRef<int64_t>{s});
+        memref::StoreOp::create(wb, wl, v, buf, coords);
+        return;
+      }
+      Value v = vector::ShuffleOp::create(wb, wl, input, input, lanes);
+      vector::StoreOp::create(wb, wl, v, buf, coords, false, llvm::MaybeAlign(rowVec * eltBytes));
     };
     if (conds.empty()) {
       write(b, loc);

@@ -1,10 +1,13 @@
-// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
+// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize -mlir-print-ir-before=tile-lower-to-gpu 2>&1 | FileCheck %s
 // RUN: tk-opt %s -tile-lower-to-cpu | FileCheck %s --check-prefix=CPU
 
-// A transpose goes through a shared buffer whose rows are padded by 16 bytes:
-// scalar writes at swapped coordinates, a barrier, 16-byte reads of the rows.
+// A transpose goes through a shared buffer whose rows are padded by 16 bytes.
+// The input is laid out in 4-row blocks (a backward hint), so each thread
+// writes 4 consecutive elements of a transposed row as one vector; then a
+// barrier and 16-byte reads of the rows.
+// CHECK: tile.load {{.*}} #tile.blocked<vec = [1, 4, 8]
 // CHECK: gpu.func @t{{.*}} workgroup(%[[BUF:.*]] : memref<1x64x72xi16, #gpu.address_space<workgroup>>)
-// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: vector.store %{{.*}}, %[[BUF]]{{.*}} {alignment = 8 : i64} : memref<1x64x72xi16, #gpu.address_space<workgroup>>, vector<4xi16>
 // CHECK: gpu.barrier
 // CHECK: vector.load %[[BUF]]{{.*}} : memref<1x64x72xi16, #gpu.address_space<workgroup>>, vector<8xi16>
 // CPU: memref.load %{{.*}}[%{{.*}}, %[[J:.*]], %[[I:.*]]] : memref<1x64x64xi16>

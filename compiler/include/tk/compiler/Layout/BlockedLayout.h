@@ -83,7 +83,9 @@ struct GroupedReduction {
 
 /// The default blocked layout for a fragment shape on a block of `numWarps`
 /// warps, each thread owning `vecElems` consecutive elements along the last
-/// dimension where the shape allows.
-BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems);
+/// dimension where the shape allows (and `rowVecElems` consecutive rows, for
+/// tiles that are transposed: each thread then holds small square blocks).
+BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
+                                  int64_t rowVecElems = 1);
 
 } // namespace tk::compiler
