@@ -13,15 +13,8 @@ using namespace tk::kernels::quant;
 namespace {
 
 tk_tensor host(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  tk_tensor t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.ndim = (int)shape.size();
+  tk_tensor t = bench::deviceTensor(data, dtype, std::move(shape), std::move(strides));
   t.device = TK_DEVICE_CPU;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    t.shape[i] = shape[i];
-    t.strides[i] = strides[i];
-  }
   return t;
 }
 

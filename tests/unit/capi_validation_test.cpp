@@ -1,5 +1,6 @@
 // tk_per_token_cast rejects bad input with a status and a message, before
 // touching any device (these run without a GPU).
+#include "bench/gpu_session.h"
 #include "tk/tk.h"
 
 #include <functional>
@@ -10,21 +11,7 @@ namespace {
 alignas(16) char fake[16];
 
 tk_tensor tensor(tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
-  tk_tensor t{};
-  t.data = fake;
-  t.dtype = dtype;
-  t.ndim = (int)shape.size();
-  t.device = TK_DEVICE_CUDA;
-  if (strides.empty()) {
-    strides.assign(shape.size(), 1);
-    for (int i = (int)shape.size() - 2; i >= 0; --i)
-      strides[i] = strides[i + 1] * shape[i + 1];
-  }
-  for (size_t i = 0; i < shape.size(); ++i) {
-    t.shape[i] = shape[i];
-    t.strides[i] = strides[i];
-  }
-  return t;
+  return tk::bench::deviceTensor(fake, dtype, std::move(shape), std::move(strides));
 }
 
 struct Call {

@@ -74,6 +74,12 @@ private:
   AccessPlan planAccess(mlir::Operation *op, mlir::Value mem, mlir::ValueRange origin, const BlockedLayout &l,
                         mlir::Type elt);
   llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> threadCoordCache;
+  /// The size of `mem` along `d` (a constant when static).
+  mlir::Value extentOf(mlir::Value mem, int64_t d);
+  /// Coordinates in `mem` of reduced slot `slot` (one group of the thread) and
+  /// its in-tile and in-tensor conditions.
+  void reducedSlotAccess(mlir::Value mem, mlir::ValueRange origin, const GroupedReduction &g, int64_t slot,
+                         llvm::SmallVectorImpl<mlir::Value> &coords, llvm::SmallVectorImpl<mlir::Value> &conds);
   /// True when `v` is statically known to be a multiple of `m`.
   bool isMultipleOf(mlir::Value v, int64_t m);
   /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when always true.

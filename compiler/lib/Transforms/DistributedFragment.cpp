@@ -92,14 +92,11 @@ int64_t ThreadEmitter::accessAlignment(Value mem, int64_t chunkBytes) {
 SmallVector<Value> ThreadEmitter::bounds(Value mem, ArrayRef<Value> coords, const BlockedLayout &l,
                                          const BlockedLayout::SlotPos &pos, ArrayRef<Value> inTileCoords) {
   SmallVector<Value> conds;
-  auto memType = cast<MemRefType>(mem.getType());
   for (int64_t d = 0; d < l.rank(); ++d) {
     if (l.hasPadding(d))
       conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, inTileCoords[d],
                                             index(l.shape[d])));
-    Value extent = memType.isDynamicDim(d) ? Value(memref::DimOp::create(b, loc, mem, d))
-                                           : index(memType.getDimSize(d));
-    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coords[d], extent));
+    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coords[d], extentOf(mem, d)));
   }
   return conds;
 }
@@ -223,6 +220,27 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
   }
 }
 
+Value ThreadEmitter::extentOf(Value mem, int64_t d) {
+  auto type = cast<MemRefType>(mem.getType());
+  return type.isDynamicDim(d) ? Value(memref::DimOp::create(b, loc, mem, d)) : index(type.getDimSize(d));
+}
+
+void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const GroupedReduction &g, int64_t slot,
+                                      SmallVectorImpl<Value> &coords, SmallVectorImpl<Value> &conds) {
+  const BlockedLayout &l = g.parent;
+  BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(slot));
+  for (int64_t d = 0; d < l.rank(); ++d) {
+    Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
+    if (l.hasPadding(d))
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, index(l.shape[d])));
+    if (d == g.dim)
+      t = arith::DivUIOp::create(b, loc, t, index(g.group));
+    Value c = arith::AddIOp::create(b, loc, origin[d], t);
+    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, extentOf(mem, d)));
+    coords.push_back(c);
+  }
+}
+
 void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, const GroupedReduction &g) {
   const BlockedLayout &l = g.parent;
   int64_t dim = g.dim;
@@ -234,24 +252,11 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
     Value inGroup = arith::RemUIOp::create(b, loc, q, index(g.threadPositions));
     leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inGroup, index(0));
   }
-  auto memType = cast<MemRefType>(dest.getType());
   for (int64_t r = 0; r < g.reducedSlots(); ++r) {
-    BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(r));
     SmallVector<Value> conds, coords;
     if (leader)
       conds.push_back(leader);
-    for (int64_t d = 0; d < l.rank(); ++d) {
-      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
-      if (l.hasPadding(d))
-        conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, index(l.shape[d])));
-      if (d == dim)
-        t = arith::DivUIOp::create(b, loc, t, index(g.group));
-      Value c = arith::AddIOp::create(b, loc, origin[d], t);
-      Value extent = memType.isDynamicDim(d) ? Value(memref::DimOp::create(b, loc, dest, d))
-                                             : index(memType.getDimSize(d));
-      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, extent));
-      coords.push_back(c);
-    }
+    reducedSlotAccess(dest, origin, g, r, coords, conds);
     scf::IfOp::create(b, loc, allTrue(conds), [&](OpBuilder &wb, Location wl) {
       Value scalar = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{r});
       memref::StoreOp::create(wb, wl, scalar, dest, coords);
@@ -261,25 +266,11 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
 }
 
 Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedReduction &g, Type elt) {
-  const BlockedLayout &l = g.parent;
-  auto memType = cast<MemRefType>(source.getType());
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
   SmallVector<Value> elements;
   for (int64_t r = 0; r < g.reducedSlots(); ++r) {
-    BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(r));
     SmallVector<Value> conds, coords;
-    for (int64_t d = 0; d < l.rank(); ++d) {
-      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
-      if (l.hasPadding(d))
-        conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, index(l.shape[d])));
-      if (d == g.dim)
-        t = arith::DivUIOp::create(b, loc, t, index(g.group));
-      Value c = arith::AddIOp::create(b, loc, origin[d], t);
-      Value extent = memType.isDynamicDim(d) ? Value(memref::DimOp::create(b, loc, source, d))
-                                             : index(memType.getDimSize(d));
-      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, extent));
-      coords.push_back(c);
-    }
+    reducedSlotAccess(source, origin, g, r, coords, conds);
     auto ifOp = scf::IfOp::create(
         b, loc, allTrue(conds),
         [&](OpBuilder &tb, Location tl) {
