@@ -37,7 +37,7 @@ int cmdList() {
 static int compileTable(const std::vector<std::string> &names, const compiler::Target &target, const std::string &dir) {
   std::string ptxas = findPtxas();
   std::string scratch = dir.empty() ? "/tmp" : dir;
-  std::printf("%-40s %-8s %10s %5s %6s %6s  %s\n", "kernel", "target", "compile ms", "regs", "spill", "smem",
+  std::printf("%-52s %-8s %10s %5s %6s %6s  %s\n", "kernel", "target", "compile ms", "regs", "spill", "smem",
               "ptxas");
   int failures = 0;
   for (const auto &k : shippedKernels())
@@ -48,23 +48,23 @@ static int compileTable(const std::vector<std::string> &names, const compiler::T
       runtime::CompiledKernel compiled;
       runtime::Status s = runtime::compileKernel(v.build, target, compiled);
       if (!s.isOk()) {
-        std::printf("%-40s %-8s FAILED: %s\n", v.name.c_str(), target.name.c_str(), s.message().c_str());
+        std::printf("%-52s %-8s FAILED: %s\n", v.name.c_str(), target.name.c_str(), s.message().c_str());
         ++failures;
         continue;
       }
       std::string path = scratch + "/" + v.name + (dir.empty() ? "." + target.name + ".tmp.ptx" : ".ptx");
       std::ofstream(path) << compiled.ptx;
       if (ptxas.empty()) {
-        std::printf("%-40s %-8s %10.1f %5s %6s %6s  %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
+        std::printf("%-52s %-8s %10.1f %5s %6s %6s  %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
                     "-", "-", "-", "ptxas not found (set TK_PTXAS)");
       } else {
         PtxasReport r = runPtxas(ptxas, path, target.name);
         if (!r.ok) {
-          std::printf("%-40s %-8s %10.1f FAILED: %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
+          std::printf("%-52s %-8s %10.1f FAILED: %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
                       r.error.c_str());
           ++failures;
         } else {
-          std::printf("%-40s %-8s %10.1f %5d %6d %6d  ok\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
+          std::printf("%-52s %-8s %10.1f %5d %6d %6d  ok\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
                       r.registers, r.spillStoreBytes + r.spillLoadBytes, r.sharedBytes);
           failures += (r.spillStoreBytes + r.spillLoadBytes) > 0;
         }
