@@ -67,6 +67,40 @@ TEST(Runtime, CacheCompilesOncePerKey) {
   EXPECT_GT(k1->compileMs, 0.0);
 }
 
+TEST(Runtime, DiskCacheKeepsPtxAcrossCaches) {
+  char dir[] = "/tmp/tk_disk_cache_XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  setenv("TK_CACHE_DIR", dir, 1);
+  auto target = *compiler::findTarget("sm_90a");
+  kernels::quant::PerTokenCastConfig c{2048, 64, dsl::DType::BF16, true};
+  std::shared_ptr<runtime::CompiledKernel> first, second;
+  runtime::JitCache a;
+  ASSERT_TRUE(a.get(c.key(), target, factory(c), nullptr, first).isOk());
+  runtime::JitCache b; // a new process would start like this
+  ASSERT_TRUE(b.get(c.key(), target, factory(c), nullptr, second).isOk());
+  unsetenv("TK_CACHE_DIR");
+  if (runtime::compilerVersion().find("dirty") != std::string::npos) {
+    // A build from a modified tree never trusts the disk: its key would not change with the code.
+    EXPECT_FALSE(a.disk().enabled());
+    EXPECT_EQ(b.diskHits(), 0u);
+    return;
+  }
+  ASSERT_TRUE(a.disk().enabled());
+  EXPECT_EQ(a.disk().dir(), dir);
+  EXPECT_FALSE(first->fromDisk);
+  EXPECT_TRUE(second->fromDisk);
+  EXPECT_EQ(b.diskHits(), 1u);
+  EXPECT_EQ(first->ptx, second->ptx);
+  EXPECT_EQ(second->signature.name, "per_token_cast");
+  // A file whose key line does not match (a hash collision, a truncated file) is a miss.
+  std::string path = a.disk().pathFor(runtime::JitCache::makeKey(c.key(), target));
+  FILE *f = fopen(path.c_str(), "w");
+  ASSERT_TRUE(f);
+  fputs("// tk cache key: something else\n", f);
+  fclose(f);
+  EXPECT_FALSE(a.disk().read(runtime::JitCache::makeKey(c.key(), target)).has_value());
+}
+
 TEST(Runtime, CompileErrorsCarryDiagnostics) {
   runtime::CompiledKernel out;
   runtime::Status s = runtime::compileKernel(

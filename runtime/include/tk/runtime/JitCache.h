@@ -3,6 +3,7 @@
 
 #include "tk/compiler/Target/Targets.h"
 #include "tk/dsl/KernelBuilder.h"
+#include "tk/runtime/DiskCache.h"
 #include "tk/runtime/Driver.h"
 #include "tk/runtime/Status.h"
 
@@ -27,6 +28,7 @@ struct CompiledKernel {
   double loadMs = 0;    ///< PTX -> loaded module (driver JIT), 0 when not loaded
   CUmodule module = nullptr;
   CUfunction function = nullptr;
+  bool fromDisk = false; ///< PTX read from the disk cache (compileMs is then the DSL run only)
 };
 
 /// The compiler's identity in cache keys: version and commit.
@@ -35,7 +37,10 @@ std::string compilerVersion();
 /// Runs `factory` and the pipeline for `target` (no driver needed).
 Status compileKernel(const KernelFactory &factory, const compiler::Target &target, CompiledKernel &out);
 
-/// In-memory cache. The key is (kernel name + config, target SM, compiler
+/// Runs only the DSL program, for the launch signature of cached PTX.
+Status signatureOf(const KernelFactory &factory, CompiledKernel &out);
+
+/// In-memory cache, backed by the disk cache (DiskCache.h). The key is (kernel name + config, target SM, compiler
 /// version); `kernelKey` must name every config value the IR depends on.
 class JitCache {
 public:
@@ -50,13 +55,16 @@ public:
   /// Every cached kernel (for reports: compile and load times).
   std::vector<std::shared_ptr<CompiledKernel>> snapshot() const;
   size_t hits() const { return hits_; }
+  size_t diskHits() const { return diskHits_; }
+  const DiskCache &disk() const { return disk_; }
   size_t misses() const { return misses_; }
 
 private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> entries_;
   const Driver *driver_ = nullptr;
-  size_t hits_ = 0, misses_ = 0;
+  size_t hits_ = 0, misses_ = 0, diskHits_ = 0;
+  DiskCache disk_ = DiskCache::fromEnvironment();
 };
 
 /// Loads PTX into the current CUDA context and finds the entry `name`.
