@@ -49,7 +49,7 @@ Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c
   row.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
   row.variant = describe(c).substr(row.shape.size() + 1);
   if (check) {
-    CheckResult r = op == Op::Cast ? checkPerTokenCast(gpu, ctx, c, makeInput(c), false)
+    CheckResult r = op == Op::Cast ? checkPerTokenCast(&gpu, ctx, c, makeInput(c), false)
                                    : checkPerTokenVariants(&gpu, ctx, c, makeInput(c));
     row.check = r.status == TK_SUCCESS && !r.outMismatches && !r.sfMismatches ? "bit-exact" : r.describe();
   }

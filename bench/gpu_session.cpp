@@ -2,6 +2,7 @@
 #include "bench/gpu_session.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace tk::bench {
@@ -74,6 +75,36 @@ double GpuSession::copyGBps(size_t bytes) {
                                                           reinterpret_cast<runtime::CUdeviceptr>(a), bytes, nullptr));
   });
   return 2.0 * bytes / (ms * 1e-3) / 1e9;
+}
+
+void *Placement::put(const void *host, size_t bytes) {
+  if (!gpu)
+    return const_cast<void *>(host);
+  void *d = gpu->alloc(bytes);
+  gpu->upload(d, host, bytes);
+  return d;
+}
+
+void *Placement::poisoned(void *host, size_t bytes, unsigned char poison) {
+  if (!gpu) {
+    std::memset(host, poison, bytes);
+    return host;
+  }
+  void *d = gpu->alloc(bytes);
+  gpu->fill(d, poison, bytes);
+  return d;
+}
+
+void Placement::get(void *host, const void *placed, size_t bytes) {
+  if (gpu)
+    gpu->download(host, placed, bytes);
+}
+
+tk_tensor Placement::tensor(void *data, tk_dtype dtype, std::vector<int64_t> shape,
+                            std::vector<int64_t> strides) const {
+  tk_tensor t = deviceTensor(data, dtype, std::move(shape), std::move(strides));
+  t.device = gpu ? TK_DEVICE_CUDA : TK_DEVICE_CPU;
+  return t;
 }
 
 tk_tensor deviceTensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {

@@ -47,6 +47,20 @@ private:
   std::vector<runtime::CUdeviceptr> buffers_;
 };
 
+/// Where an operator's buffers live for a check: copied to the GPU of `gpu`,
+/// or used in place on the CPU path when `gpu` is null.
+struct Placement {
+  GpuSession *gpu = nullptr;
+
+  /// The data of `host`, where the operator will read it.
+  void *put(const void *host, size_t bytes);
+  /// An output buffer filled with `poison` (so unwritten elements show).
+  void *poisoned(void *host, size_t bytes, unsigned char poison);
+  /// Copies a placed buffer back into `host` (nothing to do on the CPU).
+  void get(void *host, const void *placed, size_t bytes);
+  tk_tensor tensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) const;
+};
+
 /// A device tensor descriptor for the C API.
 tk_tensor deviceTensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {});
 

@@ -59,135 +59,96 @@ std::vector<uint8_t> makeInput(const PerTokenCastCase &c) {
   return x;
 }
 
-CheckResult checkPerTokenCast(GpuSession &s, tk_context ctx, const PerTokenCastCase &c, const std::vector<uint8_t> &x,
-                              bool time) {
-  CheckResult r;
-  const int64_t stride = c.xRowStride ? c.xRowStride : c.k, kb = ceilDiv(c.k, c.group);
-  const bool col = c.flags & TK_SF_COL_MAJOR;
-  const int64_t elt = c.in == TK_BF16 ? 2 : 4, sfRows = col ? alignUp(c.m, 4) : c.m;
-  std::vector<uint8_t> refOut(c.m * c.k), gotOut(c.m * c.k);
-  std::vector<float> refSf(kb * sfRows, 0.0f), gotSf(kb * sfRows, 0.0f);
-  int64_t sf0 = col ? 1 : kb, sf1 = col ? sfRows : 1;
-  parallelRows(c.m, [&](int64_t begin, int64_t end) {
-    perTokenCastReference(x.data() + begin * stride * elt, c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32,
-                          end - begin, c.k, stride, c.group, c.flags & TK_ROUND_SF, refOut.data() + begin * c.k,
-                          refSf.data() + begin * sf0, sf0, sf1);
-  });
+namespace {
 
-  void *dx = s.alloc(x.size()), *dout = s.alloc(refOut.size()), *dsf = s.alloc(refSf.size() * 4);
-  s.upload(dx, x.data(), x.size());
-  s.fill(dout, 0xFF, refOut.size()); // poison: every element must be written
-  s.fill(dsf, 0xFF, refSf.size() * 4);
-  tk_tensor tx = deviceTensor(dx, c.in, {c.m, c.k}, {stride, 1});
-  tk_tensor tout = deviceTensor(dout, TK_F8_E4M3, {c.m, c.k});
-  tk_tensor tsf = deviceTensor(dsf, TK_F32, {c.m, kb}, {sf0, sf1});
-  auto call = [&] {
-    return tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &tout, &tsf,
-                             nullptr);
-  };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
-    return r;
-  }
-  s.download(gotOut.data(), dout, gotOut.size());
-  s.download(gotSf.data(), dsf, gotSf.size() * 4);
-  for (size_t i = 0; i < refOut.size(); ++i)
-    r.outMismatches += refOut[i] != gotOut[i];
-  for (int64_t i = 0; i < c.m; ++i)
-    for (int64_t g = 0; g < kb; ++g) {
-      size_t at = i * sf0 + g * sf1;
-      r.sfMismatches += std::memcmp(&refSf[at], &gotSf[at], 4) != 0;
-    }
-  r.bytes = (double)c.m * c.k * (elt + 1) + (double)c.m * kb * 4;
-  if (time)
-    r.ms = s.medianMs([&] { call(); });
-  return r;
-}
+/// Strides and sizes a case implies (quant.md 3.2 for the scale factors).
+struct Geometry {
+  int64_t stride, kb, elt, sfRows, sf0, sf1;
+  dsl::DType in;
+  explicit Geometry(const PerTokenCastCase &c)
+      : stride(c.xRowStride ? c.xRowStride : c.k), kb(ceilDiv(c.k, c.group)), elt(c.in == TK_BF16 ? 2 : 4),
+        sfRows(c.flags & TK_SF_COL_MAJOR ? alignUp(c.m, 4) : c.m), sf0(c.flags & TK_SF_COL_MAJOR ? 1 : kb),
+        sf1(c.flags & TK_SF_COL_MAJOR ? sfRows : 1), in(c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32) {}
+};
 
-} // namespace tk::bench
-
-namespace tk::bench {
-
-static tk_tensor hostTensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  tk_tensor t = deviceTensor(data, dtype, std::move(shape), std::move(strides));
-  t.device = TK_DEVICE_CPU;
-  return t;
-}
-
-CheckResult checkPerTokenCastOnCpu(tk_context ctx, const PerTokenCastCase &c, const std::vector<uint8_t> &x) {
-  CheckResult r;
-  const int64_t stride = c.xRowStride ? c.xRowStride : c.k, kb = ceilDiv(c.k, c.group);
-  const bool col = c.flags & TK_SF_COL_MAJOR;
-  const int64_t elt = c.in == TK_BF16 ? 2 : 4, sfRows = col ? alignUp(c.m, 4) : c.m;
-  const int64_t sf0 = col ? 1 : kb, sf1 = col ? sfRows : 1;
-  std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k, 0xEE);
-  std::vector<float> refSf(kb * sfRows, 0.0f), sf(kb * sfRows, 0.0f);
-  perTokenCastReference(x.data(), c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32, c.m, c.k, stride, c.group,
-                        c.flags & TK_ROUND_SF, refOut.data(), refSf.data(), sf0, sf1);
-  tk_tensor tx = hostTensor(const_cast<uint8_t *>(x.data()), c.in, {c.m, c.k}, {stride, 1});
-  tk_tensor tout = hostTensor(out.data(), TK_F8_E4M3, {c.m, c.k}, {c.k, 1});
-  tk_tensor tsf = hostTensor(sf.data(), TK_F32, {c.m, kb}, {sf0, sf1});
-  auto call = [&] {
-    return tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &tout, &tsf,
-                             nullptr);
-  };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
-    return r;
-  }
+/// Differing bytes of out and differing scale factors (those inside the (M, Kb) view).
+void compare(const PerTokenCastCase &c, const Geometry &g, const std::vector<uint8_t> &out,
+             const std::vector<uint8_t> &refOut, const std::vector<float> &sf, const std::vector<float> &refSf,
+             CheckResult &r) {
   for (size_t i = 0; i < out.size(); ++i)
     r.outMismatches += out[i] != refOut[i];
-  for (int64_t i = 0; i < c.m; ++i)
-    for (int64_t g = 0; g < kb; ++g)
-      r.sfMismatches += std::memcmp(&sf[i * sf0 + g * sf1], &refSf[i * sf0 + g * sf1], 4) != 0;
-  auto t0 = std::chrono::steady_clock::now();
-  call();
-  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  r.bytes = (double)c.m * c.k * (elt + 1) + (double)c.m * kb * 4;
-  return r;
+  for (int64_t i = 0; i < c.m && !sf.empty(); ++i)
+    for (int64_t k = 0; k < g.kb; ++k) {
+      size_t at = i * g.sf0 + k * g.sf1;
+      r.sfMismatches += std::memcmp(&sf[at], &refSf[at], 4) != 0;
+    }
 }
 
-} // namespace tk::bench
+} // namespace
 
-namespace tk::bench {
+CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, const std::vector<uint8_t> &x,
+                              bool time) {
+  CheckResult r;
+  const Geometry g(c);
+  std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k);
+  std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(g.kb * g.sfRows, 0.0f);
+  parallelRows(c.m, [&](int64_t begin, int64_t end) {
+    perTokenCastReference(x.data() + begin * g.stride * g.elt, g.in, end - begin, c.k, g.stride, c.group,
+                          c.flags & TK_ROUND_SF, refOut.data() + begin * c.k, refSf.data() + begin * g.sf0, g.sf0,
+                          g.sf1);
+  });
+  Placement p{gpu};
+  void *dx = p.put(x.data(), x.size());
+  void *dout = p.poisoned(out.data(), out.size(), 0xFF); // every element must be written
+  void *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
+  tk_tensor tx = p.tensor(dx, c.in, {c.m, c.k}, {g.stride, 1});
+  tk_tensor tout = p.tensor(dout, TK_F8_E4M3, {c.m, c.k});
+  tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
+  auto call = [&] {
+    return tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &tout, &tsf,
+                             nullptr);
+  };
+  r.status = call();
+  if (r.status != TK_SUCCESS) {
+    r.error = tk_last_error();
+    return r;
+  }
+  p.get(out.data(), dout, out.size());
+  p.get(sf.data(), dsf, sf.size() * 4);
+  compare(c, g, out, refOut, sf, refSf, r);
+  r.bytes = (double)c.m * c.k * (g.elt + 1) + (double)c.m * g.kb * 4;
+  if (time && gpu) {
+    r.ms = gpu->medianMs([&] { call(); });
+  } else if (time) {
+    auto t0 = std::chrono::steady_clock::now();
+    call();
+    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return r;
+}
 
 CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c,
                                   const std::vector<uint8_t> &x) {
   CheckResult r;
-  const int64_t stride = c.xRowStride ? c.xRowStride : c.k, kb = ceilDiv(c.k, c.group);
-  const bool col = c.flags & TK_SF_COL_MAJOR, round = c.flags & TK_ROUND_SF;
-  const int64_t sfRows = col ? alignUp(c.m, 4) : c.m, sf0 = col ? 1 : kb, sf1 = col ? sfRows : 1;
-  const dsl::DType in = c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
+  const Geometry g(c);
+  const bool round = c.flags & TK_ROUND_SF;
   // References: scale factors in the case's layout and row-major, and the cast with the latter.
   std::vector<uint8_t> scratch(c.m * c.k), refOut(c.m * c.k);
-  std::vector<float> refSf(kb * sfRows, 0.0f), rowSf(kb * c.m);
-  perTokenCastReference(x.data(), in, c.m, c.k, stride, c.group, round, scratch.data(), refSf.data(), sf0, sf1);
-  perTokenCastReference(x.data(), in, c.m, c.k, stride, c.group, round, scratch.data(), rowSf.data(), kb, 1);
-  perTokenCastWithSfReference(x.data(), in, c.m, c.k, stride, c.group, rowSf.data(), kb, refOut.data());
+  std::vector<float> refSf(g.kb * g.sfRows, 0.0f), rowSf(g.kb * c.m);
+  perTokenCastReference(x.data(), g.in, c.m, c.k, g.stride, c.group, round, scratch.data(), refSf.data(), g.sf0,
+                        g.sf1);
+  perTokenCastReference(x.data(), g.in, c.m, c.k, g.stride, c.group, round, scratch.data(), rowSf.data(), g.kb, 1);
+  perTokenCastWithSfReference(x.data(), g.in, c.m, c.k, g.stride, c.group, rowSf.data(), g.kb, refOut.data());
 
-  std::vector<uint8_t> out(c.m * c.k, 0xEE);
-  std::vector<float> sf(kb * sfRows, 0.0f);
-  tk_device_type dev = gpu ? TK_DEVICE_CUDA : TK_DEVICE_CPU;
-  auto place = [&](const void *host, size_t bytes) -> void * {
-    if (!gpu)
-      return const_cast<void *>(host);
-    void *d = gpu->alloc(bytes);
-    gpu->upload(d, host, bytes);
-    return d;
-  };
-  void *dx = place(x.data(), x.size()), *dsf = place(sf.data(), sf.size() * 4),
-       *drow = place(rowSf.data(), rowSf.size() * 4), *dout = place(out.data(), out.size());
-  auto tensor = [&](void *p, tk_dtype t, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-    tk_tensor v = deviceTensor(p, t, std::move(shape), std::move(strides));
-    v.device = dev;
-    return v;
-  };
-  tk_tensor tx = tensor(dx, c.in, {c.m, c.k}, {stride, 1});
-  tk_tensor tsf = tensor(dsf, TK_F32, {c.m, kb}, {sf0, sf1});
-  tk_tensor trow = tensor(drow, TK_F32, {c.m, kb}, {kb, 1});
-  tk_tensor tout = tensor(dout, TK_F8_E4M3, {c.m, c.k}, {c.k, 1});
+  std::vector<uint8_t> out(c.m * c.k);
+  std::vector<float> sf(g.kb * g.sfRows, 0.0f);
+  Placement p{gpu};
+  void *dx = p.put(x.data(), x.size()), *drow = p.put(rowSf.data(), rowSf.size() * 4);
+  void *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF), *dout = p.poisoned(out.data(), out.size(), 0xEE);
+  tk_tensor tx = p.tensor(dx, c.in, {c.m, c.k}, {g.stride, 1});
+  tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
+  tk_tensor trow = p.tensor(drow, TK_F32, {c.m, g.kb}, {g.kb, 1});
+  tk_tensor tout = p.tensor(dout, TK_F8_E4M3, {c.m, c.k});
   r.status = tk_per_token_cast_with_sf_only(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags,
                                             &tsf, nullptr);
   if (r.status == TK_SUCCESS)
@@ -197,15 +158,9 @@ CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerToke
     r.error = tk_last_error();
     return r;
   }
-  if (gpu) {
-    gpu->download(sf.data(), dsf, sf.size() * 4);
-    gpu->download(out.data(), dout, out.size());
-  }
-  for (size_t i = 0; i < out.size(); ++i)
-    r.outMismatches += out[i] != refOut[i];
-  for (int64_t i = 0; i < c.m; ++i)
-    for (int64_t g = 0; g < kb; ++g)
-      r.sfMismatches += std::memcmp(&sf[i * sf0 + g * sf1], &refSf[i * sf0 + g * sf1], 4) != 0;
+  p.get(sf.data(), dsf, sf.size() * 4);
+  p.get(out.data(), dout, out.size());
+  compare(c, g, out, refOut, sf, refSf, r);
   return r;
 }
 

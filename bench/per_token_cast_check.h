@@ -33,14 +33,12 @@ std::string describe(const PerTokenCastCase &c);
 /// encoding); reusable across cases that differ only in group and flags.
 std::vector<uint8_t> makeInput(const PerTokenCastCase &c);
 
-/// Runs the case through tk_per_token_cast on `session`'s device, compares
-/// out and out_sf bit for bit with the C++ reference, and times it when `time`.
-CheckResult checkPerTokenCast(GpuSession &session, tk_context ctx, const PerTokenCastCase &c,
+/// Runs the case through tk_per_token_cast on the GPU of `gpu` (or on the CPU
+/// path when `gpu` is null) and compares out and out_sf bit for bit with the
+/// C++ reference. With `time`: the median of timed GPU runs, or on the CPU the
+/// wall time of one call after the checked one.
+CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c,
                               const std::vector<uint8_t> &x, bool time);
-
-/// The same check on the CPU path: host tensors through tk_per_token_cast;
-/// `ms` is the wall time of one call after a warm-up call.
-CheckResult checkPerTokenCastOnCpu(tk_context ctx, const PerTokenCastCase &c, const std::vector<uint8_t> &x);
 
 /// per_token_cast_with_sf_only (against the reference's scale factors, in the
 /// case's layout) and per_token_cast_with_precomputed_sf (given the reference's

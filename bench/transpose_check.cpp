@@ -21,7 +21,7 @@ CheckResult checkTranspose(GpuSession *gpu, tk_context ctx, const TransposeCase 
   CheckResult r;
   const int64_t elt = bytesOf(c.dtype), stride = c.rowStride ? c.rowStride : c.cols;
   const size_t inBytes = c.batch * c.rows * stride * elt, outBytes = c.batch * c.rows * c.cols * elt;
-  std::vector<uint8_t> x(inBytes), ref(outBytes), got(outBytes, 0xEE);
+  std::vector<uint8_t> x(inBytes), ref(outBytes), got(outBytes);
   std::mt19937_64 rng(c.rows * 131 + c.cols);
   for (size_t i = 0; i + 8 <= x.size(); i += 8) {
     uint64_t v = rng();
@@ -33,21 +33,12 @@ CheckResult checkTranspose(GpuSession *gpu, tk_context ctx, const TransposeCase 
         byte &= 0xFE;
   kernels::transpose::batchedTransposeReference(x.data(), elt, c.batch, c.rows, c.cols, c.rows * stride, stride,
                                                 ref.data());
-  void *dx = x.data(), *dout = got.data();
-  if (gpu) {
-    dx = gpu->alloc(inBytes);
-    dout = gpu->alloc(outBytes);
-    gpu->upload(dx, x.data(), inBytes);
-    gpu->fill(dout, 0xEE, outBytes);
-  }
-  auto tensor = [&](void *p, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-    tk_tensor t = deviceTensor(p, c.dtype, std::move(shape), std::move(strides));
-    t.device = gpu ? TK_DEVICE_CUDA : TK_DEVICE_CPU;
-    return t;
-  };
-  tk_tensor tx = c.batched ? tensor(dx, {c.batch, c.rows, c.cols}, {c.rows * stride, stride, 1})
-                           : tensor(dx, {c.rows, c.cols}, {stride, 1});
-  tk_tensor tout = c.batched ? tensor(dout, {c.batch, c.cols, c.rows}, {}) : tensor(dout, {c.cols, c.rows}, {});
+  Placement p{gpu};
+  void *dx = p.put(x.data(), inBytes), *dout = p.poisoned(got.data(), outBytes, 0xEE);
+  tk_tensor tx = c.batched ? p.tensor(dx, c.dtype, {c.batch, c.rows, c.cols}, {c.rows * stride, stride, 1})
+                           : p.tensor(dx, c.dtype, {c.rows, c.cols}, {stride, 1});
+  tk_tensor tout = c.batched ? p.tensor(dout, c.dtype, {c.batch, c.cols, c.rows})
+                             : p.tensor(dout, c.dtype, {c.cols, c.rows});
   auto call = [&] {
     return c.batched ? tk_batched_transpose(ctx, &tx, &tout, nullptr) : tk_transpose(ctx, &tx, &tout, nullptr);
   };
@@ -56,8 +47,7 @@ CheckResult checkTranspose(GpuSession *gpu, tk_context ctx, const TransposeCase 
     r.error = tk_last_error();
     return r;
   }
-  if (gpu)
-    gpu->download(got.data(), dout, outBytes);
+  p.get(got.data(), dout, outBytes);
   for (size_t i = 0; i < outBytes; i += elt)
     r.outMismatches += std::memcmp(&got[i], &ref[i], elt) != 0;
   r.bytes = 2.0 * outBytes;

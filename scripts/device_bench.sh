@@ -3,10 +3,7 @@
 # peers (bench/run_all.sh), then profile per_token_cast once with ncu.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-/tmp/tk-out}
-mkdir -p "$out" /tmp/tk-bin
-for f in .carry/*.xz; do xz -dc "$f" > /tmp/tk-bin/$(basename "$f" .xz); done
-chmod +x /tmp/tk-bin/*
+source scripts/unpack_carry.sh
 TK=/tmp/tk-bin/tk bash bench/run_all.sh
 if command -v ncu >/dev/null; then
   timeout 180 ncu --clock-control none -k regex:per_token_cast -c 1 --section SpeedOfLight \

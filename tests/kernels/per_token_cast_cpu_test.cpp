@@ -20,7 +20,7 @@ tk_tensor host(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vect
 
 /// Runs one case on the CPU; returns the number of differing output bytes and SFs.
 std::pair<int64_t, int64_t> runCase(tk_context ctx, const bench::PerTokenCastCase &c) {
-  bench::CheckResult r = bench::checkPerTokenCastOnCpu(ctx, c, bench::makeInput(c));
+  bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, c, bench::makeInput(c), false);
   EXPECT_EQ(r.status, TK_SUCCESS) << bench::describe(c) << ": " << r.error;
   return {r.outMismatches, r.sfMismatches};
 }

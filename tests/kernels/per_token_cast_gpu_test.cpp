@@ -1,12 +1,11 @@
 // per_token_cast on a GPU through the C API, bit-exact against the C++
 // reference over the spec's test grid (quant.md 4.1). Skips visibly without
 // a CUDA device.
-#include "bench/gpu_session.h"
+#include "tests/kernels/gpu_suite.h"
 #include "bench/per_token_cast_check.h"
 #include "tk/runtime/Context.h"
 
 #include <gtest/gtest.h>
-#include <array>
 #include <cstring>
 #include <map>
 
@@ -14,18 +13,8 @@ using namespace tk;
 
 namespace {
 
-class PerTokenCastGpu : public ::testing::Test {
+class PerTokenCastGpu : public GpuSuite<PerTokenCastGpu> {
 protected:
-  static void SetUpTestSuite() { session = new bench::GpuSession(); }
-  static void TearDownTestSuite() {
-    delete session;
-    session = nullptr;
-  }
-  void SetUp() override {
-    if (!session->ok())
-      GTEST_SKIP() << "skipped: no CUDA device (" << session->status().message() << ")";
-  }
-  static bench::GpuSession *session;
 
   /// Runs every case; inputs are made once per (M, K, dtype, stride).
   void runGrid(tk_context ctx, const std::vector<bench::PerTokenCastCase> &cases) {
@@ -36,7 +25,7 @@ protected:
       auto it = inputs.find(key);
       if (it == inputs.end())
         it = inputs.emplace(key, bench::makeInput(c)).first;
-      bench::CheckResult r = bench::checkPerTokenCast(*session, ctx, c, it->second, false);
+      bench::CheckResult r = bench::checkPerTokenCast(session, ctx, c, it->second, false);
       EXPECT_EQ(r.status, TK_SUCCESS) << bench::describe(c) << ": " << r.error;
       EXPECT_EQ(r.outMismatches, 0) << bench::describe(c);
       EXPECT_EQ(r.sfMismatches, 0) << bench::describe(c);
@@ -46,7 +35,6 @@ protected:
                 session->device().name.c_str());
   }
 };
-bench::GpuSession *PerTokenCastGpu::session = nullptr;
 
 std::vector<bench::PerTokenCastCase> specGrid(bool roundOffToo) {
   std::vector<bench::PerTokenCastCase> cases;
@@ -99,34 +87,27 @@ TEST_F(PerTokenCastGpu, CpuAndGpuAgreeBitForBit) {
         for (tk_dtype in : {TK_BF16, TK_F32}) {
           bench::PerTokenCastCase c{1001, k, g, in, flags, 0, (uint64_t)(k + g)};
           std::vector<uint8_t> x = bench::makeInput(c);
-          const int64_t kb = (k + g - 1) / g, sfRows = (flags & TK_SF_COL_MAJOR) ? (c.m + 3) / 4 * 4 : c.m;
-          const int64_t sf0 = (flags & TK_SF_COL_MAJOR) ? 1 : kb, sf1 = (flags & TK_SF_COL_MAJOR) ? sfRows : 1;
-          std::vector<uint8_t> cpuOut(c.m * k), gpuOut(c.m * k);
-          std::vector<float> cpuSf(kb * sfRows, 0.0f), gpuSf(kb * sfRows, 0.0f);
-          auto tensors = [&](void *xp, void *op, void *sp, tk_device_type dev) {
-            std::array<tk_tensor, 3> t = {bench::deviceTensor(xp, in, {c.m, k}),
-                                          bench::deviceTensor(op, TK_F8_E4M3, {c.m, k}),
-                                          bench::deviceTensor(sp, TK_F32, {c.m, kb}, {sf0, sf1})};
-            for (auto &one : t)
-              one.device = dev;
-            return t;
+          // The same call on the CPU path (host tensors) and on the GPU.
+          auto run = [&](bench::GpuSession *gpu, std::vector<uint8_t> &out, std::vector<float> &sf) {
+            const int64_t kb = (k + g - 1) / g, sfRows = (flags & TK_SF_COL_MAJOR) ? (c.m + 3) / 4 * 4 : c.m;
+            const int64_t sf0 = (flags & TK_SF_COL_MAJOR) ? 1 : kb, sf1 = (flags & TK_SF_COL_MAJOR) ? sfRows : 1;
+            out.assign(c.m * k, 0);
+            sf.assign(kb * sfRows, 0.0f);
+            bench::Placement p{gpu};
+            void *dx = p.put(x.data(), x.size()), *dout = p.poisoned(out.data(), out.size(), 0xEE),
+                 *dsf = p.poisoned(sf.data(), sf.size() * 4, 0);
+            tk_tensor tx = p.tensor(dx, in, {c.m, k}), tout = p.tensor(dout, TK_F8_E4M3, {c.m, k}),
+                      tsf = p.tensor(dsf, TK_F32, {c.m, kb}, {sf0, sf1});
+            tk_status st = tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)g, flags, &tout,
+                                             &tsf, nullptr);
+            EXPECT_EQ(st, TK_SUCCESS) << tk_last_error();
+            p.get(out.data(), dout, out.size());
+            p.get(sf.data(), dsf, sf.size() * 4);
           };
-          auto host = tensors(x.data(), cpuOut.data(), cpuSf.data(), TK_DEVICE_CPU);
-          ASSERT_EQ(tk_per_token_cast(ctx, &host[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)g, flags, &host[1],
-                                      &host[2], nullptr),
-                    TK_SUCCESS)
-              << tk_last_error();
-          void *dx = session->alloc(x.size()), *dout = session->alloc(gpuOut.size()),
-               *dsf = session->alloc(gpuSf.size() * 4);
-          session->upload(dx, x.data(), x.size());
-          session->fill(dsf, 0, gpuSf.size() * 4);
-          auto dev = tensors(dx, dout, dsf, TK_DEVICE_CUDA);
-          ASSERT_EQ(tk_per_token_cast(ctx, &dev[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)g, flags, &dev[1],
-                                      &dev[2], nullptr),
-                    TK_SUCCESS)
-              << tk_last_error();
-          session->download(gpuOut.data(), dout, gpuOut.size());
-          session->download(gpuSf.data(), dsf, gpuSf.size() * 4);
+          std::vector<uint8_t> cpuOut, gpuOut;
+          std::vector<float> cpuSf, gpuSf;
+          run(nullptr, cpuOut, cpuSf);
+          run(session, gpuOut, gpuSf);
           bool same = cpuOut == gpuOut && std::memcmp(cpuSf.data(), gpuSf.data(), cpuSf.size() * 4) == 0;
           EXPECT_TRUE(same) << bench::describe(c);
           identical += same;

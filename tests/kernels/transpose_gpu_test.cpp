@@ -1,25 +1,13 @@
 // transpose and batched_transpose on a GPU over the spec's grid (quant.md
 // 4.19), bit-exact against the reference. Skips visibly without a device.
 #include "bench/transpose_check.h"
+#include "tests/kernels/gpu_suite.h"
 
 #include <gtest/gtest.h>
 
 namespace {
 
-class TransposeGpu : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() { session = new tk::bench::GpuSession(); }
-  static void TearDownTestSuite() {
-    delete session;
-    session = nullptr;
-  }
-  void SetUp() override {
-    if (!session->ok())
-      GTEST_SKIP() << "skipped: no CUDA device (" << session->status().message() << ")";
-  }
-  static tk::bench::GpuSession *session;
-};
-tk::bench::GpuSession *TransposeGpu::session = nullptr;
+class TransposeGpu : public GpuSuite<TransposeGpu> {};
 
 TEST_F(TransposeGpu, SpecGridIsBitExact) {
   tk_context ctx;

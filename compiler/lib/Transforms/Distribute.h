@@ -41,6 +41,8 @@ struct ThreadEmitter {
   mlir::Value warpCoord(const BlockedLayout &l, int64_t d);
   mlir::Value threadCoord(const BlockedLayout &l, int64_t d);
   mlir::Value allTrue(llvm::ArrayRef<mlir::Value> conds);
+  /// Emits `body` unconditionally when `conds` is empty, else under their conjunction.
+  void whenAll(llvm::ArrayRef<mlir::Value> conds, llvm::function_ref<void(mlir::OpBuilder &, mlir::Location)> body);
   /// Concatenates 1-D vectors of one element type.
   mlir::Value concat(llvm::ArrayRef<mlir::Value> parts);
 

@@ -47,6 +47,17 @@ Value ThreadEmitter::threadCoord(const BlockedLayout &l, int64_t d) {
   return c;
 }
 
+void ThreadEmitter::whenAll(ArrayRef<Value> conds, function_ref<void(OpBuilder &, Location)> body) {
+  if (conds.empty()) {
+    body(b, loc);
+    return;
+  }
+  scf::IfOp::create(b, loc, allTrue(conds), [&](OpBuilder &ib, Location il) {
+    body(ib, il);
+    scf::YieldOp::create(ib, il);
+  });
+}
+
 Value ThreadEmitter::allTrue(ArrayRef<Value> conds) {
   Value acc = conds.front();
   for (Value c : conds.drop_front())
@@ -209,14 +220,7 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
         memref::StoreOp::create(wb, wl, scalar, dest, coords);
       }
     };
-    if (conds.empty()) {
-      write(b, loc);
-    } else {
-      scf::IfOp::create(b, loc, allTrue(conds), [&](OpBuilder &wb, Location wl) {
-        write(wb, wl);
-        scf::YieldOp::create(wb, wl);
-      });
-    }
+    whenAll(conds, write);
   }
 }
 
@@ -257,10 +261,9 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
     if (leader)
       conds.push_back(leader);
     reducedSlotAccess(dest, origin, g, r, coords, conds);
-    scf::IfOp::create(b, loc, allTrue(conds), [&](OpBuilder &wb, Location wl) {
+    whenAll(conds, [&](OpBuilder &wb, Location wl) {
       Value scalar = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{r});
       memref::StoreOp::create(wb, wl, scalar, dest, coords);
-      scf::YieldOp::create(wb, wl);
     });
   }
 }
@@ -322,14 +325,7 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
       Value v = vector::ShuffleOp::create(wb, wl, input, input, lanes);
       vector::StoreOp::create(wb, wl, v, buf, coords, false, llvm::MaybeAlign(rowVec * eltBytes));
     };
-    if (conds.empty()) {
-      write(b, loc);
-    } else {
-      scf::IfOp::create(b, loc, allTrue(conds), [&](OpBuilder &wb, Location wl) {
-        write(wb, wl);
-        scf::YieldOp::create(wb, wl);
-      });
-    }
+    whenAll(conds, write);
   }
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> zeros(r, index(0));

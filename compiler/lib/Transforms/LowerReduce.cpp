@@ -117,10 +117,9 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
       groupLaneBits |= m;
     Value laneBase = arith::AndIOp::create(b, loc, lane, index(~groupLaneBits & 31));
     Value isWriter = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, laneBase);
-    scf::IfOp::create(b, loc, isWriter, [&](OpBuilder &wb, Location wl) {
+    whenAll({isWriter}, [&](OpBuilder &wb, Location wl) {
       for (int64_t r = 0; r < numReduced; ++r)
         memref::StoreOp::create(wb, wl, acc[r], buf, ValueRange{warp, laneBase, index(r)});
-      scf::YieldOp::create(wb, wl);
     });
     gpu::BarrierOp::create(b, loc);
     int64_t stride = l.warpStride(g.dim);
