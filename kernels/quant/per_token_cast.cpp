@@ -47,14 +47,17 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
     Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
-    Tile inv = computesSf ? Tile(nullptr, {}) : map({k.load(*sf, {row, sfCol}, {bm, bk / g})}, DType::F32,
-                                                    [](auto &s) { return s[0].constantF32(1.0) / s[0]; });
-    if (computesSf) {
+    // INV per group: from the scale rule, or the reciprocal of the given scale factors.
+    auto inverseScales = [&]() -> Tile {
+      if (!computesSf)
+        return map({k.load(*sf, {row, sfCol}, {bm, bk / g})}, DType::F32,
+                   [](auto &s) { return s[0].constantF32(1.0) / s[0]; });
       Tile amax = reduce_absmax(tile, /*dim=*/1, g); // [bm, bk / g]
-      auto [scale, scaleInv] = scaleRule(amax, Format::E4M3, c.roundSf);
+      auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
       k.store(*sf, {row, sfCol}, scale);
-      inv = scaleInv;
-    }
+      return inv;
+    };
+    Tile inv = inverseScales();
     if (writesData)
       k.store(*out, {row, col}, (tile * expand(inv, 1, g)).to(DType::F8E4M3));
   });
