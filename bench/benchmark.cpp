@@ -173,7 +173,6 @@ int runBenchmark(const BenchOptions &options) {
     loadSum += k->loadMs;
   }
   // Warm cache-hit call overhead: host time of one call (validate, cache hit, launch), no sync.
-  PerTokenCastCase small{4, 7168, 128, TK_BF16, 0};
   void *x = gpu.alloc(4 * 7168 * 2), *out = gpu.alloc(4 * 7168), *sf = gpu.alloc(4 * 56 * 4);
   tk_tensor tx = deviceTensor(x, TK_BF16, {4, 7168}), tout = deviceTensor(out, TK_F8_E4M3, {4, 7168}),
             tsf = deviceTensor(sf, TK_F32, {4, 56});

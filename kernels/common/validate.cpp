@@ -71,9 +71,14 @@ int64_t alignmentOf(const tk_tensor *t, int64_t elementBytes) {
       a >>= 1;
   };
   fit(reinterpret_cast<uintptr_t>(t->data));
-  for (int i = 0; i < t->ndim; ++i)
-    if (t->shape[i] > 1)
+  // The innermost dimension with unit stride is the contiguous run a vector
+  // access walks along; only the strides that jump between runs (and the
+  // pointer) decide how wide an access may be.
+  for (int i = 0; i < t->ndim; ++i) {
+    bool contiguousRun = i == t->ndim - 1 && t->strides[i] == 1;
+    if (t->shape[i] > 1 && !contiguousRun)
       fit((uint64_t)(t->strides[i] * elementBytes));
+  }
   return a;
 }
 

@@ -16,7 +16,8 @@ runtime::Status checkDtype(const char *op, const char *name, const tk_tensor *t,
 /// Row-major contiguous.
 bool isContiguous(const tk_tensor *t);
 int64_t numElements(const tk_tensor *t);
-/// Largest power of two (<= 16) dividing the pointer and every stride in bytes.
+/// Largest power of two (<= 16) dividing the pointer and, in bytes, every
+/// stride except a unit innermost one (the contiguous run vector accesses walk).
 int64_t alignmentOf(const tk_tensor *t, int64_t elementBytes);
 
 } // namespace tk::kernels

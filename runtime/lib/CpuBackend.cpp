@@ -106,4 +106,12 @@ size_t CpuCache::size() const {
   return entries_.size();
 }
 
+std::vector<std::string> CpuCache::keys() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto &[key, kernel] : entries_)
+    out.push_back(key);
+  return out;
+}
+
 } // namespace tk::runtime

@@ -1,4 +1,5 @@
 // The runtime without a GPU: driver loading errors, the JIT cache, binding.
+#include "kernels/common/validate.h"
 #include "kernels/quant/per_token_cast.h"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Device.h"
@@ -108,6 +109,42 @@ TEST(Runtime, CompileErrorsCarryDiagnostics) {
       *compiler::findTarget("sm_90a"), out);
   EXPECT_EQ(s.code(), TK_ERROR_COMPILE);
   EXPECT_NE(s.message().find("bad config"), std::string::npos);
+}
+
+TEST(AccessAlignment, UnitInnermostStrideDoesNotLimitVectorWidth) {
+  alignas(256) static char buf[256];
+  auto alignmentOf = [](tk_tensor t, int64_t elementBytes) { return kernels::alignmentOf(&t, elementBytes); };
+  // contiguous bf16 rows of 7168: pointer and row stride (14336 B) allow 16 bytes
+  EXPECT_EQ(alignmentOf(tensor(buf, TK_BF16, {8, 7168}, {7168, 1}), 2), 16);
+  // the pointer or a row stride decides when they are narrower
+  EXPECT_EQ(alignmentOf(tensor(buf + 2, TK_BF16, {8, 7168}, {7168, 1}), 2), 2);
+  EXPECT_EQ(alignmentOf(tensor(buf, TK_BF16, {8, 7168}, {7172, 1}), 2), 8);
+  // a non-unit innermost stride counts; a single row's stride does not
+  EXPECT_EQ(alignmentOf(tensor(buf, TK_F32, {8, 64}, {64, 2}), 4), 8);
+  EXPECT_EQ(alignmentOf(tensor(buf, TK_F8_E4M3, {1, 64}, {3, 1}), 1), 16);
+  // a batch of matrices: every outer stride counts
+  EXPECT_EQ(alignmentOf(tensor(buf, TK_F8_E4M3, {2, 64, 64}, {64 * 68, 68, 1}), 1), 4);
+}
+
+// A plain contiguous call must pick the 16-byte variant of the kernel: the
+// alignment is part of the kernel's key (H200 sessions ran the 2-byte variant
+// for every call until this was caught: 245 us instead of 184 us at 32768x7168).
+TEST(AccessAlignment, ContiguousCallsCompileTheWideVariant) {
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  std::vector<uint16_t> x(4 * 256, 0x3F80);
+  std::vector<uint8_t> out(4 * 256);
+  std::vector<float> sf(4 * 2);
+  tk_tensor tx = tensor(x.data(), TK_BF16, {4, 256}, {256, 1}), tout = tensor(out.data(), TK_F8_E4M3, {4, 256}, {256, 1}),
+            tsf = tensor(sf.data(), TK_F32, {4, 2}, {2, 1});
+  tx.device = tout.device = tsf.device = TK_DEVICE_CPU;
+  ASSERT_EQ(uintptr_t(x.data()) % 16, 0u);
+  ASSERT_EQ(tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &tout, &tsf, nullptr), TK_SUCCESS)
+      << tk_last_error();
+  auto keys = ctx->cpuCache.keys();
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_NE(keys[0].find("xalign=16,outalign=16"), std::string::npos) << keys[0];
+  EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
 }
 
 TEST(Launcher, BindsSizesAndChecksTensors) {

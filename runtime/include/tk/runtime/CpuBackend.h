@@ -5,7 +5,9 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace mlir {
 class ExecutionEngine;
@@ -31,6 +33,8 @@ class CpuCache {
 public:
   Status get(const std::string &kernelKey, const KernelFactory &factory, std::shared_ptr<CpuKernel> &out);
   size_t size() const;
+  /// Keys of the kernels compiled so far (kernel + config | cpu | compiler).
+  std::vector<std::string> keys() const;
 
 private:
   mutable std::mutex mutex_;
