@@ -6,6 +6,7 @@
 // are the spec's minimum traffic (quant.md §0): x + out + scale factors.
 //===----------------------------------------------------------------------===//
 #include "bench/benchmark.h"
+#include "bench/cast_back_check.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
 #include "bench/transpose_check.h"
@@ -159,6 +160,26 @@ int runBenchmark(const BenchOptions &options) {
     r.check = cr.status == TK_SUCCESS && !cr.outMismatches ? "bit-exact" : cr.describe();
     std::printf("%-16s %-26s %-12s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), "", r.us, r.gbps,
                 100 * r.frac, r.check.c_str());
+    rows.push_back(r);
+  }
+
+  // cast_back (quant.md 4.10) on the headline shape: per-token and blocked
+  // scale factors; bytes = xq + scale factors + out.
+  for (const CastBackCase &c : {CastBackCase{32768, 7168, 1, 128, TK_BF16}, CastBackCase{32768, 7168, 1, 128, TK_F32},
+                                CastBackCase{32768, 7168, 128, 128, TK_BF16},
+                                CastBackCase{32768, 7168, 128, 1, TK_BF16}}) {
+    CheckResult cr = checkCastBack(&gpu, ctx, c, /*time=*/true);
+    Row r;
+    r.op = "cast_back";
+    r.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
+    r.variant = describe(c).substr(r.shape.size() + 1);
+    r.us = cr.ms * 1e3;
+    r.bytes = cr.bytes;
+    r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
+    r.frac = r.gbps / ceiling;
+    r.check = cr.status == TK_SUCCESS && !cr.outMismatches ? "bit-exact" : cr.describe();
+    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
+                r.us, r.gbps, 100 * r.frac, r.check.c_str());
     rows.push_back(r);
   }
 

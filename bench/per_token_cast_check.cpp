@@ -13,8 +13,7 @@ namespace tk::bench {
 
 using namespace tk::kernels::quant;
 
-/// Splits rows [0, n) over the machine's cores.
-static void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
+void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
   int64_t workers = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 64 + 1));
   std::vector<std::thread> threads;
   for (int64_t w = 0; w < workers; ++w) {

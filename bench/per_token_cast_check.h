@@ -5,6 +5,7 @@
 #include "tk/tk.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct CheckResult {
 };
 
 std::string describe(const PerTokenCastCase &c);
+
+/// Splits rows [0, n) over the machine's cores: fn(begin, end) per worker.
+void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn);
 
 /// Random normal input for a case (rows of xRowStride elements, in c.in's
 /// encoding); reusable across cases that differ only in group and flags.

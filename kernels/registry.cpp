@@ -1,5 +1,6 @@
 //===- registry.cpp -------------------------------------------------------===//
 #include "kernels/registry.h"
+#include "kernels/quant/cast_back.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 
@@ -30,6 +31,14 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     "e4m3 cast with caller-given per-token scale factors",
                     {perTokenCastVariant("per_token_cast_with_precomputed_sf.bf16.k7168.g128",
                                          {7168, 128, DType::BF16, false}, quant::PerTokenMode::PrecomputedSf)}});
+    auto castBack = [](const std::string &name, quant::CastBackConfig c) {
+      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildCastBack(ctx, c); }};
+    };
+    list.push_back({"cast_back", "quant", "tk_cast_back", "e4m3 x block scale factor -> bf16 or fp32",
+                    {castBack("cast_back.e4m3.k7168.b1.g128.bf16", {7168, 1, 128, DType::BF16}),
+                     castBack("cast_back.e4m3.k7168.b128.g128.f32", {7168, 128, 128, DType::F32}),
+                     castBack("cast_back.e4m3.k7168.b128.g1.bf16", {7168, 128, 1, DType::BF16}),
+                     castBack("cast_back.e4m3.k576.b1.g576.bf16", {576, 1, 576, DType::BF16})}});
     auto transposeVariant = [](const std::string &name, transpose::TransposeConfig c) {
       return KernelVariant{name, c.key(),
                            [c](mlir::MLIRContext &ctx) { return transpose::buildBatchedTranspose(ctx, c); }};

@@ -204,6 +204,10 @@ Index operator*(const Index &a, const Index &b) {
   KernelBuilder *k = a.builder();
   return Index(k, arith::MulIOp::create(k->opBuilder(), k->loc(), a.value(), b.value()));
 }
+Index operator/(const Index &a, int64_t c) {
+  KernelBuilder *k = a.builder();
+  return Index(k, arith::DivUIOp::create(k->opBuilder(), k->loc(), a.value(), k->index(c).value()));
+}
 Index operator+(const Index &a, const Index &b) {
   KernelBuilder *k = a.builder();
   return Index(k, arith::AddIOp::create(k->opBuilder(), k->loc(), a.value(), b.value()));

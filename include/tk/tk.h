@@ -105,6 +105,16 @@ tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
                                                 int32_t num_per_channels, const tk_tensor *sf, uint32_t flags,
                                                 tk_tensor *out, tk_stream stream);
 
+/* cast_back (quant.md 4.10): out[i, j] = x[i, j] * S[i / b, j / g], rounded
+ * to out's dtype (bf16, to nearest even, or f32). x is (M, K) e4m3,
+ * contiguous, K % 64 == 0; x_sf is fp32 (ceil(M / b), ceil(K / g)) in any
+ * non-negative strides (row-major, or column-major as tk_per_token_cast
+ * writes it with TK_SF_COL_MAJOR); x_block_size = {b, g}, both positive.
+ * out is (M, K), contiguous. Packed e2m1 (i8) and e5m6 (u8) inputs and packed
+ * UE8M0 (i32) scale factors are valid but return TK_ERROR_UNSUPPORTED. */
+tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, const int32_t *x_block_size,
+                       tk_tensor *out, tk_stream stream);
+
 /* transpose (quant.md 4.19): out (C, R) = x (R, C) transposed, any 1, 2 or
  * 4-byte dtype, R and C multiples of 64, unit column stride, row stride a
  * multiple of 4 elements (and at least C). out is contiguous. */

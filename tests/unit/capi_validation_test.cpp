@@ -1,4 +1,4 @@
-// tk_per_token_cast rejects bad input with a status and a message, before
+// The operators reject bad input with a status and a message, before
 // touching any device (these run without a GPU).
 #include "bench/gpu_session.h"
 #include "tk/tk.h"
@@ -163,6 +163,51 @@ TEST_F(Validation, Transpose) {
   // Empty: nothing to do.
   tk_tensor ex = tensor(TK_BF16, {0, 128, 256}), eout = tensor(TK_BF16, {0, 256, 128});
   EXPECT_EQ(tk_batched_transpose(ctx, &ex, &eout, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+TEST_F(Validation, CastBack) {
+  tk_tensor x = tensor(TK_F8_E4M3, {256, 512}), sf = tensor(TK_F32, {2, 4}), out = tensor(TK_BF16, {256, 512});
+  int32_t block[2] = {128, 128};
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_cast_back(ctx, &x, &sf, block, &out, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  EXPECT_EQ(tk_cast_back(ctx, &x, &sf, nullptr, &out, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("x_block_size is null"), std::string::npos);
+  EXPECT_EQ(tk_cast_back(ctx, &x, nullptr, block, &out, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("x_sf is null"), std::string::npos);
+  block[1] = 0;
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_block_size must be positive, got (128, 0)");
+  block[1] = 128;
+  sf = tensor(TK_F32, {2, 5});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (2, 4) for x (256, 512) and blocks (128, 128), got (2, 5)");
+  sf = tensor(TK_F32, {2, 4}, {-1, 2});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf strides must not be negative");
+  sf = tensor(TK_BF16, {2, 4});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be f32 or i32 (packed UE8M0), got bf16");
+  sf = tensor(TK_I32, {2, 4}, {1, 4});
+  expect(TK_ERROR_UNSUPPORTED, "packed UE8M0 scale factors are not implemented yet");
+  sf = tensor(TK_F32, {2, 4}, {1, 4}); // column-major is fine
+  out = tensor(TK_F16, {256, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be bf16 or f32, got f16");
+  out = tensor(TK_F32, {256, 448});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 512) tensor");
+  out = tensor(TK_BF16, {256, 512});
+  x = tensor(TK_BF16, {256, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be e4m3, i8 (packed e2m1) or u8 (packed e5m6), got bf16");
+  x = tensor(TK_I8, {256, 256});
+  expect(TK_ERROR_UNSUPPORTED, "packed e2m1 and e5m6 inputs are not implemented yet");
+  x = tensor(TK_F8_E4M3, {256, 512}, {1024, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be contiguous");
+  x = tensor(TK_F8_E4M3, {256, 480});
+  sf = tensor(TK_F32, {2, 4});
+  out = tensor(TK_BF16, {256, 480});
+  expect(TK_ERROR_INVALID_ARGUMENT, "the row width must be a multiple of 64, got 480");
+  // Empty: nothing to do.
+  x = tensor(TK_F8_E4M3, {0, 512});
+  sf = tensor(TK_F32, {0, 4});
+  out = tensor(TK_BF16, {0, 512});
+  EXPECT_EQ(tk_cast_back(ctx, &x, &sf, block, &out, nullptr), TK_SUCCESS) << tk_last_error();
 }
 
 TEST_F(Validation, EmptyInputLaunchesNothing) {

@@ -5,6 +5,7 @@
 #include "bench/benchmark.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
+#include "bench/cast_back_check.h"
 #include "bench/transpose_check.h"
 #include "kernels/registry.h"
 #include "tk/compiler/Target/Targets.h"
@@ -122,25 +123,34 @@ static int checkVariants(bench::GpuSession *gpu, tk_context ctx) {
   return ok ? 0 : 1;
 }
 
-/// The transposes, checked (and timed on a GPU) on one representative shape each.
-static int checkTransposes(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
+/// One checked (and, on a GPU, timed) case as a table row; returns 1 on a failure.
+static int printRow(bench::GpuSession *gpu, const std::string &op, const std::string &what,
+                    const bench::CheckResult &r, double ceiling) {
+  bool ok = r.status == TK_SUCCESS && r.outMismatches == 0;
+  if (gpu) {
+    double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
+    std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", op.c_str(), what.c_str(),
+                ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
+  } else {
+    std::printf("%-16s %-34s %s\n", op.c_str(), what.c_str(), ok ? "bit-exact" : r.describe().c_str());
+  }
+  return ok ? 0 : 1;
+}
+
+/// The transposes and cast_back, checked (and timed on a GPU) on representative shapes.
+static int checkOthers(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
   int failures = 0;
-  std::vector<bench::TransposeCase> cases =
+  std::vector<bench::TransposeCase> transposes =
       gpu ? std::vector<bench::TransposeCase>{{8, 4096, 7168, TK_BF16}, {1, 8064, 7168, TK_F8_E4M3, 2 * 7168, false}}
           : std::vector<bench::TransposeCase>{{2, 256, 512, TK_BF16}, {1, 256, 512, TK_F8_E4M3, 1024, false}};
-  for (const auto &c : cases) {
-    bench::CheckResult r = bench::checkTranspose(gpu, ctx, c, gpu != nullptr);
-    bool ok = r.status == TK_SUCCESS && r.outMismatches == 0;
-    failures += !ok;
-    std::string name = c.batched ? "batched_transpose" : "transpose";
-    if (gpu) {
-      double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
-      std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", name.c_str(), bench::describe(c).c_str(),
-                  ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
-    } else {
-      std::printf("%-16s %-34s %s\n", name.c_str(), bench::describe(c).c_str(), ok ? "bit-exact" : r.describe().c_str());
-    }
-  }
+  for (const auto &c : transposes)
+    failures += printRow(gpu, c.batched ? "batched_transpose" : "transpose", bench::describe(c),
+                         bench::checkTranspose(gpu, ctx, c, gpu != nullptr), ceiling);
+  const int64_t m = gpu ? 32768 : 256;
+  for (const bench::CastBackCase &c : {bench::CastBackCase{m, 7168, 1, 128, TK_BF16},
+                                       bench::CastBackCase{m, 7168, 128, 128, TK_F32, false, true}})
+    failures += printRow(gpu, "cast_back", bench::describe(c), bench::checkCastBack(gpu, ctx, c, gpu != nullptr),
+                         ceiling);
   return failures;
 }
 
@@ -173,7 +183,7 @@ static int runOnGpu(bench::GpuSession &gpu, bool quick) {
                 ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
   }
   failures += checkVariants(&gpu, ctx);
-  failures += checkTransposes(&gpu, ctx, ceiling);
+  failures += checkOthers(&gpu, ctx, ceiling);
   tk_context_destroy(ctx);
   return failures ? 1 : 0;
 }
@@ -202,7 +212,7 @@ static int runOnCpu(bool quick) {
                 ok ? "bit-exact" : r.describe().c_str(), r.ms);
   }
   failures += checkVariants(nullptr, ctx);
-  failures += checkTransposes(nullptr, ctx, 0);
+  failures += checkOthers(nullptr, ctx, 0);
   tk_context_destroy(ctx);
   return failures;
 }

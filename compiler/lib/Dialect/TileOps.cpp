@@ -250,6 +250,8 @@ LogicalResult ConvertOp::verify() {
                          << " (supported: f32, bf16, f16, f8E4M3FN)";
   if (isa<Float8E4M3FNType>(to) && !from.isF32())
     return emitOpError() << "conversion to f8E4M3FN is defined from f32 only, got " << from;
+  if (isa<Float8E4M3FNType>(from) && !isa<Float8E4M3FNType>(to) && !to.isF32())
+    return emitOpError() << "conversion from f8E4M3FN is defined to f32 only, got " << to;
   return success();
 }
 

@@ -14,16 +14,22 @@ using namespace tk::tile;
 
 namespace {
 
-/// Bytes of the widest element the kernel loads (stores when it loads
-/// nothing): each thread owns `vectorBytes` of it per chunk, so every warp-wide
-/// load is one contiguous, fully used span. Narrower stores of the same
-/// fragments stay contiguous across the warp, only shorter per thread.
+/// Element bytes of the kernel's main load: the loaded fragment with the most
+/// elements (the widest element among equally large ones; stores when the
+/// kernel loads nothing). Each thread owns `vectorBytes` of it per chunk, so
+/// every warp-wide load of the main data is one contiguous, fully used span;
+/// small side loads (scale factors) and narrower stores stay contiguous across
+/// the warp, only shorter per thread.
 int64_t accessElementBytes(KernelOp kernel) {
-  int64_t loaded = 0, stored = 0;
+  int64_t loadedElems = 0, loaded = 0, stored = 0;
   auto bytesOf = [](Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8); };
   kernel.walk([&](Operation *op) {
-    if (auto load = dyn_cast<LoadOp>(op))
-      loaded = std::max(loaded, bytesOf(load.getResult().getType().getElementType()));
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      FragmentType t = load.getResult().getType();
+      int64_t elems = t.getNumElements(), bytes = bytesOf(t.getElementType());
+      if (elems > loadedElems || (elems == loadedElems && bytes > loaded))
+        loadedElems = elems, loaded = bytes;
+    }
     if (auto store = dyn_cast<StoreOp>(op))
       stored = std::max(stored, bytesOf(store.getValue().getType().getElementType()));
   });

@@ -102,5 +102,7 @@ mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v)
 /// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
 /// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.
 mlir::Value emitF32ToE4M3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware);
+/// f8E4M3FN codes (i8, scalar or vector) -> f32, exact; NaN codes give NaN.
+mlir::Value emitE4M3ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes);
 
 } // namespace tk::compiler

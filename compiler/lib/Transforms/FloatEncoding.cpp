@@ -1,4 +1,4 @@
-//===- FloatEncoding.cpp - f32 -> e4m3 conversion on per-thread vectors ---===//
+//===- FloatEncoding.cpp - f32 <-> e4m3 conversions on per-thread values --===//
 #include "Distribute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -71,6 +71,33 @@ static Value softwareE4M3(OpBuilder &b, Location loc, Value input) {
 
 Value emitF32ToE4M3(OpBuilder &b, Location loc, Value f32Vector, bool hardware) {
   return hardware ? hardwareE4M3(b, loc, f32Vector) : softwareE4M3(b, loc, f32Vector);
+}
+
+/// Exact decode by integer arithmetic: a normal code moves its exponent and
+/// mantissa bits into place and rebiases (7 -> 127); a subnormal code m gives
+/// m * 2^-9 (an exact float product); 0x7F / 0xFF give NaN.
+Value emitE4M3ToF32(OpBuilder &b, Location loc, Value codes) {
+  auto vt = dyn_cast<VectorType>(codes.getType());
+  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
+  Type i32v = like(b.getI32Type()), f32v = like(b.getF32Type());
+  auto splat = [&](Type t, TypedAttr scalar) -> Value {
+    if (auto v = dyn_cast<VectorType>(t))
+      return arith::ConstantOp::create(b, loc, v, DenseElementsAttr::get(v, scalar));
+    return arith::ConstantOp::create(b, loc, scalar);
+  };
+  auto ci = [&](int64_t v) { return splat(i32v, b.getI32IntegerAttr(v)); };
+  Value q = arith::ExtUIOp::create(b, loc, i32v, codes);
+  Value sign = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, q, ci(0x80)), ci(24));
+  Value a = arith::AndIOp::create(b, loc, q, ci(0x7F));
+  Value normal = arith::AddIOp::create(b, loc, arith::ShLIOp::create(b, loc, a, ci(20)), ci(120 << 23));
+  Value sub = arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32v, a),
+                                    splat(f32v, b.getF32FloatAttr(1.0f / 512.0f)));
+  Value subBits = arith::BitcastOp::create(b, loc, i32v, sub);
+  Value isSub = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, ci(8));
+  Value mag = arith::SelectOp::create(b, loc, isSub, subBits, normal);
+  Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, ci(0x7F));
+  mag = arith::SelectOp::create(b, loc, isNan, ci(0x7FC00000), mag);
+  return arith::BitcastOp::create(b, loc, f32v, arith::OrIOp::create(b, loc, mag, sign));
 }
 
 } // namespace tk::compiler

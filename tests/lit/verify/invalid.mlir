@@ -56,6 +56,19 @@ tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
 
 // -----
 
+tile.kernel @k(%x: memref<?x64xf8E4M3FN>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %q = tile.load %x[%c0, %c0] : memref<?x64xf8E4M3FN> -> !tile.frag<4x64xf8E4M3FN>
+    // expected-error @+1 {{conversion from f8E4M3FN is defined to f32 only, got 'bf16'}}
+    %b = tile.convert %q : !tile.frag<4x64xf8E4M3FN> -> !tile.frag<4x64xbf16>
+  }
+  tile.return
+}
+
+// -----
+
 tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -30,6 +30,8 @@ public:
   friend Index operator*(const Index &a, const Index &b);
   friend Index operator+(const Index &a, int64_t c);
   friend Index operator+(const Index &a, const Index &b);
+  /// Unsigned division (block-uniform indices are never negative).
+  friend Index operator/(const Index &a, int64_t c);
 
 private:
   KernelBuilder *k_;

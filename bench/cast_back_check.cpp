@@ -1,0 +1,78 @@
+//===- cast_back_check.cpp ------------------------------------------------===//
+#include "bench/cast_back_check.h"
+#include "kernels/quant/cast_back.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace tk::bench {
+
+using kernels::quant::alignUp;
+using kernels::quant::ceilDiv;
+
+std::string describe(const CastBackCase &c) {
+  return std::to_string(c.m) + "x" + std::to_string(c.k) + " block=" + std::to_string(c.blockM) + "x" +
+         std::to_string(c.blockK) + (c.out == TK_BF16 ? " -> bf16" : " -> f32") + (c.sfColMajor ? " col" : "") +
+         (c.powerOfTwoSf ? " pow2" : "");
+}
+
+CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c, bool time) {
+  CheckResult r;
+  const int64_t mb = ceilDiv(c.m, c.blockM), kb = ceilDiv(c.k, c.blockK), outElt = c.out == TK_BF16 ? 2 : 4;
+  const int64_t sfRows = c.sfColMajor ? alignUp(mb, 4) : mb, sf0 = c.sfColMajor ? 1 : kb,
+                sf1 = c.sfColMajor ? sfRows : 1;
+  std::vector<uint8_t> x(c.m * c.k);
+  std::vector<float> sf(std::max<int64_t>(1, sfRows * kb), 0.0f);
+  // Rows in parallel, each from its own seeded stream: deterministic per case.
+  const uint64_t seed = c.m * 7919 + c.k * 31 + c.blockM * 3 + c.blockK;
+  parallelRows(c.m, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      std::mt19937_64 rng(seed * 1000003u + i);
+      for (int64_t j = 0; j < c.k; j += 8) {
+        uint64_t v = rng();
+        for (int64_t t = 0; t < 8; ++t) {
+          uint8_t q = (uint8_t)(v >> (8 * t));
+          x[i * c.k + j + t] = (q & 0x7F) == 0x7F ? q & 0xFE : q; // no NaN codes
+        }
+      }
+    }
+  });
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> unit(0.5f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-30, 10);
+  for (int64_t i = 0; i < mb; ++i)
+    for (int64_t j = 0; j < kb; ++j)
+      sf[i * sf0 + j * sf1] = std::ldexp(c.powerOfTwoSf ? 1.0f : unit(rng), exponent(rng));
+  std::vector<uint8_t> ref(c.m * c.k * outElt), got(c.m * c.k * outElt);
+  const dsl::DType outType = c.out == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
+  parallelRows(mb, [&](int64_t begin, int64_t end) { // whole scale-factor rows per worker
+    int64_t r0 = begin * c.blockM, r1 = std::min(c.m, end * c.blockM);
+    if (r1 > r0)
+      kernels::quant::castBackReference(x.data() + r0 * c.k, r1 - r0, c.k, c.blockM, c.blockK, sf.data() + begin * sf0,
+                                        sf0, sf1, outType, ref.data() + r0 * c.k * outElt);
+  });
+  Placement p{gpu};
+  void *dx = p.put(x.data(), x.size()), *dsf = p.put(sf.data(), sf.size() * 4);
+  void *dout = p.poisoned(got.data(), got.size(), 0xEE); // every element must be written
+  tk_tensor tx = p.tensor(dx, TK_F8_E4M3, {c.m, c.k});
+  tk_tensor tsf = p.tensor(dsf, TK_F32, {mb, kb}, {sf0, sf1});
+  tk_tensor tout = p.tensor(dout, c.out, {c.m, c.k});
+  const int32_t block[2] = {(int32_t)c.blockM, (int32_t)c.blockK};
+  auto call = [&] { return tk_cast_back(ctx, &tx, &tsf, block, &tout, nullptr); };
+  r.status = call();
+  if (r.status != TK_SUCCESS) {
+    r.error = tk_last_error();
+    return r;
+  }
+  p.get(got.data(), dout, got.size());
+  for (size_t i = 0; i < got.size(); i += outElt)
+    r.outMismatches += std::memcmp(&got[i], &ref[i], outElt) != 0;
+  // quant.md 4.10: x (quantized) + its scale factors + out.
+  r.bytes = (double)c.m * c.k * (1 + outElt) + (double)mb * kb * 4;
+  if (gpu && time)
+    r.ms = gpu->medianMs([&] { call(); }, 5, 50);
+  return r;
+}
+
+} // namespace tk::bench

@@ -1,0 +1,24 @@
+//===- cast_back_check.h - run cast_back, check, time ---------------------===//
+#pragma once
+
+#include "bench/gpu_session.h"
+#include "bench/per_token_cast_check.h"
+#include "tk/tk.h"
+
+namespace tk::bench {
+
+struct CastBackCase {
+  int64_t m, k, blockM, blockK;
+  tk_dtype out;            ///< TK_BF16 or TK_F32
+  bool sfColMajor = false; ///< scale factors in TMA-aligned column-major strides
+  bool powerOfTwoSf = false;
+};
+
+std::string describe(const CastBackCase &c);
+
+/// Random e4m3 codes (no NaN codes) and random positive scale factors in,
+/// compared bit for bit with the reference; on the GPU of `gpu` (timed when
+/// `time`), or on the CPU path when `gpu` is null.
+CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c, bool time);
+
+} // namespace tk::bench

@@ -1,0 +1,56 @@
+//===- cast_back.cpp - the kernel, in the DSL, and its reference ----------===//
+#include "kernels/quant/cast_back.h"
+
+#include <numeric>
+
+using namespace tk::dsl;
+
+namespace tk::kernels::quant {
+
+int64_t CastBackConfig::tileK() const {
+  const int64_t maxTile = 8192;
+  if (hidden <= maxTile)
+    return blockK >= hidden ? hidden : alignUp(hidden, blockK);
+  if (blockK <= maxTile)
+    return blockK * (maxTile / blockK);
+  return std::gcd(blockK, maxTile);
+}
+
+std::string CastBackConfig::key() const {
+  return "cast_back:K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) + ",g=" + std::to_string(blockK) +
+         ",out=" + name(out) + ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes);
+}
+
+BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
+  const int64_t bk = c.tileK(), gt = c.groupInTile();
+  KernelBuilder k(ctx, "cast_back", c.key(), c.threads());
+  Dim tokens = k.dynamic("num_tokens");
+  Tensor x = k.input("x", {tokens, c.hidden}, DType::F8E4M3, {c.hidden, 1}, c.xAlignBytes);
+  // Scale factors in any strides: row-major, or (TMA-aligned) column-major.
+  Tensor sf = k.input("x_sf", {ceil_div(tokens, c.blockM), ceilDiv(c.hidden, c.blockK)}, DType::F32,
+                      {kDynamicStride, kDynamicStride}, 4);
+  Tensor out = k.output("out", {tokens, c.hidden}, c.out, {}, c.outAlignBytes);
+
+  k.grid({tokens, ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
+    Index row = b[0], col = b[1] * bk;
+    Tile scales = k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt});
+    Tile values = k.load(x, {row, col}, {1, bk}).to(DType::F32);
+    Tile product = gt == 1 ? values * scales : values * expand(scales, 1, gt);
+    k.store(out, {row, col}, c.out == DType::F32 ? product : product.to(c.out));
+  });
+  return k.finish();
+}
+
+void castBackReference(const uint8_t *x, int64_t m, int64_t k, int64_t b, int64_t g, const float *sf,
+                       int64_t sfStride0, int64_t sfStride1, DType out, void *result) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j) {
+      float v = decodeE4M3(x[i * k + j]) * sf[(i / b) * sfStride0 + (j / g) * sfStride1];
+      if (out == DType::F32)
+        static_cast<float *>(result)[i * k + j] = v;
+      else
+        static_cast<uint16_t *>(result)[i * k + j] = f32ToBf16(v);
+    }
+}
+
+} // namespace tk::kernels::quant

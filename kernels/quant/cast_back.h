@@ -1,0 +1,37 @@
+//===- cast_back.h - dequantization of e4m3 tensors (spec quant.md 4.10) --===//
+#pragma once
+
+#include "kernels/quant/formats.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <string>
+
+namespace tk::kernels::quant {
+
+/// Everything the generated code depends on; num_tokens stays dynamic.
+struct CastBackConfig {
+  int64_t hidden = 0;            ///< K
+  int64_t blockM = 1;            ///< b: tokens per scale factor
+  int64_t blockK = 128;          ///< g: channels per scale factor
+  dsl::DType out = dsl::DType::BF16;
+  int64_t xAlignBytes = 16;      ///< alignment of x's pointer and row stride
+  int64_t outAlignBytes = 16;    ///< alignment of out's pointer and row stride
+
+  /// One row per block: the whole row (rounded up to whole groups) up to
+  /// 8192 elements, else the most whole groups that fit (or a power-of-two
+  /// part of one group), so no tile straddles a group boundary.
+  int64_t tileK() const;
+  /// Channels that share one scale factor inside a tile.
+  int64_t groupInTile() const { return std::min(blockK, tileK()); }
+  int64_t threads() const { return tileK() > 4096 ? 256 : 128; }
+  std::string key() const;
+};
+
+dsl::BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &config);
+
+/// C++ reference: out[i, j] = round_out(decode(x[i, j]) * sf[(i / b) * sfStride0 + (j / g) * sfStride1]),
+/// x (M, K) e4m3 codes contiguous, out (M, K) contiguous: bf16 bits (uint16) or fp32.
+void castBackReference(const uint8_t *x, int64_t m, int64_t k, int64_t b, int64_t g, const float *sf,
+                       int64_t sfStride0, int64_t sfStride1, dsl::DType out, void *result);
+
+} // namespace tk::kernels::quant

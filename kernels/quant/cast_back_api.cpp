@@ -1,0 +1,77 @@
+//===- cast_back_api.cpp - tk_cast_back (quant.md 4.10): checks, launch ---===//
+#include "kernels/common/validate.h"
+#include "kernels/quant/cast_back.h"
+#include "tk/runtime/Context.h"
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::quant;
+
+namespace {
+
+Status invalid(const std::string &what) { return Status::invalid("tk_cast_back: " + what); }
+
+Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const int32_t *block, const tk_tensor *out,
+                CastBackConfig &config) {
+  const char *op = "tk_cast_back";
+  if (!ctx)
+    return invalid("ctx is null");
+  Status s = checkTensor(op, "x", x, 2);
+  if (s.isOk())
+    s = checkTensor(op, "x_sf", sf, 2);
+  if (s.isOk())
+    s = checkTensor(op, "out", out, 2);
+  if (!s.isOk())
+    return s;
+  if (!block)
+    return invalid("x_block_size is null");
+  if (block[0] <= 0 || block[1] <= 0)
+    return invalid("x_block_size must be positive, got (" + std::to_string(block[0]) + ", " +
+                   std::to_string(block[1]) + ")");
+  if (x->dtype != TK_F8_E4M3 && x->dtype != TK_I8 && x->dtype != TK_U8)
+    return invalid(std::string("x must be e4m3, i8 (packed e2m1) or u8 (packed e5m6), got ") + dtypeName(x->dtype));
+  if (out->dtype != TK_BF16 && out->dtype != TK_F32)
+    return invalid(std::string("out must be bf16 or f32, got ") + dtypeName(out->dtype));
+  if (sf->dtype != TK_F32 && sf->dtype != TK_I32)
+    return invalid(std::string("x_sf must be f32 or i32 (packed UE8M0), got ") + dtypeName(sf->dtype));
+  if (!isContiguous(x))
+    return invalid("x must be contiguous");
+  // Valid per the spec, not built yet (they land with the rest of the quant family).
+  if (x->dtype != TK_F8_E4M3)
+    return Status::unsupported("tk_cast_back: packed e2m1 and e5m6 inputs are not implemented yet");
+  if (sf->dtype == TK_I32)
+    return Status::unsupported("tk_cast_back: packed UE8M0 scale factors are not implemented yet");
+  const int64_t m = x->shape[0], k = x->shape[1], b = block[0], g = block[1];
+  if (k % 64)
+    return invalid("the row width must be a multiple of 64, got " + std::to_string(k));
+  if (sf->shape[0] != ceilDiv(m, b) || sf->shape[1] != ceilDiv(k, g))
+    return invalid("x_sf must have shape (" + std::to_string(ceilDiv(m, b)) + ", " + std::to_string(ceilDiv(k, g)) +
+                   ") for x (" + std::to_string(m) + ", " + std::to_string(k) + ") and blocks (" +
+                   std::to_string(b) + ", " + std::to_string(g) + "), got (" + std::to_string(sf->shape[0]) + ", " +
+                   std::to_string(sf->shape[1]) + ")");
+  if (sf->strides[0] < 0 || sf->strides[1] < 0)
+    return invalid("x_sf strides must not be negative");
+  if (out->shape[0] != m || out->shape[1] != k || !isContiguous(out))
+    return invalid("out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor");
+  config.hidden = k;
+  config.blockM = b;
+  config.blockK = g;
+  config.out = out->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
+  config.xAlignBytes = alignmentOf(x, 1);
+  config.outAlignBytes = alignmentOf(out, tk::dsl::byteSize(config.out));
+  return Status::ok();
+}
+
+} // namespace
+
+extern "C" tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                  const int32_t *x_block_size, tk_tensor *out, tk_stream stream) {
+  CastBackConfig config;
+  Status s = validate(ctx, x, x_sf, x_block_size, out, config);
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  if (x->shape[0] == 0)
+    return tk::runtime::report(Status::ok());
+  auto factory = [config](mlir::MLIRContext &mctx) { return buildCastBack(mctx, config); };
+  return tk::runtime::report(ctx->run(config.key(), factory, {x, x_sf, out}, stream));
+}

@@ -1,0 +1,29 @@
+// cast_back on the CPU path through the C API with host tensors, bit-exact
+// against the C++ reference.
+#include "bench/cast_back_check.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+// Suite name Cpu_<kernel>: the coverage test looks for it.
+TEST(Cpu_cast_back, SmallGridIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int cases = 0;
+  for (int64_t m : {1, 37, 130})
+    for (int64_t k : {576, 2048, 7168})
+      for (auto [b, g] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {1, k}, {128, 1}, {128, 128}, {32, 32}})
+        for (tk_dtype out : {TK_BF16, TK_F32})
+          for (bool col : {false, true}) {
+            tk::bench::CastBackCase c{m, k, b, g, out, col, /*powerOfTwoSf=*/m == 37};
+            tk::bench::CheckResult r = tk::bench::checkCastBack(nullptr, ctx, c, false);
+            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+            EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
+            ++cases;
+          }
+  std::printf("[ cast_back ] %d CPU cases compared\n", cases);
+  tk_context_destroy(ctx);
+}
+
+} // namespace

@@ -1,0 +1,27 @@
+// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
+// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-cpu -canonicalize | FileCheck %s --check-prefix=CPU
+
+// e4m3 codes widen to f32 by integer arithmetic on the whole per-thread vector
+// (16 codes from one 16-byte load): normal codes shift into place and rebias,
+// subnormal ones are m * 2^-9, 0x7F is NaN; the sign bit moves to bit 31.
+// CHECK-LABEL: gpu.func @decode
+// CHECK: vector.load {{.*}} : memref<?x512xi8>, vector<16xi8>
+// CHECK: arith.extui {{.*}} : vector<16xi8> to vector<16xi32>
+// CHECK: arith.uitofp {{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: arith.select
+// CHECK: arith.bitcast {{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: arith.truncf {{.*}} : vector<16xf32> to vector<16xbf16>
+// CPU-LABEL: func.func @decode
+// CPU: arith.extui {{.*}} : i8 to i32
+// CPU: arith.uitofp {{.*}} : i32 to f32
+tile.kernel @decode(%x: memref<?x512xf8E4M3FN>, %y: memref<?x512xbf16>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %x, %c0 : memref<?x512xf8E4M3FN>
+  tile.grid (%b) in (%m) {
+    %q = tile.load %x[%b, %c0] : memref<?x512xf8E4M3FN> -> !tile.frag<1x512xf8E4M3FN>
+    %f = tile.convert %q : !tile.frag<1x512xf8E4M3FN> -> !tile.frag<1x512xf32>
+    %h = tile.convert %f : !tile.frag<1x512xf32> -> !tile.frag<1x512xbf16>
+    tile.store %h, %y[%b, %c0] : !tile.frag<1x512xbf16>, memref<?x512xbf16>
+  }
+  tile.return
+}
