@@ -7,8 +7,12 @@ using namespace tk::dsl;
 
 namespace tk::kernels::quant {
 
+int64_t CastBackConfig::tileM() const { return blockK == 1 && blockM > 1 ? std::gcd<int64_t>(blockM, 32) : 1; }
+
 int64_t CastBackConfig::tileK() const {
   const int64_t maxTile = 8192;
+  if (tileM() > 1)
+    return maxTile / tileM();
   if (hidden <= maxTile)
     return blockK >= hidden ? hidden : alignUp(hidden, blockK);
   if (blockK <= maxTile)
@@ -22,7 +26,7 @@ std::string CastBackConfig::key() const {
 }
 
 BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
-  const int64_t bk = c.tileK(), gt = c.groupInTile();
+  const int64_t bm = c.tileM(), bk = c.tileK(), gt = c.groupInTile();
   KernelBuilder k(ctx, "cast_back", c.key(), c.threads());
   Dim tokens = k.dynamic("num_tokens");
   Tensor x = k.input("x", {tokens, c.hidden}, DType::F8E4M3, {c.hidden, 1}, c.xAlignBytes);
@@ -31,11 +35,13 @@ BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
                       {kDynamicStride, kDynamicStride}, 4);
   Tensor out = k.output("out", {tokens, c.hidden}, c.out, {}, c.outAlignBytes);
 
-  k.grid({tokens, ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
-    Index row = b[0], col = b[1] * bk;
+  k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * bm, col = b[1] * bk;
+    // The bm rows of a tile lie in one scale block row (bm divides b).
     Tile scales = k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt});
-    Tile values = k.load(x, {row, col}, {1, bk}).to(DType::F32);
-    Tile product = gt == 1 ? values * scales : values * expand(scales, 1, gt);
+    Tile values = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    Tile product = bm > 1 ? values * expand(scales, 0, bm)
+                          : gt == 1 ? values * scales : values * expand(scales, 1, gt);
     k.store(out, {row, col}, c.out == DType::F32 ? product : product.to(c.out));
   });
   return k.finish();

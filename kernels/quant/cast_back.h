@@ -17,13 +17,18 @@ struct CastBackConfig {
   int64_t xAlignBytes = 16;      ///< alignment of x's pointer and row stride
   int64_t outAlignBytes = 16;    ///< alignment of out's pointer and row stride
 
-  /// One row per block: the whole row (rounded up to whole groups) up to
-  /// 8192 elements, else the most whole groups that fit (or a power-of-two
-  /// part of one group), so no tile straddles a group boundary.
+  /// Rows per block: one, except for per-channel scales (g = 1, b > 1), where
+  /// up to 32 rows of one scale block share one row of scale factors loaded
+  /// once (one scale row per data row would read them from L2 b times).
+  int64_t tileM() const;
+  /// Columns per block: with one row, the whole row (rounded up to whole
+  /// groups) up to 8192 elements, else the most whole groups that fit (or a
+  /// power-of-two part of one group), so no tile straddles a group boundary;
+  /// with several rows, 8192 elements in all.
   int64_t tileK() const;
   /// Channels that share one scale factor inside a tile.
   int64_t groupInTile() const { return std::min(blockK, tileK()); }
-  int64_t threads() const { return tileK() > 4096 ? 256 : 128; }
+  int64_t threads() const { return tileM() * tileK() > 4096 ? 256 : 128; }
   std::string key() const;
 };
 

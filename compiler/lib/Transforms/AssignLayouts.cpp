@@ -14,26 +14,29 @@ using namespace tk::tile;
 
 namespace {
 
-/// Element bytes of the kernel's main load: the loaded fragment with the most
-/// elements (the widest element among equally large ones; stores when the
-/// kernel loads nothing). Each thread owns `vectorBytes` of it per chunk, so
-/// every warp-wide load of the main data is one contiguous, fully used span;
-/// small side loads (scale factors) and narrower stores stay contiguous across
+/// Element bytes of the kernel's main data: the largest fragment it loads or
+/// stores (by elements; the widest element among equally large ones). Each
+/// thread owns `vectorBytes` of that element type per chunk, so every
+/// warp-wide access of the main data is one contiguous, fully used span:
+/// an e4m3 -> f32 kernel sizes chunks by the f32 stores (a chunk of 16 e4m3
+/// codes would make each thread store 64 bytes in pieces that leave half-written
+/// sectors behind every warp-wide store). Small side tensors (scale factors)
+/// do not count, and narrower accesses of the main data stay contiguous across
 /// the warp, only shorter per thread.
 int64_t accessElementBytes(KernelOp kernel) {
-  int64_t loadedElems = 0, loaded = 0, stored = 0;
-  auto bytesOf = [](Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8); };
+  int64_t mainElems = 0, mainBytes = 0;
+  auto consider = [&](FragmentType t) {
+    int64_t elems = t.getNumElements(), bytes = std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8);
+    if (elems > mainElems || (elems == mainElems && bytes > mainBytes))
+      mainElems = elems, mainBytes = bytes;
+  };
   kernel.walk([&](Operation *op) {
-    if (auto load = dyn_cast<LoadOp>(op)) {
-      FragmentType t = load.getResult().getType();
-      int64_t elems = t.getNumElements(), bytes = bytesOf(t.getElementType());
-      if (elems > loadedElems || (elems == loadedElems && bytes > loaded))
-        loadedElems = elems, loaded = bytes;
-    }
+    if (auto load = dyn_cast<LoadOp>(op))
+      consider(load.getResult().getType());
     if (auto store = dyn_cast<StoreOp>(op))
-      stored = std::max(stored, bytesOf(store.getValue().getType().getElementType()));
+      consider(store.getValue().getType());
   });
-  return loaded ? loaded : (stored ? stored : 4);
+  return mainBytes ? mainBytes : 4;
 }
 
 struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssignLayouts> {

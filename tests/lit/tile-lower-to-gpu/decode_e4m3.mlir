@@ -1,16 +1,20 @@
 // RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
 // RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-cpu -canonicalize | FileCheck %s --check-prefix=CPU
 
-// e4m3 codes widen to f32 by integer arithmetic on the whole per-thread vector
-// (16 codes from one 16-byte load): normal codes shift into place and rebias,
-// subnormal ones are m * 2^-9, 0x7F is NaN; the sign bit moves to bit 31.
+// e4m3 codes widen to f32 by integer arithmetic on the whole per-thread vector:
+// normal codes shift into place and rebias, subnormal ones are m * 2^-9, 0x7F
+// is NaN; the sign bit moves to bit 31. Chunks follow the widest element of the
+// main data (the bf16 stores, 16 bytes), so a thread loads 8 codes at a time
+// (two chunks per thread here) and stores 8 bf16.
 // CHECK-LABEL: gpu.func @decode
-// CHECK: vector.load {{.*}} : memref<?x512xi8>, vector<16xi8>
+// CHECK: vector.load {{.*}} : memref<?x512xi8>, vector<8xi8>
+// CHECK: vector.load {{.*}} : memref<?x512xi8>, vector<8xi8>
 // CHECK: arith.extui {{.*}} : vector<16xi8> to vector<16xi32>
 // CHECK: arith.uitofp {{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK: arith.select
 // CHECK: arith.bitcast {{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK: arith.truncf {{.*}} : vector<16xf32> to vector<16xbf16>
+// CHECK: vector.store {{.*}} : memref<?x512xbf16>, vector<8xbf16>
 // CPU-LABEL: func.func @decode
 // CPU: arith.extui {{.*}} : i8 to i32
 // CPU: arith.uitofp {{.*}} : i32 to f32
