@@ -11,6 +11,7 @@
 #include "bench/per_token_cast_check.h"
 #include "bench/transpose_check.h"
 #include "kernels/quant/formats.h"
+#include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Version.h"
 #include "tk/runtime/Context.h"
 
@@ -118,14 +119,19 @@ int runBenchmark(const BenchOptions &options) {
   std::printf("%s, %d SMs, SM clock %d MHz, memory clock %d MHz, driver %d, tk %s (commit %s)\n", dev.name.c_str(),
               dev.smCount, dev.clockKHz / 1000, dev.memoryClockKHz / 1000, dev.driverVersion,
               tk::compiler::version(), tk::compiler::commit());
-  std::printf("copy ceiling (2 GiB device-to-device, read+write): %.0f GB/s\n\n", ceiling);
+  std::printf("copy ceiling (2 GiB device-to-device, read+write): %.0f GB/s\n", ceiling);
+  const std::string ablated = compiler::CompileOptions::fromEnvironment().cacheTag();
+  std::printf("passes switched off (TK_ABLATE): %s\n\n", ablated.empty() ? "none" : ablated.c_str());
 
   tk_context ctx;
   tk_context_create(&ctx);
   std::vector<Row> rows;
   std::printf("%-16s %-12s %-26s %10s %8s %7s  %s\n", "op", "shape", "variant", "us", "GB/s", "ceil", "check");
   bool first = true;
-  for (const auto &c : perTokenCastCases(options.full)) {
+  auto perToken = perTokenCastCases(options.full);
+  if (options.headline)
+    perToken.resize(1);
+  for (const auto &c : perToken) {
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/first);
     first = false;
     r.frac = r.gbps / ceiling;
@@ -136,6 +142,8 @@ int runBenchmark(const BenchOptions &options) {
 
   // The other per-token operators on the headline shape (row-major scale factors).
   for (Op op : {Op::SfOnly, Op::PrecomputedSf}) {
+    if (options.headline)
+      break;
     PerTokenCastCase c{32768, 7168, 128, TK_BF16, TK_ROUND_SF};
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/true, op);
     r.frac = r.gbps / ceiling;
@@ -147,6 +155,8 @@ int runBenchmark(const BenchOptions &options) {
   // Transposes: the spec's benchmark shapes (quant.md 4.19), bytes = x + out.
   std::vector<TransposeCase> transposes = {{8, 4096, 7168, TK_BF16}, {8, 4096, 7168, TK_F8_E4M3},
                                            {8, 4096, 7168, TK_F32}, {1, 8064, 7168, TK_BF16, 2 * 7168, false}};
+  if (options.headline)
+    transposes.resize(2);
   for (const auto &c : transposes) {
     CheckResult cr = checkTranspose(&gpu, ctx, c, /*time=*/true);
     Row r;
@@ -165,9 +175,11 @@ int runBenchmark(const BenchOptions &options) {
 
   // cast_back (quant.md 4.10) on the headline shape: per-token and blocked
   // scale factors; bytes = xq + scale factors + out.
-  for (const CastBackCase &c : {CastBackCase{32768, 7168, 1, 128, TK_BF16}, CastBackCase{32768, 7168, 1, 128, TK_F32},
-                                CastBackCase{32768, 7168, 128, 128, TK_BF16},
-                                CastBackCase{32768, 7168, 128, 1, TK_BF16}}) {
+  std::vector<CastBackCase> castBacks = {{32768, 7168, 1, 128, TK_BF16}, {32768, 7168, 1, 128, TK_F32},
+                                         {32768, 7168, 128, 128, TK_BF16}, {32768, 7168, 128, 1, TK_BF16}};
+  if (options.headline)
+    castBacks.resize(1);
+  for (const CastBackCase &c : castBacks) {
     CheckResult cr = checkCastBack(&gpu, ctx, c, /*time=*/true);
     Row r;
     r.op = "cast_back";
@@ -219,7 +231,7 @@ int runBenchmark(const BenchOptions &options) {
        << ",\n \"sm_clock_mhz\": " << dev.clockKHz / 1000 << ",\n \"memory_clock_mhz\": " << dev.memoryClockKHz / 1000
        << ",\n \"driver\": " << dev.driverVersion << ",\n \"tk_version\": \"" << tk::compiler::version()
        << "\",\n \"commit\": \"" << tk::compiler::commit() << "\",\n \"copy_gbps\": " << ceiling
-       << ",\n \"warm_call_us\": " << hostUs << ",\n \"rows\": [\n";
+       << ",\n \"warm_call_us\": " << hostUs << ",\n \"ablate\": \"" << ablated << "\"" << ",\n \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row &r = rows[i];
       js << "  {\"op\": \"" << r.op << "\", \"shape\": \"" << r.shape << "\", \"variant\": \"" << jsonEscape(r.variant)

@@ -8,6 +8,7 @@ namespace tk::bench {
 struct BenchOptions {
   std::string jsonPath; ///< where to write the JSON report ("" = none)
   bool full = false;    ///< the spec's whole benchmark grid instead of a representative subset
+  bool headline = false; ///< only the headline shapes (for ablation runs: TK_ABLATE)
 };
 
 /// Runs the copy ceiling and every operator's benchmark cases on the current

@@ -82,7 +82,9 @@ Status signatureOf(const KernelFactory &factory, CompiledKernel &out) {
 }
 
 std::string JitCache::makeKey(const std::string &kernelKey, const compiler::Target &target) {
-  return kernelKey + "|" + target.name + "|" + compilerVersion();
+  // Kernels compiled with passes switched off (TK_ABLATE) never meet normal ones.
+  std::string tag = compiler::CompileOptions::fromEnvironment().cacheTag();
+  return kernelKey + "|" + target.name + "|" + compilerVersion() + (tag.empty() ? "" : "|" + tag);
 }
 
 Status JitCache::get(const std::string &kernelKey, const compiler::Target &target, const KernelFactory &factory,

@@ -48,6 +48,31 @@ TEST(Compile, UnalignedRowsFallBackToNarrowLoads) {
   EXPECT_GT(count(ptx, "ld.global"), 0u);
 }
 
+// TK_ABLATE switches passes off for ablation runs: narrower accesses, software
+// e4m3; ablated kernels get their own cache keys; unknown names are errors.
+TEST(Compile, AblationsSwitchPassesOff) {
+  kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
+  auto sm90 = *compiler::findTarget("sm_90a");
+  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
+  setenv("TK_ABLATE", "vectorize", 1);
+  std::string narrow = compile(c, "sm_90a");
+  EXPECT_EQ(count(narrow, "ld.global.v4.b32"), 0u);
+  EXPECT_GT(count(narrow, "ld.global.b32"), 0u);
+  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  setenv("TK_ABLATE", "fp8-hardware", 1);
+  std::string software = compile(c, "sm_90a");
+  EXPECT_EQ(count(software, "cvt.rn.satfinite.e4m3x2"), 0u);
+  EXPECT_GE(count(software, "ld.global.v4.b32"), 4u);
+  setenv("TK_ABLATE", "layouts", 1);
+  runtime::CompiledKernel out;
+  runtime::Status st = runtime::compileKernel(
+      [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); }, sm90, out);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("TK_ABLATE: unknown pass 'layouts'"), std::string::npos) << st.message();
+  unsetenv("TK_ABLATE");
+  EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+}
+
 TEST(Compile, DumpsIrAfterEveryPass) {
   char dir[] = "/tmp/tk_dump_XXXXXX";
   ASSERT_TRUE(mkdtemp(dir));

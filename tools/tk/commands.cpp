@@ -244,6 +244,8 @@ int cmdBench(const std::vector<std::string> &args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--full")
       options.full = true;
+    else if (args[i] == "--headline")
+      options.headline = true;
     else if (args[i] == "--json" && i + 1 < args.size())
       options.jsonPath = args[++i];
     else {

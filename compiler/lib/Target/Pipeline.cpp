@@ -5,15 +5,26 @@
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <algorithm>
+
 namespace tk::compiler {
 
 void buildPipeline(mlir::OpPassManager &pm, const Target &target, bool remarks) {
+  CompileOptions options;
+  options.remarks = remarks;
+  buildPipeline(pm, target, options);
+}
+
+void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileOptions &options) {
+  auto ablated = [&](const char *name) {
+    return std::find(options.ablate.begin(), options.ablate.end(), name) != options.ablate.end();
+  };
   tile::TileAssignLayoutsOptions layouts;
-  layouts.vectorBytes = target.vectorBytes;
+  layouts.vectorBytes = ablated("vectorize") ? 4 : target.vectorBytes;
   pm.addPass(tile::createTileAssignLayouts(layouts));
   tile::TileLowerToGPUOptions lower;
-  lower.fp8Hardware = target.fp8Conversion;
-  lower.remarks = remarks;
+  lower.fp8Hardware = target.fp8Conversion && !ablated("fp8-hardware");
+  lower.remarks = options.remarks;
   pm.addPass(tile::createTileLowerToGPU(lower));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

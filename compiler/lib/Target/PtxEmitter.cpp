@@ -6,6 +6,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace tk::compiler {
@@ -18,7 +19,30 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.printKernelSource = std::string(p) == "1";
   if (const char *r = std::getenv("TK_REMARKS"))
     o.remarks = std::string(r) == "1";
+  if (const char *a = std::getenv("TK_ABLATE")) {
+    std::string list = a;
+    for (size_t start = 0; start <= list.size();) {
+      size_t end = list.find(',', start);
+      if (end == std::string::npos)
+        end = list.size();
+      if (end > start)
+        o.ablate.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  }
   return o;
+}
+
+const std::vector<std::string> &CompileOptions::ablations() {
+  static const std::vector<std::string> names = {"vectorize", "fp8-hardware"};
+  return names;
+}
+
+std::string CompileOptions::cacheTag() const {
+  std::string tag;
+  for (const std::string &a : ablate)
+    tag += (tag.empty() ? "ablate=" : ",") + a;
+  return tag;
 }
 
 bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOptions &options, std::string &ptx,
@@ -37,8 +61,14 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
     return mlir::success();
   });
 
+  for (const std::string &a : options.ablate)
+    if (std::find(CompileOptions::ablations().begin(), CompileOptions::ablations().end(), a) ==
+        CompileOptions::ablations().end()) {
+      error = "TK_ABLATE: unknown pass '" + a + "' (known: vectorize, fp8-hardware)";
+      return false;
+    }
   mlir::PassManager pm(ctx);
-  buildPipeline(pm, target, options.remarks);
+  buildPipeline(pm, target, options);
   if (!options.dumpIrDir.empty()) {
     ctx->disableMultithreading();
     pm.enableIRPrintingToFileTree([](mlir::Pass *, mlir::Operation *) { return false; },

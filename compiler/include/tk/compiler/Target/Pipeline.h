@@ -7,6 +7,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <string>
+#include <vector>
 
 namespace tk::compiler {
 
@@ -14,7 +15,10 @@ namespace tk::compiler {
 ///   tile-assign-layouts -> tile-lower-to-gpu -> canonicalize, cse
 ///   -> upstream gpu-lower-to-nvvm (scf/vector/memref/arith -> LLVM + NVVM,
 ///      nvvm target attach, gpu-module-to-binary format=isa through LLVM NVPTX).
+struct CompileOptions;
 void buildPipeline(mlir::OpPassManager &pm, const Target &target, bool remarks = false);
+/// The same with the ablations of `options` applied (see CompileOptions::ablate).
+void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileOptions &options);
 
 struct CompileOptions {
   /// Directory to write the IR after every pass into (TK_DUMP_IR); empty: none.
@@ -23,8 +27,16 @@ struct CompileOptions {
   bool printKernelSource = false;
   /// Print vectorization remarks to stderr (TK_REMARKS=1).
   bool remarks = false;
-  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE and TK_REMARKS.
+  /// Passes switched off for an ablation study (TK_ABLATE=a,b): "vectorize"
+  /// (4-byte accesses instead of the target's 16 or 32) and "fp8-hardware"
+  /// (e4m3 conversion by integer arithmetic instead of cvt instructions).
+  std::vector<std::string> ablate;
+  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS and TK_ABLATE.
   static CompileOptions fromEnvironment();
+  /// Empty, or a note that separates ablated kernels in caches ("ablate=...").
+  std::string cacheTag() const;
+  /// The names TK_ABLATE accepts.
+  static const std::vector<std::string> &ablations();
 };
 
 /// Runs the pipeline on `module` (consumed) and returns the PTX text, or an
