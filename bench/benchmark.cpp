@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "bench/benchmark.h"
 #include "bench/cast_back_check.h"
+#include "bench/per_block_cast_check.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
 #include "bench/transpose_check.h"
@@ -170,6 +171,28 @@ int runBenchmark(const BenchOptions &options) {
     r.check = cr.status == TK_SUCCESS && !cr.outMismatches ? "bit-exact" : cr.describe();
     std::printf("%-16s %-26s %-12s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), "", r.us, r.gbps,
                 100 * r.frac, r.check.c_str());
+    rows.push_back(r);
+  }
+
+  // per_block_cast (quant.md 4.6) on the headline shape, (128, 128) and (32, 32)
+  // blocks; bytes = x + out + scale factors.
+  std::vector<PerBlockCastCase> perBlock = {{32768, 7168, 128, 128, TK_BF16, TK_ROUND_SF},
+                                            {32768, 7168, 32, 32, TK_BF16, TK_ROUND_SF | TK_SF_COL_MAJOR}};
+  if (options.headline)
+    perBlock.resize(1);
+  for (const PerBlockCastCase &c : perBlock) {
+    CheckResult cr = checkPerBlockCast(&gpu, ctx, c, /*time=*/true);
+    Row r;
+    r.op = "per_block_cast";
+    r.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
+    r.variant = describe(c).substr(r.shape.size() + 1);
+    r.us = cr.ms * 1e3;
+    r.bytes = cr.bytes;
+    r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
+    r.frac = r.gbps / ceiling;
+    r.check = cr.status == TK_SUCCESS && !cr.outMismatches && !cr.sfMismatches ? "bit-exact" : cr.describe();
+    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
+                r.us, r.gbps, 100 * r.frac, r.check.c_str());
     rows.push_back(r);
   }
 

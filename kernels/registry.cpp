@@ -1,6 +1,7 @@
 //===- registry.cpp -------------------------------------------------------===//
 #include "kernels/registry.h"
 #include "kernels/quant/cast_back.h"
+#include "kernels/quant/per_block_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 
@@ -31,6 +32,24 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     "e4m3 cast with caller-given per-token scale factors",
                     {perTokenCastVariant("per_token_cast_with_precomputed_sf.bf16.k7168.g128",
                                          {7168, 128, DType::BF16, false}, quant::PerTokenMode::PrecomputedSf)}});
+    auto perBlock = [](const std::string &name, quant::PerBlockCastConfig c, quant::PerBlockMode mode) {
+      c.mode = mode;
+      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerBlockCast(ctx, c); }};
+    };
+    using quant::PerBlockMode;
+    list.push_back({"per_block_cast", "quant", "tk_per_block_cast",
+                    "b x g block absmax -> scale -> e4m3 cast, fp32 scale factors",
+                    {perBlock("per_block_cast.bf16.k7168.b128.g128", {7168, 128, 128, DType::BF16}, PerBlockMode::Cast),
+                     perBlock("per_block_cast.f32.k7168.b32.g32.round", {7168, 32, 32, DType::F32, true},
+                              PerBlockMode::Cast)}});
+    list.push_back({"per_block_cast_with_sf_only", "quant", "tk_per_block_cast_with_sf_only",
+                    "the scale factors of per_block_cast only",
+                    {perBlock("per_block_cast_with_sf_only.bf16.k7168.b128.g128.round",
+                              {7168, 128, 128, DType::BF16, true}, PerBlockMode::SfOnly)}});
+    list.push_back({"per_block_cast_with_precomputed_sf", "quant", "tk_per_block_cast_with_precomputed_sf",
+                    "e4m3 cast with caller-given per-block scale factors",
+                    {perBlock("per_block_cast_with_precomputed_sf.bf16.k7168.b128.g128",
+                              {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
     auto castBack = [](const std::string &name, quant::CastBackConfig c) {
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildCastBack(ctx, c); }};
     };

@@ -105,6 +105,29 @@ tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
                                                 int32_t num_per_channels, const tk_tensor *sf, uint32_t flags,
                                                 tk_tensor *out, tk_stream stream);
 
+/* per_block_cast (quant.md 4.6): one scale per b x g block, block_size =
+ * {b, g} with b, g in {32, 128}. x (M, K) bf16 or fp32, contiguous,
+ * K % 64 == 0. out (M, K) e4m3 contiguous. out_sf (ceil(M / b), ceil(K / g))
+ * fp32, row-major, or with TK_SF_COL_MAJOR strides (1, align(ceil(M / b), 4)).
+ * TK_ROUND_SF as in tk_per_token_cast. e2m1 output and TK_PACKED_UE8M0 are
+ * valid but return TK_ERROR_UNSUPPORTED. */
+tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block_size,
+                            uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
+
+/* per_block_cast_with_sf_only (quant.md 4.7): only the scale factors of
+ * tk_per_block_cast. */
+tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                         const int32_t *block_size, uint32_t flags, tk_tensor *out_sf,
+                                         tk_stream stream);
+
+/* per_block_cast_with_precomputed_sf (quant.md 4.8): out = e4m3(x * (1 / sf))
+ * with caller-given block scale factors sf, fp32 (ceil(M / b), ceil(K / g)),
+ * row-major. TK_ROUND_SF is ignored; TK_SF_COL_MAJOR and TK_PACKED_UE8M0 are
+ * rejected. */
+tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                const int32_t *block_size, const tk_tensor *sf, uint32_t flags,
+                                                tk_tensor *out, tk_stream stream);
+
 /* cast_back (quant.md 4.10): out[i, j] = x[i, j] * S[i / b, j / g], rounded
  * to out's dtype (bf16, to nearest even, or f32). x is (M, K) e4m3,
  * contiguous, K % 64 == 0; x_sf is fp32 (ceil(M / b), ceil(K / g)) in any

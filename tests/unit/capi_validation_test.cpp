@@ -210,6 +210,68 @@ TEST_F(Validation, CastBack) {
   EXPECT_EQ(tk_cast_back(ctx, &x, &sf, block, &out, nullptr), TK_SUCCESS) << tk_last_error();
 }
 
+TEST_F(Validation, PerBlockCast) {
+  tk_tensor x = tensor(TK_BF16, {256, 512}), out = tensor(TK_F8_E4M3, {256, 512}), sf = tensor(TK_F32, {2, 4});
+  int32_t block[2] = {128, 128};
+  uint32_t flags = TK_ROUND_SF;
+  tk_format fmt = TK_FORMAT_E4M3;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_per_block_cast(ctx, &x, fmt, block, flags, &out, &sf, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  EXPECT_EQ(tk_per_block_cast(ctx, &x, fmt, nullptr, flags, &out, &sf, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("block_size is null"), std::string::npos);
+  block[0] = 64;
+  expect(TK_ERROR_INVALID_ARGUMENT, "block_size must be (32 or 128, 32 or 128), got (64, 128)");
+  block[0] = 128;
+  x = tensor(TK_BF16, {256, 512}, {1024, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be contiguous");
+  x = tensor(TK_I8, {256, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be bf16 or f32, got i8");
+  x = tensor(TK_BF16, {256, 480});
+  out = tensor(TK_F8_E4M3, {256, 480});
+  expect(TK_ERROR_INVALID_ARGUMENT, "the row width must be a multiple of 64, got 480");
+  x = tensor(TK_BF16, {256, 512});
+  out = tensor(TK_F8_E4M3, {256, 512});
+  flags = TK_ROUND_SF | TK_PACKED_UE8M0;
+  expect(TK_ERROR_INVALID_ARGUMENT, "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
+  flags |= TK_SF_COL_MAJOR;
+  expect(TK_ERROR_UNSUPPORTED, "packed UE8M0 scale factors are not implemented yet");
+  flags = TK_ROUND_SF;
+  fmt = TK_FORMAT_E5M6;
+  expect(TK_ERROR_INVALID_ARGUMENT, "fmt must be TK_FORMAT_E4M3 or TK_FORMAT_E2M1");
+  fmt = TK_FORMAT_E2M1;
+  expect(TK_ERROR_UNSUPPORTED, "only the e4m3 output format is implemented yet");
+  fmt = TK_FORMAT_E4M3;
+  sf = tensor(TK_F32, {2, 5});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must have shape (2, 4), got (2, 5)");
+  sf = tensor(TK_F32, {2, 4});
+  flags = TK_ROUND_SF | TK_SF_COL_MAJOR;
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must have strides (1, 4) (TMA-aligned column-major), got (4, 1)");
+  flags = TK_ROUND_SF;
+  out = tensor(TK_BF16, {256, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be e4m3, got bf16");
+  out = tensor(TK_F8_E4M3, {256, 512});
+  // sf_only and precomputed_sf
+  tk_tensor col = tensor(TK_F32, {2, 4}, {1, 4});
+  EXPECT_EQ(tk_per_block_cast_with_sf_only(ctx, &x, fmt, block, TK_ROUND_SF, &col, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("out_sf must have strides (4, 1) (row-major)"), std::string::npos)
+      << tk_last_error();
+  EXPECT_EQ(tk_per_block_cast_with_precomputed_sf(ctx, &x, fmt, block, &sf, TK_SF_COL_MAJOR, &out, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("TK_SF_COL_MAJOR and TK_PACKED_UE8M0 are not accepted"),
+            std::string::npos);
+  EXPECT_EQ(tk_per_block_cast_with_precomputed_sf(ctx, &x, fmt, block, nullptr, 0, &out, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("sf is null"), std::string::npos);
+  // Empty: nothing to do.
+  x = tensor(TK_BF16, {0, 512});
+  out = tensor(TK_F8_E4M3, {0, 512});
+  sf = tensor(TK_F32, {0, 4});
+  expect(TK_SUCCESS, "");
+}
+
 TEST_F(Validation, EmptyInputLaunchesNothing) {
   Call c{ctx};
   c.x = tensor(TK_BF16, {0, 7168});

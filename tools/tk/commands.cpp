@@ -6,6 +6,7 @@
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
 #include "bench/cast_back_check.h"
+#include "bench/per_block_cast_check.h"
 #include "bench/transpose_check.h"
 #include "kernels/registry.h"
 #include "tk/compiler/Target/Targets.h"
@@ -126,7 +127,7 @@ static int checkVariants(bench::GpuSession *gpu, tk_context ctx) {
 /// One checked (and, on a GPU, timed) case as a table row; returns 1 on a failure.
 static int printRow(bench::GpuSession *gpu, const std::string &op, const std::string &what,
                     const bench::CheckResult &r, double ceiling) {
-  bool ok = r.status == TK_SUCCESS && r.outMismatches == 0;
+  bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
   if (gpu) {
     double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
     std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", op.c_str(), what.c_str(),
@@ -147,6 +148,10 @@ static int checkOthers(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
     failures += printRow(gpu, c.batched ? "batched_transpose" : "transpose", bench::describe(c),
                          bench::checkTranspose(gpu, ctx, c, gpu != nullptr), ceiling);
   const int64_t m = gpu ? 32768 : 256;
+  for (const bench::PerBlockCastCase &c : {bench::PerBlockCastCase{m, 7168, 128, 128, TK_BF16, TK_ROUND_SF},
+                                           bench::PerBlockCastCase{m, 7168, 32, 32, TK_F32, TK_ROUND_SF | TK_SF_COL_MAJOR}})
+    failures += printRow(gpu, "per_block_cast", bench::describe(c),
+                         bench::checkPerBlockCast(gpu, ctx, c, gpu != nullptr), ceiling);
   for (const bench::CastBackCase &c : {bench::CastBackCase{m, 7168, 1, 128, TK_BF16},
                                        bench::CastBackCase{m, 7168, 128, 128, TK_F32, false, true}})
     failures += printRow(gpu, "cast_back", bench::describe(c), bench::checkCastBack(gpu, ctx, c, gpu != nullptr),

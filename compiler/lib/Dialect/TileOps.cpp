@@ -211,9 +211,11 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "reductions of f8E4M3FN elements are not defined: convert to f32 first";
   if (in.getLayout() && out.getLayout()) {
     auto blocked = dyn_cast<BlockedLayoutAttr>(in.getLayout());
-    if (!blocked)
-      return emitOpError() << "reduce input must have a blocked layout, got " << in.getLayout();
-    auto expected = ReducedLayoutAttr::get(getContext(), blocked, getDim(), getGroup());
+    auto reduced = dyn_cast<ReducedLayoutAttr>(in.getLayout());
+    if (!blocked && !(reduced && isa<BlockedLayoutAttr>(reduced.getParent())))
+      return emitOpError() << "reduce input must have a blocked layout or a reduced one of a blocked layout, got "
+                           << in.getLayout();
+    auto expected = ReducedLayoutAttr::get(getContext(), in.getLayout(), getDim(), getGroup());
     if (out.getLayout() != expected)
       return emitOpError() << "result layout " << out.getLayout() << " must be " << expected;
   }

@@ -59,10 +59,21 @@ LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
     return success();
   }
   if (auto reduced = llvm::dyn_cast<ReducedLayoutAttr>(layout)) {
-    if (reduced.getParent().getVec().size() != shape.size())
-      return emitError() << "reduced layout's parent rank does not match fragment rank " << shape.size();
     if (reduced.getDim() < 0 || reduced.getDim() >= (int64_t)shape.size())
       return emitError() << "reduced layout dim " << reduced.getDim() << " out of range";
+    auto inner = llvm::dyn_cast<ReducedLayoutAttr>(reduced.getParent());
+    if (inner) {
+      if (inner.getDim() == reduced.getDim())
+        return emitError() << "a reduced layout of a reduced layout must reduce another dimension, both reduce "
+                           << reduced.getDim();
+      if (llvm::isa<ReducedLayoutAttr>(inner.getParent()))
+        return emitError() << "reduced layouts nest two levels deep at most";
+    }
+    auto root = llvm::dyn_cast<BlockedLayoutAttr>(inner ? inner.getParent() : reduced.getParent());
+    if (!root)
+      return emitError() << "a reduced layout's parent must be blocked or reduced, got " << reduced.getParent();
+    if (root.getVec().size() != shape.size())
+      return emitError() << "reduced layout's parent rank does not match fragment rank " << shape.size();
     return success();
   }
   return emitError() << "unsupported fragment layout " << layout;

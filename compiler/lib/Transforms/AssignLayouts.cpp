@@ -71,9 +71,14 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
     for (Operation *op : llvm::reverse(ops)) {
       if (auto expand = dyn_cast<ExpandOp>(op)) {
         FragmentType wide = expand.getResult().getType();
-        auto parent = dyn_cast_or_null<BlockedLayoutAttr>(wide.getLayout());
+        // The expansion's own layout: annotated, wanted by its user (an
+        // expansion of an expansion), or the default.
+        Attribute parent = wide.getLayout();
         if (!parent)
-          parent = cast<BlockedLayoutAttr>(defaultLayout(wide));
+          if (auto it = wanted.find(expand.getResult()); it != wanted.end())
+            parent = it->second;
+        if (!parent)
+          parent = defaultLayout(wide);
         wanted[expand.getInput()] = ReducedLayoutAttr::get(ctx, parent, expand.getDim(), expand.getGroup());
       } else if (auto tr = dyn_cast<TransposeOp>(op)) {
         // Rows in 4s, so that the transposed writes are 4-element vectors.
@@ -100,9 +105,15 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         if (auto it = wanted.find(res); it != wanted.end() && !isa<ReduceOp>(op)) {
           layout = it->second;
         } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
-          auto parent = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(reduce.getInput()));
-          if (!parent)
-            return op->emitOpError() << "reduces a fragment without a blocked layout", WalkResult::interrupt();
+          // A blocked input, or the result of a reduction along another
+          // dimension (two-step block reductions).
+          Attribute parent = layoutOf(reduce.getInput());
+          auto reducedParent = dyn_cast_or_null<ReducedLayoutAttr>(parent);
+          if (!isa_and_nonnull<BlockedLayoutAttr>(parent) &&
+              !(reducedParent && isa<BlockedLayoutAttr>(reducedParent.getParent())))
+            return op->emitOpError() << "reduces a fragment whose layout " << parent
+                                     << " is neither blocked nor a reduction of a blocked one",
+                   WalkResult::interrupt();
           layout = ReducedLayoutAttr::get(ctx, parent, reduce.getDim(), reduce.getGroup());
         } else if (isa<TransposeOp>(op)) {
           layout = defaultLayout(type);

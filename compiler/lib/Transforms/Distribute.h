@@ -54,9 +54,17 @@ struct ThreadEmitter {
              const BlockedLayout &l);
   /// Reads a fragment laid out like a reduction's result: each thread reads the
   /// element of each of its groups (threads of one group read the same one).
-  mlir::Value loadReduced(mlir::Value source, mlir::ValueRange origin, const GroupedReduction &g, mlir::Type elt);
-  /// Writes a reduced per-thread vector: one thread of each group stores it.
-  void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g);
+  /// With `inner`: a reduction of a reduction, held as `g` over the root
+  /// layout; its coordinates along inner->dim count inner groups.
+  mlir::Value loadReduced(mlir::Value source, mlir::ValueRange origin, const GroupedReduction &g, mlir::Type elt,
+                          const GroupedReduction *inner = nullptr);
+  /// Writes a reduced per-thread vector: one thread of each group stores it
+  /// (with `inner`: the one holding the first element of the inner group).
+  void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g,
+                    const GroupedReduction *inner = nullptr);
+  /// Expands a reduction of a reduction (held as `outer` over the root) along
+  /// outer's dimension: the per-thread vector of the first reduction `inner`.
+  mlir::Value regroup(mlir::Value nested, const GroupedReduction &outer, const GroupedReduction &inner);
 
   mlir::Value reduce(tile::ReduceKind kind, mlir::Value input, const GroupedReduction &g);
   /// Swaps the last two dimensions through a padded shared-memory buffer.
@@ -80,8 +88,12 @@ private:
   mlir::Value extentOf(mlir::Value mem, int64_t d);
   /// Coordinates in `mem` of reduced slot `slot` (one group of the thread) and
   /// its in-tile and in-tensor conditions.
+  /// With `inner`, the coordinate along inner->dim is the inner group's, and
+  /// `innerFirst` (when given) receives "first element of that group".
   void reducedSlotAccess(mlir::Value mem, mlir::ValueRange origin, const GroupedReduction &g, int64_t slot,
-                         llvm::SmallVectorImpl<mlir::Value> &coords, llvm::SmallVectorImpl<mlir::Value> &conds);
+                         llvm::SmallVectorImpl<mlir::Value> &coords, llvm::SmallVectorImpl<mlir::Value> &conds,
+                         const GroupedReduction *inner = nullptr,
+                         llvm::SmallVectorImpl<mlir::Value> *innerFirst = nullptr);
   /// True when `v` is statically known to be a multiple of `m`.
   bool isMultipleOf(mlir::Value v, int64_t m);
   /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when always true.

@@ -230,7 +230,8 @@ Value ThreadEmitter::extentOf(Value mem, int64_t d) {
 }
 
 void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const GroupedReduction &g, int64_t slot,
-                                      SmallVectorImpl<Value> &coords, SmallVectorImpl<Value> &conds) {
+                                      SmallVectorImpl<Value> &coords, SmallVectorImpl<Value> &conds,
+                                      const GroupedReduction *inner, SmallVectorImpl<Value> *innerFirst) {
   const BlockedLayout &l = g.parent;
   BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(slot));
   for (int64_t d = 0; d < l.rank(); ++d) {
@@ -239,13 +240,21 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
       conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, index(l.shape[d])));
     if (d == g.dim)
       t = arith::DivUIOp::create(b, loc, t, index(g.group));
+    if (inner && d == inner->dim) {
+      if (innerFirst)
+        innerFirst->push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                                    arith::RemUIOp::create(b, loc, t, index(inner->group)),
+                                                    index(0)));
+      t = arith::DivUIOp::create(b, loc, t, index(inner->group));
+    }
     Value c = arith::AddIOp::create(b, loc, origin[d], t);
     conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, extentOf(mem, d)));
     coords.push_back(c);
   }
 }
 
-void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, const GroupedReduction &g) {
+void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, const GroupedReduction &g,
+                                 const GroupedReduction *inner) {
   const BlockedLayout &l = g.parent;
   int64_t dim = g.dim;
   // One thread per group writes: the one whose in-group position is zero.
@@ -260,7 +269,7 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
     SmallVector<Value> conds, coords;
     if (leader)
       conds.push_back(leader);
-    reducedSlotAccess(dest, origin, g, r, coords, conds);
+    reducedSlotAccess(dest, origin, g, r, coords, conds, inner, &conds);
     whenAll(conds, [&](OpBuilder &wb, Location wl) {
       Value scalar = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{r});
       memref::StoreOp::create(wb, wl, scalar, dest, coords);
@@ -268,12 +277,13 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
   }
 }
 
-Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedReduction &g, Type elt) {
+Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedReduction &g, Type elt,
+                                 const GroupedReduction *inner) {
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
   SmallVector<Value> elements;
   for (int64_t r = 0; r < g.reducedSlots(); ++r) {
     SmallVector<Value> conds, coords;
-    reducedSlotAccess(source, origin, g, r, coords, conds);
+    reducedSlotAccess(source, origin, g, r, coords, conds, inner);
     auto ifOp = scf::IfOp::create(
         b, loc, allTrue(conds),
         [&](OpBuilder &tb, Location tl) {
@@ -332,6 +342,13 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
   Value result = load(op, buf, zeros, out, elt);
   gpu::BarrierOp::create(b, loc);
   return result;
+}
+
+Value ThreadEmitter::regroup(Value nested, const GroupedReduction &outer, const GroupedReduction &inner) {
+  SmallVector<int64_t> mask;
+  for (int64_t r = 0; r < inner.reducedSlots(); ++r)
+    mask.push_back(outer.reducedSlotOf(inner.representativeSlot(r)));
+  return vector::ShuffleOp::create(b, loc, nested, nested, mask);
 }
 
 Value ThreadEmitter::expand(Value reduced, const GroupedReduction &g) {

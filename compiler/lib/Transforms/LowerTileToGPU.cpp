@@ -12,6 +12,8 @@ namespace tk::tile {
 #include "tk/compiler/Transforms/Passes.h.inc"
 } // namespace tk::tile
 
+#include <optional>
+
 using namespace mlir;
 using namespace tk;
 using namespace tk::tile;
@@ -35,19 +37,41 @@ FailureOr<BlockedLayout> blockedOf(Operation *op, FragmentType type) {
   return compiler::toBlockedLayout(attr, type.getShape());
 }
 
-FailureOr<GroupedReduction> groupingOf(Operation *op, FragmentType reducedType) {
+/// How a reduced fragment is held per thread: as the result of reduction `g`
+/// of its blocked root layout. A reduction of a reduction (nested layout) is
+/// held as `g` over the root too, along its own dimension, with `inner` (the
+/// first reduction) telling which of its values are replicas of one group.
+struct Grouping {
+  GroupedReduction g;
+  std::optional<GroupedReduction> inner;
+};
+
+FailureOr<Grouping> groupingOf(Operation *op, FragmentType reducedType) {
   auto attr = dyn_cast_or_null<ReducedLayoutAttr>(reducedType.getLayout());
   if (!attr)
     return op->emitOpError() << "needs a reduced layout on " << reducedType;
-  SmallVector<int64_t> parentShape(reducedType.getShape());
-  parentShape[attr.getDim()] *= attr.getGroup();
-  BlockedLayout parent = compiler::toBlockedLayout(attr.getParent(), parentShape);
-  GroupedReduction g;
+  auto innerAttr = dyn_cast<ReducedLayoutAttr>(attr.getParent());
+  SmallVector<int64_t> rootShape(reducedType.getShape());
+  rootShape[attr.getDim()] *= attr.getGroup();
+  if (innerAttr)
+    rootShape[innerAttr.getDim()] *= innerAttr.getGroup();
+  auto root = dyn_cast<BlockedLayoutAttr>(innerAttr ? innerAttr.getParent() : attr.getParent());
+  if (!root)
+    return op->emitOpError() << "needs a reduced layout of a blocked one, got " << attr;
+  BlockedLayout parent = compiler::toBlockedLayout(root, rootShape);
+  Grouping out;
   std::string error;
-  if (!GroupedReduction::analyze(parent, attr.getDim(), attr.getGroup(), g, error))
-    return op->emitOpError() << "cannot reduce with layout " << attr.getParent() << ": " << error;
-  return g;
+  if (!GroupedReduction::analyze(parent, attr.getDim(), attr.getGroup(), out.g, error))
+    return op->emitOpError() << "cannot reduce with layout " << root << ": " << error;
+  if (innerAttr) {
+    out.inner.emplace();
+    if (!GroupedReduction::analyze(parent, innerAttr.getDim(), innerAttr.getGroup(), *out.inner, error))
+      return op->emitOpError() << "cannot reduce with layout " << root << ": " << error;
+  }
+  return out;
 }
+
+const GroupedReduction *innerOf(const Grouping &g) { return g.inner ? &*g.inner : nullptr; }
 
 struct KernelLowering {
   KernelOp kernel;
@@ -83,11 +107,11 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   if (auto load = dyn_cast<LoadOp>(op)) {
     FragmentType type = load.getResult().getType();
     if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
-      FailureOr<GroupedReduction> g = groupingOf(&op, type);
+      FailureOr<Grouping> g = groupingOf(&op, type);
       if (failed(g))
         return failure();
-      map.map(load.getResult(), emit.loadReduced(mapped(load.getSource()), origin(load.getIndices()), *g,
-                                                 compiler::storageType(type.getElementType())));
+      map.map(load.getResult(), emit.loadReduced(mapped(load.getSource()), origin(load.getIndices()), g->g,
+                                                 compiler::storageType(type.getElementType()), innerOf(*g)));
       return success();
     }
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
@@ -101,10 +125,11 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   if (auto store = dyn_cast<StoreOp>(op)) {
     FragmentType type = store.getValue().getType();
     if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
-      FailureOr<GroupedReduction> g = groupingOf(&op, type);
+      FailureOr<Grouping> g = groupingOf(&op, type);
       if (failed(g))
         return failure();
-      emit.storeReduced(mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), *g);
+      emit.storeReduced(mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), g->g,
+                        innerOf(*g));
       return success();
     }
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
@@ -136,10 +161,10 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     FragmentType type = par.getResult().getType();
     int64_t slots;
     if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
-      FailureOr<GroupedReduction> g = groupingOf(&op, type);
+      FailureOr<Grouping> g = groupingOf(&op, type);
       if (failed(g))
         return failure();
-      slots = g->reducedSlots();
+      slots = g->g.reducedSlots();
     } else {
       FailureOr<BlockedLayout> l = blockedOf(&op, type);
       if (failed(l))
@@ -154,17 +179,23 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return success();
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    FailureOr<GroupedReduction> g = groupingOf(&op, reduce.getResult().getType());
+    FailureOr<Grouping> g = groupingOf(&op, reduce.getResult().getType());
     if (failed(g))
       return failure();
-    map.map(reduce.getResult(), emit.reduce(reduce.getKind(), mapped(reduce.getInput()), *g));
+    Value input = mapped(reduce.getInput());
+    // A reduction of a reduction: back to the root layout (its values
+    // replicated over the first reduction's groups), then reduce that.
+    if (g->inner)
+      input = emit.expand(input, *g->inner);
+    map.map(reduce.getResult(), emit.reduce(reduce.getKind(), input, g->g));
     return success();
   }
   if (auto expand = dyn_cast<ExpandOp>(op)) {
-    FailureOr<GroupedReduction> g = groupingOf(&op, expand.getInput().getType());
+    FailureOr<Grouping> g = groupingOf(&op, expand.getInput().getType());
     if (failed(g))
       return failure();
-    map.map(expand.getResult(), emit.expand(mapped(expand.getInput()), *g));
+    Value input = mapped(expand.getInput());
+    map.map(expand.getResult(), g->inner ? emit.regroup(input, g->g, *g->inner) : emit.expand(input, g->g));
     return success();
   }
   if (auto tr = dyn_cast<TransposeOp>(op)) {

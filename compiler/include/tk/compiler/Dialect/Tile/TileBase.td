@@ -61,9 +61,11 @@ def Tile_ReducedLayoutAttr : Tile_Attr<"ReducedLayout", "reduced"> {
   let description = [{
     The result of `tile.reduce` along `dim` in groups of `group` elements of a
     fragment laid out by `parent`: every thread that held an element of a group
-    holds the group's reduced value (replicated).
+    holds the group's reduced value (replicated). The parent is a blocked
+    layout, or the reduced layout of a reduction along another dimension (a
+    two-step reduction such as the absmax of a b x g block).
   }];
-  let parameters = (ins "BlockedLayoutAttr":$parent, "int64_t":$dim, "int64_t":$group);
+  let parameters = (ins "Attribute":$parent, "int64_t":$dim, "int64_t":$group);
   let assemblyFormat = "`<` qualified($parent) `,` `dim` `=` $dim `,` `group` `=` $group `>`";
 }
 

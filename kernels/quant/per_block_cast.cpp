@@ -1,0 +1,96 @@
+//===- per_block_cast.cpp - the kernel, in the DSL, and its reference -----===//
+#include "kernels/quant/per_block_cast.h"
+#include "kernels/quant/scale_rule.h"
+
+#include <optional>
+
+using namespace tk::dsl;
+
+namespace tk::kernels::quant {
+
+std::string PerBlockCastConfig::kernelName() const {
+  switch (mode) {
+  case PerBlockMode::Cast: return "per_block_cast";
+  case PerBlockMode::SfOnly: return "per_block_cast_with_sf_only";
+  case PerBlockMode::PrecomputedSf: return "per_block_cast_with_precomputed_sf";
+  }
+  return "?";
+}
+
+std::string PerBlockCastConfig::key() const {
+  return kernelName() + ":K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) +
+         ",g=" + std::to_string(blockK) + ",in=" + name(in) + ",round=" + std::to_string(roundSf) +
+         ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes);
+}
+
+BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &c) {
+  const int64_t bm = c.tileM(), bk = c.tileK(), g = c.blockK, blocksPerTile = bk / g;
+  const bool writesData = c.mode != PerBlockMode::SfOnly, computesSf = c.mode != PerBlockMode::PrecomputedSf;
+  KernelBuilder k(ctx, c.kernelName(), c.key(), c.threads());
+  Dim tokens = k.dynamic("num_tokens");
+  Dim blockRows = ceil_div(tokens, c.blockM);
+  const int64_t blockCols = ceilDiv(c.hidden, g);
+  Tensor x = k.input("x", {tokens, c.hidden}, c.in, {c.hidden, 1}, c.xAlignBytes);
+  std::optional<Tensor> out, sf;
+  if (!computesSf) // scale factors in: row-major, any row stride
+    sf = k.input("sf", {blockRows, blockCols}, DType::F32, {kDynamicStride, 1}, 4);
+  if (writesData)
+    out = k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+  if (computesSf)
+    sf = k.output("out_sf", {blockRows, blockCols}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
+
+  k.grid({blockRows, ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * blocksPerTile;
+    Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    // INV per scale block, shape [1, bk / g]: from the scale rule over the
+    // block's absmax (rows of groups first, then down the b rows), or the
+    // reciprocal of the given scale factors.
+    auto inverseScales = [&]() -> Tile {
+      if (!computesSf)
+        return map({k.load(*sf, {b[0], sfCol}, {1, blocksPerTile})}, DType::F32,
+                   [](auto &s) { return s[0].constantF32(1.0) / s[0]; });
+      Tile amax = reduce_max(reduce_absmax(tile, /*dim=*/1, g), /*dim=*/0); // [1, bk / g]
+      auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
+      k.store(*sf, {b[0], sfCol}, scale);
+      return inv;
+    };
+    Tile inv = inverseScales();
+    if (writesData)
+      k.store(*out, {row, col}, (tile * expand(expand(inv, 0, bm), 1, g)).to(DType::F8E4M3));
+  });
+  return k.finish();
+}
+
+namespace {
+float valueAt(const void *x, DType in, int64_t at) {
+  return in == DType::BF16 ? bf16ToF32(static_cast<const uint16_t *>(x)[at]) : static_cast<const float *>(x)[at];
+}
+} // namespace
+
+void perBlockCastReference(const void *x, DType in, int64_t m, int64_t k, int64_t b, int64_t g, bool roundSf,
+                           uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1) {
+  for (int64_t p = 0; p < ceilDiv(m, b); ++p)
+    for (int64_t q = 0; q < ceilDiv(k, g); ++q) {
+      int64_t r0 = p * b, r1 = std::min(m, r0 + b), c0 = q * g, c1 = std::min(k, c0 + g);
+      float amax = 0.0f;
+      for (int64_t i = r0; i < r1; ++i)
+        for (int64_t j = c0; j < c1; ++j)
+          amax = std::fmax(amax, std::fabs(valueAt(x, in, i * k + j)));
+      Scale s = scaleRule(amax, Format::E4M3, roundSf);
+      sf[p * sfStride0 + q * sfStride1] = s.sf;
+      for (int64_t i = r0; i < r1; ++i)
+        for (int64_t j = c0; j < c1; ++j)
+          out[i * k + j] = encodeE4M3(valueAt(x, in, i * k + j) * s.inv);
+    }
+}
+
+void perBlockCastWithSfReference(const void *x, DType in, int64_t m, int64_t k, int64_t b, int64_t g,
+                                 const float *sf, int64_t sfStride0, uint8_t *out) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j) {
+      float inv = 1.0f / sf[(i / b) * sfStride0 + j / g];
+      out[i * k + j] = encodeE4M3(valueAt(x, in, i * k + j) * inv);
+    }
+}
+
+} // namespace tk::kernels::quant

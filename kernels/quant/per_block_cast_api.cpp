@@ -1,0 +1,144 @@
+//===- per_block_cast_api.cpp - the per-block entry points of tk.h --------===//
+//
+// tk_per_block_cast (quant.md 4.6), tk_per_block_cast_with_sf_only (4.7) and
+// tk_per_block_cast_with_precomputed_sf (4.8): checks, config, launch.
+//===----------------------------------------------------------------------===//
+#include "kernels/common/validate.h"
+#include "kernels/quant/per_block_cast.h"
+#include "tk/runtime/Context.h"
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::quant;
+
+namespace {
+
+Status invalid(const char *op, const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
+
+/// The checks every per-block operator makes of ctx, x, fmt, the block and
+/// flags; fills the input half of `config`.
+Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block,
+                     uint32_t flags, PerBlockCastConfig &config) {
+  if (!ctx)
+    return invalid(op, "ctx is null");
+  Status s = checkTensor(op, "x", x, 2);
+  if (!s.isOk())
+    return s;
+  if (!block)
+    return invalid(op, "block_size is null");
+  if ((block[0] != 32 && block[0] != 128) || (block[1] != 32 && block[1] != 128))
+    return invalid(op, "block_size must be (32 or 128, 32 or 128), got (" + std::to_string(block[0]) + ", " +
+                           std::to_string(block[1]) + ")");
+  if (fmt != TK_FORMAT_E4M3 && fmt != TK_FORMAT_E2M1)
+    return invalid(op, "fmt must be TK_FORMAT_E4M3 or TK_FORMAT_E2M1");
+  if (flags & ~(uint32_t)(TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0))
+    return invalid(op, "unknown flag bits " + std::to_string(flags));
+  if ((flags & TK_PACKED_UE8M0) && !((flags & TK_SF_COL_MAJOR) && (flags & TK_ROUND_SF)))
+    return invalid(op, "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
+  if (x->dtype != TK_BF16 && x->dtype != TK_F32)
+    return invalid(op, std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype));
+  if (!isContiguous(x))
+    return invalid(op, "x must be contiguous");
+  if (x->shape[1] % 64)
+    return invalid(op, "the row width must be a multiple of 64, got " + std::to_string(x->shape[1]));
+  // Valid per the spec, not built yet (they land with the rest of the quant family).
+  if (fmt != TK_FORMAT_E4M3)
+    return Status::unsupported(std::string(op) + ": only the e4m3 output format is implemented yet");
+  if (flags & TK_PACKED_UE8M0)
+    return Status::unsupported(std::string(op) + ": packed UE8M0 scale factors are not implemented yet");
+  config.hidden = x->shape[1];
+  config.blockM = block[0];
+  config.blockK = block[1];
+  config.in = x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
+  config.roundSf = flags & TK_ROUND_SF;
+  config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
+  return Status::ok();
+}
+
+Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, PerBlockCastConfig &config) {
+  Status s = checkTensor(op, "out", out, 2);
+  if (!s.isOk() || !(s = checkDtype(op, "out", out, TK_F8_E4M3)).isOk())
+    return s;
+  const int64_t m = x->shape[0], k = x->shape[1];
+  if (out->shape[0] != m || out->shape[1] != k || !isContiguous(out))
+    return invalid(op, "out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor");
+  config.outAlignBytes = alignmentOf(out, 1);
+  return Status::ok();
+}
+
+/// Scale factors of shape (ceil(M / b), ceil(K / g)): row-major, or
+/// TMA-aligned column-major when `col` (quant.md 3.2).
+Status validateSf(const char *op, const char *name, const tk_tensor *x, const tk_tensor *sf, const int32_t *block,
+                  bool col) {
+  Status s = checkTensor(op, name, sf, 2);
+  if (!s.isOk() || !(s = checkDtype(op, name, sf, TK_F32)).isOk())
+    return s;
+  const int64_t mb = ceilDiv(x->shape[0], block[0]), kb = ceilDiv(x->shape[1], block[1]);
+  if (sf->shape[0] != mb || sf->shape[1] != kb)
+    return invalid(op, std::string(name) + " must have shape (" + std::to_string(mb) + ", " + std::to_string(kb) +
+                           "), got (" + std::to_string(sf->shape[0]) + ", " + std::to_string(sf->shape[1]) + ")");
+  int64_t want0 = col ? 1 : kb, want1 = col ? alignUp(mb, 4) : 1;
+  if (!((sf->strides[0] == want0 || mb <= 1) && (sf->strides[1] == want1 || kb <= 1)))
+    return invalid(op, std::string(name) + " must have strides (" + std::to_string(want0) + ", " +
+                           std::to_string(want1) + ")" + (col ? " (TMA-aligned column-major)" : " (row-major)") +
+                           ", got (" + std::to_string(sf->strides[0]) + ", " + std::to_string(sf->strides[1]) + ")");
+  return Status::ok();
+}
+
+tk_status launch(tk_context ctx, const PerBlockCastConfig &config, const tk_tensor *x,
+                 std::vector<const tk_tensor *> tensors, tk_stream stream) {
+  if (x->shape[0] == 0)
+    return tk::runtime::report(Status::ok());
+  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerBlockCast(mctx, config); };
+  return tk::runtime::report(ctx->run(config.key(), factory, tensors, stream));
+}
+
+} // namespace
+
+extern "C" tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block_size,
+                                       uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+  const char *op = "tk_per_block_cast";
+  PerBlockCastConfig config;
+  Status s = validateInput(op, ctx, x, fmt, block_size, flags, config);
+  if (s.isOk())
+    s = validateOut(op, x, out, config);
+  if (s.isOk())
+    s = validateSf(op, "out_sf", x, out_sf, block_size, flags & TK_SF_COL_MAJOR);
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  return launch(ctx, config, x, {x, out, out_sf}, stream);
+}
+
+extern "C" tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                    const int32_t *block_size, uint32_t flags, tk_tensor *out_sf,
+                                                    tk_stream stream) {
+  const char *op = "tk_per_block_cast_with_sf_only";
+  PerBlockCastConfig config;
+  Status s = validateInput(op, ctx, x, fmt, block_size, flags, config);
+  if (s.isOk())
+    s = validateSf(op, "out_sf", x, out_sf, block_size, flags & TK_SF_COL_MAJOR);
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  config.mode = PerBlockMode::SfOnly;
+  return launch(ctx, config, x, {x, out_sf}, stream);
+}
+
+extern "C" tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                           const int32_t *block_size, const tk_tensor *sf,
+                                                           uint32_t flags, tk_tensor *out, tk_stream stream) {
+  const char *op = "tk_per_block_cast_with_precomputed_sf";
+  PerBlockCastConfig config;
+  if (flags & (TK_SF_COL_MAJOR | TK_PACKED_UE8M0))
+    return tk::runtime::report(
+        invalid(op, "sf must be row-major fp32: TK_SF_COL_MAJOR and TK_PACKED_UE8M0 are not accepted"));
+  Status s = validateInput(op, ctx, x, fmt, block_size, flags, config);
+  if (s.isOk())
+    s = validateOut(op, x, out, config);
+  if (s.isOk())
+    s = validateSf(op, "sf", x, sf, block_size, false);
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  config.mode = PerBlockMode::PrecomputedSf;
+  config.roundSf = false; // ignored by this operator (spec 4.8)
+  return launch(ctx, config, x, {x, sf, out}, stream);
+}
