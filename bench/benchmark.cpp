@@ -8,6 +8,7 @@
 #include "bench/benchmark.h"
 #include "bench/cast_back_check.h"
 #include "bench/per_block_cast_check.h"
+#include "bench/per_channel_cast_check.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
 #include "bench/transpose_check.h"
@@ -184,6 +185,28 @@ int runBenchmark(const BenchOptions &options) {
     CheckResult cr = checkPerBlockCast(&gpu, ctx, c, /*time=*/true);
     Row r;
     r.op = "per_block_cast";
+    r.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
+    r.variant = describe(c).substr(r.shape.size() + 1);
+    r.us = cr.ms * 1e3;
+    r.bytes = cr.bytes;
+    r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
+    r.frac = r.gbps / ceiling;
+    r.check = cr.status == TK_SUCCESS && !cr.outMismatches && !cr.sfMismatches ? "bit-exact" : cr.describe();
+    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
+                r.us, r.gbps, 100 * r.frac, r.check.c_str());
+    rows.push_back(r);
+  }
+
+  // per_channel_cast and its transposed form (quant.md 4.13, 4.15); bytes = x + out + sf.
+  std::vector<PerChannelCastCase> perChannel = {{32768, 7168, 128, TK_BF16, true, false},
+                                                {32768, 7168, 128, TK_BF16, true, true},
+                                                {32768, 7168, 32, TK_BF16, true, true}};
+  if (options.headline)
+    perChannel.resize(1);
+  for (const PerChannelCastCase &c : perChannel) {
+    CheckResult cr = checkPerChannelCast(&gpu, ctx, c, /*time=*/true);
+    Row r;
+    r.op = c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast";
     r.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
     r.variant = describe(c).substr(r.shape.size() + 1);
     r.us = cr.ms * 1e3;

@@ -2,6 +2,7 @@
 #include "kernels/registry.h"
 #include "kernels/quant/cast_back.h"
 #include "kernels/quant/per_block_cast.h"
+#include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 
@@ -50,6 +51,18 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     "e4m3 cast with caller-given per-block scale factors",
                     {perBlock("per_block_cast_with_precomputed_sf.bf16.k7168.b128.g128",
                               {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
+    auto perChannel = [](const std::string &name, quant::PerChannelCastConfig c) {
+      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
+    };
+    list.push_back({"per_channel_cast", "quant", "tk_per_channel_cast",
+                    "128 x 1 (per-column) absmax -> scale -> e4m3 cast",
+                    {perChannel("per_channel_cast.bf16.k7168.b128", {7168, 128, DType::BF16, false, false}),
+                     perChannel("per_channel_cast.f32.k7168.b128.round", {7168, 128, DType::F32, true, false})}});
+    list.push_back({"per_channel_cast_and_transpose", "quant", "tk_per_channel_cast_and_transpose",
+                    "b x 1 e4m3 cast written transposed (K-major)",
+                    {perChannel("per_channel_cast_and_transpose.bf16.k7168.b128", {7168, 128, DType::BF16, false, true}),
+                     perChannel("per_channel_cast_and_transpose.bf16.k7168.b32.round",
+                                {7168, 32, DType::BF16, true, true})}});
     auto castBack = [](const std::string &name, quant::CastBackConfig c) {
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildCastBack(ctx, c); }};
     };

@@ -128,6 +128,20 @@ tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
                                                 const int32_t *block_size, const tk_tensor *sf, uint32_t flags,
                                                 tk_tensor *out, tk_stream stream);
 
+/* per_channel_cast (quant.md 4.13): one scale per column and 128 rows.
+ * x (M, K) bf16 or fp32, contiguous, M % 128 == 0, K % 64 == 0;
+ * num_per_tokens = 128; out (M, K) e4m3 contiguous; out_sf (M / 128, K) fp32
+ * contiguous. flags: TK_ROUND_SF only. */
+tk_status tk_per_channel_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens,
+                              uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
+
+/* per_channel_cast_and_transpose (quant.md 4.15): as tk_per_channel_cast with
+ * num_per_tokens b in {32, 128} and bf16 x, writing out (K, M) transposed
+ * (out[j, m] = e4m3 of x[m, j]); out_sf (M / b, K) is not transposed. */
+tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                            int32_t num_per_tokens, uint32_t flags, tk_tensor *out,
+                                            tk_tensor *out_sf, tk_stream stream);
+
 /* cast_back (quant.md 4.10): out[i, j] = x[i, j] * S[i / b, j / g], rounded
  * to out's dtype (bf16, to nearest even, or f32). x is (M, K) e4m3,
  * contiguous, K % 64 == 0; x_sf is fp32 (ceil(M / b), ceil(K / g)) in any

@@ -272,6 +272,48 @@ TEST_F(Validation, PerBlockCast) {
   expect(TK_SUCCESS, "");
 }
 
+TEST_F(Validation, PerChannelCast) {
+  tk_tensor x = tensor(TK_BF16, {256, 512}), out = tensor(TK_F8_E4M3, {256, 512}), sf = tensor(TK_F32, {2, 512});
+  auto expect = [&](tk_status want, const std::string &msg, int32_t b = 128, uint32_t flags = 0) {
+    EXPECT_EQ(tk_per_channel_cast(ctx, &x, TK_FORMAT_E4M3, b, flags, &out, &sf, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_per_tokens must be 128, got 32", 32);
+  expect(TK_ERROR_INVALID_ARGUMENT, "only TK_ROUND_SF is accepted", 128, TK_SF_COL_MAJOR);
+  x = tensor(TK_BF16, {200, 512});
+  out = tensor(TK_F8_E4M3, {200, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must have a multiple of 128 rows and of 64 columns, got (200, 512)");
+  x = tensor(TK_BF16, {256, 512});
+  out = tensor(TK_F8_E4M3, {512, 256});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 512) tensor");
+  out = tensor(TK_F8_E4M3, {256, 512});
+  sf = tensor(TK_F32, {1, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must be a contiguous (2, 512) tensor");
+  sf = tensor(TK_F32, {2, 512});
+  x = tensor(TK_I32, {256, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be bf16 or f32, got i32");
+  // The transposed form: bf16 only, b in {32, 128}, out (K, M).
+  x = tensor(TK_F32, {256, 512});
+  out = tensor(TK_F8_E4M3, {512, 256});
+  sf = tensor(TK_F32, {8, 512});
+  EXPECT_EQ(tk_per_channel_cast_and_transpose(ctx, &x, TK_FORMAT_E4M3, 32, 0, &out, &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("x must be bf16, got f32"), std::string::npos) << tk_last_error();
+  x = tensor(TK_BF16, {256, 512});
+  EXPECT_EQ(tk_per_channel_cast_and_transpose(ctx, &x, TK_FORMAT_E4M3, 64, 0, &out, &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("num_per_tokens must be 32 or 128, got 64"), std::string::npos);
+  out = tensor(TK_F8_E4M3, {256, 512});
+  EXPECT_EQ(tk_per_channel_cast_and_transpose(ctx, &x, TK_FORMAT_E4M3, 32, 0, &out, &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("out must be a contiguous (512, 256) tensor"), std::string::npos);
+  // Empty: nothing to do.
+  x = tensor(TK_BF16, {0, 512});
+  out = tensor(TK_F8_E4M3, {0, 512});
+  sf = tensor(TK_F32, {0, 512});
+  expect(TK_SUCCESS, "");
+}
+
 TEST_F(Validation, EmptyInputLaunchesNothing) {
   Call c{ctx};
   c.x = tensor(TK_BF16, {0, 7168});

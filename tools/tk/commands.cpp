@@ -7,6 +7,7 @@
 #include "bench/per_token_cast_check.h"
 #include "bench/cast_back_check.h"
 #include "bench/per_block_cast_check.h"
+#include "bench/per_channel_cast_check.h"
 #include "bench/transpose_check.h"
 #include "kernels/registry.h"
 #include "tk/compiler/Target/Targets.h"
@@ -152,6 +153,10 @@ static int checkOthers(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
                                            bench::PerBlockCastCase{m, 7168, 32, 32, TK_F32, TK_ROUND_SF | TK_SF_COL_MAJOR}})
     failures += printRow(gpu, "per_block_cast", bench::describe(c),
                          bench::checkPerBlockCast(gpu, ctx, c, gpu != nullptr), ceiling);
+  for (const bench::PerChannelCastCase &c : {bench::PerChannelCastCase{m, 7168, 128, TK_BF16, true, false},
+                                             bench::PerChannelCastCase{m, 7168, 32, TK_BF16, false, true}})
+    failures += printRow(gpu, c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast",
+                         bench::describe(c), bench::checkPerChannelCast(gpu, ctx, c, gpu != nullptr), ceiling);
   for (const bench::CastBackCase &c : {bench::CastBackCase{m, 7168, 1, 128, TK_BF16},
                                        bench::CastBackCase{m, 7168, 128, 128, TK_F32, false, true}})
     failures += printRow(gpu, "cast_back", bench::describe(c), bench::checkCastBack(gpu, ctx, c, gpu != nullptr),

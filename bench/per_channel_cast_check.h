@@ -1,0 +1,25 @@
+//===- per_channel_cast_check.h - run the per-channel casts, check, time --===//
+#pragma once
+
+#include "bench/gpu_session.h"
+#include "bench/per_token_cast_check.h"
+#include "tk/tk.h"
+
+namespace tk::bench {
+
+struct PerChannelCastCase {
+  int64_t m, k, blockM;
+  tk_dtype in; ///< TK_BF16 or TK_F32 (bf16 only when transposed)
+  bool roundSf;
+  bool transposed; ///< tk_per_channel_cast_and_transpose, else tk_per_channel_cast
+  uint64_t seed = 1;
+};
+
+std::string describe(const PerChannelCastCase &c);
+
+/// Random normal input through the operator, out and out_sf compared bit for
+/// bit with the C++ reference; on the GPU of `gpu` (timed when `time`), or on
+/// the CPU path when `gpu` is null.
+CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChannelCastCase &c, bool time);
+
+} // namespace tk::bench

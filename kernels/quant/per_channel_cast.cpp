@@ -1,0 +1,59 @@
+//===- per_channel_cast.cpp - the kernel, in the DSL, and its reference ---===//
+#include "kernels/quant/per_channel_cast.h"
+#include "kernels/quant/scale_rule.h"
+
+using namespace tk::dsl;
+
+namespace tk::kernels::quant {
+
+std::string PerChannelCastConfig::key() const {
+  return std::string(transposed ? "per_channel_cast_and_transpose" : "per_channel_cast") +
+         ":K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) + ",in=" + name(in) +
+         ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
+         ",outalign=" + std::to_string(outAlignBytes);
+}
+
+BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {
+  const int64_t bm = c.tileM(), bk = c.tileK(), b = c.blockM;
+  KernelBuilder k(ctx, c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast", c.key(),
+                  /*threads=*/256);
+  Dim tokens = k.dynamic("num_tokens");
+  Tensor x = k.input("x", {tokens, c.hidden}, c.in, {c.hidden, 1}, c.xAlignBytes);
+  Tensor out = c.transposed ? k.output("out", {c.hidden, tokens}, DType::F8E4M3, {}, c.outAlignBytes)
+                            : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+  Tensor sf = k.output("out_sf", {ceil_div(tokens, b), c.hidden}, DType::F32, {c.hidden, 1}, 4);
+
+  k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &blk) {
+    Index row = blk[0] * bm, col = blk[1] * bk;
+    Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    Tile amax = reduce_absmax(tile, /*dim=*/0, b); // [bm / b, bk]: one per column and b rows
+    auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
+    k.store(sf, {blk[0] * (bm / b), col}, scale);
+    Tile q = (tile * expand(inv, 0, b)).to(DType::F8E4M3);
+    if (c.transposed)
+      k.store(out, {col, row}, transpose(q));
+    else
+      k.store(out, {row, col}, q);
+  });
+  return k.finish();
+}
+
+void perChannelCastReference(const void *x, DType in, int64_t m, int64_t k, int64_t b, bool roundSf,
+                             bool transposed, uint8_t *out, float *sf) {
+  auto value = [&](int64_t i, int64_t j) {
+    return in == DType::BF16 ? bf16ToF32(static_cast<const uint16_t *>(x)[i * k + j])
+                             : static_cast<const float *>(x)[i * k + j];
+  };
+  for (int64_t p = 0; p < m / b; ++p)
+    for (int64_t j = 0; j < k; ++j) {
+      float amax = 0.0f;
+      for (int64_t i = p * b; i < (p + 1) * b; ++i)
+        amax = std::fmax(amax, std::fabs(value(i, j)));
+      Scale s = scaleRule(amax, Format::E4M3, roundSf);
+      sf[p * k + j] = s.sf;
+      for (int64_t i = p * b; i < (p + 1) * b; ++i)
+        (transposed ? out[j * m + i] : out[i * k + j]) = encodeE4M3(value(i, j) * s.inv);
+    }
+}
+
+} // namespace tk::kernels::quant

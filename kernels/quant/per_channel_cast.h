@@ -1,0 +1,38 @@
+//===- per_channel_cast.h - b x 1 (per-channel) quantization --------------===//
+//
+// per_channel_cast (spec quant.md 4.13) and per_channel_cast_and_transpose
+// (4.15): one scale per column and block of b rows; the e4m3 data is written
+// as x's layout or transposed (K-major).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels/quant/formats.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <string>
+
+namespace tk::kernels::quant {
+
+struct PerChannelCastConfig {
+  int64_t hidden = 0;      ///< K (a multiple of 64)
+  int64_t blockM = 128;    ///< b: tokens per scale factor (32 or 128)
+  dsl::DType in = dsl::DType::BF16;
+  bool roundSf = false;
+  bool transposed = false; ///< out is (K, M): per_channel_cast_and_transpose
+  int64_t xAlignBytes = 16;
+  int64_t outAlignBytes = 16;
+
+  /// 128 tokens x 64 channels per CTA, 32 elements per thread.
+  int64_t tileM() const { return 128; }
+  int64_t tileK() const { return 64; }
+  std::string key() const;
+};
+
+dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &config);
+
+/// C++ reference. x (M, K) contiguous (bf16 bits or fp32); out (M, K), or
+/// (K, M) when `transposed`, e4m3 codes; sf (M / b, K) row-major.
+void perChannelCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t b, bool roundSf,
+                             bool transposed, uint8_t *out, float *sf);
+
+} // namespace tk::kernels::quant

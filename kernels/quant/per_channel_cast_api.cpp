@@ -1,0 +1,88 @@
+//===- per_channel_cast_api.cpp - tk_per_channel_cast(_and_transpose) -----===//
+//
+// quant.md 4.13 and 4.15: checks, config, launch.
+//===----------------------------------------------------------------------===//
+#include "kernels/common/validate.h"
+#include "kernels/quant/per_channel_cast.h"
+#include "tk/runtime/Context.h"
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::quant;
+
+namespace {
+
+Status invalid(const char *op, const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
+
+Status validate(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t b, uint32_t flags,
+                const tk_tensor *out, const tk_tensor *sf, bool transposed, PerChannelCastConfig &config) {
+  if (!ctx)
+    return invalid(op, "ctx is null");
+  Status s = checkTensor(op, "x", x, 2);
+  if (s.isOk())
+    s = checkTensor(op, "out", out, 2);
+  if (s.isOk())
+    s = checkTensor(op, "out_sf", sf, 2);
+  if (!s.isOk())
+    return s;
+  if (fmt != TK_FORMAT_E4M3)
+    return invalid(op, "fmt must be TK_FORMAT_E4M3");
+  if (flags & ~(uint32_t)TK_ROUND_SF)
+    return invalid(op, "only TK_ROUND_SF is accepted (scale factors are row-major fp32), got flags " +
+                           std::to_string(flags));
+  if (transposed ? (b != 32 && b != 128) : b != 128)
+    return invalid(op, std::string("num_per_tokens must be ") + (transposed ? "32 or 128" : "128") + ", got " +
+                           std::to_string(b));
+  if (transposed ? x->dtype != TK_BF16 : (x->dtype != TK_BF16 && x->dtype != TK_F32))
+    return invalid(op, std::string("x must be ") + (transposed ? "bf16" : "bf16 or f32") + ", got " +
+                           dtypeName(x->dtype));
+  if (!isContiguous(x))
+    return invalid(op, "x must be contiguous");
+  const int64_t m = x->shape[0], k = x->shape[1];
+  if (m % 128 || k % 64)
+    return invalid(op, "x must have a multiple of 128 rows and of 64 columns, got (" + std::to_string(m) + ", " +
+                           std::to_string(k) + ")");
+  if ((s = checkDtype(op, "out", out, TK_F8_E4M3)).isOk() && (s = checkDtype(op, "out_sf", sf, TK_F32)).isOk()) {
+    const int64_t o0 = transposed ? k : m, o1 = transposed ? m : k;
+    if (out->shape[0] != o0 || out->shape[1] != o1 || !isContiguous(out))
+      return invalid(op, "out must be a contiguous (" + std::to_string(o0) + ", " + std::to_string(o1) + ") tensor");
+    if (sf->shape[0] != m / b || sf->shape[1] != k || !isContiguous(sf))
+      return invalid(op, "out_sf must be a contiguous (" + std::to_string(m / b) + ", " + std::to_string(k) +
+                             ") tensor");
+  }
+  if (!s.isOk())
+    return s;
+  config.hidden = k;
+  config.blockM = b;
+  config.in = x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
+  config.roundSf = flags & TK_ROUND_SF;
+  config.transposed = transposed;
+  config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
+  config.outAlignBytes = alignmentOf(out, 1);
+  return Status::ok();
+}
+
+tk_status run(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t b, uint32_t flags,
+              tk_tensor *out, tk_tensor *sf, tk_stream stream, bool transposed) {
+  PerChannelCastConfig config;
+  Status s = validate(op, ctx, x, fmt, b, flags, out, sf, transposed, config);
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  if (x->shape[0] == 0 || x->shape[1] == 0)
+    return tk::runtime::report(Status::ok());
+  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
+  return tk::runtime::report(ctx->run(config.key(), factory, {x, out, sf}, stream));
+}
+
+} // namespace
+
+extern "C" tk_status tk_per_channel_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens,
+                                         uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+  return run("tk_per_channel_cast", ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, false);
+}
+
+extern "C" tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                       int32_t num_per_tokens, uint32_t flags, tk_tensor *out,
+                                                       tk_tensor *out_sf, tk_stream stream) {
+  return run("tk_per_channel_cast_and_transpose", ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, true);
+}

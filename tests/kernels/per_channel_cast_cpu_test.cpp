@@ -1,0 +1,39 @@
+// The per-channel casts on the CPU path through the C API with host tensors,
+// bit-exact against the C++ reference.
+#include "bench/per_channel_cast_check.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+void runCase(tk_context ctx, const tk::bench::PerChannelCastCase &c) {
+  tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, c, false);
+  EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+  EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
+  EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
+}
+
+// Suite names Cpu_<kernel>: the coverage test looks for them.
+TEST(Cpu_per_channel_cast, SmallGridIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (int64_t m : {128, 384})
+    for (int64_t k : {576, 2048})
+      for (tk_dtype in : {TK_BF16, TK_F32})
+        for (bool round : {false, true})
+          runCase(ctx, {m, k, 128, in, round, false, (uint64_t)(m + k)});
+  tk_context_destroy(ctx);
+}
+
+TEST(Cpu_per_channel_cast_and_transpose, SmallGridIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (int64_t m : {128, 384})
+    for (int64_t k : {576, 2048})
+      for (int64_t b : {32, 128})
+        for (bool round : {false, true})
+          runCase(ctx, {m, k, b, TK_BF16, round, true, (uint64_t)(m * 3 + k)});
+  tk_context_destroy(ctx);
+}
+
+} // namespace
