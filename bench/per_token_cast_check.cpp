@@ -126,6 +126,55 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
   return r;
 }
 
+CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, int64_t bIn, int64_t gIn,
+                                 bool sfInColMajor) {
+  CheckResult r;
+  const Geometry g(c);
+  const int64_t mbIn = ceilDiv(c.m, bIn), kbIn = ceilDiv(c.k, gIn);
+  const int64_t in0 = sfInColMajor ? 1 : kbIn, in1 = sfInColMajor ? alignUp(mbIn, 4) : 1;
+  std::vector<uint8_t> x(c.m * g.stride);
+  parallelRows(c.m, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      std::mt19937 rng((uint32_t)(c.seed * 7919u + i));
+      for (int64_t j = 0; j < c.k; ++j) {
+        uint8_t q = (uint8_t)rng();
+        x[i * g.stride + j] = (q & 0x7F) == 0x7F ? q & 0xFE : q; // no NaN codes
+      }
+    }
+  });
+  std::vector<float> sfIn(std::max<int64_t>(1, sfInColMajor ? in1 * kbIn : mbIn * kbIn), 0.0f);
+  std::mt19937 rng((uint32_t)c.seed);
+  std::uniform_real_distribution<float> unit(0.5f, 1.0f);
+  for (int64_t i = 0; i < mbIn; ++i)
+    for (int64_t j = 0; j < kbIn; ++j)
+      sfIn[i * in0 + j * in1] = std::ldexp((c.flags & TK_ROUND_SF) ? 1.0f : unit(rng), (int)(rng() % 20) - 10);
+  std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k);
+  std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(g.kb * g.sfRows, 0.0f);
+  perTokenRequantReference(x.data(), c.m, c.k, g.stride, sfIn.data(), in0, in1, bIn, gIn, c.group,
+                           c.flags & TK_ROUND_SF, refOut.data(), refSf.data(), g.sf0, g.sf1);
+  Placement p{gpu};
+  void *dx = p.put(x.data(), x.size()), *dsfIn = p.put(sfIn.data(), sfIn.size() * 4);
+  void *dout = p.poisoned(out.data(), out.size(), 0xFF), *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
+  tk_tensor tx = p.tensor(dx, TK_F8_E4M3, {c.m, c.k}, {g.stride, 1});
+  tk_tensor tsfIn = p.tensor(dsfIn, TK_F32, {mbIn, kbIn}, {in0, in1});
+  tk_tensor tout = p.tensor(dout, TK_F8_E4M3, {c.m, c.k});
+  tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
+  const int32_t block[2] = {(int32_t)bIn, (int32_t)gIn};
+  auto call = [&] {
+    return tk_per_token_cast(ctx, &tx, &tsfIn, block, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &tout, &tsf,
+                             nullptr);
+  };
+  r.status = call();
+  if (r.status != TK_SUCCESS) {
+    r.error = tk_last_error();
+    return r;
+  }
+  p.get(out.data(), dout, out.size());
+  p.get(sf.data(), dsf, sf.size() * 4);
+  compare(c, g, out, refOut, sf, refSf, r);
+  return r;
+}
+
 CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c,
                                   const std::vector<uint8_t> &x) {
   CheckResult r;

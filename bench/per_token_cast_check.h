@@ -51,4 +51,11 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
 CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c,
                                   const std::vector<uint8_t> &x);
 
+/// Re-quantization (quant.md 4.2): random e4m3 codes (no NaN codes) with
+/// random fp32 scale factors of block (bIn, gIn), row- or column-major
+/// (`sfInColMajor`), through tk_per_token_cast with x_sf; out and out_sf
+/// compared bit for bit with the reference. GPU of `gpu`, or the CPU path.
+CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, int64_t bIn, int64_t gIn,
+                                 bool sfInColMajor);
+
 } // namespace tk::bench

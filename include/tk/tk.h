@@ -85,7 +85,9 @@ tk_status tk_context_destroy(tk_context ctx);
  * (M, ceil(K / num_per_channels)) fp32, row-major, or with TK_SF_COL_MAJOR
  * strides (1, align(M, 4)). num_per_channels is 16, 32, 64, 128, or K when
  * K % 64 == 0. x_sf and x_block_size describe a quantized input; pass NULL for
- * a plain one. */
+ * a plain one. A quantized x is e4m3 (M, K) with x_sf fp32
+ * (ceil(M / b_in), ceil(K / g_in)) in any strides, x_block_size = {b_in, g_in}
+ * (quant.md 4.2; num_per_channels must then be below K). */
 tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                             const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
                             uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);

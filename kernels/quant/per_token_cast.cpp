@@ -4,6 +4,7 @@
 
 #include <numeric>
 #include <optional>
+#include <vector>
 
 using namespace tk::dsl;
 
@@ -12,7 +13,13 @@ namespace tk::kernels::quant {
 int64_t PerTokenCastConfig::tileK() const {
   if (group == hidden)
     return hidden;
-  return std::max<int64_t>(group, std::gcd<int64_t>(4096, hidden));
+  int64_t k = std::max<int64_t>(group, std::gcd<int64_t>(4096, hidden));
+  return in == DType::F8E4M3 ? std::max(k, inBlockK) : k;
+}
+
+int64_t PerTokenCastConfig::tileM() const {
+  int64_t m = 4096 % tileK() ? 1 : 4096 / tileK();
+  return in == DType::F8E4M3 && inBlockM > 1 ? std::gcd(m, inBlockM) : m;
 }
 
 std::string PerTokenCastConfig::kernelName() const {
@@ -26,6 +33,7 @@ std::string PerTokenCastConfig::kernelName() const {
 
 std::string PerTokenCastConfig::key() const {
   return kernelName() + ":K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
+         (in == dsl::DType::F8E4M3 ? ",inblock=" + std::to_string(inBlockM) + "x" + std::to_string(inBlockK) : "") +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes);
 }
@@ -36,6 +44,11 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   KernelBuilder k(ctx, c.kernelName(), c.key(), /*threads=*/128);
   Dim tokens = k.dynamic("num_tokens");
   Tensor x = k.input("x", {tokens, c.hidden}, c.in, {kDynamicStride, 1}, c.xAlignBytes);
+  const bool quantizedIn = c.in == DType::F8E4M3;
+  std::optional<Tensor> xSf; // the quantized input's scale factors, in any strides
+  if (quantizedIn)
+    xSf = k.input("x_sf", {ceil_div(tokens, c.inBlockM), ceilDiv(c.hidden, c.inBlockK)}, DType::F32,
+                  {kDynamicStride, kDynamicStride}, 4);
   std::optional<Tensor> out, sf;
   if (!computesSf) // scale factors in: row-major, any row stride
     sf = k.input("sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, 1}, 4);
@@ -47,6 +60,13 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
     Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    if (quantizedIn) { // v = fl(decode(x) * S_in): one scale row per token, or one for the whole tile
+      const int64_t gIn = c.inBlockK;
+      Tile scales = c.inBlockM == 1 ? expand(k.load(*xSf, {row, col / gIn}, {bm, bk / gIn}), 1, gIn)
+                                    : expand(expand(k.load(*xSf, {row / c.inBlockM, col / gIn}, {1, bk / gIn}), 0, bm),
+                                             1, gIn);
+      tile = tile * scales;
+    }
     // INV per group: from the scale rule, or the reciprocal of the given scale factors.
     auto inverseScales = [&]() -> Tile {
       if (!computesSf)
@@ -87,6 +107,16 @@ void perTokenCastReference(const void *x, DType in, int64_t m, int64_t k, int64_
 } // namespace tk::kernels::quant
 
 namespace tk::kernels::quant {
+
+void perTokenRequantReference(const uint8_t *x, int64_t m, int64_t k, int64_t xRowStride, const float *sfIn,
+                              int64_t sfInStride0, int64_t sfInStride1, int64_t bIn, int64_t gIn, int64_t group,
+                              bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1) {
+  std::vector<float> v(m * k);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j)
+      v[i * k + j] = decodeE4M3(x[i * xRowStride + j]) * sfIn[(i / bIn) * sfInStride0 + (j / gIn) * sfInStride1];
+  perTokenCastReference(v.data(), dsl::DType::F32, m, k, k, group, roundSf, out, sf, sfStride0, sfStride1);
+}
 
 void perTokenCastWithSfReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride,
                                  int64_t group, const float *sf, int64_t sfStride0, uint8_t *out) {

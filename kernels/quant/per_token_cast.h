@@ -15,19 +15,24 @@ enum class PerTokenMode { Cast, SfOnly, PrecomputedSf };
 struct PerTokenCastConfig {
   int64_t hidden = 0;             ///< K
   int64_t group = 128;            ///< channels per scale factor (16, 32, 64, 128 or K)
-  dsl::DType in = dsl::DType::BF16;
+  dsl::DType in = dsl::DType::BF16; ///< BF16, F32, or F8E4M3 (a quantized input, quant.md 4.2)
   bool roundSf = false;
   int64_t xAlignBytes = 16;       ///< alignment of x's pointer and row stride in bytes
   int64_t outAlignBytes = 16;     ///< alignment of out's pointer and row stride in bytes
   PerTokenMode mode = PerTokenMode::Cast;
+  /// Block of the input's scale factors (b_in, g_in) when `in` is F8E4M3;
+  /// supported when b_in is 1 or a multiple of tileM() and g_in divides tileK().
+  int64_t inBlockM = 0, inBlockK = 0;
 
   /// Columns per block: the whole row when one group spans it, else at least
-  /// one group and a divisor of 4096 elements.
+  /// one group (and one input scale block) and a divisor of 4096 elements.
   int64_t tileK() const;
   /// Rows per block: 4096 elements per block where that divides evenly, else 1.
   /// (8192 bf16 elements per block measured slower on an H200: 66.7% against
   /// 70.6% of the copy ceiling at 32768x7168, g=128; docs/kernels.md.)
-  int64_t tileM() const { return 4096 % tileK() ? 1 : 4096 / tileK(); }
+  /// With a quantized input, a power of two dividing the input's scale block
+  /// rows, so every tile lies in one row of input scale blocks.
+  int64_t tileM() const;
   int64_t groups() const { return ceilDiv(hidden, group); }
   std::string key() const;
   std::string kernelName() const;
@@ -40,6 +45,13 @@ dsl::BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastCon
 /// codes; sf(i, k) is stored at sf[i * sfStride0 + k * sfStride1].
 void perTokenCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride, int64_t group,
                            bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1);
+
+/// Reference of the re-quantization (quant.md 4.2): x is (M, K) e4m3 codes
+/// with row stride `xRowStride`, dequantized as fl(decode(x) * sfIn[(i / bIn) *
+/// sfInStride0 + (j / gIn) * sfInStride1]), then cast as perTokenCastReference.
+void perTokenRequantReference(const uint8_t *x, int64_t m, int64_t k, int64_t xRowStride, const float *sfIn,
+                              int64_t sfInStride0, int64_t sfInStride1, int64_t bIn, int64_t gIn, int64_t group,
+                              bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1);
 
 /// Reference of per_token_cast_with_precomputed_sf: out = e4m3(x * fl(1 / sf)),
 /// sf(i, k) at sf[i * sfStride0 + k] (row-major).

@@ -36,6 +36,27 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
   if (!xSf && x->dtype != TK_BF16 && x->dtype != TK_F32)
     return invalid(op, std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype) +
                            " (quantized inputs come with x_sf)");
+  if (xSf) {
+    if (x->dtype != TK_F8_E4M3 && x->dtype != TK_I8)
+      return invalid(op, std::string("a quantized x must be e4m3 or i8 (packed e2m1), got ") + dtypeName(x->dtype));
+    if (x->dtype == TK_I8) // valid per the spec (its K counts two values per byte), not built yet
+      return Status::unsupported(std::string(op) + ": packed e2m1 inputs are not implemented yet");
+    if (!(s = checkTensor(op, "x_sf", xSf, 2)).isOk())
+      return s;
+    if (xSf->dtype != TK_F32 && xSf->dtype != TK_I32)
+      return invalid(op, std::string("x_sf must be f32 or i32 (packed UE8M0), got ") + dtypeName(xSf->dtype));
+    if (xBlock[0] <= 0 || xBlock[1] <= 0)
+      return invalid(op, "x_block_size must be positive, got (" + std::to_string(xBlock[0]) + ", " +
+                             std::to_string(xBlock[1]) + ")");
+    if (g == k)
+      return invalid(op, "a quantized input needs num_per_channels below the hidden size (not one group per row)");
+    if (xSf->shape[0] != ceilDiv(m, xBlock[0]) || xSf->shape[1] != ceilDiv(k, xBlock[1]))
+      return invalid(op, "x_sf must have shape (" + std::to_string(ceilDiv(m, xBlock[0])) + ", " +
+                             std::to_string(ceilDiv(k, xBlock[1])) + "), got (" + std::to_string(xSf->shape[0]) +
+                             ", " + std::to_string(xSf->shape[1]) + ")");
+    if (xSf->strides[0] < 0 || xSf->strides[1] < 0)
+      return invalid(op, "x_sf strides must not be negative");
+  }
   bool groupOk = g == 16 || g == 32 || g == 64 || g == 128 || (g == k && k % 64 == 0 && allowWholeRowGroup);
   if (!groupOk)
     return invalid(op, "num_per_channels must be 16, 32, 64, 128" +
@@ -47,17 +68,28 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
     return invalid(op, "x row stride " + std::to_string(x->strides[0]) + " is smaller than the row width " +
                            std::to_string(k));
   // Valid per the spec, not built yet (they land with the rest of the quant family).
-  if (xSf)
-    return Status::unsupported(std::string(op) + ": quantized (re-quantization) inputs are not implemented yet");
+  if (xSf && xSf->dtype == TK_I32)
+    return Status::unsupported(std::string(op) + ": packed UE8M0 input scale factors are not implemented yet");
   if (fmt != TK_FORMAT_E4M3)
     return Status::unsupported(std::string(op) + ": only the e4m3 output format is implemented yet");
   if (flags & TK_PACKED_UE8M0)
     return Status::unsupported(std::string(op) + ": packed UE8M0 scale factors are not implemented yet");
   config.hidden = k;
   config.group = g;
-  config.in = x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
+  config.in = xSf ? tk::dsl::DType::F8E4M3 : x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
   config.roundSf = flags & TK_ROUND_SF;
   config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
+  if (xSf) {
+    config.inBlockM = xBlock[0];
+    config.inBlockK = xBlock[1];
+    // The kernel's tiles must not straddle the input's scale blocks unevenly.
+    if ((config.inBlockM != 1 && config.inBlockM % config.tileM()) || config.tileK() % config.inBlockK)
+      return Status::unsupported(std::string(op) + ": input scale blocks (" + std::to_string(xBlock[0]) + ", " +
+                                 std::to_string(xBlock[1]) + ") do not fit this kernel's " +
+                                 std::to_string(config.tileM()) + " x " + std::to_string(config.tileK()) +
+                                 " tiles (rows: 1 or a multiple of " + std::to_string(config.tileM()) +
+                                 "; columns: a divisor of " + std::to_string(config.tileK()) + ")");
+  }
   return Status::ok();
 }
 
@@ -112,6 +144,8 @@ extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const
     s = validateOutSf(op, x, out_sf, num_per_channels, flags);
   if (!s.isOk())
     return tk::runtime::report(s);
+  if (x_sf)
+    return launch(ctx, config, x, {x, x_sf, out, out_sf}, stream);
   return launch(ctx, config, x, {x, out, out_sf}, stream);
 }
 

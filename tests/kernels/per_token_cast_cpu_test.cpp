@@ -117,3 +117,30 @@ TEST(Cpu_per_token_cast_with_sf_only, MatchesTheReferenceScaleFactors) { variant
 TEST(Cpu_per_token_cast_with_precomputed_sf, MatchesTheReferenceCast) { variantsGrid(/*withCol=*/false); }
 
 } // namespace
+
+namespace {
+
+// Re-quantization (quant.md 4.2): e4m3 input with (1, g_in), (32, 32) and
+// (128, 128) scale blocks, row- and column-major input scale factors.
+TEST(Cpu_per_token_cast, RequantizationIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int cases = 0;
+  for (int64_t m : {1, 37, 130})
+    for (int64_t k : {576, 2560, 7168})
+      for (int64_t g : {32, 128})
+        for (auto [bIn, gIn] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}, {128, 128}})
+          for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR), 0u}) {
+            tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, flags, 0, (uint64_t)(m + k + g)};
+            tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, bIn, gIn, flags == 0);
+            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn << ": "
+                                            << r.error;
+            EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn;
+            EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn;
+            ++cases;
+          }
+  std::printf("[ per_token_cast ] %d CPU re-quantization cases compared\n", cases);
+  tk_context_destroy(ctx);
+}
+
+} // namespace

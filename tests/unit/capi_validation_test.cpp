@@ -210,6 +210,45 @@ TEST_F(Validation, CastBack) {
   EXPECT_EQ(tk_cast_back(ctx, &x, &sf, block, &out, nullptr), TK_SUCCESS) << tk_last_error();
 }
 
+TEST_F(Validation, QuantizedInput) {
+  tk_tensor x = tensor(TK_F8_E4M3, {256, 512}), xsf = tensor(TK_F32, {2, 4});
+  tk_tensor out = tensor(TK_F8_E4M3, {256, 512}), sf = tensor(TK_F32, {256, 4});
+  int32_t block[2] = {128, 128};
+  int32_t g = 128;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_per_token_cast(ctx, &x, &xsf, block, TK_FORMAT_E4M3, g, TK_ROUND_SF, &out, &sf, nullptr), want)
+        << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  EXPECT_EQ(tk_per_token_cast(ctx, &x, &xsf, nullptr, TK_FORMAT_E4M3, g, 0, &out, &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("needs both x_sf and x_block_size"), std::string::npos);
+  xsf = tensor(TK_F32, {2, 5});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (2, 4), got (2, 5)");
+  xsf = tensor(TK_BF16, {2, 4});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be f32 or i32 (packed UE8M0), got bf16");
+  xsf = tensor(TK_I32, {2, 4}, {1, 4});
+  expect(TK_ERROR_UNSUPPORTED, "packed UE8M0 input scale factors are not implemented yet");
+  xsf = tensor(TK_F32, {2, 4});
+  x = tensor(TK_BF16, {256, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x must be e4m3 or i8 (packed e2m1), got bf16");
+  x = tensor(TK_I8, {256, 256});
+  expect(TK_ERROR_UNSUPPORTED, "packed e2m1 inputs are not implemented yet");
+  x = tensor(TK_F8_E4M3, {256, 512});
+  g = 512;
+  expect(TK_ERROR_INVALID_ARGUMENT, "a quantized input needs num_per_channels below the hidden size");
+  g = 128;
+  block[0] = 0;
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_block_size must be positive, got (0, 128)");
+  block[0] = 128;
+  block[1] = 96; // not a divisor of the kernel's tile width
+  xsf = tensor(TK_F32, {2, 6});
+  expect(TK_ERROR_UNSUPPORTED, "do not fit this kernel's");
+  EXPECT_EQ(tk_per_token_cast_with_sf_only(ctx, &x, &xsf, block, TK_FORMAT_E4M3, g, 0, &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("takes a plain (not quantized) input"), std::string::npos);
+}
+
 TEST_F(Validation, PerBlockCast) {
   tk_tensor x = tensor(TK_BF16, {256, 512}), out = tensor(TK_F8_E4M3, {256, 512}), sf = tensor(TK_F32, {2, 4});
   int32_t block[2] = {128, 128};
