@@ -27,7 +27,8 @@ void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
 std::string describe(const PerTokenCastCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " g=" + std::to_string(c.group) +
          (c.in == TK_BF16 ? " bf16" : " f32") + ((c.flags & TK_SF_COL_MAJOR) ? " col" : "") +
-         ((c.flags & TK_ROUND_SF) ? " round" : "") + (c.xRowStride ? " stride=" + std::to_string(c.xRowStride) : "");
+         ((c.flags & TK_ROUND_SF) ? " round" : "") + (c.xRowStride ? " stride=" + std::to_string(c.xRowStride) : "") +
+         (c.fmt == TK_FORMAT_E2M1 ? " e2m1" : "");
 }
 
 std::string CheckResult::describe() const {
@@ -62,12 +63,17 @@ namespace {
 
 /// Strides and sizes a case implies (quant.md 3.2 for the scale factors).
 struct Geometry {
-  int64_t stride, kb, elt, sfRows, sf0, sf1;
+  int64_t stride, kb, elt, sfRows, sf0, sf1, outK;
   dsl::DType in;
+  Format fmt;
+  tk_dtype outType;
   explicit Geometry(const PerTokenCastCase &c)
       : stride(c.xRowStride ? c.xRowStride : c.k), kb(ceilDiv(c.k, c.group)), elt(c.in == TK_BF16 ? 2 : 4),
         sfRows(c.flags & TK_SF_COL_MAJOR ? alignUp(c.m, 4) : c.m), sf0(c.flags & TK_SF_COL_MAJOR ? 1 : kb),
-        sf1(c.flags & TK_SF_COL_MAJOR ? sfRows : 1), in(c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32) {}
+        sf1(c.flags & TK_SF_COL_MAJOR ? sfRows : 1), outK(c.fmt == TK_FORMAT_E2M1 ? c.k / 2 : c.k),
+        in(c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32),
+        fmt(c.fmt == TK_FORMAT_E2M1 ? Format::E2M1 : Format::E4M3),
+        outType(c.fmt == TK_FORMAT_E2M1 ? TK_I8 : TK_F8_E4M3) {}
 };
 
 /// Differing bytes of out and differing scale factors (those inside the (M, Kb) view).
@@ -89,23 +95,22 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
                               bool time) {
   CheckResult r;
   const Geometry g(c);
-  std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k);
+  std::vector<uint8_t> refOut(c.m * g.outK), out(c.m * g.outK);
   std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(g.kb * g.sfRows, 0.0f);
   parallelRows(c.m, [&](int64_t begin, int64_t end) {
     perTokenCastReference(x.data() + begin * g.stride * g.elt, g.in, end - begin, c.k, g.stride, c.group,
-                          c.flags & TK_ROUND_SF, refOut.data() + begin * c.k, refSf.data() + begin * g.sf0, g.sf0,
-                          g.sf1);
+                          c.flags & TK_ROUND_SF, refOut.data() + begin * g.outK, refSf.data() + begin * g.sf0, g.sf0,
+                          g.sf1, g.fmt);
   });
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size());
   void *dout = p.poisoned(out.data(), out.size(), 0xFF); // every element must be written
   void *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
   tk_tensor tx = p.tensor(dx, c.in, {c.m, c.k}, {g.stride, 1});
-  tk_tensor tout = p.tensor(dout, TK_F8_E4M3, {c.m, c.k});
+  tk_tensor tout = p.tensor(dout, g.outType, {c.m, g.outK});
   tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
   auto call = [&] {
-    return tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &tout, &tsf,
-                             nullptr);
+    return tk_per_token_cast(ctx, &tx, nullptr, nullptr, c.fmt, (int32_t)c.group, c.flags, &tout, &tsf, nullptr);
   };
   r.status = call();
   if (r.status != TK_SUCCESS) {
@@ -115,7 +120,7 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
   p.get(out.data(), dout, out.size());
   p.get(sf.data(), dsf, sf.size() * 4);
   compare(c, g, out, refOut, sf, refSf, r);
-  r.bytes = (double)c.m * c.k * (g.elt + 1) + (double)c.m * g.kb * 4;
+  r.bytes = (double)c.m * c.k * g.elt + (double)c.m * g.outK + (double)c.m * g.kb * 4;
   if (time && gpu) {
     r.ms = gpu->medianMs([&] { call(); });
   } else if (time) {
@@ -148,21 +153,20 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
   for (int64_t i = 0; i < mbIn; ++i)
     for (int64_t j = 0; j < kbIn; ++j)
       sfIn[i * in0 + j * in1] = std::ldexp((c.flags & TK_ROUND_SF) ? 1.0f : unit(rng), (int)(rng() % 20) - 10);
-  std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k);
+  std::vector<uint8_t> refOut(c.m * g.outK), out(c.m * g.outK);
   std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(g.kb * g.sfRows, 0.0f);
   perTokenRequantReference(x.data(), c.m, c.k, g.stride, sfIn.data(), in0, in1, bIn, gIn, c.group,
-                           c.flags & TK_ROUND_SF, refOut.data(), refSf.data(), g.sf0, g.sf1);
+                           c.flags & TK_ROUND_SF, refOut.data(), refSf.data(), g.sf0, g.sf1, g.fmt);
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size()), *dsfIn = p.put(sfIn.data(), sfIn.size() * 4);
   void *dout = p.poisoned(out.data(), out.size(), 0xFF), *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
   tk_tensor tx = p.tensor(dx, TK_F8_E4M3, {c.m, c.k}, {g.stride, 1});
   tk_tensor tsfIn = p.tensor(dsfIn, TK_F32, {mbIn, kbIn}, {in0, in1});
-  tk_tensor tout = p.tensor(dout, TK_F8_E4M3, {c.m, c.k});
+  tk_tensor tout = p.tensor(dout, g.outType, {c.m, g.outK});
   tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
   const int32_t block[2] = {(int32_t)bIn, (int32_t)gIn};
   auto call = [&] {
-    return tk_per_token_cast(ctx, &tx, &tsfIn, block, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &tout, &tsf,
-                             nullptr);
+    return tk_per_token_cast(ctx, &tx, &tsfIn, block, c.fmt, (int32_t)c.group, c.flags, &tout, &tsf, nullptr);
   };
   r.status = call();
   if (r.status != TK_SUCCESS) {
@@ -181,14 +185,15 @@ CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerToke
   const Geometry g(c);
   const bool round = c.flags & TK_ROUND_SF;
   // References: scale factors in the case's layout and row-major, and the cast with the latter.
-  std::vector<uint8_t> scratch(c.m * c.k), refOut(c.m * c.k);
+  std::vector<uint8_t> scratch(c.m * c.k), refOut(c.m * g.outK);
   std::vector<float> refSf(g.kb * g.sfRows, 0.0f), rowSf(g.kb * c.m);
   perTokenCastReference(x.data(), g.in, c.m, c.k, g.stride, c.group, round, scratch.data(), refSf.data(), g.sf0,
-                        g.sf1);
-  perTokenCastReference(x.data(), g.in, c.m, c.k, g.stride, c.group, round, scratch.data(), rowSf.data(), g.kb, 1);
-  perTokenCastWithSfReference(x.data(), g.in, c.m, c.k, g.stride, c.group, rowSf.data(), g.kb, refOut.data());
+                        g.sf1, g.fmt);
+  perTokenCastReference(x.data(), g.in, c.m, c.k, g.stride, c.group, round, scratch.data(), rowSf.data(), g.kb, 1,
+                        g.fmt);
+  perTokenCastWithSfReference(x.data(), g.in, c.m, c.k, g.stride, c.group, rowSf.data(), g.kb, refOut.data(), g.fmt);
 
-  std::vector<uint8_t> out(c.m * c.k);
+  std::vector<uint8_t> out(c.m * g.outK);
   std::vector<float> sf(g.kb * g.sfRows, 0.0f);
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size()), *drow = p.put(rowSf.data(), rowSf.size() * 4);
@@ -196,12 +201,12 @@ CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerToke
   tk_tensor tx = p.tensor(dx, c.in, {c.m, c.k}, {g.stride, 1});
   tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
   tk_tensor trow = p.tensor(drow, TK_F32, {c.m, g.kb}, {g.kb, 1});
-  tk_tensor tout = p.tensor(dout, TK_F8_E4M3, {c.m, c.k});
-  r.status = tk_per_token_cast_with_sf_only(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags,
-                                            &tsf, nullptr);
+  tk_tensor tout = p.tensor(dout, g.outType, {c.m, g.outK});
+  r.status = tk_per_token_cast_with_sf_only(ctx, &tx, nullptr, nullptr, c.fmt, (int32_t)c.group, c.flags, &tsf,
+                                            nullptr);
   if (r.status == TK_SUCCESS)
-    r.status = tk_per_token_cast_with_precomputed_sf(ctx, &tx, TK_FORMAT_E4M3, (int32_t)c.group, &trow,
-                                                     c.flags & TK_ROUND_SF, &tout, nullptr);
+    r.status = tk_per_token_cast_with_precomputed_sf(ctx, &tx, c.fmt, (int32_t)c.group, &trow, c.flags & TK_ROUND_SF,
+                                                     &tout, nullptr);
   if (r.status != TK_SUCCESS) {
     r.error = tk_last_error();
     return r;

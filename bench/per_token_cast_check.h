@@ -17,6 +17,7 @@ struct PerTokenCastCase {
   uint32_t flags;
   int64_t xRowStride = 0; ///< 0: contiguous
   uint64_t seed = 1;
+  tk_format fmt = TK_FORMAT_E4M3; ///< or TK_FORMAT_E2M1: out is (M, K / 2) i8
 };
 
 struct CheckResult {

@@ -14,6 +14,18 @@ static KernelVariant perTokenCastVariant(const std::string &name, quant::PerToke
   return {name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerTokenCast(ctx, c); }};
 }
 
+static quant::PerTokenCastConfig e2m1(quant::PerTokenCastConfig c) {
+  c.out = quant::Format::E2M1;
+  return c;
+}
+
+static quant::PerTokenCastConfig requant(quant::PerTokenCastConfig c, int64_t bIn, int64_t gIn) {
+  c.in = dsl::DType::F8E4M3;
+  c.inBlockM = bIn;
+  c.inBlockK = gIn;
+  return c;
+}
+
 const std::vector<ShippedKernel> &shippedKernels() {
   static const std::vector<ShippedKernel> kernels = [] {
     using dsl::DType;
@@ -24,7 +36,11 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      perTokenCastVariant("per_token_cast.f32.k7168.g128.round", {7168, 128, DType::F32, true}),
                      perTokenCastVariant("per_token_cast.bf16.k2560.g32.round", {2560, 32, DType::BF16, true}),
                      perTokenCastVariant("per_token_cast.bf16.k576.g576", {576, 576, DType::BF16, false}),
-                     perTokenCastVariant("per_token_cast.bf16.k7168.g7168", {7168, 7168, DType::BF16, false})}});
+                     perTokenCastVariant("per_token_cast.bf16.k7168.g7168", {7168, 7168, DType::BF16, false}),
+                     perTokenCastVariant("per_token_cast.bf16.k7168.g32.round.e2m1",
+                                         e2m1({7168, 32, DType::BF16, true})),
+                     perTokenCastVariant("per_token_cast.e4m3.k7168.g128.in128x128",
+                                         requant({7168, 128, DType::BF16, true}, 128, 128))}});
     list.push_back({"per_token_cast_with_sf_only", "quant", "tk_per_token_cast_with_sf_only",
                     "the scale factors of per_token_cast only",
                     {perTokenCastVariant("per_token_cast_with_sf_only.bf16.k7168.g128.round",

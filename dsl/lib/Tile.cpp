@@ -118,6 +118,19 @@ Tile expand(const Tile &t, int64_t dim, int64_t group) {
   return Tile(k, tile::ExpandOp::create(k->opBuilder(), k->loc(), type, t.value(), dim, group));
 }
 
+Tile pack_e2m1(const Tile &t) {
+  KernelBuilder *k = t.builder();
+  auto in = fragType(t);
+  if (!in.getElementType().isF32())
+    throw std::invalid_argument("pack_e2m1 packs an f32 tile");
+  SmallVector<int64_t> shape(in.getShape());
+  if (shape.back() % 2)
+    throw std::invalid_argument("pack_e2m1 needs an even last dimension");
+  shape.back() /= 2;
+  auto type = tile::FragmentType::get(&k->context(), shape, k->opBuilder().getI8Type());
+  return Tile(k, tile::PackE2M1Op::create(k->opBuilder(), k->loc(), type, t.value()));
+}
+
 //===----------------------------------------------------------------------===//
 // Scalar
 //===----------------------------------------------------------------------===//

@@ -79,6 +79,21 @@ inline uint8_t encodeE4M3(float v) {
   return (uint8_t)(sign | mag);
 }
 
+/// fp32 -> E2M1 code (quant.md 2.2): round to nearest even onto
+/// {0, 0.5, 1, 1.5, 2, 3, 4, 6}, saturating at 6, sign bit 3 kept for zeros.
+inline uint8_t encodeE2M1(float v) {
+  uint32_t u = bits(v);
+  float a = fromBits(u & 0x7FFFFFFFu);
+  uint8_t code = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) + (a >= 3.5f) + (a > 5.0f);
+  return (uint8_t)(code | ((u >> 31) << 3));
+}
+
+/// Packs E2M1 codes two per byte, element 2i in the low nibble of byte i.
+inline void packE2M1(const uint8_t *codes, int64_t n, uint8_t *bytes) {
+  for (int64_t i = 0; i + 1 < n; i += 2)
+    bytes[i / 2] = (uint8_t)(codes[i] | (codes[i + 1] << 4));
+}
+
 inline float decodeE4M3(uint8_t c) {
   int sign = c & 0x80 ? -1 : 1;
   int e = (c >> 3) & 0xF, m = c & 7;

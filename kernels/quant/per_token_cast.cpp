@@ -35,7 +35,7 @@ std::string PerTokenCastConfig::key() const {
   return kernelName() + ":K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
          (in == dsl::DType::F8E4M3 ? ",inblock=" + std::to_string(inBlockM) + "x" + std::to_string(inBlockK) : "") +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes);
+         ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : "");
 }
 
 BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &c) {
@@ -52,8 +52,10 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   std::optional<Tensor> out, sf;
   if (!computesSf) // scale factors in: row-major, any row stride
     sf = k.input("sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, 1}, 4);
+  const bool fp4 = c.out == Format::E2M1;
   if (writesData)
-    out = k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+    out = fp4 ? k.output("out", {tokens, c.hidden / 2}, DType::I8, {}, c.outAlignBytes)
+              : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
   if (computesSf)
     sf = k.output("out_sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
 
@@ -73,19 +75,22 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
         return map({k.load(*sf, {row, sfCol}, {bm, bk / g})}, DType::F32,
                    [](auto &s) { return s[0].constantF32(1.0) / s[0]; });
       Tile amax = reduce_absmax(tile, /*dim=*/1, g); // [bm, bk / g]
-      auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
+      auto [scale, inv] = scaleRule(amax, c.out, c.roundSf);
       k.store(*sf, {row, sfCol}, scale);
       return inv;
     };
     Tile inv = inverseScales();
-    if (writesData)
+    if (writesData && fp4)
+      k.store(*out, {row, b[1] * (bk / 2)}, pack_e2m1(tile * expand(inv, 1, g)));
+    else if (writesData)
       k.store(*out, {row, col}, (tile * expand(inv, 1, g)).to(DType::F8E4M3));
   });
   return k.finish();
 }
 
 void perTokenCastReference(const void *x, DType in, int64_t m, int64_t k, int64_t xRowStride, int64_t group,
-                           bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1) {
+                           bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1, Format fmt) {
+  std::vector<uint8_t> codes(fmt == Format::E2M1 ? k : 0);
   auto value = [&](int64_t i, int64_t j) -> float {
     if (in == DType::BF16)
       return bf16ToF32(static_cast<const uint16_t *>(x)[i * xRowStride + j]);
@@ -97,10 +102,17 @@ void perTokenCastReference(const void *x, DType in, int64_t m, int64_t k, int64_
       float amax = 0.0f;
       for (int64_t j = begin; j < end; ++j)
         amax = std::fmax(amax, std::fabs(value(i, j)));
-      Scale s = scaleRule(amax, Format::E4M3, roundSf);
+      Scale s = scaleRule(amax, fmt, roundSf);
       sf[i * sfStride0 + gi * sfStride1] = s.sf;
-      for (int64_t j = begin; j < end; ++j)
-        out[i * k + j] = encodeE4M3(value(i, j) * s.inv);
+      for (int64_t j = begin; j < end; ++j) {
+        float v = value(i, j) * s.inv;
+        if (fmt == Format::E2M1)
+          codes[j] = encodeE2M1(v);
+        else
+          out[i * k + j] = encodeE4M3(v);
+      }
+      if (fmt == Format::E2M1 && gi == ceilDiv(k, group) - 1)
+        packE2M1(codes.data(), k, out + i * (k / 2));
     }
 }
 
@@ -110,23 +122,31 @@ namespace tk::kernels::quant {
 
 void perTokenRequantReference(const uint8_t *x, int64_t m, int64_t k, int64_t xRowStride, const float *sfIn,
                               int64_t sfInStride0, int64_t sfInStride1, int64_t bIn, int64_t gIn, int64_t group,
-                              bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1) {
+                              bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1,
+                              Format fmt) {
   std::vector<float> v(m * k);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < k; ++j)
       v[i * k + j] = decodeE4M3(x[i * xRowStride + j]) * sfIn[(i / bIn) * sfInStride0 + (j / gIn) * sfInStride1];
-  perTokenCastReference(v.data(), dsl::DType::F32, m, k, k, group, roundSf, out, sf, sfStride0, sfStride1);
+  perTokenCastReference(v.data(), dsl::DType::F32, m, k, k, group, roundSf, out, sf, sfStride0, sfStride1, fmt);
 }
 
 void perTokenCastWithSfReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride,
-                                 int64_t group, const float *sf, int64_t sfStride0, uint8_t *out) {
-  for (int64_t i = 0; i < m; ++i)
+                                 int64_t group, const float *sf, int64_t sfStride0, uint8_t *out, Format fmt) {
+  std::vector<uint8_t> codes(k);
+  for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < k; ++j) {
       float v = in == dsl::DType::BF16 ? bf16ToF32(static_cast<const uint16_t *>(x)[i * xRowStride + j])
                                        : static_cast<const float *>(x)[i * xRowStride + j];
-      float inv = 1.0f / sf[i * sfStride0 + j / group];
-      out[i * k + j] = encodeE4M3(v * inv);
+      float scaled = v * (1.0f / sf[i * sfStride0 + j / group]);
+      if (fmt == Format::E2M1)
+        codes[j] = encodeE2M1(scaled);
+      else
+        out[i * k + j] = encodeE4M3(scaled);
     }
+    if (fmt == Format::E2M1)
+      packE2M1(codes.data(), k, out + i * (k / 2));
+  }
 }
 
 } // namespace tk::kernels::quant

@@ -23,6 +23,9 @@ struct PerTokenCastConfig {
   /// Block of the input's scale factors (b_in, g_in) when `in` is F8E4M3;
   /// supported when b_in is 1 or a multiple of tileM() and g_in divides tileK().
   int64_t inBlockM = 0, inBlockK = 0;
+  /// Output format: E4M3 (out (M, K) e4m3) or E2M1 (out (M, K / 2) i8, two
+  /// codes per byte, quant.md 2.2).
+  Format out = Format::E4M3;
 
   /// Columns per block: the whole row when one group spans it, else at least
   /// one group (and one input scale block) and a divisor of 4096 elements.
@@ -42,20 +45,24 @@ dsl::BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastCon
 
 /// C++ reference of the same operator. x is (M, K) with row stride `xRowStride`
 /// (elements; bf16 as raw uint16 bits or fp32); out is (M, K) contiguous e4m3
-/// codes; sf(i, k) is stored at sf[i * sfStride0 + k * sfStride1].
+/// codes, or (M, K / 2) packed E2M1 bytes for Format::E2M1; sf(i, k) is
+/// stored at sf[i * sfStride0 + k * sfStride1].
 void perTokenCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride, int64_t group,
-                           bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1);
+                           bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1,
+                           Format fmt = Format::E4M3);
 
 /// Reference of the re-quantization (quant.md 4.2): x is (M, K) e4m3 codes
 /// with row stride `xRowStride`, dequantized as fl(decode(x) * sfIn[(i / bIn) *
 /// sfInStride0 + (j / gIn) * sfInStride1]), then cast as perTokenCastReference.
 void perTokenRequantReference(const uint8_t *x, int64_t m, int64_t k, int64_t xRowStride, const float *sfIn,
                               int64_t sfInStride0, int64_t sfInStride1, int64_t bIn, int64_t gIn, int64_t group,
-                              bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1);
+                              bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1,
+                              Format fmt = Format::E4M3);
 
 /// Reference of per_token_cast_with_precomputed_sf: out = e4m3(x * fl(1 / sf)),
 /// sf(i, k) at sf[i * sfStride0 + k] (row-major).
 void perTokenCastWithSfReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t xRowStride,
-                                 int64_t group, const float *sf, int64_t sfStride0, uint8_t *out);
+                                 int64_t group, const float *sf, int64_t sfStride0, uint8_t *out,
+                                 Format fmt = Format::E4M3);
 
 } // namespace tk::kernels::quant

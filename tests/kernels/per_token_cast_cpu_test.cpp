@@ -144,3 +144,37 @@ TEST(Cpu_per_token_cast, RequantizationIsBitExact) {
 }
 
 } // namespace
+
+namespace {
+
+// e2m1 output (two codes per byte): cast, sf_only and precomputed_sf, and
+// re-quantization from e4m3 to e2m1.
+TEST(Cpu_per_token_cast, E2M1OutputIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int cases = 0;
+  for (int64_t m : {1, 37})
+    for (int64_t k : {576, 2048, 7168})
+      for (tk_dtype in : {TK_BF16, TK_F32})
+        for (int64_t g : {16l, 32l, 128l, k})
+          for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)}) {
+            tk::bench::PerTokenCastCase c{m, k, g, in, flags, 0, (uint64_t)(m * 5 + k), TK_FORMAT_E2M1};
+            auto x = tk::bench::makeInput(c);
+            tk::bench::CheckResult r = tk::bench::checkPerTokenCast(nullptr, ctx, c, x, false);
+            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
+            if (g != k) {
+              r = tk::bench::checkPerTokenVariants(nullptr, ctx, c, x);
+              EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+              EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "variants " << tk::bench::describe(c);
+              r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, 32, 32, false);
+              EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+              EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "requant " << tk::bench::describe(c);
+            }
+            ++cases;
+          }
+  std::printf("[ per_token_cast ] %d CPU e2m1 cases compared\n", cases);
+  tk_context_destroy(ctx);
+}
+
+} // namespace

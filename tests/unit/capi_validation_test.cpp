@@ -96,7 +96,15 @@ TEST_F(Validation, FlagsAndFormats) {
                  "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
   expectRejected([](Call &c) { c.flags = 1u << 7; }, TK_ERROR_INVALID_ARGUMENT, "unknown flag bits");
   expectRejected([](Call &c) { c.fmt = (tk_format)9; }, TK_ERROR_INVALID_ARGUMENT, "fmt must be");
-  expectRejected([](Call &c) { c.fmt = TK_FORMAT_E2M1; }, TK_ERROR_UNSUPPORTED, "only the e4m3 output format");
+  expectRejected([](Call &c) { c.fmt = TK_FORMAT_E5M6; }, TK_ERROR_UNSUPPORTED, "e5m6 output format is not implemented");
+  // e2m1: out holds two codes per byte, as i8 (M, K / 2).
+  expectRejected([](Call &c) { c.fmt = TK_FORMAT_E2M1; }, TK_ERROR_INVALID_ARGUMENT, "out must be i8, got e4m3");
+  expectRejected(
+      [](Call &c) {
+        c.fmt = TK_FORMAT_E2M1;
+        c.out = tensor(TK_I8, {64, 7168});
+      },
+      TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (64, 3584) tensor (two e2m1 codes per byte)");
   expectRejected([](Call &c) { c.x.device = (tk_device_type)7; }, TK_ERROR_INVALID_ARGUMENT, "unknown device type");
 }
 

@@ -115,6 +115,15 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
                                      << " is neither blocked nor a reduction of a blocked one",
                    WalkResult::interrupt();
           layout = ReducedLayoutAttr::get(ctx, parent, reduce.getDim(), reduce.getGroup());
+        } else if (auto pack = dyn_cast<PackE2M1Op>(op)) {
+          // Half the vector along the last dimension: each thread packs the
+          // pairs it holds (the verifier rejects odd vectors).
+          auto in = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(pack.getInput()));
+          if (!in)
+            return op->emitOpError() << "packs a fragment without a blocked layout", WalkResult::interrupt();
+          SmallVector<int64_t> vec(in.getVec());
+          vec.back() = std::max<int64_t>(1, vec.back() / 2);
+          layout = BlockedLayoutAttr::get(ctx, vec, in.getLanes(), in.getWarps());
         } else if (isa<TransposeOp>(op)) {
           layout = defaultLayout(type);
         } else if (auto expand = dyn_cast<ExpandOp>(op)) {

@@ -114,6 +114,10 @@ mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v)
 /// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
 /// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.
 mlir::Value emitF32ToE4M3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware);
+/// E2M1 codes (i32 0..15) of f32 values, scalar or vector (see tile.pack_e2m1).
+mlir::Value emitE2M1Code(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Value);
+/// A per-thread vector of 2n f32 -> n bytes, element 2i in the low nibble.
+mlir::Value emitPackE2M1(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
 /// f8E4M3FN codes (i8, scalar or vector) -> f32, exact; NaN codes give NaN.
 mlir::Value emitE4M3ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes);
 

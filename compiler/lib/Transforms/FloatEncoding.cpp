@@ -73,6 +73,50 @@ Value emitF32ToE4M3(OpBuilder &b, Location loc, Value f32Vector, bool hardware) 
   return hardware ? hardwareE4M3(b, loc, f32Vector) : softwareE4M3(b, loc, f32Vector);
 }
 
+/// E2M1 code (0..15, in i32) of f32 values (scalar or vector): the magnitude
+/// code is the number of rounding boundaries |x| lies beyond, ties going to the
+/// even code (0.25 -> 0, 0.75 -> 2, 1.25 -> 2, 1.75 -> 4, 2.5 -> 4, 3.5 -> 6,
+/// 5 -> 6), saturating at 6; bit 3 is the sign bit (also for zeros).
+Value emitE2M1Code(OpBuilder &b, Location loc, Value input) {
+  auto vt = dyn_cast<VectorType>(input.getType());
+  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
+  Type i32v = like(b.getI32Type()), f32v = like(b.getF32Type());
+  auto splat = [&](Type t, TypedAttr scalar) -> Value {
+    if (auto v = dyn_cast<VectorType>(t))
+      return arith::ConstantOp::create(b, loc, v, DenseElementsAttr::get(v, scalar));
+    return arith::ConstantOp::create(b, loc, scalar);
+  };
+  auto ci = [&](int64_t v) { return splat(i32v, b.getI32IntegerAttr(v)); };
+  Value u = arith::BitcastOp::create(b, loc, i32v, input);
+  Value a = arith::BitcastOp::create(b, loc, f32v, arith::AndIOp::create(b, loc, u, ci(0x7FFFFFFF)));
+  Value code = ci(0);
+  const std::pair<float, bool> bounds[] = {{0.25f, false}, {0.75f, true}, {1.25f, false}, {1.75f, true},
+                                           {2.5f, false},  {3.5f, true},  {5.0f, false}};
+  for (auto [bound, inclusive] : bounds) {
+    Value beyond = arith::CmpFOp::create(b, loc, inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT, a,
+                                         splat(f32v, b.getF32FloatAttr(bound)));
+    code = arith::AddIOp::create(b, loc, code, arith::ExtUIOp::create(b, loc, i32v, beyond));
+  }
+  Value sign = arith::ShLIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(31)), ci(3));
+  return arith::OrIOp::create(b, loc, code, sign);
+}
+
+Value emitPackE2M1(OpBuilder &b, Location loc, Value f32Vector) {
+  int64_t n = cast<VectorType>(f32Vector.getType()).getNumElements();
+  Value codes = emitE2M1Code(b, loc, f32Vector);
+  SmallVector<int64_t> even, odd;
+  for (int64_t i = 0; i + 1 < n; i += 2) {
+    even.push_back(i);
+    odd.push_back(i + 1);
+  }
+  Value lo = vector::ShuffleOp::create(b, loc, codes, codes, even);
+  Value hi = vector::ShuffleOp::create(b, loc, codes, codes, odd);
+  auto halfI32 = VectorType::get({n / 2}, b.getI32Type());
+  Value four = arith::ConstantOp::create(b, loc, halfI32, DenseElementsAttr::get(halfI32, b.getI32IntegerAttr(4)));
+  Value bytes = arith::OrIOp::create(b, loc, lo, arith::ShLIOp::create(b, loc, hi, four));
+  return arith::TruncIOp::create(b, loc, VectorType::get({n / 2}, b.getI8Type()), bytes);
+}
+
 /// Exact decode by integer arithmetic: a normal code moves its exponent and
 /// mantissa bits into place and rebiases (7 -> 127); a subnormal code m gives
 /// m * 2^-9 (an exact float product); 0x7F / 0xFF give NaN.

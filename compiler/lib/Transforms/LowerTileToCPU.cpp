@@ -239,6 +239,24 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(tr.getResult(), buf);
     return success();
   }
+  if (auto pack = dyn_cast<PackE2M1Op>(op)) {
+    // out[..., j] = code(in[..., 2j]) | code(in[..., 2j + 1]) << 4
+    FragmentType type = pack.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), in = mapped(pack.getInput());
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      Value two = arith::ConstantIndexOp::create(ib, l, 2), one = arith::ConstantIndexOp::create(ib, l, 1);
+      at.back() = arith::MulIOp::create(ib, l, ivs.back(), two);
+      Value lo = compiler::emitE2M1Code(ib, l, memref::LoadOp::create(ib, l, in, at));
+      at.back() = arith::AddIOp::create(ib, l, at.back(), one);
+      Value hi = compiler::emitE2M1Code(ib, l, memref::LoadOp::create(ib, l, in, at));
+      Value four = arith::ConstantIntOp::create(ib, l, ib.getI32Type(), 4);
+      Value byte = arith::OrIOp::create(ib, l, lo, arith::ShLIOp::create(ib, l, hi, four));
+      memref::StoreOp::create(ib, l, arith::TruncIOp::create(ib, l, ib.getI8Type(), byte), buf, ivs);
+    });
+    map.map(pack.getResult(), buf);
+    return success();
+  }
   if (auto conv = dyn_cast<ConvertOp>(op)) {
     FragmentType type = conv.getResult().getType();
     Type from = conv.getInput().getType().getElementType(), to = type.getElementType();

@@ -207,6 +207,12 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
                                            compiler::storageType(tr.getResult().getType().getElementType())));
     return success();
   }
+  if (auto pack = dyn_cast<PackE2M1Op>(op)) {
+    if (failed(blockedOf(&op, pack.getInput().getType())))
+      return failure();
+    map.map(pack.getResult(), compiler::emitPackE2M1(b, emit.loc, mapped(pack.getInput())));
+    return success();
+  }
   if (auto conv = dyn_cast<ConvertOp>(op)) {
     FailureOr<Value> v = emit.convert(conv, mapped(conv.getInput()));
     if (failed(v))

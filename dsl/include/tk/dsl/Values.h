@@ -121,5 +121,8 @@ Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group = 0);
 Tile transpose(const Tile &t);
 /// Repeats every element `group` times along `dim` (undoes a grouped reduce's shape).
 Tile expand(const Tile &t, int64_t dim, int64_t group);
+/// FP4 (E2M1) codes of an f32 tile, two per byte along the last dimension
+/// (element 2i in the low nibble): the result is i8 with half the last dimension.
+Tile pack_e2m1(const Tile &t);
 
 } // namespace tk::dsl

@@ -191,6 +191,23 @@ def Tile_ConvertOp : Tile_Op<"convert", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_PackE2M1Op : Tile_Op<"pack_e2m1", [Pure]> {
+  let summary = "FP4 (E2M1) codes of f32 elements, two per byte";
+  let description = [{
+    Encodes each element to E2M1 (round to nearest even onto
+    {0, 0.5, 1, 1.5, 2, 3, 4, 6}, saturating at 6, sign kept, also for zero)
+    and packs pairs along the last dimension: element 2i in the low nibble and
+    2i + 1 in the high nibble of byte i. The result's last dimension is half the
+    input's; its layout is the input's with half the vector along that
+    dimension, so each thread packs pairs it already holds.
+      %q = tile.pack_e2m1 %t : !tile.frag<4x1024xf32> -> !tile.frag<4x512xi8>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let summary = "Swaps the last two dimensions of a fragment";
   let description = [{
