@@ -12,6 +12,7 @@ struct PerBlockCastCase {
   tk_dtype in; ///< TK_BF16 or TK_F32
   uint32_t flags;
   uint64_t seed = 1;
+  tk_format fmt = TK_FORMAT_E4M3; ///< or TK_FORMAT_E2M1: out is (M, K / 2) i8
 };
 
 std::string describe(const PerBlockCastCase &c);

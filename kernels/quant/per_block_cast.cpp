@@ -20,7 +20,8 @@ std::string PerBlockCastConfig::kernelName() const {
 std::string PerBlockCastConfig::key() const {
   return kernelName() + ":K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) +
          ",g=" + std::to_string(blockK) + ",in=" + name(in) + ",round=" + std::to_string(roundSf) +
-         ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes);
+         ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes) +
+         (out == Format::E2M1 ? ",out=e2m1" : "");
 }
 
 BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &c) {
@@ -34,8 +35,10 @@ BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &
   std::optional<Tensor> out, sf;
   if (!computesSf) // scale factors in: row-major, any row stride
     sf = k.input("sf", {blockRows, blockCols}, DType::F32, {kDynamicStride, 1}, 4);
+  const bool fp4 = c.out == Format::E2M1;
   if (writesData)
-    out = k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+    out = fp4 ? k.output("out", {tokens, c.hidden / 2}, DType::I8, {}, c.outAlignBytes)
+              : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
   if (computesSf)
     sf = k.output("out_sf", {blockRows, blockCols}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
 
@@ -50,13 +53,16 @@ BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &
         return map({k.load(*sf, {b[0], sfCol}, {1, blocksPerTile})}, DType::F32,
                    [](auto &s) { return s[0].constantF32(1.0) / s[0]; });
       Tile amax = reduce_max(reduce_absmax(tile, /*dim=*/1, g), /*dim=*/0); // [1, bk / g]
-      auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
+      auto [scale, inv] = scaleRule(amax, c.out, c.roundSf);
       k.store(*sf, {b[0], sfCol}, scale);
       return inv;
     };
     Tile inv = inverseScales();
-    if (writesData)
-      k.store(*out, {row, col}, (tile * expand(expand(inv, 0, bm), 1, g)).to(DType::F8E4M3));
+    Tile scaled = writesData ? tile * expand(expand(inv, 0, bm), 1, g) : tile;
+    if (writesData && fp4)
+      k.store(*out, {row, b[1] * (bk / 2)}, pack_e2m1(scaled));
+    else if (writesData)
+      k.store(*out, {row, col}, scaled.to(DType::F8E4M3));
   });
   return k.finish();
 }
@@ -67,8 +73,18 @@ float valueAt(const void *x, DType in, int64_t at) {
 }
 } // namespace
 
+/// Writes one encoded element (e4m3 byte, or an e2m1 nibble of a row of K / 2 bytes).
+static void put(uint8_t *out, int64_t k, int64_t i, int64_t j, float v, Format fmt) {
+  if (fmt == Format::E4M3) {
+    out[i * k + j] = encodeE4M3(v);
+    return;
+  }
+  uint8_t &byte = out[i * (k / 2) + j / 2];
+  byte = j % 2 ? (uint8_t)((byte & 0x0F) | (encodeE2M1(v) << 4)) : (uint8_t)((byte & 0xF0) | encodeE2M1(v));
+}
+
 void perBlockCastReference(const void *x, DType in, int64_t m, int64_t k, int64_t b, int64_t g, bool roundSf,
-                           uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1) {
+                           uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1, Format fmt) {
   for (int64_t p = 0; p < ceilDiv(m, b); ++p)
     for (int64_t q = 0; q < ceilDiv(k, g); ++q) {
       int64_t r0 = p * b, r1 = std::min(m, r0 + b), c0 = q * g, c1 = std::min(k, c0 + g);
@@ -76,21 +92,19 @@ void perBlockCastReference(const void *x, DType in, int64_t m, int64_t k, int64_
       for (int64_t i = r0; i < r1; ++i)
         for (int64_t j = c0; j < c1; ++j)
           amax = std::fmax(amax, std::fabs(valueAt(x, in, i * k + j)));
-      Scale s = scaleRule(amax, Format::E4M3, roundSf);
+      Scale s = scaleRule(amax, fmt, roundSf);
       sf[p * sfStride0 + q * sfStride1] = s.sf;
       for (int64_t i = r0; i < r1; ++i)
         for (int64_t j = c0; j < c1; ++j)
-          out[i * k + j] = encodeE4M3(valueAt(x, in, i * k + j) * s.inv);
+          put(out, k, i, j, valueAt(x, in, i * k + j) * s.inv, fmt);
     }
 }
 
 void perBlockCastWithSfReference(const void *x, DType in, int64_t m, int64_t k, int64_t b, int64_t g,
-                                 const float *sf, int64_t sfStride0, uint8_t *out) {
+                                 const float *sf, int64_t sfStride0, uint8_t *out, Format fmt) {
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < k; ++j) {
-      float inv = 1.0f / sf[(i / b) * sfStride0 + j / g];
-      out[i * k + j] = encodeE4M3(valueAt(x, in, i * k + j) * inv);
-    }
+    for (int64_t j = 0; j < k; ++j)
+      put(out, k, i, j, valueAt(x, in, i * k + j) * (1.0f / sf[(i / b) * sfStride0 + j / g]), fmt);
 }
 
 } // namespace tk::kernels::quant

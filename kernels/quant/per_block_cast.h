@@ -21,6 +21,7 @@ struct PerBlockCastConfig {
   int64_t xAlignBytes = 16;
   int64_t outAlignBytes = 16;
   PerBlockMode mode = PerBlockMode::Cast;
+  Format out = Format::E4M3; ///< or E2M1: out (M, K / 2) i8, two codes per byte
 
   /// One block-row of scale blocks per CTA: b rows, and max(g, 8192 / b)
   /// columns (several scale blocks side by side when g is small).
@@ -37,11 +38,11 @@ dsl::BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastCon
 /// C++ reference (quant.md 4.6). x is (M, K) contiguous (bf16 as raw bits or
 /// fp32); out (M, K) e4m3 codes; sf(p, q) at sf[p * sfStride0 + q * sfStride1].
 void perBlockCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t b, int64_t g, bool roundSf,
-                           uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1);
+                           uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1, Format fmt = Format::E4M3);
 
 /// Reference of per_block_cast_with_precomputed_sf (quant.md 4.8):
 /// out = e4m3(x * fl(1 / sf[p, q])), sf row-major with row stride sfStride0.
 void perBlockCastWithSfReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t b, int64_t g,
-                                 const float *sf, int64_t sfStride0, uint8_t *out);
+                                 const float *sf, int64_t sfStride0, uint8_t *out, Format fmt = Format::E4M3);
 
 } // namespace tk::kernels::quant

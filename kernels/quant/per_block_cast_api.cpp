@@ -42,8 +42,6 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, tk_form
   if (x->shape[1] % 64)
     return invalid(op, "the row width must be a multiple of 64, got " + std::to_string(x->shape[1]));
   // Valid per the spec, not built yet (they land with the rest of the quant family).
-  if (fmt != TK_FORMAT_E4M3)
-    return Status::unsupported(std::string(op) + ": only the e4m3 output format is implemented yet");
   if (flags & TK_PACKED_UE8M0)
     return Status::unsupported(std::string(op) + ": packed UE8M0 scale factors are not implemented yet");
   config.hidden = x->shape[1];
@@ -51,17 +49,21 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, tk_form
   config.blockK = block[1];
   config.in = x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
   config.roundSf = flags & TK_ROUND_SF;
+  config.out = fmt == TK_FORMAT_E2M1 ? Format::E2M1 : Format::E4M3;
   config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
   return Status::ok();
 }
 
+/// out: (M, K) e4m3, or (M, K / 2) i8 holding two e2m1 codes per byte.
 Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, PerBlockCastConfig &config) {
+  const bool fp4 = config.out == Format::E2M1;
   Status s = checkTensor(op, "out", out, 2);
-  if (!s.isOk() || !(s = checkDtype(op, "out", out, TK_F8_E4M3)).isOk())
+  if (!s.isOk() || !(s = checkDtype(op, "out", out, fp4 ? TK_I8 : TK_F8_E4M3)).isOk())
     return s;
-  const int64_t m = x->shape[0], k = x->shape[1];
+  const int64_t m = x->shape[0], k = fp4 ? x->shape[1] / 2 : x->shape[1];
   if (out->shape[0] != m || out->shape[1] != k || !isContiguous(out))
-    return invalid(op, "out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor");
+    return invalid(op, "out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor" +
+                           (fp4 ? " (two e2m1 codes per byte)" : ""));
   config.outAlignBytes = alignmentOf(out, 1);
   return Status::ok();
 }

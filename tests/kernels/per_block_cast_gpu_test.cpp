@@ -14,21 +14,23 @@ TEST_F(PerBlockCastGpu, SpecGridIsBitExact) {
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   int passed = 0, total = 0;
   // M x K x {bf16, fp32} x flags (round) and (round, col-major; the spec's
-  // packed UE8M0 flavour is not implemented) x blocks (128, 128), (32, 32);
-  // each case checks the cast, sf_only and precomputed_sf.
+  // packed UE8M0 flavour is not implemented) x blocks (128, 128), (32, 32)
+  // x {e4m3, e2m1}; each case checks the cast, sf_only and precomputed_sf.
+  // (The e4m3 half ran bit-exact on the H200 in run 12; e2m1 has not run yet.)
   for (int64_t m : {4001, 8001})
     for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
       for (tk_dtype in : {TK_BF16, TK_F32})
         for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)})
-          for (int64_t b : {128, 32}) {
-            tk::bench::PerBlockCastCase c{m, k, b, b, in, flags, (uint64_t)(m * 7 + k)};
-            tk::bench::CheckResult r = tk::bench::checkPerBlockCast(session, ctx, c, false);
-            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-            EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
-            EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
-            passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
-            ++total;
-          }
+          for (int64_t b : {128, 32})
+            for (tk_format fmt : {TK_FORMAT_E4M3, TK_FORMAT_E2M1}) {
+              tk::bench::PerBlockCastCase c{m, k, b, b, in, flags, (uint64_t)(m * 7 + k), fmt};
+              tk::bench::CheckResult r = tk::bench::checkPerBlockCast(session, ctx, c, false);
+              EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+              EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
+              EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
+              passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+              ++total;
+            }
   std::printf("[ per_block_cast ] %d of %d cases bit-exact on %s (cast, sf_only and precomputed_sf each)\n", passed,
               total, session->device().name.c_str());
   tk_context_destroy(ctx);

@@ -288,7 +288,10 @@ TEST_F(Validation, PerBlockCast) {
   fmt = TK_FORMAT_E5M6;
   expect(TK_ERROR_INVALID_ARGUMENT, "fmt must be TK_FORMAT_E4M3 or TK_FORMAT_E2M1");
   fmt = TK_FORMAT_E2M1;
-  expect(TK_ERROR_UNSUPPORTED, "only the e4m3 output format is implemented yet");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be i8, got e4m3");
+  out = tensor(TK_I8, {256, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 256) tensor (two e2m1 codes per byte)");
+  out = tensor(TK_F8_E4M3, {256, 512});
   fmt = TK_FORMAT_E4M3;
   sf = tensor(TK_F32, {2, 5});
   expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must have shape (2, 4), got (2, 5)");
