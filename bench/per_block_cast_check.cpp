@@ -21,6 +21,8 @@ CheckResult checkPerBlockCast(GpuSession *gpu, tk_context ctx, const PerBlockCas
   const bool col = c.flags & TK_SF_COL_MAJOR, round = c.flags & TK_ROUND_SF;
   const int64_t mb = ceilDiv(c.m, c.blockM), kb = ceilDiv(c.k, c.blockK), elt = c.in == TK_BF16 ? 2 : 4;
   const int64_t sfRows = col ? alignUp(mb, 4) : mb, sf0 = col ? 1 : kb, sf1 = col ? sfRows : 1;
+  const bool packed = c.flags & TK_PACKED_UE8M0; // UE8M0 words, kq x sfRows int32
+  const int64_t sfWords = packed ? ceilDiv(kb, 4) * sfRows : sfRows * kb;
   const dsl::DType in = c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
   const bool fp4 = c.fmt == TK_FORMAT_E2M1;
   const kernels::quant::Format fmt = fp4 ? kernels::quant::Format::E2M1 : kernels::quant::Format::E4M3;
@@ -46,7 +48,7 @@ CheckResult checkPerBlockCast(GpuSession *gpu, tk_context ctx, const PerBlockCas
   });
 
   std::vector<uint8_t> out(c.m * outK), outWithSf(c.m * outK);
-  std::vector<float> sf(refSf.size(), 0.0f), sfOnly(refSf.size(), 0.0f);
+  std::vector<float> sf(std::max<int64_t>(1, sfWords), 0.0f), sfOnly(sf.size(), 0.0f);
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size()), *drow = p.put(rowSf.data(), rowSf.size() * 4);
   void *dout = p.poisoned(out.data(), out.size(), 0xFF), *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
@@ -54,7 +56,10 @@ CheckResult checkPerBlockCast(GpuSession *gpu, tk_context ctx, const PerBlockCas
   void *doutWithSf = p.poisoned(outWithSf.data(), outWithSf.size(), 0xEE);
   tk_tensor tx = p.tensor(dx, c.in, {c.m, c.k});
   tk_tensor tout = p.tensor(dout, outType, {c.m, outK}), toutWithSf = p.tensor(doutWithSf, outType, {c.m, outK});
-  tk_tensor tsf = p.tensor(dsf, TK_F32, {mb, kb}, {sf0, sf1}), tsfOnly = p.tensor(dsfOnly, TK_F32, {mb, kb}, {sf0, sf1});
+  auto sfTensor = [&](void *data) {
+    return packed ? p.tensor(data, TK_I32, {mb, ceilDiv(kb, 4)}, {1, sfRows}) : p.tensor(data, TK_F32, {mb, kb}, {sf0, sf1});
+  };
+  tk_tensor tsf = sfTensor(dsf), tsfOnly = sfTensor(dsfOnly);
   tk_tensor trow = p.tensor(drow, TK_F32, {mb, kb}, {kb, 1});
   const int32_t block[2] = {(int32_t)c.blockM, (int32_t)c.blockK};
   auto cast = [&] { return tk_per_block_cast(ctx, &tx, c.fmt, block, c.flags, &tout, &tsf, nullptr); };
@@ -77,7 +82,14 @@ CheckResult checkPerBlockCast(GpuSession *gpu, tk_context ctx, const PerBlockCas
   for (int64_t i = 0; i < mb; ++i)
     for (int64_t j = 0; j < kb; ++j) {
       size_t at = i * sf0 + j * sf1;
-      r.sfMismatches += (std::memcmp(&sf[at], &refSf[at], 4) != 0) + (std::memcmp(&sfOnly[at], &refSf[at], 4) != 0);
+      if (packed) { // byte j % 4 of word (j / 4, i) against the reference's exponent
+        size_t byte = 4 * ((j / 4) * sfRows + i) + j % 4;
+        uint8_t want = (uint8_t)(kernels::quant::bits(refSf[at]) >> 23);
+        r.sfMismatches += (reinterpret_cast<const uint8_t *>(sf.data())[byte] != want) +
+                          (reinterpret_cast<const uint8_t *>(sfOnly.data())[byte] != want);
+      } else {
+        r.sfMismatches += (std::memcmp(&sf[at], &refSf[at], 4) != 0) + (std::memcmp(&sfOnly[at], &refSf[at], 4) != 0);
+      }
     }
   r.bytes = (double)c.m * c.k * elt + (double)c.m * outK + (double)mb * kb * 4; // quant.md 4.6: x + out + sf
   if (gpu && time)

@@ -64,6 +64,8 @@ namespace {
 /// Strides and sizes a case implies (quant.md 3.2 for the scale factors).
 struct Geometry {
   int64_t stride, kb, elt, sfRows, sf0, sf1, outK;
+  bool packed;      ///< UE8M0 words: kq x sfRows int32, column-major
+  int64_t sfWords;  ///< floats (or words) the scale-factor buffer holds
   dsl::DType in;
   Format fmt;
   tk_dtype outType;
@@ -71,9 +73,15 @@ struct Geometry {
       : stride(c.xRowStride ? c.xRowStride : c.k), kb(ceilDiv(c.k, c.group)), elt(c.in == TK_BF16 ? 2 : 4),
         sfRows(c.flags & TK_SF_COL_MAJOR ? alignUp(c.m, 4) : c.m), sf0(c.flags & TK_SF_COL_MAJOR ? 1 : kb),
         sf1(c.flags & TK_SF_COL_MAJOR ? sfRows : 1), outK(c.fmt == TK_FORMAT_E2M1 ? c.k / 2 : c.k),
+        packed(c.flags & TK_PACKED_UE8M0), sfWords(packed ? ceilDiv(kb, 4) * sfRows : kb * sfRows),
         in(c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32),
         fmt(c.fmt == TK_FORMAT_E2M1 ? Format::E2M1 : Format::E4M3),
         outType(c.fmt == TK_FORMAT_E2M1 ? TK_I8 : TK_F8_E4M3) {}
+  /// The out_sf tensor over `data` (sfWords elements) in the case's layout.
+  tk_tensor sfTensor(const Placement &p, void *data, int64_t m) const {
+    return packed ? p.tensor(data, TK_I32, {m, ceilDiv(kb, 4)}, {1, sfRows})
+                  : p.tensor(data, TK_F32, {m, kb}, {sf0, sf1});
+  }
 };
 
 /// Differing bytes of out and differing scale factors (those inside the (M, Kb) view).
@@ -85,7 +93,12 @@ void compare(const PerTokenCastCase &c, const Geometry &g, const std::vector<uin
   for (int64_t i = 0; i < c.m && !sf.empty(); ++i)
     for (int64_t k = 0; k < g.kb; ++k) {
       size_t at = i * g.sf0 + k * g.sf1;
-      r.sfMismatches += std::memcmp(&sf[at], &refSf[at], 4) != 0;
+      if (g.packed) { // byte j of word (k / 4, i) against the reference's exponent
+        uint8_t byte = reinterpret_cast<const uint8_t *>(sf.data())[4 * ((k / 4) * g.sfRows + i) + k % 4];
+        r.sfMismatches += byte != (uint8_t)(bits(refSf[at]) >> 23);
+      } else {
+        r.sfMismatches += std::memcmp(&sf[at], &refSf[at], 4) != 0;
+      }
     }
 }
 
@@ -96,7 +109,7 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
   CheckResult r;
   const Geometry g(c);
   std::vector<uint8_t> refOut(c.m * g.outK), out(c.m * g.outK);
-  std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(g.kb * g.sfRows, 0.0f);
+  std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(std::max<int64_t>(1, g.sfWords), 0.0f);
   parallelRows(c.m, [&](int64_t begin, int64_t end) {
     perTokenCastReference(x.data() + begin * g.stride * g.elt, g.in, end - begin, c.k, g.stride, c.group,
                           c.flags & TK_ROUND_SF, refOut.data() + begin * g.outK, refSf.data() + begin * g.sf0, g.sf0,
@@ -108,7 +121,7 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
   void *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
   tk_tensor tx = p.tensor(dx, c.in, {c.m, c.k}, {g.stride, 1});
   tk_tensor tout = p.tensor(dout, g.outType, {c.m, g.outK});
-  tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
+  tk_tensor tsf = g.sfTensor(p, dsf, c.m);
   auto call = [&] {
     return tk_per_token_cast(ctx, &tx, nullptr, nullptr, c.fmt, (int32_t)c.group, c.flags, &tout, &tsf, nullptr);
   };
@@ -154,7 +167,7 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
     for (int64_t j = 0; j < kbIn; ++j)
       sfIn[i * in0 + j * in1] = std::ldexp((c.flags & TK_ROUND_SF) ? 1.0f : unit(rng), (int)(rng() % 20) - 10);
   std::vector<uint8_t> refOut(c.m * g.outK), out(c.m * g.outK);
-  std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(g.kb * g.sfRows, 0.0f);
+  std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(std::max<int64_t>(1, g.sfWords), 0.0f);
   perTokenRequantReference(x.data(), c.m, c.k, g.stride, sfIn.data(), in0, in1, bIn, gIn, c.group,
                            c.flags & TK_ROUND_SF, refOut.data(), refSf.data(), g.sf0, g.sf1, g.fmt);
   Placement p{gpu};
@@ -163,7 +176,7 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
   tk_tensor tx = p.tensor(dx, TK_F8_E4M3, {c.m, c.k}, {g.stride, 1});
   tk_tensor tsfIn = p.tensor(dsfIn, TK_F32, {mbIn, kbIn}, {in0, in1});
   tk_tensor tout = p.tensor(dout, g.outType, {c.m, g.outK});
-  tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
+  tk_tensor tsf = g.sfTensor(p, dsf, c.m);
   const int32_t block[2] = {(int32_t)bIn, (int32_t)gIn};
   auto call = [&] {
     return tk_per_token_cast(ctx, &tx, &tsfIn, block, c.fmt, (int32_t)c.group, c.flags, &tout, &tsf, nullptr);
@@ -194,19 +207,19 @@ CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerToke
   perTokenCastWithSfReference(x.data(), g.in, c.m, c.k, g.stride, c.group, rowSf.data(), g.kb, refOut.data(), g.fmt);
 
   std::vector<uint8_t> out(c.m * g.outK);
-  std::vector<float> sf(g.kb * g.sfRows, 0.0f);
+  std::vector<float> sf(std::max<int64_t>(1, g.sfWords), 0.0f);
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size()), *drow = p.put(rowSf.data(), rowSf.size() * 4);
   void *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF), *dout = p.poisoned(out.data(), out.size(), 0xEE);
   tk_tensor tx = p.tensor(dx, c.in, {c.m, c.k}, {g.stride, 1});
-  tk_tensor tsf = p.tensor(dsf, TK_F32, {c.m, g.kb}, {g.sf0, g.sf1});
+  tk_tensor tsf = g.sfTensor(p, dsf, c.m);
   tk_tensor trow = p.tensor(drow, TK_F32, {c.m, g.kb}, {g.kb, 1});
   tk_tensor tout = p.tensor(dout, g.outType, {c.m, g.outK});
   r.status = tk_per_token_cast_with_sf_only(ctx, &tx, nullptr, nullptr, c.fmt, (int32_t)c.group, c.flags, &tsf,
                                             nullptr);
   if (r.status == TK_SUCCESS)
     r.status = tk_per_token_cast_with_precomputed_sf(ctx, &tx, c.fmt, (int32_t)c.group, &trow, c.flags & TK_ROUND_SF,
-                                                     &tout, nullptr);
+                                                     &tout, nullptr); // row-major scale factors in
   if (r.status != TK_SUCCESS) {
     r.error = tk_last_error();
     return r;

@@ -19,6 +19,11 @@ static quant::PerTokenCastConfig e2m1(quant::PerTokenCastConfig c) {
   return c;
 }
 
+static quant::PerTokenCastConfig packedUe8m0(quant::PerTokenCastConfig c) {
+  c.packedSf = true;
+  return c;
+}
+
 static quant::PerTokenCastConfig requant(quant::PerTokenCastConfig c, int64_t bIn, int64_t gIn) {
   c.in = dsl::DType::F8E4M3;
   c.inBlockM = bIn;
@@ -39,6 +44,8 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      perTokenCastVariant("per_token_cast.bf16.k7168.g7168", {7168, 7168, DType::BF16, false}),
                      perTokenCastVariant("per_token_cast.bf16.k7168.g32.round.e2m1",
                                          e2m1({7168, 32, DType::BF16, true})),
+                     perTokenCastVariant("per_token_cast.bf16.k7168.g128.round.ue8m0",
+                                         packedUe8m0({7168, 128, DType::BF16, true})),
                      perTokenCastVariant("per_token_cast.e4m3.k7168.g128.in128x128",
                                          requant({7168, 128, DType::BF16, true}, 128, 128))}});
     list.push_back({"per_token_cast_with_sf_only", "quant", "tk_per_token_cast_with_sf_only",
@@ -58,6 +65,13 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     "b x g block absmax -> scale -> e4m3 cast, fp32 scale factors",
                     {perBlock("per_block_cast.bf16.k7168.b128.g128", {7168, 128, 128, DType::BF16}, PerBlockMode::Cast),
                      perBlock("per_block_cast.f32.k7168.b32.g32.round", {7168, 32, 32, DType::F32, true},
+                              PerBlockMode::Cast),
+                     perBlock("per_block_cast.bf16.k7168.b128.g128.round.ue8m0",
+                              [] {
+                                quant::PerBlockCastConfig c{7168, 128, 128, DType::BF16, true};
+                                c.packedSf = true;
+                                return c;
+                              }(),
                               PerBlockMode::Cast)}});
     list.push_back({"per_block_cast_with_sf_only", "quant", "tk_per_block_cast_with_sf_only",
                     "the scale factors of per_block_cast only",

@@ -170,8 +170,10 @@ Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, cons
   return Tile(this, tile::LoadOp::create(b_, loc_, type, t.value(), values(origin)));
 }
 
-void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value) {
-  tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin));
+void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast) {
+  auto op = tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
+  if (splitLast)
+    op.setSplitLastAttr(b_.getI64IntegerAttr(splitLast));
 }
 
 BuiltKernel KernelBuilder::finish() {

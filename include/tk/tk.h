@@ -114,8 +114,9 @@ tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
  * K % 64 == 0. out (M, K) e4m3 contiguous. out_sf (ceil(M / b), ceil(K / g))
  * fp32, row-major, or with TK_SF_COL_MAJOR strides (1, align(ceil(M / b), 4)).
  * TK_ROUND_SF as in tk_per_token_cast. TK_FORMAT_E2M1 writes out as i8
- * (M, K / 2), two codes per byte. TK_PACKED_UE8M0 is valid but returns
- * TK_ERROR_UNSUPPORTED. */
+ * (M, K / 2), two codes per byte. With TK_PACKED_UE8M0 (needs TK_SF_COL_MAJOR
+ * and TK_ROUND_SF) out_sf is i32 (ceil(M / b), ceil(ceil(K / g) / 4)) with
+ * strides (1, align(ceil(M / b), 4)): block q's exponent byte in byte q % 4. */
 tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block_size,
                             uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
 

@@ -21,7 +21,7 @@ std::string PerBlockCastConfig::key() const {
   return kernelName() + ":K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) +
          ",g=" + std::to_string(blockK) + ",in=" + name(in) + ",round=" + std::to_string(roundSf) +
          ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes) +
-         (out == Format::E2M1 ? ",out=e2m1" : "");
+         (out == Format::E2M1 ? ",out=e2m1" : "") + (packedSf ? ",ue8m0" : "");
 }
 
 BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &c) {
@@ -39,7 +39,9 @@ BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &
   if (writesData)
     out = fp4 ? k.output("out", {tokens, c.hidden / 2}, DType::I8, {}, c.outAlignBytes)
               : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
-  if (computesSf)
+  if (computesSf && c.packedSf) // byte (p, q) at 4 p + 4 P (q / 4) + q % 4
+    sf = k.output("out_sf", {blockRows, ceilDiv(blockCols, 4), 4}, DType::I8, {4, kDynamicStride, 1}, 4);
+  else if (computesSf)
     sf = k.output("out_sf", {blockRows, blockCols}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
 
   k.grid({blockRows, ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
@@ -54,7 +56,10 @@ BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &
                    [](auto &s) { return s[0].constantF32(1.0) / s[0]; });
       Tile amax = reduce_max(reduce_absmax(tile, /*dim=*/1, g), /*dim=*/0); // [1, bk / g]
       auto [scale, inv] = scaleRule(amax, c.out, c.roundSf);
-      k.store(*sf, {b[0], sfCol}, scale);
+      if (c.packedSf)
+        k.store(*sf, {b[0], sfCol}, ue8m0Bytes(scale), /*splitLast=*/4);
+      else
+        k.store(*sf, {b[0], sfCol}, scale);
       return inv;
     };
     Tile inv = inverseScales();

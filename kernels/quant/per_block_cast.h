@@ -22,6 +22,7 @@ struct PerBlockCastConfig {
   int64_t outAlignBytes = 16;
   PerBlockMode mode = PerBlockMode::Cast;
   Format out = Format::E4M3; ///< or E2M1: out (M, K / 2) i8, two codes per byte
+  bool packedSf = false;     ///< UE8M0 bytes, out_sf the (Mb, Kq, 4) byte view (quant.md 3.2)
 
   /// One block-row of scale blocks per CTA: b rows, and max(g, 8192 / b)
   /// columns (several scale blocks side by side when g is small).

@@ -4,6 +4,7 @@
 // tk_per_block_cast_with_precomputed_sf (4.8): checks, config, launch.
 //===----------------------------------------------------------------------===//
 #include "kernels/common/validate.h"
+#include "kernels/quant/packed_sf.h"
 #include "kernels/quant/per_block_cast.h"
 #include "tk/runtime/Context.h"
 
@@ -42,13 +43,12 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, tk_form
   if (x->shape[1] % 64)
     return invalid(op, "the row width must be a multiple of 64, got " + std::to_string(x->shape[1]));
   // Valid per the spec, not built yet (they land with the rest of the quant family).
-  if (flags & TK_PACKED_UE8M0)
-    return Status::unsupported(std::string(op) + ": packed UE8M0 scale factors are not implemented yet");
   config.hidden = x->shape[1];
   config.blockM = block[0];
   config.blockK = block[1];
   config.in = x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
   config.roundSf = flags & TK_ROUND_SF;
+  config.packedSf = flags & TK_PACKED_UE8M0;
   config.out = fmt == TK_FORMAT_E2M1 ? Format::E2M1 : Format::E4M3;
   config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
   return Status::ok();
@@ -97,18 +97,27 @@ tk_status launch(tk_context ctx, const PerBlockCastConfig &config, const tk_tens
 
 } // namespace
 
+/// out_sf in the flags' layout; packed UE8M0 words become the byte view `packed`.
+Status validateOutSf(const char *op, const tk_tensor *x, const tk_tensor *sf, const int32_t *block, uint32_t flags,
+                     tk_tensor &packed) {
+  if (flags & TK_PACKED_UE8M0)
+    return packedSfView(op, "out_sf", sf, ceilDiv(x->shape[0], block[0]), ceilDiv(x->shape[1], block[1]), packed);
+  return validateSf(op, "out_sf", x, sf, block, flags & TK_SF_COL_MAJOR);
+}
+
 extern "C" tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block_size,
                                        uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_per_block_cast";
   PerBlockCastConfig config;
+  tk_tensor packed{};
   Status s = validateInput(op, ctx, x, fmt, block_size, flags, config);
   if (s.isOk())
     s = validateOut(op, x, out, config);
   if (s.isOk())
-    s = validateSf(op, "out_sf", x, out_sf, block_size, flags & TK_SF_COL_MAJOR);
+    s = validateOutSf(op, x, out_sf, block_size, flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
-  return launch(ctx, config, x, {x, out, out_sf}, stream);
+  return launch(ctx, config, x, {x, out, config.packedSf ? &packed : out_sf}, stream);
 }
 
 extern "C" tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_tensor *x, tk_format fmt,
@@ -116,13 +125,14 @@ extern "C" tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_ten
                                                     tk_stream stream) {
   const char *op = "tk_per_block_cast_with_sf_only";
   PerBlockCastConfig config;
+  tk_tensor packed{};
   Status s = validateInput(op, ctx, x, fmt, block_size, flags, config);
   if (s.isOk())
-    s = validateSf(op, "out_sf", x, out_sf, block_size, flags & TK_SF_COL_MAJOR);
+    s = validateOutSf(op, x, out_sf, block_size, flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   config.mode = PerBlockMode::SfOnly;
-  return launch(ctx, config, x, {x, out_sf}, stream);
+  return launch(ctx, config, x, {x, config.packedSf ? &packed : out_sf}, stream);
 }
 
 extern "C" tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,

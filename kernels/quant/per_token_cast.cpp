@@ -35,7 +35,8 @@ std::string PerTokenCastConfig::key() const {
   return kernelName() + ":K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
          (in == dsl::DType::F8E4M3 ? ",inblock=" + std::to_string(inBlockM) + "x" + std::to_string(inBlockK) : "") +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : "");
+         ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : "") +
+         (packedSf ? ",ue8m0" : "");
 }
 
 BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &c) {
@@ -56,7 +57,9 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   if (writesData)
     out = fp4 ? k.output("out", {tokens, c.hidden / 2}, DType::I8, {}, c.outAlignBytes)
               : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
-  if (computesSf)
+  if (computesSf && c.packedSf) // byte (i, k) at 4 i + 4 P (k / 4) + k % 4
+    sf = k.output("out_sf", {tokens, ceilDiv(c.groups(), 4), 4}, DType::I8, {4, kDynamicStride, 1}, 4);
+  else if (computesSf)
     sf = k.output("out_sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
 
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
@@ -76,7 +79,10 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
                    [](auto &s) { return s[0].constantF32(1.0) / s[0]; });
       Tile amax = reduce_absmax(tile, /*dim=*/1, g); // [bm, bk / g]
       auto [scale, inv] = scaleRule(amax, c.out, c.roundSf);
-      k.store(*sf, {row, sfCol}, scale);
+      if (c.packedSf)
+        k.store(*sf, {row, sfCol}, ue8m0Bytes(scale), /*splitLast=*/4);
+      else
+        k.store(*sf, {row, sfCol}, scale);
       return inv;
     };
     Tile inv = inverseScales();

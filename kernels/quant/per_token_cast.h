@@ -26,6 +26,9 @@ struct PerTokenCastConfig {
   /// Output format: E4M3 (out (M, K) e4m3) or E2M1 (out (M, K / 2) i8, two
   /// codes per byte, quant.md 2.2).
   Format out = Format::E4M3;
+  /// Scale factors as packed UE8M0 bytes (quant.md 3.2): out_sf is the
+  /// (M, ceil(Kb / 4), 4) byte view of the int32 (M, Kq) column-major words.
+  bool packedSf = false;
 
   /// Columns per block: the whole row when one group spans it, else at least
   /// one group (and one input scale block) and a divisor of 4096 elements.

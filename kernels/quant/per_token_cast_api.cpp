@@ -4,6 +4,7 @@
 // tk_per_token_cast_with_precomputed_sf (4.4): checks, config, launch.
 //===----------------------------------------------------------------------===//
 #include "kernels/common/validate.h"
+#include "kernels/quant/packed_sf.h"
 #include "kernels/quant/per_token_cast.h"
 #include "tk/runtime/Context.h"
 
@@ -75,12 +76,11 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
                            std::to_string(k));
   if (fmt == TK_FORMAT_E5M6)
     return Status::unsupported(std::string(op) + ": the e5m6 output format is not implemented yet");
-  if (flags & TK_PACKED_UE8M0)
-    return Status::unsupported(std::string(op) + ": packed UE8M0 scale factors are not implemented yet");
   config.hidden = k;
   config.group = g;
   config.in = xSf ? tk::dsl::DType::F8E4M3 : x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
   config.roundSf = flags & TK_ROUND_SF;
+  config.packedSf = flags & TK_PACKED_UE8M0;
   config.out = fmt == TK_FORMAT_E2M1 ? Format::E2M1 : Format::E4M3;
   config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
   if (xSf) {
@@ -111,8 +111,12 @@ Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, Per
   return Status::ok();
 }
 
-/// out_sf of shape (M, Kb) in the layout the flags ask for (quant.md 3.2).
-Status validateOutSf(const char *op, const tk_tensor *x, const tk_tensor *sf, int32_t g, uint32_t flags) {
+/// out_sf of shape (M, Kb) in the layout the flags ask for (quant.md 3.2);
+/// `packedView` receives the byte view of packed UE8M0 words.
+Status validateOutSf(const char *op, const tk_tensor *x, const tk_tensor *sf, int32_t g, uint32_t flags,
+                     tk_tensor &packedView) {
+  if (flags & TK_PACKED_UE8M0)
+    return packedSfView(op, "out_sf", sf, x->shape[0], ceilDiv(x->shape[1], g), packedView);
   Status s = checkTensor(op, "out_sf", sf, 2);
   if (!s.isOk() || !(s = checkDtype(op, "out_sf", sf, TK_F32)).isOk())
     return s;
@@ -144,16 +148,18 @@ extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const
                                        uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_per_token_cast";
   PerTokenCastConfig config;
+  tk_tensor packed{};
   Status s = validateInput(op, ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, true, config);
   if (s.isOk())
     s = validateOut(op, x, out, config);
   if (s.isOk())
-    s = validateOutSf(op, x, out_sf, num_per_channels, flags);
+    s = validateOutSf(op, x, out_sf, num_per_channels, flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
+  const tk_tensor *sfOut = config.packedSf ? &packed : out_sf;
   if (x_sf)
-    return launch(ctx, config, x, {x, x_sf, out, out_sf}, stream);
-  return launch(ctx, config, x, {x, out, out_sf}, stream);
+    return launch(ctx, config, x, {x, x_sf, out, sfOut}, stream);
+  return launch(ctx, config, x, {x, out, sfOut}, stream);
 }
 
 extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
@@ -162,15 +168,16 @@ extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_ten
                                                     tk_stream stream) {
   const char *op = "tk_per_token_cast_with_sf_only";
   PerTokenCastConfig config;
+  tk_tensor packed{};
   if (x_sf)
     return tk::runtime::report(invalid(op, "takes a plain (not quantized) input"));
   Status s = validateInput(op, ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, false, config);
   if (s.isOk())
-    s = validateOutSf(op, x, out_sf, num_per_channels, flags);
+    s = validateOutSf(op, x, out_sf, num_per_channels, flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   config.mode = PerTokenMode::SfOnly;
-  return launch(ctx, config, x, {x, out_sf}, stream);
+  return launch(ctx, config, x, {x, config.packedSf ? &packed : out_sf}, stream);
 }
 
 extern "C" tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,

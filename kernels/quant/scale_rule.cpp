@@ -29,4 +29,8 @@ std::pair<Tile, Tile> scaleRule(const Tile &amax, Format format, bool roundSf) {
   return {sf, inv};
 }
 
+Tile ue8m0Bytes(const Tile &scales) {
+  return dsl::map({scales}, DType::I8, [](auto &s) { return (s[0].bitsAsI32() >> 23).truncToI8(); });
+}
+
 } // namespace tk::kernels::quant

@@ -12,4 +12,7 @@ namespace tk::kernels::quant {
 /// constants and operation order as scaleRule() in formats.h.
 std::pair<dsl::Tile, dsl::Tile> scaleRule(const dsl::Tile &amax, Format format, bool roundSf);
 
+/// UE8M0 bytes (i8) of power-of-two scale factors: their biased exponents.
+dsl::Tile ue8m0Bytes(const dsl::Tile &scales);
+
 } // namespace tk::kernels::quant

@@ -34,6 +34,12 @@ TEST(Cpu_per_block_cast, SmallGridIsBitExact) {
   std::printf("[ per_block_cast ] %d CPU cases compared (cast, sf_only, precomputed_sf each)\n", n);
 }
 
+TEST(Cpu_per_block_cast, PackedUe8m0ScaleFactorsAreBitExact) {
+  const uint32_t ttt = TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0;
+  runGrid({37, 200}, {576, 2048}, {ttt});
+  runGrid({200}, {576}, {ttt}, TK_FORMAT_E2M1);
+}
+
 TEST(Cpu_per_block_cast, E2M1OutputIsBitExact) {
   int n = runGrid({1, 37, 200}, {576, 2048}, {TK_ROUND_SF, TK_ROUND_SF | TK_SF_COL_MAJOR}, TK_FORMAT_E2M1);
   std::printf("[ per_block_cast ] %d CPU e2m1 cases compared\n", n);

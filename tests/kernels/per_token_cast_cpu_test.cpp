@@ -120,6 +120,32 @@ TEST(Cpu_per_token_cast_with_precomputed_sf, MatchesTheReferenceCast) { variants
 
 namespace {
 
+// Packed UE8M0 scale factors (col, round, packed: the spec's (T, T, T) flags):
+// cast, sf_only and the e2m1 output, with partial last words (Kb % 4 != 0).
+TEST(Cpu_per_token_cast, PackedUe8m0ScaleFactorsAreBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  const uint32_t ttt = TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0;
+  int cases = 0;
+  for (int64_t m : {1, 37})
+    for (int64_t k : {576, 2560, 7168})
+      for (int64_t g : {32l, 128l, k})
+        for (tk_format fmt : {TK_FORMAT_E4M3, TK_FORMAT_E2M1}) {
+          tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, ttt, 0, (uint64_t)(m + k + g), fmt};
+          auto x = tk::bench::makeInput(c);
+          tk::bench::CheckResult r = tk::bench::checkPerTokenCast(nullptr, ctx, c, x, false);
+          EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
+          if (g != k) {
+            r = tk::bench::checkPerTokenVariants(nullptr, ctx, c, x);
+            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "sf_only " << tk::bench::describe(c);
+          }
+          ++cases;
+        }
+  std::printf("[ per_token_cast ] %d CPU packed-UE8M0 cases compared\n", cases);
+  tk_context_destroy(ctx);
+}
+
 // Re-quantization (quant.md 4.2): e4m3 input with (1, g_in), (32, 32) and
 // (128, 128) scale blocks, row- and column-major input scale factors.
 TEST(Cpu_per_token_cast, RequantizationIsBitExact) {

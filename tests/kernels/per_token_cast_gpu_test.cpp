@@ -171,6 +171,33 @@ TEST_F(PerTokenCastGpu, E2M1SpecGridIsBitExact) {
   tk_context_destroy(ctx);
 }
 
+// Packed UE8M0 scale factors, the spec's (T, T, T) flags: M x K x {bf16, fp32}
+// x g in {32, 64, 128, K} x {e4m3, e2m1}, plus sf_only.
+TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  const uint32_t ttt = TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0;
+  int passed = 0, total = 0;
+  for (int64_t m : {4001, 8001})
+    for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
+      for (tk_dtype in : {TK_BF16, TK_F32})
+        for (int64_t g : {32l, 64l, 128l, k})
+          for (tk_format fmt : {TK_FORMAT_E4M3, TK_FORMAT_E2M1}) {
+            tk::bench::PerTokenCastCase c{m, k, g, in, ttt, 0, (uint64_t)(m + k + g), fmt};
+            auto x = tk::bench::makeInput(c);
+            tk::bench::CheckResult r = tk::bench::checkPerTokenCast(session, ctx, c, x, false);
+            if (r.status == TK_SUCCESS && g != k)
+              r = tk::bench::checkPerTokenVariants(session, ctx, c, x);
+            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
+            passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+            ++total;
+          }
+  std::printf("[ per_token_cast packed UE8M0 ] %d of %d cases bit-exact on %s\n", passed, total,
+              session->device().name.c_str());
+  tk_context_destroy(ctx);
+}
+
 // Re-quantization (quant.md 4.2) over the spec's grid for e4m3 inputs: M x K x
 // g in {32, 128} x input blocks (128, 128), (32, 32) x flags (round) and
 // (round, col-major); input scale factors are powers of two with round (as the

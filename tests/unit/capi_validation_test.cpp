@@ -283,7 +283,12 @@ TEST_F(Validation, PerBlockCast) {
   flags = TK_ROUND_SF | TK_PACKED_UE8M0;
   expect(TK_ERROR_INVALID_ARGUMENT, "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
   flags |= TK_SF_COL_MAJOR;
-  expect(TK_ERROR_UNSUPPORTED, "packed UE8M0 scale factors are not implemented yet");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must be i32, got f32");
+  sf = tensor(TK_I32, {2, 2}, {1, 4});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf (packed UE8M0) must have shape (2, 1), got (2, 2)");
+  sf = tensor(TK_I32, {2, 1}, {2, 4}); // column-major words, rows padded to 4
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf (packed UE8M0) must have strides (1, 4), got (2, 4)");
+  sf = tensor(TK_F32, {2, 4});
   flags = TK_ROUND_SF;
   fmt = TK_FORMAT_E5M6;
   expect(TK_ERROR_INVALID_ARGUMENT, "fmt must be TK_FORMAT_E4M3 or TK_FORMAT_E2M1");

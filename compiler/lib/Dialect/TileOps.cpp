@@ -129,7 +129,21 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyAccess(*this, getValue().getType(), getDest().getType(), getIndices().size());
+  FragmentType frag = getValue().getType();
+  MemRefType mem = getDest().getType();
+  if (auto split = getSplitLast()) {
+    if (*split <= 0)
+      return emitOpError() << "split_last must be positive, got " << *split;
+    if (mem.getRank() != frag.getRank() + 1 || getIndices().size() != (size_t)frag.getRank())
+      return emitOpError() << "with split_last, the destination has one more dimension than the fragment and the "
+                              "indices address the fragment's "
+                           << frag.getRank() << " dimensions";
+    if (frag.getElementType() != mem.getElementType())
+      return emitOpError() << "fragment element type " << frag.getElementType()
+                           << " does not match memref element type " << mem.getElementType();
+    return success();
+  }
+  return verifyAccess(*this, frag, mem, getIndices().size());
 }
 
 LogicalResult CopyOp::verify() {

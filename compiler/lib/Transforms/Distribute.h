@@ -60,8 +60,10 @@ struct ThreadEmitter {
                           const GroupedReduction *inner = nullptr);
   /// Writes a reduced per-thread vector: one thread of each group stores it
   /// (with `inner`: the one holding the first element of the inner group).
+  /// With `splitLast` n > 0, dest has one more dimension and the last
+  /// coordinate c goes to (c / n, c % n) (see tile.store's split_last).
   void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g,
-                    const GroupedReduction *inner = nullptr);
+                    const GroupedReduction *inner = nullptr, int64_t splitLast = 0);
   /// Expands a reduction of a reduction (held as `outer` over the root) along
   /// outer's dimension: the per-thread vector of the first reduction `inner`.
   mlir::Value regroup(mlir::Value nested, const GroupedReduction &outer, const GroupedReduction &inner);
@@ -93,7 +95,7 @@ private:
   void reducedSlotAccess(mlir::Value mem, mlir::ValueRange origin, const GroupedReduction &g, int64_t slot,
                          llvm::SmallVectorImpl<mlir::Value> &coords, llvm::SmallVectorImpl<mlir::Value> &conds,
                          const GroupedReduction *inner = nullptr,
-                         llvm::SmallVectorImpl<mlir::Value> *innerFirst = nullptr);
+                         llvm::SmallVectorImpl<mlir::Value> *innerFirst = nullptr, int64_t splitLast = 0);
   /// True when `v` is statically known to be a multiple of `m`.
   bool isMultipleOf(mlir::Value v, int64_t m);
   /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when always true.

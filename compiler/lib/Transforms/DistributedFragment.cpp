@@ -231,7 +231,8 @@ Value ThreadEmitter::extentOf(Value mem, int64_t d) {
 
 void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const GroupedReduction &g, int64_t slot,
                                       SmallVectorImpl<Value> &coords, SmallVectorImpl<Value> &conds,
-                                      const GroupedReduction *inner, SmallVectorImpl<Value> *innerFirst) {
+                                      const GroupedReduction *inner, SmallVectorImpl<Value> *innerFirst,
+                                      int64_t splitLast) {
   const BlockedLayout &l = g.parent;
   BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(slot));
   for (int64_t d = 0; d < l.rank(); ++d) {
@@ -248,13 +249,22 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
       t = arith::DivUIOp::create(b, loc, t, index(inner->group));
     }
     Value c = arith::AddIOp::create(b, loc, origin[d], t);
+    if (splitLast && d == l.rank() - 1) { // (..., c) -> (..., c / n, c % n)
+      Value hi = arith::DivUIOp::create(b, loc, c, index(splitLast)),
+            lo = arith::RemUIOp::create(b, loc, c, index(splitLast));
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, hi, extentOf(mem, d)));
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, extentOf(mem, d + 1)));
+      coords.push_back(hi);
+      coords.push_back(lo);
+      continue;
+    }
     conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, extentOf(mem, d)));
     coords.push_back(c);
   }
 }
 
 void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, const GroupedReduction &g,
-                                 const GroupedReduction *inner) {
+                                 const GroupedReduction *inner, int64_t splitLast) {
   const BlockedLayout &l = g.parent;
   int64_t dim = g.dim;
   // One thread per group writes: the one whose in-group position is zero.
@@ -269,7 +279,7 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
     SmallVector<Value> conds, coords;
     if (leader)
       conds.push_back(leader);
-    reducedSlotAccess(dest, origin, g, r, coords, conds, inner, &conds);
+    reducedSlotAccess(dest, origin, g, r, coords, conds, inner, &conds, splitLast);
     whenAll(conds, [&](OpBuilder &wb, Location wl) {
       Value scalar = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{r});
       memref::StoreOp::create(wb, wl, scalar, dest, coords);

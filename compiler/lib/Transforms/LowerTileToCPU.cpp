@@ -17,6 +17,8 @@ namespace tk::tile {
 #include "tk/compiler/Transforms/Passes.h.inc"
 } // namespace tk::tile
 
+#include <optional>
+
 using namespace mlir;
 using namespace tk;
 using namespace tk::tile;
@@ -150,8 +152,15 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
   if (auto store = dyn_cast<StoreOp>(op)) {
     Value buf = mapped(store.getValue()), dst = mapped(store.getDest());
     SmallVector<Value> origin = mappedRange(store.getIndices());
+    std::optional<int64_t> split = store.getSplitLast();
     loopNest(store.getValue().getType().getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
-      maskedWrite(ib, memref::LoadOp::create(ib, l, buf, ivs), dst, offset(ib, origin, ivs));
+      SmallVector<Value> at = offset(ib, origin, ivs);
+      if (split) { // (..., c) -> (..., c / n, c % n)
+        Value c = at.back(), n = arith::ConstantIndexOp::create(ib, l, *split);
+        at.back() = arith::DivUIOp::create(ib, l, c, n);
+        at.push_back(arith::RemUIOp::create(ib, l, c, n));
+      }
+      maskedWrite(ib, memref::LoadOp::create(ib, l, buf, ivs), dst, at);
     });
     return success();
   }

@@ -129,9 +129,11 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       if (failed(g))
         return failure();
       emit.storeReduced(mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), g->g,
-                        innerOf(*g));
+                        innerOf(*g), store.getSplitLast().value_or(0));
       return success();
     }
+    if (store.getSplitLast())
+      return op.emitOpError() << "split_last stores are implemented for reduced fragments (scale factors) only";
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
     if (failed(l))
       return failure();

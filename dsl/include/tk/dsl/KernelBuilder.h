@@ -53,7 +53,9 @@ public:
   /// Loads the tile of `shape` at `origin` (elements outside the tensor read as zero).
   Tile load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape);
   /// Stores a tile at `origin`; elements outside the tensor are dropped.
-  void store(const Tensor &t, const std::vector<Index> &origin, const Tile &value);
+  /// With `splitLast` n > 0 the tensor has one more dimension and the tile's
+  /// last coordinate c is stored at (c / n, c % n) (tile.store split_last).
+  void store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast = 0);
 
   /// Verifies the kernel and hands it over.
   BuiltKernel finish();

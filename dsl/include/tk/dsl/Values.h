@@ -64,6 +64,8 @@ public:
   /// Reinterpret the bits (f32 <-> i32).
   Scalar bitsAsI32() const;
   Scalar bitsAsF32() const;
+  /// The low 8 bits of an integer.
+  Scalar truncToI8() const;
 
   friend Scalar operator+(const Scalar &a, const Scalar &b);
   friend Scalar operator-(const Scalar &a, const Scalar &b);

@@ -107,8 +107,15 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let description = [{
     Writes the fragment at `indices`; elements outside the tensor are not written.
       tile.store %q, %out[%r, %c] : !tile.frag<4x1024xf8E4M3FN>, memref<?x7168xf8E4M3FN>
+    With `split_last = n`, the destination has one more dimension than the
+    fragment, and the fragment's last coordinate c is written at (c / n, c % n)
+    of the destination's last two dimensions. This addresses layouts that are
+    not strided in c, such as packed UE8M0 scale factors: four groups share a
+    word, and words of consecutive tokens are adjacent.
+      tile.store %b, %sf[%r, %c] {split_last = 4 : i64} : !tile.frag<4x8xi8>, memref<?x?x4xi8, strided<[4, ?, 1]>>
   }];
-  let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Variadic<Index>:$indices);
+  let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Variadic<Index>:$indices,
+                       OptionalAttr<I64Attr>:$split_last);
   let assemblyFormat = "$value `,` $dest `[` $indices `]` attr-dict `:` qualified(type($value)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }

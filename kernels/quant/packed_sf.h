@@ -1,0 +1,17 @@
+//===- packed_sf.h - packed UE8M0 scale factors as a byte view ------------===//
+#pragma once
+
+#include "tk/runtime/Status.h"
+#include "tk/tk.h"
+
+namespace tk::kernels::quant {
+
+/// Checks a packed UE8M0 scale-factor tensor (quant.md 3.2): int32 of shape
+/// (rows, ceil(groups / 4)) with strides (1, align(rows, 4)), group 4q + j in
+/// byte j of word (i, q). On success `view` is the same memory as bytes: i8 of
+/// shape (rows, ceil(groups / 4), 4), strides (4, 4 align(rows, 4), 1), which
+/// kernels store into with tile.store's split_last = 4.
+runtime::Status packedSfView(const char *op, const char *name, const tk_tensor *sf, int64_t rows, int64_t groups,
+                             tk_tensor &view);
+
+} // namespace tk::kernels::quant
