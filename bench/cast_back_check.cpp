@@ -14,7 +14,7 @@ using kernels::quant::ceilDiv;
 std::string describe(const CastBackCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " block=" + std::to_string(c.blockM) + "x" +
          std::to_string(c.blockK) + (c.out == TK_BF16 ? " -> bf16" : " -> f32") + (c.sfColMajor ? " col" : "") +
-         (c.powerOfTwoSf ? " pow2" : "");
+         (c.powerOfTwoSf ? " pow2" : "") + (c.packedSf ? " ue8m0" : "");
 }
 
 CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c, bool time) {
@@ -43,7 +43,15 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
   std::uniform_int_distribution<int> exponent(-30, 10);
   for (int64_t i = 0; i < mb; ++i)
     for (int64_t j = 0; j < kb; ++j)
-      sf[i * sf0 + j * sf1] = std::ldexp(c.powerOfTwoSf ? 1.0f : unit(rng), exponent(rng));
+      sf[i * sf0 + j * sf1] = std::ldexp(c.powerOfTwoSf || c.packedSf ? 1.0f : unit(rng), exponent(rng));
+  // Packed: the same scale factors as exponent bytes, byte j % 4 of word (j / 4, i).
+  const int64_t words = ceilDiv(kb, 4), wordStride = alignUp(mb, 4) + 4;
+  std::vector<uint32_t> packed(c.packedSf ? std::max<int64_t>(1, words * wordStride) : 0, 0u);
+  if (c.packedSf)
+    for (int64_t i = 0; i < mb; ++i)
+      for (int64_t j = 0; j < kb; ++j)
+        reinterpret_cast<uint8_t *>(packed.data())[4 * ((j / 4) * wordStride + i) + j % 4] =
+            (uint8_t)(kernels::quant::bits(sf[i * sf0 + j * sf1]) >> 23);
   std::vector<uint8_t> ref(c.m * c.k * outElt), got(c.m * c.k * outElt);
   const dsl::DType outType = c.out == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
   parallelRows(mb, [&](int64_t begin, int64_t end) { // whole scale-factor rows per worker
@@ -53,10 +61,12 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
                                         sf0, sf1, outType, ref.data() + r0 * c.k * outElt);
   });
   Placement p{gpu};
-  void *dx = p.put(x.data(), x.size()), *dsf = p.put(sf.data(), sf.size() * 4);
+  void *dx = p.put(x.data(), x.size());
+  void *dsf = c.packedSf ? p.put(packed.data(), packed.size() * 4) : p.put(sf.data(), sf.size() * 4);
   void *dout = p.poisoned(got.data(), got.size(), 0xEE); // every element must be written
   tk_tensor tx = p.tensor(dx, TK_F8_E4M3, {c.m, c.k});
-  tk_tensor tsf = p.tensor(dsf, TK_F32, {mb, kb}, {sf0, sf1});
+  tk_tensor tsf = c.packedSf ? p.tensor(dsf, TK_I32, {mb, words}, {1, wordStride})
+                             : p.tensor(dsf, TK_F32, {mb, kb}, {sf0, sf1});
   tk_tensor tout = p.tensor(dout, c.out, {c.m, c.k});
   const int32_t block[2] = {(int32_t)c.blockM, (int32_t)c.blockK};
   auto call = [&] { return tk_cast_back(ctx, &tx, &tsf, block, &tout, nullptr); };

@@ -12,6 +12,9 @@ struct CastBackCase {
   tk_dtype out;            ///< TK_BF16 or TK_F32
   bool sfColMajor = false; ///< scale factors in TMA-aligned column-major strides
   bool powerOfTwoSf = false;
+  /// Scale factors as packed UE8M0 int32 words (column-major, word-column
+  /// stride align(Mb, 4) + 4); implies power-of-two scale factors.
+  bool packedSf = false;
 };
 
 std::string describe(const CastBackCase &c);

@@ -145,7 +145,7 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
 }
 
 CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, int64_t bIn, int64_t gIn,
-                                 bool sfInColMajor) {
+                                 bool sfInColMajor, bool sfInPacked) {
   CheckResult r;
   const Geometry g(c);
   const int64_t mbIn = ceilDiv(c.m, bIn), kbIn = ceilDiv(c.k, gIn);
@@ -165,16 +165,25 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
   std::uniform_real_distribution<float> unit(0.5f, 1.0f);
   for (int64_t i = 0; i < mbIn; ++i)
     for (int64_t j = 0; j < kbIn; ++j)
-      sfIn[i * in0 + j * in1] = std::ldexp((c.flags & TK_ROUND_SF) ? 1.0f : unit(rng), (int)(rng() % 20) - 10);
+      sfIn[i * in0 + j * in1] =
+          std::ldexp((c.flags & TK_ROUND_SF) || sfInPacked ? 1.0f : unit(rng), (int)(rng() % 20) - 10);
+  const int64_t words = ceilDiv(kbIn, 4), wordStride = alignUp(mbIn, 4) + 4;
+  std::vector<uint32_t> packedIn(sfInPacked ? std::max<int64_t>(1, words * wordStride) : 0, 0u);
+  for (int64_t i = 0; sfInPacked && i < mbIn; ++i)
+    for (int64_t j = 0; j < kbIn; ++j)
+      reinterpret_cast<uint8_t *>(packedIn.data())[4 * ((j / 4) * wordStride + i) + j % 4] =
+          (uint8_t)(bits(sfIn[i * in0 + j * in1]) >> 23);
   std::vector<uint8_t> refOut(c.m * g.outK), out(c.m * g.outK);
   std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(std::max<int64_t>(1, g.sfWords), 0.0f);
   perTokenRequantReference(x.data(), c.m, c.k, g.stride, sfIn.data(), in0, in1, bIn, gIn, c.group,
                            c.flags & TK_ROUND_SF, refOut.data(), refSf.data(), g.sf0, g.sf1, g.fmt);
   Placement p{gpu};
-  void *dx = p.put(x.data(), x.size()), *dsfIn = p.put(sfIn.data(), sfIn.size() * 4);
+  void *dx = p.put(x.data(), x.size());
+  void *dsfIn = sfInPacked ? p.put(packedIn.data(), packedIn.size() * 4) : p.put(sfIn.data(), sfIn.size() * 4);
   void *dout = p.poisoned(out.data(), out.size(), 0xFF), *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
   tk_tensor tx = p.tensor(dx, TK_F8_E4M3, {c.m, c.k}, {g.stride, 1});
-  tk_tensor tsfIn = p.tensor(dsfIn, TK_F32, {mbIn, kbIn}, {in0, in1});
+  tk_tensor tsfIn = sfInPacked ? p.tensor(dsfIn, TK_I32, {mbIn, words}, {1, wordStride})
+                               : p.tensor(dsfIn, TK_F32, {mbIn, kbIn}, {in0, in1});
   tk_tensor tout = p.tensor(dout, g.outType, {c.m, g.outK});
   tk_tensor tsf = g.sfTensor(p, dsf, c.m);
   const int32_t block[2] = {(int32_t)bIn, (int32_t)gIn};

@@ -56,7 +56,9 @@ CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerToke
 /// random fp32 scale factors of block (bIn, gIn), row- or column-major
 /// (`sfInColMajor`), through tk_per_token_cast with x_sf; out and out_sf
 /// compared bit for bit with the reference. GPU of `gpu`, or the CPU path.
+/// With `sfInPacked`, the input scale factors are powers of two passed as
+/// packed UE8M0 words (column-major, word-column stride align(Mb_in, 4) + 4).
 CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, int64_t bIn, int64_t gIn,
-                                 bool sfInColMajor);
+                                 bool sfInColMajor, bool sfInPacked = false);
 
 } // namespace tk::bench

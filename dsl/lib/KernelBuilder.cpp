@@ -164,10 +164,14 @@ static SmallVector<Value> values(const std::vector<Index> &indices) {
   return out;
 }
 
-Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape) {
+Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape,
+                         int64_t splitLast) {
   Type elt = toMlirType(ctx_, t.param().dtype);
   auto type = tile::FragmentType::get(&ctx_, shape, elt);
-  return Tile(this, tile::LoadOp::create(b_, loc_, type, t.value(), values(origin)));
+  auto op = tile::LoadOp::create(b_, loc_, type, t.value(), values(origin), /*split_last=*/nullptr);
+  if (splitLast)
+    op.setSplitLastAttr(b_.getI64IntegerAttr(splitLast));
+  return Tile(this, op);
 }
 
 void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast) {

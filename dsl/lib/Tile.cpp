@@ -161,6 +161,10 @@ Scalar Scalar::truncToI8() const {
   return Scalar(b_, arith::TruncIOp::create(*b_, v_.getLoc(), b_->getI8Type(), v_));
 }
 
+Scalar Scalar::zextToI32() const {
+  return Scalar(b_, arith::ExtUIOp::create(*b_, v_.getLoc(), b_->getI32Type(), v_));
+}
+
 Scalar Scalar::bitsAsF32() const {
   return Scalar(b_, arith::BitcastOp::create(*b_, v_.getLoc(), b_->getF32Type(), v_));
 }

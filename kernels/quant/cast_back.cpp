@@ -1,5 +1,6 @@
 //===- cast_back.cpp - the kernel, in the DSL, and its reference ----------===//
 #include "kernels/quant/cast_back.h"
+#include "kernels/quant/scale_rule.h"
 
 #include <numeric>
 
@@ -22,7 +23,8 @@ int64_t CastBackConfig::tileK() const {
 
 std::string CastBackConfig::key() const {
   return "cast_back:K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) + ",g=" + std::to_string(blockK) +
-         ",out=" + name(out) + ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes);
+         ",out=" + name(out) + ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes) +
+         (packedSf ? ",ue8m0" : "");
 }
 
 BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
@@ -31,14 +33,17 @@ BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
   Dim tokens = k.dynamic("num_tokens");
   Tensor x = k.input("x", {tokens, c.hidden}, DType::F8E4M3, {c.hidden, 1}, c.xAlignBytes);
   // Scale factors in any strides: row-major, or (TMA-aligned) column-major.
-  Tensor sf = k.input("x_sf", {ceil_div(tokens, c.blockM), ceilDiv(c.hidden, c.blockK)}, DType::F32,
-                      {kDynamicStride, kDynamicStride}, 4);
+  Tensor sf = c.packedSf ? k.input("x_sf", {ceil_div(tokens, c.blockM), ceilDiv(ceilDiv(c.hidden, c.blockK), 4), 4},
+                                   DType::I8, {4, kDynamicStride, 1}, 4)
+                         : k.input("x_sf", {ceil_div(tokens, c.blockM), ceilDiv(c.hidden, c.blockK)}, DType::F32,
+                                   {kDynamicStride, kDynamicStride}, 4);
   Tensor out = k.output("out", {tokens, c.hidden}, c.out, {}, c.outAlignBytes);
 
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk;
     // The bm rows of a tile lie in one scale block row (bm divides b).
-    Tile scales = k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt});
+    Tile scales = c.packedSf ? ue8m0ToF32(k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt}, 4))
+                             : k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt});
     Tile values = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
     Tile product = bm > 1 ? values * expand(scales, 0, bm)
                           : gt == 1 ? values * scales : values * expand(scales, 1, gt);

@@ -16,6 +16,9 @@ struct CastBackConfig {
   dsl::DType out = dsl::DType::BF16;
   int64_t xAlignBytes = 16;      ///< alignment of x's pointer and row stride
   int64_t outAlignBytes = 16;    ///< alignment of out's pointer and row stride
+  /// Scale factors as packed UE8M0 words (quant.md 3.3): x_sf is the byte view
+  /// (ceil(M / b), ceil(Kb / 4), 4) of the int32 words.
+  bool packedSf = false;
 
   /// Rows per block: one, except for per-channel scales (g = 1, b > 1), where
   /// up to 32 rows of one scale block share one row of scale factors loaded

@@ -1,6 +1,7 @@
 //===- cast_back_api.cpp - tk_cast_back (quant.md 4.10): checks, launch ---===//
 #include "kernels/common/validate.h"
 #include "kernels/quant/cast_back.h"
+#include "kernels/quant/packed_sf.h"
 #include "tk/runtime/Context.h"
 
 using tk::runtime::Status;
@@ -12,7 +13,7 @@ namespace {
 Status invalid(const std::string &what) { return Status::invalid("tk_cast_back: " + what); }
 
 Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const int32_t *block, const tk_tensor *out,
-                CastBackConfig &config) {
+                CastBackConfig &config, tk_tensor &packed) {
   const char *op = "tk_cast_back";
   if (!ctx)
     return invalid("ctx is null");
@@ -39,12 +40,19 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const i
   // Valid per the spec, not built yet (they land with the rest of the quant family).
   if (x->dtype != TK_F8_E4M3)
     return Status::unsupported("tk_cast_back: packed e2m1 and e5m6 inputs are not implemented yet");
-  if (sf->dtype == TK_I32)
-    return Status::unsupported("tk_cast_back: packed UE8M0 scale factors are not implemented yet");
   const int64_t m = x->shape[0], k = x->shape[1], b = block[0], g = block[1];
   if (k % 64)
     return invalid("the row width must be a multiple of 64, got " + std::to_string(k));
-  if (sf->shape[0] != ceilDiv(m, b) || sf->shape[1] != ceilDiv(k, g))
+  if (sf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
+    if (b == 1 && g == 1)
+      return Status::unsupported("tk_cast_back: packed UE8M0 scale factors per element (block 1 x 1) are not "
+                                 "implemented");
+    Status s = packedSfView("tk_cast_back", "x_sf", sf, ceilDiv(m, b), ceilDiv(k, g), packed, /*anyWordStride=*/true);
+    if (!s.isOk())
+      return s;
+    config.packedSf = true;
+  }
+  if (!config.packedSf && (sf->shape[0] != ceilDiv(m, b) || sf->shape[1] != ceilDiv(k, g)))
     return invalid("x_sf must have shape (" + std::to_string(ceilDiv(m, b)) + ", " + std::to_string(ceilDiv(k, g)) +
                    ") for x (" + std::to_string(m) + ", " + std::to_string(k) + ") and blocks (" +
                    std::to_string(b) + ", " + std::to_string(g) + "), got (" + std::to_string(sf->shape[0]) + ", " +
@@ -67,11 +75,12 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const i
 extern "C" tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                   const int32_t *x_block_size, tk_tensor *out, tk_stream stream) {
   CastBackConfig config;
-  Status s = validate(ctx, x, x_sf, x_block_size, out, config);
+  tk_tensor packed{};
+  Status s = validate(ctx, x, x_sf, x_block_size, out, config, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
   auto factory = [config](mlir::MLIRContext &mctx) { return buildCastBack(mctx, config); };
-  return tk::runtime::report(ctx->run(config.key(), factory, {x, x_sf, out}, stream));
+  return tk::runtime::report(ctx->run(config.key(), factory, {x, config.packedSf ? &packed : x_sf, out}, stream));
 }

@@ -6,7 +6,7 @@
 namespace tk::kernels::quant {
 
 runtime::Status packedSfView(const char *op, const char *name, const tk_tensor *sf, int64_t rows, int64_t groups,
-                             tk_tensor &view) {
+                             tk_tensor &view, bool anyWordStride) {
   runtime::Status s = checkTensor(op, name, sf, 2);
   if (!s.isOk() || !(s = checkDtype(op, name, sf, TK_I32)).isOk())
     return s;
@@ -16,8 +16,10 @@ runtime::Status packedSfView(const char *op, const char *name, const tk_tensor *
     return runtime::Status::invalid(where + " (packed UE8M0) must have shape (" + std::to_string(rows) + ", " +
                                     std::to_string(words) + "), got (" + std::to_string(sf->shape[0]) + ", " +
                                     std::to_string(sf->shape[1]) + ")");
-  if (!((sf->strides[0] == 1 || rows <= 1) && (sf->strides[1] == padded || words <= 1)))
-    return runtime::Status::invalid(where + " (packed UE8M0) must have strides (1, " + std::to_string(padded) +
+  const bool columnOk = anyWordStride ? sf->strides[1] >= rows : sf->strides[1] == padded;
+  if (!((sf->strides[0] == 1 || rows <= 1) && (columnOk || words <= 1)))
+    return runtime::Status::invalid(where + " (packed UE8M0) must have strides (1, " +
+                                    (anyWordStride ? "at least " + std::to_string(rows) : std::to_string(padded)) +
                                     "), got (" + std::to_string(sf->strides[0]) + ", " +
                                     std::to_string(sf->strides[1]) + ")");
   view = *sf;
@@ -27,7 +29,7 @@ runtime::Status packedSfView(const char *op, const char *name, const tk_tensor *
   view.shape[1] = words;
   view.shape[2] = 4;
   view.strides[0] = 4;
-  view.strides[1] = 4 * padded;
+  view.strides[1] = 4 * (words <= 1 ? padded : sf->strides[1]);
   view.strides[2] = 1;
   return runtime::Status::ok();
 }

@@ -11,7 +11,9 @@ namespace tk::kernels::quant {
 /// byte j of word (i, q). On success `view` is the same memory as bytes: i8 of
 /// shape (rows, ceil(groups / 4), 4), strides (4, 4 align(rows, 4), 1), which
 /// kernels store into with tile.store's split_last = 4.
+/// Inputs (`anyWordStride`) may have any word-column stride of at least
+/// `rows` (quant.md 3.3), outputs the TMA-aligned one.
 runtime::Status packedSfView(const char *op, const char *name, const tk_tensor *sf, int64_t rows, int64_t groups,
-                             tk_tensor &view);
+                             tk_tensor &view, bool anyWordStride = false);
 
 } // namespace tk::kernels::quant

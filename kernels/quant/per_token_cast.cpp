@@ -33,7 +33,9 @@ std::string PerTokenCastConfig::kernelName() const {
 
 std::string PerTokenCastConfig::key() const {
   return kernelName() + ":K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
-         (in == dsl::DType::F8E4M3 ? ",inblock=" + std::to_string(inBlockM) + "x" + std::to_string(inBlockK) : "") +
+         (in == dsl::DType::F8E4M3 ? ",inblock=" + std::to_string(inBlockM) + "x" + std::to_string(inBlockK) +
+                                         (inPackedSf ? ",inue8m0" : "")
+                                   : "") +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : "") +
          (packedSf ? ",ue8m0" : "");
@@ -47,7 +49,10 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   Tensor x = k.input("x", {tokens, c.hidden}, c.in, {kDynamicStride, 1}, c.xAlignBytes);
   const bool quantizedIn = c.in == DType::F8E4M3;
   std::optional<Tensor> xSf; // the quantized input's scale factors, in any strides
-  if (quantizedIn)
+  if (quantizedIn && c.inPackedSf) // byte view of UE8M0 words (quant.md 3.3)
+    xSf = k.input("x_sf", {ceil_div(tokens, c.inBlockM), ceilDiv(ceilDiv(c.hidden, c.inBlockK), 4), 4}, DType::I8,
+                  {4, kDynamicStride, 1}, 4);
+  else if (quantizedIn)
     xSf = k.input("x_sf", {ceil_div(tokens, c.inBlockM), ceilDiv(c.hidden, c.inBlockK)}, DType::F32,
                   {kDynamicStride, kDynamicStride}, 4);
   std::optional<Tensor> out, sf;
@@ -67,9 +72,12 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
     Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
     if (quantizedIn) { // v = fl(decode(x) * S_in): one scale row per token, or one for the whole tile
       const int64_t gIn = c.inBlockK;
-      Tile scales = c.inBlockM == 1 ? expand(k.load(*xSf, {row, col / gIn}, {bm, bk / gIn}), 1, gIn)
-                                    : expand(expand(k.load(*xSf, {row / c.inBlockM, col / gIn}, {1, bk / gIn}), 0, bm),
-                                             1, gIn);
+      auto loadScales = [&](Index r, std::vector<int64_t> shape) {
+        Tile t = k.load(*xSf, {r, col / gIn}, shape, c.inPackedSf ? 4 : 0);
+        return c.inPackedSf ? ue8m0ToF32(t) : t;
+      };
+      Tile scales = c.inBlockM == 1 ? expand(loadScales(row, {bm, bk / gIn}), 1, gIn)
+                                    : expand(expand(loadScales(row / c.inBlockM, {1, bk / gIn}), 0, bm), 1, gIn);
       tile = tile * scales;
     }
     // INV per group: from the scale rule, or the reciprocal of the given scale factors.

@@ -23,6 +23,7 @@ struct PerTokenCastConfig {
   /// Block of the input's scale factors (b_in, g_in) when `in` is F8E4M3;
   /// supported when b_in is 1 or a multiple of tileM() and g_in divides tileK().
   int64_t inBlockM = 0, inBlockK = 0;
+  bool inPackedSf = false; ///< the input's scale factors are packed UE8M0 words (byte view)
   /// Output format: E4M3 (out (M, K) e4m3) or E2M1 (out (M, K / 2) i8, two
   /// codes per byte, quant.md 2.2).
   Format out = Format::E4M3;

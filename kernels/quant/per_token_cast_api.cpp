@@ -19,7 +19,8 @@ Status invalid(const char *op, const std::string &what) { return Status::invalid
 /// The checks every per-token operator makes of ctx, x, fmt, g and flags;
 /// fills the input half of `config`.
 Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const int32_t *xBlock,
-                     tk_format fmt, int32_t g, uint32_t flags, bool allowWholeRowGroup, PerTokenCastConfig &config) {
+                     tk_format fmt, int32_t g, uint32_t flags, bool allowWholeRowGroup, PerTokenCastConfig &config,
+                     tk_tensor &packedIn) {
   if (!ctx)
     return invalid(op, "ctx is null");
   Status s = checkTensor(op, "x", x, 2);
@@ -51,7 +52,13 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
                              std::to_string(xBlock[1]) + ")");
     if (g == k)
       return invalid(op, "a quantized input needs num_per_channels below the hidden size (not one group per row)");
-    if (xSf->shape[0] != ceilDiv(m, xBlock[0]) || xSf->shape[1] != ceilDiv(k, xBlock[1]))
+    if (xSf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
+      if (!(s = packedSfView(op, "x_sf", xSf, ceilDiv(m, xBlock[0]), ceilDiv(k, xBlock[1]), packedIn,
+                             /*anyWordStride=*/true))
+               .isOk())
+        return s;
+      config.inPackedSf = true;
+    } else if (xSf->shape[0] != ceilDiv(m, xBlock[0]) || xSf->shape[1] != ceilDiv(k, xBlock[1]))
       return invalid(op, "x_sf must have shape (" + std::to_string(ceilDiv(m, xBlock[0])) + ", " +
                              std::to_string(ceilDiv(k, xBlock[1])) + "), got (" + std::to_string(xSf->shape[0]) +
                              ", " + std::to_string(xSf->shape[1]) + ")");
@@ -69,8 +76,6 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
     return invalid(op, "x row stride " + std::to_string(x->strides[0]) + " is smaller than the row width " +
                            std::to_string(k));
   // Valid per the spec, not built yet (they land with the rest of the quant family).
-  if (xSf && xSf->dtype == TK_I32)
-    return Status::unsupported(std::string(op) + ": packed UE8M0 input scale factors are not implemented yet");
   if (fmt == TK_FORMAT_E2M1 && k % 2)
     return invalid(op, "e2m1 output packs two values per byte: the hidden size must be even, got " +
                            std::to_string(k));
@@ -148,8 +153,8 @@ extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const
                                        uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_per_token_cast";
   PerTokenCastConfig config;
-  tk_tensor packed{};
-  Status s = validateInput(op, ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, true, config);
+  tk_tensor packed{}, packedIn{};
+  Status s = validateInput(op, ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, true, config, packedIn);
   if (s.isOk())
     s = validateOut(op, x, out, config);
   if (s.isOk())
@@ -158,7 +163,7 @@ extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const
     return tk::runtime::report(s);
   const tk_tensor *sfOut = config.packedSf ? &packed : out_sf;
   if (x_sf)
-    return launch(ctx, config, x, {x, x_sf, out, sfOut}, stream);
+    return launch(ctx, config, x, {x, config.inPackedSf ? &packedIn : x_sf, out, sfOut}, stream);
   return launch(ctx, config, x, {x, out, sfOut}, stream);
 }
 
@@ -168,10 +173,10 @@ extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_ten
                                                     tk_stream stream) {
   const char *op = "tk_per_token_cast_with_sf_only";
   PerTokenCastConfig config;
-  tk_tensor packed{};
+  tk_tensor packed{}, packedIn{};
   if (x_sf)
     return tk::runtime::report(invalid(op, "takes a plain (not quantized) input"));
-  Status s = validateInput(op, ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, false, config);
+  Status s = validateInput(op, ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, false, config, packedIn);
   if (s.isOk())
     s = validateOutSf(op, x, out_sf, num_per_channels, flags, packed);
   if (!s.isOk())
@@ -188,7 +193,8 @@ extern "C" tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const
   if (flags & (TK_SF_COL_MAJOR | TK_PACKED_UE8M0))
     return tk::runtime::report(
         invalid(op, "sf must be row-major fp32: TK_SF_COL_MAJOR and TK_PACKED_UE8M0 are not accepted"));
-  Status s = validateInput(op, ctx, x, nullptr, nullptr, fmt, num_per_channels, flags, false, config);
+  tk_tensor packedIn{};
+  Status s = validateInput(op, ctx, x, nullptr, nullptr, fmt, num_per_channels, flags, false, config, packedIn);
   if (s.isOk())
     s = validateOut(op, x, out, config);
   if (s.isOk())

@@ -33,4 +33,8 @@ Tile ue8m0Bytes(const Tile &scales) {
   return dsl::map({scales}, DType::I8, [](auto &s) { return (s[0].bitsAsI32() >> 23).truncToI8(); });
 }
 
+Tile ue8m0ToF32(const Tile &bytes) {
+  return dsl::map({bytes}, DType::F32, [](auto &s) { return (s[0].zextToI32() << 23).bitsAsF32(); });
+}
+
 } // namespace tk::kernels::quant

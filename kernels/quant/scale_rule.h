@@ -14,5 +14,7 @@ std::pair<dsl::Tile, dsl::Tile> scaleRule(const dsl::Tile &amax, Format format, 
 
 /// UE8M0 bytes (i8) of power-of-two scale factors: their biased exponents.
 dsl::Tile ue8m0Bytes(const dsl::Tile &scales);
+/// fp32 scale factors of UE8M0 bytes: the float with bits byte << 23.
+dsl::Tile ue8m0ToF32(const dsl::Tile &bytes);
 
 } // namespace tk::kernels::quant

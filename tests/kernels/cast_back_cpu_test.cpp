@@ -22,6 +22,16 @@ TEST(Cpu_cast_back, SmallGridIsBitExact) {
             EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
             ++cases;
           }
+  // Packed UE8M0 scale factors (per-token and blocked).
+  for (int64_t m : {37, 130})
+    for (auto [b, g] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {1, 2048}, {128, 128}, {128, 1}, {32, 32}})
+      for (tk_dtype out : {TK_BF16, TK_F32}) {
+        tk::bench::CastBackCase c{m, 2048, b, g, out, true, true, true};
+        tk::bench::CheckResult r = tk::bench::checkCastBack(nullptr, ctx, c, false);
+        EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+        EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
+        ++cases;
+      }
   std::printf("[ cast_back ] %d CPU cases compared\n", cases);
   tk_context_destroy(ctx);
 }

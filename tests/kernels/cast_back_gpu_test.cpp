@@ -21,15 +21,18 @@ TEST_F(CastBackGpu, SpecGridsAreBitExact) {
     ++total;
   };
   // Per-token grid: g in {128, K}, fp32 scale factors row- and column-major
-  // (the spec's packed UE8M0 flavour is not implemented), both output dtypes.
+  // and packed UE8M0 words (the packed cases have not run on a GPU yet), both
+  // output dtypes.
   // Blocked grid: (128, 1) and (128, 128) blocks, plain and power-of-two
   // scale factors (round_sf), row-major.
   for (int64_t m : {4001, 8001})
     for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
       for (tk_dtype out : {TK_F32, TK_BF16}) {
-        for (int64_t g : {(int64_t)128, k})
+        for (int64_t g : {(int64_t)128, k}) {
           for (bool col : {false, true})
             run({m, k, 1, g, out, col, col});
+          run({m, k, 1, g, out, true, true, /*packedSf=*/true}); // the spec's (T, T, T) inputs
+        }
         for (int64_t g : {1, 128})
           for (bool pow2 : {false, true})
             run({m, k, 128, g, out, false, pow2});

@@ -165,6 +165,15 @@ TEST(Cpu_per_token_cast, RequantizationIsBitExact) {
             EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn;
             ++cases;
           }
+  // Packed UE8M0 input scale factors (the spec builds quantized inputs with (T, T, T)).
+  for (int64_t k : {576, 7168})
+    for (auto [bIn, gIn] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}, {128, 128}}) {
+      tk::bench::PerTokenCastCase c{37, k, 128, TK_BF16, TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0, 0, 5};
+      tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, bIn, gIn, true, /*packed=*/true);
+      EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+      EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "packed input " << tk::bench::describe(c);
+      ++cases;
+    }
   std::printf("[ per_token_cast ] %d CPU re-quantization cases compared\n", cases);
   tk_context_destroy(ctx);
 }

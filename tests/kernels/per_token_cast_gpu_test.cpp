@@ -201,7 +201,7 @@ TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {
 // Re-quantization (quant.md 4.2) over the spec's grid for e4m3 inputs: M x K x
 // g in {32, 128} x input blocks (128, 128), (32, 32) x flags (round) and
 // (round, col-major); input scale factors are powers of two with round (as the
-// spec's inputs are) and column-major with col.
+// spec's inputs are), and packed UE8M0 words with col.
 TEST_F(PerTokenCastGpu, RequantizationIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
@@ -212,8 +212,8 @@ TEST_F(PerTokenCastGpu, RequantizationIsBitExact) {
         for (int64_t bIn : {128, 32})
           for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)}) {
             tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, flags, 0, (uint64_t)(m + k + g + bIn)};
-            tk::bench::CheckResult r =
-                tk::bench::checkPerTokenRequant(session, ctx, c, bIn, bIn, flags & TK_SF_COL_MAJOR);
+            tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(session, ctx, c, bIn, bIn, flags & TK_SF_COL_MAJOR,
+                                                                       /*sfInPacked=*/flags & TK_SF_COL_MAJOR);
             EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
             EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c) << " in block " << bIn;
             passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;

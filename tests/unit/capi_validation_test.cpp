@@ -194,7 +194,9 @@ TEST_F(Validation, CastBack) {
   sf = tensor(TK_BF16, {2, 4});
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be f32 or i32 (packed UE8M0), got bf16");
   sf = tensor(TK_I32, {2, 4}, {1, 4});
-  expect(TK_ERROR_UNSUPPORTED, "packed UE8M0 scale factors are not implemented yet");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf (packed UE8M0) must have shape (2, 1), got (2, 4)");
+  sf = tensor(TK_I32, {2, 1}, {2, 4});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf (packed UE8M0) must have strides (1, at least 2), got (2, 4)");
   sf = tensor(TK_F32, {2, 4}, {1, 4}); // column-major is fine
   out = tensor(TK_F16, {256, 512});
   expect(TK_ERROR_INVALID_ARGUMENT, "out must be bf16 or f32, got f16");
@@ -236,7 +238,7 @@ TEST_F(Validation, QuantizedInput) {
   xsf = tensor(TK_BF16, {2, 4});
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be f32 or i32 (packed UE8M0), got bf16");
   xsf = tensor(TK_I32, {2, 4}, {1, 4});
-  expect(TK_ERROR_UNSUPPORTED, "packed UE8M0 input scale factors are not implemented yet");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf (packed UE8M0) must have shape (2, 1), got (2, 4)");
   xsf = tensor(TK_F32, {2, 4});
   x = tensor(TK_BF16, {256, 512});
   expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x must be e4m3 or i8 (packed e2m1), got bf16");

@@ -124,25 +124,32 @@ static LogicalResult verifyAccess(Operation *op, FragmentType frag, MemRefType m
   return success();
 }
 
+/// The rules of split_last accesses (tile.load / tile.store).
+static LogicalResult verifySplitAccess(Operation *op, int64_t split, FragmentType frag, MemRefType mem,
+                                       size_t numIndices) {
+  if (split <= 0)
+    return op->emitOpError() << "split_last must be positive, got " << split;
+  if (mem.getRank() != frag.getRank() + 1 || numIndices != (size_t)frag.getRank())
+    return op->emitOpError() << "with split_last, the memref has one more dimension than the fragment and the "
+                                "indices address the fragment's "
+                             << frag.getRank() << " dimensions";
+  if (frag.getElementType() != mem.getElementType())
+    return op->emitOpError() << "fragment element type " << frag.getElementType()
+                             << " does not match memref element type " << mem.getElementType();
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
+  if (auto split = getSplitLast())
+    return verifySplitAccess(*this, *split, getResult().getType(), getSource().getType(), getIndices().size());
   return verifyAccess(*this, getResult().getType(), getSource().getType(), getIndices().size());
 }
 
 LogicalResult StoreOp::verify() {
   FragmentType frag = getValue().getType();
   MemRefType mem = getDest().getType();
-  if (auto split = getSplitLast()) {
-    if (*split <= 0)
-      return emitOpError() << "split_last must be positive, got " << *split;
-    if (mem.getRank() != frag.getRank() + 1 || getIndices().size() != (size_t)frag.getRank())
-      return emitOpError() << "with split_last, the destination has one more dimension than the fragment and the "
-                              "indices address the fragment's "
-                           << frag.getRank() << " dimensions";
-    if (frag.getElementType() != mem.getElementType())
-      return emitOpError() << "fragment element type " << frag.getElementType()
-                           << " does not match memref element type " << mem.getElementType();
-    return success();
-  }
+  if (auto split = getSplitLast())
+    return verifySplitAccess(*this, *split, frag, mem, getIndices().size());
   return verifyAccess(*this, frag, mem, getIndices().size());
 }
 

@@ -57,7 +57,7 @@ struct ThreadEmitter {
   /// With `inner`: a reduction of a reduction, held as `g` over the root
   /// layout; its coordinates along inner->dim count inner groups.
   mlir::Value loadReduced(mlir::Value source, mlir::ValueRange origin, const GroupedReduction &g, mlir::Type elt,
-                          const GroupedReduction *inner = nullptr);
+                          const GroupedReduction *inner = nullptr, int64_t splitLast = 0);
   /// Writes a reduced per-thread vector: one thread of each group stores it
   /// (with `inner`: the one holding the first element of the inner group).
   /// With `splitLast` n > 0, dest has one more dimension and the last

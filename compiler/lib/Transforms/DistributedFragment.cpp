@@ -288,12 +288,12 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
 }
 
 Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedReduction &g, Type elt,
-                                 const GroupedReduction *inner) {
+                                 const GroupedReduction *inner, int64_t splitLast) {
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
   SmallVector<Value> elements;
   for (int64_t r = 0; r < g.reducedSlots(); ++r) {
     SmallVector<Value> conds, coords;
-    reducedSlotAccess(source, origin, g, r, coords, conds, inner);
+    reducedSlotAccess(source, origin, g, r, coords, conds, inner, nullptr, splitLast);
     auto ifOp = scf::IfOp::create(
         b, loc, allTrue(conds),
         [&](OpBuilder &tb, Location tl) {

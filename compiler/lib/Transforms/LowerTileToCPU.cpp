@@ -143,8 +143,15 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     FragmentType type = load.getResult().getType();
     Value buf = fragmentBuffer(type, entry), src = mapped(load.getSource());
     SmallVector<Value> origin = mappedRange(load.getIndices());
+    std::optional<int64_t> split = load.getSplitLast();
     loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
-      memref::StoreOp::create(ib, l, maskedRead(ib, src, offset(ib, origin, ivs)), buf, ivs);
+      SmallVector<Value> at = offset(ib, origin, ivs);
+      if (split) { // (..., c) -> (..., c / n, c % n)
+        Value c = at.back(), n = arith::ConstantIndexOp::create(ib, l, *split);
+        at.back() = arith::DivUIOp::create(ib, l, c, n);
+        at.push_back(arith::RemUIOp::create(ib, l, c, n));
+      }
+      memref::StoreOp::create(ib, l, maskedRead(ib, src, at), buf, ivs);
     });
     map.map(load.getResult(), buf);
     return success();

@@ -111,9 +111,12 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       if (failed(g))
         return failure();
       map.map(load.getResult(), emit.loadReduced(mapped(load.getSource()), origin(load.getIndices()), g->g,
-                                                 compiler::storageType(type.getElementType()), innerOf(*g)));
+                                                 compiler::storageType(type.getElementType()), innerOf(*g),
+                                                 load.getSplitLast().value_or(0)));
       return success();
     }
+    if (load.getSplitLast())
+      return op.emitOpError() << "split_last loads are implemented for reduced fragments (scale factors) only";
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
     if (failed(l))
       return failure();

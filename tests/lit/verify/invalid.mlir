@@ -120,7 +120,7 @@ tile.kernel @k(%x: memref<?x64xi8>) attributes {threads = 128 : i64} {
   %c1 = arith.constant 1 : index
   tile.grid (%i) in (%c1) {
     %t = tile.load %x[%c0, %c0] : memref<?x64xi8> -> !tile.frag<4x64xi8>
-    // expected-error @+1 {{with split_last, the destination has one more dimension than the fragment}}
+    // expected-error @+1 {{with split_last, the memref has one more dimension than the fragment}}
     tile.store %t, %x[%c0, %c0] {split_last = 4 : i64} : !tile.frag<4x64xi8>, memref<?x64xi8>
   }
   tile.return

@@ -51,7 +51,10 @@ public:
   Index index(int64_t value);
   Index index(const Dim &dim);
   /// Loads the tile of `shape` at `origin` (elements outside the tensor read as zero).
-  Tile load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape);
+  /// With `splitLast` n > 0 the tensor has one more dimension and element c
+  /// of the tile's last dimension is read at (c / n, c % n).
+  Tile load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape,
+            int64_t splitLast = 0);
   /// Stores a tile at `origin`; elements outside the tensor are dropped.
   /// With `splitLast` n > 0 the tensor has one more dimension and the tile's
   /// last coordinate c is stored at (c / n, c % n) (tile.store split_last).

@@ -66,6 +66,8 @@ public:
   Scalar bitsAsF32() const;
   /// The low 8 bits of an integer.
   Scalar truncToI8() const;
+  /// An 8-bit integer zero-extended to i32.
+  Scalar zextToI32() const;
 
   friend Scalar operator+(const Scalar &a, const Scalar &b);
   friend Scalar operator-(const Scalar &a, const Scalar &b);

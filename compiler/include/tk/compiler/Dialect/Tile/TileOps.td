@@ -95,8 +95,10 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
     Reads the tile whose first element is at `indices`, with the fragment's shape.
     Elements outside the tensor read as zero (the tile may straddle its edge).
       %t = tile.load %x[%r, %c] : memref<?x7168xbf16, strided<[?, 1]>> -> !tile.frag<4x1024xbf16>
+    `split_last = n` reads the fragment's last coordinate c at (c / n, c % n) of
+    a source with one more dimension (see tile.store; packed UE8M0 inputs).
   }];
-  let arguments = (ins AnyMemRef:$source, Variadic<Index>:$indices);
+  let arguments = (ins AnyMemRef:$source, Variadic<Index>:$indices, OptionalAttr<I64Attr>:$split_last);
   let results = (outs Tile_AnyFragment:$result);
   let assemblyFormat = "$source `[` $indices `]` attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
   let hasVerifier = 1;
