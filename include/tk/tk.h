@@ -88,8 +88,11 @@ tk_status tk_context_destroy(tk_context ctx);
  * strides (1, align(M, 4)). num_per_channels is 16, 32, 64, 128, or K when
  * K % 64 == 0. x_sf and x_block_size describe a quantized input; pass NULL for
  * a plain one. A quantized x is e4m3 (M, K) with x_sf fp32
- * (ceil(M / b_in), ceil(K / g_in)) in any strides, x_block_size = {b_in, g_in}
- * (quant.md 4.2; num_per_channels must then be below K). */
+ * (ceil(M / b_in), ceil(K / g_in)) in any strides, or packed UE8M0 i32 words
+ * (column-major), x_block_size = {b_in, g_in} (quant.md 4.2; num_per_channels
+ * must then be below K). With TK_PACKED_UE8M0 (needs TK_SF_COL_MAJOR and
+ * TK_ROUND_SF) out_sf is i32 (M, ceil(Kb / 4)), strides (1, align(M, 4)),
+ * group k's exponent byte in byte k % 4 of word k / 4. */
 tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                             const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
                             uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
