@@ -92,6 +92,25 @@ Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c
   return row;
 }
 
+/// One checked and timed case as a table row: printed, and kept for the JSON.
+/// `described` is "<shape> <variant...>" (the case's describe()).
+void addRow(std::vector<Row> &rows, const std::string &op, const std::string &described, const CheckResult &cr,
+            double ceiling) {
+  Row r;
+  r.op = op;
+  size_t space = described.find(' ');
+  r.shape = described.substr(0, space);
+  r.variant = space == std::string::npos ? "" : described.substr(space + 1);
+  r.us = cr.ms * 1e3;
+  r.bytes = cr.bytes;
+  r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
+  r.frac = r.gbps / ceiling;
+  r.check = cr.status == TK_SUCCESS && !cr.outMismatches && !cr.sfMismatches ? "bit-exact" : cr.describe();
+  std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(), r.us,
+              r.gbps, 100 * r.frac, r.check.c_str());
+  rows.push_back(r);
+}
+
 std::vector<PerTokenCastCase> perTokenCastCases(bool full) {
   // The spec's benchmark grid (quant.md 4.1) with the (col, round) flags; the
   // packed-UE8M0 variant of the spec's grid is not implemented yet.
@@ -161,18 +180,7 @@ int runBenchmark(const BenchOptions &options) {
     transposes.resize(2);
   for (const auto &c : transposes) {
     CheckResult cr = checkTranspose(&gpu, ctx, c, /*time=*/true);
-    Row r;
-    r.op = c.batched ? "batched_transpose" : "transpose";
-    r.shape = describe(c);
-    r.variant = "";
-    r.us = cr.ms * 1e3;
-    r.bytes = cr.bytes;
-    r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
-    r.frac = r.gbps / ceiling;
-    r.check = cr.status == TK_SUCCESS && !cr.outMismatches ? "bit-exact" : cr.describe();
-    std::printf("%-16s %-26s %-12s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), "", r.us, r.gbps,
-                100 * r.frac, r.check.c_str());
-    rows.push_back(r);
+    addRow(rows, c.batched ? "batched_transpose" : "transpose", describe(c), cr, ceiling);
   }
 
   // per_block_cast (quant.md 4.6) on the headline shape, (128, 128) and (32, 32)
@@ -183,18 +191,7 @@ int runBenchmark(const BenchOptions &options) {
     perBlock.resize(1);
   for (const PerBlockCastCase &c : perBlock) {
     CheckResult cr = checkPerBlockCast(&gpu, ctx, c, /*time=*/true);
-    Row r;
-    r.op = "per_block_cast";
-    r.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
-    r.variant = describe(c).substr(r.shape.size() + 1);
-    r.us = cr.ms * 1e3;
-    r.bytes = cr.bytes;
-    r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
-    r.frac = r.gbps / ceiling;
-    r.check = cr.status == TK_SUCCESS && !cr.outMismatches && !cr.sfMismatches ? "bit-exact" : cr.describe();
-    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
-                r.us, r.gbps, 100 * r.frac, r.check.c_str());
-    rows.push_back(r);
+    addRow(rows, "per_block_cast", describe(c), cr, ceiling);
   }
 
   // per_channel_cast and its transposed form (quant.md 4.13, 4.15); bytes = x + out + sf.
@@ -205,18 +202,7 @@ int runBenchmark(const BenchOptions &options) {
     perChannel.resize(1);
   for (const PerChannelCastCase &c : perChannel) {
     CheckResult cr = checkPerChannelCast(&gpu, ctx, c, /*time=*/true);
-    Row r;
-    r.op = c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast";
-    r.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
-    r.variant = describe(c).substr(r.shape.size() + 1);
-    r.us = cr.ms * 1e3;
-    r.bytes = cr.bytes;
-    r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
-    r.frac = r.gbps / ceiling;
-    r.check = cr.status == TK_SUCCESS && !cr.outMismatches && !cr.sfMismatches ? "bit-exact" : cr.describe();
-    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
-                r.us, r.gbps, 100 * r.frac, r.check.c_str());
-    rows.push_back(r);
+    addRow(rows, c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast", describe(c), cr, ceiling);
   }
 
   // cast_back (quant.md 4.10) on the headline shape: per-token and blocked
@@ -227,18 +213,7 @@ int runBenchmark(const BenchOptions &options) {
     castBacks.resize(1);
   for (const CastBackCase &c : castBacks) {
     CheckResult cr = checkCastBack(&gpu, ctx, c, /*time=*/true);
-    Row r;
-    r.op = "cast_back";
-    r.shape = std::to_string(c.m) + "x" + std::to_string(c.k);
-    r.variant = describe(c).substr(r.shape.size() + 1);
-    r.us = cr.ms * 1e3;
-    r.bytes = cr.bytes;
-    r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
-    r.frac = r.gbps / ceiling;
-    r.check = cr.status == TK_SUCCESS && !cr.outMismatches ? "bit-exact" : cr.describe();
-    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
-                r.us, r.gbps, 100 * r.frac, r.check.c_str());
-    rows.push_back(r);
+    addRow(rows, "cast_back", describe(c), cr, ceiling);
   }
 
   // JIT cost: every kernel compiled above, cold (DSL -> PTX, then PTX -> loaded module).
