@@ -28,7 +28,7 @@ std::string describe(const PerTokenCastCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " g=" + std::to_string(c.group) +
          (c.in == TK_BF16 ? " bf16" : " f32") + ((c.flags & TK_SF_COL_MAJOR) ? " col" : "") +
          ((c.flags & TK_ROUND_SF) ? " round" : "") + (c.xRowStride ? " stride=" + std::to_string(c.xRowStride) : "") +
-         (c.fmt == TK_FORMAT_E2M1 ? " e2m1" : "");
+         (c.fmt == TK_FORMAT_E2M1 ? " e2m1" : c.fmt == TK_FORMAT_E5M6 ? " e5m6" : "");
 }
 
 std::string CheckResult::describe() const {
@@ -72,11 +72,12 @@ struct Geometry {
   explicit Geometry(const PerTokenCastCase &c)
       : stride(c.xRowStride ? c.xRowStride : c.k), kb(ceilDiv(c.k, c.group)), elt(c.in == TK_BF16 ? 2 : 4),
         sfRows(c.flags & TK_SF_COL_MAJOR ? alignUp(c.m, 4) : c.m), sf0(c.flags & TK_SF_COL_MAJOR ? 1 : kb),
-        sf1(c.flags & TK_SF_COL_MAJOR ? sfRows : 1), outK(c.fmt == TK_FORMAT_E2M1 ? c.k / 2 : c.k),
+        sf1(c.flags & TK_SF_COL_MAJOR ? sfRows : 1),
+        outK(c.fmt == TK_FORMAT_E2M1 ? c.k / 2 : c.fmt == TK_FORMAT_E5M6 ? c.k / 2 * 3 : c.k),
         packed(c.flags & TK_PACKED_UE8M0), sfWords(packed ? ceilDiv(kb, 4) * sfRows : kb * sfRows),
         in(c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32),
-        fmt(c.fmt == TK_FORMAT_E2M1 ? Format::E2M1 : Format::E4M3),
-        outType(c.fmt == TK_FORMAT_E2M1 ? TK_I8 : TK_F8_E4M3) {}
+        fmt(c.fmt == TK_FORMAT_E2M1 ? Format::E2M1 : c.fmt == TK_FORMAT_E5M6 ? Format::E5M6 : Format::E4M3),
+        outType(c.fmt == TK_FORMAT_E2M1 ? TK_I8 : c.fmt == TK_FORMAT_E5M6 ? TK_U8 : TK_F8_E4M3) {}
   /// The out_sf tensor over `data` (sfWords elements) in the case's layout.
   tk_tensor sfTensor(const Placement &p, void *data, int64_t m) const {
     return packed ? p.tensor(data, TK_I32, {m, ceilDiv(kb, 4)}, {1, sfRows})

@@ -19,6 +19,11 @@ static quant::PerTokenCastConfig e2m1(quant::PerTokenCastConfig c) {
   return c;
 }
 
+static quant::PerTokenCastConfig e5m6(quant::PerTokenCastConfig c) {
+  c.out = quant::Format::E5M6;
+  return c;
+}
+
 static quant::PerTokenCastConfig packedUe8m0(quant::PerTokenCastConfig c) {
   c.packedSf = true;
   return c;
@@ -44,6 +49,8 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      perTokenCastVariant("per_token_cast.bf16.k7168.g7168", {7168, 7168, DType::BF16, false}),
                      perTokenCastVariant("per_token_cast.bf16.k7168.g32.round.e2m1",
                                          e2m1({7168, 32, DType::BF16, true})),
+                     perTokenCastVariant("per_token_cast.f32.k7168.g7168.round.e5m6",
+                                         e5m6({7168, 7168, DType::F32, true})),
                      perTokenCastVariant("per_token_cast.bf16.k7168.g128.round.ue8m0",
                                          packedUe8m0({7168, 128, DType::BF16, true})),
                      perTokenCastVariant("per_token_cast.e4m3.k7168.g128.in128x128",

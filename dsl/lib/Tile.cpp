@@ -131,6 +131,19 @@ Tile pack_e2m1(const Tile &t) {
   return Tile(k, tile::PackE2M1Op::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
+Tile pack_e5m6(const Tile &t) {
+  KernelBuilder *k = t.builder();
+  auto in = fragType(t);
+  if (!in.getElementType().isF32())
+    throw std::invalid_argument("pack_e5m6 packs an f32 tile");
+  SmallVector<int64_t> shape(in.getShape());
+  if (shape.back() % 8)
+    throw std::invalid_argument("pack_e5m6 needs a last dimension that is a multiple of 8");
+  shape.back() = shape.back() / 2 * 3;
+  auto type = tile::FragmentType::get(&k->context(), shape, k->opBuilder().getI8Type());
+  return Tile(k, tile::PackE5M6Op::create(k->opBuilder(), k->loc(), type, t.value()));
+}
+
 //===----------------------------------------------------------------------===//
 // Scalar
 //===----------------------------------------------------------------------===//

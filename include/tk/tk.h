@@ -83,7 +83,8 @@ tk_status tk_context_destroy(tk_context ctx);
 /* per_token_cast (spec: quant.md 4.1). x is (M, K) bf16 or fp32 with unit
  * column stride and any row stride. out is (M, K) e4m3, contiguous, or for
  * TK_FORMAT_E2M1 (M, K / 2) i8 with two codes per byte (element 2i in the low
- * nibble; K even). out_sf is
+ * nibble; K even), or for TK_FORMAT_E5M6 (M, 3 K / 2) u8 with 8 codes per 3
+ * little-endian words (num_per_channels == K, K % 8 == 0; quant.md 4.5). out_sf is
  * (M, ceil(K / num_per_channels)) fp32, row-major, or with TK_SF_COL_MAJOR
  * strides (1, align(M, 4)). num_per_channels is 16, 32, 64, 128, or K when
  * K % 64 == 0. x_sf and x_block_size describe a quantized input; pass NULL for

@@ -94,6 +94,40 @@ inline void packE2M1(const uint8_t *codes, int64_t n, uint8_t *bytes) {
     bytes[i / 2] = (uint8_t)(codes[i] | (codes[i + 1] << 4));
 }
 
+/// fp32 -> 12-bit E5M6 code (quant.md 2.4), written with float arithmetic
+/// (the kernels use integer bit manipulation): h = fp16 bits of v rounded
+/// toward zero, c = h >> 4, plus one when (c & 1) + (bits(v) & 0x1FFFF) > 0x10000.
+inline uint16_t encodeE5M6(float v) {
+  float a = std::fabs(v);
+  uint32_t h;
+  if (a >= 65536.0f) {
+    h = 0x7BFF; // RZ saturates (unreachable after scaling)
+  } else if (a >= 0x1p-14f) {
+    int e;
+    float f = std::frexp(a, &e); // a = f * 2^e, f in [0.5, 1)
+    uint32_t mant = (uint32_t)std::floor((f * 2.0f - 1.0f) * 1024.0f);
+    h = (uint32_t)(e - 1 + 15) << 10 | mant;
+  } else {
+    h = (uint32_t)std::floor(a * 0x1p24f); // subnormal fp16: units of 2^-24
+  }
+  h |= (bits(v) >> 31) << 15;
+  uint32_t c = h >> 4;
+  if ((c & 1) + (bits(v) & 0x1FFFFu) > 0x10000u)
+    c += 1;
+  return (uint16_t)(c & 0xFFF);
+}
+
+/// Packs E5M6 codes 8 per 3 little-endian uint32 words (12 bytes); n % 8 == 0.
+inline void packE5M6(const uint16_t *h, int64_t n, uint8_t *bytes) {
+  for (int64_t i = 0; i + 8 <= n; i += 8, h += 8, bytes += 12) {
+    uint32_t w[3] = {(uint32_t)h[0] << 20 | (uint32_t)h[1] << 8 | (uint32_t)h[2] >> 4,
+                     (uint32_t)(h[2] & 0xF) << 28 | (uint32_t)h[3] << 16 | (uint32_t)h[4] << 4 | (uint32_t)h[5] >> 8,
+                     (uint32_t)(h[5] & 0xFF) << 24 | (uint32_t)h[6] << 12 | (uint32_t)h[7]};
+    for (int k = 0; k < 12; ++k)
+      bytes[k] = (uint8_t)(w[k / 4] >> (8 * (k % 4)));
+  }
+}
+
 inline float decodeE4M3(uint8_t c) {
   int sign = c & 0x80 ? -1 : 1;
   int e = (c >> 3) & 0xF, m = c & 7;

@@ -37,7 +37,7 @@ std::string PerTokenCastConfig::key() const {
                                          (inPackedSf ? ",inue8m0" : "")
                                    : "") +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : "") +
+         ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : out == Format::E5M6 ? ",out=e5m6" : "") +
          (packedSf ? ",ue8m0" : "");
 }
 
@@ -58,10 +58,11 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   std::optional<Tensor> out, sf;
   if (!computesSf) // scale factors in: row-major, any row stride
     sf = k.input("sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, 1}, 4);
-  const bool fp4 = c.out == Format::E2M1;
+  const bool fp4 = c.out == Format::E2M1, e5m6 = c.out == Format::E5M6;
   if (writesData)
-    out = fp4 ? k.output("out", {tokens, c.hidden / 2}, DType::I8, {}, c.outAlignBytes)
-              : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+    out = fp4    ? k.output("out", {tokens, c.hidden / 2}, DType::I8, {}, c.outAlignBytes)
+          : e5m6 ? k.output("out", {tokens, c.hidden / 2 * 3}, DType::U8, {}, c.outAlignBytes)
+                 : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
   if (computesSf && c.packedSf) // byte (i, k) at 4 i + 4 P (k / 4) + k % 4
     sf = k.output("out_sf", {tokens, ceilDiv(c.groups(), 4), 4}, DType::I8, {4, kDynamicStride, 1}, 4);
   else if (computesSf)
@@ -96,6 +97,8 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
     Tile inv = inverseScales();
     if (writesData && fp4)
       k.store(*out, {row, b[1] * (bk / 2)}, pack_e2m1(tile * expand(inv, 1, g)));
+    else if (writesData && e5m6)
+      k.store(*out, {row, b[1] * (bk / 2 * 3)}, pack_e5m6(tile * expand(inv, 1, g)));
     else if (writesData)
       k.store(*out, {row, col}, (tile * expand(inv, 1, g)).to(DType::F8E4M3));
   });
@@ -105,6 +108,7 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
 void perTokenCastReference(const void *x, DType in, int64_t m, int64_t k, int64_t xRowStride, int64_t group,
                            bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1, Format fmt) {
   std::vector<uint8_t> codes(fmt == Format::E2M1 ? k : 0);
+  std::vector<uint16_t> codes12(fmt == Format::E5M6 ? k : 0);
   auto value = [&](int64_t i, int64_t j) -> float {
     if (in == DType::BF16)
       return bf16ToF32(static_cast<const uint16_t *>(x)[i * xRowStride + j]);
@@ -122,11 +126,15 @@ void perTokenCastReference(const void *x, DType in, int64_t m, int64_t k, int64_
         float v = value(i, j) * s.inv;
         if (fmt == Format::E2M1)
           codes[j] = encodeE2M1(v);
+        else if (fmt == Format::E5M6)
+          codes12[j] = encodeE5M6(v);
         else
           out[i * k + j] = encodeE4M3(v);
       }
       if (fmt == Format::E2M1 && gi == ceilDiv(k, group) - 1)
         packE2M1(codes.data(), k, out + i * (k / 2));
+      if (fmt == Format::E5M6 && gi == ceilDiv(k, group) - 1)
+        packE5M6(codes12.data(), k, out + i * (k / 2 * 3));
     }
 }
 

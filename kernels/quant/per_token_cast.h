@@ -24,8 +24,9 @@ struct PerTokenCastConfig {
   /// supported when b_in is 1 or a multiple of tileM() and g_in divides tileK().
   int64_t inBlockM = 0, inBlockK = 0;
   bool inPackedSf = false; ///< the input's scale factors are packed UE8M0 words (byte view)
-  /// Output format: E4M3 (out (M, K) e4m3) or E2M1 (out (M, K / 2) i8, two
-  /// codes per byte, quant.md 2.2).
+  /// Output format: E4M3 (out (M, K) e4m3), E2M1 (out (M, K / 2) i8, two
+  /// codes per byte, quant.md 2.2) or E5M6 (out (M, 3 K / 2) bytes, 8 codes
+  /// per 3 words, quant.md 2.4; one group per row).
   Format out = Format::E4M3;
   /// Scale factors as packed UE8M0 bytes (quant.md 3.2): out_sf is the
   /// (M, ceil(Kb / 4), 4) byte view of the int32 (M, Kq) column-major words.

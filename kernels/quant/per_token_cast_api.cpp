@@ -79,14 +79,19 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
   if (fmt == TK_FORMAT_E2M1 && k % 2)
     return invalid(op, "e2m1 output packs two values per byte: the hidden size must be even, got " +
                            std::to_string(k));
-  if (fmt == TK_FORMAT_E5M6)
-    return Status::unsupported(std::string(op) + ": the e5m6 output format is not implemented yet");
+  if (fmt == TK_FORMAT_E5M6) { // per_token_cast_to_e5m6 (quant.md 4.5)
+    if (!allowWholeRowGroup || xSf)
+      return invalid(op, "the e5m6 format is for tk_per_token_cast of plain input only");
+    if (g != k || k % 8)
+      return invalid(op, "e5m6 output needs one group per row (num_per_channels == K) and K % 8 == 0, got g = " +
+                             std::to_string(g) + ", K = " + std::to_string(k));
+  }
   config.hidden = k;
   config.group = g;
   config.in = xSf ? tk::dsl::DType::F8E4M3 : x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
   config.roundSf = flags & TK_ROUND_SF;
   config.packedSf = flags & TK_PACKED_UE8M0;
-  config.out = fmt == TK_FORMAT_E2M1 ? Format::E2M1 : Format::E4M3;
+  config.out = fmt == TK_FORMAT_E2M1 ? Format::E2M1 : fmt == TK_FORMAT_E5M6 ? Format::E5M6 : Format::E4M3;
   config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
   if (xSf) {
     config.inBlockM = xBlock[0];
@@ -102,16 +107,17 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
   return Status::ok();
 }
 
-/// out: (M, K) e4m3, or (M, K / 2) i8 holding two e2m1 codes per byte.
+/// out: (M, K) e4m3, (M, K / 2) i8 holding two e2m1 codes per byte, or
+/// (M, 3 K / 2) u8 holding 8 e5m6 codes per 3 words.
 Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, PerTokenCastConfig &config) {
-  const bool fp4 = config.out == Format::E2M1;
+  const bool fp4 = config.out == Format::E2M1, e5m6 = config.out == Format::E5M6;
   Status s = checkTensor(op, "out", out, 2);
-  if (!s.isOk() || !(s = checkDtype(op, "out", out, fp4 ? TK_I8 : TK_F8_E4M3)).isOk())
+  if (!s.isOk() || !(s = checkDtype(op, "out", out, fp4 ? TK_I8 : e5m6 ? TK_U8 : TK_F8_E4M3)).isOk())
     return s;
-  const int64_t m = x->shape[0], k = fp4 ? x->shape[1] / 2 : x->shape[1];
+  const int64_t m = x->shape[0], k = fp4 ? x->shape[1] / 2 : e5m6 ? x->shape[1] / 2 * 3 : x->shape[1];
   if (out->shape[0] != m || out->shape[1] != k || !isContiguous(out))
     return invalid(op, "out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor" +
-                           (fp4 ? " (two e2m1 codes per byte)" : ""));
+                           (fp4 ? " (two e2m1 codes per byte)" : e5m6 ? " (8 e5m6 codes per 12 bytes)" : ""));
   config.outAlignBytes = alignmentOf(out, 1);
   return Status::ok();
 }

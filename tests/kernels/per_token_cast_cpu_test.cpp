@@ -120,6 +120,41 @@ TEST(Cpu_per_token_cast_with_precomputed_sf, MatchesTheReferenceCast) { variants
 
 namespace {
 
+// E5M6 output (quant.md 4.5): one group per row, 8 codes per 3 words; random
+// rows and the spec's special rows (2^-20, 2^-14 * 63/64, 2^-14 with a last
+// column of 65024, so the row scale is 1 and the values sit at the
+// subnormal/normal boundary of E5M6).
+TEST(Cpu_per_token_cast, E5M6OutputIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int cases = 0;
+  for (int64_t k : {576, 2048, 7168})
+    for (tk_dtype in : {TK_BF16, TK_F32})
+      for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR | TK_PACKED_UE8M0)}) {
+        tk::bench::PerTokenCastCase c{37, k, k, in, flags, 0, (uint64_t)k, TK_FORMAT_E5M6};
+        auto x = tk::bench::makeInput(c);
+        for (int special = 0; special <= 3; ++special) {
+          if (special) // constant rows, last column 65024
+            for (int64_t i = 0; i < c.m; ++i)
+              for (int64_t j = 0; j < k; ++j) {
+                float v = j == k - 1 ? 65024.0f : special == 1 ? 0x1p-20f : special == 2 ? 0x1p-14f * 63 / 64 : 0x1p-14f;
+                if (in == TK_F32) {
+                  std::memcpy(&x[(i * k + j) * 4], &v, 4);
+                } else {
+                  uint16_t h = tk::kernels::quant::f32ToBf16(v);
+                  std::memcpy(&x[(i * k + j) * 2], &h, 2);
+                }
+              }
+          tk::bench::CheckResult r = tk::bench::checkPerTokenCast(nullptr, ctx, c, x, false);
+          EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c) << " special " << special;
+          ++cases;
+        }
+      }
+  std::printf("[ per_token_cast ] %d CPU e5m6 cases compared\n", cases);
+  tk_context_destroy(ctx);
+}
+
 // Packed UE8M0 scale factors (col, round, packed: the spec's (T, T, T) flags):
 // cast, sf_only and the e2m1 output, with partial last words (Kb % 4 != 0).
 TEST(Cpu_per_token_cast, PackedUe8m0ScaleFactorsAreBitExact) {

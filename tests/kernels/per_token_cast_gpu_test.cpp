@@ -171,6 +171,28 @@ TEST_F(PerTokenCastGpu, E2M1SpecGridIsBitExact) {
   tk_context_destroy(ctx);
 }
 
+// E5M6 output (quant.md 4.5): M x K x {bf16, fp32} x flags (round) and
+// (T, T, T), g = K, random input.
+TEST_F(PerTokenCastGpu, E5M6SpecGridIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int passed = 0, total = 0;
+  for (int64_t m : {4001, 8001})
+    for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
+      for (tk_dtype in : {TK_BF16, TK_F32})
+        for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR | TK_PACKED_UE8M0)}) {
+          tk::bench::PerTokenCastCase c{m, k, k, in, flags, 0, (uint64_t)(m + k), TK_FORMAT_E5M6};
+          tk::bench::CheckResult r = tk::bench::checkPerTokenCast(session, ctx, c, tk::bench::makeInput(c), false);
+          EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
+          passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+          ++total;
+        }
+  std::printf("[ per_token_cast e5m6 ] %d of %d cases bit-exact on %s\n", passed, total,
+              session->device().name.c_str());
+  tk_context_destroy(ctx);
+}
+
 // Packed UE8M0 scale factors, the spec's (T, T, T) flags: M x K x {bf16, fp32}
 // x g in {32, 64, 128, K} x {e4m3, e2m1}, plus sf_only.
 TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {

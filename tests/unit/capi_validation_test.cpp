@@ -96,7 +96,16 @@ TEST_F(Validation, FlagsAndFormats) {
                  "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
   expectRejected([](Call &c) { c.flags = 1u << 7; }, TK_ERROR_INVALID_ARGUMENT, "unknown flag bits");
   expectRejected([](Call &c) { c.fmt = (tk_format)9; }, TK_ERROR_INVALID_ARGUMENT, "fmt must be");
-  expectRejected([](Call &c) { c.fmt = TK_FORMAT_E5M6; }, TK_ERROR_UNSUPPORTED, "e5m6 output format is not implemented");
+  // e5m6: one group per row, out u8 (M, 3 K / 2).
+  expectRejected([](Call &c) { c.fmt = TK_FORMAT_E5M6; }, TK_ERROR_INVALID_ARGUMENT,
+                 "e5m6 output needs one group per row (num_per_channels == K) and K % 8 == 0, got g = 128");
+  expectRejected(
+      [](Call &c) {
+        c.fmt = TK_FORMAT_E5M6;
+        c.group = 7168;
+        c.sf = tensor(TK_F32, {64, 1});
+      },
+      TK_ERROR_INVALID_ARGUMENT, "out must be u8, got e4m3");
   // e2m1: out holds two codes per byte, as i8 (M, K / 2).
   expectRejected([](Call &c) { c.fmt = TK_FORMAT_E2M1; }, TK_ERROR_INVALID_ARGUMENT, "out must be i8, got e4m3");
   expectRejected(

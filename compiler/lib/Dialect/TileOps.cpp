@@ -297,6 +297,25 @@ LogicalResult PackE2M1Op::verify() {
   return success();
 }
 
+LogicalResult PackE5M6Op::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (!in.getElementType().isF32() || !out.getElementType().isInteger(8))
+    return emitOpError() << "packs f32 elements into i8 bytes, got " << in.getElementType() << " -> "
+                         << out.getElementType();
+  int64_t r = in.getRank();
+  if (in.getShape()[r - 1] % 8)
+    return emitOpError() << "needs a last dimension that is a multiple of 8, got " << in.getShape()[r - 1];
+  SmallVector<int64_t> expected(in.getShape());
+  expected[r - 1] = expected[r - 1] / 2 * 3;
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result must have the input's shape with 3/2 the last dimension, got " << out;
+  if (auto inLayout = dyn_cast_or_null<BlockedLayoutAttr>(in.getLayout()))
+    if (inLayout.getVec()[r - 1] % 8)
+      return emitOpError() << "each thread must hold runs of 8 along the last dimension; the layout " << inLayout
+                           << " gives it " << inLayout.getVec()[r - 1] << " element(s) per chunk";
+  return success();
+}
+
 LogicalResult TransposeOp::verify() {
   FragmentType in = getInput().getType(), out = getResult().getType();
   if (in.getRank() < 2)

@@ -80,6 +80,12 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         if (!parent)
           parent = defaultLayout(wide);
         wanted[expand.getInput()] = ReducedLayoutAttr::get(ctx, parent, expand.getDim(), expand.getGroup());
+      } else if (auto pack = dyn_cast<PackE5M6Op>(op)) {
+        // Runs of 8 elements per thread: 8 codes pack into 3 words.
+        FragmentType in = pack.getInput().getType();
+        std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());
+        wanted.try_emplace(pack.getInput(), compiler::toAttr(ctx, compiler::chooseBlockedLayout(
+                                                                      shape, warps, std::max<int64_t>(vecElems, 8))));
       } else if (auto tr = dyn_cast<TransposeOp>(op)) {
         // Rows in 4s, so that the transposed writes are 4-element vectors.
         FragmentType in = tr.getInput().getType();
@@ -123,6 +129,14 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
             return op->emitOpError() << "packs a fragment without a blocked layout", WalkResult::interrupt();
           SmallVector<int64_t> vec(in.getVec());
           vec.back() = std::max<int64_t>(1, vec.back() / 2);
+          layout = BlockedLayoutAttr::get(ctx, vec, in.getLanes(), in.getWarps());
+        } else if (auto pack = dyn_cast<PackE5M6Op>(op)) {
+          // 12 bytes per 8 elements: the vector along the last dimension times 3/2.
+          auto in = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(pack.getInput()));
+          if (!in)
+            return op->emitOpError() << "packs a fragment without a blocked layout", WalkResult::interrupt();
+          SmallVector<int64_t> vec(in.getVec());
+          vec.back() = vec.back() / 2 * 3;
           layout = BlockedLayoutAttr::get(ctx, vec, in.getLanes(), in.getWarps());
         } else if (isa<TransposeOp>(op)) {
           layout = defaultLayout(type);

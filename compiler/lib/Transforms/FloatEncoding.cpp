@@ -117,6 +117,72 @@ Value emitPackE2M1(OpBuilder &b, Location loc, Value f32Vector) {
   return arith::TruncIOp::create(b, loc, VectorType::get({n / 2}, b.getI8Type()), bytes);
 }
 
+/// E5M6 code (i32, 12 bits) of an f32 value, scalar or vector (quant.md 2.4):
+/// h = fp16 bits of v rounded toward zero (subnormals kept), c = h >> 4, and
+/// c + 1 when (c & 1) + (bits(v) & 0x1FFFF) > 0x10000.
+Value emitE5M6Code(OpBuilder &b, Location loc, Value input) {
+  auto vt = dyn_cast<VectorType>(input.getType());
+  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
+  Type i32v = like(b.getI32Type());
+  auto ci = [&](int64_t v) -> Value {
+    if (auto t = dyn_cast<VectorType>(i32v))
+      return arith::ConstantOp::create(b, loc, t, DenseElementsAttr::get(t, b.getI32IntegerAttr(v)));
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) { return arith::CmpIOp::create(b, loc, p, x, y); };
+  Value u = arith::BitcastOp::create(b, loc, i32v, input);
+  Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(16)), ci(0x8000));
+  Value biased = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(23)), ci(0xFF));
+  Value mant = arith::AndIOp::create(b, loc, u, ci(0x7FFFFF));
+  // Normal fp16 (biased f32 exponent 113..142): rebias 127 -> 15, keep 10 mantissa bits (truncated).
+  Value normal = arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, arith::SubIOp::create(b, loc, biased, ci(112)), ci(10)),
+                                      arith::ShRUIOp::create(b, loc, mant, ci(13)));
+  // Subnormal fp16: |v| / 2^-24 truncated = (1.mant << 23) >> (126 - biased), zero once the shift reaches 24.
+  Value shift = arith::SubIOp::create(b, loc, ci(126), biased);
+  Value sub = arith::ShRUIOp::create(b, loc, arith::OrIOp::create(b, loc, mant, ci(0x800000)),
+                                     arith::MinUIOp::create(b, loc, shift, ci(31)));
+  sub = arith::SelectOp::create(b, loc, cmp(arith::CmpIPredicate::ult, shift, ci(24)), sub, ci(0));
+  Value mag = arith::SelectOp::create(b, loc, cmp(arith::CmpIPredicate::uge, biased, ci(113)), normal, sub);
+  // Beyond the fp16 range RZ saturates to the largest finite (unreachable after scaling).
+  mag = arith::SelectOp::create(b, loc, cmp(arith::CmpIPredicate::ugt, biased, ci(142)), ci(0x7BFF), mag);
+  Value c = arith::ShRUIOp::create(b, loc, arith::OrIOp::create(b, loc, mag, sign), ci(4));
+  Value rest = arith::AndIOp::create(b, loc, u, ci(0x1FFFF));
+  Value up = cmp(arith::CmpIPredicate::ugt, arith::AddIOp::create(b, loc, arith::AndIOp::create(b, loc, c, ci(1)), rest),
+                 ci(0x10000));
+  c = arith::AddIOp::create(b, loc, c, arith::ExtUIOp::create(b, loc, i32v, up));
+  return arith::AndIOp::create(b, loc, c, ci(0xFFF));
+}
+
+Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector) {
+  int64_t n = cast<VectorType>(f32Vector.getType()).getNumElements();
+  Value codes = emitE5M6Code(b, loc, f32Vector);
+  auto i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
+  auto shl = [&](Value x, int64_t s) { return arith::ShLIOp::create(b, loc, x, c(s)); };
+  auto shr = [&](Value x, int64_t s) { return arith::ShRUIOp::create(b, loc, x, c(s)); };
+  auto andi = [&](Value x, int64_t m) { return arith::AndIOp::create(b, loc, x, c(m)); };
+  auto ori = [&](std::initializer_list<Value> xs) {
+    Value acc;
+    for (Value x : xs)
+      acc = acc ? Value(arith::OrIOp::create(b, loc, acc, x)) : x;
+    return acc;
+  };
+  SmallVector<Value> bytes;
+  for (int64_t base = 0; base + 8 <= n; base += 8) {
+    Value h[8];
+    for (int k = 0; k < 8; ++k)
+      h[k] = vector::ExtractOp::create(b, loc, codes, ArrayRef<int64_t>{base + k});
+    Value w[3] = {ori({shl(h[0], 20), shl(h[1], 8), shr(h[2], 4)}),
+                  ori({shl(andi(h[2], 0xF), 28), shl(h[3], 16), shl(h[4], 4), shr(h[5], 8)}),
+                  ori({shl(andi(h[5], 0xFF), 24), shl(h[6], 12), h[7]})};
+    for (Value word : w) // little-endian bytes
+      for (int k = 0; k < 4; ++k)
+        bytes.push_back(arith::TruncIOp::create(b, loc, b.getI8Type(), shr(word, 8 * k)));
+  }
+  (void)i32;
+  return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)bytes.size()}, b.getI8Type()), bytes);
+}
+
 /// Exact decode by integer arithmetic: a normal code moves its exponent and
 /// mantissa bits into place and rebiases (7 -> 127); a subnormal code m gives
 /// m * 2^-9 (an exact float product); 0x7F / 0xFF give NaN.

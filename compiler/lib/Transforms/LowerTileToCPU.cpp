@@ -255,6 +255,42 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(tr.getResult(), buf);
     return success();
   }
+  if (auto pack = dyn_cast<PackE5M6Op>(op)) {
+    // Every 8 elements along the last dimension -> 3 little-endian words (12 bytes).
+    FragmentType type = pack.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), in = mapped(pack.getInput());
+    SmallVector<int64_t> groups(pack.getInput().getType().getShape());
+    groups.back() /= 8;
+    loopNest(groups, [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      auto ci = [&](int64_t v) { return arith::ConstantIntOp::create(ib, l, ib.getI32Type(), v); };
+      auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(ib, l, v); };
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      Value h[8];
+      for (int k = 0; k < 8; ++k) {
+        at.back() = arith::AddIOp::create(ib, l, arith::MulIOp::create(ib, l, ivs.back(), idx(8)), idx(k));
+        h[k] = compiler::emitE5M6Code(ib, l, memref::LoadOp::create(ib, l, in, at));
+      }
+      auto shl = [&](Value x, int64_t s) -> Value { return arith::ShLIOp::create(ib, l, x, ci(s)); };
+      auto shr = [&](Value x, int64_t s) -> Value { return arith::ShRUIOp::create(ib, l, x, ci(s)); };
+      auto andi = [&](Value x, int64_t m) -> Value { return arith::AndIOp::create(ib, l, x, ci(m)); };
+      auto ori = [&](std::initializer_list<Value> xs) {
+        Value acc;
+        for (Value x : xs)
+          acc = acc ? Value(arith::OrIOp::create(ib, l, acc, x)) : x;
+        return acc;
+      };
+      Value w[3] = {ori({shl(h[0], 20), shl(h[1], 8), shr(h[2], 4)}),
+                    ori({shl(andi(h[2], 0xF), 28), shl(h[3], 16), shl(h[4], 4), shr(h[5], 8)}),
+                    ori({shl(andi(h[5], 0xFF), 24), shl(h[6], 12), h[7]})};
+      for (int word = 0; word < 3; ++word)
+        for (int k = 0; k < 4; ++k) {
+          at.back() = arith::AddIOp::create(ib, l, arith::MulIOp::create(ib, l, ivs.back(), idx(12)), idx(4 * word + k));
+          memref::StoreOp::create(ib, l, arith::TruncIOp::create(ib, l, ib.getI8Type(), shr(w[word], 8 * k)), buf, at);
+        }
+    });
+    map.map(pack.getResult(), buf);
+    return success();
+  }
   if (auto pack = dyn_cast<PackE2M1Op>(op)) {
     // out[..., j] = code(in[..., 2j]) | code(in[..., 2j + 1]) << 4
     FragmentType type = pack.getResult().getType();

@@ -212,6 +212,12 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
                                            compiler::storageType(tr.getResult().getType().getElementType())));
     return success();
   }
+  if (auto pack = dyn_cast<PackE5M6Op>(op)) {
+    if (failed(blockedOf(&op, pack.getInput().getType())))
+      return failure();
+    map.map(pack.getResult(), compiler::emitPackE5M6(b, emit.loc, mapped(pack.getInput())));
+    return success();
+  }
   if (auto pack = dyn_cast<PackE2M1Op>(op)) {
     if (failed(blockedOf(&op, pack.getInput().getType())))
       return failure();

@@ -128,5 +128,8 @@ Tile expand(const Tile &t, int64_t dim, int64_t group);
 /// FP4 (E2M1) codes of an f32 tile, two per byte along the last dimension
 /// (element 2i in the low nibble): the result is i8 with half the last dimension.
 Tile pack_e2m1(const Tile &t);
+/// E5M6 codes of an f32 tile, 8 per 3 little-endian words (12 bytes) along the
+/// last dimension: the result is i8 with 3/2 times the last dimension.
+Tile pack_e5m6(const Tile &t);
 
 } // namespace tk::dsl

@@ -217,6 +217,23 @@ def Tile_PackE2M1Op : Tile_Op<"pack_e2m1", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_PackE5M6Op : Tile_Op<"pack_e5m6", [Pure]> {
+  let summary = "E5M6 codes of f32 elements, eight per three little-endian words";
+  let description = [{
+    Encodes each element to the 12-bit E5M6 code (the top 12 bits of an fp16,
+    rounded as quant.md 2.4 prescribes: fp16 rounded toward zero, then a
+    carry decided by the low 17 bits of the f32) and packs every 8 consecutive
+    codes along the last dimension into 3 uint32 words, stored little-endian
+    as 12 bytes. The result is i8 with 3/2 times the last dimension; its
+    layout is the input's with the vector along that dimension times 3/2.
+      %q = tile.pack_e5m6 %t : !tile.frag<1x1024xf32> -> !tile.frag<1x1536xi8>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let summary = "Swaps the last two dimensions of a fragment";
   let description = [{

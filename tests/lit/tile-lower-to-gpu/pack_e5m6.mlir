@@ -1,0 +1,25 @@
+// RUN: tk-opt %s -tile-assign-layouts | FileCheck %s --check-prefix=LAYOUT
+// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
+// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-cpu -canonicalize | FileCheck %s --check-prefix=CPU
+
+// E5M6 packs 8 codes into 12 bytes, so each thread needs runs of 8 (a backward
+// hint raises narrower chunks to 8). Here the largest fragment is the
+// 1536-byte result, so chunks hold 16 elements and the result 24 bytes.
+// LAYOUT: tile.load {{.*}} -> !tile.frag<1x1024xf32, #tile.blocked<vec = [1, 16], lanes = [1, 32], warps = [1, 4]>>
+// LAYOUT: tile.pack_e5m6 {{.*}} -> !tile.frag<1x1536xi8, #tile.blocked<vec = [1, 24], lanes = [1, 32], warps = [1, 4]>>
+// CHECK-LABEL: gpu.func @e5m6
+// CHECK: arith.constant dense<65536> : vector<16xi32>
+// CHECK: vector.from_elements {{.*}} : vector<24xi8>
+// CHECK: vector.store {{.*}} : memref<?x1536xi8>, vector<24xi8>
+// CPU-LABEL: func.func @e5m6
+// CPU: arith.trunci {{.*}} : i32 to i8
+tile.kernel @e5m6(%x: memref<?x1024xf32>, %y: memref<?x1536xi8>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x1024xf32> -> !tile.frag<1x1024xf32>
+    %q = tile.pack_e5m6 %t : !tile.frag<1x1024xf32> -> !tile.frag<1x1536xi8>
+    tile.store %q, %y[%c0, %c0] : !tile.frag<1x1536xi8>, memref<?x1536xi8>
+  }
+  tile.return
+}
