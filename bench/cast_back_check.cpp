@@ -14,7 +14,7 @@ using kernels::quant::ceilDiv;
 std::string describe(const CastBackCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " block=" + std::to_string(c.blockM) + "x" +
          std::to_string(c.blockK) + (c.out == TK_BF16 ? " -> bf16" : " -> f32") + (c.sfColMajor ? " col" : "") +
-         (c.powerOfTwoSf ? " pow2" : "") + (c.packedSf ? " ue8m0" : "");
+         (c.powerOfTwoSf ? " pow2" : "") + (c.packedSf ? " ue8m0" : "") + (c.e2m1 ? " from e2m1" : "");
 }
 
 CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c, bool time) {
@@ -22,18 +22,19 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
   const int64_t mb = ceilDiv(c.m, c.blockM), kb = ceilDiv(c.k, c.blockK), outElt = c.out == TK_BF16 ? 2 : 4;
   const int64_t sfRows = c.sfColMajor ? alignUp(mb, 4) : mb, sf0 = c.sfColMajor ? 1 : kb,
                 sf1 = c.sfColMajor ? sfRows : 1;
-  std::vector<uint8_t> x(c.m * c.k);
+  const int64_t xk = c.e2m1 ? c.k / 2 : c.k; // stored bytes per row
+  std::vector<uint8_t> x(c.m * xk);
   std::vector<float> sf(std::max<int64_t>(1, sfRows * kb), 0.0f);
   // Rows in parallel, each from its own seeded stream: deterministic per case.
   const uint64_t seed = c.m * 7919 + c.k * 31 + c.blockM * 3 + c.blockK;
   parallelRows(c.m, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       std::mt19937_64 rng(seed * 1000003u + i);
-      for (int64_t j = 0; j < c.k; j += 8) {
+      for (int64_t j = 0; j < xk; j += 8) {
         uint64_t v = rng();
         for (int64_t t = 0; t < 8; ++t) {
           uint8_t q = (uint8_t)(v >> (8 * t));
-          x[i * c.k + j + t] = (q & 0x7F) == 0x7F ? q & 0xFE : q; // no NaN codes
+          x[i * xk + j + t] = c.e2m1 || (q & 0x7F) != 0x7F ? q : q & 0xFE; // no e4m3 NaN codes
         }
       }
     }
@@ -57,14 +58,15 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
   parallelRows(mb, [&](int64_t begin, int64_t end) { // whole scale-factor rows per worker
     int64_t r0 = begin * c.blockM, r1 = std::min(c.m, end * c.blockM);
     if (r1 > r0)
-      kernels::quant::castBackReference(x.data() + r0 * c.k, r1 - r0, c.k, c.blockM, c.blockK, sf.data() + begin * sf0,
-                                        sf0, sf1, outType, ref.data() + r0 * c.k * outElt);
+      kernels::quant::castBackReference(x.data() + r0 * xk, r1 - r0, c.k, c.blockM, c.blockK, sf.data() + begin * sf0,
+                                        sf0, sf1, outType, ref.data() + r0 * c.k * outElt,
+                                        c.e2m1 ? kernels::quant::Format::E2M1 : kernels::quant::Format::E4M3);
   });
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size());
   void *dsf = c.packedSf ? p.put(packed.data(), packed.size() * 4) : p.put(sf.data(), sf.size() * 4);
   void *dout = p.poisoned(got.data(), got.size(), 0xEE); // every element must be written
-  tk_tensor tx = p.tensor(dx, TK_F8_E4M3, {c.m, c.k});
+  tk_tensor tx = c.e2m1 ? p.tensor(dx, TK_I8, {c.m, xk}) : p.tensor(dx, TK_F8_E4M3, {c.m, c.k});
   tk_tensor tsf = c.packedSf ? p.tensor(dsf, TK_I32, {mb, words}, {1, wordStride})
                              : p.tensor(dsf, TK_F32, {mb, kb}, {sf0, sf1});
   tk_tensor tout = p.tensor(dout, c.out, {c.m, c.k});
@@ -79,7 +81,7 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
   for (size_t i = 0; i < got.size(); i += outElt)
     r.outMismatches += std::memcmp(&got[i], &ref[i], outElt) != 0;
   // quant.md 4.10: x (quantized) + its scale factors + out.
-  r.bytes = (double)c.m * c.k * (1 + outElt) + (double)mb * kb * 4;
+  r.bytes = (double)c.m * (xk + c.k * outElt) + (double)mb * kb * 4;
   if (gpu && time)
     r.ms = gpu->medianMs([&] { call(); }, 5, 50);
   return r;

@@ -15,6 +15,7 @@ struct CastBackCase {
   /// Scale factors as packed UE8M0 int32 words (column-major, word-column
   /// stride align(Mb, 4) + 4); implies power-of-two scale factors.
   bool packedSf = false;
+  bool e2m1 = false; ///< x is (M, K / 2) i8 of packed FP4 codes instead of e4m3
 };
 
 std::string describe(const CastBackCase &c);

@@ -108,6 +108,11 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      castBack("cast_back.e4m3.k7168.b128.g128.f32", {7168, 128, 128, DType::F32}),
                      castBack("cast_back.e4m3.k7168.b128.g1.bf16", {7168, 128, 1, DType::BF16}),
                      castBack("cast_back.e4m3.k576.b1.g576.bf16", {576, 1, 576, DType::BF16}),
+                     castBack("cast_back.e2m1.k7168.b1.g32.bf16", [] {
+                       quant::CastBackConfig c{7168, 1, 32, DType::BF16};
+                       c.in = quant::Format::E2M1;
+                       return c;
+                     }()),
                      castBack("cast_back.e4m3.k7168.b1.g128.bf16.ue8m0", [] {
                        quant::CastBackConfig c{7168, 1, 128, DType::BF16};
                        c.packedSf = true;

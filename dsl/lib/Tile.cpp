@@ -131,6 +131,17 @@ Tile pack_e2m1(const Tile &t) {
   return Tile(k, tile::PackE2M1Op::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
+Tile unpack_e2m1(const Tile &t) {
+  KernelBuilder *k = t.builder();
+  auto in = fragType(t);
+  if (!in.getElementType().isInteger(8))
+    throw std::invalid_argument("unpack_e2m1 unpacks an i8 tile");
+  SmallVector<int64_t> shape(in.getShape());
+  shape.back() *= 2;
+  auto type = tile::FragmentType::get(&k->context(), shape, k->opBuilder().getF32Type());
+  return Tile(k, tile::UnpackE2M1Op::create(k->opBuilder(), k->loc(), type, t.value()));
+}
+
 Tile pack_e5m6(const Tile &t) {
   KernelBuilder *k = t.builder();
   auto in = fragType(t);

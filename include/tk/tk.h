@@ -158,8 +158,9 @@ tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x, 
  * non-negative strides (row-major, or column-major as tk_per_token_cast
  * writes it with TK_SF_COL_MAJOR); x_block_size = {b, g}, both positive.
  * out is (M, K), contiguous. x_sf may also be packed UE8M0 words: i32
- * (ceil(M / b), ceil(ceil(K / g) / 4)), strides (1, >= rows). Packed e2m1
- * (i8) and e5m6 (u8) inputs are valid but return TK_ERROR_UNSUPPORTED. */
+ * (ceil(M / b), ceil(ceil(K / g) / 4)), strides (1, >= rows). x may be i8
+ * (M, K / 2) of packed e2m1 codes (element 2i in the low nibble). Packed e5m6
+ * (u8) input is valid but returns TK_ERROR_UNSUPPORTED. */
 tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, const int32_t *x_block_size,
                        tk_tensor *out, tk_stream stream);
 

@@ -24,14 +24,16 @@ int64_t CastBackConfig::tileK() const {
 std::string CastBackConfig::key() const {
   return "cast_back:K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) + ",g=" + std::to_string(blockK) +
          ",out=" + name(out) + ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes) +
-         (packedSf ? ",ue8m0" : "");
+         (packedSf ? ",ue8m0" : "") + (in == Format::E2M1 ? ",in=e2m1" : "");
 }
 
 BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), gt = c.groupInTile();
   KernelBuilder k(ctx, "cast_back", c.key(), c.threads());
   Dim tokens = k.dynamic("num_tokens");
-  Tensor x = k.input("x", {tokens, c.hidden}, DType::F8E4M3, {c.hidden, 1}, c.xAlignBytes);
+  const bool fp4 = c.in == Format::E2M1;
+  Tensor x = fp4 ? k.input("x", {tokens, c.hidden / 2}, DType::I8, {c.hidden / 2, 1}, c.xAlignBytes)
+                 : k.input("x", {tokens, c.hidden}, DType::F8E4M3, {c.hidden, 1}, c.xAlignBytes);
   // Scale factors in any strides: row-major, or (TMA-aligned) column-major.
   Tensor sf = c.packedSf ? k.input("x_sf", {ceil_div(tokens, c.blockM), ceilDiv(ceilDiv(c.hidden, c.blockK), 4), 4},
                                    DType::I8, {4, kDynamicStride, 1}, 4)
@@ -44,7 +46,8 @@ BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
     // The bm rows of a tile lie in one scale block row (bm divides b).
     Tile scales = c.packedSf ? ue8m0ToF32(k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt}, 4))
                              : k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt});
-    Tile values = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    Tile values = fp4 ? unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}))
+                      : k.load(x, {row, col}, {bm, bk}).to(DType::F32);
     Tile product = bm > 1 ? values * expand(scales, 0, bm)
                           : gt == 1 ? values * scales : values * expand(scales, 1, gt);
     k.store(out, {row, col}, c.out == DType::F32 ? product : product.to(c.out));
@@ -53,10 +56,12 @@ BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
 }
 
 void castBackReference(const uint8_t *x, int64_t m, int64_t k, int64_t b, int64_t g, const float *sf,
-                       int64_t sfStride0, int64_t sfStride1, DType out, void *result) {
+                       int64_t sfStride0, int64_t sfStride1, DType out, void *result, Format in) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < k; ++j) {
-      float v = decodeE4M3(x[i * k + j]) * sf[(i / b) * sfStride0 + (j / g) * sfStride1];
+      float d = in == Format::E2M1 ? decodeE2M1((uint8_t)(x[i * (k / 2) + j / 2] >> (4 * (j % 2))))
+                                   : decodeE4M3(x[i * k + j]);
+      float v = d * sf[(i / b) * sfStride0 + (j / g) * sfStride1];
       if (out == DType::F32)
         static_cast<float *>(result)[i * k + j] = v;
       else

@@ -37,10 +37,11 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const i
     return invalid(std::string("x_sf must be f32 or i32 (packed UE8M0), got ") + dtypeName(sf->dtype));
   if (!isContiguous(x))
     return invalid("x must be contiguous");
-  // Valid per the spec, not built yet (they land with the rest of the quant family).
-  if (x->dtype != TK_F8_E4M3)
-    return Status::unsupported("tk_cast_back: packed e2m1 and e5m6 inputs are not implemented yet");
-  const int64_t m = x->shape[0], k = x->shape[1], b = block[0], g = block[1];
+  // Valid per the spec, not built yet (it lands with the rest of the quant family).
+  if (x->dtype == TK_U8)
+    return Status::unsupported("tk_cast_back: packed e5m6 inputs are not implemented yet");
+  const bool fp4 = x->dtype == TK_I8; // two e2m1 codes per byte: the logical width is twice the stored one
+  const int64_t m = x->shape[0], k = fp4 ? 2 * x->shape[1] : x->shape[1], b = block[0], g = block[1];
   if (k % 64)
     return invalid("the row width must be a multiple of 64, got " + std::to_string(k));
   if (sf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
@@ -65,6 +66,7 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const i
   config.blockM = b;
   config.blockK = g;
   config.out = out->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
+  config.in = fp4 ? Format::E2M1 : Format::E4M3;
   config.xAlignBytes = alignmentOf(x, 1);
   config.outAlignBytes = alignmentOf(out, tk::dsl::byteSize(config.out));
   return Status::ok();

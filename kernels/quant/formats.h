@@ -128,6 +128,13 @@ inline void packE5M6(const uint16_t *h, int64_t n, uint8_t *bytes) {
   }
 }
 
+/// E2M1 code (low 4 bits) -> f32, by the table of quant.md 2.2.
+inline float decodeE2M1(uint8_t c) {
+  static const float magnitude[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  float v = magnitude[c & 7];
+  return (c & 8) ? -v : v;
+}
+
 inline float decodeE4M3(uint8_t c) {
   int sign = c & 0x80 ? -1 : 1;
   int e = (c >> 3) & 0xF, m = c & 7;

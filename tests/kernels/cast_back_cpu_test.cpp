@@ -22,6 +22,16 @@ TEST(Cpu_cast_back, SmallGridIsBitExact) {
             EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
             ++cases;
           }
+  // Packed e2m1 input (two codes per byte), per-token and blocked scales.
+  for (int64_t k : {576, 2048})
+    for (auto [b, g] : std::vector<std::pair<int64_t, int64_t>>{{1, 32}, {1, k}, {128, 128}, {128, 1}})
+      for (tk_dtype out : {TK_BF16, TK_F32}) {
+        tk::bench::CastBackCase c{37, k, b, g, out, false, true, false, /*e2m1=*/true};
+        tk::bench::CheckResult r = tk::bench::checkCastBack(nullptr, ctx, c, false);
+        EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+        EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
+        ++cases;
+      }
   // Packed UE8M0 scale factors (per-token and blocked).
   for (int64_t m : {37, 130})
     for (auto [b, g] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {1, 2048}, {128, 128}, {128, 1}, {32, 32}})

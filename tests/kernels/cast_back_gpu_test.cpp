@@ -32,6 +32,7 @@ TEST_F(CastBackGpu, SpecGridsAreBitExact) {
           for (bool col : {false, true})
             run({m, k, 1, g, out, col, col});
           run({m, k, 1, g, out, true, true, /*packedSf=*/true}); // the spec's (T, T, T) inputs
+          run({m, k, 1, g, out, false, true, false, /*e2m1=*/true}); // FP4 input
         }
         for (int64_t g : {1, 128})
           for (bool pow2 : {false, true})

@@ -297,6 +297,18 @@ LogicalResult PackE2M1Op::verify() {
   return success();
 }
 
+LogicalResult UnpackE2M1Op::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (!in.getElementType().isInteger(8) || !out.getElementType().isF32())
+    return emitOpError() << "unpacks i8 bytes into f32 elements, got " << in.getElementType() << " -> "
+                         << out.getElementType();
+  SmallVector<int64_t> expected(in.getShape());
+  expected.back() *= 2;
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result must have the input's shape with twice the last dimension, got " << out;
+  return success();
+}
+
 LogicalResult PackE5M6Op::verify() {
   FragmentType in = getInput().getType(), out = getResult().getType();
   if (!in.getElementType().isF32() || !out.getElementType().isInteger(8))

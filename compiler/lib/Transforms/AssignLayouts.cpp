@@ -80,6 +80,21 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         if (!parent)
           parent = defaultLayout(wide);
         wanted[expand.getInput()] = ReducedLayoutAttr::get(ctx, parent, expand.getDim(), expand.getGroup());
+      } else if (auto unpack = dyn_cast<UnpackE2M1Op>(op)) {
+        // The packed bytes: the values' layout with half the vector along the
+        // last dimension (each byte unpacks into two adjacent values).
+        FragmentType wide = unpack.getResult().getType();
+        Attribute want = wide.getLayout();
+        if (!want)
+          if (auto it = wanted.find(unpack.getResult()); it != wanted.end())
+            want = it->second;
+        if (!want)
+          want = defaultLayout(wide);
+        if (auto b = dyn_cast<BlockedLayoutAttr>(want); b && b.getVec().back() % 2 == 0) {
+          SmallVector<int64_t> vec(b.getVec());
+          vec.back() /= 2;
+          wanted.try_emplace(unpack.getInput(), BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps()));
+        }
       } else if (auto pack = dyn_cast<PackE5M6Op>(op)) {
         // Runs of 8 elements per thread: 8 codes pack into 3 words.
         FragmentType in = pack.getInput().getType();
@@ -129,6 +144,14 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
             return op->emitOpError() << "packs a fragment without a blocked layout", WalkResult::interrupt();
           SmallVector<int64_t> vec(in.getVec());
           vec.back() = std::max<int64_t>(1, vec.back() / 2);
+          layout = BlockedLayoutAttr::get(ctx, vec, in.getLanes(), in.getWarps());
+        } else if (auto unpack = dyn_cast<UnpackE2M1Op>(op)) {
+          // Two values per byte: twice the vector along the last dimension.
+          auto in = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(unpack.getInput()));
+          if (!in)
+            return op->emitOpError() << "unpacks a fragment without a blocked layout", WalkResult::interrupt();
+          SmallVector<int64_t> vec(in.getVec());
+          vec.back() *= 2;
           layout = BlockedLayoutAttr::get(ctx, vec, in.getLanes(), in.getWarps());
         } else if (auto pack = dyn_cast<PackE5M6Op>(op)) {
           // 12 bytes per 8 elements: the vector along the last dimension times 3/2.

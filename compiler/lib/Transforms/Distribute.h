@@ -120,6 +120,10 @@ mlir::Value emitF32ToE4M3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f3
 mlir::Value emitE2M1Code(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Value);
 /// A per-thread vector of 2n f32 -> n bytes, element 2i in the low nibble.
 mlir::Value emitPackE2M1(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
+/// f32 values of E2M1 codes (i32 0..15), scalar or vector.
+mlir::Value emitE2M1Decode(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes);
+/// A per-thread vector of n bytes (two E2M1 codes each) -> 2n f32 values.
+mlir::Value emitUnpackE2M1(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bytes);
 /// E5M6 codes (i32, 12 bits) of f32 values, scalar or vector (tile.pack_e5m6).
 mlir::Value emitE5M6Code(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Value);
 /// A per-thread vector of 8n f32 -> 12n bytes (8 codes in 3 little-endian words).

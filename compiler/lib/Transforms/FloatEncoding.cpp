@@ -117,6 +117,45 @@ Value emitPackE2M1(OpBuilder &b, Location loc, Value f32Vector) {
   return arith::TruncIOp::create(b, loc, VectorType::get({n / 2}, b.getI8Type()), bytes);
 }
 
+/// f32 values of E2M1 codes (i32 0..15, scalar or vector): 0, 0.5 for
+/// exponent 0, else (1 + m / 2) * 2^(e - 1); bit 3 is the sign.
+Value emitE2M1Decode(OpBuilder &b, Location loc, Value codes) {
+  auto vt = dyn_cast<VectorType>(codes.getType());
+  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
+  Type i32v = like(b.getI32Type()), f32v = like(b.getF32Type());
+  auto ci = [&](int64_t v) -> Value {
+    if (auto t = dyn_cast<VectorType>(i32v))
+      return arith::ConstantOp::create(b, loc, t, DenseElementsAttr::get(t, b.getI32IntegerAttr(v)));
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value e = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, codes, ci(1)), ci(3));
+  Value m = arith::AndIOp::create(b, loc, codes, ci(1));
+  Value normal = arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, e, ci(126)), ci(23)),
+                                      arith::ShLIOp::create(b, loc, m, ci(22)));
+  Value tiny = arith::MulIOp::create(b, loc, m, ci(0x3F000000)); // 0.5 or 0
+  Value isZeroExp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, ci(0));
+  Value mag = arith::SelectOp::create(b, loc, isZeroExp, tiny, normal);
+  Value sign = arith::ShLIOp::create(b, loc, arith::ShRUIOp::create(b, loc, codes, ci(3)), ci(31));
+  return arith::BitcastOp::create(b, loc, f32v, arith::OrIOp::create(b, loc, mag, sign));
+}
+
+Value emitUnpackE2M1(OpBuilder &b, Location loc, Value bytes) {
+  int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
+  auto vi32 = VectorType::get({n}, b.getI32Type());
+  Value wide = arith::ExtUIOp::create(b, loc, vi32, bytes);
+  auto splat = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, vi32, DenseElementsAttr::get(vi32, b.getI32IntegerAttr(v)));
+  };
+  Value lo = emitE2M1Decode(b, loc, arith::AndIOp::create(b, loc, wide, splat(0xF)));
+  Value hi = emitE2M1Decode(b, loc, arith::ShRUIOp::create(b, loc, wide, splat(4)));
+  SmallVector<int64_t> interleave; // lo[0], hi[0], lo[1], hi[1], ...
+  for (int64_t i = 0; i < n; ++i) {
+    interleave.push_back(i);
+    interleave.push_back(n + i);
+  }
+  return vector::ShuffleOp::create(b, loc, lo, hi, interleave);
+}
+
 /// E5M6 code (i32, 12 bits) of an f32 value, scalar or vector (quant.md 2.4):
 /// h = fp16 bits of v rounded toward zero (subnormals kept), c = h >> 4, and
 /// c + 1 when (c & 1) + (bits(v) & 0x1FFFF) > 0x10000.

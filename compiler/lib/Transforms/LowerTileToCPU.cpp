@@ -255,6 +255,24 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(tr.getResult(), buf);
     return success();
   }
+  if (auto unpack = dyn_cast<UnpackE2M1Op>(op)) {
+    // out[..., j] = decode(nibble j % 2 of in[..., j / 2])
+    FragmentType type = unpack.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), in = mapped(unpack.getInput());
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      Value two = arith::ConstantIndexOp::create(ib, l, 2);
+      at.back() = arith::DivUIOp::create(ib, l, ivs.back(), two);
+      Value byte = arith::ExtUIOp::create(ib, l, ib.getI32Type(), memref::LoadOp::create(ib, l, in, at));
+      Value odd = arith::IndexCastOp::create(ib, l, ib.getI32Type(), arith::RemUIOp::create(ib, l, ivs.back(), two));
+      Value shift = arith::MulIOp::create(ib, l, odd, arith::ConstantIntOp::create(ib, l, ib.getI32Type(), 4));
+      Value code = arith::AndIOp::create(ib, l, arith::ShRUIOp::create(ib, l, byte, shift),
+                                         arith::ConstantIntOp::create(ib, l, ib.getI32Type(), 0xF));
+      memref::StoreOp::create(ib, l, compiler::emitE2M1Decode(ib, l, code), buf, ivs);
+    });
+    map.map(unpack.getResult(), buf);
+    return success();
+  }
   if (auto pack = dyn_cast<PackE5M6Op>(op)) {
     // Every 8 elements along the last dimension -> 3 little-endian words (12 bytes).
     FragmentType type = pack.getResult().getType();

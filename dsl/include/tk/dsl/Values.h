@@ -128,6 +128,8 @@ Tile expand(const Tile &t, int64_t dim, int64_t group);
 /// FP4 (E2M1) codes of an f32 tile, two per byte along the last dimension
 /// (element 2i in the low nibble): the result is i8 with half the last dimension.
 Tile pack_e2m1(const Tile &t);
+/// f32 values of an i8 tile of packed FP4 (E2M1) codes: twice the last dimension.
+Tile unpack_e2m1(const Tile &t);
 /// E5M6 codes of an f32 tile, 8 per 3 little-endian words (12 bytes) along the
 /// last dimension: the result is i8 with 3/2 times the last dimension.
 Tile pack_e5m6(const Tile &t);

@@ -217,6 +217,21 @@ def Tile_PackE2M1Op : Tile_Op<"pack_e2m1", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_UnpackE2M1Op : Tile_Op<"unpack_e2m1", [Pure]> {
+  let summary = "f32 values of FP4 (E2M1) codes packed two per byte";
+  let description = [{
+    The inverse of `tile.pack_e2m1`: byte i holds element 2i in its low nibble
+    and 2i + 1 in its high nibble; each code decodes exactly to f32. The result
+    has twice the input's last dimension, and its layout is the input's with
+    twice the vector along that dimension.
+      %v = tile.unpack_e2m1 %q : !tile.frag<4x512xi8> -> !tile.frag<4x1024xf32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_PackE5M6Op : Tile_Op<"pack_e5m6", [Pure]> {
   let summary = "E5M6 codes of f32 elements, eight per three little-endian words";
   let description = [{
