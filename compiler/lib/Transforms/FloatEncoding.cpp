@@ -9,6 +9,30 @@ using namespace mlir;
 
 namespace tk::compiler {
 
+namespace {
+
+/// Constants and types shaped like a value: the encoders run on scalars (CPU
+/// lowering) and on whole per-thread vectors (GPU lowering) alike.
+struct Shaped {
+  OpBuilder &b;
+  Location loc;
+  VectorType vt;
+  Shaped(OpBuilder &b, Location loc, Value like) : b(b), loc(loc), vt(dyn_cast<VectorType>(like.getType())) {}
+  Type of(Type elt) const { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; }
+  Value splat(TypedAttr scalar) const {
+    if (vt) {
+      auto t = VectorType::get(vt.getShape(), scalar.getType());
+      return arith::ConstantOp::create(b, loc, t, DenseElementsAttr::get(t, scalar));
+    }
+    return arith::ConstantOp::create(b, loc, scalar);
+  }
+  Value i32(int64_t v) const { return splat(b.getI32IntegerAttr(v)); }
+  Value f32(float v) const { return splat(b.getF32FloatAttr(v)); }
+};
+
+} // namespace
+
+
 /// sm_89+: cvt.rn.satfinite.e4m3x2.f32 on pairs. The instruction puts its
 /// first operand in the high byte, so the pair is passed high element first.
 static Value hardwareE4M3(OpBuilder &b, Location loc, Value input) {
@@ -37,16 +61,9 @@ static Value hardwareE4M3(OpBuilder &b, Location loc, Value input) {
 /// results (|x| < 2^-6) are rounded by one float addition of 2^14, whose ulp
 /// is the e4m3 subnormal step 2^-9.
 static Value softwareE4M3(OpBuilder &b, Location loc, Value input) {
-  // Works on a scalar f32 (CPU lowering) or a vector of them (GPU lowering).
-  auto vt = dyn_cast<VectorType>(input.getType());
-  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
-  Type i32v = like(b.getI32Type()), f32v = like(b.getF32Type());
-  auto splat = [&](Type t, TypedAttr scalar) -> Value {
-    if (auto v = dyn_cast<VectorType>(t))
-      return arith::ConstantOp::create(b, loc, v, DenseElementsAttr::get(v, scalar));
-    return arith::ConstantOp::create(b, loc, scalar);
-  };
-  auto ci = [&](int64_t v) { return splat(i32v, b.getI32IntegerAttr(v)); };
+  Shaped sh(b, loc, input);
+  Type i32v = sh.of(b.getI32Type()), f32v = sh.of(b.getF32Type());
+  auto ci = [&](int64_t v) { return sh.i32(v); };
   Value u = arith::BitcastOp::create(b, loc, i32v, input);
   Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(24)), ci(0x80));
   Value a = arith::AndIOp::create(b, loc, u, ci(0x7FFFFFFF));
@@ -56,7 +73,7 @@ static Value softwareE4M3(OpBuilder &b, Location loc, Value input) {
   Value normal = arith::SubIOp::create(b, loc, arith::ShRUIOp::create(b, loc, rounded, ci(20)), ci(0x3C0));
   // Subnormal range: the float sum |x| + 2^14 holds round(|x| * 2^9) in its low bits.
   Value af = arith::BitcastOp::create(b, loc, f32v, a);
-  Value bias = splat(f32v, b.getF32FloatAttr(16384.0f));
+  Value bias = sh.f32(16384.0f);
   Value shifted = arith::BitcastOp::create(b, loc, i32v, arith::AddFOp::create(b, loc, af, bias));
   Value subnormal = arith::SubIOp::create(b, loc, shifted, ci(0x46800000));
   Value isNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, a, ci(0x3C800000));
@@ -66,7 +83,7 @@ static Value softwareE4M3(OpBuilder &b, Location loc, Value input) {
   Value code = arith::OrIOp::create(b, loc, mag, sign);
   Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, a, ci(0x7F800000));
   code = arith::SelectOp::create(b, loc, isNan, ci(0x7F), code);
-  return arith::TruncIOp::create(b, loc, like(b.getI8Type()), code);
+  return arith::TruncIOp::create(b, loc, sh.of(b.getI8Type()), code);
 }
 
 Value emitF32ToE4M3(OpBuilder &b, Location loc, Value f32Vector, bool hardware) {
@@ -78,15 +95,9 @@ Value emitF32ToE4M3(OpBuilder &b, Location loc, Value f32Vector, bool hardware) 
 /// even code (0.25 -> 0, 0.75 -> 2, 1.25 -> 2, 1.75 -> 4, 2.5 -> 4, 3.5 -> 6,
 /// 5 -> 6), saturating at 6; bit 3 is the sign bit (also for zeros).
 Value emitE2M1Code(OpBuilder &b, Location loc, Value input) {
-  auto vt = dyn_cast<VectorType>(input.getType());
-  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
-  Type i32v = like(b.getI32Type()), f32v = like(b.getF32Type());
-  auto splat = [&](Type t, TypedAttr scalar) -> Value {
-    if (auto v = dyn_cast<VectorType>(t))
-      return arith::ConstantOp::create(b, loc, v, DenseElementsAttr::get(v, scalar));
-    return arith::ConstantOp::create(b, loc, scalar);
-  };
-  auto ci = [&](int64_t v) { return splat(i32v, b.getI32IntegerAttr(v)); };
+  Shaped sh(b, loc, input);
+  Type i32v = sh.of(b.getI32Type()), f32v = sh.of(b.getF32Type());
+  auto ci = [&](int64_t v) { return sh.i32(v); };
   Value u = arith::BitcastOp::create(b, loc, i32v, input);
   Value a = arith::BitcastOp::create(b, loc, f32v, arith::AndIOp::create(b, loc, u, ci(0x7FFFFFFF)));
   Value code = ci(0);
@@ -94,7 +105,7 @@ Value emitE2M1Code(OpBuilder &b, Location loc, Value input) {
                                            {2.5f, false},  {3.5f, true},  {5.0f, false}};
   for (auto [bound, inclusive] : bounds) {
     Value beyond = arith::CmpFOp::create(b, loc, inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT, a,
-                                         splat(f32v, b.getF32FloatAttr(bound)));
+                                         sh.f32(bound));
     code = arith::AddIOp::create(b, loc, code, arith::ExtUIOp::create(b, loc, i32v, beyond));
   }
   Value sign = arith::ShLIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(31)), ci(3));
@@ -111,8 +122,7 @@ Value emitPackE2M1(OpBuilder &b, Location loc, Value f32Vector) {
   }
   Value lo = vector::ShuffleOp::create(b, loc, codes, codes, even);
   Value hi = vector::ShuffleOp::create(b, loc, codes, codes, odd);
-  auto halfI32 = VectorType::get({n / 2}, b.getI32Type());
-  Value four = arith::ConstantOp::create(b, loc, halfI32, DenseElementsAttr::get(halfI32, b.getI32IntegerAttr(4)));
+  Value four = Shaped(b, loc, lo).i32(4);
   Value bytes = arith::OrIOp::create(b, loc, lo, arith::ShLIOp::create(b, loc, hi, four));
   return arith::TruncIOp::create(b, loc, VectorType::get({n / 2}, b.getI8Type()), bytes);
 }
@@ -120,14 +130,9 @@ Value emitPackE2M1(OpBuilder &b, Location loc, Value f32Vector) {
 /// f32 values of E2M1 codes (i32 0..15, scalar or vector): 0, 0.5 for
 /// exponent 0, else (1 + m / 2) * 2^(e - 1); bit 3 is the sign.
 Value emitE2M1Decode(OpBuilder &b, Location loc, Value codes) {
-  auto vt = dyn_cast<VectorType>(codes.getType());
-  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
-  Type i32v = like(b.getI32Type()), f32v = like(b.getF32Type());
-  auto ci = [&](int64_t v) -> Value {
-    if (auto t = dyn_cast<VectorType>(i32v))
-      return arith::ConstantOp::create(b, loc, t, DenseElementsAttr::get(t, b.getI32IntegerAttr(v)));
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  };
+  Shaped sh(b, loc, codes);
+  Type f32v = sh.of(b.getF32Type());
+  auto ci = [&](int64_t v) { return sh.i32(v); };
   Value e = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, codes, ci(1)), ci(3));
   Value m = arith::AndIOp::create(b, loc, codes, ci(1));
   Value normal = arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, e, ci(126)), ci(23)),
@@ -143,11 +148,9 @@ Value emitUnpackE2M1(OpBuilder &b, Location loc, Value bytes) {
   int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
   auto vi32 = VectorType::get({n}, b.getI32Type());
   Value wide = arith::ExtUIOp::create(b, loc, vi32, bytes);
-  auto splat = [&](int64_t v) {
-    return arith::ConstantOp::create(b, loc, vi32, DenseElementsAttr::get(vi32, b.getI32IntegerAttr(v)));
-  };
-  Value lo = emitE2M1Decode(b, loc, arith::AndIOp::create(b, loc, wide, splat(0xF)));
-  Value hi = emitE2M1Decode(b, loc, arith::ShRUIOp::create(b, loc, wide, splat(4)));
+  Shaped sh(b, loc, wide);
+  Value lo = emitE2M1Decode(b, loc, arith::AndIOp::create(b, loc, wide, sh.i32(0xF)));
+  Value hi = emitE2M1Decode(b, loc, arith::ShRUIOp::create(b, loc, wide, sh.i32(4)));
   SmallVector<int64_t> interleave; // lo[0], hi[0], lo[1], hi[1], ...
   for (int64_t i = 0; i < n; ++i) {
     interleave.push_back(i);
@@ -160,14 +163,9 @@ Value emitUnpackE2M1(OpBuilder &b, Location loc, Value bytes) {
 /// h = fp16 bits of v rounded toward zero (subnormals kept), c = h >> 4, and
 /// c + 1 when (c & 1) + (bits(v) & 0x1FFFF) > 0x10000.
 Value emitE5M6Code(OpBuilder &b, Location loc, Value input) {
-  auto vt = dyn_cast<VectorType>(input.getType());
-  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
-  Type i32v = like(b.getI32Type());
-  auto ci = [&](int64_t v) -> Value {
-    if (auto t = dyn_cast<VectorType>(i32v))
-      return arith::ConstantOp::create(b, loc, t, DenseElementsAttr::get(t, b.getI32IntegerAttr(v)));
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  };
+  Shaped sh(b, loc, input);
+  Type i32v = sh.of(b.getI32Type());
+  auto ci = [&](int64_t v) { return sh.i32(v); };
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) { return arith::CmpIOp::create(b, loc, p, x, y); };
   Value u = arith::BitcastOp::create(b, loc, i32v, input);
   Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(16)), ci(0x8000));
@@ -195,7 +193,6 @@ Value emitE5M6Code(OpBuilder &b, Location loc, Value input) {
 Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector) {
   int64_t n = cast<VectorType>(f32Vector.getType()).getNumElements();
   Value codes = emitE5M6Code(b, loc, f32Vector);
-  auto i32 = b.getI32Type();
   auto c = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
   auto shl = [&](Value x, int64_t s) { return arith::ShLIOp::create(b, loc, x, c(s)); };
   auto shr = [&](Value x, int64_t s) { return arith::ShRUIOp::create(b, loc, x, c(s)); };
@@ -218,7 +215,6 @@ Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector) {
       for (int k = 0; k < 4; ++k)
         bytes.push_back(arith::TruncIOp::create(b, loc, b.getI8Type(), shr(word, 8 * k)));
   }
-  (void)i32;
   return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)bytes.size()}, b.getI8Type()), bytes);
 }
 
@@ -226,21 +222,15 @@ Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector) {
 /// mantissa bits into place and rebiases (7 -> 127); a subnormal code m gives
 /// m * 2^-9 (an exact float product); 0x7F / 0xFF give NaN.
 Value emitE4M3ToF32(OpBuilder &b, Location loc, Value codes) {
-  auto vt = dyn_cast<VectorType>(codes.getType());
-  auto like = [&](Type elt) -> Type { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; };
-  Type i32v = like(b.getI32Type()), f32v = like(b.getF32Type());
-  auto splat = [&](Type t, TypedAttr scalar) -> Value {
-    if (auto v = dyn_cast<VectorType>(t))
-      return arith::ConstantOp::create(b, loc, v, DenseElementsAttr::get(v, scalar));
-    return arith::ConstantOp::create(b, loc, scalar);
-  };
-  auto ci = [&](int64_t v) { return splat(i32v, b.getI32IntegerAttr(v)); };
+  Shaped sh(b, loc, codes);
+  Type i32v = sh.of(b.getI32Type()), f32v = sh.of(b.getF32Type());
+  auto ci = [&](int64_t v) { return sh.i32(v); };
   Value q = arith::ExtUIOp::create(b, loc, i32v, codes);
   Value sign = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, q, ci(0x80)), ci(24));
   Value a = arith::AndIOp::create(b, loc, q, ci(0x7F));
   Value normal = arith::AddIOp::create(b, loc, arith::ShLIOp::create(b, loc, a, ci(20)), ci(120 << 23));
   Value sub = arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32v, a),
-                                    splat(f32v, b.getF32FloatAttr(1.0f / 512.0f)));
+                                    sh.f32(1.0f / 512.0f));
   Value subBits = arith::BitcastOp::create(b, loc, i32v, sub);
   Value isSub = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, ci(8));
   Value mag = arith::SelectOp::create(b, loc, isSub, subBits, normal);
