@@ -47,12 +47,9 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
       sf[i * sf0 + j * sf1] = std::ldexp(c.powerOfTwoSf || c.packedSf ? 1.0f : unit(rng), exponent(rng));
   // Packed: the same scale factors as exponent bytes, byte j % 4 of word (j / 4, i).
   const int64_t words = ceilDiv(kb, 4), wordStride = alignUp(mb, 4) + 4;
-  std::vector<uint32_t> packed(c.packedSf ? std::max<int64_t>(1, words * wordStride) : 0, 0u);
+  std::vector<uint32_t> packed;
   if (c.packedSf)
-    for (int64_t i = 0; i < mb; ++i)
-      for (int64_t j = 0; j < kb; ++j)
-        reinterpret_cast<uint8_t *>(packed.data())[4 * ((j / 4) * wordStride + i) + j % 4] =
-            (uint8_t)(kernels::quant::bits(sf[i * sf0 + j * sf1]) >> 23);
+    packed = packUe8m0(sf.data(), sf0, sf1, mb, kb, wordStride);
   std::vector<uint8_t> ref(c.m * c.k * outElt), got(c.m * c.k * outElt);
   const dsl::DType outType = c.out == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
   parallelRows(mb, [&](int64_t begin, int64_t end) { // whole scale-factor rows per worker

@@ -82,11 +82,9 @@ CheckResult checkPerBlockCast(GpuSession *gpu, tk_context ctx, const PerBlockCas
   for (int64_t i = 0; i < mb; ++i)
     for (int64_t j = 0; j < kb; ++j) {
       size_t at = i * sf0 + j * sf1;
-      if (packed) { // byte j % 4 of word (j / 4, i) against the reference's exponent
-        size_t byte = 4 * ((j / 4) * sfRows + i) + j % 4;
+      if (packed) { // against the reference's exponent byte
         uint8_t want = (uint8_t)(kernels::quant::bits(refSf[at]) >> 23);
-        r.sfMismatches += (reinterpret_cast<const uint8_t *>(sf.data())[byte] != want) +
-                          (reinterpret_cast<const uint8_t *>(sfOnly.data())[byte] != want);
+        r.sfMismatches += (ue8m0Byte(sf.data(), sfRows, i, j) != want) + (ue8m0Byte(sfOnly.data(), sfRows, i, j) != want);
       } else {
         r.sfMismatches += (std::memcmp(&sf[at], &refSf[at], 4) != 0) + (std::memcmp(&sfOnly[at], &refSf[at], 4) != 0);
       }

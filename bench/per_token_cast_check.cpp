@@ -13,6 +13,20 @@ namespace tk::bench {
 
 using namespace tk::kernels::quant;
 
+uint8_t ue8m0Byte(const void *words, int64_t wordStride, int64_t i, int64_t j) {
+  return static_cast<const uint8_t *>(words)[4 * ((j / 4) * wordStride + i) + j % 4];
+}
+
+std::vector<uint32_t> packUe8m0(const float *sf, int64_t s0, int64_t s1, int64_t rows, int64_t groups,
+                                int64_t wordStride) {
+  std::vector<uint32_t> words(std::max<int64_t>(1, ceilDiv(groups, 4) * wordStride), 0u);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < groups; ++j)
+      reinterpret_cast<uint8_t *>(words.data())[4 * ((j / 4) * wordStride + i) + j % 4] =
+          (uint8_t)(bits(sf[i * s0 + j * s1]) >> 23);
+  return words;
+}
+
 void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
   int64_t workers = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 64 + 1));
   std::vector<std::thread> threads;
@@ -94,12 +108,10 @@ void compare(const PerTokenCastCase &c, const Geometry &g, const std::vector<uin
   for (int64_t i = 0; i < c.m && !sf.empty(); ++i)
     for (int64_t k = 0; k < g.kb; ++k) {
       size_t at = i * g.sf0 + k * g.sf1;
-      if (g.packed) { // byte j of word (k / 4, i) against the reference's exponent
-        uint8_t byte = reinterpret_cast<const uint8_t *>(sf.data())[4 * ((k / 4) * g.sfRows + i) + k % 4];
-        r.sfMismatches += byte != (uint8_t)(bits(refSf[at]) >> 23);
-      } else {
+      if (g.packed) // against the reference's exponent byte
+        r.sfMismatches += ue8m0Byte(sf.data(), g.sfRows, i, k) != (uint8_t)(bits(refSf[at]) >> 23);
+      else
         r.sfMismatches += std::memcmp(&sf[at], &refSf[at], 4) != 0;
-      }
     }
 }
 
@@ -169,11 +181,9 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
       sfIn[i * in0 + j * in1] =
           std::ldexp((c.flags & TK_ROUND_SF) || sfInPacked ? 1.0f : unit(rng), (int)(rng() % 20) - 10);
   const int64_t words = ceilDiv(kbIn, 4), wordStride = alignUp(mbIn, 4) + 4;
-  std::vector<uint32_t> packedIn(sfInPacked ? std::max<int64_t>(1, words * wordStride) : 0, 0u);
-  for (int64_t i = 0; sfInPacked && i < mbIn; ++i)
-    for (int64_t j = 0; j < kbIn; ++j)
-      reinterpret_cast<uint8_t *>(packedIn.data())[4 * ((j / 4) * wordStride + i) + j % 4] =
-          (uint8_t)(bits(sfIn[i * in0 + j * in1]) >> 23);
+  std::vector<uint32_t> packedIn;
+  if (sfInPacked)
+    packedIn = packUe8m0(sfIn.data(), in0, in1, mbIn, kbIn, wordStride);
   std::vector<uint8_t> refOut(c.m * g.outK), out(c.m * g.outK);
   std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(std::max<int64_t>(1, g.sfWords), 0.0f);
   perTokenRequantReference(x.data(), c.m, c.k, g.stride, sfIn.data(), in0, in1, bIn, gIn, c.group,

@@ -31,6 +31,14 @@ struct CheckResult {
 
 std::string describe(const PerTokenCastCase &c);
 
+/// Packed UE8M0 words (quant.md 3.2): byte j % 4 of word (j / 4, i) holds the
+/// exponent byte of scale factor (i, j), and word (q, i) is at q * wordStride + i.
+uint8_t ue8m0Byte(const void *words, int64_t wordStride, int64_t i, int64_t j);
+/// Such words for power-of-two scale factors sf(i, j) = sf[i * s0 + j * s1]
+/// of `rows` x `groups` (at least one word).
+std::vector<uint32_t> packUe8m0(const float *sf, int64_t s0, int64_t s1, int64_t rows, int64_t groups,
+                                int64_t wordStride);
+
 /// Splits rows [0, n) over the machine's cores: fn(begin, end) per worker.
 void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn);
 

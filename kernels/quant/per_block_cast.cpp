@@ -63,10 +63,12 @@ BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &
       return inv;
     };
     Tile inv = inverseScales();
-    Tile scaled = writesData ? tile * expand(expand(inv, 0, bm), 1, g) : tile;
-    if (writesData && fp4)
+    if (!writesData)
+      return;
+    Tile scaled = tile * expand(expand(inv, 0, bm), 1, g);
+    if (fp4)
       k.store(*out, {row, b[1] * (bk / 2)}, pack_e2m1(scaled));
-    else if (writesData)
+    else
       k.store(*out, {row, col}, scaled.to(DType::F8E4M3));
   });
   return k.finish();

@@ -78,10 +78,17 @@ struct CpuLowering {
     return ok;
   }
 
-  SmallVector<Value> offset(OpBuilder &ib, ValueRange origin, ValueRange ivs) {
+  /// Coordinates origin + ivs; with `split` n, the last one c becomes
+  /// (c / n, c % n) (tile.load / tile.store split_last).
+  SmallVector<Value> offset(OpBuilder &ib, ValueRange origin, ValueRange ivs, std::optional<int64_t> split = {}) {
     SmallVector<Value> out;
     for (auto [o, i] : llvm::zip(origin, ivs))
       out.push_back(arith::AddIOp::create(ib, loc, o, i));
+    if (split) {
+      Value c = out.back(), n = arith::ConstantIndexOp::create(ib, loc, *split);
+      out.back() = arith::DivUIOp::create(ib, loc, c, n);
+      out.push_back(arith::RemUIOp::create(ib, loc, c, n));
+    }
     return out;
   }
 
@@ -143,14 +150,8 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     FragmentType type = load.getResult().getType();
     Value buf = fragmentBuffer(type, entry), src = mapped(load.getSource());
     SmallVector<Value> origin = mappedRange(load.getIndices());
-    std::optional<int64_t> split = load.getSplitLast();
     loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
-      SmallVector<Value> at = offset(ib, origin, ivs);
-      if (split) { // (..., c) -> (..., c / n, c % n)
-        Value c = at.back(), n = arith::ConstantIndexOp::create(ib, l, *split);
-        at.back() = arith::DivUIOp::create(ib, l, c, n);
-        at.push_back(arith::RemUIOp::create(ib, l, c, n));
-      }
+      SmallVector<Value> at = offset(ib, origin, ivs, load.getSplitLast());
       memref::StoreOp::create(ib, l, maskedRead(ib, src, at), buf, ivs);
     });
     map.map(load.getResult(), buf);
@@ -159,14 +160,8 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
   if (auto store = dyn_cast<StoreOp>(op)) {
     Value buf = mapped(store.getValue()), dst = mapped(store.getDest());
     SmallVector<Value> origin = mappedRange(store.getIndices());
-    std::optional<int64_t> split = store.getSplitLast();
     loopNest(store.getValue().getType().getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
-      SmallVector<Value> at = offset(ib, origin, ivs);
-      if (split) { // (..., c) -> (..., c / n, c % n)
-        Value c = at.back(), n = arith::ConstantIndexOp::create(ib, l, *split);
-        at.back() = arith::DivUIOp::create(ib, l, c, n);
-        at.push_back(arith::RemUIOp::create(ib, l, c, n));
-      }
+      SmallVector<Value> at = offset(ib, origin, ivs, store.getSplitLast());
       maskedWrite(ib, memref::LoadOp::create(ib, l, buf, ivs), dst, at);
     });
     return success();
