@@ -12,13 +12,10 @@ class CastBackGpu : public GpuSuite<CastBackGpu> {};
 TEST_F(CastBackGpu, SpecGridsAreBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int passed = 0, total = 0;
+  CaseTally tally;
   auto run = [&](const tk::bench::CastBackCase &c) {
     tk::bench::CheckResult r = tk::bench::checkCastBack(session, ctx, c, false);
-    EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-    EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
-    passed += r.status == TK_SUCCESS && r.outMismatches == 0;
-    ++total;
+    tally.check(r, tk::bench::describe(c));
   };
   // Per-token grid: g in {128, K}, fp32 scale factors row- and column-major
   // and packed UE8M0 words (the packed cases have not run on a GPU yet), both
@@ -38,7 +35,7 @@ TEST_F(CastBackGpu, SpecGridsAreBitExact) {
           for (bool pow2 : {false, true})
             run({m, k, 128, g, out, false, pow2});
       }
-  std::printf("[ cast_back ] %d of %d cases bit-exact on %s\n", passed, total, session->device().name.c_str());
+  tally.report("cast_back", *session);
   tk_context_destroy(ctx);
 }
 

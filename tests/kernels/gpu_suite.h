@@ -3,6 +3,10 @@
 #pragma once
 
 #include "bench/gpu_session.h"
+#include "bench/per_token_cast_check.h"
+
+#include <cstdio>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -18,4 +22,20 @@ protected:
       GTEST_SKIP() << "skipped: no CUDA device (" << session->status().message() << ")";
   }
   static inline tk::bench::GpuSession *session = nullptr;
+};
+
+/// Expects each checked case to have run without mismatches, counts them and
+/// prints "[ name ] passed of total cases bit-exact on <GPU>".
+struct CaseTally {
+  int passed = 0, total = 0;
+  void check(const tk::bench::CheckResult &r, const std::string &what) {
+    EXPECT_EQ(r.status, TK_SUCCESS) << what << ": " << r.error;
+    EXPECT_EQ(r.outMismatches, 0) << what;
+    EXPECT_EQ(r.sfMismatches, 0) << what;
+    passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+    ++total;
+  }
+  void report(const std::string &name, const tk::bench::GpuSession &gpu) const {
+    std::printf("[ %s ] %d of %d cases bit-exact on %s\n", name.c_str(), passed, total, gpu.device().name.c_str());
+  }
 };

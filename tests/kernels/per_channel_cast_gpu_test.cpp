@@ -12,14 +12,10 @@ class PerChannelCastGpu : public GpuSuite<PerChannelCastGpu> {};
 TEST_F(PerChannelCastGpu, SpecGridsAreBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int passed = 0, total = 0;
+  CaseTally tally;
   auto run = [&](const tk::bench::PerChannelCastCase &c) {
     tk::bench::CheckResult r = tk::bench::checkPerChannelCast(session, ctx, c, false);
-    EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-    EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
-    EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
-    passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
-    ++total;
+    tally.check(r, tk::bench::describe(c));
   };
   // M in {4096, 8064} x the seven K x round_sf; per_channel_cast with b = 128
   // on bf16, the transposed form with b in {32, 128}.
@@ -30,8 +26,7 @@ TEST_F(PerChannelCastGpu, SpecGridsAreBitExact) {
         for (int64_t b : {32, 128})
           run({m, k, b, TK_BF16, round, true, (uint64_t)(m + k + b)});
       }
-  std::printf("[ per_channel_cast ] %d of %d cases bit-exact on %s\n", passed, total,
-              session->device().name.c_str());
+  tally.report("per_channel_cast", *session);
   tk_context_destroy(ctx);
 }
 

@@ -123,7 +123,7 @@ TEST_F(PerTokenCastGpu, CpuAndGpuAgreeBitForBit) {
 TEST_F(PerTokenCastGpu, SfOnlyAndPrecomputedSfAreBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int passed = 0, total = 0;
+  CaseTally tally;
   for (int64_t m : {4001, 8001})
     for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
       for (tk_dtype in : {TK_F32, TK_BF16}) {
@@ -134,14 +134,10 @@ TEST_F(PerTokenCastGpu, SfOnlyAndPrecomputedSfAreBitExact) {
             if (x.empty())
               x = bench::makeInput(c);
             bench::CheckResult r = bench::checkPerTokenVariants(session, ctx, c, x);
-            EXPECT_EQ(r.status, TK_SUCCESS) << bench::describe(c) << ": " << r.error;
-            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << bench::describe(c) << ": " << r.describe();
-            passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
-            ++total;
+            tally.check(r, bench::describe(c));
           }
       }
-  std::printf("[ per_token_cast variants ] %d of %d cases bit-exact on %s\n", passed, total,
-              session->device().name.c_str());
+  tally.report("per_token_cast variants", *session);
   tk_context_destroy(ctx);
 }
 
@@ -150,7 +146,7 @@ TEST_F(PerTokenCastGpu, SfOnlyAndPrecomputedSfAreBitExact) {
 TEST_F(PerTokenCastGpu, E2M1SpecGridIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int passed = 0, total = 0;
+  CaseTally tally;
   for (int64_t m : {4001, 8001})
     for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
       for (tk_dtype in : {TK_BF16, TK_F32})
@@ -161,13 +157,9 @@ TEST_F(PerTokenCastGpu, E2M1SpecGridIsBitExact) {
             tk::bench::CheckResult r = tk::bench::checkPerTokenCast(session, ctx, c, x, false);
             if (r.status == TK_SUCCESS && g != k)
               r = tk::bench::checkPerTokenVariants(session, ctx, c, x);
-            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
-            passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
-            ++total;
+            tally.check(r, tk::bench::describe(c));
           }
-  std::printf("[ per_token_cast e2m1 ] %d of %d cases bit-exact on %s\n", passed, total,
-              session->device().name.c_str());
+  tally.report("per_token_cast e2m1", *session);
   tk_context_destroy(ctx);
 }
 
@@ -176,20 +168,16 @@ TEST_F(PerTokenCastGpu, E2M1SpecGridIsBitExact) {
 TEST_F(PerTokenCastGpu, E5M6SpecGridIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int passed = 0, total = 0;
+  CaseTally tally;
   for (int64_t m : {4001, 8001})
     for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
       for (tk_dtype in : {TK_BF16, TK_F32})
         for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR | TK_PACKED_UE8M0)}) {
           tk::bench::PerTokenCastCase c{m, k, k, in, flags, 0, (uint64_t)(m + k), TK_FORMAT_E5M6};
           tk::bench::CheckResult r = tk::bench::checkPerTokenCast(session, ctx, c, tk::bench::makeInput(c), false);
-          EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
-          passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
-          ++total;
+          tally.check(r, tk::bench::describe(c));
         }
-  std::printf("[ per_token_cast e5m6 ] %d of %d cases bit-exact on %s\n", passed, total,
-              session->device().name.c_str());
+  tally.report("per_token_cast e5m6", *session);
   tk_context_destroy(ctx);
 }
 
@@ -199,7 +187,7 @@ TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   const uint32_t ttt = TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0;
-  int passed = 0, total = 0;
+  CaseTally tally;
   for (int64_t m : {4001, 8001})
     for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
       for (tk_dtype in : {TK_BF16, TK_F32})
@@ -210,13 +198,9 @@ TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {
             tk::bench::CheckResult r = tk::bench::checkPerTokenCast(session, ctx, c, x, false);
             if (r.status == TK_SUCCESS && g != k)
               r = tk::bench::checkPerTokenVariants(session, ctx, c, x);
-            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
-            passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
-            ++total;
+            tally.check(r, tk::bench::describe(c));
           }
-  std::printf("[ per_token_cast packed UE8M0 ] %d of %d cases bit-exact on %s\n", passed, total,
-              session->device().name.c_str());
+  tally.report("per_token_cast packed UE8M0", *session);
   tk_context_destroy(ctx);
 }
 
@@ -227,7 +211,7 @@ TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {
 TEST_F(PerTokenCastGpu, RequantizationIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int passed = 0, total = 0;
+  CaseTally tally;
   for (int64_t m : {4001, 8001})
     for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
       for (int64_t g : {32, 128})
@@ -236,13 +220,9 @@ TEST_F(PerTokenCastGpu, RequantizationIsBitExact) {
             tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, flags, 0, (uint64_t)(m + k + g + bIn)};
             tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(session, ctx, c, bIn, bIn, flags & TK_SF_COL_MAJOR,
                                                                        /*sfInPacked=*/flags & TK_SF_COL_MAJOR);
-            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c) << " in block " << bIn;
-            passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
-            ++total;
+            tally.check(r, tk::bench::describe(c));
           }
-  std::printf("[ per_token_cast re-quantization ] %d of %d cases bit-exact on %s\n", passed, total,
-              session->device().name.c_str());
+  tally.report("per_token_cast re-quantization", *session);
   tk_context_destroy(ctx);
 }
 
