@@ -174,6 +174,26 @@ int runBenchmark(const BenchOptions &options) {
     rows.push_back(r);
   }
 
+  // per_token_cast's benchmark flags (quant.md 4.1: (T, T, T), packed UE8M0 scale
+  // factors) per output format and input, on the headline shape.
+  const uint32_t ttt = TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0;
+  std::vector<PerTokenCastCase> formats = {{32768, 7168, 128, TK_BF16, ttt},
+                                           {32768, 7168, 32, TK_BF16, ttt, 0, 1, TK_FORMAT_E2M1},
+                                           {32768, 7168, 7168, TK_BF16, TK_ROUND_SF, 0, 1, TK_FORMAT_E5M6}};
+  if (options.headline)
+    formats.clear();
+  for (const PerTokenCastCase &c : formats)
+    addRow(rows, "per_token_cast", describe(c), checkPerTokenCast(&gpu, ctx, c, makeInput(c), /*time=*/true),
+           ceiling);
+  if (!options.headline) { // re-quantization of e4m3 input with (128, 128) packed UE8M0 blocks (quant.md 4.2)
+    PerTokenCastCase c{32768, 7168, 128, TK_BF16, ttt};
+    std::string d = describe(c);
+    d.replace(d.find(" bf16"), 5, " e4m3(128x128)");
+    addRow(rows, "per_token_cast", d,
+           checkPerTokenRequant(&gpu, ctx, c, 128, 128, /*sfInColMajor=*/true, /*sfInPacked=*/true, /*time=*/true),
+           ceiling);
+  }
+
   // Transposes: the spec's benchmark shapes (quant.md 4.19), bytes = x + out.
   std::vector<TransposeCase> transposes = {{8, 4096, 7168, TK_BF16}, {8, 4096, 7168, TK_F8_E4M3},
                                            {8, 4096, 7168, TK_F32}, {1, 8064, 7168, TK_BF16, 2 * 7168, false}};

@@ -41,7 +41,7 @@ void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
 std::string describe(const PerTokenCastCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " g=" + std::to_string(c.group) +
          (c.in == TK_BF16 ? " bf16" : " f32") + ((c.flags & TK_SF_COL_MAJOR) ? " col" : "") +
-         ((c.flags & TK_ROUND_SF) ? " round" : "") + (c.xRowStride ? " stride=" + std::to_string(c.xRowStride) : "") +
+         ((c.flags & TK_ROUND_SF) ? " round" : "") + ((c.flags & TK_PACKED_UE8M0) ? " ue8m0" : "") + (c.xRowStride ? " stride=" + std::to_string(c.xRowStride) : "") +
          (c.fmt == TK_FORMAT_E2M1 ? " e2m1" : c.fmt == TK_FORMAT_E5M6 ? " e5m6" : "");
 }
 
@@ -146,7 +146,7 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
   p.get(out.data(), dout, out.size());
   p.get(sf.data(), dsf, sf.size() * 4);
   compare(c, g, out, refOut, sf, refSf, r);
-  r.bytes = (double)c.m * c.k * g.elt + (double)c.m * g.outK + (double)c.m * g.kb * 4;
+  r.bytes = (double)c.m * c.k * g.elt + (double)c.m * g.outK + (double)c.m * g.kb * (g.packed ? 1 : 4);
   if (time && gpu) {
     r.ms = gpu->medianMs([&] { call(); });
   } else if (time) {
@@ -158,7 +158,7 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
 }
 
 CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, int64_t bIn, int64_t gIn,
-                                 bool sfInColMajor, bool sfInPacked) {
+                                 bool sfInColMajor, bool sfInPacked, bool time) {
   CheckResult r;
   const Geometry g(c);
   const int64_t mbIn = ceilDiv(c.m, bIn), kbIn = ceilDiv(c.k, gIn);
@@ -186,8 +186,12 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
     packedIn = packUe8m0(sfIn.data(), in0, in1, mbIn, kbIn, wordStride);
   std::vector<uint8_t> refOut(c.m * g.outK), out(c.m * g.outK);
   std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(std::max<int64_t>(1, g.sfWords), 0.0f);
-  perTokenRequantReference(x.data(), c.m, c.k, g.stride, sfIn.data(), in0, in1, bIn, gIn, c.group,
-                           c.flags & TK_ROUND_SF, refOut.data(), refSf.data(), g.sf0, g.sf1, g.fmt);
+  parallelRows(mbIn, [&](int64_t b0, int64_t b1) { // whole input scale-factor rows per worker
+    const int64_t begin = b0 * bIn, end = std::min(c.m, b1 * bIn);
+    perTokenRequantReference(x.data() + begin * g.stride, end - begin, c.k, g.stride, sfIn.data() + b0 * in0, in0, in1,
+                             bIn, gIn, c.group, c.flags & TK_ROUND_SF, refOut.data() + begin * g.outK,
+                             refSf.data() + begin * g.sf0, g.sf0, g.sf1, g.fmt);
+  });
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size());
   void *dsfIn = sfInPacked ? p.put(packedIn.data(), packedIn.size() * 4) : p.put(sfIn.data(), sfIn.size() * 4);
@@ -209,6 +213,11 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
   p.get(out.data(), dout, out.size());
   p.get(sf.data(), dsf, sf.size() * 4);
   compare(c, g, out, refOut, sf, refSf, r);
+  // quant.md 4.1: x + its scale factors + out + out_sf (logical numel; packed: one byte each).
+  r.bytes = (double)c.m * c.k + (double)mbIn * kbIn * (sfInPacked ? 1 : 4) + (double)c.m * g.outK +
+            (double)c.m * g.kb * (g.packed ? 1 : 4);
+  if (time && gpu)
+    r.ms = gpu->medianMs([&] { call(); });
   return r;
 }
 
@@ -220,11 +229,15 @@ CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerToke
   // References: scale factors in the case's layout and row-major, and the cast with the latter.
   std::vector<uint8_t> scratch(c.m * c.k), refOut(c.m * g.outK);
   std::vector<float> refSf(g.kb * g.sfRows, 0.0f), rowSf(g.kb * c.m);
-  perTokenCastReference(x.data(), g.in, c.m, c.k, g.stride, c.group, round, scratch.data(), refSf.data(), g.sf0,
-                        g.sf1, g.fmt);
-  perTokenCastReference(x.data(), g.in, c.m, c.k, g.stride, c.group, round, scratch.data(), rowSf.data(), g.kb, 1,
-                        g.fmt);
-  perTokenCastWithSfReference(x.data(), g.in, c.m, c.k, g.stride, c.group, rowSf.data(), g.kb, refOut.data(), g.fmt);
+  parallelRows(c.m, [&](int64_t begin, int64_t end) {
+    const uint8_t *xs = x.data() + begin * g.stride * g.elt;
+    perTokenCastReference(xs, g.in, end - begin, c.k, g.stride, c.group, round, scratch.data() + begin * g.outK,
+                          refSf.data() + begin * g.sf0, g.sf0, g.sf1, g.fmt);
+    perTokenCastReference(xs, g.in, end - begin, c.k, g.stride, c.group, round, scratch.data() + begin * g.outK,
+                          rowSf.data() + begin * g.kb, g.kb, 1, g.fmt);
+    perTokenCastWithSfReference(xs, g.in, end - begin, c.k, g.stride, c.group, rowSf.data() + begin * g.kb, g.kb,
+                                refOut.data() + begin * g.outK, g.fmt);
+  });
 
   std::vector<uint8_t> out(c.m * g.outK);
   std::vector<float> sf(std::max<int64_t>(1, g.sfWords), 0.0f);

@@ -66,7 +66,8 @@ CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerToke
 /// compared bit for bit with the reference. GPU of `gpu`, or the CPU path.
 /// With `sfInPacked`, the input scale factors are powers of two passed as
 /// packed UE8M0 words (column-major, word-column stride align(Mb_in, 4) + 4).
+/// With `time` (GPU only): the median of timed runs, bytes = x + x_sf + out + out_sf.
 CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, int64_t bIn, int64_t gIn,
-                                 bool sfInColMajor, bool sfInPacked = false);
+                                 bool sfInColMajor, bool sfInPacked = false, bool time = false);
 
 } // namespace tk::bench
