@@ -4,6 +4,7 @@
 #include "kernels/quant/per_token_cast.h"
 #include "tk/tk.h"
 
+#include <cmath>
 #include <cstring>
 #include <gtest/gtest.h>
 
@@ -68,6 +69,38 @@ TEST(Cpu_per_token_cast, StridedRowsAndTiesAndExtremes) {
   EXPECT_EQ(out, refOut);
   EXPECT_EQ(std::memcmp(sf.data(), refSf.data(), 8), 0);
   EXPECT_EQ(out[0], 0x00); // an all-zero row stays zero
+  tk_context_destroy(ctx);
+}
+
+// E2M1 rounding boundaries through the compiled encoder: with round_sf and a
+// row maximum of 6 the scale is 1, so every value reaches the encoder as is.
+// Each boundary and code value, its float neighbours, both signs, tiny and
+// subnormal values, against the reference encoder.
+TEST(Cpu_per_token_cast, E2M1BoundariesAndNeighbours) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  std::vector<float> row;
+  for (float t : {0.0f, 0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f, 3.5f, 4.0f, 5.0f, 6.0f,
+                  1e-42f, 1e-20f, 0.2499f, 0.999f})
+    for (float v : {std::nextafter(t, 0.0f), t, std::nextafter(t, 7.0f)})
+      for (float s : {1.0f, -1.0f})
+        row.push_back(s * std::min(v, 6.0f));
+  const int64_t k = 128;
+  ASSERT_LE((int64_t)row.size(), k);
+  row.resize(k, -0.0f);
+  std::vector<uint8_t> out(k / 2), refOut(k / 2);
+  float sf = 0, refSf = 0;
+  perTokenCastReference(row.data(), dsl::DType::F32, 1, k, k, k, true, refOut.data(), &refSf, 1, 1, Format::E2M1);
+  ASSERT_EQ(refSf, 1.0f);
+  tk_tensor tx = host(row.data(), TK_F32, {1, k}, {k, 1}), tout = host(out.data(), TK_I8, {1, k / 2}, {k / 2, 1}),
+            tsf = host(&sf, TK_F32, {1, 1}, {1, 1});
+  ASSERT_EQ(tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E2M1, (int32_t)k, TK_ROUND_SF, &tout, &tsf,
+                              nullptr),
+            TK_SUCCESS)
+      << tk_last_error();
+  for (int64_t j = 0; j < k; ++j)
+    EXPECT_EQ((out[j / 2] >> (4 * (j % 2))) & 15, (refOut[j / 2] >> (4 * (j % 2))) & 15) << "x = " << row[j];
+  EXPECT_EQ(sf, refSf);
   tk_context_destroy(ctx);
 }
 

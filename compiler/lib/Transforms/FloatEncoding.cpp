@@ -90,25 +90,33 @@ Value emitF32ToE4M3(OpBuilder &b, Location loc, Value f32Vector, bool hardware) 
   return hardware ? hardwareE4M3(b, loc, f32Vector) : softwareE4M3(b, loc, f32Vector);
 }
 
-/// E2M1 code (0..15, in i32) of f32 values (scalar or vector): the magnitude
-/// code is the number of rounding boundaries |x| lies beyond, ties going to the
-/// even code (0.25 -> 0, 0.75 -> 2, 1.25 -> 2, 1.75 -> 4, 2.5 -> 4, 3.5 -> 6,
-/// 5 -> 6), saturating at 6; bit 3 is the sign bit (also for zeros).
+/// E2M1 code (0..15, in i32) of f32 values (scalar or vector), rounding
+/// |x| to nearest even onto {0, 0.5, 1, 1.5, 2, 3, 4, 6} and saturating at 6;
+/// bit 3 is the sign bit (also for zeros), NaN gives a signed zero. In the
+/// normal range (|x| >= 1) the f32 bits are rounded to one mantissa bit and
+/// rebiased (exponent 127 -> 1); below it the float sum |x| + 2^22, whose ulp
+/// is the E2M1 subnormal step 0.5, holds round(2|x|) in its low bits. About
+/// half the instructions of counting the seven rounding boundaries.
 Value emitE2M1Code(OpBuilder &b, Location loc, Value input) {
   Shaped sh(b, loc, input);
   Type i32v = sh.of(b.getI32Type()), f32v = sh.of(b.getF32Type());
   auto ci = [&](int64_t v) { return sh.i32(v); };
   Value u = arith::BitcastOp::create(b, loc, i32v, input);
-  Value a = arith::BitcastOp::create(b, loc, f32v, arith::AndIOp::create(b, loc, u, ci(0x7FFFFFFF)));
-  Value code = ci(0);
-  const std::pair<float, bool> bounds[] = {{0.25f, false}, {0.75f, true}, {1.25f, false}, {1.75f, true},
-                                           {2.5f, false},  {3.5f, true},  {5.0f, false}};
-  for (auto [bound, inclusive] : bounds) {
-    Value beyond = arith::CmpFOp::create(b, loc, inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT, a,
-                                         sh.f32(bound));
-    code = arith::AddIOp::create(b, loc, code, arith::ExtUIOp::create(b, loc, i32v, beyond));
-  }
-  Value sign = arith::ShLIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(31)), ci(3));
+  Value a = arith::AndIOp::create(b, loc, u, ci(0x7FFFFFFF));
+  Value af = arith::BitcastOp::create(b, loc, f32v, a);
+  // Normal: clamp to 6.0, round at bit 22 to nearest even, (bits >> 22) - (126 << 1).
+  Value c6 = arith::MinUIOp::create(b, loc, a, ci(0x40C00000));
+  Value odd = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, c6, ci(22)), ci(1));
+  Value rounded = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, c6, ci(0x1FFFFF - 0x3F000000)), odd);
+  Value normal = arith::ShRUIOp::create(b, loc, rounded, ci(22));
+  // Subnormal: round(2|x|) from the low bits of |x| + 2^22.
+  Value shifted = arith::BitcastOp::create(b, loc, i32v, arith::AddFOp::create(b, loc, af, sh.f32(4194304.0f)));
+  Value subnormal = arith::SubIOp::create(b, loc, shifted, ci(0x4A800000));
+  Value isNormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, af, sh.f32(1.0f));
+  Value isSubnormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, af, sh.f32(1.0f)); // not NaN
+  Value code = arith::SelectOp::create(b, loc, isNormal, normal,
+                                       arith::SelectOp::create(b, loc, isSubnormal, subnormal, ci(0)));
+  Value sign = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, ci(28)), ci(8));
   return arith::OrIOp::create(b, loc, code, sign);
 }
 
