@@ -229,7 +229,9 @@ int runBenchmark(const BenchOptions &options) {
   // cast_back (quant.md 4.10) on the headline shape: per-token and blocked
   // scale factors; bytes = xq + scale factors + out.
   std::vector<CastBackCase> castBacks = {{32768, 7168, 1, 128, TK_BF16}, {32768, 7168, 1, 128, TK_F32},
-                                         {32768, 7168, 128, 128, TK_BF16}, {32768, 7168, 128, 1, TK_BF16}};
+                                         {32768, 7168, 128, 128, TK_BF16}, {32768, 7168, 128, 1, TK_BF16},
+                                         {32768, 7168, 1, 32, TK_BF16, true, true, true, TK_FORMAT_E2M1},
+                                         {32768, 7168, 1, 7168, TK_BF16, false, true, false, TK_FORMAT_E5M6}};
   if (options.headline)
     castBacks.resize(1);
   for (const CastBackCase &c : castBacks) {

@@ -14,7 +14,8 @@ using kernels::quant::ceilDiv;
 std::string describe(const CastBackCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " block=" + std::to_string(c.blockM) + "x" +
          std::to_string(c.blockK) + (c.out == TK_BF16 ? " -> bf16" : " -> f32") + (c.sfColMajor ? " col" : "") +
-         (c.powerOfTwoSf ? " pow2" : "") + (c.packedSf ? " ue8m0" : "") + (c.e2m1 ? " from e2m1" : "");
+         (c.powerOfTwoSf ? " pow2" : "") + (c.packedSf ? " ue8m0" : "") +
+         (c.in == TK_FORMAT_E2M1 ? " from e2m1" : c.in == TK_FORMAT_E5M6 ? " from e5m6" : "");
 }
 
 CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c, bool time) {
@@ -22,7 +23,8 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
   const int64_t mb = ceilDiv(c.m, c.blockM), kb = ceilDiv(c.k, c.blockK), outElt = c.out == TK_BF16 ? 2 : 4;
   const int64_t sfRows = c.sfColMajor ? alignUp(mb, 4) : mb, sf0 = c.sfColMajor ? 1 : kb,
                 sf1 = c.sfColMajor ? sfRows : 1;
-  const int64_t xk = c.e2m1 ? c.k / 2 : c.k; // stored bytes per row
+  const bool fp4 = c.in == TK_FORMAT_E2M1, e5m6 = c.in == TK_FORMAT_E5M6;
+  const int64_t xk = fp4 ? c.k / 2 : e5m6 ? c.k / 2 * 3 : c.k; // stored bytes per row
   std::vector<uint8_t> x(c.m * xk);
   std::vector<float> sf(std::max<int64_t>(1, sfRows * kb), 0.0f);
   // Rows in parallel, each from its own seeded stream: deterministic per case.
@@ -30,11 +32,21 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
   parallelRows(c.m, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       std::mt19937_64 rng(seed * 1000003u + i);
+      if (e5m6) { // 12-bit codes without exponent 31 (Inf/NaN), packed 8 per 12 bytes
+        std::vector<uint16_t> codes(c.k);
+        for (uint16_t &code : codes) {
+          code = (uint16_t)(rng() & 0xFFF);
+          if (((code >> 6) & 0x1F) == 31)
+            code &= ~0x40;
+        }
+        kernels::quant::packE5M6(codes.data(), c.k, &x[i * xk]);
+        continue;
+      }
       for (int64_t j = 0; j < xk; j += 8) {
         uint64_t v = rng();
         for (int64_t t = 0; t < 8; ++t) {
           uint8_t q = (uint8_t)(v >> (8 * t));
-          x[i * xk + j + t] = c.e2m1 || (q & 0x7F) != 0x7F ? q : q & 0xFE; // no e4m3 NaN codes
+          x[i * xk + j + t] = fp4 || (q & 0x7F) != 0x7F ? q : q & 0xFE; // no e4m3 NaN codes
         }
       }
     }
@@ -57,13 +69,15 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
     if (r1 > r0)
       kernels::quant::castBackReference(x.data() + r0 * xk, r1 - r0, c.k, c.blockM, c.blockK, sf.data() + begin * sf0,
                                         sf0, sf1, outType, ref.data() + r0 * c.k * outElt,
-                                        c.e2m1 ? kernels::quant::Format::E2M1 : kernels::quant::Format::E4M3);
+                                        fp4    ? kernels::quant::Format::E2M1
+                                        : e5m6 ? kernels::quant::Format::E5M6
+                                               : kernels::quant::Format::E4M3);
   });
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size());
   void *dsf = c.packedSf ? p.put(packed.data(), packed.size() * 4) : p.put(sf.data(), sf.size() * 4);
   void *dout = p.poisoned(got.data(), got.size(), 0xEE); // every element must be written
-  tk_tensor tx = c.e2m1 ? p.tensor(dx, TK_I8, {c.m, xk}) : p.tensor(dx, TK_F8_E4M3, {c.m, c.k});
+  tk_tensor tx = p.tensor(dx, fp4 ? TK_I8 : e5m6 ? TK_U8 : TK_F8_E4M3, {c.m, xk});
   tk_tensor tsf = c.packedSf ? p.tensor(dsf, TK_I32, {mb, words}, {1, wordStride})
                              : p.tensor(dsf, TK_F32, {mb, kb}, {sf0, sf1});
   tk_tensor tout = p.tensor(dout, c.out, {c.m, c.k});

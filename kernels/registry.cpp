@@ -103,7 +103,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
     auto castBack = [](const std::string &name, quant::CastBackConfig c) {
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildCastBack(ctx, c); }};
     };
-    list.push_back({"cast_back", "quant", "tk_cast_back", "e4m3 x block scale factor -> bf16 or fp32",
+    list.push_back({"cast_back", "quant", "tk_cast_back", "e4m3, e2m1 or e5m6 x block scale factor -> bf16 or fp32",
                     {castBack("cast_back.e4m3.k7168.b1.g128.bf16", {7168, 1, 128, DType::BF16}),
                      castBack("cast_back.e4m3.k7168.b128.g128.f32", {7168, 128, 128, DType::F32}),
                      castBack("cast_back.e4m3.k7168.b128.g1.bf16", {7168, 128, 1, DType::BF16}),
@@ -111,6 +111,11 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      castBack("cast_back.e2m1.k7168.b1.g32.bf16", [] {
                        quant::CastBackConfig c{7168, 1, 32, DType::BF16};
                        c.in = quant::Format::E2M1;
+                       return c;
+                     }()),
+                     castBack("cast_back.e5m6.k7168.b1.g7168.bf16", [] {
+                       quant::CastBackConfig c{7168, 1, 7168, DType::BF16};
+                       c.in = quant::Format::E5M6;
                        return c;
                      }()),
                      castBack("cast_back.e4m3.k7168.b1.g128.bf16.ue8m0", [] {

@@ -155,6 +155,19 @@ Tile pack_e5m6(const Tile &t) {
   return Tile(k, tile::PackE5M6Op::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
+Tile unpack_e5m6(const Tile &t) {
+  KernelBuilder *k = t.builder();
+  auto in = fragType(t);
+  if (!in.getElementType().isInteger(8))
+    throw std::invalid_argument("unpack_e5m6 unpacks an i8 tile");
+  SmallVector<int64_t> shape(in.getShape());
+  if (shape.back() % 12)
+    throw std::invalid_argument("unpack_e5m6 needs a last dimension that is a multiple of 12 bytes");
+  shape.back() = shape.back() / 3 * 2;
+  auto type = tile::FragmentType::get(&k->context(), shape, k->opBuilder().getF32Type());
+  return Tile(k, tile::UnpackE5M6Op::create(k->opBuilder(), k->loc(), type, t.value()));
+}
+
 //===----------------------------------------------------------------------===//
 // Scalar
 //===----------------------------------------------------------------------===//

@@ -24,16 +24,17 @@ int64_t CastBackConfig::tileK() const {
 std::string CastBackConfig::key() const {
   return "cast_back:K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) + ",g=" + std::to_string(blockK) +
          ",out=" + name(out) + ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes) +
-         (packedSf ? ",ue8m0" : "") + (in == Format::E2M1 ? ",in=e2m1" : "");
+         (packedSf ? ",ue8m0" : "") + (in == Format::E2M1 ? ",in=e2m1" : in == Format::E5M6 ? ",in=e5m6" : "");
 }
 
 BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), gt = c.groupInTile();
   KernelBuilder k(ctx, "cast_back", c.key(), c.threads());
   Dim tokens = k.dynamic("num_tokens");
-  const bool fp4 = c.in == Format::E2M1;
-  Tensor x = fp4 ? k.input("x", {tokens, c.hidden / 2}, DType::I8, {c.hidden / 2, 1}, c.xAlignBytes)
-                 : k.input("x", {tokens, c.hidden}, DType::F8E4M3, {c.hidden, 1}, c.xAlignBytes);
+  const bool fp4 = c.in == Format::E2M1, e5m6 = c.in == Format::E5M6;
+  const int64_t stored = fp4 ? c.hidden / 2 : e5m6 ? c.hidden / 2 * 3 : c.hidden; // bytes per row
+  Tensor x = k.input("x", {tokens, stored}, fp4 ? DType::I8 : e5m6 ? DType::U8 : DType::F8E4M3, {stored, 1},
+                     c.xAlignBytes);
   // Scale factors in any strides: row-major, or (TMA-aligned) column-major.
   Tensor sf = c.packedSf ? k.input("x_sf", {ceil_div(tokens, c.blockM), ceilDiv(ceilDiv(c.hidden, c.blockK), 4), 4},
                                    DType::I8, {4, kDynamicStride, 1}, 4)
@@ -46,8 +47,9 @@ BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c) {
     // The bm rows of a tile lie in one scale block row (bm divides b).
     Tile scales = c.packedSf ? ue8m0ToF32(k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt}, 4))
                              : k.load(sf, {row / c.blockM, col / c.blockK}, {1, bk / gt});
-    Tile values = fp4 ? unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}))
-                      : k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    Tile values = fp4    ? unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}))
+                  : e5m6 ? unpack_e5m6(k.load(x, {row, b[1] * (bk / 2 * 3)}, {bm, bk / 2 * 3}))
+                         : k.load(x, {row, col}, {bm, bk}).to(DType::F32);
     Tile product = bm > 1 ? values * expand(scales, 0, bm)
                           : gt == 1 ? values * scales : values * expand(scales, 1, gt);
     k.store(out, {row, col}, c.out == DType::F32 ? product : product.to(c.out));
@@ -59,8 +61,9 @@ void castBackReference(const uint8_t *x, int64_t m, int64_t k, int64_t b, int64_
                        int64_t sfStride0, int64_t sfStride1, DType out, void *result, Format in) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < k; ++j) {
-      float d = in == Format::E2M1 ? decodeE2M1((uint8_t)(x[i * (k / 2) + j / 2] >> (4 * (j % 2))))
-                                   : decodeE4M3(x[i * k + j]);
+      float d = in == Format::E2M1   ? decodeE2M1((uint8_t)(x[i * (k / 2) + j / 2] >> (4 * (j % 2))))
+                : in == Format::E5M6 ? decodeE5M6(e5m6CodeAt(x + i * (k / 2 * 3), j))
+                                     : decodeE4M3(x[i * k + j]);
       float v = d * sf[(i / b) * sfStride0 + (j / g) * sfStride1];
       if (out == DType::F32)
         static_cast<float *>(result)[i * k + j] = v;

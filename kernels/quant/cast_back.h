@@ -19,7 +19,8 @@ struct CastBackConfig {
   /// Scale factors as packed UE8M0 words (quant.md 3.3): x_sf is the byte view
   /// (ceil(M / b), ceil(Kb / 4), 4) of the int32 words.
   bool packedSf = false;
-  /// E2M1: x is (M, K / 2) i8, two codes per byte (quant.md 2.2).
+  /// E2M1: x is (M, K / 2) i8, two codes per byte (quant.md 2.2). E5M6: x is
+  /// (M, 3 K / 2) u8, 8 codes per 3 little-endian words (quant.md 2.4, 4.12).
   Format in = Format::E4M3;
 
   /// Rows per block: one, except for per-channel scales (g = 1, b > 1), where
@@ -40,7 +41,8 @@ struct CastBackConfig {
 dsl::BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &config);
 
 /// C++ reference: out[i, j] = round_out(decode(x[i, j]) * sf[(i / b) * sfStride0 + (j / g) * sfStride1]),
-/// x (M, K) e4m3 codes contiguous (or (M, K / 2) packed e2m1 bytes), out (M, K)
+/// x (M, K) e4m3 codes contiguous (or (M, K / 2) packed e2m1 bytes, or (M, 3 K / 2)
+/// packed e5m6 bytes), out (M, K)
 /// contiguous: bf16 bits (uint16) or fp32.
 void castBackReference(const uint8_t *x, int64_t m, int64_t k, int64_t b, int64_t g, const float *sf,
                        int64_t sfStride0, int64_t sfStride1, dsl::DType out, void *result, Format in = Format::E4M3);

@@ -37,12 +37,14 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const i
     return invalid(std::string("x_sf must be f32 or i32 (packed UE8M0), got ") + dtypeName(sf->dtype));
   if (!isContiguous(x))
     return invalid("x must be contiguous");
-  // Valid per the spec, not built yet (it lands with the rest of the quant family).
-  if (x->dtype == TK_U8)
-    return Status::unsupported("tk_cast_back: packed e5m6 inputs are not implemented yet");
-  const bool fp4 = x->dtype == TK_I8; // two e2m1 codes per byte: the logical width is twice the stored one
-  const int64_t m = x->shape[0], k = fp4 ? 2 * x->shape[1] : x->shape[1], b = block[0], g = block[1];
-  if (k % 64)
+  // The logical width: two e2m1 codes per byte, or 8 e5m6 codes per 12 bytes.
+  const bool fp4 = x->dtype == TK_I8, e5m6 = x->dtype == TK_U8;
+  if (e5m6 && x->shape[1] % 12)
+    return invalid("packed e5m6 rows hold 12 bytes per 8 values: x's width must be a multiple of 12, got " +
+                   std::to_string(x->shape[1]));
+  const int64_t m = x->shape[0], k = fp4 ? 2 * x->shape[1] : e5m6 ? x->shape[1] / 3 * 2 : x->shape[1];
+  const int64_t b = block[0], g = block[1];
+  if (!e5m6 && k % 64) // quant.md 4.10; e5m6 (4.12) only needs K % 8 == 0
     return invalid("the row width must be a multiple of 64, got " + std::to_string(k));
   if (sf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
     if (b == 1 && g == 1)
@@ -66,7 +68,11 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const i
   config.blockM = b;
   config.blockK = g;
   config.out = out->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
-  config.in = fp4 ? Format::E2M1 : Format::E4M3;
+  config.in = fp4 ? Format::E2M1 : e5m6 ? Format::E5M6 : Format::E4M3;
+  if (e5m6 && config.tileK() % 8)
+    return Status::unsupported("tk_cast_back: e5m6 input with groups of " + std::to_string(g) + " for K = " +
+                               std::to_string(k) + " gives tiles of " + std::to_string(config.tileK()) +
+                               " values, not whole runs of 8 codes");
   config.xAlignBytes = alignmentOf(x, 1);
   config.outAlignBytes = alignmentOf(out, tk::dsl::byteSize(config.out));
   return Status::ok();

@@ -128,6 +128,25 @@ inline void packE5M6(const uint16_t *h, int64_t n, uint8_t *bytes) {
   }
 }
 
+/// Code j of a row of packed E5M6 codes (the inverse of packE5M6).
+inline uint16_t e5m6CodeAt(const uint8_t *row, int64_t j) {
+  const uint8_t *g = row + j / 8 * 12;
+  uint32_t w[3];
+  for (int k = 0; k < 3; ++k)
+    w[k] = (uint32_t)g[4 * k] | (uint32_t)g[4 * k + 1] << 8 | (uint32_t)g[4 * k + 2] << 16 | (uint32_t)g[4 * k + 3] << 24;
+  const uint32_t bit = 12 * (uint32_t)(j % 8); // code position from the top of the 96-bit group
+  const uint64_t hi = (uint64_t)w[0] << 32 | w[1], lo = (uint64_t)w[1] << 32 | w[2];
+  return (uint16_t)(bit < 32 ? (hi >> (52 - bit)) & 0xFFF : (lo >> (84 - bit)) & 0xFFF);
+}
+
+/// 12-bit E5M6 code -> f32: the code is the top 12 bits of an fp16 (quant.md 2.4), exactly.
+inline float decodeE5M6(uint16_t c) {
+  const uint32_t h = (uint32_t)c << 4, e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  const float mag = e == 0 ? std::ldexp((float)m, -24) : e == 31 ? (m ? std::nanf("") : INFINITY)
+                                                                  : std::ldexp(1.0f + m / 1024.0f, (int)e - 15);
+  return (h & 0x8000) ? -mag : mag;
+}
+
 /// E2M1 code (low 4 bits) -> f32, by the table of quant.md 2.2.
 inline float decodeE2M1(uint8_t c) {
   static const float magnitude[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};

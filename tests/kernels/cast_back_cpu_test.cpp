@@ -26,12 +26,24 @@ TEST(Cpu_cast_back, SmallGridIsBitExact) {
   for (int64_t k : {576, 2048})
     for (auto [b, g] : std::vector<std::pair<int64_t, int64_t>>{{1, 32}, {1, k}, {128, 128}, {128, 1}})
       for (tk_dtype out : {TK_BF16, TK_F32}) {
-        tk::bench::CastBackCase c{37, k, b, g, out, false, true, false, /*e2m1=*/true};
+        tk::bench::CastBackCase c{37, k, b, g, out, false, true, false, TK_FORMAT_E2M1};
         tk::bench::CheckResult r = tk::bench::checkCastBack(nullptr, ctx, c, false);
         EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
         EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
         ++cases;
       }
+  // Packed e5m6 input (quant.md 4.12): g = K with row- and column-major and
+  // packed scale factors, blocked scales, a K that is no multiple of 64.
+  for (int64_t k : {576, 2048, 7176})
+    for (auto [b, g] : std::vector<std::pair<int64_t, int64_t>>{{1, k}, {1, 8}, {128, 128}})
+      for (tk_dtype out : {TK_BF16, TK_F32})
+        for (bool packed : {false, true}) {
+          tk::bench::CastBackCase c{37, k, b, g, out, packed, true, packed, TK_FORMAT_E5M6};
+          tk::bench::CheckResult r = tk::bench::checkCastBack(nullptr, ctx, c, false);
+          EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+          EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
+          ++cases;
+        }
   // Packed UE8M0 scale factors (per-token and blocked).
   for (int64_t m : {37, 130})
     for (auto [b, g] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {1, 2048}, {128, 128}, {128, 1}, {32, 32}})

@@ -29,8 +29,11 @@ TEST_F(CastBackGpu, SpecGridsAreBitExact) {
           for (bool col : {false, true})
             run({m, k, 1, g, out, col, col});
           run({m, k, 1, g, out, true, true, /*packedSf=*/true}); // the spec's (T, T, T) inputs
-          run({m, k, 1, g, out, false, true, false, /*e2m1=*/true}); // FP4 input
+          run({m, k, 1, g, out, false, true, false, TK_FORMAT_E2M1}); // FP4 input
         }
+        // E5M6 input (quant.md 4.12): g = K, flags (F, T, F) and (T, T, T).
+        run({m, k, 1, k, out, false, true, false, TK_FORMAT_E5M6});
+        run({m, k, 1, k, out, true, true, true, TK_FORMAT_E5M6});
         for (int64_t g : {1, 128})
           for (bool pow2 : {false, true})
             run({m, k, 128, g, out, false, pow2});

@@ -214,8 +214,10 @@ TEST_F(Validation, CastBack) {
   out = tensor(TK_BF16, {256, 512});
   x = tensor(TK_BF16, {256, 512});
   expect(TK_ERROR_INVALID_ARGUMENT, "x must be e4m3, i8 (packed e2m1) or u8 (packed e5m6), got bf16");
-  x = tensor(TK_U8, {256, 768});
-  expect(TK_ERROR_UNSUPPORTED, "packed e5m6 inputs are not implemented yet");
+  x = tensor(TK_U8, {256, 770});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x's width must be a multiple of 12, got 770");
+  x = tensor(TK_U8, {256, 384}); // packed e5m6: logical K = 256, not 512
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (2, 2) for x (256, 256)");
   x = tensor(TK_I8, {256, 128}); // packed e2m1: logical K = 256, not 512
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (2, 2) for x (256, 256)");
   x = tensor(TK_F8_E4M3, {256, 512}, {1024, 1});

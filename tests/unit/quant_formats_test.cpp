@@ -2,6 +2,7 @@
 #include "kernels/quant/formats.h"
 
 #include <gtest/gtest.h>
+#include <cstring>
 #include <random>
 
 using namespace tk::kernels::quant;
@@ -86,6 +87,36 @@ TEST(Bf16, RoundsToNearestEven) {
   EXPECT_EQ(f32ToBf16(fromBits(0x3F818000)), 0x3F82); // tie -> even (up)
   EXPECT_EQ(f32ToBf16(fromBits(0x3F808001)), 0x3F81);
   EXPECT_EQ(bf16ToF32(0xC000), -2.0f);
+}
+
+} // namespace
+
+namespace {
+
+// E5M6 codes are the top 12 bits of fp16 values: every code that is not
+// Inf/NaN decodes to the value of that fp16 (the compiler's _Float16 is the
+// independent oracle), and re-encodes to itself.
+TEST(E5M6, DecodeMatchesFp16AndReencodes) {
+  for (uint32_t c = 0; c < 4096; ++c) {
+    if (((c >> 6) & 0x1F) == 31)
+      continue; // Inf / NaN
+    uint16_t h = (uint16_t)(c << 4);
+    _Float16 f;
+    std::memcpy(&f, &h, 2);
+    EXPECT_EQ(bits(decodeE5M6((uint16_t)c)), bits((float)f)) << "code " << c;
+    EXPECT_EQ(encodeE5M6(decodeE5M6((uint16_t)c)), c) << "code " << c;
+  }
+}
+
+TEST(E5M6, CodeAtInvertsPack) {
+  std::mt19937 rng(7);
+  std::vector<uint16_t> codes(64);
+  for (uint16_t &c : codes)
+    c = (uint16_t)(rng() & 0xFFF);
+  std::vector<uint8_t> bytes(96);
+  packE5M6(codes.data(), 64, bytes.data());
+  for (int64_t j = 0; j < 64; ++j)
+    EXPECT_EQ(e5m6CodeAt(bytes.data(), j), codes[j]) << "code " << j;
 }
 
 } // namespace

@@ -309,6 +309,25 @@ LogicalResult UnpackE2M1Op::verify() {
   return success();
 }
 
+LogicalResult UnpackE5M6Op::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (!in.getElementType().isInteger(8) || !out.getElementType().isF32())
+    return emitOpError() << "unpacks i8 bytes into f32 elements, got " << in.getElementType() << " -> "
+                         << out.getElementType();
+  int64_t r = in.getRank();
+  if (in.getShape()[r - 1] % 12)
+    return emitOpError() << "needs a last dimension that is a multiple of 12 bytes, got " << in.getShape()[r - 1];
+  SmallVector<int64_t> expected(in.getShape());
+  expected[r - 1] = expected[r - 1] / 3 * 2;
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result must have the input's shape with 2/3 the last dimension, got " << out;
+  if (auto inLayout = dyn_cast_or_null<BlockedLayoutAttr>(in.getLayout()))
+    if (inLayout.getVec()[r - 1] % 12)
+      return emitOpError() << "each thread must hold runs of 12 bytes along the last dimension; the layout "
+                           << inLayout << " does not";
+  return success();
+}
+
 LogicalResult PackE5M6Op::verify() {
   FragmentType in = getInput().getType(), out = getResult().getType();
   if (!in.getElementType().isF32() || !out.getElementType().isInteger(8))

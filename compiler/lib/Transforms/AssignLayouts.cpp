@@ -52,6 +52,12 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
   LogicalResult assign(KernelOp kernel) {
     MLIRContext *ctx = kernel.getContext();
     int64_t vecElems = std::max<int64_t>(1, vectorBytes / accessElementBytes(kernel));
+    // E5M6 packs 8 values into 12 bytes: runs of 8 values per 16 vector bytes
+    // (16-byte bf16 and 12-byte packed accesses), whichever side is larger.
+    if (kernel->walk([](Operation *op) {
+                return isa<PackE5M6Op, UnpackE5M6Op>(op) ? WalkResult::interrupt() : WalkResult::advance();
+              }).wasInterrupted())
+      vecElems = 8 * std::max<int64_t>(1, vectorBytes / 16);
     int64_t warps = kernel.getNumWarps();
     auto defaultLayout = [&](FragmentType type) -> Attribute {
       std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
@@ -95,6 +101,20 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
           vec.back() /= 2;
           wanted.try_emplace(unpack.getInput(), BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps()));
         }
+      } else if (auto unpack = dyn_cast<UnpackE5M6Op>(op)) {
+        // The packed bytes: the values' layout (runs of 8 per thread) with the
+        // vector along the last dimension times 3/2.
+        FragmentType wide = unpack.getResult().getType();
+        Attribute want = wide.getLayout();
+        if (!want)
+          if (auto it = wanted.find(unpack.getResult()); it != wanted.end())
+            want = it->second;
+        auto b = dyn_cast_or_null<BlockedLayoutAttr>(want);
+        if (!b || b.getVec().back() % 8)
+          b = cast<BlockedLayoutAttr>(defaultLayout(wide));
+        SmallVector<int64_t> vec(b.getVec());
+        vec.back() = vec.back() / 2 * 3;
+        wanted.try_emplace(unpack.getInput(), BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps()));
       } else if (auto pack = dyn_cast<PackE5M6Op>(op)) {
         // Runs of 8 elements per thread: 8 codes pack into 3 words.
         FragmentType in = pack.getInput().getType();
@@ -152,6 +172,19 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
             return op->emitOpError() << "unpacks a fragment without a blocked layout", WalkResult::interrupt();
           SmallVector<int64_t> vec(in.getVec());
           vec.back() *= 2;
+          layout = BlockedLayoutAttr::get(ctx, vec, in.getLanes(), in.getWarps());
+        } else if (auto unpack = dyn_cast<UnpackE5M6Op>(op)) {
+          // 8 values per 12 bytes: the vector along the last dimension times 2/3.
+          auto in = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(unpack.getInput()));
+          if (!in)
+            return op->emitOpError() << "unpacks a fragment without a blocked layout", WalkResult::interrupt();
+          if (in.getVec().back() % 12)
+            return op->emitOpError() << "needs runs of 12 bytes per thread along the last dimension; the input's "
+                                        "layout "
+                                     << in << " has " << in.getVec().back(),
+                   WalkResult::interrupt();
+          SmallVector<int64_t> vec(in.getVec());
+          vec.back() = vec.back() / 3 * 2;
           layout = BlockedLayoutAttr::get(ctx, vec, in.getLanes(), in.getWarps());
         } else if (auto pack = dyn_cast<PackE5M6Op>(op)) {
           // 12 bytes per 8 elements: the vector along the last dimension times 3/2.

@@ -128,6 +128,15 @@ mlir::Value emitUnpackE2M1(mlir::OpBuilder &b, mlir::Location loc, mlir::Value b
 mlir::Value emitE5M6Code(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Value);
 /// A per-thread vector of 8n f32 -> 12n bytes (8 codes in 3 little-endian words).
 mlir::Value emitPackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
+/// The 8 E5M6 codes (i32, 12 bits) of 3 little-endian i32 words (tile.unpack_e5m6).
+void emitE5M6CodesOfWords(mlir::OpBuilder &b, mlir::Location loc, const mlir::Value words[3], mlir::Value codes[8]);
+/// f32 values of E5M6 codes (i32, scalar or vector): the codes are the top 12
+/// bits of fp16 values, decoded exactly. `hardware` widens through f16 (one
+/// cvt per element on the GPU); otherwise integer arithmetic (no f16 library
+/// calls on the CPU).
+mlir::Value emitE5M6Decode(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes, bool hardware);
+/// A per-thread vector of 12n bytes -> 8n f32 values (inverse of emitPackE5M6).
+mlir::Value emitUnpackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bytes);
 /// f8E4M3FN codes (i8, scalar or vector) -> f32, exact; NaN codes give NaN.
 mlir::Value emitE4M3ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes);
 

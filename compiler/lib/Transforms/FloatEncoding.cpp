@@ -226,6 +226,64 @@ Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector) {
   return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)bytes.size()}, b.getI8Type()), bytes);
 }
 
+void emitE5M6CodesOfWords(OpBuilder &b, Location loc, const Value w[3], Value h[8]) {
+  auto c = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
+  auto shl = [&](Value x, int64_t s) -> Value { return arith::ShLIOp::create(b, loc, x, c(s)); };
+  auto shr = [&](Value x, int64_t s) -> Value { return arith::ShRUIOp::create(b, loc, x, c(s)); };
+  auto andi = [&](Value x, int64_t m) -> Value { return arith::AndIOp::create(b, loc, x, c(m)); };
+  auto ori = [&](Value x, Value y) -> Value { return arith::OrIOp::create(b, loc, x, y); };
+  h[0] = shr(w[0], 20);
+  h[1] = andi(shr(w[0], 8), 0xFFF);
+  h[2] = ori(shl(andi(w[0], 0xFF), 4), shr(w[1], 28));
+  h[3] = andi(shr(w[1], 16), 0xFFF);
+  h[4] = andi(shr(w[1], 4), 0xFFF);
+  h[5] = ori(shl(andi(w[1], 0xF), 8), shr(w[2], 24));
+  h[6] = andi(shr(w[2], 12), 0xFFF);
+  h[7] = andi(w[2], 0xFFF);
+}
+
+Value emitE5M6Decode(OpBuilder &b, Location loc, Value codes, bool hardware) {
+  Shaped sh(b, loc, codes);
+  auto ci = [&](int64_t v) { return sh.i32(v); };
+  Value h = arith::ShLIOp::create(b, loc, codes, ci(4)); // fp16 bits
+  if (hardware) {
+    Value half = arith::BitcastOp::create(b, loc, sh.of(b.getF16Type()),
+                                          arith::TruncIOp::create(b, loc, sh.of(b.getI16Type()), h));
+    return arith::ExtFOp::create(b, loc, sh.of(b.getF32Type()), half);
+  }
+  Type f32v = sh.of(b.getF32Type());
+  Value sign = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, h, ci(0x8000)), ci(16));
+  Value mag = arith::AndIOp::create(b, loc, h, ci(0x7FFF));
+  Value exp = arith::ShRUIOp::create(b, loc, mag, ci(10));
+  // Normal: rebias 15 -> 127; subnormal: mantissa * 2^-24 (exact); exponent 31: Inf/NaN.
+  Value normal = arith::AddIOp::create(b, loc, arith::ShLIOp::create(b, loc, mag, ci(13)), ci(112 << 23));
+  Value mant = arith::AndIOp::create(b, loc, mag, ci(0x3FF));
+  Value sub = arith::BitcastOp::create(
+      b, loc, sh.of(b.getI32Type()),
+      arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32v, mant), sh.f32(0x1p-24f)));
+  Value special = arith::OrIOp::create(b, loc, arith::ShLIOp::create(b, loc, mant, ci(13)), ci(0x7F800000));
+  auto eq = [&](Value x, int64_t v) { return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, ci(v)); };
+  Value bitsOut = arith::SelectOp::create(b, loc, eq(exp, 0), sub,
+                                          arith::SelectOp::create(b, loc, eq(exp, 31), special, normal));
+  return arith::BitcastOp::create(b, loc, f32v, arith::OrIOp::create(b, loc, bitsOut, sign));
+}
+
+Value emitUnpackE5M6(OpBuilder &b, Location loc, Value bytes) {
+  int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
+  // Little-endian words: the bytes' vector reinterpreted as i32 lanes.
+  Value words = vector::BitCastOp::create(b, loc, VectorType::get({n / 4}, b.getI32Type()), bytes);
+  SmallVector<Value> codes;
+  for (int64_t base = 0; base + 3 <= n / 4; base += 3) {
+    Value w[3], h[8];
+    for (int k = 0; k < 3; ++k)
+      w[k] = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{base + k});
+    emitE5M6CodesOfWords(b, loc, w, h);
+    codes.append(h, h + 8);
+  }
+  Value all = vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)codes.size()}, b.getI32Type()), codes);
+  return emitE5M6Decode(b, loc, all, /*hardware=*/true);
+}
+
 /// Exact decode by integer arithmetic: a normal code moves its exponent and
 /// mantissa bits into place and rebiases (7 -> 127); a subnormal code m gives
 /// m * 2^-9 (an exact float product); 0x7F / 0xFF give NaN.

@@ -268,6 +268,34 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(unpack.getResult(), buf);
     return success();
   }
+  if (auto unpack = dyn_cast<UnpackE5M6Op>(op)) {
+    // Every 12 bytes along the last dimension (3 little-endian words) -> 8 values.
+    FragmentType type = unpack.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), in = mapped(unpack.getInput());
+    SmallVector<int64_t> groups(type.getShape());
+    groups.back() /= 8;
+    loopNest(groups, [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      auto ci = [&](int64_t v) { return arith::ConstantIntOp::create(ib, l, ib.getI32Type(), v); };
+      auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(ib, l, v); };
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      Value w[3], h[8];
+      for (int word = 0; word < 3; ++word) {
+        w[word] = ci(0);
+        for (int k = 0; k < 4; ++k) {
+          at.back() = arith::AddIOp::create(ib, l, arith::MulIOp::create(ib, l, ivs.back(), idx(12)), idx(4 * word + k));
+          Value byte = arith::ExtUIOp::create(ib, l, ib.getI32Type(), memref::LoadOp::create(ib, l, in, at));
+          w[word] = arith::OrIOp::create(ib, l, w[word], arith::ShLIOp::create(ib, l, byte, ci(8 * k)));
+        }
+      }
+      compiler::emitE5M6CodesOfWords(ib, l, w, h);
+      for (int k = 0; k < 8; ++k) {
+        at.back() = arith::AddIOp::create(ib, l, arith::MulIOp::create(ib, l, ivs.back(), idx(8)), idx(k));
+        memref::StoreOp::create(ib, l, compiler::emitE5M6Decode(ib, l, h[k], /*hardware=*/false), buf, at);
+      }
+    });
+    map.map(unpack.getResult(), buf);
+    return success();
+  }
   if (auto pack = dyn_cast<PackE5M6Op>(op)) {
     // Every 8 elements along the last dimension -> 3 little-endian words (12 bytes).
     FragmentType type = pack.getResult().getType();

@@ -218,6 +218,12 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     map.map(unpack.getResult(), compiler::emitUnpackE2M1(b, emit.loc, mapped(unpack.getInput())));
     return success();
   }
+  if (auto unpack = dyn_cast<UnpackE5M6Op>(op)) {
+    if (failed(blockedOf(&op, unpack.getInput().getType())))
+      return failure();
+    map.map(unpack.getResult(), compiler::emitUnpackE5M6(b, emit.loc, mapped(unpack.getInput())));
+    return success();
+  }
   if (auto pack = dyn_cast<PackE5M6Op>(op)) {
     if (failed(blockedOf(&op, pack.getInput().getType())))
       return failure();

@@ -2,15 +2,16 @@
 // RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
 // RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-cpu -canonicalize | FileCheck %s --check-prefix=CPU
 
-// E5M6 packs 8 codes into 12 bytes, so each thread needs runs of 8 (a backward
-// hint raises narrower chunks to 8). Here the largest fragment is the
-// 1536-byte result, so chunks hold 16 elements and the result 24 bytes.
-// LAYOUT: tile.load {{.*}} -> !tile.frag<1x1024xf32, #tile.blocked<vec = [1, 16], lanes = [1, 32], warps = [1, 4]>>
-// LAYOUT: tile.pack_e5m6 {{.*}} -> !tile.frag<1x1536xi8, #tile.blocked<vec = [1, 24], lanes = [1, 32], warps = [1, 4]>>
+// E5M6 packs 8 codes into 12 bytes, so each thread needs runs of 8. Kernels
+// with E5M6 size chunks at 8 values although the 1536-byte result is the
+// largest fragment (16 would mean 64-byte f32 loads and 24-byte stores per
+// thread): 32 bytes of f32 in, 12 bytes out.
+// LAYOUT: tile.load {{.*}} -> !tile.frag<1x1024xf32, #tile.blocked<vec = [1, 8], lanes = [1, 32], warps = [1, 4]>>
+// LAYOUT: tile.pack_e5m6 {{.*}} -> !tile.frag<1x1536xi8, #tile.blocked<vec = [1, 12], lanes = [1, 32], warps = [1, 4]>>
 // CHECK-LABEL: gpu.func @e5m6
-// CHECK: arith.constant dense<65536> : vector<16xi32>
-// CHECK: vector.from_elements {{.*}} : vector<24xi8>
-// CHECK: vector.store {{.*}} : memref<?x1536xi8>, vector<24xi8>
+// CHECK: arith.constant dense<65536> : vector<8xi32>
+// CHECK: vector.from_elements {{.*}} : vector<12xi8>
+// CHECK: vector.store {{.*}} : memref<?x1536xi8>, vector<12xi8>
 // CPU-LABEL: func.func @e5m6
 // CPU: arith.trunci {{.*}} : i32 to i8
 tile.kernel @e5m6(%x: memref<?x1024xf32>, %y: memref<?x1536xi8>) attributes {threads = 128 : i64} {

@@ -133,5 +133,7 @@ Tile unpack_e2m1(const Tile &t);
 /// E5M6 codes of an f32 tile, 8 per 3 little-endian words (12 bytes) along the
 /// last dimension: the result is i8 with 3/2 times the last dimension.
 Tile pack_e5m6(const Tile &t);
+/// f32 values of packed E5M6 codes (the inverse of pack_e5m6): 12 bytes -> 8 values.
+Tile unpack_e5m6(const Tile &t);
 
 } // namespace tk::dsl

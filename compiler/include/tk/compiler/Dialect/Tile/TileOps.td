@@ -249,6 +249,23 @@ def Tile_PackE5M6Op : Tile_Op<"pack_e5m6", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_UnpackE5M6Op : Tile_Op<"unpack_e5m6", [Pure]> {
+  let summary = "f32 values of E5M6 codes packed eight per three little-endian words";
+  let description = [{
+    The inverse of `tile.pack_e5m6`: every 12 bytes along the last dimension
+    are 3 little-endian uint32 words holding 8 12-bit codes (the first code in
+    the top bits of the first word); each code is the top 12 bits of an fp16
+    and decodes exactly to f32. The result has 2/3 of the input's last
+    dimension; its layout is the input's with the vector along that dimension
+    times 2/3.
+      %v = tile.unpack_e5m6 %q : !tile.frag<1x1536xi8> -> !tile.frag<1x1024xf32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let summary = "Swaps the last two dimensions of a fragment";
   let description = [{
