@@ -190,7 +190,7 @@ int runBenchmark(const BenchOptions &options) {
     std::string d = describe(c);
     d.replace(d.find(" bf16"), 5, " e4m3(128x128)");
     addRow(rows, "per_token_cast", d,
-           checkPerTokenRequant(&gpu, ctx, c, 128, 128, /*sfInColMajor=*/true, /*sfInPacked=*/true, /*time=*/true),
+           checkPerTokenRequant(&gpu, ctx, c, {128, 128, true, true}, /*time=*/true),
            ceiling);
   }
 

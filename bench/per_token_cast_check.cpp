@@ -157,19 +157,22 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
   return r;
 }
 
-CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, int64_t bIn, int64_t gIn,
-                                 bool sfInColMajor, bool sfInPacked, bool time) {
+CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, const QuantizedInput &in,
+                                 bool time) {
   CheckResult r;
   const Geometry g(c);
+  const int64_t bIn = in.blockM, gIn = in.blockK;
+  const bool sfInColMajor = in.sfColMajor, sfInPacked = in.sfPacked, fp4In = in.fmt == TK_FORMAT_E2M1;
+  const int64_t xk = fp4In ? c.k / 2 : c.k, xStride = fp4In ? g.stride / 2 : g.stride; // stored bytes
   const int64_t mbIn = ceilDiv(c.m, bIn), kbIn = ceilDiv(c.k, gIn);
   const int64_t in0 = sfInColMajor ? 1 : kbIn, in1 = sfInColMajor ? alignUp(mbIn, 4) : 1;
-  std::vector<uint8_t> x(c.m * g.stride);
+  std::vector<uint8_t> x(c.m * xStride);
   parallelRows(c.m, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       std::mt19937 rng((uint32_t)(c.seed * 7919u + i));
-      for (int64_t j = 0; j < c.k; ++j) {
+      for (int64_t j = 0; j < xk; ++j) {
         uint8_t q = (uint8_t)rng();
-        x[i * g.stride + j] = (q & 0x7F) == 0x7F ? q & 0xFE : q; // no NaN codes
+        x[i * xStride + j] = fp4In || (q & 0x7F) != 0x7F ? q : q & 0xFE; // no e4m3 NaN codes
       }
     }
   });
@@ -188,15 +191,16 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
   std::vector<float> refSf(g.kb * g.sfRows, 0.0f), sf(std::max<int64_t>(1, g.sfWords), 0.0f);
   parallelRows(mbIn, [&](int64_t b0, int64_t b1) { // whole input scale-factor rows per worker
     const int64_t begin = b0 * bIn, end = std::min(c.m, b1 * bIn);
-    perTokenRequantReference(x.data() + begin * g.stride, end - begin, c.k, g.stride, sfIn.data() + b0 * in0, in0, in1,
+    perTokenRequantReference(x.data() + begin * xStride, end - begin, c.k, xStride, sfIn.data() + b0 * in0, in0, in1,
                              bIn, gIn, c.group, c.flags & TK_ROUND_SF, refOut.data() + begin * g.outK,
-                             refSf.data() + begin * g.sf0, g.sf0, g.sf1, g.fmt);
+                             refSf.data() + begin * g.sf0, g.sf0, g.sf1, g.fmt,
+                             fp4In ? kernels::quant::Format::E2M1 : kernels::quant::Format::E4M3);
   });
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size());
   void *dsfIn = sfInPacked ? p.put(packedIn.data(), packedIn.size() * 4) : p.put(sfIn.data(), sfIn.size() * 4);
   void *dout = p.poisoned(out.data(), out.size(), 0xFF), *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
-  tk_tensor tx = p.tensor(dx, TK_F8_E4M3, {c.m, c.k}, {g.stride, 1});
+  tk_tensor tx = p.tensor(dx, fp4In ? TK_I8 : TK_F8_E4M3, {c.m, xk}, {xStride, 1});
   tk_tensor tsfIn = sfInPacked ? p.tensor(dsfIn, TK_I32, {mbIn, words}, {1, wordStride})
                                : p.tensor(dsfIn, TK_F32, {mbIn, kbIn}, {in0, in1});
   tk_tensor tout = p.tensor(dout, g.outType, {c.m, g.outK});
@@ -214,7 +218,7 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
   p.get(sf.data(), dsf, sf.size() * 4);
   compare(c, g, out, refOut, sf, refSf, r);
   // quant.md 4.1: x + its scale factors + out + out_sf (logical numel; packed: one byte each).
-  r.bytes = (double)c.m * c.k + (double)mbIn * kbIn * (sfInPacked ? 1 : 4) + (double)c.m * g.outK +
+  r.bytes = (double)c.m * xk + (double)mbIn * kbIn * (sfInPacked ? 1 : 4) + (double)c.m * g.outK +
             (double)c.m * g.kb * (g.packed ? 1 : 4);
   if (time && gpu)
     r.ms = gpu->medianMs([&] { call(); });

@@ -60,14 +60,22 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
 CheckResult checkPerTokenVariants(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c,
                                   const std::vector<uint8_t> &x);
 
-/// Re-quantization (quant.md 4.2): random e4m3 codes (no NaN codes) with
-/// random fp32 scale factors of block (bIn, gIn), row- or column-major
-/// (`sfInColMajor`), through tk_per_token_cast with x_sf; out and out_sf
-/// compared bit for bit with the reference. GPU of `gpu`, or the CPU path.
-/// With `sfInPacked`, the input scale factors are powers of two passed as
-/// packed UE8M0 words (column-major, word-column stride align(Mb_in, 4) + 4).
-/// With `time` (GPU only): the median of timed runs, bytes = x + x_sf + out + out_sf.
-CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, int64_t bIn, int64_t gIn,
-                                 bool sfInColMajor, bool sfInPacked = false, bool time = false);
+/// The quantized input of a re-quantization (quant.md 4.2): codes with scale
+/// factors of block (blockM, blockK), row- or column-major fp32, or powers of
+/// two as packed UE8M0 words (column-major, word-column stride align(Mb_in, 4) + 4).
+struct QuantizedInput {
+  int64_t blockM = 128, blockK = 128;
+  bool sfColMajor = false;
+  bool sfPacked = false;
+  tk_format fmt = TK_FORMAT_E4M3; ///< e4m3 codes (no NaN codes), or e2m1 codes two per byte
+};
+
+/// Re-quantization (quant.md 4.2): random codes with random fp32 scale factors
+/// (powers of two with round_sf or packed) through tk_per_token_cast with x_sf;
+/// out and out_sf compared bit for bit with the reference. GPU of `gpu`, or
+/// the CPU path. With `time` (GPU only): the median of timed runs, bytes =
+/// x + x_sf + out + out_sf.
+CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerTokenCastCase &c, const QuantizedInput &in,
+                                 bool time = false);
 
 } // namespace tk::bench

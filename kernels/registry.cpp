@@ -54,7 +54,12 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      perTokenCastVariant("per_token_cast.bf16.k7168.g128.round.ue8m0",
                                          packedUe8m0({7168, 128, DType::BF16, true})),
                      perTokenCastVariant("per_token_cast.e4m3.k7168.g128.in128x128",
-                                         requant({7168, 128, DType::BF16, true}, 128, 128))}});
+                                         requant({7168, 128, DType::BF16, true}, 128, 128)),
+                     perTokenCastVariant("per_token_cast.e2m1.k7168.g32.in32x32.e2m1", [] {
+                       quant::PerTokenCastConfig c = e2m1(requant({7168, 32, DType::BF16, true}, 32, 32));
+                       c.in = DType::I8; // packed FP4 input
+                       return c;
+                     }())}});
     list.push_back({"per_token_cast_with_sf_only", "quant", "tk_per_token_cast_with_sf_only",
                     "the scale factors of per_token_cast only",
                     {perTokenCastVariant("per_token_cast_with_sf_only.bf16.k7168.g128.round",

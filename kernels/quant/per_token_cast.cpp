@@ -14,12 +14,12 @@ int64_t PerTokenCastConfig::tileK() const {
   if (group == hidden)
     return hidden;
   int64_t k = std::max<int64_t>(group, std::gcd<int64_t>(4096, hidden));
-  return in == DType::F8E4M3 ? std::max(k, inBlockK) : k;
+  return quantizedInput() ? std::max(k, inBlockK) : k;
 }
 
 int64_t PerTokenCastConfig::tileM() const {
   int64_t m = 4096 % tileK() ? 1 : 4096 / tileK();
-  return in == DType::F8E4M3 && inBlockM > 1 ? std::gcd(m, inBlockM) : m;
+  return quantizedInput() && inBlockM > 1 ? std::gcd(m, inBlockM) : m;
 }
 
 std::string PerTokenCastConfig::kernelName() const {
@@ -33,7 +33,7 @@ std::string PerTokenCastConfig::kernelName() const {
 
 std::string PerTokenCastConfig::key() const {
   return kernelName() + ":K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
-         (in == dsl::DType::F8E4M3 ? ",inblock=" + std::to_string(inBlockM) + "x" + std::to_string(inBlockK) +
+         (quantizedInput() ? ",inblock=" + std::to_string(inBlockM) + "x" + std::to_string(inBlockK) +
                                          (inPackedSf ? ",inue8m0" : "")
                                    : "") +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
@@ -46,8 +46,8 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   const bool writesData = c.mode != PerTokenMode::SfOnly, computesSf = c.mode != PerTokenMode::PrecomputedSf;
   KernelBuilder k(ctx, c.kernelName(), c.key(), /*threads=*/128);
   Dim tokens = k.dynamic("num_tokens");
-  Tensor x = k.input("x", {tokens, c.hidden}, c.in, {kDynamicStride, 1}, c.xAlignBytes);
-  const bool quantizedIn = c.in == DType::F8E4M3;
+  const bool quantizedIn = c.quantizedInput(), fp4In = c.in == DType::I8; // FP4: two codes per byte
+  Tensor x = k.input("x", {tokens, fp4In ? c.hidden / 2 : c.hidden}, c.in, {kDynamicStride, 1}, c.xAlignBytes);
   std::optional<Tensor> xSf; // the quantized input's scale factors, in any strides
   if (quantizedIn && c.inPackedSf) // byte view of UE8M0 words (quant.md 3.3)
     xSf = k.input("x_sf", {ceil_div(tokens, c.inBlockM), ceilDiv(ceilDiv(c.hidden, c.inBlockK), 4), 4}, DType::I8,
@@ -70,7 +70,8 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
 
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
-    Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    Tile tile = fp4In ? unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}))
+                      : k.load(x, {row, col}, {bm, bk}).to(DType::F32);
     if (quantizedIn) { // v = fl(decode(x) * S_in): one scale row per token, or one for the whole tile
       const int64_t gIn = c.inBlockK;
       auto loadScales = [&](Index r, std::vector<int64_t> shape) {
@@ -145,11 +146,14 @@ namespace tk::kernels::quant {
 void perTokenRequantReference(const uint8_t *x, int64_t m, int64_t k, int64_t xRowStride, const float *sfIn,
                               int64_t sfInStride0, int64_t sfInStride1, int64_t bIn, int64_t gIn, int64_t group,
                               bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1,
-                              Format fmt) {
+                              Format fmt, Format inFmt) {
   std::vector<float> v(m * k);
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < k; ++j)
-      v[i * k + j] = decodeE4M3(x[i * xRowStride + j]) * sfIn[(i / bIn) * sfInStride0 + (j / gIn) * sfInStride1];
+    for (int64_t j = 0; j < k; ++j) {
+      const uint8_t *row = x + i * xRowStride;
+      float d = inFmt == Format::E2M1 ? decodeE2M1((uint8_t)(row[j / 2] >> (4 * (j % 2)))) : decodeE4M3(row[j]);
+      v[i * k + j] = d * sfIn[(i / bIn) * sfInStride0 + (j / gIn) * sfInStride1];
+    }
   perTokenCastReference(v.data(), dsl::DType::F32, m, k, k, group, roundSf, out, sf, sfStride0, sfStride1, fmt);
 }
 

@@ -15,12 +15,14 @@ enum class PerTokenMode { Cast, SfOnly, PrecomputedSf };
 struct PerTokenCastConfig {
   int64_t hidden = 0;             ///< K
   int64_t group = 128;            ///< channels per scale factor (16, 32, 64, 128 or K)
-  dsl::DType in = dsl::DType::BF16; ///< BF16, F32, or F8E4M3 (a quantized input, quant.md 4.2)
+  /// BF16, F32, or a quantized input (quant.md 4.2): F8E4M3 codes, or I8
+  /// bytes of two E2M1 codes each (x is (M, K / 2), low nibble first).
+  dsl::DType in = dsl::DType::BF16;
   bool roundSf = false;
   int64_t xAlignBytes = 16;       ///< alignment of x's pointer and row stride in bytes
   int64_t outAlignBytes = 16;     ///< alignment of out's pointer and row stride in bytes
   PerTokenMode mode = PerTokenMode::Cast;
-  /// Block of the input's scale factors (b_in, g_in) when `in` is F8E4M3;
+  /// Block of the input's scale factors (b_in, g_in) of a quantized input;
   /// supported when b_in is 1 or a multiple of tileM() and g_in divides tileK().
   int64_t inBlockM = 0, inBlockK = 0;
   bool inPackedSf = false; ///< the input's scale factors are packed UE8M0 words (byte view)
@@ -42,6 +44,7 @@ struct PerTokenCastConfig {
   /// rows, so every tile lies in one row of input scale blocks.
   int64_t tileM() const;
   int64_t groups() const { return ceilDiv(hidden, group); }
+  bool quantizedInput() const { return in == dsl::DType::F8E4M3 || in == dsl::DType::I8; }
   std::string key() const;
   std::string kernelName() const;
 };
@@ -57,12 +60,13 @@ void perTokenCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, i
                            Format fmt = Format::E4M3);
 
 /// Reference of the re-quantization (quant.md 4.2): x is (M, K) e4m3 codes
-/// with row stride `xRowStride`, dequantized as fl(decode(x) * sfIn[(i / bIn) *
+/// (or, with inFmt E2M1, (M, K / 2) bytes of two codes each) with row stride
+/// `xRowStride` bytes, dequantized as fl(decode(x) * sfIn[(i / bIn) *
 /// sfInStride0 + (j / gIn) * sfInStride1]), then cast as perTokenCastReference.
 void perTokenRequantReference(const uint8_t *x, int64_t m, int64_t k, int64_t xRowStride, const float *sfIn,
                               int64_t sfInStride0, int64_t sfInStride1, int64_t bIn, int64_t gIn, int64_t group,
                               bool roundSf, uint8_t *out, float *sf, int64_t sfStride0, int64_t sfStride1,
-                              Format fmt = Format::E4M3);
+                              Format fmt = Format::E4M3, Format inFmt = Format::E4M3);
 
 /// Reference of per_token_cast_with_precomputed_sf: out = e4m3(x * fl(1 / sf)),
 /// sf(i, k) at sf[i * sfStride0 + k] (row-major).

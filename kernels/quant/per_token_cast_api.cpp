@@ -34,15 +34,15 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
     return invalid(op, "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
   if ((xSf == nullptr) != (xBlock == nullptr))
     return invalid(op, "a quantized input needs both x_sf and x_block_size");
-  const int64_t m = x->shape[0], k = x->shape[1];
+  // The logical width: packed FP4 input holds two values per byte (quant.md 4.2).
+  const bool fp4In = xSf && x->dtype == TK_I8;
+  const int64_t m = x->shape[0], stored = x->shape[1], k = fp4In ? 2 * stored : stored;
   if (!xSf && x->dtype != TK_BF16 && x->dtype != TK_F32)
     return invalid(op, std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype) +
                            " (quantized inputs come with x_sf)");
   if (xSf) {
     if (x->dtype != TK_F8_E4M3 && x->dtype != TK_I8)
       return invalid(op, std::string("a quantized x must be e4m3 or i8 (packed e2m1), got ") + dtypeName(x->dtype));
-    if (x->dtype == TK_I8) // valid per the spec (its K counts two values per byte), not built yet
-      return Status::unsupported(std::string(op) + ": packed e2m1 inputs are not implemented yet");
     if (!(s = checkTensor(op, "x_sf", xSf, 2)).isOk())
       return s;
     if (xSf->dtype != TK_F32 && xSf->dtype != TK_I32)
@@ -70,12 +70,11 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
     return invalid(op, "num_per_channels must be 16, 32, 64, 128" +
                            std::string(allowWholeRowGroup ? ", or the hidden size when it is a multiple of 64" : "") +
                            "; got " + std::to_string(g) + " for hidden size " + std::to_string(k));
-  if (x->strides[1] != 1 && k > 1)
+  if (x->strides[1] != 1 && stored > 1)
     return invalid(op, "x needs a unit column stride, got " + std::to_string(x->strides[1]));
-  if (x->strides[0] < k && m > 1)
+  if (x->strides[0] < stored && m > 1)
     return invalid(op, "x row stride " + std::to_string(x->strides[0]) + " is smaller than the row width " +
-                           std::to_string(k));
-  // Valid per the spec, not built yet (they land with the rest of the quant family).
+                           std::to_string(stored));
   if (fmt == TK_FORMAT_E2M1 && k % 2)
     return invalid(op, "e2m1 output packs two values per byte: the hidden size must be even, got " +
                            std::to_string(k));
@@ -88,7 +87,9 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
   }
   config.hidden = k;
   config.group = g;
-  config.in = xSf ? tk::dsl::DType::F8E4M3 : x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
+  config.in = fp4In ? tk::dsl::DType::I8
+             : xSf ? tk::dsl::DType::F8E4M3
+             : x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
   config.roundSf = flags & TK_ROUND_SF;
   config.packedSf = flags & TK_PACKED_UE8M0;
   config.out = fmt == TK_FORMAT_E2M1 ? Format::E2M1 : fmt == TK_FORMAT_E5M6 ? Format::E5M6 : Format::E4M3;
@@ -114,7 +115,7 @@ Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, Per
   Status s = checkTensor(op, "out", out, 2);
   if (!s.isOk() || !(s = checkDtype(op, "out", out, fp4 ? TK_I8 : e5m6 ? TK_U8 : TK_F8_E4M3)).isOk())
     return s;
-  const int64_t m = x->shape[0], k = fp4 ? x->shape[1] / 2 : e5m6 ? x->shape[1] / 2 * 3 : x->shape[1];
+  const int64_t m = x->shape[0], k = fp4 ? config.hidden / 2 : e5m6 ? config.hidden / 2 * 3 : config.hidden;
   if (out->shape[0] != m || out->shape[1] != k || !isContiguous(out))
     return invalid(op, "out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor" +
                            (fp4 ? " (two e2m1 codes per byte)" : e5m6 ? " (8 e5m6 codes per 12 bytes)" : ""));
@@ -124,14 +125,14 @@ Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, Per
 
 /// out_sf of shape (M, Kb) in the layout the flags ask for (quant.md 3.2);
 /// `packedView` receives the byte view of packed UE8M0 words.
-Status validateOutSf(const char *op, const tk_tensor *x, const tk_tensor *sf, int32_t g, uint32_t flags,
+Status validateOutSf(const char *op, int64_t m, int64_t k, const tk_tensor *sf, int32_t g, uint32_t flags,
                      tk_tensor &packedView) {
   if (flags & TK_PACKED_UE8M0)
-    return packedSfView(op, "out_sf", sf, x->shape[0], ceilDiv(x->shape[1], g), packedView);
+    return packedSfView(op, "out_sf", sf, m, ceilDiv(k, g), packedView);
   Status s = checkTensor(op, "out_sf", sf, 2);
   if (!s.isOk() || !(s = checkDtype(op, "out_sf", sf, TK_F32)).isOk())
     return s;
-  const int64_t m = x->shape[0], kb = ceilDiv(x->shape[1], g);
+  const int64_t kb = ceilDiv(k, g);
   const bool col = flags & TK_SF_COL_MAJOR;
   if (sf->shape[0] != m || sf->shape[1] != kb)
     return invalid(op, "out_sf must have shape (" + std::to_string(m) + ", " + std::to_string(kb) + "), got (" +
@@ -164,7 +165,7 @@ extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const
   if (s.isOk())
     s = validateOut(op, x, out, config);
   if (s.isOk())
-    s = validateOutSf(op, x, out_sf, num_per_channels, flags, packed);
+    s = validateOutSf(op, x->shape[0], config.hidden, out_sf, num_per_channels, flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   const tk_tensor *sfOut = config.packedSf ? &packed : out_sf;
@@ -184,7 +185,7 @@ extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_ten
     return tk::runtime::report(invalid(op, "takes a plain (not quantized) input"));
   Status s = validateInput(op, ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, false, config, packedIn);
   if (s.isOk())
-    s = validateOutSf(op, x, out_sf, num_per_channels, flags, packed);
+    s = validateOutSf(op, x->shape[0], config.hidden, out_sf, num_per_channels, flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   config.mode = PerTokenMode::SfOnly;

@@ -226,7 +226,7 @@ TEST(Cpu_per_token_cast, RequantizationIsBitExact) {
         for (auto [bIn, gIn] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}, {128, 128}})
           for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR), 0u}) {
             tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, flags, 0, (uint64_t)(m + k + g)};
-            tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, bIn, gIn, flags == 0);
+            tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, flags == 0});
             EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn << ": "
                                             << r.error;
             EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn;
@@ -237,11 +237,25 @@ TEST(Cpu_per_token_cast, RequantizationIsBitExact) {
   for (int64_t k : {576, 7168})
     for (auto [bIn, gIn] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}, {128, 128}}) {
       tk::bench::PerTokenCastCase c{37, k, 128, TK_BF16, TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0, 0, 5};
-      tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, bIn, gIn, true, /*packed=*/true);
+      tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, true, /*sfPacked=*/true});
       EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
       EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "packed input " << tk::bench::describe(c);
       ++cases;
     }
+  // FP4 input (two codes per byte, the logical width twice the stored one) to
+  // e4m3 and e2m1, fp32 and packed input scale factors, a row stride beyond K / 2.
+  for (int64_t k : {576, 2048})
+    for (auto [bIn, gIn] : std::vector<std::pair<int64_t, int64_t>>{{1, 32}, {32, 32}, {128, 128}})
+      for (tk_format fmt : {TK_FORMAT_E4M3, TK_FORMAT_E2M1})
+        for (bool packed : {false, true}) {
+          const uint32_t flags = packed ? TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0 : TK_ROUND_SF;
+          tk::bench::PerTokenCastCase c{37, k, 32, TK_BF16, flags, packed ? 0 : k + 64, 11, fmt};
+          tk::bench::CheckResult r =
+              tk::bench::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, packed, packed, TK_FORMAT_E2M1});
+          EXPECT_EQ(r.status, TK_SUCCESS) << "from e2m1 " << tk::bench::describe(c) << ": " << r.error;
+          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "from e2m1 " << tk::bench::describe(c);
+          ++cases;
+        }
   std::printf("[ per_token_cast ] %d CPU re-quantization cases compared\n", cases);
   tk_context_destroy(ctx);
 }
@@ -270,7 +284,7 @@ TEST(Cpu_per_token_cast, E2M1OutputIsBitExact) {
               r = tk::bench::checkPerTokenVariants(nullptr, ctx, c, x);
               EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
               EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "variants " << tk::bench::describe(c);
-              r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, 32, 32, false);
+              r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, {32, 32});
               EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
               EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "requant " << tk::bench::describe(c);
             }

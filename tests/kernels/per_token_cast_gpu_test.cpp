@@ -204,7 +204,7 @@ TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {
   tk_context_destroy(ctx);
 }
 
-// Re-quantization (quant.md 4.2) over the spec's grid for e4m3 inputs: M x K x
+// Re-quantization (quant.md 4.2) over the spec's grid for e4m3 and e2m1 inputs: M x K x
 // g in {32, 128} x input blocks (128, 128), (32, 32) x flags (round) and
 // (round, col-major); input scale factors are powers of two with round (as the
 // spec's inputs are), and packed UE8M0 words with col.
@@ -218,10 +218,24 @@ TEST_F(PerTokenCastGpu, RequantizationIsBitExact) {
         for (int64_t bIn : {128, 32})
           for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)}) {
             tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, flags, 0, (uint64_t)(m + k + g + bIn)};
-            tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(session, ctx, c, bIn, bIn, flags & TK_SF_COL_MAJOR,
-                                                                       /*sfInPacked=*/flags & TK_SF_COL_MAJOR);
+            tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(
+                session, ctx, c, {bIn, bIn, bool(flags & TK_SF_COL_MAJOR), bool(flags & TK_SF_COL_MAJOR)});
             tally.check(r, tk::bench::describe(c));
           }
+  // FP4 input (two codes per byte), to e4m3 and e2m1, with the spec's flags
+  // (F, T, F) and (T, T, T) on input and output.
+  for (int64_t m : {4001, 8001})
+    for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
+      for (int64_t g : {32, 128})
+        for (int64_t bIn : {128, 32})
+          for (bool ttt : {false, true})
+            for (tk_format fmt : {TK_FORMAT_E4M3, TK_FORMAT_E2M1}) {
+              const uint32_t flags = ttt ? TK_ROUND_SF | TK_SF_COL_MAJOR | TK_PACKED_UE8M0 : TK_ROUND_SF;
+              tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, flags, 0, (uint64_t)(m + k + g + bIn), fmt};
+              tk::bench::CheckResult r =
+                  tk::bench::checkPerTokenRequant(session, ctx, c, {bIn, bIn, ttt, ttt, TK_FORMAT_E2M1});
+              tally.check(r, "from e2m1 " + tk::bench::describe(c));
+            }
   tally.report("per_token_cast re-quantization", *session);
   tk_context_destroy(ctx);
 }

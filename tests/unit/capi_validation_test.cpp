@@ -255,8 +255,12 @@ TEST_F(Validation, QuantizedInput) {
   xsf = tensor(TK_F32, {2, 4});
   x = tensor(TK_BF16, {256, 512});
   expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x must be e4m3 or i8 (packed e2m1), got bf16");
-  x = tensor(TK_I8, {256, 256});
-  expect(TK_ERROR_UNSUPPORTED, "packed e2m1 inputs are not implemented yet");
+  x = tensor(TK_I8, {256, 128}); // packed e2m1: the logical width is 256, not 128
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (2, 2), got (2, 4)");
+  x = tensor(TK_I8, {256, 256}); // logical 512: x_sf fits, out must be (256, 512)
+  out = tensor(TK_F8_E4M3, {256, 256});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 512) tensor");
+  out = tensor(TK_F8_E4M3, {256, 512});
   x = tensor(TK_F8_E4M3, {256, 512});
   g = 512;
   expect(TK_ERROR_INVALID_ARGUMENT, "a quantized input needs num_per_channels below the hidden size");
