@@ -138,6 +138,7 @@ mlir::Value emitE5M6Decode(mlir::OpBuilder &b, mlir::Location loc, mlir::Value c
 /// A per-thread vector of 12n bytes -> 8n f32 values (inverse of emitPackE5M6).
 mlir::Value emitUnpackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bytes);
 /// f8E4M3FN codes (i8, scalar or vector) -> f32, exact; NaN codes give NaN.
-mlir::Value emitE4M3ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes);
+/// `hardware` (vectors only) uses the sm_89+ cvt on pairs; otherwise integer arithmetic.
+mlir::Value emitE4M3ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes, bool hardware);
 
 } // namespace tk::compiler

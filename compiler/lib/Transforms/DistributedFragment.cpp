@@ -427,7 +427,7 @@ FailureOr<Value> ThreadEmitter::convert(tile::ConvertOp op, Value input) {
   if (isa<Float8E4M3FNType>(to))
     return emitF32ToE4M3(b, loc, input, fp8Hardware);
   if (isa<Float8E4M3FNType>(from)) // to f32 (the verifier's rule)
-    return emitE4M3ToF32(b, loc, input);
+    return emitE4M3ToF32(b, loc, input, fp8Hardware);
   auto type = VectorType::get({slots}, to);
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
     return Value(arith::ExtFOp::create(b, loc, type, input));

@@ -359,7 +359,7 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
       if (isa<Float8E4M3FNType>(to))
         v = compiler::emitF32ToE4M3(ib, l, v, /*hardware=*/false);
       else if (isa<Float8E4M3FNType>(from)) // to f32
-        v = compiler::emitE4M3ToF32(ib, l, v);
+        v = compiler::emitE4M3ToF32(ib, l, v, /*hardware=*/false);
       else if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
         v = arith::ExtFOp::create(ib, l, to, v);
       else if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())

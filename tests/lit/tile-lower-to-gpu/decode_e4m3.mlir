@@ -1,11 +1,20 @@
-// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
+// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s --check-prefix=HW
+// RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu=fp8-hardware=false -canonicalize | FileCheck %s
 // RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-cpu -canonicalize | FileCheck %s --check-prefix=CPU
 
-// e4m3 codes widen to f32 by integer arithmetic on the whole per-thread vector:
-// normal codes shift into place and rebias, subnormal ones are m * 2^-9, 0x7F
-// is NaN; the sign bit moves to bit 31. Chunks follow the widest element of the
-// main data (the bf16 stores, 16 bytes), so a thread loads 8 codes at a time
-// (two chunks per thread here) and stores 8 bf16.
+// With the sm_89+ conversion (the default) codes widen in pairs: e4m3x2 ->
+// f16x2 (exact), then f16 -> f32.
+// HW-LABEL: gpu.func @decode
+// HW: vector.load {{.*}} : memref<?x512xi8>, vector<8xi8>
+// HW: nvvm.convert.f8x2.to.f16x2 {{.*}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+// HW: arith.extf {{.*}} : vector<2xf16> to vector<2xf32>
+// HW-NOT: arith.uitofp
+// HW: vector.store {{.*}} : memref<?x512xbf16>, vector<8xbf16>
+// Without it (sm_80), e4m3 codes widen to f32 by integer arithmetic on the
+// whole per-thread vector: normal codes shift into place and rebias, subnormal
+// ones are m * 2^-9, 0x7F is NaN; the sign bit moves to bit 31. Chunks follow
+// the widest element of the main data (the bf16 stores, 16 bytes), so a thread
+// loads 8 codes at a time (two chunks per thread here) and stores 8 bf16.
 // CHECK-LABEL: gpu.func @decode
 // CHECK: vector.load {{.*}} : memref<?x512xi8>, vector<8xi8>
 // CHECK: vector.load {{.*}} : memref<?x512xi8>, vector<8xi8>

@@ -32,7 +32,8 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     vector accesses, elementwise regions are cloned on vectors, reductions become
     in-thread combines, warp shuffles and a shared-memory exchange between warps.
     Float8 tensors are stored as i8. `fp8-hardware` selects the sm_89+
-    conversion instructions; without it f32 -> e4m3 is emitted as integer
+    conversion instructions (f32 -> e4m3 and e4m3 -> f16 pairs); without them the
+    conversions are emitted as integer
     arithmetic (bit-exact, used for sm_80).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
