@@ -94,10 +94,12 @@ bool ThreadEmitter::isMultipleOf(Value v, int64_t m) {
 int64_t ThreadEmitter::accessAlignment(Value mem, int64_t chunkBytes) {
   auto it = alignment.find(mem);
   int64_t promised = it == alignment.end() ? 1 : it->second;
-  int64_t a = std::min(promised, chunkBytes);
-  while (a > 1 && chunkBytes % a)
-    a >>= 1;
-  return std::max<int64_t>(a, 1);
+  // The largest power of two that divides the chunk (a 12-byte chunk of
+  // thread t starts at 12 t: 4-byte aligned) and that the tensor promises.
+  int64_t a = 1;
+  while (a * 2 <= promised && chunkBytes % (a * 2) == 0)
+    a *= 2;
+  return a;
 }
 
 SmallVector<Value> ThreadEmitter::bounds(Value mem, ArrayRef<Value> coords, const BlockedLayout &l,
