@@ -10,6 +10,7 @@
 #include "bench/per_block_cast_check.h"
 #include "bench/per_channel_cast_check.h"
 #include "bench/gpu_session.h"
+#include "bench/lossless_check.h"
 #include "bench/per_token_cast_check.h"
 #include "bench/transpose_check.h"
 #include "kernels/quant/formats.h"
@@ -214,6 +215,15 @@ int runBenchmark(const BenchOptions &options) {
     CheckResult cr = checkPerBlockCast(&gpu, ctx, c, /*time=*/true);
     addRow(rows, "per_block_cast", describe(c), cr, ceiling);
   }
+
+  // per_block_cast_lossless (quant.md 4.9): FP4 (1, 32) to e4m3 (1, 128), with
+  // packed UE8M0 and fp32 scales; bytes = xq + xsf + out + out sf. The time
+  // includes the wait for the kernel and the read-back of its range flags.
+  if (!options.headline)
+    for (const LosslessCase &c : {LosslessCase{32768, 7168, 1, 32, 1, 128, true, true},
+                                  LosslessCase{32768, 7168, 1, 32, 1, 128, false, false}})
+      addRow(rows, "per_block_cast_lossless", describe(c), checkPerBlockLossless(&gpu, ctx, c, /*time=*/true),
+             ceiling);
 
   // per_channel_cast and its transposed form (quant.md 4.13, 4.15); bytes = x + out + sf.
   std::vector<PerChannelCastCase> perChannel = {{32768, 7168, 128, TK_BF16, true, false},

@@ -2,6 +2,7 @@
 #include "kernels/registry.h"
 #include "kernels/quant/cast_back.h"
 #include "kernels/quant/per_block_cast.h"
+#include "kernels/quant/per_block_cast_lossless.h"
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
@@ -96,6 +97,18 @@ const std::vector<ShippedKernel> &shippedKernels() {
     auto perChannel = [](const std::string &name, quant::PerChannelCastConfig c) {
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
     };
+    auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {
+      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerBlockCastLossless(ctx, c); }};
+    };
+    list.push_back({"per_block_cast_lossless", "quant", "tk_per_block_cast_lossless",
+                    "FP4 with power-of-two scales -> e4m3 with larger blocks, exactly",
+                    {lossless("per_block_cast_lossless.k7168.in1x32.out1x128", {7168, 1, 32, 1, 128}),
+                     lossless("per_block_cast_lossless.k7168.in32x32.out32x128", {7168, 32, 32, 32, 128}),
+                     lossless("per_block_cast_lossless.k7168.in1x32.out1x128.ue8m0", [] {
+                       quant::PerBlockLosslessConfig c{7168, 1, 32, 1, 128};
+                       c.inPackedSf = c.outPackedSf = true;
+                       return c;
+                     }())}});
     list.push_back({"per_channel_cast", "quant", "tk_per_channel_cast",
                     "128 x 1 (per-column) absmax -> scale -> e4m3 cast",
                     {perChannel("per_channel_cast.bf16.k7168.b128", {7168, 128, DType::BF16, false, false}),

@@ -138,6 +138,26 @@ tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
                                                 const int32_t *block_size, const tk_tensor *sf, uint32_t flags,
                                                 tk_tensor *out, tk_stream stream);
 
+/* per_block_cast_lossless (quant.md 4.9): re-blocks packed FP4 (e2m1) with
+ * power-of-two scale factors into e4m3 with larger blocks, exactly:
+ * dec(out) * sf_out == dec(x) * sf_in for every element. x is i8 (M, K / 2),
+ * contiguous, two codes per byte (element 2i in the low nibble), K % 32 == 0;
+ * x_sf holds the input block scales for x_block_size {b_in, g_in}: fp32
+ * (ceil(M / b_in), K / g_in) in any non-negative strides (powers of two, or
+ * 0 for an all-zero block), or packed UE8M0 words as tk_cast_back accepts.
+ * out_block_size {b_out, g_out}: multiples of the input block; all block
+ * sizes powers of two. fmt must be TK_FORMAT_E4M3. out is e4m3 (M, K)
+ * contiguous; out_sf (ceil(M / b_out), ceil(K / g_out)) in the flags' layout
+ * as tk_per_block_cast writes it (TK_ROUND_SF is accepted and ignored: output
+ * scales are always powers of two). An input block with a scale more than
+ * 2^11 below the largest of its output block cannot be represented and returns
+ * TK_ERROR_INVALID_ARGUMENT. To find out, the call waits for `stream`.
+ * Output blocks taller than the input blocks (b_out > b_in) return
+ * TK_ERROR_UNSUPPORTED in this version. */
+tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                     const int32_t *x_block_size, tk_format fmt, const int32_t *out_block_size,
+                                     uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
+
 /* per_channel_cast (quant.md 4.13): one scale per column and 128 rows.
  * x (M, K) bf16 or fp32, contiguous, M % 128 == 0, K % 64 == 0;
  * num_per_tokens = 128; out (M, K) e4m3 contiguous; out_sf (M / 128, K) fp32
@@ -159,8 +179,9 @@ tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x, 
  * writes it with TK_SF_COL_MAJOR); x_block_size = {b, g}, both positive.
  * out is (M, K), contiguous. x_sf may also be packed UE8M0 words: i32
  * (ceil(M / b), ceil(ceil(K / g) / 4)), strides (1, >= rows). x may be i8
- * (M, K / 2) of packed e2m1 codes (element 2i in the low nibble). Packed e5m6
- * (u8) input is valid but returns TK_ERROR_UNSUPPORTED. */
+ * (M, K / 2) of packed e2m1 codes (element 2i in the low nibble), or u8
+ * (M, 3 K / 2) of packed e5m6 codes (quant.md 4.12: 8 codes per 3 little-endian
+ * words; then K % 8 == 0 suffices). */
 tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, const int32_t *x_block_size,
                        tk_tensor *out, tk_stream stream);
 

@@ -1,0 +1,118 @@
+//===- per_block_cast_lossless.cpp - the kernel, in the DSL, and its reference ===//
+//
+// Exponent arithmetic on the scale factors (quant.md 4.9): e_in = the biased
+// exponent of an input block's scale, e_max its maximum over the output block,
+// e_out = max(e_max - 6, 0), out = e4m3(decode(x) * 2^(e_in - e_out)), which
+// is exact while e_in >= e_out - 5.
+//===----------------------------------------------------------------------===//
+#include "kernels/quant/per_block_cast_lossless.h"
+#include "kernels/quant/scale_rule.h"
+
+using namespace tk::dsl;
+
+namespace tk::kernels::quant {
+
+std::string PerBlockLosslessConfig::key() const {
+  return "per_block_cast_lossless:K=" + std::to_string(hidden) + ",in=" + std::to_string(inBlockM) + "x" +
+         std::to_string(inBlockK) + ",out=" + std::to_string(outBlockM) + "x" + std::to_string(outBlockK) +
+         (inPackedSf ? ",inue8m0" : "") + (outPackedSf ? ",ue8m0" : "") + ",xalign=" + std::to_string(xAlignBytes) +
+         ",outalign=" + std::to_string(outAlignBytes);
+}
+
+namespace {
+/// Repeats along dim 0 and 1 (a group of 1 is no repetition).
+Tile expand2(const Tile &t, int64_t rows, int64_t cols) {
+  Tile r = rows > 1 ? expand(t, 0, rows) : t;
+  return cols > 1 ? expand(r, 1, cols) : r;
+}
+Tile reduceMax2(const Tile &t, int64_t rows, int64_t cols) {
+  Tile r = cols > 1 ? reduce_max(t, 1, cols) : t;
+  return rows > 1 ? reduce_max(r, 0, rows) : r;
+}
+Scalar exponentOf(const Scalar &scale) { return (scale.bitsAsI32() >> 23) & scale.constantI32(0xFF); }
+} // namespace
+
+BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLosslessConfig &c) {
+  const int64_t bm = c.tileM(), bk = c.tileK();
+  const int64_t rowsIn = bm / c.inBlockM, colsIn = bk / c.inBlockK;          // input blocks per tile
+  const int64_t rowsPer = c.outBlockM / c.inBlockM, colsPer = c.outBlockK / c.inBlockK; // per output block
+  KernelBuilder k(ctx, "per_block_cast_lossless", c.key(), c.threads());
+  Dim tokens = k.dynamic("num_tokens");
+  Tensor x = k.input("x", {tokens, c.hidden / 2}, DType::I8, {c.hidden / 2, 1}, c.xAlignBytes);
+  const int64_t kbIn = ceilDiv(c.hidden, c.inBlockK), kbOut = ceilDiv(c.hidden, c.outBlockK);
+  Tensor sfIn = c.inPackedSf ? k.input("x_sf", {ceil_div(tokens, c.inBlockM), ceilDiv(kbIn, 4), 4}, DType::I8,
+                                       {4, kDynamicStride, 1}, 4)
+                             : k.input("x_sf", {ceil_div(tokens, c.inBlockM), kbIn}, DType::F32,
+                                       {kDynamicStride, kDynamicStride}, 4);
+  Tensor out = k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+  Tensor sfOut = c.outPackedSf ? k.output("out_sf", {ceil_div(tokens, c.outBlockM), ceilDiv(kbOut, 4), 4}, DType::I8,
+                                          {4, kDynamicStride, 1}, 4)
+                               : k.output("out_sf", {ceil_div(tokens, c.outBlockM), kbOut}, DType::F32,
+                                          {kDynamicStride, kDynamicStride}, 4);
+  Tensor violations = k.output("violations", {ceil_div(tokens, bm), c.violationColumns()}, DType::F32, {}, 4);
+
+  k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * bm, col = b[1] * bk;
+    // Input scales of the tile's blocks (out of bounds: 0, i.e. absent).
+    Tile loaded = k.load(sfIn, {b[0] * rowsIn, b[1] * colsIn}, {rowsIn, colsIn}, c.inPackedSf ? 4 : 0);
+    Tile scales = c.inPackedSf ? ue8m0ToF32(loaded) : loaded;
+    // Scales are powers of two (or 0): the largest has the largest exponent.
+    Tile eOut = map({reduceMax2(scales, rowsPer, colsPer)}, DType::I32, [](auto &s) {
+      return max(exponentOf(s[0]) - s[0].constantI32(6), s[0].constantI32(0));
+    });
+    Tile sfTile = map({eOut}, DType::F32, [](auto &e) { return (e[0] << 23).bitsAsF32(); });
+    Index sfRow = b[0] * (bm / c.outBlockM), sfCol = b[1] * (bk / c.outBlockK);
+    if (c.outPackedSf)
+      k.store(sfOut, {sfRow, sfCol}, ue8m0Bytes(sfTile), /*splitLast=*/4);
+    else
+      k.store(sfOut, {sfRow, sfCol}, sfTile);
+    // Per input block: the multiplier 2^(e_in - e_out) (0 for a zero scale)
+    // and whether the block lies too far below (e_in + 5 < e_out).
+    Tile eOutIn = expand2(eOut, rowsPer, colsPer);
+    Tile multiplier = map({scales, eOutIn}, DType::F32, [](auto &s) {
+      Scalar eIn = exponentOf(s[0]), present = min(eIn, s[0].constantI32(1));
+      return (present * ((eIn - s[1] + s[0].constantI32(127)) << 23)).bitsAsF32();
+    });
+    Tile tooFar = map({scales, eOutIn}, DType::F32, [](auto &s) {
+      Scalar eIn = exponentOf(s[0]), one = s[0].constantI32(1), zero = s[0].constantI32(0);
+      Scalar beyond = min(max(s[1] - eIn - s[0].constantI32(5), zero), one);
+      return (beyond * min(eIn, one) * s[0].constantI32(0x3F800000)).bitsAsF32(); // 1.0 or 0.0
+    });
+    // One flag per input block column of the tile (the tile's rows reduced).
+    k.store(violations, {b[0], b[1] * colsIn}, reduce_max(tooFar, 0));
+    Tile values = unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}));
+    k.store(out, {row, col}, (values * expand2(multiplier, c.inBlockM, c.inBlockK)).to(DType::F8E4M3));
+  });
+  return k.finish();
+}
+
+bool perBlockCastLosslessReference(const uint8_t *x, int64_t m, int64_t k, const float *sfIn, int64_t in0,
+                                   int64_t in1, int64_t bIn, int64_t gIn, int64_t bOut, int64_t gOut, uint8_t *out,
+                                   float *sfOut, int64_t out0, int64_t out1) {
+  auto exponent = [](float s) { return (int)((bits(s) >> 23) & 0xFF); };
+  for (int64_t p = 0; p < ceilDiv(m, bOut); ++p)
+    for (int64_t q = 0; q < ceilDiv(k, gOut); ++q) {
+      // Input blocks of this output block whose first row and column are in bounds.
+      const int64_t i0 = p * bOut / bIn, i1 = std::min(ceilDiv(m, bIn), (p + 1) * bOut / bIn);
+      const int64_t j0 = q * gOut / gIn, j1 = std::min(ceilDiv(k, gIn), (q + 1) * gOut / gIn);
+      int eMax = 0;
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j)
+          eMax = std::max(eMax, exponent(sfIn[i * in0 + j * in1]));
+      const int eOut = eMax >= 6 ? eMax - 6 : 0;
+      sfOut[p * out0 + q * out1] = fromBits((uint32_t)eOut << 23);
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j) {
+          const int eIn = exponent(sfIn[i * in0 + j * in1]);
+          if (eIn != 0 && eIn + 5 < eOut)
+            return false;
+          const float mult = eIn == 0 ? 0.0f : fromBits((uint32_t)(eIn - eOut + 127) << 23);
+          for (int64_t r = i * bIn; r < std::min(m, (i + 1) * bIn); ++r)
+            for (int64_t c = j * gIn; c < std::min(k, (j + 1) * gIn); ++c)
+              out[r * k + c] = encodeE4M3(decodeE2M1((uint8_t)(x[r * (k / 2) + c / 2] >> (4 * (c % 2)))) * mult);
+        }
+    }
+  return true;
+}
+
+} // namespace tk::kernels::quant

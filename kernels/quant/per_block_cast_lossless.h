@@ -1,0 +1,47 @@
+//===- per_block_cast_lossless.h - FP4 -> FP8 re-blocking (quant.md 4.9) --===//
+#pragma once
+
+#include "kernels/quant/formats.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <string>
+
+namespace tk::kernels::quant {
+
+/// Everything the generated code depends on; num_tokens stays dynamic.
+struct PerBlockLosslessConfig {
+  int64_t hidden = 0;                 ///< K (logical; x is (M, K / 2) bytes), K % 32 == 0
+  int64_t inBlockM = 1, inBlockK = 32; ///< (b_in, g_in) of the input scale factors
+  int64_t outBlockM = 128, outBlockK = 128; ///< (b_out, g_out): multiples of the input block
+  bool inPackedSf = false;  ///< input scale factors as packed UE8M0 words (byte view)
+  bool outPackedSf = false; ///< output scale factors as packed UE8M0 words (byte view)
+  int64_t xAlignBytes = 16, outAlignBytes = 16;
+
+  /// max(b_out, 32) rows by about 8192 / rows columns, a multiple of g_out (quant.md 4.9).
+  int64_t tileM() const { return std::max<int64_t>(outBlockM, 32); }
+  int64_t tileK() const { return outBlockK * std::max<int64_t>(1, 8192 / tileM() / outBlockK); }
+  int64_t threads() const { return 256; }
+  /// Columns of the violation flags: one per input block column of each tile.
+  int64_t violationColumns() const { return ceilDiv(hidden, tileK()) * (tileK() / inBlockK); }
+  std::string key() const;
+};
+
+/// The kernel. Besides out and out_sf it writes f32 flags into `violations`
+/// (ceil(M / tileM), violationColumns()): 1 where an input block of that tile
+/// column has an exponent more than 11 below its output block's maximum (the
+/// values cannot be re-blocked exactly), else 0. Output blocks must be one
+/// input block tall (b_out == b_in): taller ones would need reductions three
+/// levels deep, which the layout pass does not assign yet.
+dsl::BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLosslessConfig &config);
+
+/// C++ reference. x is (M, K / 2) packed e2m1 bytes; sfIn(p, q) at
+/// sfIn[p * in0 + q * in1] (powers of two or zero); out (M, K) e4m3 codes;
+/// sfOut(p, q) at sfOut[p * out0 + q * out1]. Returns false when an input
+/// block with a non-zero scale lies more than 11 exponents below its output
+/// block's maximum (out and sfOut are then incomplete). Input blocks with a
+/// zero scale (all values zero) are exempt and give zeros.
+bool perBlockCastLosslessReference(const uint8_t *x, int64_t m, int64_t k, const float *sfIn, int64_t in0,
+                                   int64_t in1, int64_t bIn, int64_t gIn, int64_t bOut, int64_t gOut, uint8_t *out,
+                                   float *sfOut, int64_t out0, int64_t out1);
+
+} // namespace tk::kernels::quant

@@ -1,0 +1,154 @@
+//===- per_block_cast_lossless_api.cpp - tk_per_block_cast_lossless (4.9) -===//
+#include "kernels/common/validate.h"
+#include "kernels/quant/packed_sf.h"
+#include "kernels/quant/per_block_cast_lossless.h"
+#include "tk/runtime/Context.h"
+#include "tk/runtime/Scratch.h"
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::quant;
+
+namespace {
+
+const char *op = "tk_per_block_cast_lossless";
+
+Status invalid(const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
+
+bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+std::string pair(int64_t a, int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
+
+Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const int32_t *inBlock, tk_format fmt,
+                const int32_t *outBlock, uint32_t flags, const tk_tensor *out, const tk_tensor *outSf,
+                PerBlockLosslessConfig &c, tk_tensor &packedIn, tk_tensor &packedOut) {
+  if (!ctx)
+    return invalid("ctx is null");
+  Status s = checkTensor(op, "x", x, 2);
+  if (s.isOk())
+    s = checkTensor(op, "x_sf", xSf, 2);
+  if (s.isOk())
+    s = checkTensor(op, "out", out, 2);
+  if (s.isOk())
+    s = checkTensor(op, "out_sf", outSf, 2);
+  if (!s.isOk())
+    return s;
+  if (!inBlock || !outBlock)
+    return invalid(std::string(inBlock ? "out_block_size" : "x_block_size") + " is null");
+  if (fmt != TK_FORMAT_E4M3)
+    return invalid("fmt must be TK_FORMAT_E4M3 (the lossless re-blocking writes FP8)");
+  if (flags & ~(uint32_t)(TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0))
+    return invalid("unknown flag bits " + std::to_string(flags));
+  if ((flags & TK_PACKED_UE8M0) && !(flags & TK_SF_COL_MAJOR))
+    return invalid("TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR");
+  if (x->dtype != TK_I8)
+    return invalid(std::string("x must be i8 (packed e2m1, two codes per byte), got ") + dtypeName(x->dtype));
+  if (!isContiguous(x))
+    return invalid("x must be contiguous");
+  const int64_t m = x->shape[0], k = 2 * x->shape[1];
+  const int64_t bIn = inBlock[0], gIn = inBlock[1], bOut = outBlock[0], gOut = outBlock[1];
+  if (k % 32)
+    return invalid("the logical row width (twice x's) must be a multiple of 32, got " + std::to_string(k));
+  if (bIn <= 0 || gIn <= 0 || bOut <= 0 || gOut <= 0)
+    return invalid("block sizes must be positive, got x_block_size " + pair(bIn, gIn) + " and out_block_size " +
+                   pair(bOut, gOut));
+  if (bOut % bIn || gOut % gIn)
+    return invalid("out_block_size " + pair(bOut, gOut) + " must be a multiple of x_block_size " + pair(bIn, gIn));
+  if (!powerOfTwo(gIn) || !powerOfTwo(gOut))
+    return invalid("the block widths must be powers of two, got " + std::to_string(gIn) + " and " +
+                   std::to_string(gOut));
+  if (!powerOfTwo(bIn) || !powerOfTwo(bOut))
+    return Status::unsupported(std::string(op) + ": block heights that are not powers of two (" +
+                               std::to_string(bIn) + ", " + std::to_string(bOut) + ") are not implemented");
+  if (bOut != bIn)
+    return Status::unsupported(std::string(op) + ": output blocks taller than the input blocks (" +
+                               std::to_string(bOut) + " > " + std::to_string(bIn) +
+                               " rows) are not implemented yet (they need three-level reductions)");
+  if (xSf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
+    if (!(s = packedSfView(op, "x_sf", xSf, ceilDiv(m, bIn), ceilDiv(k, gIn), packedIn, /*anyWordStride=*/true))
+             .isOk())
+      return s;
+    c.inPackedSf = true;
+  } else if (xSf->dtype != TK_F32) {
+    return invalid(std::string("x_sf must be f32 or i32 (packed UE8M0), got ") + dtypeName(xSf->dtype));
+  } else if (xSf->shape[0] != ceilDiv(m, bIn) || xSf->shape[1] != ceilDiv(k, gIn)) {
+    return invalid("x_sf must have shape " + pair(ceilDiv(m, bIn), ceilDiv(k, gIn)) + ", got " +
+                   pair(xSf->shape[0], xSf->shape[1]));
+  } else if (xSf->strides[0] < 0 || xSf->strides[1] < 0) {
+    return invalid("x_sf strides must not be negative");
+  }
+  if ((s = checkDtype(op, "out", out, TK_F8_E4M3)).isOk() &&
+      (out->shape[0] != m || out->shape[1] != k || !isContiguous(out)))
+    return invalid("out must be a contiguous " + pair(m, k) + " tensor");
+  if (!s.isOk())
+    return s;
+  const int64_t mb = ceilDiv(m, bOut), kb = ceilDiv(k, gOut);
+  if (flags & TK_PACKED_UE8M0) {
+    if (!(s = packedSfView(op, "out_sf", outSf, mb, kb, packedOut)).isOk())
+      return s;
+    c.outPackedSf = true;
+  } else {
+    if (!(s = checkDtype(op, "out_sf", outSf, TK_F32)).isOk())
+      return s;
+    const bool col = flags & TK_SF_COL_MAJOR;
+    const int64_t want0 = col ? 1 : kb, want1 = col ? alignUp(mb, 4) : 1;
+    if (outSf->shape[0] != mb || outSf->shape[1] != kb)
+      return invalid("out_sf must have shape " + pair(mb, kb) + ", got " + pair(outSf->shape[0], outSf->shape[1]));
+    if (!((outSf->strides[0] == want0 || mb <= 1) && (outSf->strides[1] == want1 || kb <= 1)))
+      return invalid("out_sf must have strides " + pair(want0, want1) +
+                     (col ? " (TMA-aligned column-major)" : " (row-major)") + ", got " +
+                     pair(outSf->strides[0], outSf->strides[1]));
+  }
+  c.hidden = k;
+  c.inBlockM = bIn;
+  c.inBlockK = gIn;
+  c.outBlockM = bOut;
+  c.outBlockK = gOut;
+  c.xAlignBytes = alignmentOf(x, 1);
+  c.outAlignBytes = alignmentOf(out, 1);
+  return Status::ok();
+}
+
+/// Launches the kernel, then waits for it and reads the per-tile flags back:
+/// an input block whose exponent lies too far below is an error.
+Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, const tk_tensor *xSf,
+           const tk_tensor *out, const tk_tensor *outSf, tk_stream stream) {
+  const int64_t rows = ceilDiv(x->shape[0], c.tileM()), cols = c.violationColumns();
+  tk::runtime::Scratch flags;
+  Status s = flags.allocate(ctx, *x, rows * cols * sizeof(float));
+  if (!s.isOk())
+    return s;
+  tk_tensor violations = flags.tensor(TK_F32, rows, cols);
+  auto factory = [c](mlir::MLIRContext &mctx) { return buildPerBlockCastLossless(mctx, c); };
+  if (!(s = ctx->run(c.key(), factory, {x, xSf, out, outSf, &violations}, stream)).isOk())
+    return s;
+  std::vector<float> seen(rows * cols);
+  if (!(s = flags.read(stream, seen.data())).isOk())
+    return s;
+  for (int64_t i = 0; i < rows * cols; ++i)
+    if (seen[i] != 0.0f)
+      return invalid("an input scale block in rows [" + std::to_string(i / cols * c.tileM()) + ", " +
+                     std::to_string((i / cols + 1) * c.tileM()) + ") and columns [" +
+                     std::to_string(i % cols * c.inBlockK) + ", " + std::to_string((i % cols + 1) * c.inBlockK) +
+                     ") has a scale more than 2^11 below the largest of its output block: its values cannot be "
+                     "re-blocked into e4m3 exactly (out and out_sf are incomplete)");
+  return Status::ok();
+}
+
+} // namespace
+
+extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                                const int32_t *x_block_size, tk_format fmt,
+                                                const int32_t *out_block_size, uint32_t flags, tk_tensor *out,
+                                                tk_tensor *out_sf, tk_stream stream) {
+  PerBlockLosslessConfig config;
+  tk_tensor packedIn{}, packedOut{};
+  Status s = validate(ctx, x, x_sf, x_block_size, fmt, out_block_size, flags, out, out_sf, config, packedIn,
+                      packedOut);
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  if (x->shape[0] == 0)
+    return tk::runtime::report(Status::ok());
+  return tk::runtime::report(run(ctx, config, x, config.inPackedSf ? &packedIn : x_sf, out,
+                                 config.outPackedSf ? &packedOut : out_sf, stream));
+}

@@ -1,0 +1,42 @@
+//===- Scratch.h - per-call buffers an operator reads back ----------------===//
+//
+// Some operators report facts only the kernel sees (e.g. an input that
+// violates a precondition). The kernel writes them into a scratch buffer;
+// the entry point waits for the stream and reads them back. The buffer lives
+// on the device of the call's tensors, or in host memory for the CPU path.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/runtime/Status.h"
+#include "tk/tk.h"
+
+#include <cstddef>
+#include <vector>
+
+struct tk_context_s;
+
+namespace tk::runtime {
+
+class Scratch {
+public:
+  Scratch() = default;
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ~Scratch();
+  /// `bytes` of memory where `like` lives (device or host); contents undefined.
+  Status allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes);
+  /// A 2-D tensor over the buffer, row-major, in `like`'s memory.
+  tk_tensor tensor(tk_dtype dtype, int64_t rows, int64_t cols) const;
+  /// Waits for `stream` and copies the buffer to `host` (size() bytes).
+  Status read(tk_stream stream, void *host) const;
+  size_t size() const { return bytes_; }
+
+private:
+  tk_context_s *ctx_ = nullptr;
+  bool onDevice_ = false;
+  void *data_ = nullptr;
+  std::vector<unsigned char> host_;
+  size_t bytes_ = 0;
+};
+
+} // namespace tk::runtime

@@ -1,0 +1,59 @@
+//===- Scratch.cpp --------------------------------------------------------===//
+#include "tk/runtime/Scratch.h"
+#include "tk/runtime/Context.h"
+
+#include <cstring>
+
+namespace tk::runtime {
+
+Scratch::~Scratch() {
+  if (onDevice_ && data_)
+    ctx_->driver->cuMemFree(reinterpret_cast<CUdeviceptr>(data_));
+}
+
+Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes) {
+  ctx_ = ctx;
+  bytes_ = bytes;
+  onDevice_ = like.device == TK_DEVICE_CUDA;
+  if (!onDevice_) {
+    host_.assign(std::max<size_t>(bytes, 1), 0);
+    data_ = host_.data();
+    return Status::ok();
+  }
+  Status s = ctx->ensureDevice();
+  if (!s.isOk())
+    return s;
+  CUdeviceptr p = 0;
+  if (CUresult r = ctx->driver->cuMemAlloc(&p, std::max<size_t>(bytes, 4)))
+    return {TK_ERROR_LAUNCH, ctx->driver->describe("cuMemAlloc", r)};
+  data_ = reinterpret_cast<void *>(p);
+  return Status::ok();
+}
+
+tk_tensor Scratch::tensor(tk_dtype dtype, int64_t rows, int64_t cols) const {
+  tk_tensor t{};
+  t.data = data_;
+  t.dtype = dtype;
+  t.ndim = 2;
+  t.shape[0] = rows;
+  t.shape[1] = cols;
+  t.strides[0] = cols;
+  t.strides[1] = 1;
+  t.device = onDevice_ ? TK_DEVICE_CUDA : TK_DEVICE_CPU;
+  return t;
+}
+
+Status Scratch::read(tk_stream stream, void *host) const {
+  if (!onDevice_) {
+    std::memcpy(host, data_, bytes_);
+    return Status::ok();
+  }
+  const Driver &d = *ctx_->driver;
+  if (CUresult r = d.cuStreamSynchronize(static_cast<CUstream>(stream)))
+    return {TK_ERROR_LAUNCH, d.describe("cuStreamSynchronize", r)};
+  if (CUresult r = d.cuMemcpyDtoH(host, reinterpret_cast<CUdeviceptr>(data_), bytes_))
+    return {TK_ERROR_LAUNCH, d.describe("cuMemcpyDtoH", r)};
+  return Status::ok();
+}
+
+} // namespace tk::runtime

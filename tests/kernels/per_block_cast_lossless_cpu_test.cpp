@@ -1,0 +1,62 @@
+// per_block_cast_lossless (quant.md 4.9) on the CPU path through the C API:
+// bit-exact against the reference and the lossless property per element.
+#include "bench/lossless_check.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+void expectExact(tk_context ctx, const tk::bench::LosslessCase &c) {
+  tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, c, false);
+  EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+  EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
+  EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
+}
+
+// Suite name Cpu_<kernel>: the coverage test looks for it.
+TEST(Cpu_per_block_cast_lossless, SmallGridIsExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int cases = 0;
+  for (int64_t m : {1, 37, 130})
+    for (int64_t k : {576, 2048})
+      for (int64_t gOut : {32, 128, 256})
+        for (bool inPacked : {false, true})
+          for (bool outPacked : {false, true}) {
+            expectExact(ctx, {m, k, 1, 32, 1, gOut, inPacked, outPacked, (uint64_t)(m + k + gOut)});
+            ++cases;
+          }
+  // Taller input blocks, and (16, 16) blocks into (16, 256).
+  expectExact(ctx, {64, 1024, 32, 32, 32, 128, false, false, 3});
+  expectExact(ctx, {40, 512, 16, 16, 16, 256, true, false, 4});
+  std::printf("[ per_block_cast_lossless ] %d CPU cases compared\n", cases + 2);
+  tk_context_destroy(ctx);
+}
+
+// An input block 12 exponents below its output block's maximum cannot be
+// represented: the call fails (the reference would abort the kernel).
+TEST(Cpu_per_block_cast_lossless, OutOfRangeExponentIsAnError) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (bool inPacked : {false, true}) {
+    tk::bench::LosslessCase c{37, 576, 1, 32, 1, 128, inPacked, false, 9, /*outOfRange=*/true};
+    tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, c, false);
+    EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+    EXPECT_NE(std::string(tk_last_error()).find("cannot be re-blocked into e4m3 exactly"), std::string::npos)
+        << tk_last_error();
+  }
+  tk_context_destroy(ctx);
+}
+
+// Output blocks taller than the input blocks are valid per the spec but not
+// built yet: a clear refusal, not a wrong answer.
+TEST(Cpu_per_block_cast_lossless, TallerOutputBlocksAreUnsupported) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, {37, 576, 1, 32, 128, 128}, false);
+  EXPECT_EQ(r.status, TK_ERROR_UNSUPPORTED);
+  EXPECT_NE(r.error.find("output blocks taller than the input blocks"), std::string::npos) << r.error;
+  tk_context_destroy(ctx);
+}
+
+} // namespace
