@@ -152,7 +152,7 @@ tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
  * scales are always powers of two). An input block with a scale more than
  * 2^11 below the largest of its output block cannot be represented and returns
  * TK_ERROR_INVALID_ARGUMENT. To find out, the call waits for `stream`.
- * Output blocks taller than the input blocks (b_out > b_in) return
+ * Blocks of more than one row (b_in or b_out > 1) return
  * TK_ERROR_UNSUPPORTED in this version. */
 tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                      const int32_t *x_block_size, tk_format fmt, const int32_t *out_block_size,

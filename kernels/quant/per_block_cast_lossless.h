@@ -29,9 +29,9 @@ struct PerBlockLosslessConfig {
 /// The kernel. Besides out and out_sf it writes f32 flags into `violations`
 /// (ceil(M / tileM), violationColumns()): 1 where an input block of that tile
 /// column has an exponent more than 11 below its output block's maximum (the
-/// values cannot be re-blocked exactly), else 0. Output blocks must be one
-/// input block tall (b_out == b_in): taller ones would need reductions three
-/// levels deep, which the layout pass does not assign yet.
+/// values cannot be re-blocked exactly), else 0. On the GPU blocks must be
+/// one row tall (b_in = b_out = 1): taller ones need reductions three levels
+/// deep, which the layout pass does not assign yet.
 dsl::BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLosslessConfig &config);
 
 /// C++ reference. x is (M, K / 2) packed e2m1 bytes; sfIn(p, q) at

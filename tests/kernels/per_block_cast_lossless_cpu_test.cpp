@@ -26,9 +26,9 @@ TEST(Cpu_per_block_cast_lossless, SmallGridIsExact) {
             expectExact(ctx, {m, k, 1, 32, 1, gOut, inPacked, outPacked, (uint64_t)(m + k + gOut)});
             ++cases;
           }
-  // Taller input blocks, and (16, 16) blocks into (16, 256).
-  expectExact(ctx, {64, 1024, 32, 32, 32, 128, false, false, 3});
-  expectExact(ctx, {40, 512, 16, 16, 16, 256, true, false, 4});
+  // Narrower input blocks, and one output block as wide as the tile.
+  expectExact(ctx, {64, 1024, 1, 16, 1, 128, false, false, 3});
+  expectExact(ctx, {40, 512, 1, 16, 1, 512, true, false, 4});
   std::printf("[ per_block_cast_lossless ] %d CPU cases compared\n", cases + 2);
   tk_context_destroy(ctx);
 }
@@ -48,14 +48,17 @@ TEST(Cpu_per_block_cast_lossless, OutOfRangeExponentIsAnError) {
   tk_context_destroy(ctx);
 }
 
-// Output blocks taller than the input blocks are valid per the spec but not
-// built yet: a clear refusal, not a wrong answer.
-TEST(Cpu_per_block_cast_lossless, TallerOutputBlocksAreUnsupported) {
+// Blocks of more than one row are valid per the spec but not built yet: a
+// clear refusal, not a wrong answer.
+TEST(Cpu_per_block_cast_lossless, TallerBlocksAreUnsupported) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, {37, 576, 1, 32, 128, 128}, false);
-  EXPECT_EQ(r.status, TK_ERROR_UNSUPPORTED);
-  EXPECT_NE(r.error.find("output blocks taller than the input blocks"), std::string::npos) << r.error;
+  for (auto [bIn, bOut] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}}) {
+    tk::bench::CheckResult r =
+        tk::bench::checkPerBlockLossless(nullptr, ctx, {37, 576, bIn, 32, bOut, 128}, false);
+    EXPECT_EQ(r.status, TK_ERROR_UNSUPPORTED);
+    EXPECT_NE(r.error.find("blocks of more than one row"), std::string::npos) << r.error;
+  }
   tk_context_destroy(ctx);
 }
 
