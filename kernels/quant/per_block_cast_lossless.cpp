@@ -25,6 +25,7 @@ Tile expand2(const Tile &t, int64_t rows, int64_t cols) {
   Tile r = rows > 1 ? expand(t, 0, rows) : t;
   return cols > 1 ? expand(r, 1, cols) : r;
 }
+/// Maxima over groups along dim 1, then dim 0 (a group of 1 is no reduction).
 Tile reduceMax2(const Tile &t, int64_t rows, int64_t cols) {
   Tile r = cols > 1 ? reduce_max(t, 1, cols) : t;
   return rows > 1 ? reduce_max(r, 0, rows) : r;
@@ -32,10 +33,13 @@ Tile reduceMax2(const Tile &t, int64_t rows, int64_t cols) {
 Scalar exponentOf(const Scalar &scale) { return (scale.bitsAsI32() >> 23) & scale.constantI32(0xFF); }
 } // namespace
 
+// Everything is computed at element granularity: the input scales expanded to
+// the tile's elements, their maximum per output block (along the row, then
+// down the rows, as per_block_cast's absmax), expanded back. Reductions and
+// expansions then stay within the two levels the layout pass assigns.
 BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLosslessConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK();
-  const int64_t rowsIn = bm / c.inBlockM, colsIn = bk / c.inBlockK;          // input blocks per tile
-  const int64_t rowsPer = c.outBlockM / c.inBlockM, colsPer = c.outBlockK / c.inBlockK; // per output block
+  const int64_t rowsIn = bm / c.inBlockM, colsIn = bk / c.inBlockK; // input blocks per tile
   KernelBuilder k(ctx, "per_block_cast_lossless", c.key(), c.threads());
   Dim tokens = k.dynamic("num_tokens");
   Tensor x = k.input("x", {tokens, c.hidden / 2}, DType::I8, {c.hidden / 2, 1}, c.xAlignBytes);
@@ -49,15 +53,16 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
                                           {4, kDynamicStride, 1}, 4)
                                : k.output("out_sf", {ceil_div(tokens, c.outBlockM), kbOut}, DType::F32,
                                           {kDynamicStride, kDynamicStride}, 4);
-  Tensor violations = k.output("violations", {ceil_div(tokens, bm), c.violationColumns()}, DType::F32, {}, 4);
+  Tensor violations = k.output("violations", {ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, DType::F32, {}, 4);
 
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk;
-    // Input scales of the tile's blocks (out of bounds: 0, i.e. absent).
+    // Input scales of the tile's blocks (out of bounds: 0, i.e. absent), per element.
     Tile loaded = k.load(sfIn, {b[0] * rowsIn, b[1] * colsIn}, {rowsIn, colsIn}, c.inPackedSf ? 4 : 0);
-    Tile scales = c.inPackedSf ? ue8m0ToF32(loaded) : loaded;
+    Tile scales = expand2(c.inPackedSf ? ue8m0ToF32(loaded) : loaded, c.inBlockM, c.inBlockK);
     // Scales are powers of two (or 0): the largest has the largest exponent.
-    Tile eOut = map({reduceMax2(scales, rowsPer, colsPer)}, DType::I32, [](auto &s) {
+    Tile largest = reduceMax2(scales, c.outBlockM, c.outBlockK);
+    Tile eOut = map({largest}, DType::I32, [](auto &s) {
       return max(exponentOf(s[0]) - s[0].constantI32(6), s[0].constantI32(0));
     });
     Tile sfTile = map({eOut}, DType::F32, [](auto &e) { return (e[0] << 23).bitsAsF32(); });
@@ -66,22 +71,21 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
       k.store(sfOut, {sfRow, sfCol}, ue8m0Bytes(sfTile), /*splitLast=*/4);
     else
       k.store(sfOut, {sfRow, sfCol}, sfTile);
-    // Per input block: the multiplier 2^(e_in - e_out) (0 for a zero scale)
-    // and whether the block lies too far below (e_in + 5 < e_out).
-    Tile eOutIn = expand2(eOut, rowsPer, colsPer);
-    Tile multiplier = map({scales, eOutIn}, DType::F32, [](auto &s) {
+    // Per element: the multiplier 2^(e_in - e_out) (0 for a zero scale), and
+    // whether its block lies too far below (e_in + 5 < e_out).
+    Tile eOutAll = expand2(eOut, c.outBlockM, c.outBlockK);
+    Tile multiplier = map({scales, eOutAll}, DType::F32, [](auto &s) {
       Scalar eIn = exponentOf(s[0]), present = min(eIn, s[0].constantI32(1));
       return (present * ((eIn - s[1] + s[0].constantI32(127)) << 23)).bitsAsF32();
     });
-    Tile tooFar = map({scales, eOutIn}, DType::F32, [](auto &s) {
+    Tile tooFar = map({scales, eOutAll}, DType::F32, [](auto &s) {
       Scalar eIn = exponentOf(s[0]), one = s[0].constantI32(1), zero = s[0].constantI32(0);
       Scalar beyond = min(max(s[1] - eIn - s[0].constantI32(5), zero), one);
       return (beyond * min(eIn, one) * s[0].constantI32(0x3F800000)).bitsAsF32(); // 1.0 or 0.0
     });
-    // One flag per input block column of the tile (the tile's rows reduced).
-    k.store(violations, {b[0], b[1] * colsIn}, reduce_max(tooFar, 0));
+    k.store(violations, {b[0], b[1]}, reduce_max(reduce_max(tooFar, 1), 0));
     Tile values = unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}));
-    k.store(out, {row, col}, (values * expand2(multiplier, c.inBlockM, c.inBlockK)).to(DType::F8E4M3));
+    k.store(out, {row, col}, (values * multiplier).to(DType::F8E4M3));
   });
   return k.finish();
 }

@@ -20,18 +20,16 @@ struct PerBlockLosslessConfig {
   /// max(b_out, 32) rows by about 8192 / rows columns, a multiple of g_out (quant.md 4.9).
   int64_t tileM() const { return std::max<int64_t>(outBlockM, 32); }
   int64_t tileK() const { return outBlockK * std::max<int64_t>(1, 8192 / tileM() / outBlockK); }
-  int64_t threads() const { return 256; }
-  /// Columns of the violation flags: one per input block column of each tile.
-  int64_t violationColumns() const { return ceilDiv(hidden, tileK()) * (tileK() / inBlockK); }
+  /// 32 elements per thread, at most 512 threads.
+  int64_t threads() const { return std::min<int64_t>(512, tileM() * tileK() / 32); }
   std::string key() const;
 };
 
-/// The kernel. Besides out and out_sf it writes f32 flags into `violations`
-/// (ceil(M / tileM), violationColumns()): 1 where an input block of that tile
-/// column has an exponent more than 11 below its output block's maximum (the
-/// values cannot be re-blocked exactly), else 0. On the GPU blocks must be
-/// one row tall (b_in = b_out = 1): taller ones need reductions three levels
-/// deep, which the layout pass does not assign yet.
+/// The kernel. Besides out and out_sf it writes one f32 per tile into
+/// `violations` (ceil(M / tileM), ceil(K / tileK)): 1 where an input block of
+/// the tile has an exponent more than 11 below its output block's maximum
+/// (the values cannot be re-blocked exactly), else 0. Block heights are
+/// powers of two (so output blocks tile the 32-row minimum evenly).
 dsl::BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLosslessConfig &config);
 
 /// C++ reference. x is (M, K / 2) packed e2m1 bytes; sfIn(p, q) at

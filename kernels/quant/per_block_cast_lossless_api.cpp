@@ -57,10 +57,12 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const 
   if (!powerOfTwo(gIn) || !powerOfTwo(gOut))
     return invalid("the block widths must be powers of two, got " + std::to_string(gIn) + " and " +
                    std::to_string(gOut));
-  if (bIn != 1 || bOut != 1) // the layout pass assigns reductions at most two levels deep
-    return Status::unsupported(std::string(op) + ": blocks of more than one row (x_block_size " + pair(bIn, gIn) +
-                               ", out_block_size " + pair(bOut, gOut) +
-                               ") are not implemented yet; one-row blocks, e.g. (1, 32) -> (1, 128), are");
+  if (!powerOfTwo(bIn) || !powerOfTwo(bOut))
+    return Status::unsupported(std::string(op) + ": block heights that are not powers of two (x_block_size " +
+                               pair(bIn, gIn) + ", out_block_size " + pair(bOut, gOut) + ") are not implemented");
+  if (bOut > 32) // 128-row tiles: the cross-warp exchanges need 64 KB of shared memory (limit 48)
+    return Status::unsupported(std::string(op) + ": output blocks of more than 32 rows (out_block_size " +
+                               pair(bOut, gOut) + ") are not implemented yet");
   if (xSf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
     if (!(s = packedSfView(op, "x_sf", xSf, ceilDiv(m, bIn), ceilDiv(k, gIn), packedIn, /*anyWordStride=*/true))
              .isOk())
@@ -110,7 +112,7 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const 
 /// an input block whose exponent lies too far below is an error.
 Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, const tk_tensor *xSf,
            const tk_tensor *out, const tk_tensor *outSf, tk_stream stream) {
-  const int64_t rows = ceilDiv(x->shape[0], c.tileM()), cols = c.violationColumns();
+  const int64_t rows = ceilDiv(x->shape[0], c.tileM()), cols = ceilDiv(c.hidden, c.tileK());
   tk::runtime::Scratch flags;
   Status s = flags.allocate(ctx, *x, rows * cols * sizeof(float));
   if (!s.isOk())
@@ -126,7 +128,7 @@ Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, 
     if (seen[i] != 0.0f)
       return invalid("an input scale block in rows [" + std::to_string(i / cols * c.tileM()) + ", " +
                      std::to_string((i / cols + 1) * c.tileM()) + ") and columns [" +
-                     std::to_string(i % cols * c.inBlockK) + ", " + std::to_string((i % cols + 1) * c.inBlockK) +
+                     std::to_string(i % cols * c.tileK()) + ", " + std::to_string((i % cols + 1) * c.tileK()) +
                      ") has a scale more than 2^11 below the largest of its output block: its values cannot be "
                      "re-blocked into e4m3 exactly (out and out_sf are incomplete)");
   return Status::ok();

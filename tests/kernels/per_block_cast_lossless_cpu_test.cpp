@@ -20,15 +20,15 @@ TEST(Cpu_per_block_cast_lossless, SmallGridIsExact) {
   int cases = 0;
   for (int64_t m : {1, 37, 130})
     for (int64_t k : {576, 2048})
-      for (int64_t gOut : {32, 128, 256})
+      for (auto [bOut, gOut] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}, {32, 128}, {1, 256}})
         for (bool inPacked : {false, true})
           for (bool outPacked : {false, true}) {
-            expectExact(ctx, {m, k, 1, 32, 1, gOut, inPacked, outPacked, (uint64_t)(m + k + gOut)});
+            expectExact(ctx, {m, k, 1, 32, bOut, gOut, inPacked, outPacked, (uint64_t)(m + k + bOut + gOut)});
             ++cases;
           }
-  // Narrower input blocks, and one output block as wide as the tile.
-  expectExact(ctx, {64, 1024, 1, 16, 1, 128, false, false, 3});
-  expectExact(ctx, {40, 512, 1, 16, 1, 512, true, false, 4});
+  // Taller input blocks, and narrower ones into wide output blocks.
+  expectExact(ctx, {64, 1024, 16, 32, 32, 128, false, false, 3});
+  expectExact(ctx, {40, 512, 1, 16, 32, 256, true, false, 4});
   std::printf("[ per_block_cast_lossless ] %d CPU cases compared\n", cases + 2);
   tk_context_destroy(ctx);
 }
@@ -48,17 +48,17 @@ TEST(Cpu_per_block_cast_lossless, OutOfRangeExponentIsAnError) {
   tk_context_destroy(ctx);
 }
 
-// Blocks of more than one row are valid per the spec but not built yet: a
-// clear refusal, not a wrong answer.
-TEST(Cpu_per_block_cast_lossless, TallerBlocksAreUnsupported) {
+// Block heights that are not powers of two, and output blocks of 128 rows,
+// are valid per the spec but not built: a clear refusal, not a wrong answer.
+TEST(Cpu_per_block_cast_lossless, OddBlockHeightsAreUnsupported) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (auto [bIn, bOut] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}}) {
-    tk::bench::CheckResult r =
-        tk::bench::checkPerBlockLossless(nullptr, ctx, {37, 576, bIn, 32, bOut, 128}, false);
-    EXPECT_EQ(r.status, TK_ERROR_UNSUPPORTED);
-    EXPECT_NE(r.error.find("blocks of more than one row"), std::string::npos) << r.error;
-  }
+  tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, {37, 576, 3, 32, 3, 128}, false);
+  EXPECT_EQ(r.status, TK_ERROR_UNSUPPORTED);
+  EXPECT_NE(r.error.find("block heights that are not powers of two"), std::string::npos) << r.error;
+  r = tk::bench::checkPerBlockLossless(nullptr, ctx, {130, 576, 1, 32, 128, 128}, false);
+  EXPECT_EQ(r.status, TK_ERROR_UNSUPPORTED);
+  EXPECT_NE(r.error.find("output blocks of more than 32 rows"), std::string::npos) << r.error;
   tk_context_destroy(ctx);
 }
 
