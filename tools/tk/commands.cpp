@@ -8,6 +8,7 @@
 #include "bench/cast_back_check.h"
 #include "bench/per_block_cast_check.h"
 #include "bench/per_channel_cast_check.h"
+#include "bench/lossless_check.h"
 #include "bench/transpose_check.h"
 #include "kernels/registry.h"
 #include "tk/compiler/Target/Targets.h"
@@ -161,6 +162,9 @@ static int checkOthers(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
                                        bench::CastBackCase{m, 7168, 128, 128, TK_F32, false, true}})
     failures += printRow(gpu, "cast_back", bench::describe(c), bench::checkCastBack(gpu, ctx, c, gpu != nullptr),
                          ceiling);
+  const bench::LosslessCase lossless{m, 7168, 1, 32, 1, 128, true, true};
+  failures += printRow(gpu, "per_block_cast_lossless", bench::describe(lossless),
+                       bench::checkPerBlockLossless(gpu, ctx, lossless, gpu != nullptr), ceiling);
   return failures;
 }
 
@@ -263,7 +267,19 @@ int cmdBench(const std::vector<std::string> &args) {
       return 2;
     }
   }
-  return bench::runBenchmark(options);
+  // Rows reach a log as they are measured, and a CUDA error (a faulting
+  // kernel leaves the context unusable) ends the run with the rows so far.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  try {
+    return bench::runBenchmark(options);
+  } catch (const std::exception &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "tk bench: stopped after the rows above: %s\n(the next row's operator failed on the device; its "
+                 "GPU test in tk_gpu_tests names the case)\n",
+                 e.what());
+    return 1;
+  }
 }
 
 } // namespace tk::tools
