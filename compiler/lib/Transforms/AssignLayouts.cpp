@@ -85,6 +85,11 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
             parent = it->second;
         if (!parent)
           parent = defaultLayout(wide);
+        if (auto r = dyn_cast<ReducedLayoutAttr>(parent); r && r.getDim() == (int64_t)expand.getDim())
+          return expand->emitOpError() << "expands dimension " << expand.getDim()
+                                       << " of a fragment that is itself expanded along it (group " << r.getGroup()
+                                       << "): expand once with group " << r.getGroup() * expand.getGroup()
+                                       << " instead";
         wanted[expand.getInput()] = ReducedLayoutAttr::get(ctx, parent, expand.getDim(), expand.getGroup());
       } else if (auto unpack = dyn_cast<UnpackE2M1Op>(op)) {
         // The packed bytes: the values' layout with half the vector along the
@@ -154,6 +159,14 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
               !(reducedParent && isa<BlockedLayoutAttr>(reducedParent.getParent())))
             return op->emitOpError() << "reduces a fragment whose layout " << parent
                                      << " is neither blocked nor a reduction of a blocked one",
+                   WalkResult::interrupt();
+          // The attribute's verifier forbids nesting along one dimension:
+          // that is a single reduction with the product of the groups.
+          if (reducedParent && reducedParent.getDim() == (int64_t)reduce.getDim())
+            return op->emitOpError() << "reduces dimension " << reduce.getDim()
+                                     << " of a fragment already reduced along it (group "
+                                     << reducedParent.getGroup() << "): reduce once with group "
+                                     << reducedParent.getGroup() * reduce.getGroup() << " instead",
                    WalkResult::interrupt();
           layout = ReducedLayoutAttr::get(ctx, parent, reduce.getDim(), reduce.getGroup());
         } else if (auto pack = dyn_cast<PackE2M1Op>(op)) {

@@ -61,11 +61,7 @@ FailureOr<Grouping> groupingOf(Operation *op, FragmentType reducedType) {
   BlockedLayout parent = compiler::toBlockedLayout(root, rootShape);
   Grouping out;
   std::string error;
-  // Both groupings count elements of the root: a reduction of a reduction
-  // along the same dimension covers both groups (32 x 4 = 128 elements).
-  const int64_t group =
-      attr.getGroup() * (innerAttr && innerAttr.getDim() == attr.getDim() ? innerAttr.getGroup() : 1);
-  if (!GroupedReduction::analyze(parent, attr.getDim(), group, out.g, error))
+  if (!GroupedReduction::analyze(parent, attr.getDim(), attr.getGroup(), out.g, error))
     return op->emitOpError() << "cannot reduce with layout " << root << ": " << error;
   if (innerAttr) {
     out.inner.emplace();
