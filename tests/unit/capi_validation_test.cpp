@@ -400,26 +400,9 @@ TEST_F(Validation, EmptyInputLaunchesNothing) {
 
 namespace {
 
-TEST(ValidationLossless, PerBlockCastLossless) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  auto t = [](tk_dtype d, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
-    tk_tensor x{};
-    x.data = reinterpret_cast<void *>(0x1000);
-    x.dtype = d;
-    x.ndim = (int32_t)shape.size();
-    for (size_t i = 0; i < shape.size(); ++i)
-      x.shape[i] = shape[i];
-    int64_t s = 1;
-    for (int i = (int)shape.size() - 1; i >= 0; --i) {
-      x.strides[i] = strides.empty() ? s : strides[i];
-      s *= shape[i];
-    }
-    x.device = TK_DEVICE_CUDA;
-    return x;
-  };
-  tk_tensor x = t(TK_I8, {64, 256}), xsf = t(TK_F32, {64, 16}), out = t(TK_F8_E4M3, {64, 512}),
-            sf = t(TK_F32, {64, 4});
+TEST_F(Validation, PerBlockCastLossless) {
+  tk_tensor x = tensor(TK_I8, {64, 256}), xsf = tensor(TK_F32, {64, 16}), out = tensor(TK_F8_E4M3, {64, 512}),
+            sf = tensor(TK_F32, {64, 4});
   int32_t in[2] = {1, 32}, ob[2] = {1, 128};
   tk_format fmt = TK_FORMAT_E4M3;
   uint32_t flags = TK_ROUND_SF;
@@ -434,11 +417,11 @@ TEST(ValidationLossless, PerBlockCastLossless) {
   fmt = TK_FORMAT_E2M1;
   expect(TK_ERROR_INVALID_ARGUMENT, "fmt must be TK_FORMAT_E4M3");
   fmt = TK_FORMAT_E4M3;
-  x = t(TK_F8_E4M3, {64, 256});
+  x = tensor(TK_F8_E4M3, {64, 256});
   expect(TK_ERROR_INVALID_ARGUMENT, "x must be i8 (packed e2m1, two codes per byte), got e4m3");
-  x = t(TK_I8, {64, 8});
+  x = tensor(TK_I8, {64, 8});
   expect(TK_ERROR_INVALID_ARGUMENT, "the logical row width (twice x's) must be a multiple of 32, got 16");
-  x = t(TK_I8, {64, 256});
+  x = tensor(TK_I8, {64, 256});
   ob[1] = 80;
   expect(TK_ERROR_INVALID_ARGUMENT, "out_block_size (1, 80) must be a multiple of x_block_size (1, 32)");
   ob[1] = 128;
@@ -450,23 +433,22 @@ TEST(ValidationLossless, PerBlockCastLossless) {
   ob[1] = 128;
   expect(TK_ERROR_UNSUPPORTED, "block heights that are not powers of two (x_block_size (1, 32), out_block_size (96, 128))");
   ob[0] = 1;
-  xsf = t(TK_F32, {64, 15});
+  xsf = tensor(TK_F32, {64, 15});
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (64, 16), got (64, 15)");
-  xsf = t(TK_F32, {64, 16});
-  out = t(TK_F8_E4M3, {64, 256});
+  xsf = tensor(TK_F32, {64, 16});
+  out = tensor(TK_F8_E4M3, {64, 256});
   expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (64, 512) tensor");
-  out = t(TK_F8_E4M3, {64, 512});
+  out = tensor(TK_F8_E4M3, {64, 512});
   flags = TK_PACKED_UE8M0;
   expect(TK_ERROR_INVALID_ARGUMENT, "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR");
   flags = TK_SF_COL_MAJOR;
   expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must have strides (1, 64) (TMA-aligned column-major), got (4, 1)");
   flags = TK_ROUND_SF;
-  tk_tensor empty = t(TK_I8, {0, 256}), emptyOut = t(TK_F8_E4M3, {0, 512}), emptySf = t(TK_F32, {0, 4}),
-            emptyIn = t(TK_F32, {0, 16});
+  tk_tensor empty = tensor(TK_I8, {0, 256}), emptyOut = tensor(TK_F8_E4M3, {0, 512}), emptySf = tensor(TK_F32, {0, 4}),
+            emptyIn = tensor(TK_F32, {0, 16});
   EXPECT_EQ(tk_per_block_cast_lossless(ctx, &empty, &emptyIn, in, fmt, ob, flags, &emptyOut, &emptySf, nullptr),
             TK_SUCCESS)
       << tk_last_error();
-  tk_context_destroy(ctx);
 }
 
 } // namespace
