@@ -226,14 +226,20 @@ int runBenchmark(const BenchOptions &options) {
              ceiling);
 
   // per_channel_cast and its transposed form (quant.md 4.13, 4.15); bytes = x + out + sf.
-  std::vector<PerChannelCastCase> perChannel = {{32768, 7168, 128, TK_BF16, true, false},
+  PerChannelCastCase fused{32768, 7168, 128, TK_BF16, true, false};
+  fused.quantized = true;
+  std::vector<PerChannelCastCase> perChannel = {{32768, 7168, 128, TK_BF16, true, false}, fused,
                                                 {32768, 7168, 128, TK_BF16, true, true},
                                                 {32768, 7168, 32, TK_BF16, true, true}};
   if (options.headline)
     perChannel.resize(1);
   for (const PerChannelCastCase &c : perChannel) {
     CheckResult cr = checkPerChannelCast(&gpu, ctx, c, /*time=*/true);
-    addRow(rows, c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast", describe(c), cr, ceiling);
+    addRow(rows,
+           c.quantized    ? "per_channel_cast_fused"
+           : c.transposed ? "per_channel_cast_and_transpose"
+                          : "per_channel_cast",
+           describe(c), cr, ceiling);
   }
 
   // cast_back (quant.md 4.10) on the headline shape: per-token and blocked

@@ -2,32 +2,53 @@
 #include "bench/per_channel_cast_check.h"
 #include "kernels/quant/per_channel_cast.h"
 
+#include <cmath>
 #include <cstring>
+#include <random>
 
 namespace tk::bench {
 
 std::string describe(const PerChannelCastCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " b=" + std::to_string(c.blockM) +
-         (c.in == TK_BF16 ? " bf16" : " f32") + (c.roundSf ? " round" : "") + (c.transposed ? " transposed" : "");
+         (c.quantized ? " e4m3 x_sf" : c.in == TK_BF16 ? " bf16" : " f32") + (c.roundSf ? " round" : "") +
+         (c.transposed ? " transposed" : "");
 }
 
 CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChannelCastCase &c, bool time) {
   CheckResult r;
-  const int64_t mb = c.m / c.blockM, elt = c.in == TK_BF16 ? 2 : 4;
-  const dsl::DType in = c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
-  std::vector<uint8_t> x = makeInput(PerTokenCastCase{c.m, c.k, 128, c.in, 0, 0, c.seed});
+  const int64_t mb = c.m / c.blockM, elt = c.quantized ? 1 : c.in == TK_BF16 ? 2 : 4;
+  const dsl::DType in = c.quantized ? dsl::DType::F8E4M3 : c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
+  std::vector<uint8_t> x;
+  std::vector<float> xs; // a quantized x's multipliers, (M, K / 128)
+  if (c.quantized) {
+    x.resize(c.m * c.k);
+    xs.resize(std::max<int64_t>(1, c.m * (c.k / 128)));
+    std::mt19937_64 rng(c.seed);
+    for (uint8_t &q : x)
+      q = (uint8_t)rng(), q = (q & 0x7F) == 0x7F ? q & 0xFE : q; // no NaN codes
+    std::uniform_real_distribution<float> unit(0.5f, 1.0f);
+    for (float &v : xs)
+      v = std::ldexp(unit(rng), (int)(rng() % 16) - 12);
+  } else {
+    x = makeInput(PerTokenCastCase{c.m, c.k, 128, c.in, 0, 0, c.seed});
+  }
   std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k);
   std::vector<float> refSf(std::max<int64_t>(1, mb * c.k)), sf(refSf.size());
   kernels::quant::perChannelCastReference(x.data(), in, c.m, c.k, c.blockM, c.roundSf, c.transposed, refOut.data(),
-                                          refSf.data());
+                                          refSf.data(), xs.data());
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size());
+  void *dxs = c.quantized ? p.put(xs.data(), xs.size() * 4) : nullptr;
+  tk_tensor txs = p.tensor(dxs, TK_F32, {c.m, c.k / 128});
   void *dout = p.poisoned(out.data(), out.size(), 0xFF), *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
-  tk_tensor tx = p.tensor(dx, c.in, {c.m, c.k});
+  tk_tensor tx = p.tensor(dx, c.quantized ? TK_F8_E4M3 : c.in, {c.m, c.k});
   tk_tensor tout = c.transposed ? p.tensor(dout, TK_F8_E4M3, {c.k, c.m}) : p.tensor(dout, TK_F8_E4M3, {c.m, c.k});
   tk_tensor tsf = p.tensor(dsf, TK_F32, {mb, c.k});
   const uint32_t flags = c.roundSf ? TK_ROUND_SF : 0;
   auto call = [&] {
+    if (c.quantized)
+      return tk_per_channel_cast_fused(ctx, &tx, &txs, TK_FORMAT_E4M3, (int32_t)c.blockM, flags, 128, nullptr, &tout,
+                                       &tsf, nullptr);
     return c.transposed
                ? tk_per_channel_cast_and_transpose(ctx, &tx, TK_FORMAT_E4M3, (int32_t)c.blockM, flags, &tout, &tsf,
                                                    nullptr)
@@ -44,7 +65,8 @@ CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChanne
     r.outMismatches += out[i] != refOut[i];
   for (int64_t i = 0; i < mb * c.k; ++i)
     r.sfMismatches += std::memcmp(&sf[i], &refSf[i], 4) != 0;
-  r.bytes = (double)c.m * c.k * (elt + 1) + (double)mb * c.k * 4; // quant.md 4.13/4.15: x + out + sf
+  // quant.md 4.13-4.15: x (+ its multipliers) + out + sf.
+  r.bytes = (double)c.m * c.k * (elt + 1) + (double)mb * c.k * 4 + (c.quantized ? (double)c.m * (c.k / 128) * 4 : 0);
   if (gpu && time)
     r.ms = gpu->medianMs([&] { call(); }, 5, 50);
   return r;

@@ -13,6 +13,9 @@ struct PerChannelCastCase {
   bool roundSf;
   bool transposed; ///< tk_per_channel_cast_and_transpose, else tk_per_channel_cast
   uint64_t seed = 1;
+  /// tk_per_channel_cast_fused with a per-token quantized x: random e4m3
+  /// codes and random (not power-of-two) fp32 multipliers per 128 channels.
+  bool quantized = false;
 };
 
 std::string describe(const PerChannelCastCase &c);

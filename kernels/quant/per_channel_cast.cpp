@@ -2,6 +2,8 @@
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/scale_rule.h"
 
+#include <optional>
+
 using namespace tk::dsl;
 
 namespace tk::kernels::quant {
@@ -19,6 +21,10 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
                   /*threads=*/256);
   Dim tokens = k.dynamic("num_tokens");
   Tensor x = k.input("x", {tokens, c.hidden}, c.in, {c.hidden, 1}, c.xAlignBytes);
+  const bool quantizedIn = c.in == DType::F8E4M3;
+  std::optional<Tensor> xs; // dequantization multipliers of a quantized input, one per 128 channels
+  if (quantizedIn)
+    xs = k.input("x_sf", {tokens, c.hidden / 128}, DType::F32, {c.hidden / 128, 1}, 4);
   Tensor out = c.transposed ? k.output("out", {c.hidden, tokens}, DType::F8E4M3, {}, c.outAlignBytes)
                             : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
   Tensor sf = k.output("out_sf", {ceil_div(tokens, b), c.hidden}, DType::F32, {c.hidden, 1}, 4);
@@ -26,6 +32,8 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &blk) {
     Index row = blk[0] * bm, col = blk[1] * bk;
     Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    if (quantizedIn) // v = fl(decode(x) * xs): the tile's 64 channels share one multiplier per row
+      tile = tile * expand(k.load(*xs, {row, col / 128}, {bm, 1}), 1, bk);
     Tile amax = reduce_absmax(tile, /*dim=*/0, b); // [bm / b, bk]: one per column and b rows
     auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
     k.store(sf, {blk[0] * (bm / b), col}, scale);
@@ -39,8 +47,10 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
 }
 
 void perChannelCastReference(const void *x, DType in, int64_t m, int64_t k, int64_t b, bool roundSf,
-                             bool transposed, uint8_t *out, float *sf) {
+                             bool transposed, uint8_t *out, float *sf, const float *xs) {
   auto value = [&](int64_t i, int64_t j) {
+    if (in == DType::F8E4M3)
+      return decodeE4M3(static_cast<const uint8_t *>(x)[i * k + j]) * xs[i * (k / 128) + j / 128];
     return in == DType::BF16 ? bf16ToF32(static_cast<const uint16_t *>(x)[i * k + j])
                              : static_cast<const float *>(x)[i * k + j];
   };

@@ -1,8 +1,9 @@
 //===- per_channel_cast.h - b x 1 (per-channel) quantization --------------===//
 //
-// per_channel_cast (spec quant.md 4.13) and per_channel_cast_and_transpose
-// (4.15): one scale per column and block of b rows; the e4m3 data is written
-// as x's layout or transposed (K-major).
+// per_channel_cast (spec quant.md 4.13), per_channel_cast_fused (4.14, without
+// the row gather) and per_channel_cast_and_transpose (4.15): one scale per
+// column and block of b rows; the e4m3 data is written as x's layout or
+// transposed (K-major).
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -16,6 +17,8 @@ namespace tk::kernels::quant {
 struct PerChannelCastConfig {
   int64_t hidden = 0;      ///< K (a multiple of 64)
   int64_t blockM = 128;    ///< b: tokens per scale factor (32 or 128)
+  /// BF16, F32, or F8E4M3: a per-token quantized input (quant.md 4.14) whose
+  /// values are fl(decode(x) * xs[i, j / 128]), xs fp32 (M, K / 128).
   dsl::DType in = dsl::DType::BF16;
   bool roundSf = false;
   bool transposed = false; ///< out is (K, M): per_channel_cast_and_transpose
@@ -30,9 +33,10 @@ struct PerChannelCastConfig {
 
 dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &config);
 
-/// C++ reference. x (M, K) contiguous (bf16 bits or fp32); out (M, K), or
-/// (K, M) when `transposed`, e4m3 codes; sf (M / b, K) row-major.
+/// C++ reference. x (M, K) contiguous (bf16 bits, fp32, or e4m3 codes with
+/// their dequantization multipliers xs (M, K / 128)); out (M, K), or (K, M)
+/// when `transposed`, e4m3 codes; sf (M / b, K) row-major.
 void perChannelCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t b, bool roundSf,
-                             bool transposed, uint8_t *out, float *sf);
+                             bool transposed, uint8_t *out, float *sf, const float *xs = nullptr);
 
 } // namespace tk::kernels::quant

@@ -86,3 +86,54 @@ extern "C" tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_
                                                        tk_tensor *out_sf, tk_stream stream) {
   return run("tk_per_channel_cast_and_transpose", ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, true);
 }
+
+/// per_channel_cast_fused (quant.md 4.14) without the row gather: a plain x as
+/// tk_per_channel_cast, or a per-token quantized one (e4m3 x with fp32 x_sf
+/// (N, K / 128) of dequantization multipliers, num_per_channels = 128).
+extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                               tk_format fmt, int32_t num_per_tokens, uint32_t flags,
+                                               int32_t num_per_channels, const tk_tensor *pos_to_token,
+                                               tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+  const char *op = "tk_per_channel_cast_fused";
+  if (pos_to_token)
+    return tk::runtime::report(Status::unsupported(
+        std::string(op) + ": the row gather (pos_to_token) is not implemented yet; pass NULL for N_out = N"));
+  if (!x_sf) {
+    if (num_per_channels != 0)
+      return tk::runtime::report(invalid(op, "num_per_channels is for a quantized x (with x_sf); pass 0, got " +
+                                                 std::to_string(num_per_channels)));
+    return run(op, ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, false);
+  }
+  // A quantized x: check it as an e4m3 tensor, then the shared checks on a bf16 stand-in.
+  Status s = ctx ? checkTensor(op, "x", x, 2) : invalid(op, "ctx is null");
+  if (s.isOk())
+    s = checkTensor(op, "x_sf", x_sf, 2);
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  if (x->dtype != TK_F8_E4M3)
+    return tk::runtime::report(
+        invalid(op, std::string("a quantized x (with x_sf) must be e4m3, got ") + dtypeName(x->dtype)));
+  if (num_per_channels != 128)
+    return tk::runtime::report(
+        invalid(op, "a quantized x needs num_per_channels = 128, got " + std::to_string(num_per_channels)));
+  const int64_t m = x->shape[0], k = x->shape[1];
+  if (k % 128)
+    return tk::runtime::report(
+        invalid(op, "a quantized x needs a multiple of 128 columns, got " + std::to_string(k)));
+  if (x_sf->dtype != TK_F32 || x_sf->shape[0] != m || x_sf->shape[1] != k / 128 || !isContiguous(x_sf))
+    return tk::runtime::report(invalid(op, "x_sf must be a contiguous f32 (" + std::to_string(m) + ", " +
+                                               std::to_string(k / 128) + ") tensor, got " + dtypeName(x_sf->dtype) +
+                                               " (" + std::to_string(x_sf->shape[0]) + ", " +
+                                               std::to_string(x_sf->shape[1]) + ")"));
+  tk_tensor standIn = *x;
+  standIn.dtype = TK_BF16;
+  PerChannelCastConfig config;
+  if (!(s = validate(op, ctx, &standIn, fmt, num_per_tokens, flags, out, out_sf, false, config)).isOk())
+    return tk::runtime::report(s);
+  config.in = tk::dsl::DType::F8E4M3;
+  config.xAlignBytes = alignmentOf(x, 1);
+  if (m == 0)
+    return tk::runtime::report(Status::ok());
+  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
+  return tk::runtime::report(ctx->run(config.key(), factory, {x, x_sf, out, out_sf}, stream));
+}

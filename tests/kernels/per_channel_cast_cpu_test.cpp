@@ -36,4 +36,33 @@ TEST(Cpu_per_channel_cast_and_transpose, SmallGridIsBitExact) {
   tk_context_destroy(ctx);
 }
 
+// per_channel_cast_fused with a per-token quantized x (quant.md 4.14; the
+// multipliers are not powers of two, so the order fl(fl(dec * xs) * INV)
+// matters); its plain form is tk_per_channel_cast's kernel.
+TEST(Cpu_per_channel_cast_fused, QuantizedInputIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (int64_t m : {128, 384})
+    for (int64_t k : {640, 2048})
+      for (bool round : {false, true}) {
+        tk::bench::PerChannelCastCase c{m, k, 128, TK_BF16, round, false, (uint64_t)(m + k + round)};
+        c.quantized = true;
+        runCase(ctx, c);
+      }
+  tk_context_destroy(ctx);
+}
+
+// The row gather is valid per the spec but not built: a clear refusal.
+TEST(Cpu_per_channel_cast_fused, RowGatherIsUnsupported) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  tk_tensor t{};
+  EXPECT_EQ(tk_per_channel_cast_fused(ctx, &t, nullptr, TK_FORMAT_E4M3, 128, 0, 0, &t, &t, &t, nullptr),
+            TK_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(tk_last_error()).find("the row gather (pos_to_token) is not implemented yet"),
+            std::string::npos)
+      << tk_last_error();
+  tk_context_destroy(ctx);
+}
+
 } // namespace

@@ -26,6 +26,15 @@ TEST_F(PerChannelCastGpu, SpecGridsAreBitExact) {
         for (int64_t b : {32, 128})
           run({m, k, b, TK_BF16, round, true, (uint64_t)(m + k + b)});
       }
+  // per_channel_cast_fused with a quantized x (quant.md 4.14, the non-MoE
+  // case without an index): N in {4096, 8064} x K in {2048, ..., 7168} x round_sf.
+  for (int64_t m : {4096, 8064})
+    for (int64_t k : {2048, 2560, 3072, 4096, 6144, 7168})
+      for (bool round : {false, true}) {
+        tk::bench::PerChannelCastCase c{m, k, 128, TK_BF16, round, false, (uint64_t)(m + k + 7)};
+        c.quantized = true;
+        run(c);
+      }
   tally.report("per_channel_cast", *session);
   tk_context_destroy(ctx);
 }

@@ -452,3 +452,41 @@ TEST_F(Validation, PerBlockCastLossless) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Validation, PerChannelCastFused) {
+  tk_tensor x = tensor(TK_F8_E4M3, {256, 512}), xs = tensor(TK_F32, {256, 4}), out = tensor(TK_F8_E4M3, {256, 512}),
+            sf = tensor(TK_F32, {2, 512});
+  int32_t perChannels = 128;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_per_channel_cast_fused(ctx, &x, &xs, TK_FORMAT_E4M3, 128, TK_ROUND_SF, perChannels, nullptr, &out,
+                                        &sf, nullptr),
+              want)
+        << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  perChannels = 64;
+  expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x needs num_per_channels = 128, got 64");
+  perChannels = 128;
+  x = tensor(TK_BF16, {256, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x (with x_sf) must be e4m3, got bf16");
+  x = tensor(TK_F8_E4M3, {256, 576});
+  out = tensor(TK_F8_E4M3, {256, 576});
+  expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x needs a multiple of 128 columns, got 576");
+  x = tensor(TK_F8_E4M3, {256, 512});
+  out = tensor(TK_F8_E4M3, {256, 512});
+  xs = tensor(TK_F32, {256, 4}, {8, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be a contiguous f32 (256, 4) tensor");
+  xs = tensor(TK_F32, {256, 4});
+  x = tensor(TK_F8_E4M3, {200, 512});
+  xs = tensor(TK_F32, {200, 4});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must have a multiple of 128 rows and of 64 columns, got (200, 512)");
+  // Plain input: as tk_per_channel_cast, num_per_channels must be 0.
+  x = tensor(TK_BF16, {256, 512});
+  EXPECT_EQ(tk_per_channel_cast_fused(ctx, &x, nullptr, TK_FORMAT_E4M3, 128, 0, 128, nullptr, &out, &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("num_per_channels is for a quantized x"), std::string::npos);
+}
+
+} // namespace
