@@ -34,4 +34,29 @@ runtime::Status packedSfView(const char *op, const char *name, const tk_tensor *
   return runtime::Status::ok();
 }
 
+runtime::Status checkFp32Sf(const char *op, const char *name, const tk_tensor *sf, int64_t rows, int64_t groups,
+                            bool colMajor) {
+  runtime::Status s = checkTensor(op, name, sf, 2);
+  if (!s.isOk() || !(s = checkDtype(op, name, sf, TK_F32)).isOk())
+    return s;
+  auto pair = [](int64_t a, int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; };
+  const std::string where = std::string(op) + ": " + name;
+  if (sf->shape[0] != rows || sf->shape[1] != groups)
+    return runtime::Status::invalid(where + " must have shape " + pair(rows, groups) + ", got " +
+                                    pair(sf->shape[0], sf->shape[1]));
+  const int64_t want0 = colMajor ? 1 : groups, want1 = colMajor ? alignUp(rows, 4) : 1;
+  if (!((sf->strides[0] == want0 || rows <= 1) && (sf->strides[1] == want1 || groups <= 1)))
+    return runtime::Status::invalid(where + " must have strides " + pair(want0, want1) +
+                                    (colMajor ? " (TMA-aligned column-major)" : " (row-major)") + ", got " +
+                                    pair(sf->strides[0], sf->strides[1]));
+  return runtime::Status::ok();
+}
+
+runtime::Status outSfView(const char *op, const char *name, const tk_tensor *sf, int64_t rows, int64_t groups,
+                          uint32_t flags, tk_tensor &packedView) {
+  if (flags & TK_PACKED_UE8M0)
+    return packedSfView(op, name, sf, rows, groups, packedView);
+  return checkFp32Sf(op, name, sf, rows, groups, flags & TK_SF_COL_MAJOR);
+}
+
 } // namespace tk::kernels::quant

@@ -16,4 +16,16 @@ namespace tk::kernels::quant {
 runtime::Status packedSfView(const char *op, const char *name, const tk_tensor *sf, int64_t rows, int64_t groups,
                              tk_tensor &view, bool anyWordStride = false);
 
+/// Checks fp32 scale factors of shape (rows, groups): row-major, or
+/// TMA-aligned column-major (strides (1, align(rows, 4))) when `colMajor`
+/// (quant.md 3.2).
+runtime::Status checkFp32Sf(const char *op, const char *name, const tk_tensor *sf, int64_t rows, int64_t groups,
+                            bool colMajor);
+
+/// Output scale factors in the layout the flags ask for: packed UE8M0 words
+/// (`packedView` receives their byte view) with TK_PACKED_UE8M0, else fp32,
+/// column-major with TK_SF_COL_MAJOR.
+runtime::Status outSfView(const char *op, const char *name, const tk_tensor *sf, int64_t rows, int64_t groups,
+                          uint32_t flags, tk_tensor &packedView);
+
 } // namespace tk::kernels::quant

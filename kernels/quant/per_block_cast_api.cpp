@@ -68,25 +68,6 @@ Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, Per
   return Status::ok();
 }
 
-/// Scale factors of shape (ceil(M / b), ceil(K / g)): row-major, or
-/// TMA-aligned column-major when `col` (quant.md 3.2).
-Status validateSf(const char *op, const char *name, const tk_tensor *x, const tk_tensor *sf, const int32_t *block,
-                  bool col) {
-  Status s = checkTensor(op, name, sf, 2);
-  if (!s.isOk() || !(s = checkDtype(op, name, sf, TK_F32)).isOk())
-    return s;
-  const int64_t mb = ceilDiv(x->shape[0], block[0]), kb = ceilDiv(x->shape[1], block[1]);
-  if (sf->shape[0] != mb || sf->shape[1] != kb)
-    return invalid(op, std::string(name) + " must have shape (" + std::to_string(mb) + ", " + std::to_string(kb) +
-                           "), got (" + std::to_string(sf->shape[0]) + ", " + std::to_string(sf->shape[1]) + ")");
-  int64_t want0 = col ? 1 : kb, want1 = col ? alignUp(mb, 4) : 1;
-  if (!((sf->strides[0] == want0 || mb <= 1) && (sf->strides[1] == want1 || kb <= 1)))
-    return invalid(op, std::string(name) + " must have strides (" + std::to_string(want0) + ", " +
-                           std::to_string(want1) + ")" + (col ? " (TMA-aligned column-major)" : " (row-major)") +
-                           ", got (" + std::to_string(sf->strides[0]) + ", " + std::to_string(sf->strides[1]) + ")");
-  return Status::ok();
-}
-
 tk_status launch(tk_context ctx, const PerBlockCastConfig &config, const tk_tensor *x,
                  std::vector<const tk_tensor *> tensors, tk_stream stream) {
   if (x->shape[0] == 0)
@@ -97,13 +78,13 @@ tk_status launch(tk_context ctx, const PerBlockCastConfig &config, const tk_tens
 
 } // namespace
 
-/// out_sf in the flags' layout; packed UE8M0 words become the byte view `packed`.
-Status validateOutSf(const char *op, const tk_tensor *x, const tk_tensor *sf, const int32_t *block, uint32_t flags,
-                     tk_tensor &packed) {
-  if (flags & TK_PACKED_UE8M0)
-    return packedSfView(op, "out_sf", sf, ceilDiv(x->shape[0], block[0]), ceilDiv(x->shape[1], block[1]), packed);
-  return validateSf(op, "out_sf", x, sf, block, flags & TK_SF_COL_MAJOR);
-}
+namespace {
+
+/// Scale factors of a (ceil(M / b), ceil(K / g)) grid of blocks.
+int64_t blockRows(const tk_tensor *x, const int32_t *block) { return ceilDiv(x->shape[0], block[0]); }
+int64_t blockCols(const tk_tensor *x, const int32_t *block) { return ceilDiv(x->shape[1], block[1]); }
+
+} // namespace
 
 extern "C" tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block_size,
                                        uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
@@ -114,7 +95,7 @@ extern "C" tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_fo
   if (s.isOk())
     s = validateOut(op, x, out, config);
   if (s.isOk())
-    s = validateOutSf(op, x, out_sf, block_size, flags, packed);
+    s = outSfView(op, "out_sf", out_sf, blockRows(x, block_size), blockCols(x, block_size), flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   return launch(ctx, config, x, {x, out, config.packedSf ? &packed : out_sf}, stream);
@@ -128,7 +109,7 @@ extern "C" tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_ten
   tk_tensor packed{};
   Status s = validateInput(op, ctx, x, fmt, block_size, flags, config);
   if (s.isOk())
-    s = validateOutSf(op, x, out_sf, block_size, flags, packed);
+    s = outSfView(op, "out_sf", out_sf, blockRows(x, block_size), blockCols(x, block_size), flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   config.mode = PerBlockMode::SfOnly;
@@ -147,7 +128,7 @@ extern "C" tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const
   if (s.isOk())
     s = validateOut(op, x, out, config);
   if (s.isOk())
-    s = validateSf(op, "sf", x, sf, block_size, false);
+    s = checkFp32Sf(op, "sf", sf, blockRows(x, block_size), blockCols(x, block_size), false);
   if (!s.isOk())
     return tk::runtime::report(s);
   config.mode = PerBlockMode::PrecomputedSf;

@@ -81,23 +81,9 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const 
     return invalid("out must be a contiguous " + pair(m, k) + " tensor");
   if (!s.isOk())
     return s;
-  const int64_t mb = ceilDiv(m, bOut), kb = ceilDiv(k, gOut);
-  if (flags & TK_PACKED_UE8M0) {
-    if (!(s = packedSfView(op, "out_sf", outSf, mb, kb, packedOut)).isOk())
-      return s;
-    c.outPackedSf = true;
-  } else {
-    if (!(s = checkDtype(op, "out_sf", outSf, TK_F32)).isOk())
-      return s;
-    const bool col = flags & TK_SF_COL_MAJOR;
-    const int64_t want0 = col ? 1 : kb, want1 = col ? alignUp(mb, 4) : 1;
-    if (outSf->shape[0] != mb || outSf->shape[1] != kb)
-      return invalid("out_sf must have shape " + pair(mb, kb) + ", got " + pair(outSf->shape[0], outSf->shape[1]));
-    if (!((outSf->strides[0] == want0 || mb <= 1) && (outSf->strides[1] == want1 || kb <= 1)))
-      return invalid("out_sf must have strides " + pair(want0, want1) +
-                     (col ? " (TMA-aligned column-major)" : " (row-major)") + ", got " +
-                     pair(outSf->strides[0], outSf->strides[1]));
-  }
+  if (!(s = outSfView(op, "out_sf", outSf, ceilDiv(m, bOut), ceilDiv(k, gOut), flags, packedOut)).isOk())
+    return s;
+  c.outPackedSf = flags & TK_PACKED_UE8M0;
   c.hidden = k;
   c.inBlockM = bIn;
   c.inBlockK = gIn;

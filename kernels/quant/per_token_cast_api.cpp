@@ -123,28 +123,6 @@ Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, Per
   return Status::ok();
 }
 
-/// out_sf of shape (M, Kb) in the layout the flags ask for (quant.md 3.2);
-/// `packedView` receives the byte view of packed UE8M0 words.
-Status validateOutSf(const char *op, int64_t m, int64_t k, const tk_tensor *sf, int32_t g, uint32_t flags,
-                     tk_tensor &packedView) {
-  if (flags & TK_PACKED_UE8M0)
-    return packedSfView(op, "out_sf", sf, m, ceilDiv(k, g), packedView);
-  Status s = checkTensor(op, "out_sf", sf, 2);
-  if (!s.isOk() || !(s = checkDtype(op, "out_sf", sf, TK_F32)).isOk())
-    return s;
-  const int64_t kb = ceilDiv(k, g);
-  const bool col = flags & TK_SF_COL_MAJOR;
-  if (sf->shape[0] != m || sf->shape[1] != kb)
-    return invalid(op, "out_sf must have shape (" + std::to_string(m) + ", " + std::to_string(kb) + "), got (" +
-                           std::to_string(sf->shape[0]) + ", " + std::to_string(sf->shape[1]) + ")");
-  int64_t want0 = col ? 1 : kb, want1 = col ? alignUp(m, 4) : 1;
-  if (!((sf->strides[0] == want0 || m <= 1) && (sf->strides[1] == want1 || kb <= 1)))
-    return invalid(op, "out_sf must have strides (" + std::to_string(want0) + ", " + std::to_string(want1) + ")" +
-                           (col ? " (TMA-aligned column-major)" : " (row-major)") + ", got (" +
-                           std::to_string(sf->strides[0]) + ", " + std::to_string(sf->strides[1]) + ")");
-  return Status::ok();
-}
-
 tk_status launch(tk_context ctx, const PerTokenCastConfig &config, const tk_tensor *x,
                  std::vector<const tk_tensor *> tensors, tk_stream stream) {
   if (x->shape[0] == 0)
@@ -165,7 +143,7 @@ extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const
   if (s.isOk())
     s = validateOut(op, x, out, config);
   if (s.isOk())
-    s = validateOutSf(op, x->shape[0], config.hidden, out_sf, num_per_channels, flags, packed);
+    s = outSfView(op, "out_sf", out_sf, x->shape[0], ceilDiv(config.hidden, num_per_channels), flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   const tk_tensor *sfOut = config.packedSf ? &packed : out_sf;
@@ -185,7 +163,7 @@ extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_ten
     return tk::runtime::report(invalid(op, "takes a plain (not quantized) input"));
   Status s = validateInput(op, ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, false, config, packedIn);
   if (s.isOk())
-    s = validateOutSf(op, x->shape[0], config.hidden, out_sf, num_per_channels, flags, packed);
+    s = outSfView(op, "out_sf", out_sf, x->shape[0], ceilDiv(config.hidden, num_per_channels), flags, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
   config.mode = PerTokenMode::SfOnly;
