@@ -34,6 +34,30 @@ protected:
     std::printf("[ per_token_cast ] %d of %zu cases bit-exact on %s\n", passed, cases.size(),
                 session->device().name.c_str());
   }
+
+  /// M x K x {bf16, fp32} x g in {32, 64, 128, K} x `flagSets` x `formats`:
+  /// the cast, and for g != K sf_only and precomputed_sf on the same input.
+  void castAndVariantsGrid(const std::string &name, const std::vector<tk_format> &formats,
+                           const std::vector<uint32_t> &flagSets) {
+    tk_context ctx;
+    ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+    CaseTally tally;
+    for (int64_t m : {4001, 8001})
+      for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
+        for (tk_dtype in : {TK_BF16, TK_F32})
+          for (int64_t g : {32l, 64l, 128l, k})
+            for (uint32_t flags : flagSets)
+              for (tk_format fmt : formats) {
+                bench::PerTokenCastCase c{m, k, g, in, flags, 0, (uint64_t)(m + k + g), fmt};
+                auto x = bench::makeInput(c);
+                bench::CheckResult r = bench::checkPerTokenCast(session, ctx, c, x, false);
+                if (r.status == TK_SUCCESS && g != k)
+                  r = bench::checkPerTokenVariants(session, ctx, c, x);
+                tally.check(r, bench::describe(c));
+              }
+    tally.report(name, *session);
+    tk_context_destroy(ctx);
+  }
 };
 
 std::vector<bench::PerTokenCastCase> specGrid(bool roundOffToo) {
@@ -144,23 +168,8 @@ TEST_F(PerTokenCastGpu, SfOnlyAndPrecomputedSfAreBitExact) {
 // e2m1 output (quant.md 2.2, 4.1): M x K x {bf16, fp32} x g in {32, 64, 128, K}
 // x flags (round) and (round, col-major), plus sf_only / precomputed_sf.
 TEST_F(PerTokenCastGpu, E2M1SpecGridIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  CaseTally tally;
-  for (int64_t m : {4001, 8001})
-    for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
-      for (tk_dtype in : {TK_BF16, TK_F32})
-        for (int64_t g : {32l, 64l, 128l, k})
-          for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)}) {
-            tk::bench::PerTokenCastCase c{m, k, g, in, flags, 0, (uint64_t)(m + k + g), TK_FORMAT_E2M1};
-            auto x = tk::bench::makeInput(c);
-            tk::bench::CheckResult r = tk::bench::checkPerTokenCast(session, ctx, c, x, false);
-            if (r.status == TK_SUCCESS && g != k)
-              r = tk::bench::checkPerTokenVariants(session, ctx, c, x);
-            tally.check(r, tk::bench::describe(c));
-          }
-  tally.report("per_token_cast e2m1", *session);
-  tk_context_destroy(ctx);
+  castAndVariantsGrid("per_token_cast e2m1", {TK_FORMAT_E2M1},
+                      {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)});
 }
 
 // E5M6 output (quant.md 4.5): M x K x {bf16, fp32} x flags (round) and
@@ -184,24 +193,8 @@ TEST_F(PerTokenCastGpu, E5M6SpecGridIsBitExact) {
 // Packed UE8M0 scale factors, the spec's (T, T, T) flags: M x K x {bf16, fp32}
 // x g in {32, 64, 128, K} x {e4m3, e2m1}, plus sf_only.
 TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  const uint32_t ttt = TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0;
-  CaseTally tally;
-  for (int64_t m : {4001, 8001})
-    for (int64_t k : {576, 2048, 2560, 3072, 4096, 6144, 7168})
-      for (tk_dtype in : {TK_BF16, TK_F32})
-        for (int64_t g : {32l, 64l, 128l, k})
-          for (tk_format fmt : {TK_FORMAT_E4M3, TK_FORMAT_E2M1}) {
-            tk::bench::PerTokenCastCase c{m, k, g, in, ttt, 0, (uint64_t)(m + k + g), fmt};
-            auto x = tk::bench::makeInput(c);
-            tk::bench::CheckResult r = tk::bench::checkPerTokenCast(session, ctx, c, x, false);
-            if (r.status == TK_SUCCESS && g != k)
-              r = tk::bench::checkPerTokenVariants(session, ctx, c, x);
-            tally.check(r, tk::bench::describe(c));
-          }
-  tally.report("per_token_cast packed UE8M0", *session);
-  tk_context_destroy(ctx);
+  castAndVariantsGrid("per_token_cast packed UE8M0", {TK_FORMAT_E4M3, TK_FORMAT_E2M1},
+                      {(uint32_t)(TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0)});
 }
 
 // Re-quantization (quant.md 4.2) over the spec's grid for e4m3 and e2m1 inputs: M x K x
