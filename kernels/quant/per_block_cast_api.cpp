@@ -16,6 +16,10 @@ namespace {
 
 Status invalid(const char *op, const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
 
+/// Scale factors of a (ceil(M / b), ceil(K / g)) grid of blocks.
+int64_t blockRows(const tk_tensor *x, const int32_t *block) { return ceilDiv(x->shape[0], block[0]); }
+int64_t blockCols(const tk_tensor *x, const int32_t *block) { return ceilDiv(x->shape[1], block[1]); }
+
 /// The checks every per-block operator makes of ctx, x, fmt, the block and
 /// flags; fills the input half of `config`.
 Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block,
@@ -75,14 +79,6 @@ tk_status launch(tk_context ctx, const PerBlockCastConfig &config, const tk_tens
   auto factory = [config](mlir::MLIRContext &mctx) { return buildPerBlockCast(mctx, config); };
   return tk::runtime::report(ctx->run(config.key(), factory, tensors, stream));
 }
-
-} // namespace
-
-namespace {
-
-/// Scale factors of a (ceil(M / b), ceil(K / g)) grid of blocks.
-int64_t blockRows(const tk_tensor *x, const int32_t *block) { return ceilDiv(x->shape[0], block[0]); }
-int64_t blockCols(const tk_tensor *x, const int32_t *block) { return ceilDiv(x->shape[1], block[1]); }
 
 } // namespace
 
