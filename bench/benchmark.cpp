@@ -242,6 +242,30 @@ int runBenchmark(const BenchOptions &options) {
            describe(c), cr, ceiling);
   }
 
+  // swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17), H = 7168:
+  // bytes = x (two bf16 halves) + out + sf; checked against nvcc's expf.
+  if (!options.headline) {
+    std::optional<ExpTable> deviceExp;
+    std::string oracleError;
+    try {
+      deviceExp.emplace(deviceExpTable(gpu, bf16SwigluExpArguments(nullptr)));
+    } catch (const std::exception &e) {
+      oracleError = e.what();
+    }
+    std::vector<PerChannelCastCase> swiglu(3, PerChannelCastCase{32768, 7168, 128, TK_BF16, true, true});
+    swiglu[1].clamp = 0.5f;
+    swiglu[2].blockM = 32, swiglu[2].transposed = false;
+    for (PerChannelCastCase &c : swiglu) {
+      c.swiglu = true;
+      CheckResult cr;
+      if (deviceExp)
+        cr = checkPerChannelCast(&gpu, ctx, c, /*time=*/true, nullptr, &*deviceExp);
+      else
+        cr.status = TK_ERROR_UNSUPPORTED, cr.error = "no expf oracle: " + oracleError;
+      addRow(rows, "swiglu_forward_and_per_channel_cast_and_transpose", describe(c), cr, ceiling);
+    }
+  }
+
   // cast_back (quant.md 4.10) on the headline shape: per-token and blocked
   // scale factors; bytes = xq + scale factors + out.
   std::vector<CastBackCase> castBacks = {{32768, 7168, 1, 128, TK_BF16}, {32768, 7168, 1, 128, TK_F32},

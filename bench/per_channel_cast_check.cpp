@@ -11,11 +11,18 @@ namespace tk::bench {
 std::string describe(const PerChannelCastCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " b=" + std::to_string(c.blockM) +
          (c.quantized ? " e4m3 x_sf" : c.in == TK_BF16 ? " bf16" : " f32") + (c.roundSf ? " round" : "") +
-         (c.transposed ? " transposed" : "");
+         (c.transposed ? " transposed" : "") +
+         (c.swiglu ? " swiglu" + (c.clamp ? " clamp=" + std::to_string(*c.clamp) : std::string()) : "");
 }
 
-CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChannelCastCase &c, bool time) {
+CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChannelCastCase &c, bool time,
+                                const std::vector<uint8_t> *input, const ExpTable *deviceExp) {
   CheckResult r;
+  if (gpu && c.swiglu && !deviceExp) {
+    r.status = TK_ERROR_INVALID_ARGUMENT;
+    r.error = "a SwiGLU check on the GPU needs the device expf table";
+    return r;
+  }
   const int64_t mb = c.m / c.blockM, elt = c.quantized ? 1 : c.in == TK_BF16 ? 2 : 4;
   const dsl::DType in = c.quantized ? dsl::DType::F8E4M3 : c.in == TK_BF16 ? dsl::DType::BF16 : dsl::DType::F32;
   std::vector<uint8_t> x;
@@ -29,23 +36,41 @@ CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChanne
     std::uniform_real_distribution<float> unit(0.5f, 1.0f);
     for (float &v : xs)
       v = std::ldexp(unit(rng), (int)(rng() % 16) - 12);
+  } else if (input) {
+    x = *input;
   } else {
-    x = makeInput(PerTokenCastCase{c.m, c.k, 128, c.in, 0, 0, c.seed});
+    x = makeInput(PerTokenCastCase{c.m, c.swiglu ? 2 * c.k : c.k, 128, c.in, 0, 0, c.seed});
   }
   std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k);
   std::vector<float> refSf(std::max<int64_t>(1, mb * c.k)), sf(refSf.size());
-  kernels::quant::perChannelCastReference(x.data(), in, c.m, c.k, c.blockM, c.roundSf, c.transposed, refOut.data(),
-                                          refSf.data(), xs.data());
+  if (c.swiglu) { // the activation on all cores, then the per-channel cast of it
+    std::vector<uint16_t> act(c.m * c.k);
+    kernels::quant::ExpFunction expf = deviceExp ? kernels::quant::ExpFunction(std::cref(*deviceExp))
+                                                 : kernels::quant::ExpFunction(hostExpf);
+    parallelRows(c.m, [&](int64_t begin, int64_t end) {
+      kernels::quant::swigluActivationReference(reinterpret_cast<const uint16_t *>(x.data()), c.k, c.clamp, expf,
+                                                begin, end, act.data());
+    });
+    kernels::quant::perChannelCastReference(act.data(), dsl::DType::BF16, c.m, c.k, c.blockM, c.roundSf,
+                                            c.transposed, refOut.data(), refSf.data());
+  } else {
+    kernels::quant::perChannelCastReference(x.data(), in, c.m, c.k, c.blockM, c.roundSf, c.transposed,
+                                            refOut.data(), refSf.data(), xs.data());
+  }
   Placement p{gpu};
   void *dx = p.put(x.data(), x.size());
   void *dxs = c.quantized ? p.put(xs.data(), xs.size() * 4) : nullptr;
   tk_tensor txs = p.tensor(dxs, TK_F32, {c.m, c.k / 128});
   void *dout = p.poisoned(out.data(), out.size(), 0xFF), *dsf = p.poisoned(sf.data(), sf.size() * 4, 0xFF);
-  tk_tensor tx = p.tensor(dx, c.quantized ? TK_F8_E4M3 : c.in, {c.m, c.k});
+  tk_tensor tx = p.tensor(dx, c.quantized ? TK_F8_E4M3 : c.in, {c.m, c.swiglu ? 2 * c.k : c.k});
   tk_tensor tout = c.transposed ? p.tensor(dout, TK_F8_E4M3, {c.k, c.m}) : p.tensor(dout, TK_F8_E4M3, {c.m, c.k});
   tk_tensor tsf = p.tensor(dsf, TK_F32, {mb, c.k});
   const uint32_t flags = c.roundSf ? TK_ROUND_SF : 0;
   auto call = [&] {
+    if (c.swiglu)
+      return tk_swiglu_forward_and_per_channel_cast_and_transpose(ctx, &tx, TK_FORMAT_E4M3, (int32_t)c.blockM, flags,
+                                                                  c.transposed ? 0 : 1, c.clamp ? &*c.clamp : nullptr,
+                                                                  &tout, &tsf, nullptr);
     if (c.quantized)
       return tk_per_channel_cast_fused(ctx, &tx, &txs, TK_FORMAT_E4M3, (int32_t)c.blockM, flags, 128, nullptr, &tout,
                                        &tsf, nullptr);
@@ -65,8 +90,8 @@ CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChanne
     r.outMismatches += out[i] != refOut[i];
   for (int64_t i = 0; i < mb * c.k; ++i)
     r.sfMismatches += std::memcmp(&sf[i], &refSf[i], 4) != 0;
-  // quant.md 4.13-4.15: x (+ its multipliers) + out + sf.
-  r.bytes = (double)c.m * c.k * (elt + 1) + (double)mb * c.k * 4 + (c.quantized ? (double)c.m * (c.k / 128) * 4 : 0);
+  // quant.md 4.13-4.15, 4.17: x (+ its multipliers) + out + sf.
+  r.bytes = (double)c.m * c.k * (elt * (c.swiglu ? 2 : 1) + 1) + (double)mb * c.k * 4 + (c.quantized ? (double)c.m * (c.k / 128) * 4 : 0);
   if (gpu && time)
     r.ms = gpu->medianMs([&] { call(); }, 5, 50);
   return r;

@@ -1,9 +1,13 @@
 //===- per_channel_cast_check.h - run the per-channel casts, check, time --===//
 #pragma once
 
+#include "bench/expf_oracle.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
 #include "tk/tk.h"
+
+#include <optional>
+#include <vector>
 
 namespace tk::bench {
 
@@ -16,6 +20,10 @@ struct PerChannelCastCase {
   /// tk_per_channel_cast_fused with a per-token quantized x: random e4m3
   /// codes and random (not power-of-two) fp32 multipliers per 128 channels.
   bool quantized = false;
+  /// tk_swiglu_forward_and_per_channel_cast_and_transpose: x is bf16 (m, 2k)
+  /// and `transposed` false means without_transpose.
+  bool swiglu = false;
+  std::optional<float> clamp;
 };
 
 std::string describe(const PerChannelCastCase &c);
@@ -23,6 +31,10 @@ std::string describe(const PerChannelCastCase &c);
 /// Random normal input through the operator, out and out_sf compared bit for
 /// bit with the C++ reference; on the GPU of `gpu` (timed when `time`), or on
 /// the CPU path when `gpu` is null.
-CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChannelCastCase &c, bool time);
+/// A SwiGLU case's x (or any case's, when `input` is given) may be passed in
+/// to share one random input among cases of one shape. SwiGLU references use
+/// the C library's expf on the CPU path and `deviceExp` on the GPU.
+CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChannelCastCase &c, bool time,
+                                const std::vector<uint8_t> *input = nullptr, const ExpTable *deviceExp = nullptr);
 
 } // namespace tk::bench

@@ -121,6 +121,17 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perChannel("per_channel_cast_and_transpose.bf16.k7168.b128", {7168, 128, DType::BF16, false, true}),
                      perChannel("per_channel_cast_and_transpose.bf16.k7168.b32.round",
                                 {7168, 32, DType::BF16, true, true})}});
+    auto swiglu = [](int64_t b, bool transposed, std::optional<float> clamp) {
+      quant::PerChannelCastConfig c{7168, b, DType::BF16, false, transposed};
+      c.swiglu = true;
+      c.clamp = clamp;
+      return c;
+    };
+    list.push_back({"swiglu_forward_and_per_channel_cast_and_transpose", "quant",
+                    "tk_swiglu_forward_and_per_channel_cast_and_transpose",
+                    "SwiGLU (device expf) -> bf16 -> b x 1 e4m3 cast, transposed or not",
+                    {perChannel("swiglu_per_channel.h7168.b128.transposed", swiglu(128, true, {})),
+                     perChannel("swiglu_per_channel.h7168.b32.clamp0.5", swiglu(32, false, 0.5f))}});
     auto castBack = [](const std::string &name, quant::CastBackConfig c) {
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildCastBack(ctx, c); }};
     };

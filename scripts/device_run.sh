@@ -13,8 +13,8 @@ tests=/tmp/tk-bin/tk_gpu_tests
 limit=${TK_GPU_TEST_SECONDS:-330}
 echo "== GPU tests (one process per suite, at most $limit s each)"
 for suite in $("$tests" --gtest_list_tests | grep -v '^ ' | grep '\.$' | tr -d '.'); do
-  # The per-token suite is the largest: its tests run as processes of their own.
-  if [[ $suite == PerTokenCastGpu ]]; then
+  # The per-token and per-channel suites are the largest: their tests run as processes of their own.
+  if [[ $suite == PerTokenCastGpu || $suite == PerChannelCastGpu ]]; then
     for t in $("$tests" --gtest_list_tests --gtest_filter="$suite.*" | grep '^ ' | tr -d ' '); do
       (timeout "$limit" "$tests" --gtest_filter="$suite.$t" > "$out/gpu_$suite.$t.log" 2>&1
        echo "exit $?" >> "$out/gpu_$suite.$t.log") &

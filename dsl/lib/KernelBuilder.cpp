@@ -4,6 +4,7 @@
 #include "tk/compiler/Dialect/Tile/Tile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
@@ -35,7 +36,7 @@ KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, const st
                              int64_t threads)
     : ctx_(ctx), b_(&ctx), loc_(NameLoc::get(StringAttr::get(&ctx, name))),
       module_(ModuleOp::create(UnknownLoc::get(&ctx))) {
-  ctx.loadDialect<tile::TileDialect, arith::ArithDialect, memref::MemRefDialect>();
+  ctx.loadDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect, memref::MemRefDialect>();
   signature_.name = name;
   signature_.threads = threads;
   key_ = name + "|" + configKey;

@@ -4,6 +4,7 @@
 #include "tk/compiler/Dialect/Tile/Tile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include <stdexcept>
 
@@ -234,6 +235,34 @@ Scalar operator&(const Scalar &a, const Scalar &b) { return integer<arith::AndIO
 Scalar operator|(const Scalar &a, const Scalar &b) { return integer<arith::OrIOp>(a, b); }
 Scalar operator>>(const Scalar &a, int64_t bits) { return integer<arith::ShRUIOp>(a, a.constantI32(bits)); }
 Scalar operator<<(const Scalar &a, int64_t bits) { return integer<arith::ShLIOp>(a, a.constantI32(bits)); }
+Scalar exp(const Scalar &a) {
+  if (!a.value().getType().isF32())
+    throw std::invalid_argument("exp of a non-f32 scalar");
+  return Scalar(&a.builder(), math::ExpOp::create(a.builder(), a.value().getLoc(), a.value()));
+}
+Scalar fma(const Scalar &a, const Scalar &b, const Scalar &c) {
+  if (!a.value().getType().isF32() || b.value().getType() != a.value().getType() ||
+      c.value().getType() != a.value().getType())
+    throw std::invalid_argument("fma of non-f32 scalars");
+  return Scalar(&a.builder(), math::FmaOp::create(a.builder(), a.value().getLoc(), a.value(), b.value(), c.value()));
+}
+Scalar operator-(const Scalar &a) {
+  if (!a.isFloat())
+    throw std::invalid_argument("negation of an integer scalar");
+  return Scalar(&a.builder(), arith::NegFOp::create(a.builder(), a.value().getLoc(), a.value()));
+}
+static Scalar compare(arith::CmpFPredicate pred, const Scalar &a, const Scalar &b) {
+  if (!a.isFloat() || a.value().getType() != b.value().getType())
+    throw std::invalid_argument("comparison of non-float or differently typed scalars");
+  return Scalar(&a.builder(), arith::CmpFOp::create(a.builder(), a.value().getLoc(), pred, a.value(), b.value()));
+}
+Scalar operator>(const Scalar &a, const Scalar &b) { return compare(arith::CmpFPredicate::OGT, a, b); }
+Scalar operator<(const Scalar &a, const Scalar &b) { return compare(arith::CmpFPredicate::OLT, a, b); }
+Scalar select(const Scalar &cond, const Scalar &a, const Scalar &b) {
+  if (!cond.value().getType().isInteger(1) || a.value().getType() != b.value().getType())
+    throw std::invalid_argument("select needs an i1 condition and operands of one type");
+  return Scalar(&a.builder(), arith::SelectOp::create(a.builder(), a.value().getLoc(), cond.value(), a.value(), b.value()));
+}
 Scalar abs(const Scalar &a) {
   if (!a.isFloat())
     throw std::invalid_argument("abs of an integer scalar");

@@ -183,6 +183,20 @@ tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x, 
                                             int32_t num_per_tokens, uint32_t flags, tk_tensor *out,
                                             tk_tensor *out_sf, tk_stream stream);
 
+/* swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17): x bf16
+ * (M, 2H) contiguous holds the gate half l = x[:, :H] and the linear half
+ * r = x[:, H:]; M % 128 == 0, H % 64 == 0. With a clamp c (NULL: none; else
+ * finite and > 0) l = min(l, c), r = max(min(r, c), -c). The activation
+ * t = bf16(l / (1 + expf(-l)) * r) (CUDA's device expf, bit for bit) is cast
+ * per channel with b = num_per_tokens in {32, 128} rows per scale: out e4m3
+ * (H, M) (out[j, m]), or (M, H) when without_transpose != 0; out_sf fp32
+ * (M / b, H) contiguous. flags: TK_ROUND_SF only. */
+tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x,
+                                                               tk_format fmt, int32_t num_per_tokens,
+                                                               uint32_t flags, int32_t without_transpose,
+                                                               const float *swiglu_clamp_value, tk_tensor *out,
+                                                               tk_tensor *out_sf, tk_stream stream);
+
 /* cast_back (quant.md 4.10): out[i, j] = x[i, j] * S[i / b, j / g], rounded
  * to out's dtype (bf16, to nearest even, or f32). x is (M, K) e4m3,
  * contiguous, K % 64 == 0; x_sf is fp32 (ceil(M / b), ceil(K / g)) in any

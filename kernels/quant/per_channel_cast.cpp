@@ -2,25 +2,38 @@
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/scale_rule.h"
 
+#include <cstring>
 #include <optional>
+#include <vector>
 
 using namespace tk::dsl;
 
 namespace tk::kernels::quant {
 
+static std::string kernelName(const PerChannelCastConfig &c) {
+  if (c.swiglu)
+    return c.transposed ? "swiglu_forward_and_per_channel_cast_and_transpose" : "swiglu_forward_and_per_channel_cast";
+  return c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast";
+}
+
 std::string PerChannelCastConfig::key() const {
-  return std::string(transposed ? "per_channel_cast_and_transpose" : "per_channel_cast") +
-         ":K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) + ",in=" + name(in) +
+  std::string clampKey;
+  if (clamp) {
+    uint32_t bits;
+    std::memcpy(&bits, &*clamp, sizeof bits);
+    clampKey = ",clampbits=" + std::to_string(bits);
+  }
+  return kernelName(*this) + ":K=" + std::to_string(hidden) + clampKey + ",b=" + std::to_string(blockM) + ",in=" + name(in) +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes);
 }
 
 BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), b = c.blockM;
-  KernelBuilder k(ctx, c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast", c.key(),
-                  /*threads=*/256);
+  KernelBuilder k(ctx, kernelName(c), c.key(), /*threads=*/256);
   Dim tokens = k.dynamic("num_tokens");
-  Tensor x = k.input("x", {tokens, c.hidden}, c.in, {c.hidden, 1}, c.xAlignBytes);
+  const int64_t xCols = c.swiglu ? 2 * c.hidden : c.hidden;
+  Tensor x = k.input("x", {tokens, xCols}, c.in, {xCols, 1}, c.xAlignBytes);
   const bool quantizedIn = c.in == DType::F8E4M3;
   std::optional<Tensor> xs; // dequantization multipliers of a quantized input, one per 128 channels
   if (quantizedIn)
@@ -31,7 +44,11 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
 
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &blk) {
     Index row = blk[0] * bm, col = blk[1] * bk;
-    Tile tile = k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    Tile tile = c.swiglu // bf16(swiglu(gate, linear)), back in f32
+                    ? swigluForward(k.load(x, {row, col}, {bm, bk}), k.load(x, {row, col + c.hidden}, {bm, bk}), c.clamp)
+                          .to(DType::BF16)
+                          .to(DType::F32)
+                    : k.load(x, {row, col}, {bm, bk}).to(DType::F32);
     if (quantizedIn) // v = fl(decode(x) * xs): the tile's 64 channels share one multiplier per row
       tile = tile * expand(k.load(*xs, {row, col / 128}, {bm, 1}), 1, bk);
     Tile amax = reduce_absmax(tile, /*dim=*/0, b); // [bm / b, bk]: one per column and b rows
@@ -64,6 +81,22 @@ void perChannelCastReference(const void *x, DType in, int64_t m, int64_t k, int6
       for (int64_t i = p * b; i < (p + 1) * b; ++i)
         (transposed ? out[j * m + i] : out[i * k + j]) = encodeE4M3(value(i, j) * s.inv);
     }
+}
+
+void swigluActivationReference(const uint16_t *x, int64_t k, std::optional<float> clamp, const ExpFunction &expf,
+                               int64_t rowBegin, int64_t rowEnd, uint16_t *act) {
+  for (int64_t i = rowBegin; i < rowEnd; ++i)
+    for (int64_t j = 0; j < k; ++j)
+      act[i * k + j] = f32ToBf16(
+          swigluForwardReference(bf16ToF32(x[i * 2 * k + j]), bf16ToF32(x[i * 2 * k + k + j]), clamp, expf));
+}
+
+void swigluPerChannelCastReference(const uint16_t *x, int64_t m, int64_t k, int64_t b, bool roundSf,
+                                   bool transposed, std::optional<float> clamp, const ExpFunction &expf,
+                                   uint8_t *out, float *sf) {
+  std::vector<uint16_t> act(m * k); // the bf16 activation, then the plain per-channel cast
+  swigluActivationReference(x, k, clamp, expf, 0, m, act.data());
+  perChannelCastReference(act.data(), DType::BF16, m, k, b, roundSf, transposed, out, sf);
 }
 
 } // namespace tk::kernels::quant

@@ -1,15 +1,18 @@
 //===- per_channel_cast.h - b x 1 (per-channel) quantization --------------===//
 //
 // per_channel_cast (spec quant.md 4.13), per_channel_cast_fused (4.14, without
-// the row gather) and per_channel_cast_and_transpose (4.15): one scale per
+// the row gather), per_channel_cast_and_transpose (4.15) and
+// swiglu_forward_and_per_channel_cast_and_transpose (4.17): one scale per
 // column and block of b rows; the e4m3 data is written as x's layout or
 // transposed (K-major).
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "kernels/quant/formats.h"
+#include "kernels/quant/swiglu.h"
 #include "tk/dsl/KernelBuilder.h"
 
+#include <optional>
 #include <string>
 
 namespace tk::kernels::quant {
@@ -22,12 +25,18 @@ struct PerChannelCastConfig {
   dsl::DType in = dsl::DType::BF16;
   bool roundSf = false;
   bool transposed = false; ///< out is (K, M): per_channel_cast_and_transpose
+  /// x is bf16 (M, 2K) holding (gate | linear) halves; the values cast are
+  /// bf16(swiglu(l, r)) (quant.md 4.17), with an optional clamp.
+  bool swiglu = false;
+  std::optional<float> clamp;
   int64_t xAlignBytes = 16;
   int64_t outAlignBytes = 16;
 
-  /// 128 tokens x 64 channels per CTA, 32 elements per thread.
+  /// 128 tokens x 64 channels per CTA, 32 elements per thread; SwiGLU (two
+  /// inputs and an exponential per element) 32 channels, so that the b = 32
+  /// form stays within 255 registers without spilling.
   int64_t tileM() const { return 128; }
-  int64_t tileK() const { return 64; }
+  int64_t tileK() const { return swiglu ? 32 : 64; }
   std::string key() const;
 };
 
@@ -38,5 +47,16 @@ dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCas
 /// when `transposed`, e4m3 codes; sf (M / b, K) row-major.
 void perChannelCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t b, bool roundSf,
                              bool transposed, uint8_t *out, float *sf, const float *xs = nullptr);
+
+/// The bf16 activation of quant.md 4.17 for rows [rowBegin, rowEnd) of x
+/// (bf16 (M, 2K) contiguous) into act (M, K).
+void swigluActivationReference(const uint16_t *x, int64_t k, std::optional<float> clamp, const ExpFunction &expf,
+                               int64_t rowBegin, int64_t rowEnd, uint16_t *act);
+
+/// C++ reference of quant.md 4.17: x bf16 (M, 2K) contiguous; out (K, M) or,
+/// without `transposed`, (M, K) e4m3 codes; sf (M / b, K) row-major.
+void swigluPerChannelCastReference(const uint16_t *x, int64_t m, int64_t k, int64_t b, bool roundSf,
+                                   bool transposed, std::optional<float> clamp, const ExpFunction &expf,
+                                   uint8_t *out, float *sf);
 
 } // namespace tk::kernels::quant

@@ -6,6 +6,8 @@
 #include "kernels/quant/per_channel_cast.h"
 #include "tk/runtime/Context.h"
 
+#include <cmath>
+
 using tk::runtime::Status;
 using namespace tk::kernels;
 using namespace tk::kernels::quant;
@@ -14,8 +16,11 @@ namespace {
 
 Status invalid(const char *op, const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
 
+/// `x` is the (M, K) input as the cast sees it (for SwiGLU: a stand-in of
+/// shape (M, H)); `anyBlock` allows b = 32 without the transpose (SwiGLU).
 Status validate(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t b, uint32_t flags,
-                const tk_tensor *out, const tk_tensor *sf, bool transposed, PerChannelCastConfig &config) {
+                const tk_tensor *out, const tk_tensor *sf, bool transposed, PerChannelCastConfig &config,
+                bool anyBlock = false) {
   if (!ctx)
     return invalid(op, "ctx is null");
   Status s = checkTensor(op, "x", x, 2);
@@ -30,8 +35,9 @@ Status validate(const char *op, tk_context ctx, const tk_tensor *x, tk_format fm
   if (flags & ~(uint32_t)TK_ROUND_SF)
     return invalid(op, "only TK_ROUND_SF is accepted (scale factors are row-major fp32), got flags " +
                            std::to_string(flags));
-  if (transposed ? (b != 32 && b != 128) : b != 128)
-    return invalid(op, std::string("num_per_tokens must be ") + (transposed ? "32 or 128" : "128") + ", got " +
+  const bool both = transposed || anyBlock;
+  if (both ? (b != 32 && b != 128) : b != 128)
+    return invalid(op, std::string("num_per_tokens must be ") + (both ? "32 or 128" : "128") + ", got " +
                            std::to_string(b));
   if (transposed ? x->dtype != TK_BF16 : (x->dtype != TK_BF16 && x->dtype != TK_F32))
     return invalid(op, std::string("x must be ") + (transposed ? "bf16" : "bf16 or f32") + ", got " +
@@ -136,4 +142,44 @@ extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *
     return tk::runtime::report(Status::ok());
   auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
   return tk::runtime::report(ctx->run(config.key(), factory, {x, x_sf, out, out_sf}, stream));
+}
+
+/// swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17).
+extern "C" tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(
+    tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens, uint32_t flags,
+    int32_t without_transpose, const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *out_sf,
+    tk_stream stream) {
+  const char *op = "tk_swiglu_forward_and_per_channel_cast_and_transpose";
+  Status s = ctx ? checkTensor(op, "x", x, 2) : invalid(op, "ctx is null");
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  if (x->shape[1] % 128)
+    return tk::runtime::report(invalid(op, "x holds (gate | linear) halves of H columns each, H % 64 == 0, so its "
+                                           "column count must be a multiple of 128, got " +
+                                               std::to_string(x->shape[1])));
+  if (x->shape[0] % 128)
+    return tk::runtime::report(invalid(op, "x must have a multiple of 128 rows, got " + std::to_string(x->shape[0])));
+  if (swiglu_clamp_value && !(*swiglu_clamp_value > 0.0f && *swiglu_clamp_value < INFINITY))
+    return tk::runtime::report(invalid(op, "swiglu_clamp_value must be a finite positive number, got " +
+                                               std::to_string(*swiglu_clamp_value)));
+  tk_tensor standIn = *x; // the (M, H) activation that is cast
+  standIn.shape[1] = x->shape[1] / 2;
+  if (x->dtype == TK_BF16 && isContiguous(x))
+    standIn.strides[0] = standIn.shape[1], standIn.strides[1] = 1;
+  PerChannelCastConfig config;
+  const bool transposed = without_transpose == 0;
+  if (!(s = validate(op, ctx, &standIn, fmt, num_per_tokens, flags, out, out_sf, transposed, config,
+                     /*anyBlock=*/true))
+           .isOk())
+    return tk::runtime::report(s);
+  if (x->dtype != TK_BF16)
+    return tk::runtime::report(invalid(op, std::string("x must be bf16, got ") + dtypeName(x->dtype)));
+  config.swiglu = true;
+  if (swiglu_clamp_value)
+    config.clamp = *swiglu_clamp_value;
+  config.xAlignBytes = alignmentOf(x, 2);
+  if (x->shape[0] == 0)
+    return tk::runtime::report(Status::ok());
+  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
+  return tk::runtime::report(ctx->run(config.key(), factory, {x, out, out_sf}, stream));
 }

@@ -66,3 +66,25 @@ TEST(Cpu_per_channel_cast_fused, RowGatherIsUnsupported) {
 }
 
 } // namespace
+
+namespace {
+
+// swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17) on the CPU
+// path, whose exponential is the C library's expf (as the reference's here).
+TEST(Cpu_swiglu_forward_and_per_channel_cast_and_transpose, SmallGridIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (int64_t m : {128, 256})
+    for (int64_t h : {576, 1024})
+      for (int64_t b : {32, 128})
+        for (bool transposed : {true, false})
+          for (std::optional<float> clamp : {std::optional<float>(), std::optional<float>(0.5f)}) {
+            tk::bench::PerChannelCastCase c{m, h, b, TK_BF16, b == 32, transposed, (uint64_t)(m + h + b)};
+            c.swiglu = true;
+            c.clamp = clamp;
+            runCase(ctx, c);
+          }
+  tk_context_destroy(ctx);
+}
+
+} // namespace

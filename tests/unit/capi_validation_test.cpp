@@ -6,6 +6,8 @@
 #include <functional>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace {
 
 alignas(16) char fake[16];
@@ -454,6 +456,47 @@ TEST_F(Validation, PerBlockCastLossless) {
 } // namespace
 
 namespace {
+
+TEST_F(Validation, SwigluPerChannelCast) {
+  tk_tensor x = tensor(TK_BF16, {256, 1024}), out = tensor(TK_F8_E4M3, {512, 256}), sf = tensor(TK_F32, {8, 512});
+  float clamp = 0.5f;
+  const float *clampPtr = &clamp;
+  int32_t b = 32, without = 0;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_swiglu_forward_and_per_channel_cast_and_transpose(ctx, &x, TK_FORMAT_E4M3, b, TK_ROUND_SF, without,
+                                                                   clampPtr, &out, &sf, nullptr),
+              want)
+        << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  b = 64;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_per_tokens must be 32 or 128, got 64");
+  b = 32;
+  x = tensor(TK_BF16, {256, 960});
+  expect(TK_ERROR_INVALID_ARGUMENT, "its column count must be a multiple of 128, got 960");
+  x = tensor(TK_BF16, {200, 1024});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must have a multiple of 128 rows, got 200");
+  x = tensor(TK_F32, {256, 1024});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be bf16, got f32");
+  x = tensor(TK_BF16, {256, 1024});
+  clamp = -1.0f;
+  expect(TK_ERROR_INVALID_ARGUMENT, "swiglu_clamp_value must be a finite positive number");
+  clamp = NAN;
+  expect(TK_ERROR_INVALID_ARGUMENT, "swiglu_clamp_value must be a finite positive number");
+  clamp = 0.5f;
+  out = tensor(TK_F8_E4M3, {256, 512}); // (M, H) but transposed was asked for
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (512, 256) tensor");
+  without = 1;
+  sf = tensor(TK_F32, {2, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must be a contiguous (8, 512) tensor");
+  EXPECT_EQ(tk_swiglu_forward_and_per_channel_cast_and_transpose(nullptr, &x, TK_FORMAT_E4M3, 32, 0, 0, nullptr, &out,
+                                                                 &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  x = tensor(TK_BF16, {0, 1024}); // no rows: nothing to do
+  out = tensor(TK_F8_E4M3, {0, 512});
+  sf = tensor(TK_F32, {0, 512});
+  expect(TK_SUCCESS, "");
+}
 
 TEST_F(Validation, PerChannelCastFused) {
   tk_tensor x = tensor(TK_F8_E4M3, {256, 512}), xs = tensor(TK_F32, {256, 4}), out = tensor(TK_F8_E4M3, {256, 512}),

@@ -113,6 +113,11 @@ mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKi
 /// |v| by clearing the sign bit (exact; math.absf would become a libdevice call on the GPU).
 mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 
+/// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
+mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+/// Replaces math.exp (f32) and math.fma under `root` with their device forms.
+mlir::LogicalResult lowerDeviceMath(mlir::Operation *root);
+
 /// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
 /// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.
 mlir::Value emitF32ToE4M3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware);

@@ -301,6 +301,8 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     if (failed(lowering.lowerBlock(kernel.getBody().front())))
       return failure();
     gpu::ReturnOp::create(b, loc);
+    if (failed(compiler::lowerDeviceMath(func)))
+      return failure();
     kernel.erase();
     return success();
   }

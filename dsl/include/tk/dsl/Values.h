@@ -83,6 +83,17 @@ public:
   friend Scalar max(const Scalar &a, const Scalar &b);
   friend Scalar min(const Scalar &a, const Scalar &b);
   friend Scalar abs(const Scalar &a);
+  /// e^a (f32). On the GPU this is CUDA's accurate device `expf`, bit for bit;
+  /// on the CPU path the C library's `expf` (the two differ by up to 2 ulp).
+  friend Scalar exp(const Scalar &a);
+  /// a * b + c with one rounding (f32).
+  friend Scalar fma(const Scalar &a, const Scalar &b, const Scalar &c);
+  friend Scalar operator-(const Scalar &a);
+  /// Float comparisons (ordered): an i1 scalar.
+  friend Scalar operator>(const Scalar &a, const Scalar &b);
+  friend Scalar operator<(const Scalar &a, const Scalar &b);
+  /// cond ? a : b for an i1 `cond`.
+  friend Scalar select(const Scalar &cond, const Scalar &a, const Scalar &b);
 
 private:
   mlir::OpBuilder *b_;

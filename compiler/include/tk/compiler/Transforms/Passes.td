@@ -34,12 +34,15 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Float8 tensors are stored as i8. `fp8-hardware` selects the sm_89+
     conversion instructions (f32 -> e4m3 and e4m3 -> f16 pairs); without them the
     conversions are emitted as integer
-    arithmetic (bit-exact, used for sm_80).
+    arithmetic (bit-exact, used for sm_80). `math.exp` on f32 becomes the
+    instruction sequence of CUDA's accurate device `expf` (bit-identical to
+    nvcc's, which SwiGLU oracles use), `math.fma` a single-rounding
+    `llvm.intr.fma` (DeviceMath.cpp).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::NVVM::NVVMDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect", "::mlir::LLVM::LLVMDialect"];
   let options = [
     Option<"fp8Hardware", "fp8-hardware", "bool", /*default=*/"true",
            "Use cvt.satfinite.e4m3x2 (sm_89+) for f32 -> e4m3">,
@@ -58,10 +61,12 @@ def TileLowerToCPU : Pass<"tile-lower-to-cpu", "::mlir::ModuleOp"> {
     skip those elements, reductions combine a group's elements in index order,
     conversions use the same integer e4m3 rounding as sm_80. Shared buffers are
     ordinary buffers and copies are plain loops (one block runs at a time, so
-    there are no races to model). Layouts are ignored.
+    there are no races to model). Layouts are ignored. `math.exp` stays for the
+    CPU pipeline, which calls the C library's `expf`.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
 }
 
 #endif

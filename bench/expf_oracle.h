@@ -1,0 +1,50 @@
+//===- expf_oracle.h - CUDA's device expf, for bit-exact SwiGLU checks ----===//
+//
+// SwiGLU kernels call CUDA's accurate expf, which differs from the C
+// library's in about 30% of inputs (quant.md 4.16). Their references therefore
+// take the exponential as a function: the C library's on the CPU path (which
+// is what tk's CPU lowering calls), or a table of values the GPU computed with
+// an nvcc-compiled kernel (bench/expf_oracle.cu) for the GPU checks.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bench/gpu_session.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tk::bench {
+
+using ExpF = std::function<float(float)>;
+
+/// expf of the C library.
+float hostExpf(float x);
+
+/// e^x looked up by the bits of x (arguments with bf16 precision from a dense
+/// array); throws for an argument not in the table.
+class ExpTable {
+public:
+  ExpTable(const std::vector<float> &args, const std::vector<float> &values);
+  float operator()(float x) const;
+
+private:
+  std::vector<float> bf16_;        ///< by the upper 16 bits, for arguments whose lower 16 are zero
+  std::vector<bool> haveBf16_;
+  std::unordered_map<uint32_t, float> others_;
+};
+
+/// Whether this build embeds the oracle (nvcc was found at configure time).
+bool haveExpfOracle();
+
+/// CUDA's expf of every `args` value, computed on `gpu`'s device. Throws
+/// std::runtime_error when the oracle is missing or a CUDA call fails.
+ExpTable deviceExpTable(GpuSession &gpu, const std::vector<float> &args);
+
+/// The arguments SwiGLU's exponential meets for bf16 input: -v for every bf16
+/// value v, and -c for a clamp value c.
+std::vector<float> bf16SwigluExpArguments(const float *clamp);
+
+} // namespace tk::bench

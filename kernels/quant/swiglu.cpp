@@ -1,0 +1,32 @@
+//===- swiglu.cpp ---------------------------------------------------------===//
+#include "kernels/quant/swiglu.h"
+
+#include <cmath>
+
+using namespace tk::dsl;
+
+namespace tk::kernels::quant {
+
+Tile swigluForward(const Tile &l, const Tile &r, std::optional<float> clamp) {
+  return map({l.to(DType::F32), r.to(DType::F32)}, DType::F32, [clamp](const std::vector<Scalar> &in) {
+    Scalar gate = in[0], lin = in[1], one = in[0].constantF32(1.0);
+    if (clamp) {
+      Scalar c = gate.constantF32(*clamp), negC = gate.constantF32(-*clamp);
+      gate = min(gate, c);
+      lin = max(min(lin, c), negC);
+    }
+    return gate / (one + exp(-gate)) * lin;
+  });
+}
+
+float swigluForwardReference(float l, float r, std::optional<float> clamp, const ExpFunction &expf) {
+  if (clamp) {
+    l = std::fmin(l, *clamp);
+    r = std::fmax(std::fmin(r, *clamp), -*clamp);
+  }
+  float t = 1.0f + expf(-l);
+  float silu = l / t;
+  return silu * r;
+}
+
+} // namespace tk::kernels::quant

@@ -1,0 +1,27 @@
+//===- swiglu.h - SwiGLU's elementwise math, in the DSL and as reference --===//
+//
+// quant.md 4.16-4.18 and 8.8: the gate half l and the linear half r of each
+// row, optionally clamped (l from above only, r on both sides), give
+// y = fl(fl(l / fl(1 + expf(-l))) * r). The exponential is CUDA's device expf
+// on the GPU (the DSL's `exp`) and is a parameter of the reference, so the
+// same reference checks the CPU path (C library expf) and the GPU (a table of
+// device values, bench/expf_oracle.h).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/dsl/KernelBuilder.h"
+
+#include <functional>
+#include <optional>
+
+namespace tk::kernels::quant {
+
+using ExpFunction = std::function<float(float)>;
+
+/// y = silu(clamp(l)) * clamp(r), element by element, as f32.
+dsl::Tile swigluForward(const dsl::Tile &l, const dsl::Tile &r, std::optional<float> clamp);
+
+/// The same for one element.
+float swigluForwardReference(float l, float r, std::optional<float> clamp, const ExpFunction &expf);
+
+} // namespace tk::kernels::quant
