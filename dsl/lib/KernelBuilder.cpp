@@ -175,6 +175,17 @@ Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, cons
   return Tile(this, op);
 }
 
+Tile KernelBuilder::gather(const Tensor &t, const Tile &index) {
+  if (t.param().shape.size() != 1)
+    throw std::invalid_argument("gather reads a 1-D tensor; '" + t.param().name + "' has " +
+                                std::to_string(t.param().shape.size()) + " dimensions");
+  if (index.dtype() != DType::I32)
+    throw std::invalid_argument("gather needs an i32 index tile");
+  std::vector<int64_t> shape = index.shape();
+  auto type = tile::FragmentType::get(&ctx_, shape, toMlirType(ctx_, t.param().dtype));
+  return Tile(this, tile::GatherOp::create(b_, loc_, type, t.value(), index.value()));
+}
+
 void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast) {
   auto op = tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
   if (splitLast)

@@ -145,6 +145,25 @@ LogicalResult LoadOp::verify() {
   return verifyAccess(*this, getResult().getType(), getSource().getType(), getIndices().size());
 }
 
+static bool layoutsCompatible(Attribute a, Attribute b);
+
+LogicalResult GatherOp::verify() {
+  MemRefType mem = getSource().getType();
+  FragmentType index = getIndex().getType(), result = getResult().getType();
+  if (mem.getRank() != 1)
+    return emitOpError() << "gathers from a 1-D tensor, got rank " << mem.getRank();
+  if (!index.getElementType().isInteger(32))
+    return emitOpError() << "index elements must be i32, got " << index.getElementType();
+  if (index.getShape() != result.getShape())
+    return emitOpError() << "the result has the index's shape";
+  if (result.getElementType() != mem.getElementType())
+    return emitOpError() << "the result's element type " << result.getElementType()
+                         << " must be the tensor's, " << mem.getElementType();
+  if (!layoutsCompatible(index.getLayout(), result.getLayout()))
+    return emitOpError() << "the result has the index's layout";
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   FragmentType frag = getValue().getType();
   MemRefType mem = getDest().getType();

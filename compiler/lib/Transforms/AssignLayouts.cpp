@@ -132,11 +132,12 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());
         wanted.try_emplace(tr.getInput(),
                            compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, vecElems, 4)));
-      } else if (isa<ParallelOp, ConvertOp>(op)) {
+      } else if (isa<ParallelOp, ConvertOp, GatherOp>(op)) {
         auto it = wanted.find(op->getResult(0));
         if (it != wanted.end())
           for (Value operand : op->getOperands())
-            if (cast<FragmentType>(operand.getType()).getShape() ==
+            if (isa<FragmentType>(operand.getType()) &&
+                cast<FragmentType>(operand.getType()).getShape() ==
                 cast<FragmentType>(op->getResult(0).getType()).getShape())
               wanted.try_emplace(operand, it->second);
       }
@@ -225,9 +226,11 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         setLayout(res, layout);
       }
       // Operands of elementwise ops must agree with the result layout.
-      if (isa<ParallelOp, ConvertOp>(op)) {
+      if (isa<ParallelOp, ConvertOp, GatherOp>(op)) {
         Attribute resultLayout = layoutOf(op->getResult(0));
         for (Value operand : op->getOperands()) {
+          if (!isa<FragmentType>(operand.getType()))
+            continue; // a gather's source tensor
           Attribute l = layoutOf(operand);
           if (l != resultLayout) {
             InFlightDiagnostic diag = op->emitOpError()

@@ -113,6 +113,11 @@ mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKi
 /// |v| by clearing the sign bit (exact; math.absf would become a libdevice call on the GPU).
 mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 
+/// source[index] for a scalar or vector of i32 indices into a 1-D memref, zero
+/// where an index is negative or past the end (one guarded scalar load each).
+mlir::Value emitGather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source, mlir::Value index,
+                       mlir::Type elementType);
+
 /// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
 mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// Replaces math.exp (f32) and math.fma under `root` with their device forms.

@@ -350,6 +350,17 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(pack.getResult(), buf);
     return success();
   }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    FragmentType type = gather.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), index = mapped(gather.getIndex()), source = mapped(gather.getSource());
+    Type elt = compiler::storageType(type.getElementType());
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      Value v = compiler::emitGather(ib, l, source, memref::LoadOp::create(ib, l, index, ivs), elt);
+      memref::StoreOp::create(ib, l, v, buf, ivs);
+    });
+    map.map(gather.getResult(), buf);
+    return success();
+  }
   if (auto conv = dyn_cast<ConvertOp>(op)) {
     FragmentType type = conv.getResult().getType();
     Type from = conv.getInput().getType().getElementType(), to = type.getElementType();

@@ -236,6 +236,12 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     map.map(pack.getResult(), compiler::emitPackE2M1(b, emit.loc, mapped(pack.getInput())));
     return success();
   }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    Type elt = compiler::storageType(gather.getResult().getType().getElementType());
+    map.map(gather.getResult(), compiler::emitGather(b, emit.loc, mapped(gather.getSource()),
+                                                     mapped(gather.getIndex()), elt));
+    return success();
+  }
   if (auto conv = dyn_cast<ConvertOp>(op)) {
     FailureOr<Value> v = emit.convert(conv, mapped(conv.getInput()));
     if (failed(v))

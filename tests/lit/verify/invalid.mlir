@@ -125,3 +125,42 @@ tile.kernel @k(%x: memref<?x64xi8>) attributes {threads = 128 : i64} {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%idx: memref<?x1xi32>, %w: memref<?x4xf32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %i = tile.load %idx[%c0, %c0] : memref<?x1xi32> -> !tile.frag<32x1xi32>
+    // expected-error @+1 {{gathers from a 1-D tensor, got rank 2}}
+    %v = tile.gather %w[%i] : memref<?x4xf32>, !tile.frag<32x1xi32> -> !tile.frag<32x1xf32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%idx: memref<?x1xf32>, %w: memref<?xf32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %i = tile.load %idx[%c0, %c0] : memref<?x1xf32> -> !tile.frag<32x1xf32>
+    // expected-error @+1 {{index elements must be i32, got 'f32'}}
+    %v = tile.gather %w[%i] : memref<?xf32>, !tile.frag<32x1xf32> -> !tile.frag<32x1xf32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%idx: memref<?x1xi32>, %w: memref<?xf32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %i = tile.load %idx[%c0, %c0] : memref<?x1xi32> -> !tile.frag<32x1xi32>
+    // expected-error @+1 {{the result's element type 'bf16' must be the tensor's, 'f32'}}
+    %v = tile.gather %w[%i] : memref<?xf32>, !tile.frag<32x1xi32> -> !tile.frag<32x1xbf16>
+  }
+  tile.return
+}

@@ -55,6 +55,9 @@ public:
   /// of the tile's last dimension is read at (c / n, c % n).
   Tile load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape,
             int64_t splitLast = 0);
+  /// Reads the 1-D tensor `t` at the positions of the i32 tile `index`
+  /// (tile.gather): zero where an index is negative or past the end.
+  Tile gather(const Tensor &t, const Tile &index);
   /// Stores a tile at `origin`; elements outside the tensor are dropped.
   /// With `splitLast` n > 0 the tensor has one more dimension and the tile's
   /// last coordinate c is stored at (c / n, c % n) (tile.store split_last).

@@ -104,6 +104,22 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [MemoryEffects<[MemRead]>]> {
+  let summary = "Reads a 1-D tensor at data-dependent positions";
+  let description = [{
+    result[i...] = source[index[i...]] for every element of the i32 index
+    fragment, and zero where the index is negative (padding rows of MoE
+    mappings). Positions at or past the source's size also read zero. The
+    result has the index's shape and layout: each thread reads the elements it
+    holds, one scalar load each.
+      %w = tile.gather %weights[%idx] : memref<?xf32>, !tile.frag<16x1xi32> -> !tile.frag<16x1xf32>
+  }];
+  let arguments = (ins AnyMemRef:$source, Tile_AnyFragment:$index);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$source `[` $index `]` attr-dict `:` qualified(type($source)) `,` qualified(type($index)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "Stores a fragment into a tile of a tensor or shared buffer";
   let description = [{

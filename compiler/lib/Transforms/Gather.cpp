@@ -1,0 +1,48 @@
+//===- Gather.cpp - tile.gather: guarded scalar loads at data-dependent positions
+//
+// Shared by the GPU lowering (per-thread vectors) and the CPU lowering
+// (scalars): one scf.if per element, so a negative index (MoE padding) or one
+// past the end never touches memory and reads as zero.
+//===----------------------------------------------------------------------===//
+#include "Distribute.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace tk::compiler {
+
+static Value gatherOne(OpBuilder &b, Location loc, Value source, Value size, Value index, Type elt) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  Value inRange = arith::AndIOp::create(b, loc,
+                                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero),
+                                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, size));
+  auto guarded = scf::IfOp::create(
+      b, loc, inRange,
+      [&](OpBuilder &tb, Location l) {
+        Value pos = arith::IndexCastOp::create(tb, l, tb.getIndexType(), index);
+        scf::YieldOp::create(tb, l, ValueRange{memref::LoadOp::create(tb, l, source, ValueRange{pos})});
+      },
+      [&](OpBuilder &eb, Location l) {
+        scf::YieldOp::create(eb, l, ValueRange{arith::ConstantOp::create(eb, l, eb.getZeroAttr(elt))});
+      });
+  return guarded.getResult(0);
+}
+
+Value emitGather(OpBuilder &b, Location loc, Value source, Value index, Type elt) {
+  Value dim = memref::DimOp::create(b, loc, source, 0);
+  Value size = arith::IndexCastOp::create(b, loc, b.getI32Type(), dim);
+  auto vec = dyn_cast<VectorType>(index.getType());
+  if (!vec)
+    return gatherOne(b, loc, source, size, index, elt);
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < vec.getNumElements(); ++i)
+    values.push_back(
+        gatherOne(b, loc, source, size, vector::ExtractOp::create(b, loc, index, ArrayRef<int64_t>{i}), elt));
+  return vector::FromElementsOp::create(b, loc, VectorType::get({vec.getNumElements()}, elt), values);
+}
+
+} // namespace tk::compiler
