@@ -48,7 +48,8 @@ std::string describe(const PerTokenCastCase &c) {
 std::string CheckResult::describe() const {
   if (status != TK_SUCCESS)
     return std::string(tk_status_string(status)) + ": " + error;
-  return std::to_string(outMismatches) + " out / " + std::to_string(sfMismatches) + " sf mismatches";
+  return std::to_string(outMismatches) + " out / " + std::to_string(sfMismatches) + " sf mismatches" +
+         (countMismatches ? " / " + std::to_string(countMismatches) + " counters" : "");
 }
 
 std::vector<uint8_t> makeInput(const PerTokenCastCase &c) {

@@ -24,6 +24,7 @@ struct CheckResult {
   tk_status status = TK_SUCCESS;
   std::string error;
   int64_t outMismatches = 0, sfMismatches = 0; ///< bit differences against the reference
+  int64_t countMismatches = 0;                 ///< counters (SwiGLU's clamp counts) that differ
   double ms = 0;                               ///< median kernel time when timed
   double bytes = 0;                            ///< x + out + sf (spec's traffic formula)
   std::string describe() const;

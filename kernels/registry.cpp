@@ -5,6 +5,7 @@
 #include "kernels/quant/per_block_cast_lossless.h"
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
+#include "kernels/quant/swiglu_per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 
 namespace tk::kernels {
@@ -121,6 +122,26 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perChannel("per_channel_cast_and_transpose.bf16.k7168.b128", {7168, 128, DType::BF16, false, true}),
                      perChannel("per_channel_cast_and_transpose.bf16.k7168.b32.round",
                                 {7168, 32, DType::BF16, true, true})}});
+    auto swigluToken = [](const std::string &name, quant::SwigluPerTokenCastConfig c) {
+      return KernelVariant{name, c.key(),
+                           [c](mlir::MLIRContext &ctx) { return quant::buildSwigluPerTokenCast(ctx, c); }};
+    };
+    auto swigluTokenConfig = [](int64_t h, int64_t g, bool routed, std::optional<float> clamp) {
+      quant::SwigluPerTokenCastConfig c;
+      c.hidden = h, c.group = g, c.roundSf = true, c.weights = c.expertMask = routed;
+      c.clamp = clamp, c.countClamps = clamp.has_value();
+      return c;
+    };
+    list.push_back({"swiglu_forward_and_per_token_cast", "quant", "tk_swiglu_forward_and_per_token_cast",
+                    "SwiGLU (device expf) x routing weight -> per-token e4m3, clamp counts",
+                    {swigluToken("swiglu_per_token.h2048.g128.weights", swigluTokenConfig(2048, 128, true, {})),
+                     swigluToken("swiglu_per_token.h2048.g128.clamp0.5.count", swigluTokenConfig(2048, 128, true, 0.5f)),
+                     swigluToken("swiglu_per_token.h3584.gH.clamp10.count", swigluTokenConfig(3584, 3584, false, 10.0f)),
+                     swigluToken("swiglu_per_token.h1024.g128.ue8m0", [&] {
+                       quant::SwigluPerTokenCastConfig c = swigluTokenConfig(1024, 128, false, {});
+                       c.packedSf = true;
+                       return c;
+                     }())}});
     auto swiglu = [](int64_t b, bool transposed, std::optional<float> clamp) {
       quant::PerChannelCastConfig c{7168, b, DType::BF16, false, transposed};
       c.swiglu = true;

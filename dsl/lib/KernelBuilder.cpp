@@ -175,6 +175,11 @@ Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, cons
   return Tile(this, op);
 }
 
+void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Tile &value) {
+  auto op = tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
+  op.setAtomicAdd(true);
+}
+
 Tile KernelBuilder::gather(const Tensor &t, const Tile &index) {
   if (t.param().shape.size() != 1)
     throw std::invalid_argument("gather reads a 1-D tensor; '" + t.param().name + "' has " +

@@ -203,6 +203,12 @@ Scalar Scalar::zextToI32() const {
   return Scalar(b_, arith::ExtUIOp::create(*b_, v_.getLoc(), b_->getI32Type(), v_));
 }
 
+Scalar Scalar::sextToI64() const {
+  if (!v_.getType().isInteger(32))
+    throw std::invalid_argument("sextToI64 of a non-i32 scalar");
+  return Scalar(b_, arith::ExtSIOp::create(*b_, v_.getLoc(), b_->getI64Type(), v_));
+}
+
 Scalar Scalar::bitsAsF32() const {
   return Scalar(b_, arith::BitcastOp::create(*b_, v_.getLoc(), b_->getF32Type(), v_));
 }
@@ -251,13 +257,23 @@ Scalar operator-(const Scalar &a) {
     throw std::invalid_argument("negation of an integer scalar");
   return Scalar(&a.builder(), arith::NegFOp::create(a.builder(), a.value().getLoc(), a.value()));
 }
-static Scalar compare(arith::CmpFPredicate pred, const Scalar &a, const Scalar &b) {
-  if (!a.isFloat() || a.value().getType() != b.value().getType())
-    throw std::invalid_argument("comparison of non-float or differently typed scalars");
-  return Scalar(&a.builder(), arith::CmpFOp::create(a.builder(), a.value().getLoc(), pred, a.value(), b.value()));
+static Scalar compare(arith::CmpFPredicate fpred, arith::CmpIPredicate ipred, const Scalar &a, const Scalar &b) {
+  if (a.value().getType() != b.value().getType())
+    throw std::invalid_argument("comparison of differently typed scalars");
+  OpBuilder &ob = a.builder();
+  if (a.isFloat())
+    return Scalar(&ob, arith::CmpFOp::create(ob, a.value().getLoc(), fpred, a.value(), b.value()));
+  return Scalar(&ob, arith::CmpIOp::create(ob, a.value().getLoc(), ipred, a.value(), b.value()));
 }
-Scalar operator>(const Scalar &a, const Scalar &b) { return compare(arith::CmpFPredicate::OGT, a, b); }
-Scalar operator<(const Scalar &a, const Scalar &b) { return compare(arith::CmpFPredicate::OLT, a, b); }
+Scalar operator>(const Scalar &a, const Scalar &b) {
+  return compare(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, a, b);
+}
+Scalar operator<(const Scalar &a, const Scalar &b) {
+  return compare(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, a, b);
+}
+Scalar operator>=(const Scalar &a, const Scalar &b) {
+  return compare(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge, a, b);
+}
 Scalar select(const Scalar &cond, const Scalar &a, const Scalar &b) {
   if (!cond.value().getType().isInteger(1) || a.value().getType() != b.value().getType())
     throw std::invalid_argument("select needs an i1 condition and operands of one type");

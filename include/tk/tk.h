@@ -183,6 +183,28 @@ tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x, 
                                             int32_t num_per_tokens, uint32_t flags, tk_tensor *out,
                                             tk_tensor *out_sf, tk_stream stream);
 
+/* swiglu_forward_and_per_token_cast (quant.md 4.16): x bf16 or fp32 (N, 2H)
+ * contiguous, H % 128 == 0, gate half l = x[:, :H], linear half r = x[:, H:].
+ * Per row p: with a clamp c (NULL: none; finite, > 0) l = min(l, c),
+ * r = max(min(r, c), -c); y = (l / (1 + expf(-l))) * r (CUDA's device expf,
+ * bit for bit), times the routing weight topk_weights.flat[pos_to_token_topk[p]]
+ * (0 for a negative position) when pos_to_token_topk (int32 (N)) and
+ * topk_weights (fp32 (T, k) contiguous) are given; then per-token e4m3 with
+ * groups of num_per_channels in {128, H}: out e4m3 (N, H) contiguous, out_sf
+ * (N, H / g) in the layout of the flags, as tk_per_token_cast
+ * (TK_SF_COL_MAJOR only with g = 128). clamped_count (int64 (3), needs the
+ * clamp) accumulates the counts of l > c, r > c and r < -c before clamping,
+ * over the rows whose pos_to_expert (int32 (N), optional) is not negative.
+ * sf_clamp_min (NULL: 1e-4) replaces CLAMP of the scale rule; it must be > 0,
+ * and at least 448 * 2^-126 with TK_ROUND_SF. Rows with a negative
+ * pos_to_expert hold unspecified values afterwards (they are written). */
+tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                               int32_t num_per_channels, const tk_tensor *pos_to_token_topk,
+                                               const tk_tensor *topk_weights, const tk_tensor *pos_to_expert,
+                                               uint32_t flags, const float *swiglu_clamp_value,
+                                               tk_tensor *clamped_count, const float *sf_clamp_min,
+                                               tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
+
 /* swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17): x bf16
  * (M, 2H) contiguous holds the gate half l = x[:, :H] and the linear half
  * r = x[:, H:]; M % 128 == 0, H % 64 == 0. With a clamp c (NULL: none; else

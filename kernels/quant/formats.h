@@ -48,10 +48,11 @@ struct Scale {
   uint8_t ue8m0;
 };
 
-/// SFR(a) of spec 3.1 for a group absmax a >= 0.
-inline Scale scaleRule(float amax, Format f, bool roundSf) {
+/// SFR(a) of spec 3.1 for a group absmax a >= 0. `clampBits` (the bits of
+/// CLAMP, e.g. SwiGLU's sf_clamp_min) replaces the format's default when set.
+inline Scale scaleRule(float amax, Format f, bool roundSf, uint32_t clampBits = 0) {
   FormatLimits l = limits(f);
-  float clamped = std::fmax(amax, fromBits(l.clampBits));
+  float clamped = std::fmax(amax, fromBits(clampBits ? clampBits : l.clampBits));
   float s = clamped / l.fmax;
   if (!roundSf)
     return {s, l.fmax / clamped, 0};

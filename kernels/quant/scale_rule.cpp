@@ -7,9 +7,10 @@ using tk::dsl::Tile;
 
 namespace tk::kernels::quant {
 
-std::pair<Tile, Tile> scaleRule(const Tile &amax, Format format, bool roundSf) {
+std::pair<Tile, Tile> scaleRule(const Tile &amax, Format format, bool roundSf, uint32_t clampBits) {
   FormatLimits l = limits(format);
-  auto clamped = [l](const Scalar &a) { return max(a, a.constantF32(fromBits(l.clampBits))); };
+  const float clamp = fromBits(clampBits ? clampBits : l.clampBits);
+  auto clamped = [clamp](const Scalar &a) { return max(a, a.constantF32(clamp)); };
   auto scale = [=](const Scalar &a) { return clamped(a) / a.constantF32(l.fmax); };
   if (!roundSf) {
     Tile sf = dsl::map({amax}, DType::F32, [&](auto &s) { return scale(s[0]); });

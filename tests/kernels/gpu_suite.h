@@ -32,7 +32,8 @@ struct CaseTally {
     EXPECT_EQ(r.status, TK_SUCCESS) << what << ": " << r.error;
     EXPECT_EQ(r.outMismatches, 0) << what;
     EXPECT_EQ(r.sfMismatches, 0) << what;
-    passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+    EXPECT_EQ(r.countMismatches, 0) << what;
+    passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0 && r.countMismatches == 0;
     ++total;
   }
   void report(const std::string &name, const tk::bench::GpuSession &gpu) const {

@@ -498,6 +498,84 @@ TEST_F(Validation, SwigluPerChannelCast) {
   expect(TK_SUCCESS, "");
 }
 
+TEST_F(Validation, SwigluPerTokenCast) {
+  tk_tensor x = tensor(TK_BF16, {64, 512}), out = tensor(TK_F8_E4M3, {64, 256}), sf = tensor(TK_F32, {64, 2});
+  tk_tensor topk = tensor(TK_I32, {64}), weights = tensor(TK_F32, {32, 2}), experts = tensor(TK_I32, {64});
+  tk_tensor counts = tensor(TK_I64, {3});
+  const tk_tensor *topkPtr = &topk, *weightsPtr = &weights, *expertsPtr = &experts;
+  tk_tensor *countsPtr = &counts;
+  float clamp = 0.5f, sfMin = 1e-4f;
+  const float *clampPtr = &clamp, *sfMinPtr = nullptr;
+  int32_t g = 128;
+  uint32_t flags = TK_ROUND_SF;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_swiglu_forward_and_per_token_cast(ctx, &x, TK_FORMAT_E4M3, g, topkPtr, weightsPtr, expertsPtr, flags,
+                                                   clampPtr, countsPtr, sfMinPtr, &out, &sf, nullptr),
+              want)
+        << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  g = 64;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_per_channels must be 128 or H = 256, got 64");
+  g = 128;
+  x = tensor(TK_BF16, {64, 384});
+  expect(TK_ERROR_INVALID_ARGUMENT, "its column count must be a multiple of 256, got 384");
+  x = tensor(TK_F8_E4M3, {64, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be bf16 or f32, got e4m3");
+  x = tensor(TK_BF16, {64, 512});
+  flags = TK_PACKED_UE8M0 | TK_ROUND_SF;
+  expect(TK_ERROR_INVALID_ARGUMENT, "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
+  flags = TK_SF_COL_MAJOR;
+  g = 256;
+  sf = tensor(TK_F32, {64, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "TK_SF_COL_MAJOR needs num_per_channels = 128");
+  g = 128, flags = TK_ROUND_SF, sf = tensor(TK_F32, {64, 2});
+  weightsPtr = nullptr;
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk and topk_weights come together");
+  weightsPtr = &weights;
+  clampPtr = nullptr;
+  expect(TK_ERROR_INVALID_ARGUMENT, "clamped_count needs swiglu_clamp_value");
+  clampPtr = &clamp;
+  clamp = -2.0f;
+  expect(TK_ERROR_INVALID_ARGUMENT, "swiglu_clamp_value must be a finite positive number");
+  clamp = 0.5f;
+  sfMinPtr = &sfMin;
+  sfMin = 1e-40f;
+  expect(TK_ERROR_INVALID_ARGUMENT, "with TK_ROUND_SF sf_clamp_min must be at least 448 * 2^-126");
+  sfMin = 0.0f;
+  expect(TK_ERROR_INVALID_ARGUMENT, "sf_clamp_min must be a finite positive number");
+  sfMinPtr = nullptr;
+  topk = tensor(TK_I32, {63});
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk must be a contiguous (64) tensor");
+  topk = tensor(TK_I64, {64});
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk");
+  topk = tensor(TK_I32, {64});
+  experts = tensor(TK_I32, {64, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_expert");
+  experts = tensor(TK_I32, {64});
+  counts = tensor(TK_I32, {3});
+  expect(TK_ERROR_INVALID_ARGUMENT, "clamped_count");
+  counts = tensor(TK_I64, {4});
+  expect(TK_ERROR_INVALID_ARGUMENT, "clamped_count must be a contiguous (3) tensor");
+  counts = tensor(TK_I64, {3});
+  weights = tensor(TK_F32, {32, 2}, {4, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "topk_weights must be a contiguous (T, k) tensor");
+  weights = tensor(TK_F32, {32, 2});
+  out = tensor(TK_F8_E4M3, {64, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (64, 256) tensor");
+  out = tensor(TK_F8_E4M3, {64, 256});
+  sf = tensor(TK_F32, {64, 3});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf");
+  sf = tensor(TK_F32, {64, 2});
+  EXPECT_EQ(tk_swiglu_forward_and_per_token_cast(nullptr, &x, TK_FORMAT_E4M3, 128, nullptr, nullptr, nullptr, 0,
+                                                 nullptr, nullptr, nullptr, &out, &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  // No rows: nothing to do, the counters are not touched.
+  x = tensor(TK_BF16, {0, 512}), out = tensor(TK_F8_E4M3, {0, 256}), sf = tensor(TK_F32, {0, 2});
+  topk = tensor(TK_I32, {0}), experts = tensor(TK_I32, {0});
+  expect(TK_SUCCESS, "");
+}
+
 TEST_F(Validation, PerChannelCastFused) {
   tk_tensor x = tensor(TK_F8_E4M3, {256, 512}), xs = tensor(TK_F32, {256, 4}), out = tensor(TK_F8_E4M3, {256, 512}),
             sf = tensor(TK_F32, {2, 512});

@@ -167,6 +167,10 @@ LogicalResult GatherOp::verify() {
 LogicalResult StoreOp::verify() {
   FragmentType frag = getValue().getType();
   MemRefType mem = getDest().getType();
+  if (getAtomicAdd() && getSplitLast())
+    return emitOpError() << "atomic_add does not combine with split_last";
+  if (getAtomicAdd() && !isa<IntegerType, Float32Type>(frag.getElementType()))
+    return emitOpError() << "atomic_add needs integer or f32 elements, got " << frag.getElementType();
   if (auto split = getSplitLast())
     return verifySplitAccess(*this, *split, frag, mem, getIndices().size());
   return verifyAccess(*this, frag, mem, getIndices().size());

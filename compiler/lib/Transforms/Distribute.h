@@ -62,8 +62,9 @@ struct ThreadEmitter {
   /// (with `inner`: the one holding the first element of the inner group).
   /// With `splitLast` n > 0, dest has one more dimension and the last
   /// coordinate c goes to (c / n, c % n) (see tile.store's split_last).
+  /// With `atomicAdd` that thread adds the value atomically (memref.atomic_rmw).
   void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g,
-                    const GroupedReduction *inner = nullptr, int64_t splitLast = 0);
+                    const GroupedReduction *inner = nullptr, int64_t splitLast = 0, bool atomicAdd = false);
   /// Expands a reduction of a reduction (held as `outer` over the root) along
   /// outer's dimension: the per-thread vector of the first reduction `inner`.
   mlir::Value regroup(mlir::Value nested, const GroupedReduction &outer, const GroupedReduction &inner);

@@ -266,7 +266,7 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
 }
 
 void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, const GroupedReduction &g,
-                                 const GroupedReduction *inner, int64_t splitLast) {
+                                 const GroupedReduction *inner, int64_t splitLast, bool atomicAdd) {
   const BlockedLayout &l = g.parent;
   int64_t dim = g.dim;
   // One thread per group writes: the one whose in-group position is zero.
@@ -284,7 +284,13 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
     reducedSlotAccess(dest, origin, g, r, coords, conds, inner, &conds, splitLast);
     whenAll(conds, [&](OpBuilder &wb, Location wl) {
       Value scalar = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{r});
-      memref::StoreOp::create(wb, wl, scalar, dest, coords);
+      if (atomicAdd)
+        memref::AtomicRMWOp::create(wb, wl,
+                                    isa<FloatType>(scalar.getType()) ? arith::AtomicRMWKind::addf
+                                                                     : arith::AtomicRMWKind::addi,
+                                    scalar, dest, coords);
+      else
+        memref::StoreOp::create(wb, wl, scalar, dest, coords);
     });
   }
 }

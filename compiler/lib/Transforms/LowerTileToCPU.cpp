@@ -104,9 +104,15 @@ struct CpuLowering {
     return ifOp.getResult(0);
   }
 
-  void maskedWrite(OpBuilder &ib, Value value, Value dst, ArrayRef<Value> coords) {
+  /// Stores `value` at `coords` when they are inside `dst` (adds it, with `atomicAdd`).
+  void maskedWrite(OpBuilder &ib, Value value, Value dst, ArrayRef<Value> coords, bool atomicAdd = false) {
     scf::IfOp::create(ib, loc, inBounds(ib, dst, coords), [&](OpBuilder &tb, Location l) {
-      memref::StoreOp::create(tb, l, value, dst, coords);
+      if (atomicAdd)
+        memref::AtomicRMWOp::create(
+            tb, l, isa<FloatType>(value.getType()) ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi, value,
+            dst, coords);
+      else
+        memref::StoreOp::create(tb, l, value, dst, coords);
       scf::YieldOp::create(tb, l);
     });
   }
@@ -160,9 +166,10 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
   if (auto store = dyn_cast<StoreOp>(op)) {
     Value buf = mapped(store.getValue()), dst = mapped(store.getDest());
     SmallVector<Value> origin = mappedRange(store.getIndices());
+    const bool atomic = store.getAtomicAdd();
     loopNest(store.getValue().getType().getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
       SmallVector<Value> at = offset(ib, origin, ivs, store.getSplitLast());
-      maskedWrite(ib, memref::LoadOp::create(ib, l, buf, ivs), dst, at);
+      maskedWrite(ib, memref::LoadOp::create(ib, l, buf, ivs), dst, at, atomic);
     });
     return success();
   }

@@ -132,9 +132,11 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       if (failed(g))
         return failure();
       emit.storeReduced(mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), g->g,
-                        innerOf(*g), store.getSplitLast().value_or(0));
+                        innerOf(*g), store.getSplitLast().value_or(0), store.getAtomicAdd());
       return success();
     }
+    if (store.getAtomicAdd())
+      return op.emitOpError() << "atomic_add stores are implemented for reduced fragments (counters) only";
     if (store.getSplitLast())
       return op.emitOpError() << "split_last stores are implemented for reduced fragments (scale factors) only";
     FailureOr<BlockedLayout> l = blockedOf(&op, type);

@@ -164,3 +164,16 @@ tile.kernel @k(%idx: memref<?x1xi32>, %w: memref<?xf32>) attributes {threads = 3
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x4xbf16>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x4xbf16> -> !tile.frag<1x4xbf16>
+    // expected-error @+1 {{atomic_add needs integer or f32 elements, got 'bf16'}}
+    tile.store %t, %x[%c0, %c0] {atomic_add} : !tile.frag<1x4xbf16>, memref<?x4xbf16>
+  }
+  tile.return
+}

@@ -55,6 +55,10 @@ public:
   /// of the tile's last dimension is read at (c / n, c % n).
   Tile load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape,
             int64_t splitLast = 0);
+  /// Adds a tile's elements atomically into `t` at `origin` (tile.store
+  /// atomic_add): each element once. The tile must come from reductions
+  /// (e.g. a [1, 1] total of a block), which the GPU lowering requires.
+  void atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Tile &value);
   /// Reads the 1-D tensor `t` at the positions of the i32 tile `index`
   /// (tile.gather): zero where an index is negative or past the end.
   Tile gather(const Tensor &t, const Tile &index);

@@ -68,6 +68,8 @@ public:
   Scalar truncToI8() const;
   /// An 8-bit integer zero-extended to i32.
   Scalar zextToI32() const;
+  /// i32 -> i64, sign-extended.
+  Scalar sextToI64() const;
 
   friend Scalar operator+(const Scalar &a, const Scalar &b);
   friend Scalar operator-(const Scalar &a, const Scalar &b);
@@ -89,9 +91,10 @@ public:
   /// a * b + c with one rounding (f32).
   friend Scalar fma(const Scalar &a, const Scalar &b, const Scalar &c);
   friend Scalar operator-(const Scalar &a);
-  /// Float comparisons (ordered): an i1 scalar.
+  /// Comparisons (ordered for floats, signed for integers): an i1 scalar.
   friend Scalar operator>(const Scalar &a, const Scalar &b);
   friend Scalar operator<(const Scalar &a, const Scalar &b);
+  friend Scalar operator>=(const Scalar &a, const Scalar &b);
   /// cond ? a : b for an i1 `cond`.
   friend Scalar select(const Scalar &cond, const Scalar &a, const Scalar &b);
 

@@ -131,9 +131,14 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
     not strided in c, such as packed UE8M0 scale factors: four groups share a
     word, and words of consecutive tokens are adjacent.
       tile.store %b, %sf[%r, %c] {split_last = 4 : i64} : !tile.frag<4x8xi8>, memref<?x?x4xi8, strided<[4, ?, 1]>>
+    With `atomic_add`, every element is added atomically to the destination
+    (integer or float elements) instead of stored, exactly once however many
+    threads hold it: counters that many blocks update (SwiGLU's clamp counts).
+    The GPU lowering takes reduced fragments (one thread per group adds).
+      tile.store %n, %counts[%c0, %c1] {atomic_add} : !tile.frag<1x1xi64, ...>, memref<1x3xi64>
   }];
   let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Variadic<Index>:$indices,
-                       OptionalAttr<I64Attr>:$split_last);
+                       OptionalAttr<I64Attr>:$split_last, UnitAttr:$atomic_add);
   let assemblyFormat = "$value `,` $dest `[` $indices `]` attr-dict `:` qualified(type($value)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }

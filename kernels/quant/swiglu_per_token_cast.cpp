@@ -1,0 +1,131 @@
+//===- swiglu_per_token_cast.cpp - the kernel, in the DSL, and its reference
+#include "kernels/quant/swiglu_per_token_cast.h"
+#include "kernels/quant/scale_rule.h"
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+using namespace tk::dsl;
+
+namespace tk::kernels::quant {
+
+int64_t SwigluPerTokenCastConfig::tileK() const {
+  return group == hidden ? hidden : std::max<int64_t>(group, std::gcd<int64_t>(2048, hidden));
+}
+
+int64_t SwigluPerTokenCastConfig::tileM() const { return 2048 % tileK() ? 1 : 2048 / tileK(); }
+
+std::string SwigluPerTokenCastConfig::key() const {
+  auto bitsOf = [](float f) { return std::to_string(bits(f)); };
+  return "swiglu_forward_and_per_token_cast:H=" + std::to_string(hidden) + ",g=" + std::to_string(group) +
+         ",in=" + name(in) + ",round=" + std::to_string(roundSf) + (packedSf ? ",ue8m0" : "") +
+         (weights ? ",weights" : "") + (expertMask ? ",experts" : "") +
+         (clamp ? ",clampbits=" + bitsOf(*clamp) : "") + (countClamps ? ",count" : "") +
+         ",sfclamp=" + std::to_string(sfClampBits) + ",xalign=" + std::to_string(xAlignBytes) +
+         ",outalign=" + std::to_string(outAlignBytes);
+}
+
+BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerTokenCastConfig &c) {
+  const int64_t bm = c.tileM(), bk = c.tileK(), g = c.group, h = c.hidden;
+  KernelBuilder k(ctx, "swiglu_forward_and_per_token_cast", c.key(), /*threads=*/256);
+  Dim rows = k.dynamic("num_rows");
+  Tensor x = k.input("x", {rows, 2 * h}, c.in, {2 * h, 1}, c.xAlignBytes);
+  std::optional<Tensor> posToTokenTopk, weights, posToExpert, counts;
+  if (c.weights) { // the row's routing weight: weights.flat[pos_to_token_topk[p]]
+    posToTokenTopk = k.input("pos_to_token_topk", {rows, 1}, DType::I32, {1, 1}, 4);
+    weights = k.input("topk_weights", {k.dynamic("num_weights")}, DType::F32, {1}, 4);
+  }
+  if (c.expertMask)
+    posToExpert = k.input("pos_to_expert", {rows, 1}, DType::I32, {1, 1}, 4);
+  if (c.countClamps)
+    counts = k.output("clamped_count", {1, 3}, DType::I64, {3, 1}, 8);
+  Tensor out = k.output("out", {rows, h}, DType::F8E4M3, {}, c.outAlignBytes);
+  Tensor sf = c.packedSf // byte (i, k) at 4 i + 4 P (k / 4) + k % 4
+                  ? k.output("out_sf", {rows, ceilDiv(c.groups(), 4), 4}, DType::I8, {4, kDynamicStride, 1}, 4)
+                  : k.output("out_sf", {rows, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
+
+  k.grid({ceil_div(rows, bm), ceil_div(h, bk)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
+    Tile gate = k.load(x, {row, col}, {bm, bk}), linear = k.load(x, {row, col + h}, {bm, bk});
+    Tile y = swigluForward(gate, linear, c.clamp);
+    if (c.weights)
+      y = y * expand(k.gather(*weights, k.load(*posToTokenTopk, {row, k.index(0)}, {bm, 1})), 1, bk);
+    if (c.countClamps) { // per tile: three counts of the unclamped values, added to the int64 counters
+      const float cv = *c.clamp;
+      std::optional<Tile> expert;
+      if (c.expertMask)
+        expert = expand(k.load(*posToExpert, {row, k.index(0)}, {bm, 1}), 1, bk);
+      auto count = [&](int which) {
+        std::vector<Tile> in = {gate.to(DType::F32), linear.to(DType::F32)};
+        if (expert)
+          in.push_back(*expert);
+        Tile hits = map(in, DType::I32, [&](const std::vector<Scalar> &s) {
+          Scalar hit = which == 0 ? s[0] > s[0].constantF32(cv)
+                       : which == 1 ? s[1] > s[1].constantF32(cv)
+                                    : s[1] < s[1].constantF32(-cv);
+          if (s.size() > 2) // rows of a negative expert are not processed
+            hit = hit & (s[2] >= s[2].constantI32(0));
+          return select(hit, s[0].constantI32(1), s[0].constantI32(0));
+        });
+        Tile total = reduce_sum(reduce_sum(hits, /*dim=*/1), /*dim=*/0); // [1, 1]
+        k.atomicAdd(*counts, {k.index(0), k.index(which)},
+                    map({total}, DType::I64, [](const std::vector<Scalar> &s) { return s[0].sextToI64(); }));
+      };
+      for (int which = 0; which < 3; ++which)
+        count(which);
+    }
+    Tile amax = reduce_absmax(y, /*dim=*/1, g);
+    auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf, c.sfClampBits);
+    if (c.packedSf)
+      k.store(sf, {row, sfCol}, ue8m0Bytes(scale), /*splitLast=*/4);
+    else
+      k.store(sf, {row, sfCol}, scale);
+    k.store(out, {row, col}, (y * expand(inv, 1, g)).to(DType::F8E4M3));
+  });
+  return k.finish();
+}
+
+void swigluPerTokenCastReference(const SwigluRows &in, const SwigluPerTokenCastConfig &c, const ExpFunction &expf,
+                                 int64_t rowBegin, int64_t rowEnd, uint8_t *out, float *sf, int64_t sf0, int64_t sf1,
+                                 int64_t *counts) {
+  const int64_t h = c.hidden;
+  auto value = [&](int64_t i, int64_t j) -> float {
+    if (c.in == DType::BF16)
+      return bf16ToF32(static_cast<const uint16_t *>(in.x)[i * 2 * h + j]);
+    return static_cast<const float *>(in.x)[i * 2 * h + j];
+  };
+  std::vector<float> y(h);
+  for (int64_t p = rowBegin; p < rowEnd; ++p) {
+    if (in.posToExpert && in.posToExpert[p] < 0)
+      continue; // skipped: neither written nor counted
+    float w = 1.0f;
+    if (in.weights) {
+      int32_t idx = in.posToTokenTopk[p];
+      w = idx >= 0 && idx < in.numWeights ? in.weights[idx] : 0.0f;
+    }
+    for (int64_t j = 0; j < h; ++j) {
+      float l = value(p, j), r = value(p, h + j);
+      if (counts && c.clamp) {
+        counts[0] += l > *c.clamp;
+        counts[1] += r > *c.clamp;
+        counts[2] += r < -*c.clamp;
+      }
+      y[j] = swigluForwardReference(l, r, c.clamp, expf);
+      if (in.weights)
+        y[j] = y[j] * w;
+    }
+    for (int64_t gi = 0; gi < c.groups(); ++gi) {
+      const int64_t begin = gi * c.group, end = std::min(h, begin + c.group);
+      float amax = 0.0f;
+      for (int64_t j = begin; j < end; ++j)
+        amax = std::fmax(amax, std::fabs(y[j]));
+      Scale s = scaleRule(amax, Format::E4M3, c.roundSf, c.sfClampBits);
+      sf[p * sf0 + gi * sf1] = s.sf;
+      for (int64_t j = begin; j < end; ++j)
+        out[p * h + j] = encodeE4M3(y[j] * s.inv);
+    }
+  }
+}
+
+} // namespace tk::kernels::quant

@@ -1,0 +1,148 @@
+//===- swiglu_per_token_cast_api.cpp - tk_swiglu_forward_and_per_token_cast
+//
+// quant.md 4.16: checks, config, launch. The 1-D index tensors are passed to
+// the kernel as (N, 1) views, topk_weights as its flat (T k) view and
+// clamped_count as (1, 3).
+//===----------------------------------------------------------------------===//
+#include "kernels/common/validate.h"
+#include "kernels/quant/packed_sf.h"
+#include "kernels/quant/swiglu_per_token_cast.h"
+#include "tk/runtime/Context.h"
+
+#include <cmath>
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::quant;
+
+namespace {
+
+const char *kOp = "tk_swiglu_forward_and_per_token_cast";
+
+Status invalid(const std::string &what) { return Status::invalid(std::string(kOp) + ": " + what); }
+
+/// A 1-D int32 (N) index tensor as the (N, 1) view the kernel reads.
+Status rowIndex(const char *name, const tk_tensor *t, int64_t n, tk_tensor &view) {
+  Status s = checkTensor(kOp, name, t, 1);
+  if (s.isOk())
+    s = checkDtype(kOp, name, t, TK_I32);
+  if (!s.isOk())
+    return s;
+  if (t->shape[0] != n || (n > 1 && t->strides[0] != 1))
+    return invalid(std::string(name) + " must be a contiguous (" + std::to_string(n) + ") tensor, got (" +
+                   std::to_string(t->shape[0]) + ") with stride " + std::to_string(t->strides[0]));
+  view = *t;
+  view.ndim = 2;
+  view.shape[1] = 1;
+  view.strides[0] = 1;
+  view.strides[1] = 1;
+  return Status::ok();
+}
+
+} // namespace
+
+extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
+    tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_channels, const tk_tensor *pos_to_token_topk,
+    const tk_tensor *topk_weights, const tk_tensor *pos_to_expert, uint32_t flags, const float *swiglu_clamp_value,
+    tk_tensor *clamped_count, const float *sf_clamp_min, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+  auto report = [](const Status &s) { return tk::runtime::report(s); };
+  if (!ctx)
+    return report(invalid("ctx is null"));
+  Status s = checkTensor(kOp, "x", x, 2);
+  if (!s.isOk())
+    return report(s);
+  if (fmt != TK_FORMAT_E4M3)
+    return report(invalid("fmt must be TK_FORMAT_E4M3"));
+  if (x->dtype != TK_BF16 && x->dtype != TK_F32)
+    return report(invalid(std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype)));
+  if (!isContiguous(x))
+    return report(invalid("x must be contiguous"));
+  const int64_t n = x->shape[0], h = x->shape[1] / 2;
+  if (x->shape[1] % 256)
+    return report(invalid("x holds (gate | linear) halves of H columns, H % 128 == 0: its column count must be a "
+                        "multiple of 256, got " + std::to_string(x->shape[1])));
+  const int32_t g = num_per_channels;
+  if (g != 128 && g != h)
+    return report(invalid("num_per_channels must be 128 or H = " + std::to_string(h) + ", got " + std::to_string(g)));
+  if (flags & ~(uint32_t)(TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0))
+    return report(invalid("unknown flag bits " + std::to_string(flags)));
+  if ((flags & TK_PACKED_UE8M0) && !((flags & TK_SF_COL_MAJOR) && (flags & TK_ROUND_SF)))
+    return report(invalid("TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF"));
+  if ((flags & TK_SF_COL_MAJOR) && g != 128)
+    return report(invalid("TK_SF_COL_MAJOR needs num_per_channels = 128"));
+  if ((pos_to_token_topk == nullptr) != (topk_weights == nullptr))
+    return report(invalid("pos_to_token_topk and topk_weights come together (or both NULL)"));
+  if (clamped_count && !swiglu_clamp_value)
+    return report(invalid("clamped_count needs swiglu_clamp_value"));
+  if (swiglu_clamp_value && !(*swiglu_clamp_value > 0.0f && *swiglu_clamp_value < INFINITY))
+    return report(invalid("swiglu_clamp_value must be a finite positive number, got " +
+                        std::to_string(*swiglu_clamp_value)));
+  SwigluPerTokenCastConfig config;
+  config.hidden = h;
+  config.group = g;
+  config.in = x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
+  config.roundSf = flags & TK_ROUND_SF;
+  config.packedSf = flags & TK_PACKED_UE8M0;
+  if (sf_clamp_min) {
+    const float minNormalScale = std::ldexp(448.0f, -126); // the exponent trick needs a normal scale
+    if (!(*sf_clamp_min > 0.0f && *sf_clamp_min < INFINITY))
+      return report(invalid("sf_clamp_min must be a finite positive number, got " + std::to_string(*sf_clamp_min)));
+    if (config.roundSf && *sf_clamp_min < minNormalScale)
+      return report(invalid("with TK_ROUND_SF sf_clamp_min must be at least 448 * 2^-126, got " +
+                          std::to_string(*sf_clamp_min)));
+    config.sfClampBits = bits(*sf_clamp_min);
+  }
+  if (swiglu_clamp_value)
+    config.clamp = *swiglu_clamp_value;
+  std::vector<const tk_tensor *> tensors = {x};
+  tk_tensor topkView{}, weightsView{}, expertView{}, countsView{}, packed{};
+  if (pos_to_token_topk) {
+    if (!(s = rowIndex("pos_to_token_topk", pos_to_token_topk, n, topkView)).isOk())
+      return report(s);
+    if (!(s = checkTensor(kOp, "topk_weights", topk_weights, 2)).isOk() ||
+        !(s = checkDtype(kOp, "topk_weights", topk_weights, TK_F32)).isOk())
+      return report(s);
+    if (!isContiguous(topk_weights))
+      return report(invalid("topk_weights must be a contiguous (T, k) tensor"));
+    weightsView = *topk_weights; // flat (T k)
+    weightsView.ndim = 1;
+    weightsView.shape[0] = topk_weights->shape[0] * topk_weights->shape[1];
+    weightsView.strides[0] = 1;
+    config.weights = true;
+    tensors.push_back(&topkView);
+    tensors.push_back(&weightsView);
+  }
+  if (pos_to_expert) {
+    if (!(s = rowIndex("pos_to_expert", pos_to_expert, n, expertView)).isOk())
+      return report(s);
+    config.expertMask = true;
+    tensors.push_back(&expertView);
+  }
+  if (clamped_count) {
+    if (!(s = checkTensor(kOp, "clamped_count", clamped_count, 1)).isOk() ||
+        !(s = checkDtype(kOp, "clamped_count", clamped_count, TK_I64)).isOk())
+      return report(s);
+    if (clamped_count->shape[0] != 3 || clamped_count->strides[0] != 1)
+      return report(invalid("clamped_count must be a contiguous (3) tensor"));
+    countsView = *clamped_count;
+    countsView.ndim = 2;
+    countsView.shape[0] = 1, countsView.shape[1] = 3;
+    countsView.strides[0] = 3, countsView.strides[1] = 1;
+    config.countClamps = true;
+    tensors.push_back(&countsView);
+  }
+  if (!(s = checkTensor(kOp, "out", out, 2)).isOk() || !(s = checkDtype(kOp, "out", out, TK_F8_E4M3)).isOk())
+    return report(s);
+  if (out->shape[0] != n || out->shape[1] != h || !isContiguous(out))
+    return report(invalid("out must be a contiguous (" + std::to_string(n) + ", " + std::to_string(h) + ") tensor"));
+  if (!(s = outSfView(kOp, "out_sf", out_sf, n, ceilDiv(h, g), flags, packed)).isOk())
+    return report(s);
+  config.xAlignBytes = alignmentOf(x, x->dtype == TK_BF16 ? 2 : 4);
+  config.outAlignBytes = alignmentOf(out, 1);
+  tensors.push_back(out);
+  tensors.push_back(config.packedSf ? &packed : out_sf);
+  if (n == 0)
+    return report(Status::ok());
+  auto factory = [config](mlir::MLIRContext &mctx) { return buildSwigluPerTokenCast(mctx, config); };
+  return report(ctx->run(config.key(), factory, tensors, stream));
+}
