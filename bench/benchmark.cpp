@@ -12,6 +12,7 @@
 #include "bench/gpu_session.h"
 #include "bench/lossless_check.h"
 #include "bench/per_token_cast_check.h"
+#include "bench/swiglu_backward_check.h"
 #include "bench/swiglu_check.h"
 #include "bench/transpose_check.h"
 #include "kernels/quant/formats.h"
@@ -283,6 +284,16 @@ int runBenchmark(const BenchOptions &options) {
       else
         cr.status = TK_ERROR_UNSUPPORTED, cr.error = "no expf oracle: " + oracleError;
       addRow(rows, "swiglu_forward_and_per_token_cast", describe(c), cr, ceiling);
+    }
+    // swiglu_backward_and_per_token_cast (quant.md 4.18): H = 7168, g = 128,
+    // round_sf, clamp none and 0.5, a MoE mapping of 4001 tokens, top-8 of 72
+    // experts with 9 local (about 4500 rows); bytes = all inputs and outputs.
+    for (std::optional<float> clamp : {std::optional<float>(), std::optional<float>(0.5f)}) {
+      SwigluBackwardCase c{7168, 128, true, clamp};
+      c.topk = 8;
+      addRow(rows, "swiglu_backward_and_per_token_cast", describe(c),
+             deviceExp ? checkSwigluBackward(&gpu, ctx, c, /*time=*/true) : CheckResult{TK_ERROR_UNSUPPORTED, oracleError},
+             ceiling);
     }
   }
 

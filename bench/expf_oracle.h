@@ -43,6 +43,10 @@ bool haveExpfOracle();
 /// std::runtime_error when the oracle is missing or a CUDA call fails.
 ExpTable deviceExpTable(GpuSession &gpu, const std::vector<float> &args);
 
+/// CUDA's expf of every `args` value, in order (for arguments too many or
+/// too varied for a table).
+std::vector<float> deviceExpValues(GpuSession &gpu, const std::vector<float> &args);
+
 /// The arguments SwiGLU's exponential meets for bf16 input: -v for every bf16
 /// value v, and -c for a clamp value c.
 std::vector<float> bf16SwigluExpArguments(const float *clamp);

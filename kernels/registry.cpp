@@ -5,6 +5,7 @@
 #include "kernels/quant/per_block_cast_lossless.h"
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
+#include "kernels/quant/swiglu_backward.h"
 #include "kernels/quant/swiglu_per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 
@@ -122,6 +123,20 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perChannel("per_channel_cast_and_transpose.bf16.k7168.b128", {7168, 128, DType::BF16, false, true}),
                      perChannel("per_channel_cast_and_transpose.bf16.k7168.b32.round",
                                 {7168, 32, DType::BF16, true, true})}});
+    auto swigluBackward = [](const std::string &name, quant::SwigluBackwardConfig c) {
+      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildSwigluBackward(ctx, c); }};
+    };
+    auto backwardConfig = [](int64_t h, int64_t g, std::optional<float> clamp) {
+      quant::SwigluBackwardConfig c;
+      c.hidden = h, c.group = g, c.roundSf = true, c.clamp = clamp;
+      return c;
+    };
+    list.push_back({"swiglu_backward_and_per_token_cast", "quant", "tk_swiglu_backward_and_per_token_cast",
+                    "SwiGLU backward from e4m3 input: bf16 + per-token e4m3 gradients, weight gradient",
+                    {swigluBackward("swiglu_backward.h7168.g128", backwardConfig(7168, 128, {})),
+                     swigluBackward("swiglu_backward.h7168.g32.clamp0.5", backwardConfig(7168, 32, 0.5f)),
+                     KernelVariant{"swiglu_backward.zero_unrouted", "swiglu_backward_zero_unrouted",
+                                   [](mlir::MLIRContext &ctx) { return quant::buildZeroUnroutedWeightGrad(ctx, false); }}}});
     auto swigluToken = [](const std::string &name, quant::SwigluPerTokenCastConfig c) {
       return KernelVariant{name, c.key(),
                            [c](mlir::MLIRContext &ctx) { return quant::buildSwigluPerTokenCast(ctx, c); }};

@@ -180,6 +180,13 @@ void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin,
   op.setAtomicAdd(true);
 }
 
+void KernelBuilder::scatter(const Tensor &t, const Tile &index, const Tile &value) {
+  if (t.param().shape.size() != 1)
+    throw std::invalid_argument("scatter writes a 1-D tensor; '" + t.param().name + "' has " +
+                                std::to_string(t.param().shape.size()) + " dimensions");
+  tile::ScatterOp::create(b_, loc_, value.value(), t.value(), index.value());
+}
+
 Tile KernelBuilder::gather(const Tensor &t, const Tile &index) {
   if (t.param().shape.size() != 1)
     throw std::invalid_argument("gather reads a 1-D tensor; '" + t.param().name + "' has " +

@@ -205,6 +205,26 @@ tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const tk_tensor *
                                                tk_tensor *clamped_count, const float *sf_clamp_min,
                                                tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
 
+/* swiglu_backward_and_per_token_cast (quant.md 4.18): x e4m3 (N, 2H) (or 3-D,
+ * flattened to rows) contiguous with x_sf fp32 (N, 2H / g) contiguous, the
+ * per-token dequantization scales of the forward input, g = num_per_channels
+ * in {32, 128}, H % g == 0; grad_out bf16 viewable as (N, H); weight fp32
+ * (T, k) contiguous; pos_to_token_topk int32 (N); token_topk_to_pos int32
+ * (T, k), its inverse. flags: TK_ROUND_SF only; clamp as in
+ * tk_swiglu_forward_and_per_token_cast. Writes out bf16 (N, H) = act * w,
+ * x_grad bf16 (N, 2H), x_grad_fp8 e4m3 (N, 2H) with x_grad_sf fp32
+ * (N, 2H / g) (per-token cast of the fp32 gradient), and weight_grad fp32
+ * (T, k): the row's sum of grad_out * act at pos_to_token_topk[p], 0 where
+ * token_topk_to_pos is -1 (every slot when N = 0). Two kernel launches on
+ * `stream`. */
+tk_status tk_swiglu_backward_and_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                                const tk_tensor *grad_out, const tk_tensor *weight,
+                                                const tk_tensor *pos_to_token_topk,
+                                                const tk_tensor *token_topk_to_pos, int32_t num_per_channels,
+                                                uint32_t flags, const float *swiglu_clamp_value, tk_tensor *out,
+                                                tk_tensor *x_grad_fp8, tk_tensor *x_grad_sf, tk_tensor *x_grad,
+                                                tk_tensor *weight_grad, tk_stream stream);
+
 /* swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17): x bf16
  * (M, 2H) contiguous holds the gate half l = x[:, :H] and the linear half
  * r = x[:, H:]; M % 128 == 0, H % 64 == 0. With a clamp c (NULL: none; else

@@ -164,6 +164,21 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
+LogicalResult ScatterOp::verify() {
+  MemRefType mem = getDest().getType();
+  FragmentType value = getValue().getType(), index = getIndex().getType();
+  if (mem.getRank() != 1)
+    return emitOpError() << "scatters into a 1-D tensor, got rank " << mem.getRank();
+  if (!index.getElementType().isInteger(32))
+    return emitOpError() << "index elements must be i32, got " << index.getElementType();
+  if (value.getNumElements() != 1 || index.getNumElements() != 1)
+    return emitOpError() << "scatters one element (a block's total): value and index must have one element";
+  if (value.getElementType() != mem.getElementType())
+    return emitOpError() << "the value's element type " << value.getElementType() << " must be the tensor's, "
+                         << mem.getElementType();
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   FragmentType frag = getValue().getType();
   MemRefType mem = getDest().getType();

@@ -119,6 +119,10 @@ mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v)
 mlir::Value emitGather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source, mlir::Value index,
                        mlir::Type elementType);
 
+/// dest[index] = value for a scalar i32 index into a 1-D memref, skipped when
+/// the index is negative or past the end.
+void emitScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dest, mlir::Value index, mlir::Value value);
+
 /// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
 mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// Replaces math.exp (f32) and math.fma under `root` with their device forms.

@@ -1,4 +1,4 @@
-//===- Gather.cpp - tile.gather: guarded scalar loads at data-dependent positions
+//===- Gather.cpp - tile.gather / tile.scatter: guarded scalar accesses at data-dependent positions
 //
 // Shared by the GPU lowering (per-thread vectors) and the CPU lowering
 // (scalars): one scf.if per element, so a negative index (MoE padding) or one
@@ -43,6 +43,18 @@ Value emitGather(OpBuilder &b, Location loc, Value source, Value index, Type elt
     values.push_back(
         gatherOne(b, loc, source, size, vector::ExtractOp::create(b, loc, index, ArrayRef<int64_t>{i}), elt));
   return vector::FromElementsOp::create(b, loc, VectorType::get({vec.getNumElements()}, elt), values);
+}
+
+void emitScatter(OpBuilder &b, Location loc, Value dest, Value index, Value value) {
+  Value size = arith::IndexCastOp::create(b, loc, b.getI32Type(), memref::DimOp::create(b, loc, dest, 0));
+  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  Value inRange = arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero),
+                                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, size));
+  scf::IfOp::create(b, loc, inRange, [&](OpBuilder &tb, Location l) {
+    memref::StoreOp::create(tb, l, value, dest,
+                            ValueRange{arith::IndexCastOp::create(tb, l, tb.getIndexType(), index)});
+    scf::YieldOp::create(tb, l);
+  });
 }
 
 } // namespace tk::compiler

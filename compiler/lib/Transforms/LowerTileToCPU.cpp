@@ -357,6 +357,13 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(pack.getResult(), buf);
     return success();
   }
+  if (auto scatter = dyn_cast<ScatterOp>(op)) {
+    SmallVector<Value> at(scatter.getValue().getType().getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+    Value value = memref::LoadOp::create(b, loc, mapped(scatter.getValue()), at);
+    Value index = memref::LoadOp::create(b, loc, mapped(scatter.getIndex()), at);
+    compiler::emitScatter(b, loc, mapped(scatter.getDest()), index, value);
+    return success();
+  }
   if (auto gather = dyn_cast<GatherOp>(op)) {
     FragmentType type = gather.getResult().getType();
     Value buf = fragmentBuffer(type, entry), index = mapped(gather.getIndex()), source = mapped(gather.getSource());

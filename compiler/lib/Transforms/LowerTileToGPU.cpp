@@ -238,6 +238,18 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     map.map(pack.getResult(), compiler::emitPackE2M1(b, emit.loc, mapped(pack.getInput())));
     return success();
   }
+  if (auto scatter = dyn_cast<ScatterOp>(op)) { // one element, held (at least) by thread 0
+    Value first = arith::AndIOp::create(
+        b, emit.loc, arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.lane, emit.index(0)),
+        arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.warp, emit.index(0)));
+    Value value = vector::ExtractOp::create(b, emit.loc, mapped(scatter.getValue()), ArrayRef<int64_t>{0});
+    Value index = vector::ExtractOp::create(b, emit.loc, mapped(scatter.getIndex()), ArrayRef<int64_t>{0});
+    scf::IfOp::create(b, emit.loc, first, [&](OpBuilder &tb, Location l) {
+      compiler::emitScatter(tb, l, mapped(scatter.getDest()), index, value);
+      scf::YieldOp::create(tb, l);
+    });
+    return success();
+  }
   if (auto gather = dyn_cast<GatherOp>(op)) {
     Type elt = compiler::storageType(gather.getResult().getType().getElementType());
     map.map(gather.getResult(), compiler::emitGather(b, emit.loc, mapped(gather.getSource()),

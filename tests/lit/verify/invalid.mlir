@@ -177,3 +177,17 @@ tile.kernel @k(%x: memref<?x4xbf16>) attributes {threads = 32 : i64} {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x4xf32>, %idx: memref<?x4xi32>, %g: memref<?xf32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x4xf32> -> !tile.frag<1x4xf32>
+    %i = tile.load %idx[%c0, %c0] : memref<?x4xi32> -> !tile.frag<1x4xi32>
+    // expected-error @+1 {{scatters one element (a block's total): value and index must have one element}}
+    tile.scatter %t, %g[%i] : !tile.frag<1x4xf32>, memref<?xf32>, !tile.frag<1x4xi32>
+  }
+  tile.return
+}

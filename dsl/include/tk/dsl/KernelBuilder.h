@@ -59,6 +59,9 @@ public:
   /// atomic_add): each element once. The tile must come from reductions
   /// (e.g. a [1, 1] total of a block), which the GPU lowering requires.
   void atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Tile &value);
+  /// t[index] = value for one-element tiles (tile.scatter): e.g. a block's
+  /// reduced total written where a routing map says; skipped for a negative index.
+  void scatter(const Tensor &t, const Tile &index, const Tile &value);
   /// Reads the 1-D tensor `t` at the positions of the i32 tile `index`
   /// (tile.gather): zero where an index is negative or past the end.
   Tile gather(const Tensor &t, const Tile &index);

@@ -120,6 +120,19 @@ def Tile_GatherOp : Tile_Op<"gather", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_ScatterOp : Tile_Op<"scatter", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Writes one value to a data-dependent position of a 1-D tensor";
+  let description = [{
+    dest[index] = value for single-element fragments (a block's reduced
+    total and its destination), written once by the block's first thread;
+    nothing is written when the index is negative or past the end.
+      tile.scatter %dot, %wgrad[%idx] : !tile.frag<1x1xf32>, memref<?xf32>, !tile.frag<1x1xi32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Tile_AnyFragment:$index);
+  let assemblyFormat = "$value `,` $dest `[` $index `]` attr-dict `:` qualified(type($value)) `,` qualified(type($dest)) `,` qualified(type($index))";
+  let hasVerifier = 1;
+}
+
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "Stores a fragment into a tile of a tensor or shared buffer";
   let description = [{

@@ -1,0 +1,165 @@
+//===- swiglu_backward.cpp - the kernels, in the DSL, and the reference ---===//
+#include "kernels/quant/swiglu_backward.h"
+#include "kernels/quant/scale_rule.h"
+
+#include <cmath>
+
+using namespace tk::dsl;
+
+namespace tk::kernels::quant {
+
+std::string SwigluBackwardConfig::key() const {
+  return "swiglu_backward_and_per_token_cast:H=" + std::to_string(hidden) + ",g=" + std::to_string(group) +
+         ",round=" + std::to_string(roundSf) + (clamp ? ",clampbits=" + std::to_string(bits(*clamp)) : "") +
+         ",xalign=" + std::to_string(xAlignBytes) + ",galign=" + std::to_string(gradAlignBytes) +
+         ",outalign=" + std::to_string(outAlignBytes);
+}
+
+namespace {
+
+/// The forward quantities of one element (quant.md 4.18 steps 1-3) from
+/// (xv, yv) after dequantization.
+struct Forward {
+  Scalar x, y;                 ///< clamped
+  std::optional<Scalar> cx, cy; ///< x clamped; y clamped (either side)
+  Scalar t, s, act;
+};
+
+Forward forward(Scalar xv, Scalar yv, std::optional<float> clamp) {
+  Forward f{xv, yv, {}, {}, xv, xv, xv};
+  if (clamp) {
+    Scalar c = xv.constantF32(*clamp), negC = xv.constantF32(-*clamp);
+    f.cx = xv > c;
+    Scalar above = yv > c, below = yv < negC;
+    f.cy = above | below;
+    f.x = select(*f.cx, c, xv);
+    f.y = select(above, c, select(below, negC, yv));
+  }
+  Scalar one = xv.constantF32(1.0);
+  f.t = one + exp(-f.x);
+  f.act = f.x / f.t * f.y;
+  f.s = one / f.t;
+  return f;
+}
+
+} // namespace
+
+BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConfig &c) {
+  const int64_t h = c.hidden, g = c.group, hg = h / g;
+  KernelBuilder k(ctx, "swiglu_backward_and_per_token_cast", c.key(), /*threads=*/256);
+  Dim rows = k.dynamic("num_rows");
+  Tensor xq = k.input("x", {rows, 2 * h}, DType::F8E4M3, {2 * h, 1}, c.xAlignBytes);
+  Tensor xs = k.input("x_sf", {rows, 2 * hg}, DType::F32, {2 * hg, 1}, 4);
+  Tensor gradOut = k.input("grad_out", {rows, h}, DType::BF16, {h, 1}, c.gradAlignBytes);
+  Tensor topk = k.input("pos_to_token_topk", {rows, 1}, DType::I32, {1, 1}, 4);
+  Tensor weight = k.input("weight", {k.dynamic("num_weights")}, DType::F32, {1}, 4);
+  Tensor out = k.output("out", {rows, h}, DType::BF16, {}, c.outAlignBytes);
+  Tensor gradFp8 = k.output("x_grad_fp8", {rows, 2 * h}, DType::F8E4M3, {}, c.outAlignBytes);
+  Tensor gradSf = k.output("x_grad_sf", {rows, 2 * hg}, DType::F32, {2 * hg, 1}, 4);
+  Tensor grad = k.output("x_grad", {rows, 2 * h}, DType::BF16, {}, c.outAlignBytes);
+  Tensor weightGrad = k.output("weight_grad", {k.dynamic("num_weight_grads")}, DType::F32, {1}, 4);
+
+  k.grid({rows}, [&](const std::vector<Index> &b) { // one whole row per block
+    Index row = b[0], zero = k.index(0);
+    auto dequantized = [&](int64_t half) { // fl(dec(xq) * xs), one scale per g values
+      return k.load(xq, {row, k.index(half * h)}, {1, h}).to(DType::F32) *
+             expand(k.load(xs, {row, k.index(half * hg)}, {1, hg}), 1, g);
+    };
+    Tile xv = dequantized(0), yv = dequantized(1);
+    Tile go = k.load(gradOut, {row, zero}, {1, h}).to(DType::F32);
+    Tile idx = k.load(topk, {row, zero}, {1, 1});
+    Tile w = expand(k.gather(weight, idx), 1, h); // 0 for a padding row
+    const std::optional<float> clamp = c.clamp;
+    auto elementwise = [&](const std::function<Scalar(const Forward &, Scalar go, Scalar w)> &fn) {
+      return map({xv, yv, go, w}, DType::F32,
+                 [&](const std::vector<Scalar> &s) { return fn(forward(s[0], s[1], clamp), s[2], s[3]); });
+    };
+    auto gws = [](const Forward &f, Scalar go, Scalar w) { return go * w * f.s; };
+    Tile dx = elementwise([&](const Forward &f, Scalar go, Scalar w) {
+      Scalar one = go.constantF32(1.0);
+      Scalar v = gws(f, go, w) * f.y * fma(f.x, one - f.s, one);
+      return f.cx ? select(*f.cx, go.constantF32(0.0), v) : v;
+    });
+    Tile dy = elementwise([&](const Forward &f, Scalar go, Scalar w) {
+      Scalar v = gws(f, go, w) * f.x;
+      return f.cy ? select(*f.cy, go.constantF32(0.0), v) : v;
+    });
+    k.store(out, {row, zero}, elementwise([](const Forward &f, Scalar, Scalar w) { return f.act * w; }).to(DType::BF16));
+    Tile rowDot = reduce_sum(elementwise([](const Forward &f, Scalar go, Scalar) { return go * f.act; }), 1);
+    k.scatter(weightGrad, idx, rowDot);
+    // x_grad in bf16 and per token in e4m3, from the fp32 gradients.
+    for (int64_t half = 0; half < 2; ++half) {
+      const Tile &d = half ? dy : dx;
+      k.store(grad, {row, k.index(half * h)}, d.to(DType::BF16));
+      auto [scale, inv] = scaleRule(reduce_absmax(d, 1, g), Format::E4M3, c.roundSf);
+      k.store(gradSf, {row, k.index(half * hg)}, scale);
+      k.store(gradFp8, {row, k.index(half * h)}, (d * expand(inv, 1, g)).to(DType::F8E4M3));
+    }
+  });
+  return k.finish();
+}
+
+BuiltKernel buildZeroUnroutedWeightGrad(mlir::MLIRContext &ctx, bool all) {
+  constexpr int64_t bm = 1024;
+  KernelBuilder k(ctx, "swiglu_backward_zero_unrouted", all ? "swiglu_backward_zero_all" : "swiglu_backward_zero_unrouted",
+                  /*threads=*/256);
+  Dim slots = k.dynamic("num_slots");
+  Tensor ttp = k.input("token_topk_to_pos", {slots, 1}, DType::I32, {1, 1}, 4);
+  Tensor weightGrad = k.output("weight_grad", {slots, 1}, DType::F32, {1, 1}, 4);
+  k.grid({ceil_div(slots, bm)}, [&](const std::vector<Index> &b) {
+    Index at = b[0] * bm, zero = k.index(0);
+    Tile kept = map({k.load(ttp, {at, zero}, {bm, 1}), k.load(weightGrad, {at, zero}, {bm, 1})}, DType::F32,
+                    [all](const std::vector<Scalar> &s) {
+                      return all ? s[1].constantF32(0.0)
+                                 : select(s[0] >= s[0].constantI32(0), s[1], s[1].constantF32(0.0));
+                    });
+    k.store(weightGrad, {at, zero}, kept);
+  });
+  return k.finish();
+}
+
+void swigluBackwardReference(const SwigluBackwardRows &in, const SwigluBackwardConfig &c, const ExpFunction &expf,
+                             int64_t rowBegin, int64_t rowEnd, uint16_t *out, uint8_t *xGradFp8, float *xGradSf,
+                             uint16_t *xGrad, float *rowDot) {
+  const int64_t h = c.hidden, g = c.group, hg = h / g;
+  std::vector<float> d(2 * h);
+  for (int64_t p = rowBegin; p < rowEnd; ++p) {
+    const int32_t idx = in.posToTokenTopk[p];
+    const float w = idx >= 0 && idx < in.numWeights ? in.weight[idx] : 0.0f;
+    float dot = 0.0f;
+    for (int64_t j = 0; j < h; ++j) {
+      float xv = decodeE4M3(in.xq[p * 2 * h + j]) * in.xs[p * 2 * hg + j / g];
+      float yv = decodeE4M3(in.xq[p * 2 * h + h + j]) * in.xs[p * 2 * hg + hg + j / g];
+      bool cx = false, cu = false, cl = false;
+      if (c.clamp) {
+        const float cv = *c.clamp;
+        cx = xv > cv, cu = yv > cv, cl = yv < -cv;
+        xv = cx ? cv : xv;
+        yv = cu ? cv : cl ? -cv : yv;
+      }
+      const float go = bf16ToF32(in.gradOut[p * h + j]);
+      const float t = 1.0f + expf(-xv);
+      const float act = xv / t * yv;
+      const float s = 1.0f / t;
+      const float gws = go * w * s;
+      out[p * h + j] = f32ToBf16(act * w);
+      d[j] = cx ? 0.0f : gws * yv * std::fma(xv, 1.0f - s, 1.0f);
+      d[h + j] = cu || cl ? 0.0f : gws * xv;
+      dot += go * act;
+    }
+    rowDot[p] = dot;
+    for (int64_t j = 0; j < 2 * h; ++j)
+      xGrad[p * 2 * h + j] = f32ToBf16(d[j]);
+    for (int64_t q = 0; q < 2 * hg; ++q) {
+      float amax = 0.0f;
+      for (int64_t j = q * g; j < (q + 1) * g; ++j)
+        amax = std::fmax(amax, std::fabs(d[j]));
+      Scale sc = scaleRule(amax, Format::E4M3, c.roundSf);
+      xGradSf[p * 2 * hg + q] = sc.sf;
+      for (int64_t j = q * g; j < (q + 1) * g; ++j)
+        xGradFp8[p * 2 * h + j] = encodeE4M3(d[j] * sc.inv);
+    }
+  }
+}
+
+} // namespace tk::kernels::quant

@@ -1,0 +1,148 @@
+//===- swiglu_backward_api.cpp - tk_swiglu_backward_and_per_token_cast ----===//
+//
+// quant.md 4.18: checks, configs, two launches on the caller's stream (the
+// per-row kernel, then the zeroing of weight_grad's unrouted slots).
+//===----------------------------------------------------------------------===//
+#include "kernels/common/validate.h"
+#include "kernels/quant/swiglu_backward.h"
+#include "tk/runtime/Context.h"
+
+#include <cmath>
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::quant;
+
+namespace {
+
+const char *kOp = "tk_swiglu_backward_and_per_token_cast";
+
+Status invalid(const std::string &what) { return Status::invalid(std::string(kOp) + ": " + what); }
+
+std::string shapeOf(const tk_tensor *t) {
+  std::string s = "(";
+  for (int i = 0; i < t->ndim; ++i)
+    s += (i ? ", " : "") + std::to_string(t->shape[i]);
+  return s + ")";
+}
+
+/// A contiguous 2-D or 3-D tensor as its (rows, last) 2-D view.
+Status rowsView(const char *name, const tk_tensor *t, tk_dtype dtype, tk_tensor &view) {
+  if (!t)
+    return invalid(std::string(name) + " is null");
+  Status s = checkTensor(kOp, name, t, t->ndim == 3 ? 3 : 2);
+  if (s.isOk())
+    s = checkDtype(kOp, name, t, dtype);
+  if (!s.isOk())
+    return s;
+  if (!isContiguous(t))
+    return invalid(std::string(name) + " must be contiguous");
+  view = *t;
+  if (t->ndim == 3) {
+    view.ndim = 2;
+    view.shape[0] = t->shape[0] * t->shape[1];
+    view.shape[1] = t->shape[2];
+    view.strides[0] = t->shape[2];
+    view.strides[1] = 1;
+  }
+  return Status::ok();
+}
+
+Status exact(const char *name, const tk_tensor *t, tk_dtype dtype, std::vector<int64_t> shape) {
+  Status s = checkTensor(kOp, name, t, (int)shape.size());
+  if (s.isOk())
+    s = checkDtype(kOp, name, t, dtype);
+  if (!s.isOk())
+    return s;
+  bool same = true;
+  for (size_t i = 0; i < shape.size(); ++i)
+    same = same && t->shape[i] == shape[i];
+  if (!same || !isContiguous(t)) {
+    std::string want = "(";
+    for (size_t i = 0; i < shape.size(); ++i)
+      want += (i ? ", " : "") + std::to_string(shape[i]);
+    return invalid(std::string(name) + " must be a contiguous " + want + ") tensor, got " + shapeOf(t));
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
+    tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, const tk_tensor *grad_out, const tk_tensor *weight,
+    const tk_tensor *pos_to_token_topk, const tk_tensor *token_topk_to_pos, int32_t num_per_channels, uint32_t flags,
+    const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *x_grad_fp8, tk_tensor *x_grad_sf, tk_tensor *x_grad,
+    tk_tensor *weight_grad, tk_stream stream) {
+  auto report = [](const Status &s) { return tk::runtime::report(s); };
+  if (!ctx)
+    return report(invalid("ctx is null"));
+  const int32_t g = num_per_channels;
+  if (g != 32 && g != 128)
+    return report(invalid("num_per_channels must be 32 or 128, got " + std::to_string(g)));
+  if (flags & ~(uint32_t)TK_ROUND_SF)
+    return report(invalid("only TK_ROUND_SF is accepted (x_grad_sf is row-major fp32), got flags " +
+                          std::to_string(flags)));
+  if (swiglu_clamp_value && !(*swiglu_clamp_value > 0.0f && *swiglu_clamp_value < INFINITY))
+    return report(invalid("swiglu_clamp_value must be a finite positive number, got " +
+                          std::to_string(*swiglu_clamp_value)));
+  tk_tensor xv{}, gv{};
+  Status s = rowsView("x", x, TK_F8_E4M3, xv);
+  if (!s.isOk())
+    return report(s);
+  const int64_t n = xv.shape[0], h = xv.shape[1] / 2;
+  if (xv.shape[1] % (2 * g))
+    return report(invalid("x has 2H columns with H a multiple of num_per_channels = " + std::to_string(g) +
+                          ", got " + std::to_string(xv.shape[1])));
+  if (!(s = exact("x_sf", x_sf, TK_F32, {n, 2 * h / g})).isOk())
+    return report(s);
+  if (!(s = rowsView("grad_out", grad_out, TK_BF16, gv)).isOk())
+    return report(s);
+  if (gv.shape[0] != n || gv.shape[1] != h)
+    return report(invalid("grad_out must be viewable as (" + std::to_string(n) + ", " + std::to_string(h) +
+                          "), got " + shapeOf(grad_out)));
+  if (!weight || (s = checkTensor(kOp, "weight", weight, 2)).isOk() == false)
+    return report(weight ? s : invalid("weight is null"));
+  const int64_t t = weight->shape[0], topk = weight->shape[1];
+  if (!(s = exact("weight", weight, TK_F32, {t, topk})).isOk() ||
+      !(s = exact("pos_to_token_topk", pos_to_token_topk, TK_I32, {n})).isOk() ||
+      !(s = exact("token_topk_to_pos", token_topk_to_pos, TK_I32, {t, topk})).isOk() ||
+      !(s = exact("out", out, TK_BF16, {n, h})).isOk() ||
+      !(s = exact("x_grad_fp8", x_grad_fp8, TK_F8_E4M3, {n, 2 * h})).isOk() ||
+      !(s = exact("x_grad_sf", x_grad_sf, TK_F32, {n, 2 * h / g})).isOk() ||
+      !(s = exact("x_grad", x_grad, TK_BF16, {n, 2 * h})).isOk() ||
+      !(s = exact("weight_grad", weight_grad, TK_F32, {t, topk})).isOk())
+    return report(s);
+  // The kernels' flat and (rows, 1) views of the index and weight tensors.
+  auto flat = [](const tk_tensor *src, int64_t cols) {
+    tk_tensor v = *src;
+    v.ndim = cols ? 2 : 1;
+    v.shape[0] = numElements(src);
+    v.shape[1] = cols;
+    v.strides[0] = 1;
+    v.strides[1] = 1;
+    return v;
+  };
+  tk_tensor topkView = flat(pos_to_token_topk, 1), weightFlat = flat(weight, 0), gradFlat = flat(weight_grad, 0);
+  tk_tensor ttpView = flat(token_topk_to_pos, 1), gradSlots = flat(weight_grad, 1);
+  const bool noRows = n == 0;
+  if (!noRows) {
+    SwigluBackwardConfig config;
+    config.hidden = h, config.group = g, config.roundSf = flags & TK_ROUND_SF;
+    if (swiglu_clamp_value)
+      config.clamp = *swiglu_clamp_value;
+    config.xAlignBytes = alignmentOf(&xv, 1);
+    config.gradAlignBytes = alignmentOf(&gv, 2);
+    config.outAlignBytes = std::min({alignmentOf(out, 2), alignmentOf(x_grad_fp8, 1), alignmentOf(x_grad, 2)});
+    auto rows = [config](mlir::MLIRContext &mctx) { return buildSwigluBackward(mctx, config); };
+    s = ctx->run(config.key(), rows,
+                 {&xv, x_sf, &gv, &topkView, &weightFlat, out, x_grad_fp8, x_grad_sf, x_grad, &gradFlat}, stream);
+    if (!s.isOk())
+      return report(s);
+  }
+  if (t * topk == 0)
+    return report(Status::ok());
+  // Slots no row routes to are zero; without rows, every slot (quant.md 4.18).
+  auto zero = [noRows](mlir::MLIRContext &mctx) { return buildZeroUnroutedWeightGrad(mctx, noRows); };
+  return report(ctx->run(noRows ? "swiglu_backward_zero_all" : "swiglu_backward_zero_unrouted", zero,
+                         {&ttpView, &gradSlots}, stream));
+}
