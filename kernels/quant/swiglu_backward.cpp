@@ -126,7 +126,7 @@ void swigluBackwardReference(const SwigluBackwardRows &in, const SwigluBackwardC
   for (int64_t p = rowBegin; p < rowEnd; ++p) {
     const int32_t idx = in.posToTokenTopk[p];
     const float w = idx >= 0 && idx < in.numWeights ? in.weight[idx] : 0.0f;
-    float dot = 0.0f;
+    double dot = 0.0; // the fp32 products summed exactly enough to judge any summation order
     for (int64_t j = 0; j < h; ++j) {
       float xv = decodeE4M3(in.xq[p * 2 * h + j]) * in.xs[p * 2 * hg + j / g];
       float yv = decodeE4M3(in.xq[p * 2 * h + h + j]) * in.xs[p * 2 * hg + hg + j / g];
@@ -145,9 +145,9 @@ void swigluBackwardReference(const SwigluBackwardRows &in, const SwigluBackwardC
       out[p * h + j] = f32ToBf16(act * w);
       d[j] = cx ? 0.0f : gws * yv * std::fma(xv, 1.0f - s, 1.0f);
       d[h + j] = cu || cl ? 0.0f : gws * xv;
-      dot += go * act;
+      dot += (double)(go * act);
     }
-    rowDot[p] = dot;
+    rowDot[p] = (float)dot;
     for (int64_t j = 0; j < 2 * h; ++j)
       xGrad[p * 2 * h + j] = f32ToBf16(d[j]);
     for (int64_t q = 0; q < 2 * hg; ++q) {

@@ -576,6 +576,64 @@ TEST_F(Validation, SwigluPerTokenCast) {
   expect(TK_SUCCESS, "");
 }
 
+TEST_F(Validation, SwigluBackward) {
+  const int64_t n = 32, h = 256, t = 16, k = 2;
+  tk_tensor x = tensor(TK_F8_E4M3, {n, 2 * h}), xs = tensor(TK_F32, {n, 2 * h / 128}), go = tensor(TK_BF16, {n, h});
+  tk_tensor w = tensor(TK_F32, {t, k}), topk = tensor(TK_I32, {n}), ttp = tensor(TK_I32, {t, k});
+  tk_tensor out = tensor(TK_BF16, {n, h}), fp8 = tensor(TK_F8_E4M3, {n, 2 * h}), sf = tensor(TK_F32, {n, 2 * h / 128});
+  tk_tensor grad = tensor(TK_BF16, {n, 2 * h}), wg = tensor(TK_F32, {t, k});
+  int32_t g = 128;
+  uint32_t flags = TK_ROUND_SF;
+  float clamp = 10.0f;
+  const float *clampPtr = nullptr;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_swiglu_backward_and_per_token_cast(ctx, &x, &xs, &go, &w, &topk, &ttp, g, flags, clampPtr, &out, &fp8,
+                                                    &sf, &grad, &wg, nullptr),
+              want)
+        << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  g = 64;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_per_channels must be 32 or 128, got 64");
+  g = 128;
+  flags = TK_SF_COL_MAJOR;
+  expect(TK_ERROR_INVALID_ARGUMENT, "only TK_ROUND_SF is accepted");
+  flags = TK_ROUND_SF;
+  clampPtr = &clamp, clamp = INFINITY;
+  expect(TK_ERROR_INVALID_ARGUMENT, "swiglu_clamp_value must be a finite positive number");
+  clampPtr = nullptr;
+  x = tensor(TK_BF16, {n, 2 * h});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x");
+  x = tensor(TK_F8_E4M3, {n, 192});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x has 2H columns with H a multiple of num_per_channels = 128, got 192");
+  x = tensor(TK_F8_E4M3, {n, 2 * h});
+  xs = tensor(TK_F32, {n, 8});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be a contiguous (32, 4) tensor, got (32, 8)");
+  xs = tensor(TK_F32, {n, 4});
+  go = tensor(TK_BF16, {n, 2 * h});
+  expect(TK_ERROR_INVALID_ARGUMENT, "grad_out must be viewable as (32, 256)");
+  go = tensor(TK_BF16, {n, h});
+  ttp = tensor(TK_I32, {t, k + 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "token_topk_to_pos must be a contiguous (16, 2) tensor");
+  ttp = tensor(TK_I32, {t, k});
+  topk = tensor(TK_I32, {n + 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk must be a contiguous (32) tensor");
+  topk = tensor(TK_I32, {n});
+  wg = tensor(TK_F32, {t, k}, {4, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "weight_grad must be a contiguous (16, 2) tensor");
+  wg = tensor(TK_F32, {t, k});
+  sf = tensor(TK_F32, {n, 2 * h / 32});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_grad_sf must be a contiguous (32, 4) tensor");
+  sf = tensor(TK_F32, {n, 4});
+  // 3-D x and grad_out are flattened to rows.
+  x = tensor(TK_F8_E4M3, {4, 8, 2 * h});
+  go = tensor(TK_BF16, {4, 8, h + 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "grad_out must be viewable as (32, 256)");
+  EXPECT_EQ(tk_swiglu_backward_and_per_token_cast(nullptr, &x, &xs, &go, &w, &topk, &ttp, 128, 0, nullptr, &out, &fp8,
+                                                  &sf, &grad, &wg, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_F(Validation, PerChannelCastFused) {
   tk_tensor x = tensor(TK_F8_E4M3, {256, 512}), xs = tensor(TK_F32, {256, 4}), out = tensor(TK_F8_E4M3, {256, 512}),
             sf = tensor(TK_F32, {2, 512});
