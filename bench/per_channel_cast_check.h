@@ -24,6 +24,10 @@ struct PerChannelCastCase {
   /// and `transposed` false means without_transpose.
   bool swiglu = false;
   std::optional<float> clamp;
+  /// per_channel_cast_fused with the row gather: m is the token count, the
+  /// output has the rows of a MoE routing (quant.md 5.3, alignment 128) of
+  /// `topk` of `totalExperts` experts, `localExperts` local (0: no gather).
+  int64_t gatherTopk = 0, totalExperts = 72, localExperts = 9;
 };
 
 std::string describe(const PerChannelCastCase &c);

@@ -116,8 +116,18 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perChannel("per_channel_cast.bf16.k7168.b128", {7168, 128, DType::BF16, false, false}),
                      perChannel("per_channel_cast.f32.k7168.b128.round", {7168, 128, DType::F32, true, false})}});
     list.push_back({"per_channel_cast_fused", "quant", "tk_per_channel_cast_fused",
-                    "per_channel_cast of a per-token quantized input (no row gather yet)",
-                    {perChannel("per_channel_cast_fused.e4m3.k7168.b128", {7168, 128, DType::F8E4M3, false, false})}});
+                    "per_channel_cast of a gathered (pos_to_token) and/or per-token quantized input",
+                    {perChannel("per_channel_cast_fused.e4m3.k7168.b128", {7168, 128, DType::F8E4M3, false, false}),
+                     perChannel("per_channel_cast_fused.bf16.k7168.b128.gather", [] {
+                       quant::PerChannelCastConfig c{7168, 128, DType::BF16, true, false};
+                       c.rowGather = true;
+                       return c;
+                     }()),
+                     perChannel("per_channel_cast_fused.e4m3.k7168.b128.gather", [] {
+                       quant::PerChannelCastConfig c{7168, 128, DType::F8E4M3, false, false};
+                       c.rowGather = true;
+                       return c;
+                     }())}});
     list.push_back({"per_channel_cast_and_transpose", "quant", "tk_per_channel_cast_and_transpose",
                     "b x 1 e4m3 cast written transposed (K-major)",
                     {perChannel("per_channel_cast_and_transpose.bf16.k7168.b128", {7168, 128, DType::BF16, false, true}),

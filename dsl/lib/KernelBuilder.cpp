@@ -180,6 +180,18 @@ void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin,
   op.setAtomicAdd(true);
 }
 
+Tile KernelBuilder::gatherRows(const Tensor &t, const Tile &rows, const Index &col, int64_t n) {
+  if (t.param().shape.size() != 2)
+    throw std::invalid_argument("gatherRows reads a 2-D tensor; '" + t.param().name + "' has " +
+                                std::to_string(t.param().shape.size()) + " dimensions");
+  std::vector<int64_t> shape = rows.shape();
+  if (rows.dtype() != DType::I32 || shape.size() != 2 || shape[1] != 1)
+    throw std::invalid_argument("gatherRows needs an i32 [m, 1] row tile");
+  Tile wide = n == 1 ? rows : expand(rows, 1, n);
+  auto type = tile::FragmentType::get(&ctx_, {shape[0], n}, toMlirType(ctx_, t.param().dtype));
+  return Tile(this, tile::GatherRowsOp::create(b_, loc_, type, t.value(), wide.value(), col.value()));
+}
+
 void KernelBuilder::scatter(const Tensor &t, const Tile &index, const Tile &value) {
   if (t.param().shape.size() != 1)
     throw std::invalid_argument("scatter writes a 1-D tensor; '" + t.param().name + "' has " +

@@ -23,7 +23,7 @@ std::string PerChannelCastConfig::key() const {
     std::memcpy(&bits, &*clamp, sizeof bits);
     clampKey = ",clampbits=" + std::to_string(bits);
   }
-  return kernelName(*this) + ":K=" + std::to_string(hidden) + clampKey + ",b=" + std::to_string(blockM) + ",in=" + name(in) +
+  return kernelName(*this) + ":K=" + std::to_string(hidden) + clampKey + (rowGather ? ",gather" : "") + ",b=" + std::to_string(blockM) + ",in=" + name(in) +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes);
 }
@@ -38,19 +38,35 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
   std::optional<Tensor> xs; // dequantization multipliers of a quantized input, one per 128 channels
   if (quantizedIn)
     xs = k.input("x_sf", {tokens, c.hidden / 128}, DType::F32, {c.hidden / 128, 1}, 4);
-  Tensor out = c.transposed ? k.output("out", {c.hidden, tokens}, DType::F8E4M3, {}, c.outAlignBytes)
-                            : k.output("out", {tokens, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
-  Tensor sf = k.output("out_sf", {ceil_div(tokens, b), c.hidden}, DType::F32, {c.hidden, 1}, 4);
+  Dim outRows = tokens;
+  std::optional<Tensor> posToToken; // the row gather: out row p is x row pos_to_token[p]
+  if (c.rowGather) {
+    outRows = k.dynamic("num_out_rows");
+    posToToken = k.input("pos_to_token", {outRows, 1}, DType::I32, {1, 1}, 4);
+  }
+  Tensor out = c.transposed ? k.output("out", {c.hidden, outRows}, DType::F8E4M3, {}, c.outAlignBytes)
+                            : k.output("out", {outRows, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
+  Tensor sf = k.output("out_sf", {ceil_div(outRows, b), c.hidden}, DType::F32, {c.hidden, 1}, 4);
 
-  k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &blk) {
+  k.grid({ceil_div(outRows, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &blk) {
     Index row = blk[0] * bm, col = blk[1] * bk;
-    Tile tile = c.swiglu // bf16(swiglu(gate, linear)), back in f32
-                    ? swigluForward(k.load(x, {row, col}, {bm, bk}), k.load(x, {row, col + c.hidden}, {bm, bk}), c.clamp)
-                          .to(DType::BF16)
-                          .to(DType::F32)
-                    : k.load(x, {row, col}, {bm, bk}).to(DType::F32);
-    if (quantizedIn) // v = fl(decode(x) * xs): the tile's 64 channels share one multiplier per row
-      tile = tile * expand(k.load(*xs, {row, col / 128}, {bm, 1}), 1, bk);
+    // The values cast: x's tile, the rows pos_to_token names (zero for -1), or
+    // bf16(swiglu(gate, linear)); for a quantized x fl(decode(x) * xs), the
+    // tile's 64 channels sharing one multiplier per row.
+    std::optional<Tile> rows;
+    if (c.rowGather)
+      rows = k.load(*posToToken, {row, k.index(0)}, {bm, 1});
+    auto loadX = [&]() {
+      return rows ? k.gatherRows(x, *rows, col, bk) : k.load(x, {row, col}, {bm, bk});
+    };
+    Tile tile = c.swiglu ? swigluForward(k.load(x, {row, col}, {bm, bk}), k.load(x, {row, col + c.hidden}, {bm, bk}),
+                                         c.clamp)
+                               .to(DType::BF16)
+                               .to(DType::F32)
+                         : loadX().to(DType::F32);
+    if (quantizedIn)
+      tile = tile * expand(rows ? k.gatherRows(*xs, *rows, col / 128, 1) : k.load(*xs, {row, col / 128}, {bm, 1}), 1,
+                           bk);
     Tile amax = reduce_absmax(tile, /*dim=*/0, b); // [bm / b, bk]: one per column and b rows
     auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
     k.store(sf, {blk[0] * (bm / b), col}, scale);
@@ -81,6 +97,24 @@ void perChannelCastReference(const void *x, DType in, int64_t m, int64_t k, int6
       for (int64_t i = p * b; i < (p + 1) * b; ++i)
         (transposed ? out[j * m + i] : out[i * k + j]) = encodeE4M3(value(i, j) * s.inv);
     }
+}
+
+void perChannelCastGatherReference(const void *x, DType in, int64_t k, const int32_t *posToToken, int64_t nOut,
+                                   int64_t b, bool roundSf, uint8_t *out, float *sf, const float *xs) {
+  const int64_t elt = in == DType::F8E4M3 ? 1 : in == DType::BF16 ? 2 : 4, full = ceilDiv(nOut, b) * b;
+  std::vector<uint8_t> v(full * k * elt, 0); // padded to whole blocks with zero rows (absmax unchanged)
+  std::vector<float> vs(in == DType::F8E4M3 ? full * (k / 128) : 0, 0.0f);
+  for (int64_t p = 0; p < nOut; ++p) {
+    const int32_t r = posToToken[p];
+    if (r < 0)
+      continue;
+    std::memcpy(&v[p * k * elt], static_cast<const uint8_t *>(x) + r * k * elt, k * elt);
+    if (!vs.empty())
+      std::memcpy(&vs[p * (k / 128)], xs + r * (k / 128), (k / 128) * 4);
+  }
+  std::vector<uint8_t> paddedOut(full * k);
+  perChannelCastReference(v.data(), in, full, k, b, roundSf, false, paddedOut.data(), sf, vs.data());
+  std::memcpy(out, paddedOut.data(), nOut * k);
 }
 
 void swigluActivationReference(const uint16_t *x, int64_t k, std::optional<float> clamp, const ExpFunction &expf,

@@ -29,14 +29,18 @@ struct PerChannelCastConfig {
   /// bf16(swiglu(l, r)) (quant.md 4.17), with an optional clamp.
   bool swiglu = false;
   std::optional<float> clamp;
+  /// per_channel_cast_fused's row gather (quant.md 4.14): output row p is x's
+  /// row pos_to_token[p] (zero for -1); out and out_sf have N_out rows.
+  bool rowGather = false;
   int64_t xAlignBytes = 16;
   int64_t outAlignBytes = 16;
 
   /// 128 tokens x 64 channels per CTA, 32 elements per thread; SwiGLU (two
-  /// inputs and an exponential per element) 32 channels, so that the b = 32
-  /// form stays within 255 registers without spilling.
+  /// inputs and an exponential per element) and the row gather (a row index
+  /// per chunk) 32 channels, so that they stay within 255 registers without
+  /// spilling (b = 32 SwiGLU on sm_90a, the bf16 gather on sm_100a).
   int64_t tileM() const { return 128; }
-  int64_t tileK() const { return swiglu ? 32 : 64; }
+  int64_t tileK() const { return swiglu || rowGather ? 32 : 64; }
   std::string key() const;
 };
 
@@ -47,6 +51,13 @@ dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCas
 /// when `transposed`, e4m3 codes; sf (M / b, K) row-major.
 void perChannelCastReference(const void *x, dsl::DType in, int64_t m, int64_t k, int64_t b, bool roundSf,
                              bool transposed, uint8_t *out, float *sf, const float *xs = nullptr);
+
+/// quant.md 4.14 with the row gather: the rows of x (and xs) that posToToken
+/// (nOut entries, -1 for a zero row) names, then perChannelCastReference over
+/// nOut rows (a partial last block of b rows counts only its rows).
+void perChannelCastGatherReference(const void *x, dsl::DType in, int64_t k, const int32_t *posToToken,
+                                   int64_t nOut, int64_t b, bool roundSf, uint8_t *out, float *sf,
+                                   const float *xs = nullptr);
 
 /// The bf16 activation of quant.md 4.17 for rows [rowBegin, rowEnd) of x
 /// (bf16 (M, 2K) contiguous) into act (M, K).

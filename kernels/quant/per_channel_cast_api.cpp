@@ -80,6 +80,94 @@ tk_status run(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt,
   return tk::runtime::report(ctx->run(config.key(), factory, {x, out, sf}, stream));
 }
 
+/// per_channel_cast_fused with the row gather: out row p is x's row
+/// pos_to_token[p] (a zero row for -1), N_out = len(pos_to_token).
+Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, tk_format fmt, int32_t b,
+                 uint32_t flags, int32_t perChannels, const tk_tensor *pos, tk_tensor *out, tk_tensor *sf,
+                 tk_stream stream) {
+  if (!ctx)
+    return invalid(op, "ctx is null");
+  Status s = checkTensor(op, "x", x, 2);
+  if (s.isOk())
+    s = checkTensor(op, "pos_to_token", pos, 1);
+  if (s.isOk())
+    s = checkDtype(op, "pos_to_token", pos, TK_I32);
+  if (s.isOk())
+    s = checkTensor(op, "out", out, 2);
+  if (s.isOk())
+    s = checkTensor(op, "out_sf", sf, 2);
+  if (!s.isOk())
+    return s;
+  const int64_t n = x->shape[0], k = x->shape[1], nOut = pos->shape[0];
+  if (fmt != TK_FORMAT_E4M3)
+    return invalid(op, "fmt must be TK_FORMAT_E4M3");
+  if (flags & ~(uint32_t)TK_ROUND_SF)
+    return invalid(op, "only TK_ROUND_SF is accepted (scale factors are row-major fp32), got flags " +
+                           std::to_string(flags));
+  if (b != 128)
+    return invalid(op, "num_per_tokens must be 128, got " + std::to_string(b));
+  if (nOut > 1 && pos->strides[0] != 1)
+    return invalid(op, "pos_to_token must be contiguous");
+  if (nOut % 16)
+    return invalid(op, "pos_to_token's length (N_out) must be a multiple of 16, got " + std::to_string(nOut));
+  if (!isContiguous(x))
+    return invalid(op, "x must be contiguous");
+  PerChannelCastConfig config;
+  if (xSf) {
+    if (x->dtype != TK_F8_E4M3)
+      return invalid(op, std::string("a quantized x (with x_sf) must be e4m3, got ") + dtypeName(x->dtype));
+    if (perChannels != 128)
+      return invalid(op, "a quantized x needs num_per_channels = 128, got " + std::to_string(perChannels));
+    if (k % 128)
+      return invalid(op, "a quantized x needs a multiple of 128 columns, got " + std::to_string(k));
+    if (!(s = checkTensor(op, "x_sf", xSf, 2)).isOk())
+      return s;
+    if (xSf->dtype != TK_F32 || xSf->shape[0] != n || xSf->shape[1] != k / 128 || !isContiguous(xSf))
+      return invalid(op, "x_sf must be a contiguous f32 (" + std::to_string(n) + ", " + std::to_string(k / 128) +
+                             ") tensor");
+    config.in = tk::dsl::DType::F8E4M3;
+  } else {
+    if (perChannels != 0)
+      return invalid(op, "num_per_channels is for a quantized x (with x_sf); pass 0, got " +
+                             std::to_string(perChannels));
+    if (x->dtype != TK_BF16 && x->dtype != TK_F32)
+      return invalid(op, std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype));
+    config.in = x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
+  }
+  if (k % 64)
+    return invalid(op, "x must have a multiple of 64 columns, got " + std::to_string(k));
+  const int64_t sfRows = (nOut + 127) / 128;
+  if ((s = checkDtype(op, "out", out, TK_F8_E4M3)).isOk() && (s = checkDtype(op, "out_sf", sf, TK_F32)).isOk()) {
+    if (out->shape[0] != nOut || out->shape[1] != k || !isContiguous(out))
+      return invalid(op, "out must be a contiguous (" + std::to_string(nOut) + ", " + std::to_string(k) +
+                             ") tensor (N_out = len(pos_to_token))");
+    if (sf->shape[0] != sfRows || sf->shape[1] != k || !isContiguous(sf))
+      return invalid(op, "out_sf must be a contiguous (" + std::to_string(sfRows) + ", " + std::to_string(k) +
+                             ") tensor");
+  }
+  if (!s.isOk())
+    return s;
+  config.hidden = k;
+  config.blockM = 128;
+  config.roundSf = flags & TK_ROUND_SF;
+  config.rowGather = true;
+  config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
+  config.outAlignBytes = alignmentOf(out, 1);
+  if (nOut == 0)
+    return Status::ok();
+  if (n == 0)
+    return Status::unsupported(std::string(op) + ": an x without rows (every pos_to_token entry -1) is not supported");
+  tk_tensor posView = *pos; // (N_out, 1)
+  posView.ndim = 2;
+  posView.shape[1] = 1;
+  posView.strides[0] = 1;
+  posView.strides[1] = 1;
+  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
+  if (xSf)
+    return ctx->run(config.key(), factory, {x, xSf, &posView, out, sf}, stream);
+  return ctx->run(config.key(), factory, {x, &posView, out, sf}, stream);
+}
+
 } // namespace
 
 extern "C" tk_status tk_per_channel_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens,
@@ -102,8 +190,8 @@ extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *
                                                tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_per_channel_cast_fused";
   if (pos_to_token)
-    return tk::runtime::report(Status::unsupported(
-        std::string(op) + ": the row gather (pos_to_token) is not implemented yet; pass NULL for N_out = N"));
+    return tk::runtime::report(runGather(op, ctx, x, x_sf, fmt, num_per_tokens, flags, num_per_channels, pos_to_token,
+                                         out, out_sf, stream));
   if (!x_sf) {
     if (num_per_channels != 0)
       return tk::runtime::report(invalid(op, "num_per_channels is for a quantized x (with x_sf); pass 0, got " +

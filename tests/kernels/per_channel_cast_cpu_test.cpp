@@ -52,16 +52,23 @@ TEST(Cpu_per_channel_cast_fused, QuantizedInputIsBitExact) {
   tk_context_destroy(ctx);
 }
 
-// The row gather is valid per the spec but not built: a clear refusal.
-TEST(Cpu_per_channel_cast_fused, RowGatherIsUnsupported) {
+// The row gather (quant.md 4.14): output rows from a MoE routing
+// (alignment 128; padding rows -1 read as zeros), plain and quantized x.
+TEST(Cpu_per_channel_cast_fused, RowGatherIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  tk_tensor t{};
-  EXPECT_EQ(tk_per_channel_cast_fused(ctx, &t, nullptr, TK_FORMAT_E4M3, 128, 0, 0, &t, &t, &t, nullptr),
-            TK_ERROR_UNSUPPORTED);
-  EXPECT_NE(std::string(tk_last_error()).find("the row gather (pos_to_token) is not implemented yet"),
-            std::string::npos)
-      << tk_last_error();
+  int i = 0;
+  for (int64_t k : {640, 1024})
+    for (bool quantized : {false, true})
+      for (bool round : {false, true}) {
+        if (quantized && k % 128)
+          continue;
+        tk::bench::PerChannelCastCase c{97, k, 128, i % 2 ? TK_F32 : TK_BF16, round, false, (uint64_t)(50 + i)};
+        c.quantized = quantized;
+        c.gatherTopk = 2 + i % 3, c.totalExperts = 8, c.localExperts = 3;
+        ++i;
+        runCase(ctx, c);
+      }
   tk_context_destroy(ctx);
 }
 

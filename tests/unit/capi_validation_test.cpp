@@ -668,4 +668,44 @@ TEST_F(Validation, PerChannelCastFused) {
   EXPECT_NE(std::string(tk_last_error()).find("num_per_channels is for a quantized x"), std::string::npos);
 }
 
+// The row gather: N_out = len(pos_to_token) rows of output, any N of x.
+TEST_F(Validation, PerChannelCastFusedRowGather) {
+  tk_tensor x = tensor(TK_BF16, {100, 512}), pos = tensor(TK_I32, {256}), out = tensor(TK_F8_E4M3, {256, 512}),
+            sf = tensor(TK_F32, {2, 512});
+  const tk_tensor *xs = nullptr;
+  int32_t perChannels = 0;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_per_channel_cast_fused(ctx, &x, xs, TK_FORMAT_E4M3, 128, 0, perChannels, &pos, &out, &sf, nullptr),
+              want)
+        << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  pos = tensor(TK_I32, {250});
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token's length (N_out) must be a multiple of 16, got 250");
+  pos = tensor(TK_I64, {256});
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token");
+  pos = tensor(TK_I32, {256});
+  out = tensor(TK_F8_E4M3, {100, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 512) tensor (N_out = len(pos_to_token))");
+  out = tensor(TK_F8_E4M3, {256, 512});
+  sf = tensor(TK_F32, {1, 512});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must be a contiguous (2, 512) tensor");
+  sf = tensor(TK_F32, {2, 512});
+  x = tensor(TK_BF16, {100, 576 + 32});
+  out = tensor(TK_F8_E4M3, {256, 608});
+  sf = tensor(TK_F32, {2, 608});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must have a multiple of 64 columns, got 608");
+  x = tensor(TK_F8_E4M3, {100, 512}), out = tensor(TK_F8_E4M3, {256, 512}), sf = tensor(TK_F32, {2, 512});
+  tk_tensor scales = tensor(TK_F32, {100, 4});
+  xs = &scales;
+  expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x needs num_per_channels = 128, got 0");
+  perChannels = 128;
+  scales = tensor(TK_F32, {256, 4});
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be a contiguous f32 (100, 4) tensor");
+  // No output rows: nothing to do.
+  scales = tensor(TK_F32, {100, 4}), pos = tensor(TK_I32, {0}), out = tensor(TK_F8_E4M3, {0, 512});
+  sf = tensor(TK_F32, {0, 512});
+  expect(TK_SUCCESS, "");
+}
+
 } // namespace

@@ -164,6 +164,23 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
+LogicalResult GatherRowsOp::verify() {
+  MemRefType mem = getSource().getType();
+  FragmentType rows = getRows().getType(), result = getResult().getType();
+  if (mem.getRank() != 2 || result.getRank() != 2)
+    return emitOpError() << "gathers rows of a 2-D tensor into a 2-D tile";
+  if (!rows.getElementType().isInteger(32))
+    return emitOpError() << "row indices must be i32, got " << rows.getElementType();
+  if (rows.getShape() != result.getShape())
+    return emitOpError() << "the row-index fragment has the result's shape";
+  if (result.getElementType() != mem.getElementType())
+    return emitOpError() << "the result's element type " << result.getElementType() << " must be the tensor's, "
+                         << mem.getElementType();
+  if (!layoutsCompatible(rows.getLayout(), result.getLayout()))
+    return emitOpError() << "the result has the row-index fragment's layout";
+  return success();
+}
+
 LogicalResult ScatterOp::verify() {
   MemRefType mem = getDest().getType();
   FragmentType value = getValue().getType(), index = getIndex().getType();

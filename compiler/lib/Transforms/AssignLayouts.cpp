@@ -132,7 +132,7 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());
         wanted.try_emplace(tr.getInput(),
                            compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, vecElems, 4)));
-      } else if (isa<ParallelOp, ConvertOp, GatherOp>(op)) {
+      } else if (isa<ParallelOp, ConvertOp, GatherOp, GatherRowsOp>(op)) {
         auto it = wanted.find(op->getResult(0));
         if (it != wanted.end())
           for (Value operand : op->getOperands())
@@ -226,7 +226,7 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         setLayout(res, layout);
       }
       // Operands of elementwise ops must agree with the result layout.
-      if (isa<ParallelOp, ConvertOp, GatherOp>(op)) {
+      if (isa<ParallelOp, ConvertOp, GatherOp, GatherRowsOp>(op)) {
         Attribute resultLayout = layoutOf(op->getResult(0));
         for (Value operand : op->getOperands()) {
           if (!isa<FragmentType>(operand.getType()))

@@ -47,8 +47,11 @@ struct ThreadEmitter {
   mlir::Value concat(llvm::ArrayRef<mlir::Value> parts);
 
   /// Reads the tile at `origin` of `source` (elements outside it read 0).
+  /// With `rows` (a per-thread i32 vector of the same layout), each chunk
+  /// reads the row its first slot names instead of origin[0] + its row, and
+  /// reads zero when that row is negative or past the end (tile.gather_rows).
   mlir::Value load(mlir::Operation *op, mlir::Value source, mlir::ValueRange origin, const BlockedLayout &l,
-                   mlir::Type elt);
+                   mlir::Type elt, mlir::Value rows = nullptr);
   /// Writes a blocked per-thread vector at `origin` of `dest` (masked at edges).
   void store(mlir::Operation *op, mlir::Value value, mlir::Value dest, mlir::ValueRange origin,
              const BlockedLayout &l);
@@ -57,7 +60,7 @@ struct ThreadEmitter {
   /// With `inner`: a reduction of a reduction, held as `g` over the root
   /// layout; its coordinates along inner->dim count inner groups.
   mlir::Value loadReduced(mlir::Value source, mlir::ValueRange origin, const GroupedReduction &g, mlir::Type elt,
-                          const GroupedReduction *inner = nullptr, int64_t splitLast = 0);
+                          const GroupedReduction *inner = nullptr, int64_t splitLast = 0, mlir::Value rows = nullptr);
   /// Writes a reduced per-thread vector: one thread of each group stores it
   /// (with `inner`: the one holding the first element of the inner group).
   /// With `splitLast` n > 0, dest has one more dimension and the last
@@ -96,7 +99,8 @@ private:
   void reducedSlotAccess(mlir::Value mem, mlir::ValueRange origin, const GroupedReduction &g, int64_t slot,
                          llvm::SmallVectorImpl<mlir::Value> &coords, llvm::SmallVectorImpl<mlir::Value> &conds,
                          const GroupedReduction *inner = nullptr,
-                         llvm::SmallVectorImpl<mlir::Value> *innerFirst = nullptr, int64_t splitLast = 0);
+                         llvm::SmallVectorImpl<mlir::Value> *innerFirst = nullptr, int64_t splitLast = 0,
+                         mlir::Value row = nullptr);
   /// True when `v` is statically known to be a multiple of `m`.
   bool isMultipleOf(mlir::Value v, int64_t m);
   /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when always true.

@@ -149,7 +149,19 @@ ThreadEmitter::AccessPlan ThreadEmitter::planAccess(Operation *op, Value mem, Va
   return plan;
 }
 
-Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const BlockedLayout &l, Type elt) {
+/// The data-dependent row of tile.gather_rows: slot `s` of `rows` as the
+/// first coordinate, with the conditions that it names a row of `mem`.
+static Value gatheredRow(OpBuilder &b, Location loc, Value mem, Value rows, int64_t s, SmallVectorImpl<Value> &conds) {
+  Value row = vector::ExtractOp::create(b, loc, rows, ArrayRef<int64_t>{s});
+  Value size = arith::IndexCastOp::create(b, loc, b.getI32Type(), memref::DimOp::create(b, loc, mem, 0));
+  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row, zero));
+  conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, size));
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), row);
+}
+
+Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const BlockedLayout &l, Type elt,
+                          Value rows) {
   int64_t n = l.slotsPerThread();
   AccessPlan plan = planAccess(op, source, origin, l, elt);
   bool vectorized = plan.vectorized;
@@ -174,7 +186,11 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
       inTile.push_back(t);
       coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
     }
+    SmallVector<Value> rowConds;
+    if (rows) // the chunk's row comes from `rows`, checked against the tensor's rows
+      coords[0] = gatheredRow(b, loc, source, rows, s, rowConds);
     SmallVector<Value> conds = bounds(source, coords, l, pos, inTile);
+    conds.append(rowConds.begin(), rowConds.end());
     Value value;
     if (conds.empty()) {
       value = read(b, loc, coords);
@@ -234,7 +250,7 @@ Value ThreadEmitter::extentOf(Value mem, int64_t d) {
 void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const GroupedReduction &g, int64_t slot,
                                       SmallVectorImpl<Value> &coords, SmallVectorImpl<Value> &conds,
                                       const GroupedReduction *inner, SmallVectorImpl<Value> *innerFirst,
-                                      int64_t splitLast) {
+                                      int64_t splitLast, Value row) {
   const BlockedLayout &l = g.parent;
   BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(slot));
   for (int64_t d = 0; d < l.rank(); ++d) {
@@ -250,7 +266,8 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
                                                     index(0)));
       t = arith::DivUIOp::create(b, loc, t, index(inner->group));
     }
-    Value c = arith::AddIOp::create(b, loc, origin[d], t);
+    // `row`: a data-dependent first coordinate (tile.gather_rows).
+    Value c = row && d == 0 ? row : Value(arith::AddIOp::create(b, loc, origin[d], t));
     if (splitLast && d == l.rank() - 1) { // (..., c) -> (..., c / n, c % n)
       Value hi = arith::DivUIOp::create(b, loc, c, index(splitLast)),
             lo = arith::RemUIOp::create(b, loc, c, index(splitLast));
@@ -296,12 +313,13 @@ void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, con
 }
 
 Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedReduction &g, Type elt,
-                                 const GroupedReduction *inner, int64_t splitLast) {
+                                 const GroupedReduction *inner, int64_t splitLast, Value rows) {
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
   SmallVector<Value> elements;
   for (int64_t r = 0; r < g.reducedSlots(); ++r) {
     SmallVector<Value> conds, coords;
-    reducedSlotAccess(source, origin, g, r, coords, conds, inner, nullptr, splitLast);
+    Value row = rows ? gatheredRow(b, loc, source, rows, r, conds) : Value();
+    reducedSlotAccess(source, origin, g, r, coords, conds, inner, nullptr, splitLast, row);
     auto ifOp = scf::IfOp::create(
         b, loc, allTrue(conds),
         [&](OpBuilder &tb, Location tl) {

@@ -357,6 +357,29 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(pack.getResult(), buf);
     return success();
   }
+  if (auto gather = dyn_cast<GatherRowsOp>(op)) {
+    FragmentType type = gather.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), rows = mapped(gather.getRows()), src = mapped(gather.getSource());
+    Value col = mapped(gather.getCol());
+    Type elt = compiler::storageType(type.getElementType());
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      Value row = memref::LoadOp::create(ib, l, rows, ivs);
+      Value zero = arith::ConstantOp::create(ib, l, ib.getI32IntegerAttr(0));
+      Value rowOk = arith::CmpIOp::create(ib, l, arith::CmpIPredicate::sge, row, zero);
+      Value safeRow = arith::IndexCastOp::create(ib, l, ib.getIndexType(),
+                                                 arith::SelectOp::create(ib, l, rowOk, row, zero));
+      SmallVector<Value> at = {safeRow, arith::AddIOp::create(ib, l, col, ivs[1])};
+      auto guarded = scf::IfOp::create(
+          ib, l, rowOk,
+          [&](OpBuilder &tb, Location tl) { scf::YieldOp::create(tb, tl, ValueRange{maskedRead(tb, src, at)}); },
+          [&](OpBuilder &eb, Location el) {
+            scf::YieldOp::create(eb, el, ValueRange{arith::ConstantOp::create(eb, el, eb.getZeroAttr(elt))});
+          });
+      memref::StoreOp::create(ib, l, guarded.getResult(0), buf, ivs);
+    });
+    map.map(gather.getResult(), buf);
+    return success();
+  }
   if (auto scatter = dyn_cast<ScatterOp>(op)) {
     SmallVector<Value> at(scatter.getValue().getType().getRank(), arith::ConstantIndexOp::create(b, loc, 0));
     Value value = memref::LoadOp::create(b, loc, mapped(scatter.getValue()), at);

@@ -238,6 +238,24 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     map.map(pack.getResult(), compiler::emitPackE2M1(b, emit.loc, mapped(pack.getInput())));
     return success();
   }
+  if (auto gather = dyn_cast<GatherRowsOp>(op)) {
+    FragmentType type = gather.getResult().getType();
+    Type elt = compiler::storageType(type.getElementType());
+    SmallVector<Value> at = {emit.index(0), mapped(gather.getCol())}; // the row comes from `rows`
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
+      FailureOr<Grouping> g = groupingOf(&op, type);
+      if (failed(g))
+        return failure();
+      map.map(gather.getResult(), emit.loadReduced(mapped(gather.getSource()), at, g->g, elt, innerOf(*g), 0,
+                                                   mapped(gather.getRows())));
+      return success();
+    }
+    FailureOr<BlockedLayout> l = blockedOf(&op, type);
+    if (failed(l))
+      return failure();
+    map.map(gather.getResult(), emit.load(&op, mapped(gather.getSource()), at, *l, elt, mapped(gather.getRows())));
+    return success();
+  }
   if (auto scatter = dyn_cast<ScatterOp>(op)) { // one element, held (at least) by thread 0
     Value first = arith::AndIOp::create(
         b, emit.loc, arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.lane, emit.index(0)),

@@ -59,6 +59,10 @@ public:
   /// atomic_add): each element once. The tile must come from reductions
   /// (e.g. a [1, 1] total of a block), which the GPU lowering requires.
   void atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Tile &value);
+  /// The [m, n] tile whose row i is row rows[i] of the 2-D tensor `t`, from
+  /// column `col` (tile.gather_rows): zero for a negative row. `rows` is an
+  /// i32 [m, 1] tile.
+  Tile gatherRows(const Tensor &t, const Tile &rows, const Index &col, int64_t n);
   /// t[index] = value for one-element tiles (tile.scatter): e.g. a block's
   /// reduced total written where a routing map says; skipped for a negative index.
   void scatter(const Tensor &t, const Tile &index, const Tile &value);

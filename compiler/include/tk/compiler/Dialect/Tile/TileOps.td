@@ -120,6 +120,24 @@ def Tile_GatherOp : Tile_Op<"gather", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_GatherRowsOp : Tile_Op<"gather_rows", [MemoryEffects<[MemRead]>]> {
+  let summary = "Loads a tile whose rows come from data-dependent rows of a 2-D tensor";
+  let description = [{
+    result[i, j] = source[rows[i, j], col + j], zero where the row is negative
+    or past the end (MoE padding rows) and past the last column. `rows` is an
+    i32 fragment of the result's shape and layout whose values are constant
+    along each row (an `expand` of a [m, 1] index tile, as the DSL builds it):
+    a thread loads each run of elements it holds along the last dimension
+    from the row of the run's first element, with the vector width a
+    `tile.load` would use.
+      %v = tile.gather_rows %x[%rows, %c] : memref<?x7168xbf16>, !tile.frag<128x64xi32> -> !tile.frag<128x64xbf16>
+  }];
+  let arguments = (ins AnyMemRef:$source, Tile_AnyFragment:$rows, Index:$col);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$source `[` $rows `,` $col `]` attr-dict `:` qualified(type($source)) `,` qualified(type($rows)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_ScatterOp : Tile_Op<"scatter", [MemoryEffects<[MemWrite]>]> {
   let summary = "Writes one value to a data-dependent position of a 1-D tensor";
   let description = [{
