@@ -165,12 +165,15 @@ tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor *x, const t
 tk_status tk_per_channel_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens,
                               uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);
 
-/* per_channel_cast_fused (quant.md 4.14), without the row gather: with x_sf
- * NULL as tk_per_channel_cast (num_per_channels must be 0); with x_sf, x is
- * e4m3 (N, K) contiguous, K % 128 == 0, and x_sf fp32 (N, K / 128) contiguous
- * holds dequantization multipliers (num_per_channels = 128): the values are
- * fl(decode(x) * x_sf[i, j / 128]) before the per-channel cast. A non-NULL
- * pos_to_token (the row gather) returns TK_ERROR_UNSUPPORTED in this version. */
+/* per_channel_cast_fused (quant.md 4.14): with x_sf NULL as
+ * tk_per_channel_cast (num_per_channels must be 0); with x_sf, x is e4m3
+ * (N, K) contiguous, K % 128 == 0, and x_sf fp32 (N, K / 128) contiguous holds
+ * dequantization multipliers (num_per_channels = 128): the values are
+ * fl(decode(x) * x_sf[i, j / 128]) before the per-channel cast. With
+ * pos_to_token (int32 (N_out) contiguous, N_out % 16 == 0) output row p is x's
+ * row pos_to_token[p] (zeros for -1 or an index >= N); out is (N_out, K),
+ * out_sf (ceil(N_out / 128), K), and a partial last block of 128 rows counts
+ * only its rows. Without it N_out = N, and N % 128 == 0. */
 tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, tk_format fmt,
                                     int32_t num_per_tokens, uint32_t flags, int32_t num_per_channels,
                                     const tk_tensor *pos_to_token, tk_tensor *out, tk_tensor *out_sf,
