@@ -54,6 +54,22 @@ Status checkDtype(const char *op, const char *name, const tk_tensor *t, tk_dtype
   return Status::ok();
 }
 
+tk_tensor flatView(const tk_tensor *t) {
+  tk_tensor v = *t;
+  v.ndim = 1;
+  v.shape[0] = numElements(t);
+  v.strides[0] = 1;
+  return v;
+}
+
+tk_tensor columnView(const tk_tensor *t) {
+  tk_tensor v = flatView(t);
+  v.ndim = 2;
+  v.shape[1] = 1;
+  v.strides[1] = 1;
+  return v;
+}
+
 bool isContiguous(const tk_tensor *t) {
   int64_t s = 1;
   for (int i = t->ndim - 1; i >= 0; --i) {

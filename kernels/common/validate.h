@@ -16,6 +16,11 @@ runtime::Status checkDtype(const char *op, const char *name, const tk_tensor *t,
 /// Row-major contiguous.
 bool isContiguous(const tk_tensor *t);
 int64_t numElements(const tk_tensor *t);
+/// Views of a contiguous tensor's elements as the kernels declare them: all
+/// of them as a 1-D (n) tensor, or as a (n, 1) column (index tensors read
+/// one value per row of a tile).
+tk_tensor flatView(const tk_tensor *t);
+tk_tensor columnView(const tk_tensor *t);
 /// Largest power of two (<= 16) dividing the pointer and, in bytes, every
 /// stride except a unit innermost one (the contiguous run vector accesses walk).
 int64_t alignmentOf(const tk_tensor *t, int64_t elementBytes);

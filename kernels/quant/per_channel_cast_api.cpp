@@ -157,11 +157,7 @@ Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_te
     return Status::ok();
   if (n == 0)
     return Status::unsupported(std::string(op) + ": an x without rows (every pos_to_token entry -1) is not supported");
-  tk_tensor posView = *pos; // (N_out, 1)
-  posView.ndim = 2;
-  posView.shape[1] = 1;
-  posView.strides[0] = 1;
-  posView.strides[1] = 1;
+  tk_tensor posView = columnView(pos); // (N_out, 1)
   auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
   if (xSf)
     return ctx->run(config.key(), factory, {x, xSf, &posView, out, sf}, stream);

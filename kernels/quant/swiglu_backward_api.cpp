@@ -113,17 +113,8 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
       !(s = exact("weight_grad", weight_grad, TK_F32, {t, topk})).isOk())
     return report(s);
   // The kernels' flat and (rows, 1) views of the index and weight tensors.
-  auto flat = [](const tk_tensor *src, int64_t cols) {
-    tk_tensor v = *src;
-    v.ndim = cols ? 2 : 1;
-    v.shape[0] = numElements(src);
-    v.shape[1] = cols;
-    v.strides[0] = 1;
-    v.strides[1] = 1;
-    return v;
-  };
-  tk_tensor topkView = flat(pos_to_token_topk, 1), weightFlat = flat(weight, 0), gradFlat = flat(weight_grad, 0);
-  tk_tensor ttpView = flat(token_topk_to_pos, 1), gradSlots = flat(weight_grad, 1);
+  tk_tensor topkView = columnView(pos_to_token_topk), weightFlat = flatView(weight), gradFlat = flatView(weight_grad);
+  tk_tensor ttpView = columnView(token_topk_to_pos), gradSlots = columnView(weight_grad);
   const bool noRows = n == 0;
   if (!noRows) {
     SwigluBackwardConfig config;

@@ -31,11 +31,7 @@ Status rowIndex(const char *name, const tk_tensor *t, int64_t n, tk_tensor &view
   if (t->shape[0] != n || (n > 1 && t->strides[0] != 1))
     return invalid(std::string(name) + " must be a contiguous (" + std::to_string(n) + ") tensor, got (" +
                    std::to_string(t->shape[0]) + ") with stride " + std::to_string(t->strides[0]));
-  view = *t;
-  view.ndim = 2;
-  view.shape[1] = 1;
-  view.strides[0] = 1;
-  view.strides[1] = 1;
+  view = columnView(t);
   return Status::ok();
 }
 
@@ -104,10 +100,7 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
       return report(s);
     if (!isContiguous(topk_weights))
       return report(invalid("topk_weights must be a contiguous (T, k) tensor"));
-    weightsView = *topk_weights; // flat (T k)
-    weightsView.ndim = 1;
-    weightsView.shape[0] = topk_weights->shape[0] * topk_weights->shape[1];
-    weightsView.strides[0] = 1;
+    weightsView = flatView(topk_weights); // (T k)
     config.weights = true;
     tensors.push_back(&topkView);
     tensors.push_back(&weightsView);
@@ -124,7 +117,7 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
       return report(s);
     if (clamped_count->shape[0] != 3 || clamped_count->strides[0] != 1)
       return report(invalid("clamped_count must be a contiguous (3) tensor"));
-    countsView = *clamped_count;
+    countsView = flatView(clamped_count); // as the kernel's (1, 3) row
     countsView.ndim = 2;
     countsView.shape[0] = 1, countsView.shape[1] = 3;
     countsView.strides[0] = 3, countsView.strides[1] = 1;
