@@ -83,11 +83,8 @@ CheckResult checkCastBack(GpuSession *gpu, tk_context ctx, const CastBackCase &c
   tk_tensor tout = p.tensor(dout, c.out, {c.m, c.k});
   const int32_t block[2] = {(int32_t)c.blockM, (int32_t)c.blockK};
   auto call = [&] { return tk_cast_back(ctx, &tx, &tsf, block, &tout, nullptr); };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
+  if (!r.called(call()))
     return r;
-  }
   p.get(got.data(), dout, got.size());
   for (size_t i = 0; i < got.size(); i += outElt)
     r.outMismatches += std::memcmp(&got[i], &ref[i], outElt) != 0;

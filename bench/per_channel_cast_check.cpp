@@ -96,11 +96,8 @@ CheckResult checkPerChannelCast(GpuSession *gpu, tk_context ctx, const PerChanne
                                                    nullptr)
                : tk_per_channel_cast(ctx, &tx, TK_FORMAT_E4M3, (int32_t)c.blockM, flags, &tout, &tsf, nullptr);
   };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
+  if (!r.called(call()))
     return r;
-  }
   p.get(out.data(), dout, out.size());
   p.get(sf.data(), dsf, sf.size() * 4);
   for (size_t i = 0; i < out.size(); ++i)

@@ -52,6 +52,13 @@ std::string CheckResult::describe() const {
          (countMismatches ? " / " + std::to_string(countMismatches) + " counters" : "");
 }
 
+bool CheckResult::called(tk_status s) {
+  status = s;
+  if (s != TK_SUCCESS)
+    error = tk_last_error();
+  return s == TK_SUCCESS;
+}
+
 std::vector<uint8_t> makeInput(const PerTokenCastCase &c) {
   const int64_t stride = c.xRowStride ? c.xRowStride : c.k, elt = c.in == TK_BF16 ? 2 : 4;
   std::vector<uint8_t> x(c.m * stride * elt, 0);
@@ -139,11 +146,8 @@ CheckResult checkPerTokenCast(GpuSession *gpu, tk_context ctx, const PerTokenCas
   auto call = [&] {
     return tk_per_token_cast(ctx, &tx, nullptr, nullptr, c.fmt, (int32_t)c.group, c.flags, &tout, &tsf, nullptr);
   };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
+  if (!r.called(call()))
     return r;
-  }
   p.get(out.data(), dout, out.size());
   p.get(sf.data(), dsf, sf.size() * 4);
   compare(c, g, out, refOut, sf, refSf, r);
@@ -210,11 +214,8 @@ CheckResult checkPerTokenRequant(GpuSession *gpu, tk_context ctx, const PerToken
   auto call = [&] {
     return tk_per_token_cast(ctx, &tx, &tsfIn, block, c.fmt, (int32_t)c.group, c.flags, &tout, &tsf, nullptr);
   };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
+  if (!r.called(call()))
     return r;
-  }
   p.get(out.data(), dout, out.size());
   p.get(sf.data(), dsf, sf.size() * 4);
   compare(c, g, out, refOut, sf, refSf, r);

@@ -124,11 +124,8 @@ CheckResult checkSwigluBackward(GpuSession *gpu, tk_context ctx, const SwigluBac
                                                  c.roundSf ? TK_ROUND_SF : 0, c.clamp ? &clampValue : nullptr, &tout,
                                                  &tfp8, &tsf, &tgrad, &twg, nullptr);
   };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
+  if (!r.called(call()))
     return r;
-  }
   pl.get(out.data(), dout, out.size() * 2);
   pl.get(grad.data(), dgrad, grad.size() * 2);
   pl.get(fp8.data(), dfp8, fp8.size());

@@ -173,11 +173,8 @@ CheckResult checkSwigluPerTokenCast(GpuSession *gpu, tk_context ctx, const Swigl
                                                 c.flags, c.clamp ? &clampValue : nullptr, c.count ? &tCounts : nullptr,
                                                 c.sfClampMin ? &sfClamp : nullptr, &tout, &tsf, nullptr);
   };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
+  if (!r.called(call()))
     return r;
-  }
   p.get(out.data(), dout, out.size());
   p.get(sf.data(), dsf, sf.size() * 4);
   if (c.count)

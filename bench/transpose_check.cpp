@@ -42,11 +42,8 @@ CheckResult checkTranspose(GpuSession *gpu, tk_context ctx, const TransposeCase 
   auto call = [&] {
     return c.batched ? tk_batched_transpose(ctx, &tx, &tout, nullptr) : tk_transpose(ctx, &tx, &tout, nullptr);
   };
-  r.status = call();
-  if (r.status != TK_SUCCESS) {
-    r.error = tk_last_error();
+  if (!r.called(call()))
     return r;
-  }
   p.get(got.data(), dout, outBytes);
   for (size_t i = 0; i < outBytes; i += elt)
     r.outMismatches += std::memcmp(&got[i], &ref[i], elt) != 0;
