@@ -9,6 +9,8 @@
 #include "bench/per_block_cast_check.h"
 #include "bench/per_channel_cast_check.h"
 #include "bench/lossless_check.h"
+#include "bench/swiglu_backward_check.h"
+#include "bench/swiglu_check.h"
 #include "bench/transpose_check.h"
 #include "kernels/registry.h"
 #include "tk/compiler/Target/Targets.h"
@@ -16,6 +18,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sys/stat.h>
 
 namespace tk::tools {
@@ -129,7 +132,7 @@ static int checkVariants(bench::GpuSession *gpu, tk_context ctx) {
 /// One checked (and, on a GPU, timed) case as a table row; returns 1 on a failure.
 static int printRow(bench::GpuSession *gpu, const std::string &op, const std::string &what,
                     const bench::CheckResult &r, double ceiling) {
-  bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+  bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0 && r.countMismatches == 0;
   if (gpu) {
     double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
     std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", op.c_str(), what.c_str(),
@@ -165,6 +168,39 @@ static int checkOthers(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
   const bench::LosslessCase lossless{m, 7168, 1, 32, 1, 128, true, true};
   failures += printRow(gpu, "per_block_cast_lossless", bench::describe(lossless),
                        bench::checkPerBlockLossless(gpu, ctx, lossless, gpu != nullptr), ceiling);
+  // The row gather, and the SwiGLU operators: on a GPU their reference's
+  // expf is CUDA's, from the nvcc-compiled oracle; on the CPU the C library's.
+  bench::PerChannelCastCase gathered{gpu ? 4001 : 200, 7168, 128, TK_BF16, true, false};
+  gathered.gatherTopk = 6;
+  failures += printRow(gpu, "per_channel_cast_fused", bench::describe(gathered),
+                       bench::checkPerChannelCast(gpu, ctx, gathered, gpu != nullptr), ceiling);
+  std::optional<bench::ExpTable> deviceExp;
+  bench::CheckResult noOracle;
+  if (gpu) {
+    try {
+      deviceExp.emplace(bench::deviceExpTable(*gpu, bench::bf16SwigluExpArguments(nullptr)));
+    } catch (const std::exception &e) {
+      noOracle.status = TK_ERROR_UNSUPPORTED, noOracle.error = std::string("no expf oracle: ") + e.what();
+    }
+  }
+  const bool haveExp = !gpu || deviceExp;
+  const bench::ExpTable *exp = deviceExp ? &*deviceExp : nullptr;
+  bench::PerChannelCastCase perChannel{m, 7168, 128, TK_BF16, true, true};
+  perChannel.swiglu = true, perChannel.clamp = 0.5f;
+  failures += printRow(gpu, "swiglu_forward_and_per_channel_cast_and_transpose", bench::describe(perChannel),
+                       haveExp ? bench::checkPerChannelCast(gpu, ctx, perChannel, gpu != nullptr, nullptr, exp)
+                               : noOracle,
+                       ceiling);
+  bench::SwigluCastCase perToken{2048, 128};
+  perToken.plainRows = gpu ? 65536 : 256, perToken.weights = true, perToken.clamp = 0.5f, perToken.count = true;
+  perToken.flags = TK_SF_COL_MAJOR | TK_ROUND_SF;
+  failures += printRow(gpu, "swiglu_forward_and_per_token_cast", bench::describe(perToken),
+                       haveExp ? bench::checkSwigluPerTokenCast(gpu, ctx, perToken, gpu != nullptr, exp) : noOracle,
+                       ceiling);
+  bench::SwigluBackwardCase backward{7168, 128, true, {}};
+  backward.topk = 8, backward.tokens = gpu ? 4001 : 100;
+  failures += printRow(gpu, "swiglu_backward_and_per_token_cast", bench::describe(backward),
+                       haveExp ? bench::checkSwigluBackward(gpu, ctx, backward, gpu != nullptr) : noOracle, ceiling);
   return failures;
 }
 
