@@ -16,6 +16,62 @@ namespace {
 
 Status invalid(const char *op, const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
 
+/// fmt, flags and b: e4m3, TK_ROUND_SF only, b = 128 (or 32 with `anyBlock`).
+Status checkOptions(const char *op, tk_format fmt, uint32_t flags, int32_t b, bool anyBlock) {
+  if (fmt != TK_FORMAT_E4M3)
+    return invalid(op, "fmt must be TK_FORMAT_E4M3");
+  if (flags & ~(uint32_t)TK_ROUND_SF)
+    return invalid(op, "only TK_ROUND_SF is accepted (scale factors are row-major fp32), got flags " +
+                           std::to_string(flags));
+  if (anyBlock ? (b != 32 && b != 128) : b != 128)
+    return invalid(op, std::string("num_per_tokens must be ") + (anyBlock ? "32 or 128" : "128") + ", got " +
+                           std::to_string(b));
+  return Status::ok();
+}
+
+/// out e4m3 (rows, k), or (k, rows) `transposed`, and out_sf f32
+/// (ceil(rows / b), k), both contiguous; `note` explains rows in messages.
+Status checkOutputs(const char *op, const tk_tensor *out, const tk_tensor *sf, int64_t rows, int64_t k, int64_t b,
+                    bool transposed, const std::string &note = "") {
+  Status s = checkTensor(op, "out", out, 2);
+  if (s.isOk())
+    s = checkTensor(op, "out_sf", sf, 2);
+  if (s.isOk())
+    s = checkDtype(op, "out", out, TK_F8_E4M3);
+  if (s.isOk())
+    s = checkDtype(op, "out_sf", sf, TK_F32);
+  if (!s.isOk())
+    return s;
+  const int64_t o0 = transposed ? k : rows, o1 = transposed ? rows : k, sfRows = (rows + b - 1) / b;
+  if (out->shape[0] != o0 || out->shape[1] != o1 || !isContiguous(out))
+    return invalid(op, "out must be a contiguous (" + std::to_string(o0) + ", " + std::to_string(o1) + ") tensor" +
+                           note);
+  if (sf->shape[0] != sfRows || sf->shape[1] != k || !isContiguous(sf))
+    return invalid(op, "out_sf must be a contiguous (" + std::to_string(sfRows) + ", " + std::to_string(k) +
+                           ") tensor");
+  return Status::ok();
+}
+
+/// A per-token quantized x (quant.md 4.14): e4m3 (N, K), K % 128 == 0, with
+/// fp32 multipliers x_sf (N, K / 128) contiguous and num_per_channels = 128.
+Status checkQuantizedX(const char *op, const tk_tensor *x, const tk_tensor *xSf, int32_t perChannels) {
+  Status s = checkTensor(op, "x_sf", xSf, 2);
+  if (!s.isOk())
+    return s;
+  if (x->dtype != TK_F8_E4M3)
+    return invalid(op, std::string("a quantized x (with x_sf) must be e4m3, got ") + dtypeName(x->dtype));
+  if (perChannels != 128)
+    return invalid(op, "a quantized x needs num_per_channels = 128, got " + std::to_string(perChannels));
+  const int64_t n = x->shape[0], k = x->shape[1];
+  if (k % 128)
+    return invalid(op, "a quantized x needs a multiple of 128 columns, got " + std::to_string(k));
+  if (xSf->dtype != TK_F32 || xSf->shape[0] != n || xSf->shape[1] != k / 128 || !isContiguous(xSf))
+    return invalid(op, "x_sf must be a contiguous f32 (" + std::to_string(n) + ", " + std::to_string(k / 128) +
+                           ") tensor, got " + dtypeName(xSf->dtype) + " (" + std::to_string(xSf->shape[0]) + ", " +
+                           std::to_string(xSf->shape[1]) + ")");
+  return Status::ok();
+}
+
 /// `x` is the (M, K) input as the cast sees it (for SwiGLU: a stand-in of
 /// shape (M, H)); `anyBlock` allows b = 32 without the transpose (SwiGLU).
 Status validate(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t b, uint32_t flags,
@@ -28,17 +84,10 @@ Status validate(const char *op, tk_context ctx, const tk_tensor *x, tk_format fm
     s = checkTensor(op, "out", out, 2);
   if (s.isOk())
     s = checkTensor(op, "out_sf", sf, 2);
+  if (s.isOk())
+    s = checkOptions(op, fmt, flags, b, transposed || anyBlock);
   if (!s.isOk())
     return s;
-  if (fmt != TK_FORMAT_E4M3)
-    return invalid(op, "fmt must be TK_FORMAT_E4M3");
-  if (flags & ~(uint32_t)TK_ROUND_SF)
-    return invalid(op, "only TK_ROUND_SF is accepted (scale factors are row-major fp32), got flags " +
-                           std::to_string(flags));
-  const bool both = transposed || anyBlock;
-  if (both ? (b != 32 && b != 128) : b != 128)
-    return invalid(op, std::string("num_per_tokens must be ") + (both ? "32 or 128" : "128") + ", got " +
-                           std::to_string(b));
   if (transposed ? x->dtype != TK_BF16 : (x->dtype != TK_BF16 && x->dtype != TK_F32))
     return invalid(op, std::string("x must be ") + (transposed ? "bf16" : "bf16 or f32") + ", got " +
                            dtypeName(x->dtype));
@@ -48,15 +97,7 @@ Status validate(const char *op, tk_context ctx, const tk_tensor *x, tk_format fm
   if (m % 128 || k % 64)
     return invalid(op, "x must have a multiple of 128 rows and of 64 columns, got (" + std::to_string(m) + ", " +
                            std::to_string(k) + ")");
-  if ((s = checkDtype(op, "out", out, TK_F8_E4M3)).isOk() && (s = checkDtype(op, "out_sf", sf, TK_F32)).isOk()) {
-    const int64_t o0 = transposed ? k : m, o1 = transposed ? m : k;
-    if (out->shape[0] != o0 || out->shape[1] != o1 || !isContiguous(out))
-      return invalid(op, "out must be a contiguous (" + std::to_string(o0) + ", " + std::to_string(o1) + ") tensor");
-    if (sf->shape[0] != m / b || sf->shape[1] != k || !isContiguous(sf))
-      return invalid(op, "out_sf must be a contiguous (" + std::to_string(m / b) + ", " + std::to_string(k) +
-                             ") tensor");
-  }
-  if (!s.isOk())
+  if (!(s = checkOutputs(op, out, sf, m, k, b, transposed)).isOk())
     return s;
   config.hidden = k;
   config.blockM = b;
@@ -93,19 +134,10 @@ Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_te
   if (s.isOk())
     s = checkDtype(op, "pos_to_token", pos, TK_I32);
   if (s.isOk())
-    s = checkTensor(op, "out", out, 2);
-  if (s.isOk())
-    s = checkTensor(op, "out_sf", sf, 2);
+    s = checkOptions(op, fmt, flags, b, /*anyBlock=*/false);
   if (!s.isOk())
     return s;
   const int64_t n = x->shape[0], k = x->shape[1], nOut = pos->shape[0];
-  if (fmt != TK_FORMAT_E4M3)
-    return invalid(op, "fmt must be TK_FORMAT_E4M3");
-  if (flags & ~(uint32_t)TK_ROUND_SF)
-    return invalid(op, "only TK_ROUND_SF is accepted (scale factors are row-major fp32), got flags " +
-                           std::to_string(flags));
-  if (b != 128)
-    return invalid(op, "num_per_tokens must be 128, got " + std::to_string(b));
   if (nOut > 1 && pos->strides[0] != 1)
     return invalid(op, "pos_to_token must be contiguous");
   if (nOut % 16)
@@ -114,17 +146,8 @@ Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_te
     return invalid(op, "x must be contiguous");
   PerChannelCastConfig config;
   if (xSf) {
-    if (x->dtype != TK_F8_E4M3)
-      return invalid(op, std::string("a quantized x (with x_sf) must be e4m3, got ") + dtypeName(x->dtype));
-    if (perChannels != 128)
-      return invalid(op, "a quantized x needs num_per_channels = 128, got " + std::to_string(perChannels));
-    if (k % 128)
-      return invalid(op, "a quantized x needs a multiple of 128 columns, got " + std::to_string(k));
-    if (!(s = checkTensor(op, "x_sf", xSf, 2)).isOk())
+    if (!(s = checkQuantizedX(op, x, xSf, perChannels)).isOk())
       return s;
-    if (xSf->dtype != TK_F32 || xSf->shape[0] != n || xSf->shape[1] != k / 128 || !isContiguous(xSf))
-      return invalid(op, "x_sf must be a contiguous f32 (" + std::to_string(n) + ", " + std::to_string(k / 128) +
-                             ") tensor");
     config.in = tk::dsl::DType::F8E4M3;
   } else {
     if (perChannels != 0)
@@ -136,16 +159,7 @@ Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_te
   }
   if (k % 64)
     return invalid(op, "x must have a multiple of 64 columns, got " + std::to_string(k));
-  const int64_t sfRows = (nOut + 127) / 128;
-  if ((s = checkDtype(op, "out", out, TK_F8_E4M3)).isOk() && (s = checkDtype(op, "out_sf", sf, TK_F32)).isOk()) {
-    if (out->shape[0] != nOut || out->shape[1] != k || !isContiguous(out))
-      return invalid(op, "out must be a contiguous (" + std::to_string(nOut) + ", " + std::to_string(k) +
-                             ") tensor (N_out = len(pos_to_token))");
-    if (sf->shape[0] != sfRows || sf->shape[1] != k || !isContiguous(sf))
-      return invalid(op, "out_sf must be a contiguous (" + std::to_string(sfRows) + ", " + std::to_string(k) +
-                             ") tensor");
-  }
-  if (!s.isOk())
+  if (!(s = checkOutputs(op, out, sf, nOut, k, 128, false, " (N_out = len(pos_to_token))")).isOk())
     return s;
   config.hidden = k;
   config.blockM = 128;
@@ -197,24 +211,10 @@ extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *
   // A quantized x: check it as an e4m3 tensor, then the shared checks on a bf16 stand-in.
   Status s = ctx ? checkTensor(op, "x", x, 2) : invalid(op, "ctx is null");
   if (s.isOk())
-    s = checkTensor(op, "x_sf", x_sf, 2);
+    s = checkQuantizedX(op, x, x_sf, num_per_channels);
   if (!s.isOk())
     return tk::runtime::report(s);
-  if (x->dtype != TK_F8_E4M3)
-    return tk::runtime::report(
-        invalid(op, std::string("a quantized x (with x_sf) must be e4m3, got ") + dtypeName(x->dtype)));
-  if (num_per_channels != 128)
-    return tk::runtime::report(
-        invalid(op, "a quantized x needs num_per_channels = 128, got " + std::to_string(num_per_channels)));
-  const int64_t m = x->shape[0], k = x->shape[1];
-  if (k % 128)
-    return tk::runtime::report(
-        invalid(op, "a quantized x needs a multiple of 128 columns, got " + std::to_string(k)));
-  if (x_sf->dtype != TK_F32 || x_sf->shape[0] != m || x_sf->shape[1] != k / 128 || !isContiguous(x_sf))
-    return tk::runtime::report(invalid(op, "x_sf must be a contiguous f32 (" + std::to_string(m) + ", " +
-                                               std::to_string(k / 128) + ") tensor, got " + dtypeName(x_sf->dtype) +
-                                               " (" + std::to_string(x_sf->shape[0]) + ", " +
-                                               std::to_string(x_sf->shape[1]) + ")"));
+  const int64_t m = x->shape[0];
   tk_tensor standIn = *x;
   standIn.dtype = TK_BF16;
   PerChannelCastConfig config;
