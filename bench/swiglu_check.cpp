@@ -47,6 +47,31 @@ MoeRouting makeMoeRouting(int64_t tokens, int64_t topk, int64_t totalExperts, in
   return r;
 }
 
+MoeShape specMoeShape(int i) {
+  static const int64_t topks[] = {2, 6, 8, 9}, experts[][2] = {{72, 9}, {256, 32}, {256, 4}};
+  return {topks[i % 4], experts[i % 3][0], experts[i % 3][1]};
+}
+
+std::vector<SwigluCastCase> swigluCastGrid(const std::vector<int64_t> &hs,
+                                           const std::vector<std::optional<float>> &clamps, bool packedWithWeights) {
+  std::vector<SwigluCastCase> cases;
+  for (int64_t h : hs)
+    for (int64_t g : {int64_t(128), h})
+      for (uint32_t flags : {uint32_t(TK_ROUND_SF), uint32_t(TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0)})
+        for (bool routed : {false, true})
+          for (std::optional<float> clamp : clamps) {
+            if (((flags & TK_SF_COL_MAJOR) && g != 128) || ((flags & TK_PACKED_UE8M0) && routed && !packedWithWeights))
+              continue;
+            SwigluCastCase c{h, g};
+            c.flags = flags;
+            c.weights = c.experts = routed;
+            c.clamp = clamp;
+            c.count = clamp.has_value();
+            cases.push_back(c);
+          }
+  return cases;
+}
+
 std::string describe(const SwigluCastCase &c) {
   std::string routing = c.plainRows ? std::to_string(c.plainRows) + "rows"
                                     : "T" + std::to_string(c.tokens) + "k" + std::to_string(c.topk) + "e" +

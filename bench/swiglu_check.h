@@ -24,6 +24,14 @@ struct MoeRouting {
 MoeRouting makeMoeRouting(int64_t tokens, int64_t topk, int64_t totalExperts, int64_t localExperts,
                           int64_t alignment, uint64_t seed);
 
+/// The routing shapes of quant.md 5.3's MoE grid, cycled by case number i:
+/// top-k {2, 6, 8, 9} and (experts, ranks) {(72, 8), (256, 8), (256, 64)},
+/// i.e. 9, 32 or 4 local experts.
+struct MoeShape {
+  int64_t topk, totalExperts, localExperts;
+};
+MoeShape specMoeShape(int i);
+
 struct SwigluCastCase {
   int64_t h, group;
   tk_dtype in = TK_BF16; ///< TK_BF16 or TK_F32
@@ -41,6 +49,14 @@ struct SwigluCastCase {
 };
 
 std::string describe(const SwigluCastCase &c);
+
+/// quant.md 4.16's test grid over hidden sizes `hs`: g in {128, H} x flags
+/// {(round), (col, round, packed)} (not (col, g = H)) x routing {none,
+/// weights + experts} x `clamps` (counted when set). `packedWithWeights`
+/// false leaves out (packed, weights) as the spec does. Routing and seeds are
+/// the caller's.
+std::vector<SwigluCastCase> swigluCastGrid(const std::vector<int64_t> &hs,
+                                           const std::vector<std::optional<float>> &clamps, bool packedWithWeights);
 
 /// Random bf16/fp32 normal tokens expanded along the routing (padding rows
 /// hold a copy of some token, so that skipping them shows), random weights, through the operator; out and out_sf of the rows

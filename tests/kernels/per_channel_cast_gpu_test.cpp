@@ -1,6 +1,7 @@
 // The per-channel casts on a GPU over the spec's grids (quant.md 4.13 and
 // 4.15), bit-exact against the reference. Skips visibly without a device.
 #include "bench/per_channel_cast_check.h"
+#include "bench/swiglu_check.h"
 #include "tests/kernels/gpu_suite.h"
 
 #include <gtest/gtest.h>
@@ -43,14 +44,14 @@ TEST_F(PerChannelCastGpu, SpecGridsAreBitExact) {
   // 7168} x quantized x in {F, T} x round_sf, the mappings cycling through
   // top-k {2, 6, 8, 9} and (experts, ranks) {(72, 8), (256, 8), (256, 64)}
   // with alignment 128.
-  const int64_t topks[] = {2, 6, 8, 9}, experts[][2] = {{72, 9}, {256, 32}, {256, 4}};
   int i = 0;
   for (int64_t k : {2048, 2560, 3072, 4096, 6144, 7168})
     for (bool quantized : {false, true})
       for (bool round : {false, true}) {
         tk::bench::PerChannelCastCase c{4001, k, 128, TK_BF16, round, false, (uint64_t)(300 + i)};
         c.quantized = quantized;
-        c.gatherTopk = topks[i % 4], c.totalExperts = experts[i % 3][0], c.localExperts = experts[i % 3][1];
+        tk::bench::MoeShape moe = tk::bench::specMoeShape(i);
+        c.gatherTopk = moe.topk, c.totalExperts = moe.totalExperts, c.localExperts = moe.localExperts;
         ++i;
         run(c);
       }

@@ -3,6 +3,7 @@
 // weight_grad within 1e-4. Skips visibly without a device.
 #include "bench/expf_oracle.h"
 #include "bench/swiglu_backward_check.h"
+#include "bench/swiglu_check.h"
 #include "tests/kernels/gpu_suite.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +21,6 @@ TEST_F(SwigluBackwardGpu, MoeGridIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   CaseTally tally;
-  const int64_t topks[] = {2, 6, 8, 9}, experts[][2] = {{72, 9}, {256, 32}, {256, 4}};
   int i = 0;
   for (int64_t h : {2048, 2560, 3072, 4096, 6144, 7168})
     for (int64_t g : {32, 128})
@@ -28,7 +28,8 @@ TEST_F(SwigluBackwardGpu, MoeGridIsBitExact) {
         for (std::optional<float> clamp :
              {std::optional<float>(), std::optional<float>(10.0f), std::optional<float>(0.5f)}) {
           tk::bench::SwigluBackwardCase c{h, g, round, clamp};
-          c.topk = topks[i % 4], c.totalExperts = experts[i % 3][0], c.localExperts = experts[i % 3][1];
+          tk::bench::MoeShape moe = tk::bench::specMoeShape(i);
+          c.topk = moe.topk, c.totalExperts = moe.totalExperts, c.localExperts = moe.localExperts;
           c.seed = 2000 + i++;
           tally.check(tk::bench::checkSwigluBackward(session, ctx, c, false), tk::bench::describe(c));
         }

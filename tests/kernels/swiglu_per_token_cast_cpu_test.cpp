@@ -20,22 +20,12 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, MoeGridIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   int i = 0;
-  for (int64_t h : {256, 1280})
-    for (int64_t g : {int64_t(128), h})
-      for (uint32_t flags : {uint32_t(TK_ROUND_SF), uint32_t(TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0)})
-        for (bool routed : {false, true})
-          for (std::optional<float> clamp : {std::optional<float>(), std::optional<float>(0.5f)}) {
-            if ((flags & TK_SF_COL_MAJOR) && g != 128)
-              continue;
-            tk::bench::SwigluCastCase c{h, g};
-            c.flags = flags;
-            c.weights = c.experts = routed;
-            c.clamp = clamp;
-            c.count = clamp.has_value();
-            c.tokens = 97, c.topk = 2 + i % 3, c.totalExperts = 8, c.localExperts = 3, c.alignment = 16;
-            c.seed = 100 + i++;
-            runCase(ctx, c);
-          }
+  for (tk::bench::SwigluCastCase c :
+       tk::bench::swigluCastGrid({256, 1280}, {std::nullopt, 0.5f}, /*packedWithWeights=*/true)) {
+    c.tokens = 97, c.topk = 2 + i % 3, c.totalExperts = 8, c.localExperts = 3, c.alignment = 16;
+    c.seed = 100 + i++;
+    runCase(ctx, c);
+  }
   tk_context_destroy(ctx);
 }
 
