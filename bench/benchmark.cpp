@@ -256,7 +256,7 @@ int runBenchmark(const BenchOptions &options) {
     std::optional<ExpTable> deviceExp;
     std::string oracleError;
     try {
-      deviceExp.emplace(deviceExpTable(gpu, bf16SwigluExpArguments(nullptr)));
+      deviceExp.emplace(deviceExpTable(gpu, bf16SwigluExpArguments()));
     } catch (const std::exception &e) {
       oracleError = e.what();
     }

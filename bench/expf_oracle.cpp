@@ -81,13 +81,10 @@ std::vector<float> deviceExpValues(GpuSession &gpu, const std::vector<float> &ar
 #endif
 }
 
-std::vector<float> bf16SwigluExpArguments(const float *clamp) {
-  std::vector<float> args;
-  args.reserve(65537);
+std::vector<float> bf16SwigluExpArguments() {
+  std::vector<float> args(65536);
   for (uint32_t v = 0; v < 65536; ++v)
-    args.push_back(-kernels::quant::bf16ToF32((uint16_t)v));
-  if (clamp)
-    args.push_back(-*clamp);
+    args[v] = -kernels::quant::bf16ToF32((uint16_t)v);
   return args;
 }
 

@@ -48,7 +48,8 @@ ExpTable deviceExpTable(GpuSession &gpu, const std::vector<float> &args);
 std::vector<float> deviceExpValues(GpuSession &gpu, const std::vector<float> &args);
 
 /// The arguments SwiGLU's exponential meets for bf16 input: -v for every bf16
-/// value v, and -c for a clamp value c.
-std::vector<float> bf16SwigluExpArguments(const float *clamp);
+/// value v (clamp values that are bf16 values, as the tested 10 and 0.5, are
+/// among them; an ExpTable asked for another argument throws).
+std::vector<float> bf16SwigluExpArguments();
 
 } // namespace tk::bench

@@ -17,15 +17,10 @@ static std::string kernelName(const PerChannelCastConfig &c) {
 }
 
 std::string PerChannelCastConfig::key() const {
-  std::string clampKey;
-  if (clamp) {
-    uint32_t bits;
-    std::memcpy(&bits, &*clamp, sizeof bits);
-    clampKey = ",clampbits=" + std::to_string(bits);
-  }
-  return kernelName(*this) + ":K=" + std::to_string(hidden) + clampKey + (rowGather ? ",gather" : "") + ",b=" + std::to_string(blockM) + ",in=" + name(in) +
-         ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes);
+  return kernelName(*this) + ":K=" + std::to_string(hidden) +
+         (clamp ? ",clampbits=" + std::to_string(bits(*clamp)) : "") + (rowGather ? ",gather" : "") +
+         ",b=" + std::to_string(blockM) + ",in=" + name(in) + ",round=" + std::to_string(roundSf) +
+         ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes);
 }
 
 BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {

@@ -68,7 +68,7 @@ TEST_F(PerChannelCastGpu, SwigluSpecGridIsBitExact) {
     GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)";
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, tk::bench::bf16SwigluExpArguments(nullptr));
+  tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, tk::bench::bf16SwigluExpArguments());
   CaseTally tally;
   for (int64_t m : {4096, 8064})
     for (int64_t h : {576, 2048, 2560, 3072, 4096, 6144, 7168}) {
@@ -97,7 +97,7 @@ TEST_F(PerChannelCastGpu, SwigluSpecGridIsBitExact) {
 TEST_F(PerChannelCastGpu, ExpfOracleIsTheDeviceFunction) {
   if (!tk::bench::haveExpfOracle())
     GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)";
-  std::vector<float> args = tk::bench::bf16SwigluExpArguments(nullptr);
+  std::vector<float> args = tk::bench::bf16SwigluExpArguments();
   tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, args);
   int differ = 0, finite = 0;
   for (float a : args)

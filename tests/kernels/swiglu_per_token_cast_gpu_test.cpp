@@ -20,7 +20,7 @@ TEST_F(SwigluPerTokenCastGpu, MoeGridIsBitExact) {
     GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)";
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, tk::bench::bf16SwigluExpArguments(nullptr));
+  tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, tk::bench::bf16SwigluExpArguments());
   CaseTally tally;
   int i = 0;
   for (tk::bench::SwigluCastCase c : tk::bench::swigluCastGrid(

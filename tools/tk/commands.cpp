@@ -178,7 +178,7 @@ static int checkOthers(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
   bench::CheckResult noOracle;
   if (gpu) {
     try {
-      deviceExp.emplace(bench::deviceExpTable(*gpu, bench::bf16SwigluExpArguments(nullptr)));
+      deviceExp.emplace(bench::deviceExpTable(*gpu, bench::bf16SwigluExpArguments()));
     } catch (const std::exception &e) {
       noOracle.status = TK_ERROR_UNSUPPORTED, noOracle.error = std::string("no expf oracle: ") + e.what();
     }
