@@ -106,6 +106,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     "FP4 with power-of-two scales -> e4m3 with larger blocks, exactly",
                     {lossless("per_block_cast_lossless.k7168.in1x32.out1x128", {7168, 1, 32, 1, 128}),
                      lossless("per_block_cast_lossless.k7168.in1x32.out32x32", {7168, 1, 32, 32, 32}),
+                     lossless("per_block_cast_lossless.k7168.in1x32.out128x128", {7168, 1, 32, 128, 128}),
                      lossless("per_block_cast_lossless.k7168.in1x32.out1x128.ue8m0", [] {
                        quant::PerBlockLosslessConfig c{7168, 1, 32, 1, 128};
                        c.inPackedSf = c.outPackedSf = true;

@@ -152,8 +152,8 @@ tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
  * scales are always powers of two). An input block with a scale more than
  * 2^11 below the largest of its output block cannot be represented and returns
  * TK_ERROR_INVALID_ARGUMENT. To find out, the call waits for `stream`.
- * Block heights that are not powers of two, and output blocks of more than
- * 32 rows, return TK_ERROR_UNSUPPORTED in this version. */
+ * Block heights that are not powers of two return TK_ERROR_UNSUPPORTED in
+ * this version. */
 tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                      const int32_t *x_block_size, tk_format fmt, const int32_t *out_block_size,
                                      uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream);

@@ -59,10 +59,9 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const 
                    std::to_string(gOut));
   if (!powerOfTwo(bIn) || !powerOfTwo(bOut))
     return Status::unsupported(std::string(op) + ": block heights that are not powers of two (x_block_size " +
-                               pair(bIn, gIn) + ", out_block_size " + pair(bOut, gOut) + ") are not implemented");
-  if (bOut > 32) // 128-row tiles: the cross-warp exchanges need 64 KB of shared memory (limit 48)
-    return Status::unsupported(std::string(op) + ": output blocks of more than 32 rows (out_block_size " +
-                               pair(bOut, gOut) + ") are not implemented yet");
+                               pair(bIn, gIn) + ", out_block_size " + pair(bOut, gOut) +
+                               ") are not supported: a reduction group along the rows must divide the rows a "
+                               "thread layout covers");
   if (xSf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
     if (!(s = packedSfView(op, "x_sf", xSf, ceilDiv(m, bIn), ceilDiv(k, gIn), packedIn, /*anyWordStride=*/true))
              .isOk())

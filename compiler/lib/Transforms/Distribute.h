@@ -72,7 +72,11 @@ struct ThreadEmitter {
   /// outer's dimension: the per-thread vector of the first reduction `inner`.
   mlir::Value regroup(mlir::Value nested, const GroupedReduction &outer, const GroupedReduction &inner);
 
-  mlir::Value reduce(tile::ReduceKind kind, mlir::Value input, const GroupedReduction &g);
+  /// Reduces the groups of `g`. With `inner` (a reduction of a reduction:
+  /// `input` is the first one's result expanded back to the root layout), the
+  /// slots of one inner group are reduced once and the result copied.
+  mlir::Value reduce(tile::ReduceKind kind, mlir::Value input, const GroupedReduction &g,
+                     const GroupedReduction *inner = nullptr);
   /// Swaps the last two dimensions through a padded shared-memory buffer.
   mlir::Value transpose(mlir::Operation *op, mlir::Value input, const BlockedLayout &in, const BlockedLayout &out,
                         mlir::Type elt);

@@ -194,7 +194,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     // replicated over the first reduction's groups), then reduce that.
     if (g->inner)
       input = emit.expand(input, *g->inner);
-    map.map(reduce.getResult(), emit.reduce(reduce.getKind(), input, g->g));
+    map.map(reduce.getResult(), emit.reduce(reduce.getKind(), input, g->g, innerOf(*g)));
     return success();
   }
   if (auto expand = dyn_cast<ExpandOp>(op)) {

@@ -11,13 +11,20 @@
 //
 // On the GPU: butterflies along the rows, then across the warps holding the
 // rows (shared memory); the block's value is written once, by the thread
-// holding its first element.
+// holding its first element. The first reduction left each thread's four
+// slots and the 16 lanes of a row equal: the second reduces one value per
+// thread, exchanges one word per warp and broadcasts the result.
 // CHECK-LABEL: gpu.func @block_absmax
-// CHECK: gpu.shuffle xor
+// CHECK-SAME: workgroup(%{{.*}} : memref<4x1x1xf32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-4: gpu.shuffle xor {{.*}}, %c8_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.shuffle xor {{.*}}, %c16_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.barrier
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: memref.store {{.*}} : memref<?x?xf32>
-// CHECK: vector.shuffle
+// CHECK: vector.broadcast
 // CHECK: arith.mulf
 tile.kernel @block_absmax(%x: memref<?x64xf32>, %m: memref<?x?xf32>, %y: memref<?x64xf32>) attributes {threads = 128 : i64} {
   %c0 = arith.constant 0 : index

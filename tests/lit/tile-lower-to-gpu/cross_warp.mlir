@@ -1,8 +1,9 @@
 // RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
 
 // A whole 2048-wide row spans all four warps: after the lane butterfly, each
-// warp's value goes through shared memory between two barriers.
-// CHECK: gpu.func @rowmax{{.*}} workgroup(%{{.*}} : memref<4x32x1xf32, #gpu.address_space<workgroup>>)
+// warp's value goes through shared memory between two barriers. All 32 lanes
+// hold it; one writes, so each warp needs one word.
+// CHECK: gpu.func @rowmax{{.*}} workgroup(%{{.*}} : memref<4x1x1xf32, #gpu.address_space<workgroup>>)
 // CHECK: gpu.shuffle xor {{.*}}, %c16_i32, %c32_i32
 // CHECK: gpu.barrier
 // CHECK: memref.load
