@@ -136,6 +136,20 @@ std::vector<PerTokenCastCase> perTokenCastCases(bool full) {
 } // namespace
 
 int runBenchmark(const BenchOptions &options) {
+  static const char *const kOperators[] = {
+      "per_token_cast", "per_token_cast_with_sf_only", "per_token_cast_with_precomputed_sf", "batched_transpose",
+      "transpose", "per_block_cast", "per_block_cast_lossless", "per_channel_cast", "per_channel_cast_fused",
+      "per_channel_cast_and_transpose", "swiglu_forward_and_per_channel_cast_and_transpose",
+      "swiglu_forward_and_per_token_cast", "swiglu_backward_and_per_token_cast", "cast_back"};
+  for (size_t begin = 0; !options.only.empty() && begin <= options.only.size();) {
+    size_t end = std::min(options.only.find(',', begin), options.only.size());
+    std::string name = options.only.substr(begin, end - begin);
+    if (std::find(std::begin(kOperators), std::end(kOperators), name) == std::end(kOperators)) {
+      std::printf("tk bench --only: unknown operator '%s'\n", name.c_str());
+      return 2;
+    }
+    begin = end + 1;
+  }
   GpuSession gpu;
   if (!gpu.ok()) {
     std::printf("tk bench needs a CUDA device: %s\n", gpu.status().message().c_str());
@@ -154,10 +168,21 @@ int runBenchmark(const BenchOptions &options) {
   tk_context_create(&ctx);
   std::vector<Row> rows;
   std::printf("%-16s %-12s %-26s %10s %8s %7s  %s\n", "op", "shape", "variant", "us", "GB/s", "ceil", "check");
+  // --only: the sections of the operators named (comma-separated).
+  auto want = [&](std::initializer_list<const char *> ops) {
+    if (options.only.empty())
+      return true;
+    for (const char *op : ops)
+      if (("," + options.only + ",").find("," + std::string(op) + ",") != std::string::npos)
+        return true;
+    return false;
+  };
   bool first = true;
   auto perToken = perTokenCastCases(options.full);
   if (options.headline)
     perToken.resize(1);
+  if (!want({"per_token_cast"}))
+    perToken.clear();
   for (const auto &c : perToken) {
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/first);
     first = false;
@@ -169,7 +194,7 @@ int runBenchmark(const BenchOptions &options) {
 
   // The other per-token operators on the headline shape (row-major scale factors).
   for (Op op : {Op::SfOnly, Op::PrecomputedSf}) {
-    if (options.headline)
+    if (options.headline || !want({"per_token_cast_with_sf_only", "per_token_cast_with_precomputed_sf"}))
       break;
     PerTokenCastCase c{32768, 7168, 128, TK_BF16, TK_ROUND_SF};
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/true, op);
@@ -185,12 +210,12 @@ int runBenchmark(const BenchOptions &options) {
   std::vector<PerTokenCastCase> formats = {{32768, 7168, 128, TK_BF16, ttt},
                                            {32768, 7168, 32, TK_BF16, ttt, 0, 1, TK_FORMAT_E2M1},
                                            {32768, 7168, 7168, TK_BF16, TK_ROUND_SF, 0, 1, TK_FORMAT_E5M6}};
-  if (options.headline)
+  if (options.headline || !want({"per_token_cast"}))
     formats.clear();
   for (const PerTokenCastCase &c : formats)
     addRow(rows, "per_token_cast", describe(c), checkPerTokenCast(&gpu, ctx, c, makeInput(c), /*time=*/true),
            ceiling);
-  if (!options.headline) { // re-quantization of e4m3 input with (128, 128) packed UE8M0 blocks (quant.md 4.2)
+  if (!options.headline && want({"per_token_cast"})) { // re-quantization of e4m3 input with (128, 128) packed UE8M0 blocks (quant.md 4.2)
     PerTokenCastCase c{32768, 7168, 128, TK_BF16, ttt};
     std::string d = describe(c);
     d.replace(d.find(" bf16"), 5, " e4m3(128x128)");
@@ -204,6 +229,8 @@ int runBenchmark(const BenchOptions &options) {
                                            {8, 4096, 7168, TK_F32}, {1, 8064, 7168, TK_BF16, 2 * 7168, false}};
   if (options.headline)
     transposes.resize(2);
+  if (!want({"batched_transpose", "transpose"}))
+    transposes.clear();
   for (const auto &c : transposes) {
     CheckResult cr = checkTranspose(&gpu, ctx, c, /*time=*/true);
     addRow(rows, c.batched ? "batched_transpose" : "transpose", describe(c), cr, ceiling);
@@ -215,17 +242,21 @@ int runBenchmark(const BenchOptions &options) {
                                             {32768, 7168, 32, 32, TK_BF16, TK_ROUND_SF | TK_SF_COL_MAJOR}};
   if (options.headline)
     perBlock.resize(1);
+  if (!want({"per_block_cast"}))
+    perBlock.clear();
   for (const PerBlockCastCase &c : perBlock) {
     CheckResult cr = checkPerBlockCast(&gpu, ctx, c, /*time=*/true);
     addRow(rows, "per_block_cast", describe(c), cr, ceiling);
   }
 
   // per_block_cast_lossless (quant.md 4.9): FP4 (1, 32) to e4m3 (1, 128), with
-  // packed UE8M0 and fp32 scales; bytes = xq + xsf + out + out sf. The time
+  // packed UE8M0 and fp32 scales, and to (128, 128) blocks; bytes = xq + xsf +
+  // out + out sf. The time
   // includes the wait for the kernel and the read-back of its range flags.
-  if (!options.headline)
+  if (!options.headline && want({"per_block_cast_lossless"}))
     for (const LosslessCase &c : {LosslessCase{32768, 7168, 1, 32, 1, 128, true, true},
-                                  LosslessCase{32768, 7168, 1, 32, 1, 128, false, false}})
+                                  LosslessCase{32768, 7168, 1, 32, 1, 128, false, false},
+                                  LosslessCase{32768, 7168, 1, 32, 128, 128, true, true}})
       addRow(rows, "per_block_cast_lossless", describe(c), checkPerBlockLossless(&gpu, ctx, c, /*time=*/true),
              ceiling);
 
@@ -241,6 +272,8 @@ int runBenchmark(const BenchOptions &options) {
                                                 {32768, 7168, 32, TK_BF16, true, true}};
   if (options.headline)
     perChannel.resize(1);
+  if (!want({"per_channel_cast", "per_channel_cast_fused", "per_channel_cast_and_transpose"}))
+    perChannel.clear();
   for (const PerChannelCastCase &c : perChannel) {
     CheckResult cr = checkPerChannelCast(&gpu, ctx, c, /*time=*/true);
     addRow(rows,
@@ -252,7 +285,8 @@ int runBenchmark(const BenchOptions &options) {
 
   // swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17), H = 7168:
   // bytes = x (two bf16 halves) + out + sf; checked against nvcc's expf.
-  if (!options.headline) {
+  if (!options.headline && want({"swiglu_forward_and_per_channel_cast_and_transpose",
+                                  "swiglu_forward_and_per_token_cast", "swiglu_backward_and_per_token_cast"})) {
     std::optional<ExpTable> deviceExp;
     std::string oracleError;
     try {
@@ -263,6 +297,8 @@ int runBenchmark(const BenchOptions &options) {
     std::vector<PerChannelCastCase> swiglu(3, PerChannelCastCase{32768, 7168, 128, TK_BF16, true, true});
     swiglu[1].clamp = 0.5f;
     swiglu[2].blockM = 32, swiglu[2].transposed = false;
+    if (!want({"swiglu_forward_and_per_channel_cast_and_transpose"}))
+      swiglu.clear();
     for (PerChannelCastCase &c : swiglu) {
       c.swiglu = true;
       CheckResult cr;
@@ -281,6 +317,8 @@ int runBenchmark(const BenchOptions &options) {
     swigluToken[1] = swigluToken[0], swigluToken[1].clamp = 0.5f, swigluToken[1].count = true;
     swigluToken[2].weights = swigluToken[2].experts = true, swigluToken[2].clamp = 0.5f, swigluToken[2].count = true;
     swigluToken[2].topk = 8, swigluToken[2].flags = TK_SF_COL_MAJOR | TK_ROUND_SF;
+    if (!want({"swiglu_forward_and_per_token_cast"}))
+      swigluToken.clear();
     for (const SwigluCastCase &c : swigluToken) {
       CheckResult cr;
       if (deviceExp)
@@ -293,6 +331,8 @@ int runBenchmark(const BenchOptions &options) {
     // round_sf, clamp none and 0.5, a MoE mapping of 4001 tokens, top-8 of 72
     // experts with 9 local (about 4500 rows); bytes = all inputs and outputs.
     for (std::optional<float> clamp : {std::optional<float>(), std::optional<float>(0.5f)}) {
+      if (!want({"swiglu_backward_and_per_token_cast"}))
+        break;
       SwigluBackwardCase c{7168, 128, true, clamp};
       c.topk = 8;
       addRow(rows, "swiglu_backward_and_per_token_cast", describe(c),
@@ -309,6 +349,8 @@ int runBenchmark(const BenchOptions &options) {
                                          {32768, 7168, 1, 7168, TK_BF16, false, true, false, TK_FORMAT_E5M6}};
   if (options.headline)
     castBacks.resize(1);
+  if (!want({"cast_back"}))
+    castBacks.clear();
   for (const CastBackCase &c : castBacks) {
     CheckResult cr = checkCastBack(&gpu, ctx, c, /*time=*/true);
     addRow(rows, "cast_back", describe(c), cr, ceiling);

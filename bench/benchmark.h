@@ -9,6 +9,9 @@ struct BenchOptions {
   std::string jsonPath; ///< where to write the JSON report ("" = none)
   bool full = false;    ///< the spec's whole benchmark grid instead of a representative subset
   bool headline = false; ///< only the headline shapes (for ablation runs: TK_ABLATE)
+  /// Only the operators named here, comma-separated ("" = all), e.g. for a
+  /// profiler run or a tile sweep (TK_PER_CHANNEL_TILE).
+  std::string only;
 };
 
 /// Runs the copy ceiling and every operator's benchmark cases on the current

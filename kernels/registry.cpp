@@ -97,6 +97,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perBlock("per_block_cast_with_precomputed_sf.bf16.k7168.b128.g128",
                               {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
     auto perChannel = [](const std::string &name, quant::PerChannelCastConfig c) {
+      quant::applyTileOverride(c); // TK_PER_CHANNEL_TILE: `tk compile` shows an experiment's registers
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
     };
     auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {

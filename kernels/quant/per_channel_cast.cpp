@@ -2,6 +2,8 @@
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/scale_rule.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -20,12 +22,31 @@ std::string PerChannelCastConfig::key() const {
   return kernelName(*this) + ":K=" + std::to_string(hidden) +
          (clamp ? ",clampbits=" + std::to_string(bits(*clamp)) : "") + (rowGather ? ",gather" : "") +
          ",b=" + std::to_string(blockM) + ",in=" + name(in) + ",round=" + std::to_string(roundSf) +
-         ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes);
+         ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes) +
+         (tileRows || tileCols || threads ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(tileK()) + "x" +
+                                                std::to_string(numThreads())
+                                          : "");
+}
+
+std::string applyTileOverride(PerChannelCastConfig &c) {
+  const char *env = std::getenv("TK_PER_CHANNEL_TILE");
+  if (!env || !*env)
+    return "";
+  long long rows = 0, cols = 0, threads = 0;
+  char end = 0;
+  if (std::sscanf(env, "%lldx%lldx%lld%c", &rows, &cols, &threads, &end) != 3)
+    return std::string("TK_PER_CHANNEL_TILE must be ROWSxCOLSxTHREADS, got '") + env + "'";
+  if (rows <= 0 || rows % c.blockM || cols <= 0 || cols % 16 || threads < 32 || threads > 1024 ||
+      (threads & (threads - 1)))
+    return std::string("TK_PER_CHANNEL_TILE '") + env + "': rows must be a multiple of b = " +
+           std::to_string(c.blockM) + ", columns of 16, threads a power of two from 32 to 1024";
+  c.tileRows = rows, c.tileCols = cols, c.threads = threads;
+  return "";
 }
 
 BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), b = c.blockM;
-  KernelBuilder k(ctx, kernelName(c), c.key(), /*threads=*/256);
+  KernelBuilder k(ctx, kernelName(c), c.key(), c.numThreads());
   Dim tokens = k.dynamic("num_tokens");
   const int64_t xCols = c.swiglu ? 2 * c.hidden : c.hidden;
   Tensor x = k.input("x", {tokens, xCols}, c.in, {xCols, 1}, c.xAlignBytes);

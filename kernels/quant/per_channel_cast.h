@@ -35,16 +35,28 @@ struct PerChannelCastConfig {
   int64_t xAlignBytes = 16;
   int64_t outAlignBytes = 16;
 
-  /// 128 tokens x 64 channels per CTA, 32 elements per thread; SwiGLU (two
-  /// inputs and an exponential per element) and the row gather (a row index
-  /// per chunk) 32 channels, so that they stay within 255 registers without
-  /// spilling (b = 32 SwiGLU on sm_90a, the bf16 gather on sm_100a).
-  int64_t tileM() const { return 128; }
-  int64_t tileK() const { return swiglu || rowGather ? 32 : 64; }
+  /// The CTA's tile and threads; 0 = the default. A tile has a multiple of b
+  /// rows and of 16 columns.
+  int64_t tileRows = 0, tileCols = 0, threads = 0;
+
+  /// Default: 128 tokens x 64 channels per CTA, 256 threads, 32 elements per
+  /// thread; SwiGLU (two inputs and an exponential per element) and the row
+  /// gather (a row index per chunk) 32 channels, so that they stay within 255
+  /// registers without spilling (b = 32 SwiGLU on sm_90a, the bf16 gather on
+  /// sm_100a).
+  int64_t tileM() const { return tileRows ? tileRows : 128; }
+  int64_t tileK() const { return tileCols ? tileCols : swiglu || rowGather ? 32 : 64; }
+  int64_t numThreads() const { return threads ? threads : 256; }
   std::string key() const;
 };
 
 dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &config);
+
+/// Applies TK_PER_CHANNEL_TILE=ROWSxCOLSxTHREADS (a tuning experiment: the
+/// tile and threads of every per-channel kernel launched after it is set) to
+/// `config`; returns an error message for a malformed or unusable value, ""
+/// otherwise (also when it is unset).
+std::string applyTileOverride(PerChannelCastConfig &config);
 
 /// C++ reference. x (M, K) contiguous (bf16 bits, fp32, or e4m3 codes with
 /// their dequantization multipliers xs (M, K / 128)); out (M, K), or (K, M)

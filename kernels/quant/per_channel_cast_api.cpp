@@ -16,6 +16,16 @@ namespace {
 
 Status invalid(const char *op, const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
 
+/// Compiles (or finds) the kernel of `config` and launches it on `args`.
+Status launch(const char *op, tk_context ctx, PerChannelCastConfig config, std::vector<const tk_tensor *> args,
+              tk_stream stream) {
+  std::string overrideError = applyTileOverride(config);
+  if (!overrideError.empty())
+    return invalid(op, overrideError);
+  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
+  return ctx->run(config.key(), factory, args, stream);
+}
+
 /// fmt, flags and b: e4m3, TK_ROUND_SF only, b = 128 (or 32 with `anyBlock`).
 Status checkOptions(const char *op, tk_format fmt, uint32_t flags, int32_t b, bool anyBlock) {
   if (fmt != TK_FORMAT_E4M3)
@@ -117,8 +127,7 @@ tk_status run(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt,
     return tk::runtime::report(s);
   if (x->shape[0] == 0 || x->shape[1] == 0)
     return tk::runtime::report(Status::ok());
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
-  return tk::runtime::report(ctx->run(config.key(), factory, {x, out, sf}, stream));
+  return tk::runtime::report(launch(op, ctx, config, {x, out, sf}, stream));
 }
 
 /// per_channel_cast_fused with the row gather: out row p is x's row
@@ -172,10 +181,9 @@ Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_te
   if (n == 0)
     return Status::unsupported(std::string(op) + ": an x without rows (every pos_to_token entry -1) is not supported");
   tk_tensor posView = columnView(pos); // (N_out, 1)
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
   if (xSf)
-    return ctx->run(config.key(), factory, {x, xSf, &posView, out, sf}, stream);
-  return ctx->run(config.key(), factory, {x, &posView, out, sf}, stream);
+    return launch(op, ctx, config, {x, xSf, &posView, out, sf}, stream);
+  return launch(op, ctx, config, {x, &posView, out, sf}, stream);
 }
 
 } // namespace
@@ -224,8 +232,7 @@ extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *
   config.xAlignBytes = alignmentOf(x, 1);
   if (m == 0)
     return tk::runtime::report(Status::ok());
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
-  return tk::runtime::report(ctx->run(config.key(), factory, {x, x_sf, out, out_sf}, stream));
+  return tk::runtime::report(launch(op, ctx, config, {x, x_sf, out, out_sf}, stream));
 }
 
 /// swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17).
@@ -264,6 +271,5 @@ extern "C" tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(
   config.xAlignBytes = alignmentOf(x, 2);
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
-  return tk::runtime::report(ctx->run(config.key(), factory, {x, out, out_sf}, stream));
+  return tk::runtime::report(launch(op, ctx, config, {x, out, out_sf}, stream));
 }

@@ -298,6 +298,8 @@ int cmdBench(const std::vector<std::string> &args) {
       options.headline = true;
     else if (args[i] == "--json" && i + 1 < args.size())
       options.jsonPath = args[++i];
+    else if (args[i] == "--only" && i + 1 < args.size())
+      options.only = args[++i];
     else {
       std::fprintf(stderr, "tk bench: unknown argument '%s'\n", args[i].c_str());
       return 2;

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: tile sweeps of the per-channel kernels
+# (TK_PER_CHANNEL_TILE) and an Nsight Compute profile of one launch of each
+# slow operator. Arguments: the operators to profile (tk bench --only names);
+# SWEEP="ROWSxCOLSxTHREADS ..." and SWEEP_OPS (comma-separated) choose the sweep.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/unpack_carry.sh
+tk=/tmp/tk-bin/tk
+export TK_PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+for tile in ${SWEEP:-}; do
+  echo "== TK_PER_CHANNEL_TILE=$tile"
+  TK_PER_CHANNEL_TILE=$tile "$tk" bench --only "$SWEEP_OPS" --json "$out/sweep_$tile.json" 2>&1 | grep -E "^(per_channel|swiglu)"
+done
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+for op in "$@"; do
+  echo "== ncu $op"
+  # One launch per kernel and launch configuration, after the check's launch.
+  "$ncu" --filter-mode per-launch-config --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --csv --page details \
+    "$tk" bench --only "$op" > "$out/ncu_$op.csv" 2> "$out/ncu_$op.err"
+  echo "exit $? ($(wc -l < "$out/ncu_$op.csv") lines)"
+done
