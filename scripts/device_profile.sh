@@ -16,7 +16,7 @@ ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
 for op in "$@"; do
   echo "== ncu $op"
   # One launch per kernel and launch configuration, after the check's launch.
-  "$ncu" --filter-mode per-launch-config --launch-skip 1 --launch-count 1 \
+  timeout "${NCU_SECONDS:-60}" "$ncu" --filter-mode per-launch-config --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section MemoryWorkloadAnalysis --csv --page details \
     "$tk" bench --only "$op" > "$out/ncu_$op.csv" 2> "$out/ncu_$op.err"

@@ -39,14 +39,17 @@ struct PerChannelCastConfig {
   /// rows and of 16 columns.
   int64_t tileRows = 0, tileCols = 0, threads = 0;
 
-  /// Default: 128 tokens x 64 channels per CTA, 256 threads, 32 elements per
-  /// thread; SwiGLU (two inputs and an exponential per element) and the row
-  /// gather (a row index per chunk) 32 channels, so that they stay within 255
-  /// registers without spilling (b = 32 SwiGLU on sm_90a, the bf16 gather on
-  /// sm_100a).
+  /// Default: 128 tokens x 64 channels per CTA of 128 threads, 64 elements
+  /// per thread. Tiles of 32 channels for SwiGLU (two inputs and an
+  /// exponential per element) and the transposed b = 32 form; the SwiGLU form
+  /// without a transpose keeps 256 threads (at 128 its b = 32 kernel spills on
+  /// sm_90a). Fewer warps per CTA mean shorter cross-warp reductions and more
+  /// CTAs per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE, docs/performance.md)
+  /// took the plain cast from 50.8% of the copy ceiling to 70.7% and the
+  /// transposed SwiGLU form from 15.0% to 47.9%.
   int64_t tileM() const { return tileRows ? tileRows : 128; }
-  int64_t tileK() const { return tileCols ? tileCols : swiglu || rowGather ? 32 : 64; }
-  int64_t numThreads() const { return threads ? threads : 256; }
+  int64_t tileK() const { return tileCols ? tileCols : swiglu || (transposed && blockM == 32) ? 32 : 64; }
+  int64_t numThreads() const { return threads ? threads : swiglu && !transposed ? 256 : 128; }
   std::string key() const;
 };
 

@@ -81,10 +81,14 @@ struct ThreadEmitter {
   mlir::Value transpose(mlir::Operation *op, mlir::Value input, const BlockedLayout &in, const BlockedLayout &out,
                         mlir::Type elt);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);
+  /// A tile.parallel on per-thread vectors of `slots` elements. Slots whose
+  /// inputs come from the same source elements (expansions) are computed once.
   mlir::FailureOr<mlir::Value> parallel(tile::ParallelOp op, llvm::ArrayRef<mlir::Value> inputs, int64_t slots);
   mlir::FailureOr<mlir::Value> convert(tile::ConvertOp op, mlir::Value input);
 
 private:
+  /// The body of `op` on every one of `slots` slots.
+  mlir::FailureOr<mlir::Value> parallelSlots(tile::ParallelOp op, llvm::ArrayRef<mlir::Value> inputs, int64_t slots);
   struct AccessPlan {
     bool vectorized;   ///< whole chunks of vec[last] elements per access
     int64_t chunk;     ///< elements per access

@@ -9,6 +9,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace tk;
 
@@ -403,7 +405,70 @@ static bool isVectorizable(Operation &op) {
   return isa<arith::ArithDialect, math::MathDialect>(op.getDialect());
 }
 
+/// Where slot `slot` of per-thread vector `v` comes from: through the
+/// shuffles of expansions (both operands the same vector) and broadcasts of
+/// a scalar, the vector (or scalar) first holding it and its index there.
+static std::pair<Value, int64_t> slotSource(Value v, int64_t slot) {
+  while (true) {
+    if (auto shuffle = v.getDefiningOp<vector::ShuffleOp>()) {
+      if (shuffle.getV1() != shuffle.getV2())
+        break;
+      int64_t m = shuffle.getMask()[slot], n = cast<VectorType>(shuffle.getV1().getType()).getNumElements();
+      v = shuffle.getV1(), slot = m % n;
+      continue;
+    }
+    if (auto broadcast = v.getDefiningOp<vector::BroadcastOp>())
+      if (!isa<VectorType>(broadcast.getSource().getType()))
+        return {broadcast.getSource(), 0};
+    break;
+  }
+  return {v, slot};
+}
+
 FailureOr<Value> ThreadEmitter::parallel(tile::ParallelOp op, ArrayRef<Value> inputs, int64_t slots) {
+  // Slots whose inputs all come from the same elements (the inputs are
+  // expansions: a scale per block, an exponent per output block) compute the
+  // same value: run the body once per distinct combination, then expand the
+  // result back to the slots.
+  SmallVector<std::pair<Value, SmallVector<int64_t>>> sources; // per input: its source and each slot's index there
+  for (Value in : inputs) {
+    sources.push_back({slotSource(in, 0).first, {}});
+    for (int64_t s = 0; s < slots; ++s)
+      sources.back().second.push_back(slotSource(in, s).second);
+  }
+  std::map<SmallVector<int64_t>, int64_t> classOfKey;
+  SmallVector<int64_t> classOf, representatives;
+  for (int64_t s = 0; s < slots; ++s) {
+    SmallVector<int64_t> key;
+    for (auto &source : sources)
+      key.push_back(source.second[s]);
+    auto [it, added] = classOfKey.try_emplace(key, (int64_t)representatives.size());
+    if (added)
+      representatives.push_back(s);
+    classOf.push_back(it->second);
+  }
+  if (!inputs.empty() && (int64_t)representatives.size() < slots) {
+    int64_t n = representatives.size();
+    SmallVector<Value> compact;
+    for (auto &[source, index] : sources) {
+      if (!isa<VectorType>(source.getType())) {
+        compact.push_back(vector::BroadcastOp::create(b, loc, VectorType::get({n}, source.getType()), source));
+        continue;
+      }
+      SmallVector<int64_t> mask;
+      for (int64_t r : representatives)
+        mask.push_back(index[r]);
+      compact.push_back(vector::ShuffleOp::create(b, loc, source, source, mask));
+    }
+    FailureOr<Value> distinct = parallelSlots(op, compact, n);
+    if (failed(distinct))
+      return failure();
+    return Value(vector::ShuffleOp::create(b, loc, *distinct, *distinct, classOf));
+  }
+  return parallelSlots(op, inputs, slots);
+}
+
+FailureOr<Value> ThreadEmitter::parallelSlots(tile::ParallelOp op, ArrayRef<Value> inputs, int64_t slots) {
   Block &body = op.getBody().front();
   auto yield = cast<tile::YieldOp>(body.getTerminator());
   for (BlockArgument arg : body.getArguments())

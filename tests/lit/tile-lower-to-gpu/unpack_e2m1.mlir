@@ -7,8 +7,13 @@
 // to the values' layout meet them without a conflict.
 // LAYOUT: tile.load %arg0{{.*}} -> !tile.frag<1x512xi8, #tile.blocked<vec = [1, 4], lanes = [1, 32], warps = [1, 4]>>
 // LAYOUT: tile.unpack_e2m1 {{.*}} -> !tile.frag<1x1024xf32, #tile.blocked<vec = [1, 8], lanes = [1, 32], warps = [1, 4]>>
+// Each nibble's bits go to the bottom of an f32 exponent (sign to bit 31);
+// one multiplication by 2^126 finishes the decode.
 // CHECK-LABEL: gpu.func @fp4
+// CHECK: %[[TWO126:.*]] = arith.constant dense<8.50705917E+37> : vector<4xf32>
 // CHECK: vector.load {{.*}} : memref<?x512xi8>, vector<4xi8>
+// CHECK: arith.mulf %{{.*}}, %[[TWO126]] : vector<4xf32>
+// CHECK: arith.mulf %{{.*}}, %[[TWO126]] : vector<4xf32>
 // CHECK: vector.interleave {{.*}} : vector<4xf32> -> vector<8xf32>
 // CPU-LABEL: func.func @fp4
 // CPU: arith.remui
