@@ -275,12 +275,12 @@ int runBenchmark(const BenchOptions &options) {
   if (!want({"per_channel_cast", "per_channel_cast_fused", "per_channel_cast_and_transpose"}))
     perChannel.clear();
   for (const PerChannelCastCase &c : perChannel) {
-    CheckResult cr = checkPerChannelCast(&gpu, ctx, c, /*time=*/true);
-    addRow(rows,
-           c.quantized || c.gatherTopk ? "per_channel_cast_fused"
-           : c.transposed ? "per_channel_cast_and_transpose"
-                          : "per_channel_cast",
-           describe(c), cr, ceiling);
+    const char *op = c.quantized || c.gatherTopk ? "per_channel_cast_fused"
+                     : c.transposed             ? "per_channel_cast_and_transpose"
+                                                : "per_channel_cast";
+    if (!want({op}))
+      continue;
+    addRow(rows, op, describe(c), checkPerChannelCast(&gpu, ctx, c, /*time=*/true), ceiling);
   }
 
   // swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17), H = 7168:

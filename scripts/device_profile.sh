@@ -22,3 +22,5 @@ for op in "$@"; do
     "$tk" bench --only "$op" > "$out/ncu_$op.csv" 2> "$out/ncu_$op.err"
   echo "exit $? ($(wc -l < "$out/ncu_$op.csv") lines)"
 done
+# A device call returns at most eight files: everything in one archive.
+(cd "$out" && tar czf profile.tgz sweep_*.json ncu_*.csv ncu_*.err 2>/dev/null && rm -f sweep_*.json ncu_*.csv ncu_*.err)
