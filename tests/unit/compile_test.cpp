@@ -73,6 +73,26 @@ TEST(Compile, AblationsSwitchPassesOff) {
   EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
 }
 
+// TK_MIN_BLOCKS_PER_SM: launch bounds for register experiments; the PTX asks
+// ptxas for that many blocks per SM, and the kernels get their own cache keys.
+TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
+  kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
+  auto sm90 = *compiler::findTarget("sm_90a");
+  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
+  EXPECT_EQ(count(compile(c, "sm_90a"), ".minnctapersm"), 0u);
+  setenv("TK_MIN_BLOCKS_PER_SM", "4", 1);
+  EXPECT_EQ(count(compile(c, "sm_90a"), ".minnctapersm 4"), 1u);
+  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  setenv("TK_MIN_BLOCKS_PER_SM", "99", 1);
+  runtime::CompiledKernel out;
+  runtime::Status st = runtime::compileKernel(
+      [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); }, sm90, out);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("TK_MIN_BLOCKS_PER_SM must be 0 to 32, got 99"), std::string::npos) << st.message();
+  unsetenv("TK_MIN_BLOCKS_PER_SM");
+  EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+}
+
 TEST(Compile, DumpsIrAfterEveryPass) {
   char dir[] = "/tmp/tk_dump_XXXXXX";
   ASSERT_TRUE(mkdtemp(dir));

@@ -25,6 +25,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   tile::TileLowerToGPUOptions lower;
   lower.fp8Hardware = target.fp8Conversion && !ablated("fp8-hardware");
   lower.remarks = options.remarks;
+  lower.minBlocksPerSm = options.minBlocksPerSm;
   pm.addPass(tile::createTileLowerToGPU(lower));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

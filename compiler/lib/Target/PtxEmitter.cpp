@@ -30,6 +30,8 @@ CompileOptions CompileOptions::fromEnvironment() {
       start = end + 1;
     }
   }
+  if (const char *m = std::getenv("TK_MIN_BLOCKS_PER_SM"))
+    o.minBlocksPerSm = std::atoll(m);
   return o;
 }
 
@@ -42,6 +44,8 @@ std::string CompileOptions::cacheTag() const {
   std::string tag;
   for (const std::string &a : ablate)
     tag += (tag.empty() ? "ablate=" : ",") + a;
+  if (minBlocksPerSm > 0)
+    tag += (tag.empty() ? "" : ";") + std::string("minblocks=") + std::to_string(minBlocksPerSm);
   return tag;
 }
 
@@ -67,6 +71,10 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
       error = "TK_ABLATE: unknown pass '" + a + "' (known: vectorize, fp8-hardware)";
       return false;
     }
+  if (options.minBlocksPerSm < 0 || options.minBlocksPerSm > 32) {
+    error = "TK_MIN_BLOCKS_PER_SM must be 0 to 32, got " + std::to_string(options.minBlocksPerSm);
+    return false;
+  }
   mlir::PassManager pm(ctx);
   buildPipeline(pm, target, options);
   if (!options.dumpIrDir.empty()) {

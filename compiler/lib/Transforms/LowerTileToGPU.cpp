@@ -319,6 +319,8 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     auto func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(), b.getFunctionType(argTypes, {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({(int32_t)kernel.getThreads(), 1, 1}));
+    if (minBlocksPerSm > 0) // launch bounds: ptxas caps the registers per thread to fit them
+      func->setAttr("nvvm.minctasm", b.getI32IntegerAttr((int32_t)minBlocksPerSm));
 
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);

@@ -31,9 +31,15 @@ struct CompileOptions {
   /// (4-byte accesses instead of the target's 16 or 32) and "fp8-hardware"
   /// (e4m3 conversion by integer arithmetic instead of cvt instructions).
   std::vector<std::string> ablate;
-  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS and TK_ABLATE.
+  /// Launch bounds for a register experiment (TK_MIN_BLOCKS_PER_SM=n): every
+  /// kernel asks ptxas to fit n blocks per SM (fewer registers, maybe spills).
+  /// 0: none.
+  int64_t minBlocksPerSm = 0;
+  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE and
+  /// TK_MIN_BLOCKS_PER_SM.
   static CompileOptions fromEnvironment();
-  /// Empty, or a note that separates ablated kernels in caches ("ablate=...").
+  /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
+  /// "minblocks=n").
   std::string cacheTag() const;
   /// The names TK_ABLATE accepts.
   static const std::vector<std::string> &ablations();

@@ -48,6 +48,9 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
            "Use cvt.satfinite.e4m3x2 (sm_89+) for f32 -> e4m3">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Remark on every global or shared access narrower than its layout's chunk, and why">,
+    Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t", /*default=*/"0",
+           "Ask ptxas for registers enough for this many blocks per SM (nvvm.minctasm, "
+           "PTX .minnctapersm); 0: no limit">,
   ];
 }
 
