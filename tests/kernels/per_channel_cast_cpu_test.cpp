@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace {
 
 void runCase(tk_context ctx, const tk::bench::PerChannelCastCase &c) {
@@ -91,6 +93,33 @@ TEST(Cpu_swiglu_forward_and_per_channel_cast_and_transpose, SmallGridIsBitExact)
             c.clamp = clamp;
             runCase(ctx, c);
           }
+  tk_context_destroy(ctx);
+}
+
+} // namespace
+
+namespace {
+
+// TK_PER_CHANNEL_TILE (a tuning experiment) changes the tile and threads of
+// every per-channel kernel, results unchanged; a malformed or unusable value
+// is an error through the C API, not a silent default.
+TEST(Cpu_per_channel_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const char *tile : {"256x128x256", "128x16x64"}) {
+    setenv("TK_PER_CHANNEL_TILE", tile, 1);
+    runCase(ctx, {384, 576, 128, TK_BF16, true, false, 7});
+    runCase(ctx, {384, 576, 128, TK_BF16, false, true, 8});
+  }
+  for (const char *bad : {"128x64", "96x64x128", "128x40x128", "128x64x96"}) {
+    setenv("TK_PER_CHANNEL_TILE", bad, 1);
+    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9},
+                                                              false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.error.find("TK_PER_CHANNEL_TILE"), std::string::npos) << r.error;
+  }
+  unsetenv("TK_PER_CHANNEL_TILE");
+  runCase(ctx, {128, 576, 128, TK_BF16, true, false, 10});
   tk_context_destroy(ctx);
 }
 

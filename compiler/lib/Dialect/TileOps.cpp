@@ -147,38 +147,45 @@ LogicalResult LoadOp::verify() {
 
 static bool layoutsCompatible(Attribute a, Attribute b);
 
+namespace {
+/// What gather, gather_rows and scatter check alike, with the names their
+/// messages use: i32 indices, the moved elements of the tensor's type and,
+/// for the gathers, the result laid out like the indices.
+struct IndexedAccess {
+  const char *indices;   ///< "index elements", "row indices"
+  const char *indexNoun; ///< "index", "row-index fragment"
+  const char *moved;     ///< "result", "value"
+};
+
+LogicalResult verifyIndexed(Operation *op, const IndexedAccess &names, FragmentType index, FragmentType moved,
+                            MemRefType mem, bool sameLayout) {
+  if (!index.getElementType().isInteger(32))
+    return op->emitOpError() << names.indices << " must be i32, got " << index.getElementType();
+  if (sameLayout && index.getShape() != moved.getShape())
+    return op->emitOpError() << "the result has the " << names.indexNoun << "'s shape";
+  if (moved.getElementType() != mem.getElementType())
+    return op->emitOpError() << "the " << names.moved << "'s element type " << moved.getElementType()
+                             << " must be the tensor's, " << mem.getElementType();
+  if (sameLayout && !layoutsCompatible(index.getLayout(), moved.getLayout()))
+    return op->emitOpError() << "the result has the " << names.indexNoun << "'s layout";
+  return success();
+}
+} // namespace
+
 LogicalResult GatherOp::verify() {
   MemRefType mem = getSource().getType();
-  FragmentType index = getIndex().getType(), result = getResult().getType();
   if (mem.getRank() != 1)
     return emitOpError() << "gathers from a 1-D tensor, got rank " << mem.getRank();
-  if (!index.getElementType().isInteger(32))
-    return emitOpError() << "index elements must be i32, got " << index.getElementType();
-  if (index.getShape() != result.getShape())
-    return emitOpError() << "the result has the index's shape";
-  if (result.getElementType() != mem.getElementType())
-    return emitOpError() << "the result's element type " << result.getElementType()
-                         << " must be the tensor's, " << mem.getElementType();
-  if (!layoutsCompatible(index.getLayout(), result.getLayout()))
-    return emitOpError() << "the result has the index's layout";
-  return success();
+  return verifyIndexed(*this, {"index elements", "index", "result"}, getIndex().getType(), getResult().getType(), mem,
+                       /*sameLayout=*/true);
 }
 
 LogicalResult GatherRowsOp::verify() {
   MemRefType mem = getSource().getType();
-  FragmentType rows = getRows().getType(), result = getResult().getType();
-  if (mem.getRank() != 2 || result.getRank() != 2)
+  if (mem.getRank() != 2 || getResult().getType().getRank() != 2)
     return emitOpError() << "gathers rows of a 2-D tensor into a 2-D tile";
-  if (!rows.getElementType().isInteger(32))
-    return emitOpError() << "row indices must be i32, got " << rows.getElementType();
-  if (rows.getShape() != result.getShape())
-    return emitOpError() << "the row-index fragment has the result's shape";
-  if (result.getElementType() != mem.getElementType())
-    return emitOpError() << "the result's element type " << result.getElementType() << " must be the tensor's, "
-                         << mem.getElementType();
-  if (!layoutsCompatible(rows.getLayout(), result.getLayout()))
-    return emitOpError() << "the result has the row-index fragment's layout";
-  return success();
+  return verifyIndexed(*this, {"row indices", "row-index fragment", "result"}, getRows().getType(),
+                       getResult().getType(), mem, /*sameLayout=*/true);
 }
 
 LogicalResult ScatterOp::verify() {
@@ -186,14 +193,9 @@ LogicalResult ScatterOp::verify() {
   FragmentType value = getValue().getType(), index = getIndex().getType();
   if (mem.getRank() != 1)
     return emitOpError() << "scatters into a 1-D tensor, got rank " << mem.getRank();
-  if (!index.getElementType().isInteger(32))
-    return emitOpError() << "index elements must be i32, got " << index.getElementType();
   if (value.getNumElements() != 1 || index.getNumElements() != 1)
     return emitOpError() << "scatters one element (a block's total): value and index must have one element";
-  if (value.getElementType() != mem.getElementType())
-    return emitOpError() << "the value's element type " << value.getElementType() << " must be the tensor's, "
-                         << mem.getElementType();
-  return success();
+  return verifyIndexed(*this, {"index elements", "index", "value"}, index, value, mem, /*sameLayout=*/false);
 }
 
 LogicalResult StoreOp::verify() {
