@@ -123,6 +123,14 @@ Value KernelBuilder::materialize(const Dim &dim) {
   return {};
 }
 
+void KernelBuilder::persistentGrid(int64_t blocksPerSm, std::vector<Dim> sizes,
+                                   const std::function<void(const std::vector<Index> &)> &body) {
+  if (blocksPerSm < 1 || blocksPerSm > 32)
+    throw std::invalid_argument("persistentGrid: 1 to 32 blocks per SM, got " + std::to_string(blocksPerSm));
+  signature_.persistentBlocksPerSm = blocksPerSm;
+  grid(std::move(sizes), body);
+}
+
 void KernelBuilder::grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body) {
   if (gridBuilt_)
     throw std::logic_error("a kernel has exactly one grid");
@@ -142,7 +150,9 @@ void KernelBuilder::grid(std::vector<Dim> sizes, const std::function<void(const 
   SmallVector<Value> extents;
   for (const Dim &d : sizes)
     extents.push_back(materialize(d));
-  auto gridOp = tile::GridOp::create(b_, loc_, extents);
+  auto gridOp = tile::GridOp::create(
+      b_, loc_, extents,
+      signature_.persistentBlocksPerSm ? b_.getI64IntegerAttr(signature_.persistentBlocksPerSm) : IntegerAttr());
   Block *gridBody = b_.createBlock(&gridOp.getBody());
   std::vector<Index> indices;
   for (size_t i = 0; i < sizes.size(); ++i)

@@ -50,5 +50,5 @@ Status tk_context_s::run(const std::string &kernelKey, const KernelFactory &fact
   std::shared_ptr<CompiledKernel> kernel;
   if (!(s = cache.get(kernelKey, *target, factory, driver, kernel)).isOk())
     return s;
-  return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream));
+  return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream), device.smCount);
 }

@@ -69,23 +69,43 @@ PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors) {
   return args;
 }
 
+Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, int64_t> &symbols, int smCount,
+                  unsigned grid[3]) {
+  grid[0] = grid[1] = grid[2] = 1;
+  int64_t tiles = 1;
+  for (size_t i = 0; i < sig.grid.size(); ++i) {
+    int64_t n = sig.grid[i].evaluate(symbols);
+    if (n == 0) {
+      grid[0] = 0; // nothing to do
+      return Status::ok();
+    }
+    if (n < 0 || (!sig.persistentBlocksPerSm && n > (i == 0 ? 0x7FFFFFFFll : 65535ll)))
+      return Status::invalid(sig.name + ": grid dimension " + std::to_string(i) + " of " + std::to_string(n) +
+                             " blocks is out of range");
+    grid[i] = (unsigned)n;
+    tiles *= n;
+  }
+  if (sig.persistentBlocksPerSm) {
+    if (smCount < 1)
+      return Status::invalid(sig.name + ": a persistent grid needs the device's SM count");
+    grid[0] = (unsigned)std::min<int64_t>(tiles, (int64_t)smCount * sig.persistentBlocksPerSm);
+    grid[1] = grid[2] = 1;
+  }
+  return Status::ok();
+}
+
 Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,
-              CUstream stream) {
+              CUstream stream, int smCount) {
   const dsl::KernelSignature &sig = kernel.signature;
   std::map<std::string, int64_t> symbols;
   Status s = bindTensors(sig, tensors, symbols);
   if (!s.isOk())
     return s;
-  unsigned grid[3] = {1, 1, 1};
-  for (size_t i = 0; i < sig.grid.size(); ++i) {
-    int64_t n = sig.grid[i].evaluate(symbols);
-    if (n == 0)
-      return Status::ok(); // nothing to do
-    if (n < 0 || n > (i == 0 ? 0x7FFFFFFFll : 65535ll))
-      return Status::invalid(sig.name + ": grid dimension " + std::to_string(i) + " of " + std::to_string(n) +
-                             " blocks is out of range");
-    grid[i] = (unsigned)n;
-  }
+  unsigned grid[3];
+  if (!(s = launchGrid(sig, symbols, smCount, grid)).isOk())
+    return s;
+  if (grid[0] == 0)
+    return Status::ok();
   // Masked loads read a tensor's first element in place of out-of-bounds ones
   // (branch-free), so no tensor of a running kernel may be empty.
   for (size_t i = 0; i < tensors.size(); ++i) {

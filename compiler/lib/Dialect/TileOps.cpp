@@ -90,6 +90,8 @@ LogicalResult GridOp::verify() {
   if (getBody().getNumArguments() != n)
     return emitOpError() << "grid has " << n << " sizes but " << getBody().getNumArguments()
                          << " block indices";
+  if (auto k = getPersistent(); k && (*k < 1 || *k > 32))
+    return emitOpError() << "persistent needs 1 to 32 blocks per SM, got " << *k;
   return success();
 }
 

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace tk::tile {
@@ -80,6 +81,7 @@ struct KernelLowering {
   IRMapping map;
 
   LogicalResult lowerOp(Operation &op);
+  LogicalResult lowerPersistentGrid(GridOp grid);
   LogicalResult lowerBlock(Block &block) {
     for (Operation &op : block.without_terminator())
       if (failed(lowerOp(op)))
@@ -87,6 +89,40 @@ struct KernelLowering {
     return success();
   }
 };
+
+/// A persistent grid: the launch has fewer blocks than tiles (one
+/// dimension); block b runs tiles b, b + gridDim.x, ... of the extents'
+/// product, dimension 0 fastest. When the body uses shared memory, a barrier
+/// ends each tile so that no thread writes the next tile's buffers while
+/// another still reads this one's.
+LogicalResult KernelLowering::lowerPersistentGrid(GridOp grid) {
+  OpBuilder &b = emit.b;
+  Location loc = emit.loc;
+  SmallVector<Value> sizes;
+  Value total = emit.index(1);
+  for (Value s : grid.getSizes()) {
+    sizes.push_back(map.lookup(s));
+    total = arith::MulIOp::create(b, loc, total, sizes.back());
+  }
+  Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  auto loop = scf::ForOp::create(b, loc, first, total, step);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value rest = loop.getInductionVar();
+  for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices())) {
+    bool last = i + 1 == sizes.size();
+    map.map(arg, last ? rest : Value(arith::RemUIOp::create(b, loc, rest, sizes[i])));
+    if (!last)
+      rest = arith::DivUIOp::create(b, loc, rest, sizes[i]);
+  }
+  unsigned buffersBefore = func.getNumWorkgroupAttributions();
+  if (failed(lowerBlock(grid.getBody().front())))
+    return failure();
+  if (func.getNumWorkgroupAttributions() > 0 || buffersBefore > 0)
+    gpu::BarrierOp::create(b, loc);
+  return success();
+}
 
 LogicalResult KernelLowering::lowerOp(Operation &op) {
   OpBuilder &b = emit.b;
@@ -99,6 +135,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   };
 
   if (auto grid = dyn_cast<GridOp>(op)) {
+    if (grid.getPersistent())
+      return lowerPersistentGrid(grid);
     gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
     for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices()))
       map.map(arg, gpu::BlockIdOp::create(b, emit.loc, dims[i]));

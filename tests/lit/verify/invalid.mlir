@@ -10,6 +10,16 @@ tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 100 : i64} {
 
 // -----
 
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{persistent needs 1 to 32 blocks per SM, got 0}}
+  tile.grid (%i) in (%c1) {
+  } {persistent = 0 : i64}
+  tile.return
+}
+
+// -----
+
 // expected-error @+1 {{kernel body must hold exactly one tile.grid, found 0}}
 tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
   tile.return

@@ -47,6 +47,11 @@ public:
 
   /// The grid: one to three extents; `body` runs once per block with its indices.
   void grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body);
+  /// A persistent grid: `body` runs once per tile of `sizes` as in grid(), but
+  /// the launch has at most `blocksPerSm` blocks per SM, each looping over
+  /// tiles (grid-stride). For dynamic work whose tile count varies per call.
+  void persistentGrid(int64_t blocksPerSm, std::vector<Dim> sizes,
+                      const std::function<void(const std::vector<Index> &)> &body);
 
   Index index(int64_t value);
   Index index(const Dim &dim);

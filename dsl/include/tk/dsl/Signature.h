@@ -33,6 +33,10 @@ struct KernelSignature {
   std::vector<TensorParam> tensors;
   std::vector<Dim> grid; ///< blocks per grid dimension (1 to 3)
   int64_t threads = 128;
+  /// > 0: a persistent grid (KernelBuilder::persistentGrid): at most this
+  /// many blocks per SM, in one dimension, each looping over the tiles `grid`
+  /// counts.
+  int64_t persistentBlocksPerSm = 0;
 };
 
 } // namespace tk::dsl

@@ -24,9 +24,15 @@ struct PackedArgs {
 };
 PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors);
 
+/// The launch grid of `sig` for the bound sizes: its extents, or for a
+/// persistent grid min(tiles, smCount x blocks per SM) blocks in x. Zero
+/// blocks in some dimension: nothing to launch.
+Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, int64_t> &symbols, int smCount,
+                  unsigned grid[3]);
+
 /// Binds, evaluates the grid and launches on `stream`. A grid with no block
 /// launches nothing and succeeds.
 Status launch(const Driver &driver, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,
-              CUstream stream);
+              CUstream stream, int smCount);
 
 } // namespace tk::runtime

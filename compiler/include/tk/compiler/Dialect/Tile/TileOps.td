@@ -55,8 +55,14 @@ def Tile_GridOp : Tile_Op<"grid", [HasParent<"KernelOp">, SingleBlockImplicitTer
     Runs the body once per block. The block arguments are the block's indices,
     the operands the grid extents (computed from the kernel's dynamic sizes).
       tile.grid (%bm, %bk) in (%nm, %nk) { ... }
+    With `persistent = k`, the launch has at most k blocks per SM (in one
+    dimension), and each block runs the body for the tiles t = block,
+    block + blocks, ... of the extents' product (grid-stride; dimension 0
+    fastest). The body must not assume one block per tile (shared buffers are
+    fenced with a barrier between tiles).
+      tile.grid (%bm, %bk) in (%nm, %nk) { ... } {persistent = 4 : i64}
   }];
-  let arguments = (ins Variadic<Index>:$sizes);
+  let arguments = (ins Variadic<Index>:$sizes, OptionalAttr<I64Attr>:$persistent);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
