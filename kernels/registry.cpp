@@ -9,6 +9,8 @@
 #include "kernels/quant/swiglu_per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 
+#include <cstdio>
+
 namespace tk::kernels {
 
 static KernelVariant perTokenCastVariant(const std::string &name, quant::PerTokenCastConfig c,
@@ -97,7 +99,9 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perBlock("per_block_cast_with_precomputed_sf.bf16.k7168.b128.g128",
                               {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
     auto perChannel = [](const std::string &name, quant::PerChannelCastConfig c) {
-      quant::applyTileOverride(c); // TK_PER_CHANNEL_TILE: `tk compile` shows an experiment's registers
+      // TK_PER_CHANNEL_TILE: `tk compile` shows an experiment's registers.
+      if (std::string error = quant::applyTileOverride(c); !error.empty())
+        std::fprintf(stderr, "tk: %s; %s keeps its default tile\n", error.c_str(), name.c_str());
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
     };
     auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {

@@ -2,6 +2,7 @@
 // test visibly when no CUDA device is present.
 #pragma once
 
+#include "bench/expf_oracle.h"
 #include "bench/gpu_session.h"
 #include "bench/per_token_cast_check.h"
 
@@ -40,3 +41,9 @@ struct CaseTally {
     std::printf("[ %s ] %d of %d cases bit-exact on %s\n", name.c_str(), passed, total, gpu.device().name.c_str());
   }
 };
+
+/// Skips the test visibly when the build has no nvcc-compiled expf oracle
+/// (the SwiGLU suites' reference exponential).
+#define TK_SKIP_WITHOUT_EXPF_ORACLE()                                                                           \
+  if (!tk::bench::haveExpfOracle())                                                                              \
+  GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)"

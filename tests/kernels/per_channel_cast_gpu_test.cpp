@@ -64,8 +64,7 @@ TEST_F(PerChannelCastGpu, SpecGridsAreBitExact) {
 // round_sf x clamp in {none, 10, 0.5}; one random x per shape. The reference's
 // exponential is CUDA's expf, computed on this GPU by the nvcc-compiled oracle.
 TEST_F(PerChannelCastGpu, SwigluSpecGridIsBitExact) {
-  if (!tk::bench::haveExpfOracle())
-    GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)";
+  TK_SKIP_WITHOUT_EXPF_ORACLE();
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, tk::bench::bf16SwigluExpArguments());
@@ -95,8 +94,7 @@ TEST_F(PerChannelCastGpu, SwigluSpecGridIsBitExact) {
 // why the CPU reference cannot check the GPU. A table equal to the C library
 // everywhere would mean the oracle is not what it claims.
 TEST_F(PerChannelCastGpu, ExpfOracleIsTheDeviceFunction) {
-  if (!tk::bench::haveExpfOracle())
-    GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)";
+  TK_SKIP_WITHOUT_EXPF_ORACLE();
   std::vector<float> args = tk::bench::bf16SwigluExpArguments();
   tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, args);
   int differ = 0, finite = 0;

@@ -16,8 +16,7 @@ class SwigluBackwardGpu : public GpuSuite<SwigluBackwardGpu> {};
 // MoE mappings (4001 tokens, alignment g) cycle through top-k {2, 6, 8, 9}
 // and (experts, ranks) {(72, 8), (256, 8), (256, 64)}.
 TEST_F(SwigluBackwardGpu, MoeGridIsBitExact) {
-  if (!tk::bench::haveExpfOracle())
-    GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)";
+  TK_SKIP_WITHOUT_EXPF_ORACLE();
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   CaseTally tally;

@@ -16,8 +16,7 @@ class SwigluPerTokenCastGpu : public GpuSuite<SwigluPerTokenCastGpu> {};
 // top-k {2, 6, 8, 9} and (experts, ranks) {(72, 8), (256, 8), (256, 64)} with
 // 4001 tokens and alignment 16.
 TEST_F(SwigluPerTokenCastGpu, MoeGridIsBitExact) {
-  if (!tk::bench::haveExpfOracle())
-    GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)";
+  TK_SKIP_WITHOUT_EXPF_ORACLE();
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, tk::bench::bf16SwigluExpArguments());

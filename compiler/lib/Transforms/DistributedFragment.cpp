@@ -432,9 +432,11 @@ FailureOr<Value> ThreadEmitter::parallel(tile::ParallelOp op, ArrayRef<Value> in
   // result back to the slots.
   SmallVector<std::pair<Value, SmallVector<int64_t>>> sources; // per input: its source and each slot's index there
   for (Value in : inputs) {
-    sources.push_back({slotSource(in, 0).first, {}});
-    for (int64_t s = 0; s < slots; ++s)
-      sources.back().second.push_back(slotSource(in, s).second);
+    auto &[source, index] = sources.emplace_back();
+    for (int64_t s = 0; s < slots; ++s) {
+      auto [from, at] = slotSource(in, s);
+      source = from, index.push_back(at);
+    }
   }
   std::map<SmallVector<int64_t>, int64_t> classOfKey;
   SmallVector<int64_t> classOf, representatives;

@@ -92,6 +92,9 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
 
   // (1) In-thread, in slot order; padding slots past the tile contribute the identity.
   for (int64_t s = 0; s < l.slotsPerThread(); ++s) {
+    int64_t r = g.reducedSlotOf(s);
+    if (classes[classOf[r]] != r)
+      continue; // a copy of another class's slot
     Value v = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{s});
     if (kind == tile::ReduceKind::absmax)
       v = absoluteValue(b, loc, v);
@@ -101,9 +104,7 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
       Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(l.shape[g.dim]));
       v = arith::SelectOp::create(b, loc, inside, v, init);
     }
-    int64_t r = g.reducedSlotOf(s);
-    if (classes[classOf[r]] == r)
-      acc[r] = reduceCombine(b, loc, kind, acc[r], v);
+    acc[r] = reduceCombine(b, loc, kind, acc[r], v);
   }
 
   // 16-bit floats cross lanes and warps as f32 (shuffles move 32-bit values);

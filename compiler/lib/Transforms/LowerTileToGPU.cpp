@@ -116,10 +116,9 @@ LogicalResult KernelLowering::lowerPersistentGrid(GridOp grid) {
     if (!last)
       rest = arith::DivUIOp::create(b, loc, rest, sizes[i]);
   }
-  unsigned buffersBefore = func.getNumWorkgroupAttributions();
   if (failed(lowerBlock(grid.getBody().front())))
     return failure();
-  if (func.getNumWorkgroupAttributions() > 0 || buffersBefore > 0)
+  if (func.getNumWorkgroupAttributions() > 0)
     gpu::BarrierOp::create(b, loc);
   return success();
 }
