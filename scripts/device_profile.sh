@@ -2,15 +2,19 @@
 # Runs on the GPU machine: tile sweeps of the per-channel kernels
 # (TK_PER_CHANNEL_TILE) and an Nsight Compute profile of one launch of each
 # slow operator. Arguments: the operators to profile (tk bench --only names);
-# SWEEP="ROWSxCOLSxTHREADS ..." and SWEEP_OPS (comma-separated) choose the sweep.
+# SWEEP and SWEEP_OPS (comma-separated) choose the sweep. Each SWEEP entry is
+# ROWSxCOLSxTHREADS (a TK_PER_CHANNEL_TILE value) or VAR=VALUE[,VAR=VALUE...]
+# (e.g. TK_PER_CHANNEL_PIPELINE=3x8,TK_PER_CHANNEL_TILE=128x32x128).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/unpack_carry.sh
 tk=/tmp/tk-bin/tk
 export TK_PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
-for tile in ${SWEEP:-}; do
-  echo "== TK_PER_CHANNEL_TILE=$tile"
-  TK_PER_CHANNEL_TILE=$tile "$tk" bench --only "$SWEEP_OPS" --json "$out/sweep_$tile.json" 2>&1 | grep -E "^(per_channel|swiglu)"
+for entry in ${SWEEP:-}; do
+  [[ $entry == *=* ]] || entry="TK_PER_CHANNEL_TILE=$entry"
+  echo "== $entry"
+  env ${entry//,/ } "$tk" bench --only "$SWEEP_OPS" --json "$out/sweep_${entry//[=,]/_}.json" 2>&1 |
+    grep -E "^(per_channel|swiglu|tk:)"
 done
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
 for op in "$@"; do

@@ -4,6 +4,7 @@
 #include "tk/compiler/Dialect/Tile/Tile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -183,6 +184,40 @@ Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, cons
   if (splitLast)
     op.setSplitLastAttr(b_.getI64IntegerAttr(splitLast));
   return Tile(this, op);
+}
+
+Shared KernelBuilder::shared(const std::vector<int64_t> &shape, DType dtype) {
+  for (int64_t d : shape)
+    if (d <= 0)
+      throw std::invalid_argument("shared: buffer extents must be positive");
+  auto space = gpu::AddressSpaceAttr::get(&ctx_, gpu::AddressSpace::Workgroup);
+  auto type = MemRefType::get(shape, toMlirType(ctx_, dtype), MemRefLayoutAttrInterface(), space);
+  return Shared(tile::AllocOp::create(b_, loc_, type).getBuffer(), shape, dtype);
+}
+
+void KernelBuilder::copy(const Tensor &t, const std::vector<Index> &origin, const Shared &buf) {
+  if (t.param().dtype != buf.dtype())
+    throw std::invalid_argument("copy: tensor '" + t.param().name + "' is " + name(t.param().dtype) +
+                                ", the buffer " + name(buf.dtype()));
+  tile::CopyOp::create(b_, loc_, t.value(), values(origin), buf.value(), /*async=*/false);
+}
+
+Tile KernelBuilder::load(const Shared &buf, const std::vector<Index> &origin, const std::vector<int64_t> &shape) {
+  auto type = tile::FragmentType::get(&ctx_, shape, toMlirType(ctx_, buf.dtype()));
+  return Tile(this, tile::LoadOp::create(b_, loc_, type, buf.value(), values(origin), /*split_last=*/nullptr));
+}
+
+void KernelBuilder::pipeline(const Index &lb, const Index &ub, int64_t stages,
+                             const std::function<void(const Index &)> &body) {
+  if (stages < 1 || stages > 8)
+    throw std::invalid_argument("pipeline: 1 to 8 stages, got " + std::to_string(stages));
+  auto loop = tile::PipelineOp::create(b_, loc_, lb.value(), ub.value(), b_.getI64IntegerAttr(stages));
+  Block *bodyBlock = b_.createBlock(&loop.getBody());
+  Index i(this, bodyBlock->addArgument(b_.getIndexType(), loc_));
+  b_.setInsertionPointToStart(bodyBlock);
+  body(i);
+  tile::YieldOp::create(b_, loc_);
+  b_.setInsertionPointAfter(loop);
 }
 
 void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Tile &value) {

@@ -124,3 +124,50 @@ TEST(Cpu_per_channel_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
 }
 
 } // namespace
+
+namespace {
+
+// TK_PER_CHANNEL_PIPELINE: each CTA walks several row tiles through a
+// tile.pipeline (buffer versions, copies ahead, guards past the last tile).
+// The CPU path runs the pipelined schedule sequentially, so its indexing is
+// checked bit-exact here; the row gather keeps its unpipelined kernel; an
+// unusable value is a C API error.
+TEST(Cpu_per_channel_cast, PipelinedScheduleIsBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const char *pipeline : {"1x3", "2x2", "3x5", "8x4"}) {
+    setenv("TK_PER_CHANNEL_TILE", "128x32x128", 1); // 8 KB bf16 stages: up to 5 fit
+    setenv("TK_PER_CHANNEL_PIPELINE", pipeline, 1);
+    runCase(ctx, {640, 576, 128, TK_BF16, false, false, 21});     // 5 row tiles, tiles per CTA do not divide them
+    runCase(ctx, {384, 576, 128, TK_F32, true, false, 22});       // f32: fewer stages fit
+    runCase(ctx, {384, 576, 32, TK_BF16, false, true, 23});       // transposed, b = 32
+    tk::bench::PerChannelCastCase q{384, 640, 128, TK_BF16, false, false, 24};
+    q.quantized = true;
+    runCase(ctx, q);
+    tk::bench::PerChannelCastCase s{256, 576, 128, TK_BF16, false, true, 25};
+    s.swiglu = true, s.clamp = 0.5f;                               // two buffers (gate, linear)
+    runCase(ctx, s);
+    tk::bench::PerChannelCastCase g{97, 640, 128, TK_BF16, false, false, 26};
+    g.gatherTopk = 2, g.totalExperts = 8, g.localExperts = 3;
+    runCase(ctx, g);
+  }
+  unsetenv("TK_PER_CHANNEL_TILE");
+  for (const char *bad : {"3", "0x4", "9x2", "2x65", "2x4x1"}) {
+    setenv("TK_PER_CHANNEL_PIPELINE", bad, 1);
+    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9},
+                                                              false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.error.find("TK_PER_CHANNEL_PIPELINE"), std::string::npos) << r.error;
+  }
+  setenv("TK_PER_CHANNEL_TILE", "256x64x256", 1); // one f32 stage is 64 KB: none fits
+  setenv("TK_PER_CHANNEL_PIPELINE", "2x2", 1);
+  tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {256, 576, 128, TK_F32, false, false, 9},
+                                                            false);
+  EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(r.error.find("shared memory"), std::string::npos) << r.error;
+  unsetenv("TK_PER_CHANNEL_TILE");
+  unsetenv("TK_PER_CHANNEL_PIPELINE");
+  tk_context_destroy(ctx);
+}
+
+} // namespace

@@ -295,3 +295,54 @@ TEST(Cpu_per_token_cast, E2M1OutputIsBitExact) {
 }
 
 } // namespace
+
+namespace {
+
+// The schedule experiments: a persistent grid and a tile.pipeline (row tiles
+// per CTA, copies ahead; the CPU path runs the pipelined schedule
+// sequentially, so its indexing is checked here), results unchanged, over
+// row counts that leave partial CTAs, strided rows and e2m1/e5m6 outputs;
+// malformed values are C API errors.
+TEST(Cpu_per_token_cast, ScheduleExperimentsAreBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const char *var : {"TK_PER_TOKEN_PERSISTENT", "TK_PER_TOKEN_PIPELINE"})
+    for (const char *value : {"1", "3", "1x1", "2x3", "4x2", "8x5"}) {
+      if ((std::strchr(value, 'x') != nullptr) != (std::strcmp(var, "TK_PER_TOKEN_PIPELINE") == 0))
+        continue;
+      setenv(var, value, 1);
+      for (bench::PerTokenCastCase c : {bench::PerTokenCastCase{37, 7168, 128, TK_BF16, 0, 0, 3},
+                                        bench::PerTokenCastCase{21, 2560, 32, TK_F32, TK_ROUND_SF, 2600, 4},
+                                        bench::PerTokenCastCase{9, 576, 576, TK_BF16, TK_ROUND_SF, 0, 5},
+                                        bench::PerTokenCastCase{13, 2048, 32, TK_BF16, 0, 0, 6, TK_FORMAT_E2M1}}) {
+        auto [badOut, badSf] = runCase(ctx, c);
+        EXPECT_EQ(badOut, 0) << var << "=" << value << " " << bench::describe(c);
+        EXPECT_EQ(badSf, 0) << var << "=" << value << " " << bench::describe(c);
+      }
+      unsetenv(var);
+    }
+  const std::pair<const char *, const char *> bad[] = {{"TK_PER_TOKEN_PERSISTENT", "0"},
+                                                       {"TK_PER_TOKEN_PERSISTENT", "33"},
+                                                       {"TK_PER_TOKEN_PERSISTENT", "4x"},
+                                                       {"TK_PER_TOKEN_PIPELINE", "2"},
+                                                       {"TK_PER_TOKEN_PIPELINE", "9x1"},
+                                                       {"TK_PER_TOKEN_PIPELINE", "2x0"}};
+  for (auto [var, value] : bad) {
+    setenv(var, value, 1);
+    bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, {4, 576, 128, TK_BF16, 0},
+                                                    bench::makeInput({4, 576, 128, TK_BF16, 0}), false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << var << "=" << value;
+    EXPECT_NE(r.error.find(var), std::string::npos) << r.error;
+    unsetenv(var);
+  }
+  setenv("TK_PER_TOKEN_PERSISTENT", "2", 1);
+  setenv("TK_PER_TOKEN_PIPELINE", "2x2", 1);
+  bench::CheckResult both = bench::checkPerTokenCast(nullptr, ctx, {4, 576, 128, TK_BF16, 0},
+                                                     bench::makeInput({4, 576, 128, TK_BF16, 0}), false);
+  EXPECT_EQ(both.status, TK_ERROR_INVALID_ARGUMENT);
+  unsetenv("TK_PER_TOKEN_PERSISTENT");
+  unsetenv("TK_PER_TOKEN_PIPELINE");
+  tk_context_destroy(ctx);
+}
+
+} // namespace

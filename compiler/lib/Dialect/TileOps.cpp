@@ -96,6 +96,90 @@ LogicalResult GridOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// PipelineOp
+//===----------------------------------------------------------------------===//
+
+ParseResult PipelineOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::Argument iv;
+  OpAsmParser::UnresolvedOperand lb, ub;
+  Type index = parser.getBuilder().getIndexType();
+  iv.type = index;
+  if (parser.parseArgument(iv) || parser.parseEqual() || parser.parseOperand(lb) || parser.parseKeyword("to") ||
+      parser.parseOperand(ub) || parser.resolveOperand(lb, index, result.operands) ||
+      parser.resolveOperand(ub, index, result.operands) || parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, {iv}))
+    return failure();
+  PipelineOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void PipelineOp::print(OpAsmPrinter &p) {
+  p << " " << getInductionVar() << " = " << getLowerBound() << " to " << getUpperBound() << " ";
+  p.printOptionalAttrDict((*this)->getAttrs());
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
+}
+
+/// True when `v` can be computed for another iteration of `loop`: it is the
+/// induction variable, defined outside, or made by side-effect-free non-tile
+/// ops of the body from such values.
+static bool computableAhead(PipelineOp loop, Value v) {
+  if (v == loop.getInductionVar() || !loop->isAncestor(v.getParentRegion()->getParentOp()))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumRegions() || isa<TileDialect>(def->getDialect()) || !isMemoryEffectFree(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value o) { return computableAhead(loop, o); });
+}
+
+LogicalResult PipelineOp::verify() {
+  int64_t stages = getStages();
+  if (stages < 1 || stages > 8)
+    return emitOpError() << "needs 1 to 8 stages, got " << stages;
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError() << "body must have one index argument (the induction variable)";
+  llvm::SmallPtrSet<Value, 4> buffers;
+  WalkResult walk = getBody().walk([&](CopyOp copy) -> WalkResult {
+    if (copy->getBlock() != &body)
+      return copy.emitOpError() << "in a tile.pipeline must be a direct child of its body";
+    Value dest = copy.getDest();
+    auto alloc = dest.getDefiningOp<AllocOp>();
+    if (!alloc || (*this)->isAncestor(alloc))
+      return copy.emitOpError() << "in a tile.pipeline must copy into a tile.alloc buffer defined outside it";
+    if (!buffers.insert(dest).second)
+      return copy.emitOpError() << "copies into a buffer another copy of this tile.pipeline fills";
+    for (Value v : copy->getOperands())
+      if (v != dest && !computableAhead(*this, v))
+        return copy.emitOpError() << "source and indices must be computed from the induction variable and values "
+                                     "defined outside the tile.pipeline by side-effect-free ops (they are "
+                                     "recomputed for iterations ahead)";
+    for (OpOperand &use : dest.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == copy)
+        continue;
+      if (!(*this)->isAncestor(user))
+        return copy.emitOpError() << "buffer is also used outside the tile.pipeline that fills it";
+      Operation *inBody = body.findAncestorOpInBlock(*user);
+      if (isa<StoreOp, CopyOp>(user))
+        return user->emitOpError() << "writes a buffer that a copy of the enclosing tile.pipeline fills";
+      if (inBody->isBeforeInBlock(copy))
+        return user->emitOpError() << "reads a pipelined buffer before the copy that fills it";
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult WaitCopiesOp::verify() {
+  if (getPending() < 0 || getPending() > 8)
+    return emitOpError() << "pending must be 0 to 8 groups, got " << getPending();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Memory ops
 //===----------------------------------------------------------------------===//
 

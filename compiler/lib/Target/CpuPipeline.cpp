@@ -2,6 +2,7 @@
 #include "tk/compiler/Target/CpuPipeline.h"
 #include "tk/compiler/Transforms/Passes.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
@@ -16,12 +17,16 @@
 namespace tk::compiler {
 
 void buildCpuPipeline(mlir::OpPassManager &pm) {
+  // The pipelined schedule (its versions, slots and guards) runs on the CPU
+  // too, sequentially: CPU tests check its indexing against the plain loop.
+  pm.addPass(tile::createTilePipelineCopies());
   pm.addPass(tile::createTileLowerToCPU());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::arith::createArithExpandOpsPass());
   pm.addPass(mlir::createSCFToControlFlowPass());
   pm.addPass(mlir::memref::createExpandStridedMetadataPass());
+  pm.addPass(mlir::createLowerAffinePass()); // the offsets of subviews (pipeline buffer versions)
   pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(mlir::createConvertMathToLLVMPass()); // exp -> expf, fma -> fmaf (one rounding)
   pm.addPass(mlir::createArithToLLVMConversionPass());

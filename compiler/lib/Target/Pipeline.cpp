@@ -19,6 +19,9 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   auto ablated = [&](const char *name) {
     return std::find(options.ablate.begin(), options.ablate.end(), name) != options.ablate.end();
   };
+  tile::TilePipelineCopiesOptions pipelining;
+  pipelining.maxStages = ablated("pipeline") ? 1 : 8;
+  pm.addPass(tile::createTilePipelineCopies(pipelining));
   tile::TileAssignLayoutsOptions layouts;
   layouts.vectorBytes = ablated("vectorize") ? 4 : target.vectorBytes;
   pm.addPass(tile::createTileAssignLayouts(layouts));

@@ -36,7 +36,7 @@ CompileOptions CompileOptions::fromEnvironment() {
 }
 
 const std::vector<std::string> &CompileOptions::ablations() {
-  static const std::vector<std::string> names = {"vectorize", "fp8-hardware"};
+  static const std::vector<std::string> names = {"vectorize", "fp8-hardware", "pipeline"};
   return names;
 }
 

@@ -37,6 +37,9 @@ struct ThreadEmitter {
       : b(b), loc(loc), func(func), fp8Hardware(fp8Hardware), lane(lane), warp(warp) {}
 
   mlir::Value index(int64_t v);
+  /// A block-wide shared-memory buffer (a workgroup attribution of the
+  /// kernel), 16-byte aligned.
+  mlir::Value sharedBuffer(mlir::MemRefType type);
   mlir::Value laneCoord(const BlockedLayout &l, int64_t d);
   mlir::Value warpCoord(const BlockedLayout &l, int64_t d);
   mlir::Value threadCoord(const BlockedLayout &l, int64_t d);
@@ -55,6 +58,14 @@ struct ThreadEmitter {
   /// Writes a blocked per-thread vector at `origin` of `dest` (masked at edges).
   void store(mlir::Operation *op, mlir::Value value, mlir::Value dest, mlir::ValueRange origin,
              const BlockedLayout &l);
+  /// Starts copying the tile at `origin` of `source` into the whole shared
+  /// buffer `dest` with cp.async (tile.copy {async}): each thread's chunks of
+  /// layout `l` as 4-, 8- or 16-byte copies (16-byte ones bypass L1), zero-filled
+  /// where a chunk lies outside the source. Emits nothing and returns false
+  /// when a chunk cannot be such a copy (width, contiguity or alignment; with
+  /// remarks, says why); the caller then copies synchronously.
+  bool asyncCopy(mlir::Operation *op, mlir::Value source, mlir::ValueRange origin, mlir::Value dest,
+                 const BlockedLayout &l, mlir::Type elt);
   /// Reads a fragment laid out like a reduction's result: each thread reads the
   /// element of each of its groups (threads of one group read the same one).
   /// With `inner`: a reduction of a reduction, held as `g` over the root

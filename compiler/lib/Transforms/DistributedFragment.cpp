@@ -24,6 +24,15 @@ Type storageType(Type elementType) {
 
 Value ThreadEmitter::index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
+Value ThreadEmitter::sharedBuffer(MemRefType type) {
+  Value buf = func.addWorkgroupAttribution(type, loc);
+  // The global it becomes is declared 16-byte aligned (by default it would
+  // be aligned to its element only), so 16-byte vectors and cp.async fit.
+  func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1, "llvm.align", b.getI64IntegerAttr(16));
+  alignment[buf] = 16;
+  return buf;
+}
+
 Value ThreadEmitter::laneCoord(const BlockedLayout &l, int64_t d) {
   Value v = arith::DivUIOp::create(b, loc, lane, index(l.laneStride(d)));
   return arith::RemUIOp::create(b, loc, v, index(l.lanes[d]));
@@ -341,8 +350,7 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
   SmallVector<int64_t> bufShape(out.shape.begin(), out.shape.end());
   bufShape[r - 1] += 16 / eltBytes;
   auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  Value buf = func.addWorkgroupAttribution(MemRefType::get(bufShape, elt, MemRefLayoutAttrInterface(), space), loc);
-  alignment[buf] = 16;
+  Value buf = sharedBuffer(MemRefType::get(bufShape, elt, MemRefLayoutAttrInterface(), space));
   // A thread holding vec[r-2] consecutive rows writes them as one vector
   // into the transposed row (they are consecutive there).
   const int64_t rowVec = (in.hasPadding(r - 2) || in.hasPadding(r - 1)) ? 1 : in.vec[r - 2];

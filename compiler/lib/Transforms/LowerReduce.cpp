@@ -152,7 +152,7 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
     auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
     auto bufType = MemRefType::get({numWarps, int64_t(1) << writers, numClasses}, elt, MemRefLayoutAttrInterface(),
                                    space);
-    Value buf = func.addWorkgroupAttribution(bufType, loc);
+    Value buf = sharedBuffer(bufType);
     Value laneBase = arith::AndIOp::create(b, loc, lane, index(~groupLaneBits & 31));
     Value isWriter = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, laneBase);
     whenAll({isWriter}, [&](OpBuilder &wb, Location wl) {

@@ -37,6 +37,16 @@ Type convertArg(Type t) {
   return t;
 }
 
+/// True when a region of `op` holds tile ops.
+bool holdsTileOps(Operation &op) {
+  return op
+      .walk([&](Operation *inner) {
+        return inner != &op && isa<TileDialect>(inner->getDialect()) ? WalkResult::interrupt()
+                                                                      : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 struct CpuLowering {
   OpBuilder &b;
   Location loc;
@@ -415,6 +425,46 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
       memref::StoreOp::create(ib, l, v, buf, ivs);
     });
     map.map(conv.getResult(), buf);
+    return success();
+  }
+  // One block runs at a time: copies complete at once, nothing to wait for.
+  if (isa<CommitCopiesOp, WaitCopiesOp, BarrierOp>(op))
+    return success();
+  if (auto pipe = dyn_cast<PipelineOp>(op)) { // not pipelined: the plain loop it means
+    auto loop = scf::ForOp::create(b, loc, mapped(pipe.getLowerBound()), mapped(pipe.getUpperBound()), index(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    map.map(pipe.getInductionVar(), loop.getInductionVar());
+    return lowerBlock(pipe.getBody().front(), entry);
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op); loop && holdsTileOps(op)) {
+    if (loop.getNumRegionIterArgs())
+      return op.emitOpError() << "holds tile ops and carries values; loops around tile ops carry none";
+    auto lowered =
+        scf::ForOp::create(b, loc, mapped(loop.getLowerBound()), mapped(loop.getUpperBound()), mapped(loop.getStep()));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(lowered.getBody()->getTerminator());
+    map.map(loop.getInductionVar(), lowered.getInductionVar());
+    return lowerBlock(*loop.getBody(), entry);
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(op); branch && holdsTileOps(op)) {
+    if (branch.getNumResults())
+      return op.emitOpError() << "holds tile ops and has results; branches around tile ops yield none";
+    auto lowered = scf::IfOp::create(b, loc, mapped(branch.getCondition()), branch.elseBlock() != nullptr);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(lowered.thenBlock()->getTerminator());
+    if (failed(lowerBlock(*branch.thenBlock(), entry)))
+      return failure();
+    if (branch.elseBlock()) {
+      b.setInsertionPoint(lowered.elseBlock()->getTerminator());
+      return lowerBlock(*branch.elseBlock(), entry);
+    }
+    return success();
+  }
+  if (auto view = dyn_cast<memref::SubViewOp>(op)) { // a version of a multi-buffered shared tile
+    Operation *clone = b.clone(op, map);
+    clone->getResult(0).setType(cpuMemRefType(view.getType()));
+    map.map(view.getResult(), clone->getResult(0));
     return success();
   }
   if (op.getDialect() && isa<TileDialect>(op.getDialect()))

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -73,6 +74,16 @@ FailureOr<Grouping> groupingOf(Operation *op, FragmentType reducedType) {
 }
 
 const GroupedReduction *innerOf(const Grouping &g) { return g.inner ? &*g.inner : nullptr; }
+
+/// True when a region of `op` holds tile ops.
+bool holdsTileOps(Operation &op) {
+  return op
+      .walk([&](Operation *inner) {
+        return inner != &op && isa<TileDialect>(inner->getDialect()) ? WalkResult::interrupt()
+                                                                      : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
 
 struct KernelLowering {
   KernelOp kernel;
@@ -184,8 +195,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   }
   if (auto alloc = dyn_cast<AllocOp>(op)) {
     MemRefType type = alloc.getBuffer().getType();
-    Value buf = func.addWorkgroupAttribution(cast<MemRefType>(convertArgType(type)), emit.loc);
-    emit.alignment[buf] = 16;
+    Value buf = emit.sharedBuffer(cast<MemRefType>(convertArgType(type)));
     map.map(alloc.getBuffer(), buf);
     return success();
   }
@@ -195,10 +205,69 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     Type elt = compiler::storageType(dst.getElementType());
     int64_t vec = std::max<int64_t>(1, 16 / std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8));
     BlockedLayout l = compiler::chooseBlockedLayout(shape, kernel.getNumWarps(), vec);
-    Value v = emit.load(&op, mapped(copy.getSource()), origin(copy.getIndices()), l, elt);
+    Value src = mapped(copy.getSource()), dest = mapped(copy.getDest());
+    if (copy.getAsync() && emit.asyncCopy(&op, src, origin(copy.getIndices()), dest, l, elt))
+      return success();
+    // Synchronous: through registers. An async copy that cannot use cp.async
+    // is complete here, which its later wait_copies does not mind.
+    Value v = emit.load(&op, src, origin(copy.getIndices()), l, elt);
     SmallVector<Value> zeros(dst.getRank(), emit.index(0));
-    emit.store(&op, v, mapped(copy.getDest()), zeros, l);
+    emit.store(&op, v, dest, zeros, l);
+    if (!copy.getAsync())
+      gpu::BarrierOp::create(b, emit.loc);
+    return success();
+  }
+  if (isa<CommitCopiesOp>(op)) {
+    NVVM::CpAsyncCommitGroupOp::create(b, emit.loc);
+    return success();
+  }
+  if (auto wait = dyn_cast<WaitCopiesOp>(op)) {
+    NVVM::CpAsyncWaitGroupOp::create(b, emit.loc, b.getI32IntegerAttr((int32_t)wait.getPending()));
     gpu::BarrierOp::create(b, emit.loc);
+    return success();
+  }
+  if (isa<BarrierOp>(op)) {
+    gpu::BarrierOp::create(b, emit.loc);
+    return success();
+  }
+  if (isa<PipelineOp>(op))
+    return op.emitOpError() << "must be rewritten by tile-pipeline-copies before tile-lower-to-gpu";
+  if (auto view = dyn_cast<memref::SubViewOp>(op)) {
+    // A version of a multi-buffered shared tile: float8 elements as i8, and
+    // the alignment of its offset (a whole number of tiles).
+    Operation *clone = b.clone(op, map);
+    auto type = cast<MemRefType>(convertArgType(view.getType()));
+    clone->getResult(0).setType(type);
+    map.map(view.getResult(), clone->getResult(0));
+    int64_t bytes = type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t align = emit.alignment.lookup(mapped(view.getSource()));
+    while (align > 1 && bytes % align)
+      align /= 2;
+    emit.alignment[clone->getResult(0)] = std::max<int64_t>(1, align);
+    return success();
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op); loop && holdsTileOps(op)) {
+    if (loop.getNumRegionIterArgs())
+      return op.emitOpError() << "holds tile ops and carries values; loops around tile ops carry none";
+    auto lowered = scf::ForOp::create(b, emit.loc, mapped(loop.getLowerBound()), mapped(loop.getUpperBound()),
+                                      mapped(loop.getStep()));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(lowered.getBody()->getTerminator());
+    map.map(loop.getInductionVar(), lowered.getInductionVar());
+    return lowerBlock(*loop.getBody());
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(op); branch && holdsTileOps(op)) {
+    if (branch.getNumResults())
+      return op.emitOpError() << "holds tile ops and has results; branches around tile ops yield none";
+    auto lowered = scf::IfOp::create(b, emit.loc, mapped(branch.getCondition()), branch.elseBlock() != nullptr);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(lowered.thenBlock()->getTerminator());
+    if (failed(lowerBlock(*branch.thenBlock())))
+      return failure();
+    if (branch.elseBlock()) {
+      b.setInsertionPoint(lowered.elseBlock()->getTerminator());
+      return lowerBlock(*branch.elseBlock());
+    }
     return success();
   }
   if (auto par = dyn_cast<ParallelOp>(op)) {
@@ -320,13 +389,9 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   }
   if (op.getDialect() && isa<TileDialect>(op.getDialect()))
     return op.emitOpError() << "has no GPU lowering";
-  bool holdsTileOps = false;
-  op.walk([&](Operation *inner) {
-    if (inner != &op && isa<TileDialect>(inner->getDialect()))
-      holdsTileOps = true;
-  });
-  if (holdsTileOps)
-    return op.emitOpError() << "holds tile ops in a nested region; tile ops must be at grid level";
+  if (holdsTileOps(op))
+    return op.emitOpError() << "holds tile ops in a nested region; tile ops must be at grid level or in "
+                               "scf.for / scf.if";
   b.clone(op, map);
   return success();
 }

@@ -15,7 +15,7 @@
 // slots and the 16 lanes of a row equal: the second reduces one value per
 // thread, exchanges one word per warp and broadcasts the result.
 // CHECK-LABEL: gpu.func @block_absmax
-// CHECK-SAME: workgroup(%{{.*}} : memref<4x1x1xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<4x1x1xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-COUNT-4: gpu.shuffle xor {{.*}}, %c8_i32
 // CHECK-NOT: gpu.shuffle
 // CHECK: gpu.shuffle xor {{.*}}, %c16_i32

@@ -2,7 +2,7 @@
 
 // A shared tile buffer becomes a workgroup attribution; tile.copy is a
 // distributed 16-byte load/store followed by a block barrier.
-// CHECK: gpu.func @stage{{.*}} workgroup(%[[BUF:.*]] : memref<4x64xbf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.func @stage{{.*}} workgroup(%[[BUF:.*]] : memref<4x64xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: vector.load %{{.*}} : memref<?x64xbf16, strided<[?, 1]>>, vector<8xbf16>
 // CHECK: vector.store %{{.*}}, %[[BUF]]
 // CHECK: gpu.barrier

@@ -3,7 +3,7 @@
 // A whole 2048-wide row spans all four warps: after the lane butterfly, each
 // warp's value goes through shared memory between two barriers. All 32 lanes
 // hold it; one writes, so each warp needs one word.
-// CHECK: gpu.func @rowmax{{.*}} workgroup(%{{.*}} : memref<4x1x1xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.func @rowmax{{.*}} workgroup(%{{.*}} : memref<4x1x1xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: gpu.shuffle xor {{.*}}, %c16_i32, %c32_i32
 // CHECK: gpu.barrier
 // CHECK: memref.load

@@ -6,7 +6,7 @@
 // writes 4 consecutive elements of a transposed row as one vector; then a
 // barrier and 16-byte reads of the rows.
 // CHECK: tile.load {{.*}} #tile.blocked<vec = [1, 4, 8]
-// CHECK: gpu.func @t{{.*}} workgroup(%[[BUF:.*]] : memref<1x64x72xi16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.func @t{{.*}} workgroup(%[[BUF:.*]] : memref<1x64x72xi16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: vector.store %{{.*}}, %[[BUF]]{{.*}} {alignment = 8 : i64} : memref<1x64x72xi16, #gpu.address_space<workgroup>>, vector<4xi16>
 // CHECK: gpu.barrier
 // CHECK: vector.load %[[BUF]]{{.*}} : memref<1x64x72xi16, #gpu.address_space<workgroup>>, vector<8xi16>

@@ -201,3 +201,93 @@ tile.kernel @k(%x: memref<?x4xf32>, %idx: memref<?x4xi32>, %g: memref<?xf32>) at
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %buf = tile.alloc : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{needs 1 to 8 stages, got 9}}
+    tile.pipeline %i = %c0 to %c1 {stages = 9 : i64} {
+      tile.copy %x[%i, %c0], %buf : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+    }
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    tile.pipeline %i = %c0 to %c1 {stages = 2 : i64} {
+      %buf = tile.alloc : memref<32x64xbf16, #gpu.address_space<workgroup>>
+      // expected-error @+1 {{in a tile.pipeline must copy into a tile.alloc buffer defined outside it}}
+      tile.copy %x[%i, %c0], %buf : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+    }
+  }
+  tile.return
+}
+
+// -----
+
+// A copy whose row comes from a loaded tile cannot be recomputed ahead.
+tile.kernel @k(%x: memref<?x64xbf16>, %rows: memref<?x1xindex>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %buf = tile.alloc : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    tile.pipeline %i = %c0 to %c1 {stages = 2 : i64} {
+      %r = memref.load %rows[%i, %c0] : memref<?x1xindex>
+      // expected-error @+1 {{source and indices must be computed from the induction variable and values defined outside the tile.pipeline by side-effect-free ops}}
+      tile.copy %x[%r, %c0], %buf : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+    }
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %buf = tile.alloc : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    tile.pipeline %i = %c0 to %c1 {stages = 2 : i64} {
+      // expected-error @+1 {{reads a pipelined buffer before the copy that fills it}}
+      %t = tile.load %buf[%c0, %c0] : memref<32x64xbf16, #gpu.address_space<workgroup>> -> !tile.frag<32x64xbf16>
+      tile.copy %x[%i, %c0], %buf : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+    }
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %buf = tile.alloc : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    tile.pipeline %i = %c0 to %c1 {stages = 2 : i64} {
+      // expected-error @+1 {{buffer is also used outside the tile.pipeline that fills it}}
+      tile.copy %x[%i, %c0], %buf : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+    }
+    %t = tile.load %buf[%c0, %c0] : memref<32x64xbf16, #gpu.address_space<workgroup>> -> !tile.frag<32x64xbf16>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    // expected-error @+1 {{pending must be 0 to 8 groups, got 9}}
+    tile.wait_copies {pending = 9 : i64}
+  }
+  tile.return
+}

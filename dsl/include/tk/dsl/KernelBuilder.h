@@ -74,6 +74,21 @@ public:
   /// Reads the 1-D tensor `t` at the positions of the i32 tile `index`
   /// (tile.gather): zero where an index is negative or past the end.
   Tile gather(const Tensor &t, const Tile &index);
+  /// A shared-memory buffer of `shape` for the block (tile.alloc).
+  Shared shared(const std::vector<int64_t> &shape, DType dtype);
+  /// Copies the tile of `t` at `origin` with the buffer's shape into `buf`
+  /// (tile.copy; zero outside the tensor). Outside a pipeline it is complete
+  /// for every thread when it returns; in a pipeline() body it is the stage
+  /// that runs ahead.
+  void copy(const Tensor &t, const std::vector<Index> &origin, const Shared &buf);
+  /// Reads the tile of `shape` at `origin` of a shared buffer.
+  Tile load(const Shared &buf, const std::vector<Index> &origin, const std::vector<int64_t> &shape);
+  /// A loop over i = lb .. ub - 1 whose copy() calls (first in the body, into
+  /// buffers made outside it) run `stages - 1` iterations ahead of the rest:
+  /// tile.pipeline, software-pipelined by tile-pipeline-copies with `stages`
+  /// versions of each buffer and cp.async. The copies' origins may depend on
+  /// `i` and on values made outside the loop only.
+  void pipeline(const Index &lb, const Index &ub, int64_t stages, const std::function<void(const Index &)> &body);
   /// Stores a tile at `origin`; elements outside the tensor are dropped.
   /// With `splitLast` n > 0 the tensor has one more dimension and the tile's
   /// last coordinate c is stored at (c / n, c % n) (tile.store split_last).

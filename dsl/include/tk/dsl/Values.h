@@ -2,6 +2,7 @@
 //
 //   Index  - a block-uniform index (block indices, tile origins)
 //   Tensor - a global tensor argument of the kernel
+//   Shared - a tile buffer in shared memory
 //   Tile   - a fragment: a tile held in registers, distributed over threads
 //   Scalar - one element inside an elementwise region (map)
 // Each wraps an mlir::Value and the builder that made it; operators build IR.
@@ -48,6 +49,20 @@ public:
 private:
   KernelBuilder *k_;
   int arg_;
+};
+
+/// A block-wide tile buffer in shared memory (KernelBuilder::shared).
+class Shared {
+public:
+  Shared(mlir::Value v, std::vector<int64_t> shape, DType dtype) : v_(v), shape_(std::move(shape)), dtype_(dtype) {}
+  mlir::Value value() const { return v_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+
+private:
+  mlir::Value v_;
+  std::vector<int64_t> shape_;
+  DType dtype_;
 };
 
 class Scalar {

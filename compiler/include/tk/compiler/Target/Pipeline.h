@@ -28,8 +28,9 @@ struct CompileOptions {
   /// Print vectorization remarks to stderr (TK_REMARKS=1).
   bool remarks = false;
   /// Passes switched off for an ablation study (TK_ABLATE=a,b): "vectorize"
-  /// (4-byte accesses instead of the target's 16 or 32) and "fp8-hardware"
-  /// (e4m3 conversion by integer arithmetic instead of cvt instructions).
+  /// (4-byte accesses instead of the target's 16 or 32), "fp8-hardware"
+  /// (e4m3 conversion by integer arithmetic instead of cvt instructions) and
+  /// "pipeline" (tile.pipeline loops with one stage: each copy waits for itself).
   std::vector<std::string> ablate;
   /// Launch bounds for a register experiment (TK_MIN_BLOCKS_PER_SM=n): every
   /// kernel asks ptxas to fit n blocks per SM (fewer registers, maybe spills).

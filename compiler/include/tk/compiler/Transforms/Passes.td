@@ -4,6 +4,36 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TilePipelineCopies : Pass<"tile-pipeline-copies", "::mlir::ModuleOp"> {
+  let summary = "Software-pipeline tile.pipeline loops: multi-buffered shared tiles, copies issued stages - 1 iterations ahead";
+  let description = [{
+    Rewrites each `tile.pipeline` with `stages = S` into:
+      - one buffer of S versions (memref<S x shape>) for each buffer its copies
+        fill; iteration i uses version (i - lb) mod S, a memref.subview;
+      - a prologue that issues the copies of the first S - 1 iterations as
+        asynchronous `tile.copy` ops, one `tile.commit_copies` group each;
+      - an scf.for over the iterations that issues the copies of iteration
+        i + S - 1 (guarded by i + S - 1 < ub) and commits their group, waits
+        until at most S - 1 groups are in flight (`tile.wait_copies`, which
+        ends with a block barrier: iteration i's tile is in shared memory for
+        every thread), runs the rest of the body on version i, and ends with a
+        `tile.barrier` (nobody refills a version another thread still reads);
+      - a final `tile.wait_copies {pending = 0}`.
+    Every iteration commits exactly one group (empty past the end), so the
+    group count the wait relies on holds to the last iteration. The copies'
+    indices are recomputed for the iteration they serve (the verifier
+    guarantees they can be). The result has the semantics of the plain loop;
+    the CPU lowering runs it sequentially (asynchronous copies are plain ones
+    there).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"maxStages", "max-stages", "int64_t", /*default=*/"8",
+           "Use at most this many stages (1: every copy waits for itself; the ablation of pipelining)">,
+  ];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every fragment without a layout a blocked (or reduced) layout";
   let description = [{
@@ -42,7 +72,8 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::NVVM::NVVMDialect",
-                           "::mlir::math::MathDialect", "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::math::MathDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
   let options = [
     Option<"fp8Hardware", "fp8-hardware", "bool", /*default=*/"true",
            "Use cvt.satfinite.e4m3x2 (sm_89+) for f32 -> e4m3">,

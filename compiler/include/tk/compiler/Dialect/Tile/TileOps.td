@@ -71,9 +71,67 @@ def Tile_GridOp : Tile_Op<"grid", [HasParent<"KernelOp">, SingleBlockImplicitTer
   }];
 }
 
+def Tile_PipelineOp : Tile_Op<"pipeline", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+  let summary = "A loop whose shared-memory copies run `stages - 1` iterations ahead";
+  let description = [{
+    Runs the body for %i = %lb, %lb + 1, ..., %ub - 1, in order, with the
+    results of a plain loop. The body's `tile.copy` ops (its loads of global
+    tiles into shared buffers) are its producer stage: `tile-pipeline-copies`
+    gives each destination buffer `stages` versions and issues the copies of
+    iteration i + stages - 1 asynchronously (cp.async) while iteration i
+    computes, with the waits and barriers that order them.
+      tile.pipeline %i = %c0 to %n {stages = 3 : i64} {
+        tile.copy %x[%r, %c], %buf : memref<?x64xbf16>, memref<128x64xbf16, #gpu.address_space<workgroup>>
+        %t = tile.load %buf[%c0, %c0] : ... -> !tile.frag<128x64xbf16>
+        ...
+      }
+    The rules (checked): 1 to 8 stages; copies are direct children of the
+    body, into distinct buffers allocated outside it that nothing else in the
+    pipeline writes and nothing reads before the copy; a copy's source and
+    indices are computed from %i and values defined outside the pipeline by
+    side-effect-free ops (they are recomputed for the iterations ahead).
+  }];
+  let arguments = (ins Index:$lowerBound, Index:$upperBound, I64Attr:$stages);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::BlockArgument getInductionVar() { return getBody().getArgument(0); }
+  }];
+}
+
+def Tile_CommitCopiesOp : Tile_Op<"commit_copies", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Closes the group of asynchronous copies this thread issued since the last commit";
+  let description = [{
+    cp.async.commit_group: the asynchronous `tile.copy` ops issued before it
+    form one group, which `tile.wait_copies` counts. A commit with no copies
+    makes an empty group (complete at once), so every iteration of a
+    pipelined loop can commit exactly one group.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_WaitCopiesOp : Tile_Op<"wait_copies", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits until at most `pending` copy groups are in flight, then synchronizes the block";
+  let description = [{
+    cp.async.wait_group pending, then a block barrier: every group but the
+    newest `pending` has landed in shared memory and is visible to all the
+    block's threads.
+      tile.wait_copies {pending = 2 : i64}
+  }];
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "A block-wide barrier (every thread's shared-memory accesses before it are done)";
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-                                      ParentOneOf<["GridOp", "ParallelOp"]>]> {
-  let summary = "Ends a grid body, or yields the scalar result of a parallel region";
+                                      ParentOneOf<["GridOp", "ParallelOp", "PipelineOp"]>]> {
+  let summary = "Ends a grid or pipeline body, or yields the scalar result of a parallel region";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` qualified(type($values)))? attr-dict";
   let builders = [OpBuilder<(ins), [{ }]>];
@@ -187,8 +245,13 @@ def Tile_CopyOp : Tile_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>]> {
     `dest`) into `dest`; elements outside the source read as zero. The copy is
     complete for every thread after the op (it ends with a block barrier).
       tile.copy %x[%r, %c], %buf : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+    With `async` the copy is only issued (cp.async, 16-byte chunks where the
+    layout, alignment and extents allow, zero-filled outside the source) and
+    belongs to the thread's next `tile.commit_copies` group; the data is
+    there after a `tile.wait_copies` that covers that group.
+    `tile-pipeline-copies` makes these from the copies of a `tile.pipeline`.
   }];
-  let arguments = (ins AnyMemRef:$source, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dest);
+  let arguments = (ins AnyMemRef:$source, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dest, UnitAttr:$async);
   let assemblyFormat = "$source `[` $indices `]` `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }

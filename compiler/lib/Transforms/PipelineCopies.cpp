@@ -1,0 +1,170 @@
+//===- PipelineCopies.cpp - software pipelining of tile.pipeline loops -----===//
+//
+// A tile.pipeline with S stages becomes a prologue that starts the copies of
+// the first S - 1 iterations and a loop whose iteration i starts the copies
+// of iteration i + S - 1 before computing on iteration i's shared tiles, each
+// buffer in S versions. See the pass description in Passes.td.
+//===----------------------------------------------------------------------===//
+#include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tk::tile {
+#define GEN_PASS_DEF_TILEPIPELINECOPIES
+#include "tk/compiler/Transforms/Passes.h.inc"
+} // namespace tk::tile
+
+using namespace mlir;
+using namespace tk::tile;
+
+namespace {
+
+struct PipelineRewrite {
+  PipelineOp loop;
+  int64_t stages;
+  SmallVector<CopyOp> copies;
+  /// The body ops the copies' operands are computed with (body order).
+  llvm::SetVector<Operation *> producerOps;
+  /// The original buffer of each copy -> its S-version buffer.
+  llvm::DenseMap<Value, Value> versions;
+
+  PipelineRewrite(PipelineOp loop, int64_t maxStages)
+      : loop(loop), stages(std::max<int64_t>(1, std::min<int64_t>(loop.getStages(), maxStages))) {}
+
+  void collect() {
+    Block &body = loop.getBody().front();
+    llvm::SmallPtrSet<Operation *, 16> needed;
+    std::function<void(Value)> need = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &body || !needed.insert(def).second)
+        return;
+      for (Value o : def->getOperands())
+        need(o);
+    };
+    for (Operation &op : body)
+      if (auto copy = dyn_cast<CopyOp>(op)) {
+        copies.push_back(copy);
+        for (Value v : copy->getOperands())
+          if (v != copy.getDest())
+            need(v);
+      }
+    for (Operation &op : body)
+      if (needed.contains(&op))
+        producerOps.insert(&op);
+  }
+
+  /// Gives every copied buffer S versions: memref<S x shape> next to the old alloc.
+  void multiBuffer() {
+    for (CopyOp copy : copies) {
+      auto alloc = copy.getDest().getDefiningOp<AllocOp>();
+      MemRefType old = alloc.getBuffer().getType();
+      SmallVector<int64_t> shape{stages};
+      shape.append(old.getShape().begin(), old.getShape().end());
+      OpBuilder b(alloc);
+      auto big = AllocOp::create(b, alloc.getLoc(),
+                                 MemRefType::get(shape, old.getElementType(), MemRefLayoutAttrInterface(),
+                                                 old.getMemorySpace()));
+      versions[alloc.getBuffer()] = big.getBuffer();
+    }
+  }
+
+  /// (iter - lb) mod S.
+  Value slotOf(OpBuilder &b, Location loc, Value iter) {
+    if (stages == 1)
+      return arith::ConstantIndexOp::create(b, loc, 0);
+    Value rel = arith::SubIOp::create(b, loc, iter, loop.getLowerBound());
+    return arith::RemUIOp::create(b, loc, rel, arith::ConstantIndexOp::create(b, loc, stages));
+  }
+
+  /// Version `slot` of the S-version buffer of `buffer`, with `buffer`'s shape.
+  Value view(OpBuilder &b, Location loc, Value buffer, Value slot) {
+    auto oldType = cast<MemRefType>(buffer.getType());
+    Value big = versions.lookup(buffer);
+    auto bigType = cast<MemRefType>(big.getType());
+    int64_t rank = bigType.getRank();
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes, strides(rank, b.getIndexAttr(1));
+    offsets[0] = slot;
+    sizes.push_back(b.getIndexAttr(1));
+    for (int64_t d : oldType.getShape())
+      sizes.push_back(b.getIndexAttr(d));
+    auto type = memref::SubViewOp::inferRankReducedResultType(oldType.getShape(), bigType, offsets, sizes, strides);
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(type), big, offsets, sizes, strides);
+  }
+
+  /// Starts the copies of iteration `iter` (asynchronously, into its versions).
+  void issue(OpBuilder &b, Location loc, Value iter) {
+    IRMapping m;
+    m.map(loop.getInductionVar(), iter);
+    for (Operation *op : producerOps)
+      b.clone(*op, m);
+    Value slot = slotOf(b, loc, iter);
+    for (CopyOp copy : copies) {
+      SmallVector<Value> indices;
+      for (Value v : copy.getIndices())
+        indices.push_back(m.lookupOrDefault(v));
+      CopyOp::create(b, copy.getLoc(), m.lookupOrDefault(copy.getSource()), indices,
+                     view(b, loc, copy.getDest(), slot), /*async=*/true);
+    }
+  }
+
+  /// issue(iter) when iter < ub, then one commit (an empty group past the end).
+  void issueGuarded(OpBuilder &b, Location loc, Value iter) {
+    Value inRange =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, iter, loop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(guard.thenBlock()->getTerminator());
+      issue(b, loc, iter);
+    }
+    CommitCopiesOp::create(b, loc);
+  }
+
+  void rewrite() {
+    collect();
+    multiBuffer();
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+    for (int64_t s = 0; s + 1 < stages; ++s)
+      issueGuarded(b, loc, arith::AddIOp::create(b, loc, lb, arith::ConstantIndexOp::create(b, loc, s)));
+    auto forOp = scf::ForOp::create(b, loc, lb, ub, arith::ConstantIndexOp::create(b, loc, 1));
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(forOp.getBody()->getTerminator());
+      Value i = forOp.getInductionVar();
+      issueGuarded(b, loc, arith::AddIOp::create(b, loc, i, arith::ConstantIndexOp::create(b, loc, stages - 1)));
+      WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(stages - 1));
+      IRMapping m;
+      m.map(loop.getInductionVar(), i);
+      Value slot = slotOf(b, loc, i);
+      for (CopyOp copy : copies)
+        m.map(copy.getDest(), view(b, loc, copy.getDest(), slot));
+      for (Operation &op : loop.getBody().front().without_terminator())
+        if (!isa<CopyOp>(op))
+          b.clone(op, m);
+      BarrierOp::create(b, loc);
+    }
+    WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));
+    SmallVector<Operation *> oldAllocs;
+    for (CopyOp copy : copies)
+      oldAllocs.push_back(copy.getDest().getDefiningOp());
+    loop.erase();
+    for (Operation *alloc : oldAllocs)
+      alloc->erase();
+  }
+};
+
+struct TilePipelineCopies : public tk::tile::impl::TilePipelineCopiesBase<TilePipelineCopies> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<PipelineOp> loops;
+    getOperation().walk([&](PipelineOp loop) { loops.push_back(loop); });
+    for (PipelineOp loop : loops)
+      PipelineRewrite(loop, maxStages).rewrite();
+  }
+};
+
+} // namespace
