@@ -16,6 +16,9 @@ namespace tk::kernels {
 static KernelVariant perTokenCastVariant(const std::string &name, quant::PerTokenCastConfig c,
                                          quant::PerTokenMode mode = quant::PerTokenMode::Cast) {
   c.mode = mode;
+  // TK_PER_TOKEN_PERSISTENT / TK_PER_TOKEN_PIPELINE: `tk compile` shows an experiment's code.
+  if (std::string error = quant::applyScheduleOverride(c); !error.empty())
+    std::fprintf(stderr, "tk: %s; %s keeps its default schedule\n", error.c_str(), name.c_str());
   return {name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerTokenCast(ctx, c); }};
 }
 
@@ -102,6 +105,9 @@ const std::vector<ShippedKernel> &shippedKernels() {
       // TK_PER_CHANNEL_TILE: `tk compile` shows an experiment's registers.
       if (std::string error = quant::applyTileOverride(c); !error.empty())
         std::fprintf(stderr, "tk: %s; %s keeps its default tile\n", error.c_str(), name.c_str());
+      if (!c.rowGather) // TK_PER_CHANNEL_PIPELINE likewise
+        if (std::string error = quant::applyPipelineOverride(c); !error.empty())
+          std::fprintf(stderr, "tk: %s; %s keeps its default pipelining\n", error.c_str(), name.c_str());
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
     };
     auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {

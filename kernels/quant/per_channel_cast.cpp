@@ -2,10 +2,12 @@
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/scale_rule.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 using namespace tk::dsl;
@@ -25,7 +27,43 @@ std::string PerChannelCastConfig::key() const {
          ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes) +
          (tileRows || tileCols || threads ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(tileK()) + "x" +
                                                 std::to_string(numThreads())
-                                          : "");
+                                          : "") +
+         (stages() ? ",pipeline=" + std::to_string(stages()) + "x" + std::to_string(tiles()) : "");
+}
+
+int64_t PerChannelCastConfig::stages() const {
+  if (pipelineStages >= 0)
+    return pipelineStages;
+  const bool plainBf16 = !swiglu && !transposed && in == dsl::DType::BF16;
+  const int64_t wanted = rowGather ? 0 : plainBf16 || (swiglu && !transposed) ? 2 : 0;
+  return std::min<int64_t>(wanted, kPipelineSharedBytes / stageBytes());
+}
+
+std::string applyPipelineOverride(PerChannelCastConfig &c) {
+  const char *env = std::getenv("TK_PER_CHANNEL_PIPELINE");
+  if (!env || !*env)
+    return "";
+  long long stages = 0, tiles = 0;
+  char end = 0;
+  if (std::sscanf(env, "%lldx%lld%c", &stages, &tiles, &end) != 2)
+    return std::string("TK_PER_CHANNEL_PIPELINE must be STAGESxTILES, got '") + env + "'";
+  if (stages == 0 && tiles == 0) {
+    c.pipelineStages = 0, c.tilesPerBlock = 1;
+    return "";
+  }
+  if (stages < 1 || stages > 8 || tiles < 1 || tiles > 64)
+    return std::string("TK_PER_CHANNEL_PIPELINE '") + env + "': 1 to 8 stages and 1 to 64 tiles per CTA (0x0: off)";
+  if (c.rowGather)
+    return "TK_PER_CHANNEL_PIPELINE: the row gather reads data-dependent rows, which are not pipelined";
+  if (c.stageBytes() > kPipelineSharedBytes)
+    return std::string("TK_PER_CHANNEL_PIPELINE '") + env + "': one " + std::to_string(c.tileM()) + "x" +
+           std::to_string(c.tileK()) + " stage takes " + std::to_string(c.stageBytes()) +
+           " bytes of shared memory, over " + std::to_string(kPipelineSharedBytes);
+  PerChannelCastConfig trial = c;
+  trial.pipelineStages = std::min<int64_t>(stages, kPipelineSharedBytes / c.stageBytes());
+  trial.tilesPerBlock = tiles;
+  c = trial;
+  return "";
 }
 
 std::string applyTileOverride(PerChannelCastConfig &c) {
@@ -64,33 +102,60 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
                             : k.output("out", {outRows, c.hidden}, DType::F8E4M3, {}, c.outAlignBytes);
   Tensor sf = k.output("out_sf", {ceil_div(outRows, b), c.hidden}, DType::F32, {c.hidden, 1}, 4);
 
-  k.grid({ceil_div(outRows, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &blk) {
-    Index row = blk[0] * bm, col = blk[1] * bk;
+  // The cast of row tile `rt` (rows rt * bm ...) at column `col`, given its
+  // input tiles (x's, or gate and linear for SwiGLU) and, for the gather, its rows.
+  auto castTile = [&](const Index &rt, const Index &col, const std::function<Tile(int64_t half)> &loadX,
+                      const std::optional<Tile> &rows) {
+    Index row = rt * bm;
     // The values cast: x's tile, the rows pos_to_token names (zero for -1), or
     // bf16(swiglu(gate, linear)); for a quantized x fl(decode(x) * xs), the
     // tile's 64 channels sharing one multiplier per row.
-    std::optional<Tile> rows;
-    if (c.rowGather)
-      rows = k.load(*posToToken, {row, k.index(0)}, {bm, 1});
-    auto loadX = [&]() {
-      return rows ? k.gatherRows(x, *rows, col, bk) : k.load(x, {row, col}, {bm, bk});
-    };
-    Tile tile = c.swiglu ? swigluForward(k.load(x, {row, col}, {bm, bk}), k.load(x, {row, col + c.hidden}, {bm, bk}),
-                                         c.clamp)
-                               .to(DType::BF16)
-                               .to(DType::F32)
-                         : loadX().to(DType::F32);
+    Tile tile = c.swiglu ? swigluForward(loadX(0), loadX(1), c.clamp).to(DType::BF16).to(DType::F32)
+                         : loadX(0).to(DType::F32);
     if (quantizedIn)
       tile = tile * expand(rows ? k.gatherRows(*xs, *rows, col / 128, 1) : k.load(*xs, {row, col / 128}, {bm, 1}), 1,
                            bk);
     Tile amax = reduce_absmax(tile, /*dim=*/0, b); // [bm / b, bk]: one per column and b rows
     auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
-    k.store(sf, {blk[0] * (bm / b), col}, scale);
+    k.store(sf, {rt * (bm / b), col}, scale);
     Tile q = (tile * expand(inv, 0, b)).to(DType::F8E4M3);
     if (c.transposed)
       k.store(out, {col, row}, transpose(q));
     else
       k.store(out, {row, col}, q);
+  };
+
+  if (c.stages() > 0 && c.rowGather)
+    throw std::invalid_argument("per-channel cast: the row gather is not pipelined (pipelineStages must be 0)");
+  if (c.stages() > 0) {
+    // Each CTA walks tilesPerBlock row tiles of one column strip; their
+    // inputs arrive in shared memory stages - 1 tiles ahead.
+    const int64_t n = c.tiles();
+    k.grid({ceil_div(outRows, bm * n), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &blk) {
+      Index col = blk[1] * bk;
+      std::vector<Shared> bufs;
+      for (int half = 0; half < (c.swiglu ? 2 : 1); ++half)
+        bufs.push_back(k.shared({bm, bk}, c.in));
+      k.pipeline(k.index(0), k.index(n), c.stages(), [&](const Index &i) {
+        Index rt = blk[0] * n + i;
+        for (size_t half = 0; half < bufs.size(); ++half)
+          k.copy(x, {rt * bm, col + int64_t(half) * c.hidden}, bufs[half]);
+        castTile(rt, col, [&](int64_t half) { return k.load(bufs[half], {k.index(0), k.index(0)}, {bm, bk}); },
+                 std::nullopt);
+      });
+    });
+    return k.finish();
+  }
+  k.grid({ceil_div(outRows, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &blk) {
+    Index row = blk[0] * bm, col = blk[1] * bk;
+    std::optional<Tile> rows;
+    if (c.rowGather)
+      rows = k.load(*posToToken, {row, k.index(0)}, {bm, 1});
+    castTile(blk[0], col,
+             [&](int64_t half) {
+               return rows ? k.gatherRows(x, *rows, col, bk) : k.load(x, {row, col + half * c.hidden}, {bm, bk});
+             },
+             rows);
   });
   return k.finish();
 }

@@ -17,6 +17,10 @@
 
 namespace tk::kernels::quant {
 
+/// Shared memory the pipeline's buffers may take: the rest of the 48 KB of
+/// static shared memory is left to the transpose and reduction buffers.
+constexpr int64_t kPipelineSharedBytes = 40 * 1024;
+
 struct PerChannelCastConfig {
   int64_t hidden = 0;      ///< K (a multiple of 64)
   int64_t blockM = 128;    ///< b: tokens per scale factor (32 or 128)
@@ -41,15 +45,31 @@ struct PerChannelCastConfig {
 
   /// Default: 128 tokens x 64 channels per CTA of 128 threads, 64 elements
   /// per thread. Tiles of 32 channels for SwiGLU (two inputs and an
-  /// exponential per element) and the transposed b = 32 form; the SwiGLU form
-  /// without a transpose keeps 256 threads (at 128 its b = 32 kernel spills on
-  /// sm_90a). Fewer warps per CTA mean shorter cross-warp reductions and more
+  /// exponential per element) and the transposed b = 32 form; the pipelined
+  /// SwiGLU form without a transpose has 64 threads (235 registers, no spills
+  /// on sm_90a; unpipelined, at 128 threads its b = 32 kernel spilled). Fewer warps per CTA mean shorter cross-warp reductions and more
   /// CTAs per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE, docs/performance.md)
   /// took the plain cast from 50.8% of the copy ceiling to 70.7% and the
   /// transposed SwiGLU form from 15.0% to 47.9%.
+  /// Software pipelining (tile.pipeline): each CTA walks tiles() row tiles
+  /// down its column strip, their inputs copied into shared memory
+  /// stages() - 1 tiles ahead (cp.async, stages() buffers); stages() 0: one
+  /// tile per CTA, loaded into registers. -1 / 0: the defaults below.
+  int64_t pipelineStages = -1, tilesPerBlock = 0;
+  /// Bytes of shared memory one stage's buffers take.
+  int64_t stageBytes() const { return (swiglu ? 2 : 1) * tileM() * tileK() * dsl::byteSize(in); }
+  /// Default (S6 run 1 sweep, docs/performance.md): 2 stages of 4 tiles for
+  /// the plain bf16 cast (70.6% -> 83.4% of the copy ceiling) and of 8 tiles
+  /// for SwiGLU without a transpose (with 64-thread CTAs: 33.0% -> 39.6%);
+  /// none for the transposed forms (slower pipelined: 52.1% -> 48.2% at
+  /// b = 128), the row gather (data-dependent rows) and the others. Never
+  /// more stages than kPipelineSharedBytes hold.
+  int64_t stages() const;
+  int64_t tiles() const { return tilesPerBlock ? tilesPerBlock : stages() == 0 ? 1 : swiglu ? 8 : 4; }
+
   int64_t tileM() const { return tileRows ? tileRows : 128; }
   int64_t tileK() const { return tileCols ? tileCols : swiglu || (transposed && blockM == 32) ? 32 : 64; }
-  int64_t numThreads() const { return threads ? threads : swiglu && !transposed ? 256 : 128; }
+  int64_t numThreads() const { return threads ? threads : swiglu && !transposed ? 64 : 128; }
   std::string key() const;
 };
 
@@ -60,6 +80,12 @@ dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCas
 /// `config`; returns an error message for a malformed or unusable value, ""
 /// otherwise (also when it is unset).
 std::string applyTileOverride(PerChannelCastConfig &config);
+/// Applies TK_PER_CHANNEL_PIPELINE=STAGESxTILES (stages 1 to 8, tiles per
+/// CTA 1 to 64; 0x0 switches pipelining off) the same way. STAGES is a
+/// maximum: a kernel whose buffers would take more than kPipelineSharedBytes
+/// gets as many stages as fit (an error when not even one does, or with the
+/// row gather, which is never pipelined).
+std::string applyPipelineOverride(PerChannelCastConfig &config);
 
 /// C++ reference. x (M, K) contiguous (bf16 bits, fp32, or e4m3 codes with
 /// their dequantization multipliers xs (M, K / 128)); out (M, K), or (K, M)

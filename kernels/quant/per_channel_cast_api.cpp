@@ -20,6 +20,8 @@ Status invalid(const char *op, const std::string &what) { return Status::invalid
 Status launch(const char *op, tk_context ctx, PerChannelCastConfig config, std::vector<const tk_tensor *> args,
               tk_stream stream) {
   std::string overrideError = applyTileOverride(config);
+  if (overrideError.empty() && !config.rowGather)
+    overrideError = applyPipelineOverride(config);
   if (!overrideError.empty())
     return invalid(op, overrideError);
   auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };

@@ -2,7 +2,11 @@
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/quant/scale_rule.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
+#include <stdexcept>
 #include <optional>
 #include <vector>
 
@@ -38,7 +42,42 @@ std::string PerTokenCastConfig::key() const {
                                    : "") +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : out == Format::E5M6 ? ",out=e5m6" : "") +
-         (packedSf ? ",ue8m0" : "");
+         (packedSf ? ",ue8m0" : "") +
+         (persistentBlocksPerSm ? ",persistent=" + std::to_string(persistentBlocksPerSm) : "") +
+         (pipelineStages ? ",pipeline=" + std::to_string(pipelineStages) + "x" + std::to_string(tilesPerBlock) : "");
+}
+
+std::string applyScheduleOverride(PerTokenCastConfig &c) {
+  const char *persistent = std::getenv("TK_PER_TOKEN_PERSISTENT"), *pipeline = std::getenv("TK_PER_TOKEN_PIPELINE");
+  persistent = persistent && *persistent ? persistent : nullptr;
+  pipeline = pipeline && *pipeline ? pipeline : nullptr;
+  if (c.quantizedInput() || (!persistent && !pipeline))
+    return "";
+  if (persistent && pipeline)
+    return "TK_PER_TOKEN_PERSISTENT and TK_PER_TOKEN_PIPELINE are separate experiments: set one";
+  char end = 0;
+  if (persistent) {
+    long long k = 0;
+    if (std::sscanf(persistent, "%lld%c", &k, &end) != 1 || k < 1 || k > 32)
+      return std::string("TK_PER_TOKEN_PERSISTENT must be 1 to 32 blocks per SM, got '") + persistent + "'";
+    c.persistentBlocksPerSm = k;
+    return "";
+  }
+  long long stages = 0, tiles = 0;
+  if (std::sscanf(pipeline, "%lldx%lld%c", &stages, &tiles, &end) != 2)
+    return std::string("TK_PER_TOKEN_PIPELINE must be STAGESxTILES, got '") + pipeline + "'";
+  if (stages == 0 && tiles == 0) {
+    c.pipelineStages = 0, c.tilesPerBlock = 1;
+    return "";
+  }
+  if (stages < 1 || stages > 8 || tiles < 1 || tiles > 64)
+    return std::string("TK_PER_TOKEN_PIPELINE '") + pipeline + "': 1 to 8 stages and 1 to 64 tiles per CTA (0x0: off)";
+  const int64_t stageBytes = c.tileM() * c.tileK() * byteSize(c.in), budget = 40 * 1024;
+  if (stageBytes > budget)
+    return std::string("TK_PER_TOKEN_PIPELINE '") + pipeline + "': one stage takes " + std::to_string(stageBytes) +
+           " bytes of shared memory, over " + std::to_string(budget);
+  c.pipelineStages = std::min<int64_t>(stages, budget / stageBytes), c.tilesPerBlock = tiles;
+  return "";
 }
 
 BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &c) {
@@ -68,10 +107,13 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   else if (computesSf)
     sf = k.output("out_sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
 
-  k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
+  // The cast of tile b = (row tile, column tile); `staged` is its input tile
+  // when a pipeline has copied it into shared memory.
+  auto castTile = [&](const std::vector<Index> &b, const std::optional<Shared> &staged) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
-    Tile tile = fp4In ? unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}))
-                      : k.load(x, {row, col}, {bm, bk}).to(DType::F32);
+    Tile tile = fp4In    ? unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}))
+                : staged ? k.load(*staged, {k.index(0), k.index(0)}, {bm, bk}).to(DType::F32)
+                         : k.load(x, {row, col}, {bm, bk}).to(DType::F32);
     if (quantizedIn) { // v = fl(decode(x) * S_in): one scale row per token, or one for the whole tile
       const int64_t gIn = c.inBlockK;
       auto loadScales = [&](Index r, std::vector<int64_t> shape) {
@@ -102,7 +144,25 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
       k.store(*out, {row, b[1] * (bk / 2 * 3)}, pack_e5m6(tile * expand(inv, 1, g)));
     else if (writesData)
       k.store(*out, {row, col}, (tile * expand(inv, 1, g)).to(DType::F8E4M3));
-  });
+  };
+  if ((c.persistentBlocksPerSm || c.pipelineStages) && quantizedIn)
+    throw std::invalid_argument("per-token cast: persistent and pipelined schedules take bf16 or f32 inputs");
+  const std::vector<Dim> tiles = {ceil_div(tokens, bm), ceil_div(c.hidden, bk)};
+  if (c.persistentBlocksPerSm) {
+    k.persistentGrid(c.persistentBlocksPerSm, tiles, [&](const std::vector<Index> &b) { castTile(b, std::nullopt); });
+  } else if (c.pipelineStages) {
+    const int64_t n = c.tilesPerBlock;
+    k.grid({ceil_div(tokens, bm * n), tiles[1]}, [&](const std::vector<Index> &b) {
+      Shared buf = k.shared({bm, bk}, c.in);
+      k.pipeline(k.index(0), k.index(n), c.pipelineStages, [&](const Index &i) {
+        std::vector<Index> tile = {b[0] * n + i, b[1]};
+        k.copy(x, {tile[0] * bm, tile[1] * bk}, buf);
+        castTile(tile, buf);
+      });
+    });
+  } else {
+    k.grid(tiles, [&](const std::vector<Index> &b) { castTile(b, std::nullopt); });
+  }
   return k.finish();
 }
 

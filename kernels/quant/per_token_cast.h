@@ -34,6 +34,13 @@ struct PerTokenCastConfig {
   /// (M, ceil(Kb / 4), 4) byte view of the int32 (M, Kq) column-major words.
   bool packedSf = false;
 
+  /// Schedule experiments (0 = off; bf16 and f32 inputs only). A persistent
+  /// grid of at most `persistentBlocksPerSm` blocks per SM, each looping over
+  /// tiles; or a tile.pipeline: each CTA walks `tilesPerBlock` row tiles, their
+  /// inputs copied into shared memory `pipelineStages - 1` tiles ahead.
+  int64_t persistentBlocksPerSm = 0;
+  int64_t pipelineStages = 0, tilesPerBlock = 1;
+
   /// Columns per block: the whole row when one group spans it, else at least
   /// one group (and one input scale block) and a divisor of 4096 elements.
   int64_t tileK() const;
@@ -50,6 +57,13 @@ struct PerTokenCastConfig {
 };
 
 dsl::BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &config);
+
+/// Applies TK_PER_TOKEN_PERSISTENT=K (1 to 32 blocks per SM) or
+/// TK_PER_TOKEN_PIPELINE=STAGESxTILES (stages 1 to 8 as far as 40 KB of
+/// buffers allow, tiles per CTA 1 to 64; 0x0: off) to a bf16 or f32 input's
+/// config (tuning experiments; other inputs keep their schedule). Returns an
+/// error message for a malformed value or both at once, "" otherwise.
+std::string applyScheduleOverride(PerTokenCastConfig &config);
 
 /// C++ reference of the same operator. x is (M, K) with row stride `xRowStride`
 /// (elements; bf16 as raw uint16 bits or fp32); out is (M, K) contiguous e4m3

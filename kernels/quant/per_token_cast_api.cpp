@@ -123,8 +123,10 @@ Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, Per
   return Status::ok();
 }
 
-tk_status launch(tk_context ctx, const PerTokenCastConfig &config, const tk_tensor *x,
-                 std::vector<const tk_tensor *> tensors, tk_stream stream) {
+tk_status launch(tk_context ctx, PerTokenCastConfig config, const tk_tensor *x, std::vector<const tk_tensor *> tensors,
+                 tk_stream stream) {
+  if (std::string error = applyScheduleOverride(config); !error.empty())
+    return tk::runtime::report(Status::invalid(config.kernelName() + ": " + error));
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
   auto factory = [config](mlir::MLIRContext &mctx) { return buildPerTokenCast(mctx, config); };
