@@ -14,7 +14,7 @@ for entry in ${SWEEP:-}; do
   [[ $entry == *=* ]] || entry="TK_PER_CHANNEL_TILE=$entry"
   echo "== $entry"
   env ${entry//,/ } "$tk" bench --only "$SWEEP_OPS" --json "$out/sweep_${entry//[=,]/_}.json" 2>&1 |
-    grep -E "^(per_channel|swiglu|tk:)"
+    grep -E "^(per_|swiglu|batched|cast_back|tk:)"
 done
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
 for op in "$@"; do
