@@ -1,5 +1,7 @@
 //===- Registration.cpp ---------------------------------------------------===//
 #include "tk/compiler/Registration.h"
+
+#include <cstdlib>
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Target/CpuPipeline.h"
 #include "tk/compiler/Target/Pipeline.h"
@@ -37,6 +39,8 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+
 namespace tk::compiler {
 
 void registerDialects(mlir::DialectRegistry &registry) {
@@ -66,6 +70,8 @@ void registerDialects(mlir::DialectRegistry &registry) {
 struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions> {
   Option<std::string> target{*this, "target", llvm::cl::desc("sm_80, sm_90a or sm_100a"),
                               llvm::cl::init("sm_90a")};
+  Option<std::string> copyEngine{*this, "copy-engine", llvm::cl::desc("cp.async or bulk (sm_90a+)"),
+                                 llvm::cl::init("cp.async")};
 };
 
 void registerPasses() {
@@ -76,7 +82,13 @@ void registerPasses() {
       "tile-to-ptx", "The whole tk pipeline for one target: tile IR to a gpu.binary holding PTX",
       [](mlir::OpPassManager &pm, const PtxPipelineOptions &options) {
         std::optional<Target> target = findTarget(options.target);
-        buildPipeline(pm, target ? *target : *findTarget("sm_90a"));
+        CompileOptions compile;
+        compile.copyEngine = options.copyEngine;
+        if (compile.copyEngine == "bulk" && target && target->computeCapability < 90) {
+          llvm::errs() << "tile-to-ptx: copy-engine=bulk needs sm_90a or newer, got " << target->name << "\n";
+          std::exit(1);
+        }
+        buildPipeline(pm, target ? *target : *findTarget("sm_90a"), compile);
       });
   mlir::PassPipelineRegistration<>("tile-to-cpu-llvm",
                                    "The CPU path: tile IR to LLVM dialect loops for the ExecutionEngine",

@@ -199,7 +199,8 @@ void KernelBuilder::copy(const Tensor &t, const std::vector<Index> &origin, cons
   if (t.param().dtype != buf.dtype())
     throw std::invalid_argument("copy: tensor '" + t.param().name + "' is " + name(t.param().dtype) +
                                 ", the buffer " + name(buf.dtype()));
-  tile::CopyOp::create(b_, loc_, t.value(), values(origin), buf.value(), /*async=*/false);
+  tile::CopyOp::create(b_, loc_, t.value(), values(origin), buf.value(), /*async=*/false, /*barriers=*/Value(),
+                       /*slot=*/Value());
 }
 
 Tile KernelBuilder::load(const Shared &buf, const std::vector<Index> &origin, const std::vector<int64_t> &shape) {

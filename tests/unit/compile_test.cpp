@@ -96,6 +96,39 @@ TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
   EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
 }
 
+// A pipelined per-token cast (the schedule experiment's config) with each
+// copy engine: cp.async groups by default, bulk copies and mbarriers with
+// TK_COPY_ENGINE=bulk (a cache tag of its own), refused for sm_80 and for an
+// unknown engine.
+TEST(Compile, CopyEngines) {
+  kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
+  c.pipelineStages = 3, c.tilesPerBlock = 4;
+  auto sm90 = *compiler::findTarget("sm_90a");
+  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
+  std::string cpAsync = compile(c, "sm_90a");
+  EXPECT_GT(count(cpAsync, "cp.async.cg.shared.global"), 0u);
+  EXPECT_EQ(count(cpAsync, "cp.async.wait_group"), 2u); // in the loop (2 pending) and after it (0)
+  EXPECT_EQ(count(cpAsync, "mbarrier"), 0u);
+  EXPECT_GT(count(compile(c, "sm_80"), "cp.async.cg.shared.global"), 0u);
+  setenv("TK_COPY_ENGINE", "bulk", 1);
+  std::string bulk = compile(c, "sm_90a");
+  EXPECT_GT(count(bulk, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"), 0u);
+  EXPECT_EQ(count(bulk, "mbarrier.init.shared.b64"), 3u); // one per stage
+  EXPECT_GT(count(bulk, "mbarrier.try_wait.parity"), 0u);
+  EXPECT_EQ(count(bulk, "cp.async.commit_group"), 0u);
+  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  runtime::CompiledKernel out;
+  runtime::Status st = runtime::compileKernel(
+      [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); },
+      *compiler::findTarget("sm_80"), out);
+  EXPECT_NE(st.message().find("TK_COPY_ENGINE=bulk needs sm_90a or newer"), std::string::npos) << st.message();
+  setenv("TK_COPY_ENGINE", "tma", 1);
+  std::string error = compileError(c);
+  EXPECT_NE(error.find("TK_COPY_ENGINE must be cp.async or bulk, got 'tma'"), std::string::npos) << error;
+  unsetenv("TK_COPY_ENGINE");
+  EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+}
+
 TEST(Compile, DumpsIrAfterEveryPass) {
   char dir[] = "/tmp/tk_dump_XXXXXX";
   ASSERT_TRUE(mkdtemp(dir));

@@ -173,6 +173,15 @@ LogicalResult PipelineOp::verify() {
   return failure(walk.wasInterrupted());
 }
 
+LogicalResult InitBarriersOp::verify() {
+  MemRefType t = getBarriers().getType();
+  if (t.getRank() != 1 || !t.getElementType().isInteger(64))
+    return emitOpError() << "mbarriers are a 1-D buffer of i64, got " << t;
+  if (getCount() < 1 || getCount() > (1 << 20) - 1)
+    return emitOpError() << "arrival count must be 1 to 2^20 - 1, got " << getCount();
+  return success();
+}
+
 LogicalResult WaitCopiesOp::verify() {
   if (getPending() < 0 || getPending() > 8)
     return emitOpError() << "pending must be 0 to 8 groups, got " << getPending();
@@ -298,6 +307,11 @@ LogicalResult StoreOp::verify() {
 
 LogicalResult CopyOp::verify() {
   MemRefType src = getSource().getType(), dst = getDest().getType();
+  if (getBarriers() && !getAsync())
+    return emitOpError() << "a copy that signals an mbarrier must be async";
+  if (getBarriers() && (cast<MemRefType>(getBarriers().getType()).getRank() != 1 ||
+                        !cast<MemRefType>(getBarriers().getType()).getElementType().isInteger(64)))
+    return emitOpError() << "mbarriers are a 1-D buffer of i64, got " << getBarriers().getType();
   if (!isSharedMemRef(dst))
     return emitOpError() << "copy destination must be a shared buffer (workgroup address space)";
   if (src.getRank() != dst.getRank() || getIndices().size() != (size_t)src.getRank())

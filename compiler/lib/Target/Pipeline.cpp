@@ -21,6 +21,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   };
   tile::TilePipelineCopiesOptions pipelining;
   pipelining.maxStages = ablated("pipeline") ? 1 : 8;
+  pipelining.bulk = options.copyEngine == "bulk";
   pm.addPass(tile::createTilePipelineCopies(pipelining));
   tile::TileAssignLayoutsOptions layouts;
   layouts.vectorBytes = ablated("vectorize") ? 4 : target.vectorBytes;

@@ -32,6 +32,8 @@ CompileOptions CompileOptions::fromEnvironment() {
   }
   if (const char *m = std::getenv("TK_MIN_BLOCKS_PER_SM"))
     o.minBlocksPerSm = std::atoll(m);
+  if (const char *e = std::getenv("TK_COPY_ENGINE"); e && *e)
+    o.copyEngine = e;
   return o;
 }
 
@@ -46,6 +48,8 @@ std::string CompileOptions::cacheTag() const {
     tag += (tag.empty() ? "ablate=" : ",") + a;
   if (minBlocksPerSm > 0)
     tag += (tag.empty() ? "" : ";") + std::string("minblocks=") + std::to_string(minBlocksPerSm);
+  if (copyEngine != "cp.async")
+    tag += (tag.empty() ? "" : ";") + std::string("engine=") + copyEngine;
   return tag;
 }
 
@@ -68,9 +72,18 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   for (const std::string &a : options.ablate)
     if (std::find(CompileOptions::ablations().begin(), CompileOptions::ablations().end(), a) ==
         CompileOptions::ablations().end()) {
-      error = "TK_ABLATE: unknown pass '" + a + "' (known: vectorize, fp8-hardware)";
+      error = "TK_ABLATE: unknown pass '" + a + "' (known: vectorize, fp8-hardware, pipeline)";
       return false;
     }
+  if (options.copyEngine != "cp.async" && options.copyEngine != "bulk") {
+    error = "TK_COPY_ENGINE must be cp.async or bulk, got '" + options.copyEngine + "'";
+    return false;
+  }
+  if (options.copyEngine == "bulk" && target.computeCapability < 90) {
+    error = "TK_COPY_ENGINE=bulk needs sm_90a or newer (the bulk copy engine and mbarrier transactions); the "
+            "target is " + target.name;
+    return false;
+  }
   if (options.minBlocksPerSm < 0 || options.minBlocksPerSm > 32) {
     error = "TK_MIN_BLOCKS_PER_SM must be 0 to 32, got " + std::to_string(options.minBlocksPerSm);
     return false;

@@ -46,6 +46,8 @@ struct ThreadEmitter {
   mlir::Value allTrue(llvm::ArrayRef<mlir::Value> conds);
   /// Emits `body` unconditionally when `conds` is empty, else under their conjunction.
   void whenAll(llvm::ArrayRef<mlir::Value> conds, llvm::function_ref<void(mlir::OpBuilder &, mlir::Location)> body);
+  /// The same, with `body` emitting through this emitter's builder.
+  void when(llvm::ArrayRef<mlir::Value> conds, llvm::function_ref<void()> body);
   /// Concatenates 1-D vectors of one element type.
   mlir::Value concat(llvm::ArrayRef<mlir::Value> parts);
 
@@ -66,6 +68,23 @@ struct ThreadEmitter {
   /// remarks, says why); the caller then copies synchronously.
   bool asyncCopy(mlir::Operation *op, mlir::Value source, mlir::ValueRange origin, mlir::Value dest,
                  const BlockedLayout &l, mlir::Type elt);
+  /// tile.copy {async} signalling mbarrier `slot` of `barriers` (bulk engine):
+  /// thread t issues a cp.async.bulk for rows t, t + threads, ... of the 2-D
+  /// tile and zero-fills rows past the source; thread 0 arrives expecting the
+  /// copied bytes. False (nothing emitted; with remarks, why) when the rows
+  /// are not whole 16-byte multiples, contiguous and aligned.
+  bool bulkCopy(mlir::Operation *op, mlir::Value source, mlir::ValueRange origin, mlir::Value dest,
+                mlir::Value barriers, mlir::Value slot, int64_t threads);
+  /// tile.init_barriers: thread 0 initializes each i64 of `barriers` as an
+  /// mbarrier of `count` arrivals, then the block synchronizes.
+  void initBarriers(mlir::Value barriers, int64_t count);
+  /// tile.wait_barrier: every thread waits for the phase of `parity`.
+  void waitBarrier(mlir::Value barriers, mlir::Value slot, mlir::Value parity);
+  /// The address of element `coords` of `mem` as an LLVM pointer in
+  /// `addressSpace` (3: shared; 1: global, from a generic address).
+  mlir::Value elementPointer(mlir::Value mem, mlir::ValueRange coords, unsigned addressSpace);
+  /// warp * 32 + lane.
+  mlir::Value threadIndex();
   /// Reads a fragment laid out like a reduction's result: each thread reads the
   /// element of each of its groups (threads of one group read the same one).
   /// With `inner`: a reduction of a reduction, held as `g` over the root

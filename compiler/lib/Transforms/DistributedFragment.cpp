@@ -69,6 +69,14 @@ void ThreadEmitter::whenAll(ArrayRef<Value> conds, function_ref<void(OpBuilder &
   });
 }
 
+void ThreadEmitter::when(ArrayRef<Value> conds, function_ref<void()> body) {
+  whenAll(conds, [&](OpBuilder &ib, Location) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ib.getInsertionBlock(), ib.getInsertionPoint());
+    body();
+  });
+}
+
 Value ThreadEmitter::allTrue(ArrayRef<Value> conds) {
   Value acc = conds.front();
   for (Value c : conds.drop_front())

@@ -428,7 +428,7 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     return success();
   }
   // One block runs at a time: copies complete at once, nothing to wait for.
-  if (isa<CommitCopiesOp, WaitCopiesOp, BarrierOp>(op))
+  if (isa<CommitCopiesOp, WaitCopiesOp, BarrierOp, InitBarriersOp, WaitBarrierOp>(op))
     return success();
   if (auto pipe = dyn_cast<PipelineOp>(op)) { // not pipelined: the plain loop it means
     auto loop = scf::ForOp::create(b, loc, mapped(pipe.getLowerBound()), mapped(pipe.getUpperBound()), index(1));

@@ -206,6 +206,22 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     int64_t vec = std::max<int64_t>(1, 16 / std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8));
     BlockedLayout l = compiler::chooseBlockedLayout(shape, kernel.getNumWarps(), vec);
     Value src = mapped(copy.getSource()), dest = mapped(copy.getDest());
+    if (copy.getBarriers()) {
+      Value bars = mapped(copy.getBarriers()), slot = mapped(copy.getSlot());
+      if (emit.bulkCopy(&op, src, origin(copy.getIndices()), dest, bars, slot, kernel.getThreads()))
+        return success();
+      // Not as rows: a copy complete for the block, then the arrival it owes.
+      Value v = emit.load(&op, src, origin(copy.getIndices()), l, elt);
+      emit.store(&op, v, dest, SmallVector<Value>(dst.getRank(), emit.index(0)), l);
+      gpu::BarrierOp::create(b, emit.loc);
+      Value first = arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.threadIndex(), emit.index(0));
+      emit.when({first}, [&] {
+        Value zero = arith::ConstantOp::create(b, emit.loc, b.getI32IntegerAttr(0));
+        NVVM::MBarrierArriveExpectTxOp::create(b, emit.loc, Type(), emit.elementPointer(bars, {slot}, 3), zero,
+                                               NVVM::MemScopeKind::CTA, false, Value());
+      });
+      return success();
+    }
     if (copy.getAsync() && emit.asyncCopy(&op, src, origin(copy.getIndices()), dest, l, elt))
       return success();
     // Synchronous: through registers. An async copy that cannot use cp.async
@@ -228,6 +244,14 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   }
   if (isa<BarrierOp>(op)) {
     gpu::BarrierOp::create(b, emit.loc);
+    return success();
+  }
+  if (auto init = dyn_cast<InitBarriersOp>(op)) {
+    emit.initBarriers(mapped(init.getBarriers()), init.getCount());
+    return success();
+  }
+  if (auto wait = dyn_cast<WaitBarrierOp>(op)) {
+    emit.waitBarrier(mapped(wait.getBarriers()), mapped(wait.getSlot()), mapped(wait.getParity()));
     return success();
   }
   if (isa<PipelineOp>(op))

@@ -8,6 +8,7 @@
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -30,8 +31,12 @@ struct PipelineRewrite {
   /// The original buffer of each copy -> its S-version buffer.
   llvm::DenseMap<Value, Value> versions;
 
-  PipelineRewrite(PipelineOp loop, int64_t maxStages)
-      : loop(loop), stages(std::max<int64_t>(1, std::min<int64_t>(loop.getStages(), maxStages))) {}
+  /// The bulk engine's mbarriers, one per buffer version (null for cp.async).
+  bool bulk;
+  Value barriers;
+
+  PipelineRewrite(PipelineOp loop, int64_t maxStages, bool bulk)
+      : loop(loop), stages(std::max<int64_t>(1, std::min<int64_t>(loop.getStages(), maxStages))), bulk(bulk) {}
 
   void collect() {
     Block &body = loop.getBody().front();
@@ -67,6 +72,14 @@ struct PipelineRewrite {
                                  MemRefType::get(shape, old.getElementType(), MemRefLayoutAttrInterface(),
                                                  old.getMemorySpace()));
       versions[alloc.getBuffer()] = big.getBuffer();
+    }
+    if (bulk) {
+      OpBuilder b(loop);
+      auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+      barriers = AllocOp::create(b, loop.getLoc(),
+                                 MemRefType::get({stages}, b.getI64Type(), MemRefLayoutAttrInterface(), space))
+                     .getBuffer();
+      InitBarriersOp::create(b, loop.getLoc(), barriers, b.getI64IntegerAttr((int64_t)copies.size()));
     }
   }
 
@@ -105,11 +118,11 @@ struct PipelineRewrite {
       for (Value v : copy.getIndices())
         indices.push_back(m.lookupOrDefault(v));
       CopyOp::create(b, copy.getLoc(), m.lookupOrDefault(copy.getSource()), indices,
-                     view(b, loc, copy.getDest(), slot), /*async=*/true);
+                     view(b, loc, copy.getDest(), slot), /*async=*/true, barriers, bulk ? slot : Value());
     }
   }
 
-  /// issue(iter) when iter < ub, then one commit (an empty group past the end).
+  /// issue(iter) when iter < ub, then (cp.async) one commit: an empty group past the end.
   void issueGuarded(OpBuilder &b, Location loc, Value iter) {
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, iter, loop.getUpperBound());
@@ -119,7 +132,8 @@ struct PipelineRewrite {
       b.setInsertionPoint(guard.thenBlock()->getTerminator());
       issue(b, loc, iter);
     }
-    CommitCopiesOp::create(b, loc);
+    if (!bulk)
+      CommitCopiesOp::create(b, loc);
   }
 
   void rewrite() {
@@ -136,10 +150,20 @@ struct PipelineRewrite {
       b.setInsertionPoint(forOp.getBody()->getTerminator());
       Value i = forOp.getInductionVar();
       issueGuarded(b, loc, arith::AddIOp::create(b, loc, i, arith::ConstantIndexOp::create(b, loc, stages - 1)));
-      WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(stages - 1));
+      Value slot;
+      if (bulk) {
+        slot = slotOf(b, loc, i); // phase parity: how many times version `slot` has been filled before, mod 2
+        Value rel = arith::SubIOp::create(b, loc, i, loop.getLowerBound());
+        Value uses = arith::DivUIOp::create(b, loc, rel, arith::ConstantIndexOp::create(b, loc, stages));
+        Value parity = arith::AndIOp::create(b, loc, uses, arith::ConstantIndexOp::create(b, loc, 1));
+        WaitBarrierOp::create(b, loc, barriers, slot, parity);
+        BarrierOp::create(b, loc);
+      } else {
+        WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(stages - 1));
+        slot = slotOf(b, loc, i);
+      }
       IRMapping m;
       m.map(loop.getInductionVar(), i);
-      Value slot = slotOf(b, loc, i);
       for (CopyOp copy : copies)
         m.map(copy.getDest(), view(b, loc, copy.getDest(), slot));
       for (Operation &op : loop.getBody().front().without_terminator())
@@ -147,7 +171,8 @@ struct PipelineRewrite {
           b.clone(op, m);
       BarrierOp::create(b, loc);
     }
-    WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));
+    if (!bulk)
+      WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));
     SmallVector<Operation *> oldAllocs;
     for (CopyOp copy : copies)
       oldAllocs.push_back(copy.getDest().getDefiningOp());
@@ -163,7 +188,7 @@ struct TilePipelineCopies : public tk::tile::impl::TilePipelineCopiesBase<TilePi
     SmallVector<PipelineOp> loops;
     getOperation().walk([&](PipelineOp loop) { loops.push_back(loop); });
     for (PipelineOp loop : loops)
-      PipelineRewrite(loop, maxStages).rewrite();
+      PipelineRewrite(loop, maxStages, bulk).rewrite();
   }
 };
 

@@ -291,3 +291,29 @@ tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %bars = tile.alloc : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{arrival count must be 1 to 2^20 - 1, got 0}}
+    tile.init_barriers %bars {count = 0 : i64} : memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %buf = tile.alloc : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    %bars = tile.alloc : memref<2xi64, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{a copy that signals an mbarrier must be async}}
+    tile.copy %x[%c0, %c0], %buf barrier %bars[%c0] : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+  }
+  tile.return
+}

@@ -36,11 +36,15 @@ struct CompileOptions {
   /// kernel asks ptxas to fit n blocks per SM (fewer registers, maybe spills).
   /// 0: none.
   int64_t minBlocksPerSm = 0;
-  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE and
-  /// TK_MIN_BLOCKS_PER_SM.
+  /// The copy engine of tile.pipeline loops (TK_COPY_ENGINE): "cp.async"
+  /// (the default, every target) or "bulk" (cp.async.bulk rows signalling
+  /// mbarriers; sm_90a and newer).
+  std::string copyEngine = "cp.async";
+  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE,
+  /// TK_MIN_BLOCKS_PER_SM and TK_COPY_ENGINE.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
-  /// "minblocks=n").
+  /// "minblocks=n", "engine=bulk").
   std::string cacheTag() const;
   /// The names TK_ABLATE accepts.
   static const std::vector<std::string> &ablations();

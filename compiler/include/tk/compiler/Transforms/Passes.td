@@ -20,7 +20,13 @@ def TilePipelineCopies : Pass<"tile-pipeline-copies", "::mlir::ModuleOp"> {
         `tile.barrier` (nobody refills a version another thread still reads);
       - a final `tile.wait_copies {pending = 0}`.
     Every iteration commits exactly one group (empty past the end), so the
-    group count the wait relies on holds to the last iteration. The copies'
+    group count the wait relies on holds to the last iteration.
+    With `bulk`, the versions get one mbarrier each (`tile.init_barriers`,
+    one arrival per copy), the copies signal their version's mbarrier and
+    nothing is committed; iteration i waits for phase parity
+    ((i - lb) / S) mod 2 of version (i - lb) mod S (`tile.wait_barrier`),
+    then a block barrier (rows past the tensor are zero-filled by ordinary
+    stores). The copies'
     indices are recomputed for the iteration they serve (the verifier
     guarantees they can be). The result has the semantics of the plain loop;
     the CPU lowering runs it sequentially (asynchronous copies are plain ones
@@ -31,6 +37,9 @@ def TilePipelineCopies : Pass<"tile-pipeline-copies", "::mlir::ModuleOp"> {
   let options = [
     Option<"maxStages", "max-stages", "int64_t", /*default=*/"8",
            "Use at most this many stages (1: every copy waits for itself; the ablation of pipelining)">,
+    Option<"bulk", "bulk", "bool", /*default=*/"false",
+           "Bulk copy engine (sm_90a+): the copies signal one mbarrier per buffer version "
+           "(tile.init_barriers, tile.copy ... barrier, tile.wait_barrier) instead of cp.async groups">,
   ];
 }
 

@@ -124,6 +124,30 @@ def Tile_WaitCopiesOp : Tile_Op<"wait_copies", [MemoryEffects<[MemRead, MemWrite
   let hasVerifier = 1;
 }
 
+def Tile_InitBarriersOp : Tile_Op<"init_barriers", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Initializes a shared buffer of mbarriers, each expecting `count` arrivals";
+  let description = [{
+    One thread initializes every i64 of `bars` as an mbarrier object with
+    arrival count `count` (one per copy that signals it), then the block
+    synchronizes. The bulk-engine form of a pipeline's buffer versions.
+      tile.init_barriers %bars {count = 1 : i64} : memref<3xi64, #gpu.address_space<workgroup>>
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$barriers, I64Attr:$count);
+  let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
+}
+
+def Tile_WaitBarrierOp : Tile_Op<"wait_barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits for the phase of parity `parity` of mbarrier `slot` to complete";
+  let description = [{
+    Every thread waits (mbarrier.try_wait.parity) until the phase completes:
+    the bulk copies that signal it have landed in shared memory.
+      tile.wait_barrier %bars[%slot], %parity : memref<3xi64, #gpu.address_space<workgroup>>
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$barriers, Index:$slot, Index:$parity);
+  let assemblyFormat = "$barriers `[` $slot `]` `,` $parity attr-dict `:` qualified(type($barriers))";
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "A block-wide barrier (every thread's shared-memory accesses before it are done)";
   let assemblyFormat = "attr-dict";
@@ -238,7 +262,7 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
-def Tile_CopyOp : Tile_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+def Tile_CopyOp : Tile_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>, AttrSizedOperandSegments]> {
   let summary = "Copies a tile of a global tensor into a shared buffer";
   let description = [{
     All threads of the block copy the tile at `indices` of `source` (the shape of
@@ -250,9 +274,20 @@ def Tile_CopyOp : Tile_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>]> {
     belongs to the thread's next `tile.commit_copies` group; the data is
     there after a `tile.wait_copies` that covers that group.
     `tile-pipeline-copies` makes these from the copies of a `tile.pipeline`.
+    With `barrier %bars[%slot]` (bulk engine, sm_90a+), the rows of the tile
+    are bulk copies (cp.async.bulk) that complete transactions on mbarrier
+    `slot` of `bars` (see tile.init_barriers): one thread arrives on it
+    expecting the tile's bytes, rows outside the source are zero-filled by
+    the threads, and `tile.wait_barrier` waits for the phase. Where the rows
+    cannot be bulk copies, the copy completes before that arrival.
+      tile.copy %x[%r, %c], %v barrier %bars[%s] {async} : memref<?x64xbf16>, memref<128x64xbf16, ...>, memref<2xi64, ...>
   }];
-  let arguments = (ins AnyMemRef:$source, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dest, UnitAttr:$async);
-  let assemblyFormat = "$source `[` $indices `]` `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
+  let arguments = (ins AnyMemRef:$source, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dest, UnitAttr:$async,
+                       Optional<AnyStaticShapeMemRef>:$barriers, Optional<Index>:$slot);
+  let assemblyFormat = [{
+    $source `[` $indices `]` `,` $dest (`barrier` $barriers^ `[` $slot `]`)? attr-dict `:` qualified(type($source))
+    `,` qualified(type($dest)) (`,` qualified(type($barriers))^)?
+  }];
   let hasVerifier = 1;
 }
 
