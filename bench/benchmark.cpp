@@ -162,7 +162,8 @@ int runBenchmark(const BenchOptions &options) {
               tk::compiler::version(), tk::compiler::commit());
   std::printf("copy ceiling (2 GiB device-to-device, read+write): %.0f GB/s\n", ceiling);
   const std::string ablated = compiler::CompileOptions::fromEnvironment().cacheTag();
-  std::printf("compile options (TK_ABLATE, TK_MIN_BLOCKS_PER_SM): %s\n\n", ablated.empty() ? "none" : ablated.c_str());
+  std::printf("compile options (TK_ABLATE, TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE): %s\n\n",
+              ablated.empty() ? "none" : ablated.c_str());
 
   tk_context ctx;
   tk_context_create(&ctx);

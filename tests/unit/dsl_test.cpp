@@ -76,4 +76,32 @@ TEST(KernelBuilder, MisuseIsAnError) {
   }
 }
 
+// shared() / copy() / pipeline(): the loop and its buffers in tile IR, and
+// the DSL's own checks (stage count, element types).
+TEST(KernelBuilder, PipelineBuildsTilePipeline) {
+  Ctx c;
+  KernelBuilder k(c.ctx, "staged", "");
+  Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::BF16);
+  Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::BF16);
+  k.grid({ceil_div(Dim::symbol("n"), 32 * 4)}, [&](const std::vector<Index> &b) {
+    Shared buf = k.shared({32, 64}, DType::BF16);
+    EXPECT_THROW(k.pipeline(k.index(0), k.index(4), 9, [](const Index &) {}), std::invalid_argument);
+    Shared wide = k.shared({32, 64}, DType::F32);
+    EXPECT_THROW(k.copy(x, {k.index(0), k.index(0)}, wide), std::invalid_argument);
+    k.pipeline(k.index(0), k.index(4), 3, [&](const Index &i) {
+      Index row = (b[0] * 4 + i) * 32;
+      k.copy(x, {row, k.index(0)}, buf);
+      k.store(y, {row, k.index(0)}, k.load(buf, {k.index(0), k.index(0)}, {32, 64}));
+    });
+  });
+  BuiltKernel built = k.finish();
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  built.module->print(os);
+  EXPECT_NE(ir.find("tile.pipeline"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("{stages = 3 : i64}"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.copy"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("memref<32x64xbf16, #gpu.address_space<workgroup>>"), std::string::npos) << ir;
+}
+
 } // namespace
