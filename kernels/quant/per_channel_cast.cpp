@@ -40,30 +40,13 @@ int64_t PerChannelCastConfig::stages() const {
 }
 
 std::string applyPipelineOverride(PerChannelCastConfig &c) {
-  const char *env = std::getenv("TK_PER_CHANNEL_PIPELINE");
-  if (!env || !*env)
-    return "";
-  long long stages = 0, tiles = 0;
-  char end = 0;
-  if (std::sscanf(env, "%lldx%lld%c", &stages, &tiles, &end) != 2)
-    return std::string("TK_PER_CHANNEL_PIPELINE must be STAGESxTILES, got '") + env + "'";
-  if (stages == 0 && tiles == 0) {
-    c.pipelineStages = 0, c.tilesPerBlock = 1;
-    return "";
-  }
-  if (stages < 1 || stages > 8 || tiles < 1 || tiles > 64)
-    return std::string("TK_PER_CHANNEL_PIPELINE '") + env + "': 1 to 8 stages and 1 to 64 tiles per CTA (0x0: off)";
-  if (c.rowGather)
-    return "TK_PER_CHANNEL_PIPELINE: the row gather reads data-dependent rows, which are not pipelined";
-  if (c.stageBytes() > kPipelineSharedBytes)
-    return std::string("TK_PER_CHANNEL_PIPELINE '") + env + "': one " + std::to_string(c.tileM()) + "x" +
-           std::to_string(c.tileK()) + " stage takes " + std::to_string(c.stageBytes()) +
-           " bytes of shared memory, over " + std::to_string(kPipelineSharedBytes);
-  PerChannelCastConfig trial = c;
-  trial.pipelineStages = std::min<int64_t>(stages, kPipelineSharedBytes / c.stageBytes());
-  trial.tilesPerBlock = tiles;
-  c = trial;
-  return "";
+  int64_t stages = c.pipelineStages, tiles = c.tilesPerBlock;
+  std::string error = readPipelineSetting("TK_PER_CHANNEL_PIPELINE", c.stageBytes(), stages, tiles);
+  if (error.empty() && stages > 0 && c.rowGather)
+    error = "TK_PER_CHANNEL_PIPELINE: the row gather reads data-dependent rows, which are not pipelined";
+  if (error.empty())
+    c.pipelineStages = stages, c.tilesPerBlock = tiles;
+  return error;
 }
 
 std::string applyTileOverride(PerChannelCastConfig &c) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kernels/common/pipeline_setting.h"
 #include "kernels/quant/formats.h"
 #include "kernels/quant/swiglu.h"
 #include "tk/dsl/KernelBuilder.h"
@@ -16,10 +17,6 @@
 #include <string>
 
 namespace tk::kernels::quant {
-
-/// Shared memory the pipeline's buffers may take: the rest of the 48 KB of
-/// static shared memory is left to the transpose and reduction buffers.
-constexpr int64_t kPipelineSharedBytes = 40 * 1024;
 
 struct PerChannelCastConfig {
   int64_t hidden = 0;      ///< K (a multiple of 64)

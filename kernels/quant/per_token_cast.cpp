@@ -1,5 +1,6 @@
 //===- per_token_cast.cpp - the kernel, in the DSL, and its reference -----===//
 #include "kernels/quant/per_token_cast.h"
+#include "kernels/common/pipeline_setting.h"
 #include "kernels/quant/scale_rule.h"
 
 #include <algorithm>
@@ -63,21 +64,8 @@ std::string applyScheduleOverride(PerTokenCastConfig &c) {
     c.persistentBlocksPerSm = k;
     return "";
   }
-  long long stages = 0, tiles = 0;
-  if (std::sscanf(pipeline, "%lldx%lld%c", &stages, &tiles, &end) != 2)
-    return std::string("TK_PER_TOKEN_PIPELINE must be STAGESxTILES, got '") + pipeline + "'";
-  if (stages == 0 && tiles == 0) {
-    c.pipelineStages = 0, c.tilesPerBlock = 1;
-    return "";
-  }
-  if (stages < 1 || stages > 8 || tiles < 1 || tiles > 64)
-    return std::string("TK_PER_TOKEN_PIPELINE '") + pipeline + "': 1 to 8 stages and 1 to 64 tiles per CTA (0x0: off)";
-  const int64_t stageBytes = c.tileM() * c.tileK() * byteSize(c.in), budget = 40 * 1024;
-  if (stageBytes > budget)
-    return std::string("TK_PER_TOKEN_PIPELINE '") + pipeline + "': one stage takes " + std::to_string(stageBytes) +
-           " bytes of shared memory, over " + std::to_string(budget);
-  c.pipelineStages = std::min<int64_t>(stages, budget / stageBytes), c.tilesPerBlock = tiles;
-  return "";
+  return readPipelineSetting("TK_PER_TOKEN_PIPELINE", c.tileM() * c.tileK() * byteSize(c.in), c.pipelineStages,
+                             c.tilesPerBlock);
 }
 
 BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &c) {

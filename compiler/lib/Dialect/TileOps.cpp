@@ -95,6 +95,15 @@ LogicalResult GridOp::verify() {
   return success();
 }
 
+bool tk::tile::holdsTileOps(Operation &op) {
+  return op
+      .walk([&](Operation *inner) {
+        return inner != &op && isa<TileDialect>(inner->getDialect()) ? WalkResult::interrupt()
+                                                                      : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 //===----------------------------------------------------------------------===//
 // PipelineOp
 //===----------------------------------------------------------------------===//

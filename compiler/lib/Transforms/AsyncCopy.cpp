@@ -1,4 +1,4 @@
-//===- AsyncCopy.cpp - tile.copy {async} as cp.async per thread -----------===//
+//===- AsyncCopy.cpp - tile.copy {async}: cp.async, or bulk rows + mbarriers ===//
 #include "Distribute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,11 +40,7 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
   for (int64_t s = 0; s < l.slotsPerThread(); s += src.chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
-    for (int64_t d = 0; d < l.rank(); ++d) {
-      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
-      inTile.push_back(t);
-      coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
-    }
+    chunkCoords(l, pos, origin, coords, inTile);
     SmallVector<Value> conds = bounds(source, coords, l, pos, inTile);
     Value srcElements;
     if (!conds.empty()) {
@@ -68,13 +64,9 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
   return true;
 }
 
-} // namespace tk::compiler
-
 //===----------------------------------------------------------------------===//
 // The bulk copy engine (sm_90a+): rows as cp.async.bulk signalling mbarriers
 //===----------------------------------------------------------------------===//
-
-namespace tk::compiler {
 
 Value ThreadEmitter::elementPointer(Value mem, ValueRange coords, unsigned addressSpace) {
   auto type = cast<MemRefType>(mem.getType());

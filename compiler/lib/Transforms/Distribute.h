@@ -139,6 +139,10 @@ private:
                          const GroupedReduction *inner = nullptr,
                          llvm::SmallVectorImpl<mlir::Value> *innerFirst = nullptr, int64_t splitLast = 0,
                          mlir::Value row = nullptr);
+  /// The coordinates of the chunk at `pos` of layout `l`: in the tile
+  /// (`inTile`) and in the memref, from `origin` (`coords`).
+  void chunkCoords(const BlockedLayout &l, const BlockedLayout::SlotPos &pos, mlir::ValueRange origin,
+                   llvm::SmallVectorImpl<mlir::Value> &coords, llvm::SmallVectorImpl<mlir::Value> &inTile);
   /// True when `v` is statically known to be a multiple of `m`.
   bool isMultipleOf(mlir::Value v, int64_t m);
   /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when always true.

@@ -97,6 +97,15 @@ Value ThreadEmitter::concat(ArrayRef<Value> parts) {
   return acc;
 }
 
+void ThreadEmitter::chunkCoords(const BlockedLayout &l, const BlockedLayout::SlotPos &pos, ValueRange origin,
+                                SmallVectorImpl<Value> &coords, SmallVectorImpl<Value> &inTile) {
+  for (int64_t d = 0; d < l.rank(); ++d) {
+    Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
+    inTile.push_back(t);
+    coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
+  }
+}
+
 bool ThreadEmitter::isMultipleOf(Value v, int64_t m) {
   if (m <= 1)
     return true;
@@ -200,11 +209,7 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
   for (int64_t s = 0; s < n; s += chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
-    for (int64_t d = 0; d < l.rank(); ++d) {
-      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
-      inTile.push_back(t);
-      coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
-    }
+    chunkCoords(l, pos, origin, coords, inTile);
     SmallVector<Value> rowConds;
     if (rows) // the chunk's row comes from `rows`, checked against the tensor's rows
       coords[0] = gatheredRow(b, loc, source, rows, s, rowConds);
@@ -239,11 +244,7 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
   for (int64_t s = 0; s < n; s += chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
-    for (int64_t d = 0; d < l.rank(); ++d) {
-      Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
-      inTile.push_back(t);
-      coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
-    }
+    chunkCoords(l, pos, origin, coords, inTile);
     SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile);
     auto write = [&](OpBuilder &wb, Location wl) {
       if (vectorized) {

@@ -37,16 +37,6 @@ Type convertArg(Type t) {
   return t;
 }
 
-/// True when a region of `op` holds tile ops.
-bool holdsTileOps(Operation &op) {
-  return op
-      .walk([&](Operation *inner) {
-        return inner != &op && isa<TileDialect>(inner->getDialect()) ? WalkResult::interrupt()
-                                                                      : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 struct CpuLowering {
   OpBuilder &b;
   Location loc;

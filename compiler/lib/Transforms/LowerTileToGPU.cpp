@@ -75,16 +75,6 @@ FailureOr<Grouping> groupingOf(Operation *op, FragmentType reducedType) {
 
 const GroupedReduction *innerOf(const Grouping &g) { return g.inner ? &*g.inner : nullptr; }
 
-/// True when a region of `op` holds tile ops.
-bool holdsTileOps(Operation &op) {
-  return op
-      .walk([&](Operation *inner) {
-        return inner != &op && isa<TileDialect>(inner->getDialect()) ? WalkResult::interrupt()
-                                                                      : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 struct KernelLowering {
   KernelOp kernel;
   gpu::GPUFuncOp func;

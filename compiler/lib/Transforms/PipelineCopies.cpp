@@ -136,8 +136,23 @@ struct PipelineRewrite {
       CommitCopiesOp::create(b, loc);
   }
 
+  /// A pipeline without copies is the loop it means.
+  void plainLoop() {
+    OpBuilder b(loop);
+    auto forOp = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
+                                    arith::ConstantIndexOp::create(b, loop.getLoc(), 1));
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    IRMapping m;
+    m.map(loop.getInductionVar(), forOp.getInductionVar());
+    for (Operation &op : loop.getBody().front().without_terminator())
+      b.clone(op, m);
+    loop.erase();
+  }
+
   void rewrite() {
     collect();
+    if (copies.empty())
+      return plainLoop();
     multiBuffer();
     OpBuilder b(loop);
     Location loc = loop.getLoc();

@@ -52,3 +52,21 @@ tile.kernel @strip(%x: memref<?x256xbf16> {tile.align = 16 : i64}, %y: memref<?x
   }
   tile.return
 }
+
+// A pipeline without copies is a plain loop: no mbarriers, no copy groups.
+// CHECK-LABEL: tile.kernel @no_copies
+// CHECK-NOT: tile.init_barriers
+// CHECK-NOT: tile.commit_copies
+// CHECK: scf.for
+tile.kernel @no_copies(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tile.grid (%b) in (%c1) {
+    tile.pipeline %i = %c0 to %c4 {stages = 2 : i64} {
+      %t = tile.load %x[%i, %c0] : memref<?x64xf32> -> !tile.frag<1x64xf32>
+      tile.store %t, %x[%i, %c0] : !tile.frag<1x64xf32>, memref<?x64xf32>
+    }
+  }
+  tile.return
+}

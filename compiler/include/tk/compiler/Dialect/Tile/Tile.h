@@ -23,3 +23,8 @@
 
 #define GET_OP_CLASSES
 #include "tk/compiler/Dialect/Tile/TileOps.h.inc"
+
+namespace tk::tile {
+/// True when a region of `op` holds tile ops (scf.for / scf.if around them).
+bool holdsTileOps(mlir::Operation &op);
+} // namespace tk::tile

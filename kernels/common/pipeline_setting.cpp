@@ -1,0 +1,31 @@
+//===- pipeline_setting.cpp -----------------------------------------------===//
+#include "kernels/common/pipeline_setting.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace tk::kernels {
+
+std::string readPipelineSetting(const char *var, int64_t stageBytes, int64_t &stages, int64_t &tiles) {
+  const char *env = std::getenv(var);
+  if (!env || !*env)
+    return "";
+  long long s = 0, t = 0;
+  char end = 0;
+  if (std::sscanf(env, "%lldx%lld%c", &s, &t, &end) != 2)
+    return std::string(var) + " must be STAGESxTILES, got '" + env + "'";
+  if (s == 0 && t == 0) {
+    stages = 0, tiles = 1;
+    return "";
+  }
+  if (s < 1 || s > 8 || t < 1 || t > 64)
+    return std::string(var) + " '" + env + "': 1 to 8 stages and 1 to 64 tiles per CTA (0x0: off)";
+  if (stageBytes > kPipelineSharedBytes)
+    return std::string(var) + " '" + env + "': one stage takes " + std::to_string(stageBytes) +
+           " bytes of shared memory, over " + std::to_string(kPipelineSharedBytes);
+  stages = std::min<int64_t>(s, kPipelineSharedBytes / stageBytes), tiles = t;
+  return "";
+}
+
+} // namespace tk::kernels

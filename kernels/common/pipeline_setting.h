@@ -1,0 +1,22 @@
+//===- pipeline_setting.h - STAGESxTILES software-pipeline settings -------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tk::kernels {
+
+/// Shared memory a kernel's pipeline buffers may take: the rest of the 48 KB
+/// of static shared memory is left to its transpose and reduction buffers.
+constexpr int64_t kPipelineSharedBytes = 40 * 1024;
+
+/// Reads the pipeline setting in environment variable `var` (a tuning
+/// experiment): STAGESxTILES with 1 to 8 stages and 1 to 64 tiles per CTA,
+/// or 0x0 for none (0 stages, 1 tile). STAGES is a maximum: the result has
+/// no more stages than kPipelineSharedBytes holds at `stageBytes` each.
+/// Unset or empty: "" and nothing changes. Otherwise "" with `stages` and
+/// `tiles` set, or an error that names `var` (malformed, out of range, or
+/// one stage larger than kPipelineSharedBytes).
+std::string readPipelineSetting(const char *var, int64_t stageBytes, int64_t &stages, int64_t &tiles);
+
+} // namespace tk::kernels
