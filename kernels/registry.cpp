@@ -102,12 +102,12 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perBlock("per_block_cast_with_precomputed_sf.bf16.k7168.b128.g128",
                               {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
     auto perChannel = [](const std::string &name, quant::PerChannelCastConfig c) {
-      // TK_PER_CHANNEL_TILE: `tk compile` shows an experiment's registers.
-      if (std::string error = quant::applyTileOverride(c); !error.empty())
-        std::fprintf(stderr, "tk: %s; %s keeps its default tile\n", error.c_str(), name.c_str());
-      if (!c.rowGather) // TK_PER_CHANNEL_PIPELINE likewise
-        if (std::string error = quant::applyPipelineOverride(c); !error.empty())
-          std::fprintf(stderr, "tk: %s; %s keeps its default pipelining\n", error.c_str(), name.c_str());
+      // TK_PER_CHANNEL_TILE / _PIPELINE: `tk compile` shows an experiment's registers.
+      quant::PerChannelCastConfig tuned = c;
+      if (std::string error = quant::applyTuningOverrides(tuned); !error.empty())
+        std::fprintf(stderr, "tk: %s; %s keeps its defaults\n", error.c_str(), name.c_str());
+      else
+        c = tuned;
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
     };
     auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {

@@ -39,17 +39,7 @@ int64_t PerChannelCastConfig::stages() const {
   return std::min<int64_t>(wanted, kPipelineSharedBytes / stageBytes());
 }
 
-std::string applyPipelineOverride(PerChannelCastConfig &c) {
-  int64_t stages = c.pipelineStages, tiles = c.tilesPerBlock;
-  std::string error = readPipelineSetting("TK_PER_CHANNEL_PIPELINE", c.stageBytes(), stages, tiles);
-  if (error.empty() && stages > 0 && c.rowGather)
-    error = "TK_PER_CHANNEL_PIPELINE: the row gather reads data-dependent rows, which are not pipelined";
-  if (error.empty())
-    c.pipelineStages = stages, c.tilesPerBlock = tiles;
-  return error;
-}
-
-std::string applyTileOverride(PerChannelCastConfig &c) {
+static std::string applyTileOverride(PerChannelCastConfig &c) {
   const char *env = std::getenv("TK_PER_CHANNEL_TILE");
   if (!env || !*env)
     return "";
@@ -63,6 +53,14 @@ std::string applyTileOverride(PerChannelCastConfig &c) {
            std::to_string(c.blockM) + ", columns of 16, threads a power of two from 32 to 1024";
   c.tileRows = rows, c.tileCols = cols, c.threads = threads;
   return "";
+}
+
+std::string applyTuningOverrides(PerChannelCastConfig &c) {
+  if (std::string error = applyTileOverride(c); !error.empty())
+    return error;
+  if (c.rowGather)
+    return "";
+  return readPipelineSetting("TK_PER_CHANNEL_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);
 }
 
 BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {

@@ -72,17 +72,14 @@ struct PerChannelCastConfig {
 
 dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &config);
 
-/// Applies TK_PER_CHANNEL_TILE=ROWSxCOLSxTHREADS (a tuning experiment: the
-/// tile and threads of every per-channel kernel launched after it is set) to
-/// `config`; returns an error message for a malformed or unusable value, ""
-/// otherwise (also when it is unset).
-std::string applyTileOverride(PerChannelCastConfig &config);
-/// Applies TK_PER_CHANNEL_PIPELINE=STAGESxTILES (stages 1 to 8, tiles per
-/// CTA 1 to 64; 0x0 switches pipelining off) the same way. STAGES is a
-/// maximum: a kernel whose buffers would take more than kPipelineSharedBytes
-/// gets as many stages as fit (an error when not even one does, or with the
-/// row gather, which is never pipelined).
-std::string applyPipelineOverride(PerChannelCastConfig &config);
+/// Applies the tuning experiments set in the environment to `config`:
+/// TK_PER_CHANNEL_TILE=ROWSxCOLSxTHREADS (the tile and threads of every
+/// per-channel kernel launched after it is set), then
+/// TK_PER_CHANNEL_PIPELINE=STAGESxTILES (kernels/common/pipeline_setting.h;
+/// STAGES is capped at what kPipelineSharedBytes holds; the row gather, whose
+/// rows are data-dependent, keeps its unpipelined kernel). Returns the error
+/// of a malformed or unusable value, "" otherwise (also when unset).
+std::string applyTuningOverrides(PerChannelCastConfig &config);
 
 /// C++ reference. x (M, K) contiguous (bf16 bits, fp32, or e4m3 codes with
 /// their dequantization multipliers xs (M, K / 128)); out (M, K), or (K, M)

@@ -19,11 +19,8 @@ Status invalid(const char *op, const std::string &what) { return Status::invalid
 /// Compiles (or finds) the kernel of `config` and launches it on `args`.
 Status launch(const char *op, tk_context ctx, PerChannelCastConfig config, std::vector<const tk_tensor *> args,
               tk_stream stream) {
-  std::string overrideError = applyTileOverride(config);
-  if (overrideError.empty() && !config.rowGather)
-    overrideError = applyPipelineOverride(config);
-  if (!overrideError.empty())
-    return invalid(op, overrideError);
+  if (std::string error = applyTuningOverrides(config); !error.empty())
+    return invalid(op, error);
   auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
   return ctx->run(config.key(), factory, args, stream);
 }

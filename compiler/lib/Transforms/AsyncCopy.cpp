@@ -18,12 +18,9 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
   int64_t eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
   // The source side decides the chunk (vectorized, aligned); the shared
   // buffer is a whole tile, so only its alignment can spoil it.
-  bool saved = remarks;
-  remarks = false;
-  AccessPlan src = planAccess(op, source, origin, l, elt);
+  AccessPlan src = planAccess(op, source, origin, l, elt, /*quiet=*/true);
   SmallVector<Value> zeros(l.rank(), index(0));
-  AccessPlan dst = planAccess(op, dest, zeros, l, elt);
-  remarks = saved;
+  AccessPlan dst = planAccess(op, dest, zeros, l, elt, /*quiet=*/true);
   int64_t bytes = src.chunk * eltBytes;
   std::string why;
   if (!src.vectorized || !dst.vectorized)
@@ -100,6 +97,13 @@ void ThreadEmitter::initBarriers(Value barriers, int64_t count) {
   gpu::BarrierOp::create(b, loc);
 }
 
+void ThreadEmitter::arriveExpecting(Value barriers, Value slot, Value bytes) {
+  when({arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadIndex(), index(0))}, [&] {
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), elementPointer(barriers, {slot}, 3), bytes,
+                                           NVVM::MemScopeKind::CTA, false, Value());
+  });
+}
+
 void ThreadEmitter::waitBarrier(Value barriers, Value slot, Value parity) {
   Value phase = arith::IndexCastOp::create(b, loc, b.getI32Type(), parity);
   Value ticks = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x989680)); // a suspend-time hint, 10 ms
@@ -139,9 +143,7 @@ bool ThreadEmitter::bulkCopy(Operation *op, Value source, ValueRange origin, Val
   Value inside = arith::MinUIOp::create(b, loc, left, index(rows));
   Value bytes = arith::IndexCastOp::create(b, loc, b.getI32Type(),
                                            arith::MulIOp::create(b, loc, inside, index(rowBytes)));
-  when({arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0))}, [&] {
-    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar, bytes, NVVM::MemScopeKind::CTA, false, Value());
-  });
+  arriveExpecting(barriers, slot, bytes);
   // Thread t copies rows t, t + threads, ...; rows past the source are zero-filled.
   Value size = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr((int32_t)rowBytes));
   int64_t chunk = 16 / eltBytes;

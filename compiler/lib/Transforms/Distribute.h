@@ -78,6 +78,9 @@ struct ThreadEmitter {
   /// tile.init_barriers: thread 0 initializes each i64 of `barriers` as an
   /// mbarrier of `count` arrivals, then the block synchronizes.
   void initBarriers(mlir::Value barriers, int64_t count);
+  /// Thread 0 arrives on mbarrier `slot` of `barriers`, expecting `bytes`
+  /// (i32) of bulk-copy transactions.
+  void arriveExpecting(mlir::Value barriers, mlir::Value slot, mlir::Value bytes);
   /// tile.wait_barrier: every thread waits for the phase of `parity`.
   void waitBarrier(mlir::Value barriers, mlir::Value slot, mlir::Value parity);
   /// The address of element `coords` of `mem` as an LLVM pointer in
@@ -124,9 +127,10 @@ private:
     int64_t chunk;     ///< elements per access
     int64_t alignment; ///< bytes the access may assume
   };
-  /// How wide the accesses of `op` can be, and (with remarks) why not wider.
+  /// How wide the accesses of `op` can be, and (with remarks, unless
+  /// `quiet`) why not wider.
   AccessPlan planAccess(mlir::Operation *op, mlir::Value mem, mlir::ValueRange origin, const BlockedLayout &l,
-                        mlir::Type elt);
+                        mlir::Type elt, bool quiet = false);
   llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> threadCoordCache;
   /// The size of `mem` along `d` (a constant when static).
   mlir::Value extentOf(mlir::Value mem, int64_t d);

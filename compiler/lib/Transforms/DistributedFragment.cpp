@@ -143,7 +143,7 @@ SmallVector<Value> ThreadEmitter::bounds(Value mem, ArrayRef<Value> coords, cons
 }
 
 ThreadEmitter::AccessPlan ThreadEmitter::planAccess(Operation *op, Value mem, ValueRange origin,
-                                                    const BlockedLayout &l, Type elt) {
+                                                    const BlockedLayout &l, Type elt, bool quiet) {
   int64_t last = l.rank() - 1, vec = l.vec[last];
   int64_t eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
   auto type = cast<MemRefType>(mem.getType());
@@ -171,7 +171,7 @@ ThreadEmitter::AccessPlan ThreadEmitter::planAccess(Operation *op, Value mem, Va
     why = "the tensor promises only " + std::to_string(it == alignment.end() ? eltBytes : it->second) +
           "-byte alignment of its pointer and strides (tile.align)";
   }
-  if (remarks && got < want)
+  if (remarks && !quiet && got < want)
     op->emitRemark() << "access of " << type << " is " << got << " bytes wide per thread instead of " << want
                      << ": " << why;
   return plan;

@@ -4,6 +4,7 @@
 // tile IR the GPU path compiles, run block by block on one thread.
 //===----------------------------------------------------------------------===//
 #include "Distribute.h"
+#include "NestedControlFlow.h"
 #include "tk/compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -427,30 +428,9 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(pipe.getInductionVar(), loop.getInductionVar());
     return lowerBlock(pipe.getBody().front(), entry);
   }
-  if (auto loop = dyn_cast<scf::ForOp>(op); loop && holdsTileOps(op)) {
-    if (loop.getNumRegionIterArgs())
-      return op.emitOpError() << "holds tile ops and carries values; loops around tile ops carry none";
-    auto lowered =
-        scf::ForOp::create(b, loc, mapped(loop.getLowerBound()), mapped(loop.getUpperBound()), mapped(loop.getStep()));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(lowered.getBody()->getTerminator());
-    map.map(loop.getInductionVar(), lowered.getInductionVar());
-    return lowerBlock(*loop.getBody(), entry);
-  }
-  if (auto branch = dyn_cast<scf::IfOp>(op); branch && holdsTileOps(op)) {
-    if (branch.getNumResults())
-      return op.emitOpError() << "holds tile ops and has results; branches around tile ops yield none";
-    auto lowered = scf::IfOp::create(b, loc, mapped(branch.getCondition()), branch.elseBlock() != nullptr);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(lowered.thenBlock()->getTerminator());
-    if (failed(lowerBlock(*branch.thenBlock(), entry)))
-      return failure();
-    if (branch.elseBlock()) {
-      b.setInsertionPoint(lowered.elseBlock()->getTerminator());
-      return lowerBlock(*branch.elseBlock(), entry);
-    }
-    return success();
-  }
+  if (std::optional<LogicalResult> nested = compiler::lowerNestedControlFlow(
+          op, b, loc, map, [&](Block &block) { return lowerBlock(block, entry); }))
+    return *nested;
   if (auto view = dyn_cast<memref::SubViewOp>(op)) { // a version of a multi-buffered shared tile
     Operation *clone = b.clone(op, map);
     clone->getResult(0).setType(cpuMemRefType(view.getType()));

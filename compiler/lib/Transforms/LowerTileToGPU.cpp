@@ -1,5 +1,6 @@
 //===- LowerTileToGPU.cpp - tile.kernel -> gpu.func with per-thread code --===//
 #include "Distribute.h"
+#include "NestedControlFlow.h"
 #include "tk/compiler/Layout/LayoutAttrs.h"
 #include "tk/compiler/Transforms/Passes.h"
 
@@ -196,31 +197,21 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     int64_t vec = std::max<int64_t>(1, 16 / std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8));
     BlockedLayout l = compiler::chooseBlockedLayout(shape, kernel.getNumWarps(), vec);
     Value src = mapped(copy.getSource()), dest = mapped(copy.getDest());
-    if (copy.getBarriers()) {
-      Value bars = mapped(copy.getBarriers()), slot = mapped(copy.getSlot());
-      if (emit.bulkCopy(&op, src, origin(copy.getIndices()), dest, bars, slot, kernel.getThreads()))
-        return success();
-      // Not as rows: a copy complete for the block, then the arrival it owes.
-      Value v = emit.load(&op, src, origin(copy.getIndices()), l, elt);
-      emit.store(&op, v, dest, SmallVector<Value>(dst.getRank(), emit.index(0)), l);
-      gpu::BarrierOp::create(b, emit.loc);
-      Value first = arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.threadIndex(), emit.index(0));
-      emit.when({first}, [&] {
-        Value zero = arith::ConstantOp::create(b, emit.loc, b.getI32IntegerAttr(0));
-        NVVM::MBarrierArriveExpectTxOp::create(b, emit.loc, Type(), emit.elementPointer(bars, {slot}, 3), zero,
-                                               NVVM::MemScopeKind::CTA, false, Value());
-      });
+    Value bars = copy.getBarriers() ? mapped(copy.getBarriers()) : Value();
+    if (bars ? emit.bulkCopy(&op, src, origin(copy.getIndices()), dest, bars, mapped(copy.getSlot()),
+                             kernel.getThreads())
+             : copy.getAsync() && emit.asyncCopy(&op, src, origin(copy.getIndices()), dest, l, elt))
       return success();
-    }
-    if (copy.getAsync() && emit.asyncCopy(&op, src, origin(copy.getIndices()), dest, l, elt))
-      return success();
-    // Synchronous: through registers. An async copy that cannot use cp.async
-    // is complete here, which its later wait_copies does not mind.
+    // Synchronous, through registers. A cp.async copy that cannot be one is
+    // complete here, which its later wait_copies does not mind; a bulk copy
+    // that cannot be one is complete for the block before the arrival it owes.
     Value v = emit.load(&op, src, origin(copy.getIndices()), l, elt);
-    SmallVector<Value> zeros(dst.getRank(), emit.index(0));
-    emit.store(&op, v, dest, zeros, l);
-    if (!copy.getAsync())
+    emit.store(&op, v, dest, SmallVector<Value>(dst.getRank(), emit.index(0)), l);
+    if (!copy.getAsync() || bars)
       gpu::BarrierOp::create(b, emit.loc);
+    if (bars)
+      emit.arriveExpecting(bars, mapped(copy.getSlot()),
+                           arith::ConstantOp::create(b, emit.loc, b.getI32IntegerAttr(0)));
     return success();
   }
   if (isa<CommitCopiesOp>(op)) {
@@ -260,30 +251,9 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     emit.alignment[clone->getResult(0)] = std::max<int64_t>(1, align);
     return success();
   }
-  if (auto loop = dyn_cast<scf::ForOp>(op); loop && holdsTileOps(op)) {
-    if (loop.getNumRegionIterArgs())
-      return op.emitOpError() << "holds tile ops and carries values; loops around tile ops carry none";
-    auto lowered = scf::ForOp::create(b, emit.loc, mapped(loop.getLowerBound()), mapped(loop.getUpperBound()),
-                                      mapped(loop.getStep()));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(lowered.getBody()->getTerminator());
-    map.map(loop.getInductionVar(), lowered.getInductionVar());
-    return lowerBlock(*loop.getBody());
-  }
-  if (auto branch = dyn_cast<scf::IfOp>(op); branch && holdsTileOps(op)) {
-    if (branch.getNumResults())
-      return op.emitOpError() << "holds tile ops and has results; branches around tile ops yield none";
-    auto lowered = scf::IfOp::create(b, emit.loc, mapped(branch.getCondition()), branch.elseBlock() != nullptr);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(lowered.thenBlock()->getTerminator());
-    if (failed(lowerBlock(*branch.thenBlock())))
-      return failure();
-    if (branch.elseBlock()) {
-      b.setInsertionPoint(lowered.elseBlock()->getTerminator());
-      return lowerBlock(*branch.elseBlock());
-    }
-    return success();
-  }
+  if (std::optional<LogicalResult> nested =
+          compiler::lowerNestedControlFlow(op, b, emit.loc, map, [&](Block &block) { return lowerBlock(block); }))
+    return *nested;
   if (auto par = dyn_cast<ParallelOp>(op)) {
     FragmentType type = par.getResult().getType();
     int64_t slots;
