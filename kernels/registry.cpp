@@ -214,6 +214,8 @@ const std::vector<ShippedKernel> &shippedKernels() {
                        return c;
                      }())}});
     auto transposeVariant = [](const std::string &name, transpose::TransposeConfig c) {
+      if (std::string error = transpose::applyTileOverride(c); !error.empty())
+        std::fprintf(stderr, "tk: %s; %s keeps its default tile\n", error.c_str(), name.c_str());
       return KernelVariant{name, c.key(),
                            [c](mlir::MLIRContext &ctx) { return transpose::buildBatchedTranspose(ctx, c); }};
     };

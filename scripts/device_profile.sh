@@ -5,6 +5,7 @@
 # SWEEP and SWEEP_OPS (comma-separated) choose the sweep. Each SWEEP entry is
 # ROWSxCOLSxTHREADS (a TK_PER_CHANNEL_TILE value) or VAR=VALUE[,VAR=VALUE...]
 # (e.g. TK_PER_CHANNEL_PIPELINE=3x8,TK_PER_CHANNEL_TILE=128x32x128).
+# SWEEP_FLAGS adds tk bench flags (e.g. --headline) to every sweep run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/unpack_carry.sh
@@ -13,7 +14,7 @@ export TK_PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 for entry in ${SWEEP:-}; do
   [[ $entry == *=* ]] || entry="TK_PER_CHANNEL_TILE=$entry"
   echo "== $entry"
-  env ${entry//,/ } "$tk" bench --only "$SWEEP_OPS" --json "$out/sweep_${entry//[=,]/_}.json" 2>&1 |
+  env ${entry//,/ } "$tk" bench ${SWEEP_FLAGS:-} --only "$SWEEP_OPS" --json "$out/sweep_${entry//[=,]/_}.json" 2>&1 |
     grep -E "^(per_|swiglu|batched|cast_back|tk:)"
 done
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
@@ -22,7 +23,7 @@ for op in "$@"; do
   # One launch per kernel and launch configuration, after the check's launch.
   timeout "${NCU_SECONDS:-60}" "$ncu" --filter-mode per-launch-config --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis --csv --page details \
+    --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables --csv --page details \
     "$tk" bench --only "$op" > "$out/ncu_$op.csv" 2> "$out/ncu_$op.err"
   echo "exit $? ($(wc -l < "$out/ncu_$op.csv") lines)"
 done

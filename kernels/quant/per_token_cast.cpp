@@ -23,6 +23,8 @@ int64_t PerTokenCastConfig::tileK() const {
 }
 
 int64_t PerTokenCastConfig::tileM() const {
+  if (tileRows > 0 && !quantizedInput())
+    return tileRows;
   int64_t m = 4096 % tileK() ? 1 : 4096 / tileK();
   return quantizedInput() && inBlockM > 1 ? std::gcd(m, inBlockM) : m;
 }
@@ -45,18 +47,31 @@ std::string PerTokenCastConfig::key() const {
          ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : out == Format::E5M6 ? ",out=e5m6" : "") +
          (packedSf ? ",ue8m0" : "") +
          (persistentBlocksPerSm ? ",persistent=" + std::to_string(persistentBlocksPerSm) : "") +
+         (tileRows ? ",rows=" + std::to_string(tileRows) : "") +
          (pipelineStages ? ",pipeline=" + std::to_string(pipelineStages) + "x" + std::to_string(tilesPerBlock) : "");
 }
 
 std::string applyScheduleOverride(PerTokenCastConfig &c) {
-  const char *persistent = std::getenv("TK_PER_TOKEN_PERSISTENT"), *pipeline = std::getenv("TK_PER_TOKEN_PIPELINE");
+  const char *persistent = std::getenv("TK_PER_TOKEN_PERSISTENT"), *pipeline = std::getenv("TK_PER_TOKEN_PIPELINE"),
+             *rows = std::getenv("TK_PER_TOKEN_ROWS");
   persistent = persistent && *persistent ? persistent : nullptr;
   pipeline = pipeline && *pipeline ? pipeline : nullptr;
-  if (c.quantizedInput() || (!persistent && !pipeline))
+  if (c.quantizedInput())
+    return "";
+  char end = 0;
+  if (rows && *rows) {
+    long long n = 0;
+    if (std::sscanf(rows, "%lld%c", &n, &end) != 1 || n < 1 || n > 64)
+      return std::string("TK_PER_TOKEN_ROWS must be 1 to 64 rows per block, got '") + rows + "'";
+    if (n * c.tileK() > 16384) // the kernel holds the whole tile in registers
+      return std::string("TK_PER_TOKEN_ROWS=") + rows + ": " + rows + " rows of " + std::to_string(c.tileK()) +
+             " columns exceed 16384 elements per block";
+    c.tileRows = n;
+  }
+  if (!persistent && !pipeline)
     return "";
   if (persistent && pipeline)
     return "TK_PER_TOKEN_PERSISTENT and TK_PER_TOKEN_PIPELINE are separate experiments: set one";
-  char end = 0;
   if (persistent) {
     long long k = 0;
     if (std::sscanf(persistent, "%lld%c", &k, &end) != 1 || k < 1 || k > 32)

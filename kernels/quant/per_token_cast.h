@@ -40,6 +40,9 @@ struct PerTokenCastConfig {
   /// inputs copied into shared memory `pipelineStages - 1` tiles ahead.
   int64_t persistentBlocksPerSm = 0;
   int64_t pipelineStages = 0, tilesPerBlock = 1;
+  /// Rows per block instead of tileM()'s choice (0 = that choice; bf16 and
+  /// f32 inputs only; TK_PER_TOKEN_ROWS).
+  int64_t tileRows = 0;
 
   /// Columns per block: the whole row when one group spans it, else at least
   /// one group (and one input scale block) and a divisor of 4096 elements.
@@ -63,6 +66,8 @@ dsl::BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastCon
 /// buffers allow, tiles per CTA 1 to 64; 0x0: off) to a bf16 or f32 input's
 /// config (tuning experiments; other inputs keep their schedule). Returns an
 /// error message for a malformed value or both at once, "" otherwise.
+/// TK_PER_TOKEN_ROWS=n (1 to 64, at most 16384 elements per block) sets the
+/// rows per block, with either.
 std::string applyScheduleOverride(PerTokenCastConfig &config);
 
 /// C++ reference of the same operator. x is (M, K) with row stride `xRowStride`

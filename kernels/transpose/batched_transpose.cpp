@@ -1,7 +1,10 @@
 //===- batched_transpose.cpp - the kernel, in the DSL, and its reference --===//
 #include "kernels/transpose/batched_transpose.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 using namespace tk::dsl;
 
@@ -9,18 +12,40 @@ namespace tk::kernels::transpose {
 
 std::string TransposeConfig::key() const {
   return std::string("batched_transpose:R=") + std::to_string(rows) + ",C=" + std::to_string(cols) +
-         ",dtype=" + name(dtype) + ",xalign=" + std::to_string(xAlignBytes);
+         ",dtype=" + name(dtype) + ",xalign=" + std::to_string(xAlignBytes) +
+         (tileRows == 64 && tileCols == 64 ? "" : ",tile=" + std::to_string(tileRows) + "x" + std::to_string(tileCols));
+}
+
+std::string applyTileOverride(TransposeConfig &c) {
+  const char *env = std::getenv("TK_TRANSPOSE_TILE");
+  if (!env || !*env)
+    return "";
+  long long r = 0, k = 0;
+  char end = 0;
+  auto pow2 = [](long long v) { return v >= 16 && v <= 256 && !(v & (v - 1)); };
+  if (std::sscanf(env, "%lldx%lld%c", &r, &k, &end) != 2 || !pow2(r) || !pow2(k))
+    return std::string("TK_TRANSPOSE_TILE must be ROWSxCOLS, powers of two from 16 to 256, got '") + env + "'";
+  if (r * k * byteSize(c.dtype) > 32768) // its padded shared buffer stays within 48 KB
+    return std::string("TK_TRANSPOSE_TILE '") + env + "' takes " + std::to_string(r * k * byteSize(c.dtype)) +
+           " bytes of " + name(c.dtype) + ", over 32768";
+  if (c.rows % r || c.cols % k)
+    return std::string("TK_TRANSPOSE_TILE '") + env + "' does not divide " + std::to_string(c.rows) + " x " +
+           std::to_string(c.cols);
+  c.tileRows = r, c.tileCols = k;
+  return "";
 }
 
 BuiltKernel buildBatchedTranspose(mlir::MLIRContext &ctx, const TransposeConfig &c) {
-  const int64_t t = TransposeConfig::kTile;
+  const int64_t tr = c.tileRows, tc = c.tileCols;
+  if (tr <= 0 || tc <= 0 || c.rows % tr || c.cols % tc)
+    throw std::invalid_argument("batched transpose: the tile must divide rows and columns");
   KernelBuilder k(ctx, "batched_transpose", c.key(), /*threads=*/128);
   Dim batch = k.dynamic("batch");
   Tensor x = k.input("x", {batch, c.rows, c.cols}, c.dtype, {kDynamicStride, kDynamicStride, 1}, c.xAlignBytes);
   Tensor out = k.output("out", {batch, c.cols, c.rows}, c.dtype);
-  k.grid({c.cols / t, c.rows / t, batch}, [&](const std::vector<Index> &b) {
-    Tile tile = k.load(x, {b[2], b[1] * t, b[0] * t}, {1, t, t});
-    k.store(out, {b[2], b[0] * t, b[1] * t}, dsl::transpose(tile));
+  k.grid({c.cols / tc, c.rows / tr, batch}, [&](const std::vector<Index> &b) {
+    Tile tile = k.load(x, {b[2], b[1] * tr, b[0] * tc}, {1, tr, tc});
+    k.store(out, {b[2], b[0] * tc, b[1] * tr}, dsl::transpose(tile));
   });
   return k.finish();
 }

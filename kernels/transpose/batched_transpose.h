@@ -12,10 +12,16 @@ struct TransposeConfig {
   int64_t rows = 0, cols = 0;
   dsl::DType dtype = dsl::DType::I16; ///< the element's bits: I8, I16 or I32
   int64_t xAlignBytes = 16; ///< alignment of x's pointer and row/batch strides in bytes
+  /// x's tile per CTA (rows x columns, each dividing rows and cols): 64 x 64.
+  int64_t tileRows = 64, tileCols = 64;
 
-  static constexpr int64_t kTile = 64;
   std::string key() const;
 };
+
+/// Applies TK_TRANSPOSE_TILE=ROWSxCOLS (a tuning experiment: powers of two
+/// from 16 to 256 dividing the config's rows and columns, at most 32 KB). Unset or empty: "" and nothing changes; otherwise "" with the
+/// tile set, or an error naming the variable.
+std::string applyTileOverride(TransposeConfig &config);
 
 dsl::BuiltKernel buildBatchedTranspose(mlir::MLIRContext &ctx, const TransposeConfig &config);
 

@@ -306,9 +306,10 @@ namespace {
 TEST(Cpu_per_token_cast, ScheduleExperimentsAreBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (const char *var : {"TK_PER_TOKEN_PERSISTENT", "TK_PER_TOKEN_PIPELINE"})
-    for (const char *value : {"1", "3", "1x1", "2x3", "4x2", "8x5"}) {
-      if ((std::strchr(value, 'x') != nullptr) != (std::strcmp(var, "TK_PER_TOKEN_PIPELINE") == 0))
+  for (const char *var : {"TK_PER_TOKEN_PERSISTENT", "TK_PER_TOKEN_PIPELINE", "TK_PER_TOKEN_ROWS"})
+    for (const char *value : {"1", "3", "1x1", "2x3", "4x2", "8x5", "8"}) {
+      if ((std::strchr(value, 'x') != nullptr) != (std::strcmp(var, "TK_PER_TOKEN_PIPELINE") == 0) ||
+          (!std::strcmp(value, "8") && std::strcmp(var, "TK_PER_TOKEN_ROWS")))
         continue;
       setenv(var, value, 1);
       for (bench::PerTokenCastCase c : {bench::PerTokenCastCase{37, 7168, 128, TK_BF16, 0, 0, 3},
@@ -326,7 +327,9 @@ TEST(Cpu_per_token_cast, ScheduleExperimentsAreBitExact) {
                                                        {"TK_PER_TOKEN_PERSISTENT", "4x"},
                                                        {"TK_PER_TOKEN_PIPELINE", "2"},
                                                        {"TK_PER_TOKEN_PIPELINE", "9x1"},
-                                                       {"TK_PER_TOKEN_PIPELINE", "2x0"}};
+                                                       {"TK_PER_TOKEN_PIPELINE", "2x0"},
+                                                       {"TK_PER_TOKEN_ROWS", "0"},
+                                                       {"TK_PER_TOKEN_ROWS", "65"}};
   for (auto [var, value] : bad) {
     setenv(var, value, 1);
     bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, {4, 576, 128, TK_BF16, 0},
@@ -335,6 +338,12 @@ TEST(Cpu_per_token_cast, ScheduleExperimentsAreBitExact) {
     EXPECT_NE(r.error.find(var), std::string::npos) << r.error;
     unsetenv(var);
   }
+  setenv("TK_PER_TOKEN_ROWS", "3", 1); // 3 rows of a whole-row group of 7168: over 16384 elements
+  bench::CheckResult wide = bench::checkPerTokenCast(nullptr, ctx, {4, 7168, 7168, TK_BF16, 0},
+                                                     bench::makeInput({4, 7168, 7168, TK_BF16, 0}), false);
+  EXPECT_EQ(wide.status, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(wide.error.find("3 rows of 7168 columns exceed 16384 elements"), std::string::npos) << wide.error;
+  unsetenv("TK_PER_TOKEN_ROWS");
   setenv("TK_PER_TOKEN_PERSISTENT", "2", 1);
   setenv("TK_PER_TOKEN_PIPELINE", "2x2", 1);
   bench::CheckResult both = bench::checkPerTokenCast(nullptr, ctx, {4, 576, 128, TK_BF16, 0},

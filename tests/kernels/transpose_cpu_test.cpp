@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 namespace {
 
 void grid(bool batched) {
@@ -26,5 +29,36 @@ void grid(bool batched) {
 
 TEST(Cpu_transpose, MatchesTheReference) { grid(false); }
 TEST(Cpu_batched_transpose, MatchesTheReference) { grid(true); }
+
+// Non-square and larger tiles (TK_TRANSPOSE_TILE) move every element to the
+// same place; a tile that does not divide the shape is a clear error.
+TEST(Cpu_batched_transpose, TileSettingsAreBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int n = 0;
+  for (const char *tile : {"64x128", "128x64", "128x128", "32x64", "16x256"}) {
+    setenv("TK_TRANSPOSE_TILE", tile, 1);
+    for (tk_dtype t : {TK_F8_E4M3, TK_BF16, TK_F32})
+      for (int64_t stride : {0l, 512l}) {
+        if (t == TK_F32 && std::string(tile) == "128x128")
+          continue; // 64 KB: refused below
+        tk::bench::TransposeCase tc{2, 256, 256, t, stride, /*batched=*/true};
+        tk::bench::CheckResult res = tk::bench::checkTranspose(nullptr, ctx, tc, false);
+        EXPECT_EQ(res.status, TK_SUCCESS) << tile << " " << tk::bench::describe(tc) << ": " << res.error;
+        EXPECT_EQ(res.outMismatches, 0) << tile << " " << tk::bench::describe(tc);
+        ++n;
+      }
+  }
+  setenv("TK_TRANSPOSE_TILE", "128x128", 1);
+  tk::bench::CheckResult res = tk::bench::checkTranspose(nullptr, ctx, {1, 192, 128, TK_BF16, 0, true}, false);
+  EXPECT_EQ(res.status, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(res.error.find("TK_TRANSPOSE_TILE '128x128' does not divide 192 x 128"), std::string::npos) << res.error;
+  res = tk::bench::checkTranspose(nullptr, ctx, {1, 256, 256, TK_F32, 0, true}, false);
+  EXPECT_EQ(res.status, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(res.error.find("takes 65536 bytes of i32, over 32768"), std::string::npos) << res.error;
+  unsetenv("TK_TRANSPOSE_TILE");
+  std::printf("[ batched_transpose ] %d CPU cases with tile settings compared\n", n);
+  tk_context_destroy(ctx);
+}
 
 } // namespace
