@@ -133,6 +133,24 @@ void KernelBuilder::persistentGrid(int64_t blocksPerSm, std::vector<Dim> sizes,
 }
 
 void KernelBuilder::grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body) {
+  buildGrid(std::move(sizes), {}, [&](const std::vector<Index> &indices) {
+    body(indices);
+    return std::vector<Tile>{};
+  });
+}
+
+std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vector<Dim> sizes,
+                                                 const std::vector<DType> &types,
+                                                 const std::function<std::vector<Tile>(const std::vector<Index> &)> &body) {
+  if (blocksPerSm < 0 || blocksPerSm > 32)
+    throw std::invalid_argument("gridWithTotals: 0 (one block per tile) to 32 blocks per SM, got " +
+                                std::to_string(blocksPerSm));
+  signature_.persistentBlocksPerSm = blocksPerSm;
+  return buildGrid(std::move(sizes), types, body);
+}
+
+std::vector<Total> KernelBuilder::buildGrid(std::vector<Dim> sizes, const std::vector<DType> &types,
+                                            const std::function<std::vector<Tile>(const std::vector<Index> &)> &body) {
   if (gridBuilt_)
     throw std::logic_error("a kernel has exactly one grid");
   gridBuilt_ = true;
@@ -151,19 +169,32 @@ void KernelBuilder::grid(std::vector<Dim> sizes, const std::function<void(const 
   SmallVector<Value> extents;
   for (const Dim &d : sizes)
     extents.push_back(materialize(d));
+  SmallVector<Type> totalTypes;
+  for (DType t : types)
+    totalTypes.push_back(toMlirType(ctx_, t));
   auto gridOp = tile::GridOp::create(
-      b_, loc_, extents,
+      b_, loc_, totalTypes, extents,
       signature_.persistentBlocksPerSm ? b_.getI64IntegerAttr(signature_.persistentBlocksPerSm) : IntegerAttr());
   Block *gridBody = b_.createBlock(&gridOp.getBody());
   std::vector<Index> indices;
   for (size_t i = 0; i < sizes.size(); ++i)
     indices.emplace_back(this, gridBody->addArgument(b_.getIndexType(), loc_));
   b_.setInsertionPointToStart(gridBody);
-  body(indices);
-  tile::YieldOp::create(b_, loc_);
+  std::vector<Tile> parts = body(indices);
+  if (parts.size() != types.size())
+    throw std::invalid_argument("gridWithTotals: the body returned " + std::to_string(parts.size()) +
+                                " tiles for " + std::to_string(types.size()) + " totals");
+  SmallVector<Value> yielded;
+  for (const Tile &t : parts)
+    yielded.push_back(t.value());
+  tile::YieldOp::create(b_, loc_, yielded);
   b_.setInsertionPointAfter(gridOp);
   tile::ReturnOp::create(b_, loc_);
-  b_.setInsertionPointToEnd(gridBody);
+  b_.setInsertionPoint(entry->getTerminator()); // code after the grid: before tile.return
+  std::vector<Total> totals;
+  for (size_t i = 0; i < types.size(); ++i)
+    totals.emplace_back(gridOp.getTotals()[i], types[i]);
+  return totals;
 }
 
 Index KernelBuilder::index(int64_t value) { return Index(this, arith::ConstantIndexOp::create(b_, loc_, value)); }
@@ -219,6 +250,13 @@ void KernelBuilder::pipeline(const Index &lb, const Index &ub, int64_t stages,
   body(i);
   tile::YieldOp::create(b_, loc_);
   b_.setInsertionPointAfter(loop);
+}
+
+void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Total &value) {
+  if (t.param().dtype != value.dtype())
+    throw std::invalid_argument("atomicAdd: '" + t.param().name + "' holds " + name(t.param().dtype) +
+                                ", the total is " + name(value.dtype()));
+  tile::AtomicAddOp::create(b_, loc_, value.value(), t.value(), values(origin));
 }
 
 void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Tile &value) {

@@ -80,6 +80,15 @@ const char *tk_version(void);
 tk_status tk_context_create(tk_context *ctx);
 tk_status tk_context_destroy(tk_context ctx);
 
+/* The SM count persistent grids size themselves for (the spec's
+ * set_num_sms; quant.md 4.20: the SwiGLU clamp counting runs 4 blocks per
+ * SM). 0 restores the device's count; otherwise 1 <= num_sms <= the device's
+ * SMs (checked at the next launch when no device is bound yet). The CPU path
+ * ignores it. tk_get_num_sms gives the count in effect (0 when neither an
+ * override nor a device is known). */
+tk_status tk_set_num_sms(tk_context ctx, int32_t num_sms);
+tk_status tk_get_num_sms(tk_context ctx, int32_t *num_sms);
+
 /* per_token_cast (spec: quant.md 4.1). x is (M, K) bf16 or fp32 with unit
  * column stride and any row stride. out is (M, K) e4m3, contiguous, or for
  * TK_FORMAT_E2M1 (M, K / 2) i8 with two codes per byte (element 2i in the low

@@ -45,35 +45,35 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
                   ? k.output("out_sf", {rows, ceilDiv(c.groups(), 4), 4}, DType::I8, {4, kDynamicStride, 1}, 4)
                   : k.output("out_sf", {rows, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
 
-  k.grid({ceil_div(rows, bm), ceil_div(h, bk)}, [&](const std::vector<Index> &b) {
+  // Counting (quant.md 4.20): a persistent grid of 4 blocks per SM; each
+  // block totals its three clamp counts over its tiles in registers and adds
+  // them to the int64 counters once, after its last tile.
+  const std::vector<Dim> tiles = {ceil_div(rows, bm), ceil_div(h, bk)};
+  auto castTile = [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
     Tile gate = k.load(x, {row, col}, {bm, bk}), linear = k.load(x, {row, col + h}, {bm, bk});
     Tile y = swigluForward(gate, linear, c.clamp);
     if (c.weights)
       y = y * expand(k.gather(*weights, k.load(*posToTokenTopk, {row, k.index(0)}, {bm, 1})), 1, bk);
-    if (c.countClamps) { // per tile: three counts of the unclamped values, added to the int64 counters
+    std::vector<Tile> hits; // per count: 1 where the unclamped value is past the clamp
+    if (c.countClamps) {
       const float cv = *c.clamp;
       std::optional<Tile> expert;
       if (c.expertMask)
         expert = expand(k.load(*posToExpert, {row, k.index(0)}, {bm, 1}), 1, bk);
-      auto count = [&](int which) {
+      for (int which = 0; which < 3; ++which) {
         std::vector<Tile> in = {gate.to(DType::F32), linear.to(DType::F32)};
         if (expert)
           in.push_back(*expert);
-        Tile hits = map(in, DType::I32, [&](const std::vector<Scalar> &s) {
+        hits.push_back(map(in, DType::I32, [&](const std::vector<Scalar> &s) {
           Scalar hit = which == 0 ? s[0] > s[0].constantF32(cv)
                        : which == 1 ? s[1] > s[1].constantF32(cv)
                                     : s[1] < s[1].constantF32(-cv);
           if (s.size() > 2) // rows of a negative expert are not processed
             hit = hit & (s[2] >= s[2].constantI32(0));
           return select(hit, s[0].constantI32(1), s[0].constantI32(0));
-        });
-        Tile total = reduce_sum(reduce_sum(hits, /*dim=*/1), /*dim=*/0); // [1, 1]
-        k.atomicAdd(*counts, {k.index(0), k.index(which)},
-                    map({total}, DType::I64, [](const std::vector<Scalar> &s) { return s[0].sextToI64(); }));
-      };
-      for (int which = 0; which < 3; ++which)
-        count(which);
+        }));
+      }
     }
     Tile amax = reduce_absmax(y, /*dim=*/1, g);
     auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf, c.sfClampBits);
@@ -82,7 +82,17 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
     else
       k.store(sf, {row, sfCol}, scale);
     k.store(out, {row, col}, (y * expand(inv, 1, g)).to(DType::F8E4M3));
-  });
+    return hits;
+  };
+  if (c.countClamps) {
+    std::vector<Total> counted =
+        k.gridWithTotals(SwigluPerTokenCastConfig::kCountingBlocksPerSm, tiles, {DType::I64, DType::I64, DType::I64},
+                         castTile);
+    for (int which = 0; which < 3; ++which)
+      k.atomicAdd(*counts, {k.index(0), k.index(which)}, counted[which]);
+  } else {
+    k.grid(tiles, [&](const std::vector<Index> &b) { castTile(b); });
+  }
   return k.finish();
 }
 

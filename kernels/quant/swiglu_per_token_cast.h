@@ -24,7 +24,10 @@ struct SwigluPerTokenCastConfig {
   bool weights = false;  ///< rows multiplied by topk_weights.flat[pos_to_token_topk[p]] (0 for p < 0)
   bool expertMask = false; ///< pos_to_expert given: rows with a negative expert are not counted
   std::optional<float> clamp;
-  bool countClamps = false; ///< clamped_count += (#l > c, #r > c, #r < -c), int64 atomics
+  /// clamped_count += (#l > c, #r > c, #r < -c): on a persistent grid of
+  /// kCountingBlocksPerSm blocks per SM, one int64 atomic per count and block.
+  bool countClamps = false;
+  static constexpr int64_t kCountingBlocksPerSm = 4;
   uint32_t sfClampBits = 0x38D1B717u; ///< CLAMP of the scale rule: sf_clamp_min, default fp32(1e-4)
   int64_t xAlignBytes = 16;
   int64_t outAlignBytes = 16;

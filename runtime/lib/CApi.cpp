@@ -55,4 +55,24 @@ tk_status tk_context_destroy(tk_context ctx) {
   return report(Status::ok());
 }
 
+tk_status tk_set_num_sms(tk_context ctx, int32_t num_sms) {
+  if (!ctx)
+    return report(Status::invalid("tk_set_num_sms: ctx is null"));
+  if (num_sms < 0)
+    return report(Status::invalid("tk_set_num_sms: num_sms must be 0 (the device's count) or positive, got " +
+                                  std::to_string(num_sms)));
+  if (ctx->target && num_sms > ctx->device.smCount)
+    return report(Status::invalid("tk_set_num_sms: " + std::to_string(num_sms) + " SMs, but " + ctx->device.name +
+                                  " has " + std::to_string(ctx->device.smCount)));
+  ctx->numSms = num_sms;
+  return report(Status::ok());
+}
+
+tk_status tk_get_num_sms(tk_context ctx, int32_t *num_sms) {
+  if (!ctx || !num_sms)
+    return report(Status::invalid(std::string("tk_get_num_sms: ") + (ctx ? "num_sms" : "ctx") + " is null"));
+  *num_sms = ctx->numSms ? ctx->numSms : ctx->target ? ctx->device.smCount : 0;
+  return report(Status::ok());
+}
+
 } // extern "C"

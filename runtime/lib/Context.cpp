@@ -50,5 +50,8 @@ Status tk_context_s::run(const std::string &kernelKey, const KernelFactory &fact
   std::shared_ptr<CompiledKernel> kernel;
   if (!(s = cache.get(kernelKey, *target, factory, driver, kernel)).isOk())
     return s;
-  return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream), device.smCount);
+  if (numSms > device.smCount)
+    return Status::invalid("tk_set_num_sms: " + std::to_string(numSms) + " SMs, but " + device.name + " has " +
+                           std::to_string(device.smCount));
+  return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream), numSms ? numSms : device.smCount);
 }

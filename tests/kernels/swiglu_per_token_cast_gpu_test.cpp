@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace {
 
 class SwigluPerTokenCastGpu : public GpuSuite<SwigluPerTokenCastGpu> {};
@@ -28,6 +30,15 @@ TEST_F(SwigluPerTokenCastGpu, MoeGridIsBitExact) {
     c.topk = moe.topk, c.totalExperts = moe.totalExperts, c.localExperts = moe.localExperts;
     c.seed = 1000 + i++;
     tally.check(tk::bench::checkSwigluPerTokenCast(session, ctx, c, false, &deviceExp), tk::bench::describe(c));
+    // Counting runs on a persistent grid sized by the SM count: the spec runs
+    // each case for num_SMs in {SMs - 20, SMs} (tk_set_num_sms).
+    int32_t sms = 0;
+    if (c.count && tk_get_num_sms(ctx, &sms) == TK_SUCCESS && sms > 20) {
+      ASSERT_EQ(tk_set_num_sms(ctx, sms - 20), TK_SUCCESS);
+      tally.check(tk::bench::checkSwigluPerTokenCast(session, ctx, c, false, &deviceExp),
+                  tk::bench::describe(c) + " num_sms=" + std::to_string(sms - 20));
+      ASSERT_EQ(tk_set_num_sms(ctx, 0), TK_SUCCESS);
+    }
   }
   // fp32 input (its own expf table) and a custom scale clamp.
   tk::bench::SwigluCastCase f32{2048, 128, TK_F32};

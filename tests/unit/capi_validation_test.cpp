@@ -54,6 +54,27 @@ TEST_F(Validation, NullPointers) {
   EXPECT_EQ(tk_context_create(nullptr), TK_ERROR_INVALID_ARGUMENT);
 }
 
+// tk_set_num_sms (the spec's set_num_sms): 0 or positive; checked against
+// the device at launch when none is bound yet (here: none).
+TEST_F(Validation, NumSms) {
+  int32_t n = -1;
+  EXPECT_EQ(tk_get_num_sms(ctx, &n), TK_SUCCESS);
+  EXPECT_EQ(n, 0); // no override, no device bound
+  EXPECT_EQ(tk_set_num_sms(ctx, -3), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("num_sms must be 0 (the device's count) or positive, got -3"),
+            std::string::npos)
+      << tk_last_error();
+  EXPECT_EQ(tk_set_num_sms(nullptr, 4), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_get_num_sms(ctx, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("num_sms is null"), std::string::npos);
+  EXPECT_EQ(tk_set_num_sms(ctx, 112), TK_SUCCESS);
+  EXPECT_EQ(tk_get_num_sms(ctx, &n), TK_SUCCESS);
+  EXPECT_EQ(n, 112);
+  EXPECT_EQ(tk_set_num_sms(ctx, 0), TK_SUCCESS);
+  EXPECT_EQ(tk_get_num_sms(ctx, &n), TK_SUCCESS);
+  EXPECT_EQ(n, 0);
+}
+
 TEST_F(Validation, DtypesAndShapes) {
   expectRejected([](Call &c) { c.x.dtype = TK_I32; }, TK_ERROR_INVALID_ARGUMENT, "x must be bf16 or f32, got i32");
   expectRejected([](Call &c) { c.out.dtype = TK_BF16; }, TK_ERROR_INVALID_ARGUMENT, "out must be e4m3, got bf16");

@@ -68,6 +68,9 @@ ParseResult GridOp::parse(OpAsmParser &parser, OperationState &result) {
     arg.type = index;
   if (parser.resolveOperands(sizes, index, result.operands))
     return failure();
+  if (succeeded(parser.parseOptionalArrow()) &&
+      (parser.parseLParen() || parser.parseTypeList(result.types) || parser.parseRParen()))
+    return failure();
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, indices) || parser.parseOptionalAttrDict(result.attributes))
     return failure();
@@ -79,7 +82,9 @@ void GridOp::print(OpAsmPrinter &p) {
   p << " (";
   llvm::interleaveComma(getBlockIndices(), p, [&](BlockArgument a) { p << a; });
   p << ") in (" << getSizes() << ") ";
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
+  if (!getTotals().empty())
+    p << "-> (" << getTotals().getTypes() << ") ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/!getTotals().empty());
   p.printOptionalAttrDict((*this)->getAttrs());
 }
 
@@ -92,7 +97,36 @@ LogicalResult GridOp::verify() {
                          << " block indices";
   if (auto k = getPersistent(); k && (*k < 1 || *k > 32))
     return emitOpError() << "persistent needs 1 to 32 blocks per SM, got " << *k;
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  if (yield.getValues().size() != getTotals().size())
+    return emitOpError() << "has " << getTotals().size() << " block totals but its body yields "
+                         << yield.getValues().size() << " values";
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(yield.getValues(), getTotals()))) {
+    auto [value, total] = pair;
+    unsigned width = total.getType().getIntOrFloatBitWidth();
+    if (width != 32 && width != 64)
+      return emitOpError() << "block totals are 32- or 64-bit integers or floats, got " << total.getType();
+    auto frag = dyn_cast<FragmentType>(value.getType());
+    Type elt = frag ? frag.getElementType() : Type();
+    if (!frag || isa<FloatType>(elt) != isa<FloatType>(total.getType()) ||
+        elt.getIntOrFloatBitWidth() > total.getType().getIntOrFloatBitWidth())
+      return emitOpError() << "block total " << i << " of type " << total.getType()
+                           << " needs a yielded fragment of integers or floats as wide or narrower, got "
+                           << value.getType();
+  }
   return success();
+}
+
+LogicalResult AtomicAddOp::verify() {
+  auto dest = cast<MemRefType>(getDest().getType());
+  if (dest.getElementType() != getValue().getType())
+    return emitOpError() << "adds a " << getValue().getType() << " into elements of " << dest.getElementType();
+  if ((int64_t)getIndices().size() != dest.getRank())
+    return emitOpError() << "needs " << dest.getRank() << " indices, got " << getIndices().size();
+  for (Operation *before = getOperation()->getPrevNode(); before; before = before->getPrevNode())
+    if (isa<GridOp>(before))
+      return success();
+  return emitOpError() << "must come after the kernel's tile.grid (it adds a block total once per block)";
 }
 
 bool tk::tile::holdsTileOps(Operation &op) {

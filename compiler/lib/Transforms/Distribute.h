@@ -110,6 +110,13 @@ struct ThreadEmitter {
   /// slots of one inner group are reduced once and the result copied.
   mlir::Value reduce(tile::ReduceKind kind, mlir::Value input, const GroupedReduction &g,
                      const GroupedReduction *inner = nullptr);
+  /// Block totals (tile.grid results, BlockTotals.cpp): the sum of the
+  /// thread's slots of blocked vector `input` inside the tile, each widened to
+  /// `type` (sign-extended integers or extended floats).
+  mlir::Value threadTotal(mlir::Value input, const BlockedLayout &l, mlir::Type type);
+  /// The sum of every thread's 32- or 64-bit `partial` over the block's
+  /// `numWarps` warps, the same on every thread (one barrier).
+  mlir::Value blockTotal(mlir::Value partial, int64_t numWarps);
   /// Swaps the last two dimensions through a padded shared-memory buffer.
   mlir::Value transpose(mlir::Operation *op, mlir::Value input, const BlockedLayout &in, const BlockedLayout &out,
                         mlir::Type elt);

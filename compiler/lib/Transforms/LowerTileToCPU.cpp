@@ -118,6 +118,29 @@ struct CpuLowering {
     });
   }
 
+  /// partial + the sum of every element of fragment buffer `buf` (a block
+  /// total's share of one tile), each widened to the partial's type.
+  Value sumInto(Value partial, Value buf, ArrayRef<int64_t> shape) {
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d : shape) {
+      lbs.push_back(index(0));
+      ubs.push_back(index(d));
+      steps.push_back(index(1));
+    }
+    Type type = partial.getType();
+    scf::LoopNest nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, ValueRange{partial},
+        [&](OpBuilder &ib, Location l, ValueRange ivs, ValueRange acc) -> scf::ValueVector {
+          Value v = memref::LoadOp::create(ib, l, buf, ivs);
+          if (v.getType() != type)
+            v = isa<FloatType>(type) ? Value(arith::ExtFOp::create(ib, l, type, v))
+                                     : Value(arith::ExtSIOp::create(ib, l, type, v));
+          return {isa<FloatType>(type) ? Value(arith::AddFOp::create(ib, l, acc[0], v))
+                                       : Value(arith::AddIOp::create(ib, l, acc[0], v))};
+        });
+    return nest.results[0];
+  }
+
   LogicalResult lowerOp(Operation &op, Block &entry);
   LogicalResult lowerBlock(Block &block, Block &entry) {
     for (Operation &op : block.without_terminator())
@@ -136,22 +159,37 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     return out;
   };
 
-  if (auto grid = dyn_cast<GridOp>(op)) {
-    SmallVector<Value> lbs, steps;
+  if (auto grid = dyn_cast<GridOp>(op)) { // every tile in order; one "block", so the totals are grid-wide
+    SmallVector<Value> lbs, steps, zeros;
     for (size_t i = 0; i < grid.getSizes().size(); ++i) {
       lbs.push_back(index(0));
       steps.push_back(index(1));
     }
+    for (Type t : grid.getTotals().getTypes())
+      zeros.push_back(arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t)));
+    auto yield = cast<YieldOp>(grid.getBody().front().getTerminator());
     LogicalResult result = success();
-    scf::buildLoopNest(b, loc, lbs, mappedRange(grid.getSizes()), steps,
-                       [&](OpBuilder &ib, Location, ValueRange ivs) {
-                         OpBuilder::InsertionGuard guard(b);
-                         b.setInsertionPoint(ib.getInsertionBlock(), ib.getInsertionPoint());
-                         for (auto [arg, iv] : llvm::zip(grid.getBlockIndices(), ivs))
-                           map.map(arg, iv);
-                         result = lowerBlock(grid.getBody().front(), entry);
-                       });
+    scf::LoopNest nest = scf::buildLoopNest(
+        b, loc, lbs, mappedRange(grid.getSizes()), steps, zeros,
+        [&](OpBuilder &ib, Location, ValueRange ivs, ValueRange partials) -> scf::ValueVector {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(ib.getInsertionBlock(), ib.getInsertionPoint());
+          for (auto [arg, iv] : llvm::zip(grid.getBlockIndices(), ivs))
+            map.map(arg, iv);
+          result = lowerBlock(grid.getBody().front(), entry);
+          scf::ValueVector out;
+          for (auto [value, partial] : llvm::zip(yield.getValues(), partials))
+            out.push_back(sumInto(partial, mapped(value), cast<FragmentType>(value.getType()).getShape()));
+          ib.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+          return out;
+        });
+    for (auto [total, value] : llvm::zip(grid.getTotals(), nest.results))
+      map.map(total, value);
     return result;
+  }
+  if (auto add = dyn_cast<AtomicAddOp>(op)) {
+    maskedWrite(b, mapped(add.getValue()), mapped(add.getDest()), mappedRange(add.getIndices()), /*atomicAdd=*/true);
+    return success();
   }
   if (auto load = dyn_cast<LoadOp>(op)) {
     FragmentType type = load.getResult().getType();

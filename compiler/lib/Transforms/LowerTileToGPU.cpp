@@ -83,7 +83,9 @@ struct KernelLowering {
   IRMapping map;
 
   LogicalResult lowerOp(Operation &op);
-  LogicalResult lowerPersistentGrid(GridOp grid);
+  LogicalResult lowerGrid(GridOp grid);
+  FailureOr<SmallVector<Value>> lowerPersistentGrid(GridOp grid);
+  FailureOr<SmallVector<Value>> addBlockTotals(GridOp grid, ValueRange partials);
   LogicalResult lowerBlock(Block &block) {
     for (Operation &op : block.without_terminator())
       if (failed(lowerOp(op)))
@@ -92,12 +94,54 @@ struct KernelLowering {
   }
 };
 
+/// The thread's partial block totals after one tile: `partials` plus its
+/// share of each fragment the grid body yields.
+FailureOr<SmallVector<Value>> KernelLowering::addBlockTotals(GridOp grid, ValueRange partials) {
+  auto yield = cast<YieldOp>(grid.getBody().front().getTerminator());
+  SmallVector<Value> out;
+  for (auto [value, partial] : llvm::zip(yield.getValues(), partials)) {
+    FailureOr<BlockedLayout> l = blockedOf(yield, cast<FragmentType>(value.getType()));
+    if (failed(l))
+      return failure();
+    Value mine = emit.threadTotal(map.lookup(value), *l, partial.getType());
+    out.push_back(isa<FloatType>(mine.getType()) ? Value(arith::AddFOp::create(emit.b, emit.loc, partial, mine))
+                                                 : Value(arith::AddIOp::create(emit.b, emit.loc, partial, mine)));
+  }
+  return out;
+}
+
+/// One tile per block, or a persistent loop over tiles; then the block
+/// totals (the grid's results), combined across the block's threads.
+LogicalResult KernelLowering::lowerGrid(GridOp grid) {
+  OpBuilder &b = emit.b;
+  FailureOr<SmallVector<Value>> partials;
+  if (grid.getPersistent()) {
+    partials = lowerPersistentGrid(grid);
+  } else {
+    gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+    for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices()))
+      map.map(arg, gpu::BlockIdOp::create(b, emit.loc, dims[i]));
+    if (failed(lowerBlock(grid.getBody().front())))
+      return failure();
+    SmallVector<Value> zeros;
+    for (Type t : grid.getTotals().getTypes())
+      zeros.push_back(arith::ConstantOp::create(b, emit.loc, t, b.getZeroAttr(t)));
+    partials = addBlockTotals(grid, zeros);
+  }
+  if (failed(partials))
+    return failure();
+  for (auto [result, partial] : llvm::zip(grid.getTotals(), *partials))
+    map.map(result, emit.blockTotal(partial, kernel.getNumWarps()));
+  return success();
+}
+
 /// A persistent grid: the launch has fewer blocks than tiles (one
 /// dimension); block b runs tiles b, b + gridDim.x, ... of the extents'
 /// product, dimension 0 fastest. When the body uses shared memory, a barrier
 /// ends each tile so that no thread writes the next tile's buffers while
-/// another still reads this one's.
-LogicalResult KernelLowering::lowerPersistentGrid(GridOp grid) {
+/// another still reads this one's. The thread's partial block totals are
+/// the loop's carried values.
+FailureOr<SmallVector<Value>> KernelLowering::lowerPersistentGrid(GridOp grid) {
   OpBuilder &b = emit.b;
   Location loc = emit.loc;
   SmallVector<Value> sizes;
@@ -106,23 +150,37 @@ LogicalResult KernelLowering::lowerPersistentGrid(GridOp grid) {
     sizes.push_back(map.lookup(s));
     total = arith::MulIOp::create(b, loc, total, sizes.back());
   }
+  SmallVector<Value> zeros;
+  for (Type t : grid.getTotals().getTypes())
+    zeros.push_back(arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t)));
   Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  auto loop = scf::ForOp::create(b, loc, first, total, step);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value rest = loop.getInductionVar();
-  for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices())) {
-    bool last = i + 1 == sizes.size();
-    map.map(arg, last ? rest : Value(arith::RemUIOp::create(b, loc, rest, sizes[i])));
-    if (!last)
-      rest = arith::DivUIOp::create(b, loc, rest, sizes[i]);
+  auto loop = scf::ForOp::create(b, loc, first, total, step, zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = loop.getBody();
+    if (body->mightHaveTerminator())
+      b.setInsertionPoint(body->getTerminator());
+    else
+      b.setInsertionPointToEnd(body);
+    Value rest = loop.getInductionVar();
+    for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices())) {
+      bool last = i + 1 == sizes.size();
+      map.map(arg, last ? rest : Value(arith::RemUIOp::create(b, loc, rest, sizes[i])));
+      if (!last)
+        rest = arith::DivUIOp::create(b, loc, rest, sizes[i]);
+    }
+    if (failed(lowerBlock(grid.getBody().front())))
+      return failure();
+    if (func.getNumWorkgroupAttributions() > 0)
+      gpu::BarrierOp::create(b, loc);
+    FailureOr<SmallVector<Value>> partials = addBlockTotals(grid, loop.getRegionIterArgs());
+    if (failed(partials))
+      return failure();
+    if (!zeros.empty())
+      scf::YieldOp::create(b, loc, *partials);
   }
-  if (failed(lowerBlock(grid.getBody().front())))
-    return failure();
-  if (func.getNumWorkgroupAttributions() > 0)
-    gpu::BarrierOp::create(b, loc);
-  return success();
+  return SmallVector<Value>(loop.getResults());
 }
 
 LogicalResult KernelLowering::lowerOp(Operation &op) {
@@ -135,13 +193,21 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return out;
   };
 
-  if (auto grid = dyn_cast<GridOp>(op)) {
-    if (grid.getPersistent())
-      return lowerPersistentGrid(grid);
-    gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
-    for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices()))
-      map.map(arg, gpu::BlockIdOp::create(b, emit.loc, dims[i]));
-    return lowerBlock(grid.getBody().front());
+  if (auto grid = dyn_cast<GridOp>(op))
+    return lowerGrid(grid);
+  if (auto add = dyn_cast<AtomicAddOp>(op)) { // once per block: by thread 0
+    Value first = arith::AndIOp::create(
+        b, emit.loc, arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.lane, emit.index(0)),
+        arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.warp, emit.index(0)));
+    Value value = mapped(add.getValue()), dest = mapped(add.getDest());
+    SmallVector<Value> at = origin(add.getIndices());
+    emit.whenAll({first}, [&](OpBuilder &tb, Location l) {
+      memref::AtomicRMWOp::create(tb, l,
+                                  isa<FloatType>(value.getType()) ? arith::AtomicRMWKind::addf
+                                                                  : arith::AtomicRMWKind::addi,
+                                  value, dest, at);
+    });
+    return success();
   }
   if (auto load = dyn_cast<LoadOp>(op)) {
     FragmentType type = load.getResult().getType();

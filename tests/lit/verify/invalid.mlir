@@ -317,3 +317,69 @@ tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi32>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{has 2 block totals but its body yields 1 values}}
+  %a, %b = tile.grid (%i) in (%c1) -> (i64, i64) {
+    %t = tile.load %x[%i, %c0] : memref<?x64xi32> -> !tile.frag<1x64xi32>
+    tile.yield %t : !tile.frag<1x64xi32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi32>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{block totals are 32- or 64-bit integers or floats, got 'i16'}}
+  %a = tile.grid (%i) in (%c1) -> (i16) {
+    %t = tile.load %x[%i, %c0] : memref<?x64xi32> -> !tile.frag<1x64xi32>
+    tile.yield %t : !tile.frag<1x64xi32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi64>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{block total 0 of type f32 needs a yielded fragment of integers or floats as wide or narrower, got '!tile.frag<1x64xi64>'}}
+  %a = tile.grid (%i) in (%c1) -> (f32) {
+    %t = tile.load %x[%i, %c0] : memref<?x64xi64> -> !tile.frag<1x64xi64>
+    tile.yield %t : !tile.frag<1x64xi64>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi32>, %n: memref<1xi32>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i32
+  // expected-error @+1 {{must come after the kernel's tile.grid (it adds a block total once per block)}}
+  tile.atomic_add %z, %n[%c0] : i32, memref<1xi32>
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi32>, %n: memref<1xi64>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tile.grid (%i) in (%c1) -> (i32) {
+    %t = tile.load %x[%i, %c0] : memref<?x64xi32> -> !tile.frag<1x64xi32>
+    tile.yield %t : !tile.frag<1x64xi32>
+  }
+  // expected-error @+1 {{adds a 'i32' into elements of 'i64'}}
+  tile.atomic_add %a, %n[%c0] : i32, memref<1xi64>
+  tile.return
+}

@@ -52,6 +52,16 @@ public:
   /// tiles (grid-stride). For dynamic work whose tile count varies per call.
   void persistentGrid(int64_t blocksPerSm, std::vector<Dim> sizes,
                       const std::function<void(const std::vector<Index> &)> &body);
+  /// A grid whose body also returns tiles to total (tile.grid with results):
+  /// total i is the sum of every element of the body's tile i over the tiles
+  /// a block ran, in `types[i]` (integers or floats, at least as wide as the
+  /// tile's elements). With `blocksPerSm` > 0 the grid is persistent and a
+  /// block carries its threads' partial sums in registers from tile to tile,
+  /// combining them across threads once, after its last tile. Code after the
+  /// grid runs once per block: atomicAdd(tensor, origin, total) adds a total
+  /// where it belongs (a counter costs one atomic per block, not per tile).
+  std::vector<Total> gridWithTotals(int64_t blocksPerSm, std::vector<Dim> sizes, const std::vector<DType> &types,
+                                    const std::function<std::vector<Tile>(const std::vector<Index> &)> &body);
 
   Index index(int64_t value);
   Index index(const Dim &dim);
@@ -64,6 +74,9 @@ public:
   /// atomic_add): each element once. The tile must come from reductions
   /// (e.g. a [1, 1] total of a block), which the GPU lowering requires.
   void atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Tile &value);
+  /// Adds a block total to one element of `t`, once per block (tile.atomic_add),
+  /// after gridWithTotals.
+  void atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Total &value);
   /// The [m, n] tile whose row i is row rows[i] of the 2-D tensor `t`, from
   /// column `col` (tile.gather_rows): zero for a negative row. `rows` is an
   /// i32 [m, 1] tile.
@@ -107,6 +120,8 @@ private:
   Tensor addTensor(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides,
                    int64_t alignBytes, bool output);
   mlir::Value materialize(const Dim &dim);
+  std::vector<Total> buildGrid(std::vector<Dim> sizes, const std::vector<DType> &types,
+                               const std::function<std::vector<Tile>(const std::vector<Index> &)> &body);
 
   mlir::MLIRContext &ctx_;
   mlir::OpBuilder b_;

@@ -5,6 +5,7 @@
 //   Shared - a tile buffer in shared memory
 //   Tile   - a fragment: a tile held in registers, distributed over threads
 //   Scalar - one element inside an elementwise region (map)
+//   Total  - a block total of a grid (gridWithTotals), after the grid
 // Each wraps an mlir::Value and the builder that made it; operators build IR.
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -62,6 +63,19 @@ public:
 private:
   mlir::Value v_;
   std::vector<int64_t> shape_;
+  DType dtype_;
+};
+
+/// A block total: the sum of a tile the grid body returned over the tiles
+/// a block ran, usable after the grid (KernelBuilder::gridWithTotals).
+class Total {
+public:
+  Total(mlir::Value v, DType dtype) : v_(v), dtype_(dtype) {}
+  mlir::Value value() const { return v_; }
+  DType dtype() const { return dtype_; }
+
+private:
+  mlir::Value v_;
   DType dtype_;
 };
 

@@ -22,6 +22,9 @@ struct tk_context_s {
   tk::runtime::Status run(const std::string &kernelKey, const tk::runtime::KernelFactory &factory,
                           const std::vector<const tk_tensor *> &tensors, tk_stream stream);
 
+  /// tk_set_num_sms: the SM count persistent grids are sized for (0: the device's).
+  int numSms = 0;
+
   const tk::runtime::Driver *driver = nullptr;
   tk::runtime::DeviceInfo device;
   std::optional<tk::compiler::Target> target;

@@ -61,8 +61,22 @@ def Tile_GridOp : Tile_Op<"grid", [HasParent<"KernelOp">, SingleBlockImplicitTer
     fastest). The body must not assume one block per tile (shared buffers are
     fenced with a barrier between tiles).
       tile.grid (%bm, %bk) in (%nm, %nk) { ... } {persistent = 4 : i64}
+    Block totals: with results, the body's `tile.yield` gives one fragment per
+    result, and result i is the sum of every element of fragment i over the
+    tiles this block ran (each fragment element widened to the result type).
+    A persistent block carries its threads' partial sums in registers from
+    tile to tile and combines them across its threads once, after its last
+    tile, so a per-block counter costs no barrier or atomic per tile. The
+    rest of the kernel body runs once per block (on the CPU path, once) and
+    uses the totals, e.g. with `tile.atomic_add`:
+      %n = tile.grid (%b) in (%nb) -> (i64) {
+        ...
+        tile.yield %hits : !tile.frag<1x2048xi32>
+      } {persistent = 4 : i64}
+      tile.atomic_add %n, %counts[%c0, %c0] : i64, memref<1x3xi64>
   }];
   let arguments = (ins Variadic<Index>:$sizes, OptionalAttr<I64Attr>:$persistent);
+  let results = (outs Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat]>>:$totals);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -223,6 +237,18 @@ def Tile_GatherRowsOp : Tile_Op<"gather_rows", [MemoryEffects<[MemRead]>]> {
   let arguments = (ins AnyMemRef:$source, Tile_AnyFragment:$rows, Index:$col);
   let results = (outs Tile_AnyFragment:$result);
   let assemblyFormat = "$source `[` $rows `,` $col `]` attr-dict `:` qualified(type($source)) `,` qualified(type($rows)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [HasParent<"KernelOp">, MemoryEffects<[MemWrite]>]> {
+  let summary = "Adds a block total to one element of a tensor, once per block";
+  let description = [{
+    After the grid, where code runs once per block: dest[indices] += value,
+    atomically (integer or float), issued by the block's first thread.
+      tile.atomic_add %n, %counts[%c0, %c1] : i64, memref<1x3xi64>
+  }];
+  let arguments = (ins AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$value, AnyMemRef:$dest, Variadic<Index>:$indices);
+  let assemblyFormat = "$value `,` $dest `[` $indices `]` attr-dict `:` type($value) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
 
