@@ -104,4 +104,36 @@ TEST(KernelBuilder, PipelineBuildsTilePipeline) {
   EXPECT_NE(ir.find("memref<32x64xbf16, #gpu.address_space<workgroup>>"), std::string::npos) << ir;
 }
 
+// gridWithTotals: the body's tiles become tile.grid results (block totals),
+// added once per block after the grid; mismatches are errors at build time.
+TEST(KernelBuilder, GridWithTotalsBuildsBlockTotals) {
+  Ctx c;
+  KernelBuilder k(c.ctx, "count", "");
+  Tensor x = k.input("x", {Dim::symbol("n"), 128}, DType::I32);
+  Tensor counts = k.output("counts", {1, 2}, DType::I64);
+  Tensor narrow = k.output("narrow", {1}, DType::I32);
+  std::vector<Total> totals = k.gridWithTotals(4, {ceil_div(Dim::symbol("n"), 2)}, {DType::I64, DType::I64},
+                                               [&](const std::vector<Index> &b) {
+                                                 Tile t = k.load(x, {b[0] * 2, k.index(0)}, {2, 128});
+                                                 return std::vector<Tile>{t, t};
+                                               });
+  ASSERT_EQ(totals.size(), 2u);
+  k.atomicAdd(counts, {k.index(0), k.index(1)}, totals[1]);
+  EXPECT_THROW(k.atomicAdd(narrow, {k.index(0)}, totals[0]), std::invalid_argument); // i32 tensor, i64 total
+  BuiltKernel built = k.finish();
+  EXPECT_EQ(built.signature.persistentBlocksPerSm, 4);
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  built.module->print(os);
+  EXPECT_NE(ir.find("-> (i64, i64)"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.atomic_add"), std::string::npos) << ir;
+
+  KernelBuilder bad(c.ctx, "bad", "");
+  Tensor y = bad.input("y", {Dim::symbol("n"), 128}, DType::I32);
+  EXPECT_THROW(bad.gridWithTotals(0, {Dim::symbol("n")}, {DType::I64},
+                                  [&](const std::vector<Index> &) { return std::vector<Tile>{}; }),
+               std::invalid_argument);
+  (void)y;
+}
+
 } // namespace

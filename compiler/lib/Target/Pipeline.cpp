@@ -30,6 +30,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   lower.fp8Hardware = target.fp8Conversion && !ablated("fp8-hardware");
   lower.remarks = options.remarks;
   lower.minBlocksPerSm = options.minBlocksPerSm;
+  lower.swizzle = !ablated("swizzle");
   pm.addPass(tile::createTileLowerToGPU(lower));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

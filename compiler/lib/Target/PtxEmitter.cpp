@@ -38,7 +38,7 @@ CompileOptions CompileOptions::fromEnvironment() {
 }
 
 const std::vector<std::string> &CompileOptions::ablations() {
-  static const std::vector<std::string> names = {"vectorize", "fp8-hardware", "pipeline"};
+  static const std::vector<std::string> names = {"vectorize", "fp8-hardware", "pipeline", "swizzle"};
   return names;
 }
 
@@ -72,7 +72,7 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   for (const std::string &a : options.ablate)
     if (std::find(CompileOptions::ablations().begin(), CompileOptions::ablations().end(), a) ==
         CompileOptions::ablations().end()) {
-      error = "TK_ABLATE: unknown pass '" + a + "' (known: vectorize, fp8-hardware, pipeline)";
+      error = "TK_ABLATE: unknown pass '" + a + "' (known: vectorize, fp8-hardware, pipeline, swizzle)";
       return false;
     }
   if (options.copyEngine != "cp.async" && options.copyEngine != "bulk") {

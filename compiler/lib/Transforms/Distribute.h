@@ -31,6 +31,8 @@ struct ThreadEmitter {
 
   /// Emit a remark for every access narrower than the layout's chunk, saying why.
   bool remarks = false;
+  /// Transposes' shared buffers with an XOR swizzle where the rows allow (else padded rows).
+  bool swizzle = true;
 
   ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func, bool fp8Hardware,
                 mlir::Value lane, mlir::Value warp)
@@ -117,7 +119,8 @@ struct ThreadEmitter {
   /// The sum of every thread's 32- or 64-bit `partial` over the block's
   /// `numWarps` warps, the same on every thread (one barrier).
   mlir::Value blockTotal(mlir::Value partial, int64_t numWarps);
-  /// Swaps the last two dimensions through a padded shared-memory buffer.
+  /// Swaps the last two dimensions through a shared-memory buffer, swizzled
+  /// or with padded rows (SharedTranspose.cpp).
   mlir::Value transpose(mlir::Operation *op, mlir::Value input, const BlockedLayout &in, const BlockedLayout &out,
                         mlir::Type elt);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);

@@ -351,54 +351,6 @@ Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedR
   return vector::FromElementsOp::create(b, loc, VectorType::get({g.reducedSlots()}, elt), elements);
 }
 
-Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &in, const BlockedLayout &out,
-                               Type elt) {
-  int64_t r = in.rank(), eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
-  // The result's rows are padded by 16 bytes: rows stay 16-byte aligned for
-  // vector reads, and consecutive rows start in different banks.
-  SmallVector<int64_t> bufShape(out.shape.begin(), out.shape.end());
-  bufShape[r - 1] += 16 / eltBytes;
-  auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  Value buf = sharedBuffer(MemRefType::get(bufShape, elt, MemRefLayoutAttrInterface(), space));
-  // A thread holding vec[r-2] consecutive rows writes them as one vector
-  // into the transposed row (they are consecutive there).
-  const int64_t rowVec = (in.hasPadding(r - 2) || in.hasPadding(r - 1)) ? 1 : in.vec[r - 2];
-  for (int64_t s = 0; s < in.slotsPerThread(); ++s) {
-    BlockedLayout::SlotPos pos = in.slotPos(s);
-    if (pos.v[r - 2] % rowVec)
-      continue;
-    SmallVector<Value> coords, conds;
-    for (int64_t d = 0; d < r; ++d) {
-      Value c = arith::AddIOp::create(b, loc, index(in.staticCoord(pos, d)), threadCoord(in, d));
-      if (in.hasPadding(d))
-        conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(in.shape[d])));
-      coords.push_back(c);
-    }
-    std::swap(coords[r - 1], coords[r - 2]);
-    SmallVector<int64_t> lanes;
-    for (int64_t k = 0; k < rowVec; ++k) {
-      BlockedLayout::SlotPos p = pos;
-      p.v[r - 2] += k;
-      lanes.push_back(in.slotIndex(p));
-    }
-    auto write = [&](OpBuilder &wb, Location wl) {
-      if (rowVec == 1) {
-        Value v = vector::ExtractOp::create(wb, wl, input, ArrayRef<int64_t>{s});
-        memref::StoreOp::create(wb, wl, v, buf, coords);
-        return;
-      }
-      Value v = vector::ShuffleOp::create(wb, wl, input, input, lanes);
-      vector::StoreOp::create(wb, wl, v, buf, coords, false, llvm::MaybeAlign(rowVec * eltBytes));
-    };
-    whenAll(conds, write);
-  }
-  gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> zeros(r, index(0));
-  Value result = load(op, buf, zeros, out, elt);
-  gpu::BarrierOp::create(b, loc);
-  return result;
-}
-
 Value ThreadEmitter::regroup(Value nested, const GroupedReduction &outer, const GroupedReduction &inner) {
   SmallVector<int64_t> mask;
   for (int64_t r = 0; r < inner.reducedSlots(); ++r)

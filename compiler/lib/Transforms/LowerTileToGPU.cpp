@@ -481,6 +481,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     Value warp = arith::DivUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, 32));
     compiler::ThreadEmitter emit(b, loc, func, fp8Hardware, lane, warp);
     emit.remarks = remarks;
+    emit.swizzle = swizzle;
     KernelLowering lowering{kernel, func, emit, {}};
     for (auto [i, arg] : llvm::enumerate(kernel.getBody().getArguments())) {
       BlockArgument gpuArg = func.getArgument(i);

@@ -349,7 +349,7 @@ tile.kernel @k(%x: memref<?x64xi32>) attributes {threads = 64 : i64} {
 tile.kernel @k(%x: memref<?x64xi64>) attributes {threads = 64 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{block total 0 of type f32 needs a yielded fragment of integers or floats as wide or narrower, got '!tile.frag<1x64xi64>'}}
+  // expected-error @+1 {{block total 0 of type 'f32' needs a yielded fragment of integers or floats as wide or narrower, got '!tile.frag<1x64xi64>'}}
   %a = tile.grid (%i) in (%c1) -> (f32) {
     %t = tile.load %x[%i, %c0] : memref<?x64xi64> -> !tile.frag<1x64xi64>
     tile.yield %t : !tile.frag<1x64xi64>

@@ -1,0 +1,131 @@
+//===- SharedTranspose.cpp - tile.transpose through shared memory ----------===//
+//
+// A transpose swaps the last two dimensions: each thread writes its elements
+// to the transposed place of a shared buffer, the block synchronizes, and each
+// thread reads its elements of the result layout. The buffer's shape is the
+// result's; where its rows go in memory is the shared-memory layout:
+//
+// * XOR swizzle (when the rows are a power-of-two number of 16-byte units,
+//   at least two): unit k of row R is stored at unit k ^ ((R >> s) mod units),
+//   with 2^s the input layout's vector along its last dimension. The threads
+//   of a warp write rows that differ by multiples of 2^s, so their vector
+//   writes land in different units (banks), and a row read stays one row:
+//   conflict-free both ways, with no padding.
+// * Padded rows (otherwise): each row is 16 bytes longer, so rows stay
+//   16-byte aligned for vector reads and consecutive rows start in different
+//   banks.
+//===----------------------------------------------------------------------===//
+#include "Distribute.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace tk::compiler {
+
+namespace {
+
+/// Where a transposed row's elements go: the swizzle's parameters, or none
+/// (padded rows).
+struct SharedRowLayout {
+  int64_t unit = 0;  ///< elements per 16-byte unit; 0: padded rows
+  int64_t units = 0; ///< units per row
+  int64_t shift = 0; ///< row bits below the swizzle's: log2 of the input's last vector
+};
+
+SharedRowLayout chooseRowLayout(const BlockedLayout &in, const BlockedLayout &out, int64_t eltBytes,
+                                int64_t rowVec, bool swizzle) {
+  const int64_t r = in.rank(), unit = 16 / eltBytes, rowLen = out.shape[r - 1];
+  for (int64_t d = 0; d < r; ++d)
+    if (in.hasPadding(d) || out.hasPadding(d))
+      return {};
+  const int64_t readVec = out.vec[r - 1];
+  if (!swizzle || 16 % eltBytes || rowLen % unit || !llvm::isPowerOf2_64(rowLen / unit) || rowLen / unit < 2 ||
+      unit % rowVec || !llvm::isPowerOf2_64(in.vec[r - 1]) || (unit % readVec && readVec % unit))
+    return {};
+  return {unit, rowLen / unit, (int64_t)llvm::Log2_64(in.vec[r - 1])};
+}
+
+} // namespace
+
+Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &in, const BlockedLayout &out,
+                               Type elt) {
+  int64_t r = in.rank(), eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
+  // A thread holding vec[r-2] consecutive rows writes them as one vector
+  // into the transposed row (they are consecutive there).
+  const int64_t rowVec = (in.hasPadding(r - 2) || in.hasPadding(r - 1)) ? 1 : in.vec[r - 2];
+  const SharedRowLayout rows = chooseRowLayout(in, out, eltBytes, rowVec, swizzle);
+  SmallVector<int64_t> bufShape(out.shape.begin(), out.shape.end());
+  if (!rows.unit)
+    bufShape[r - 1] += 16 / eltBytes;
+  auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value buf = sharedBuffer(MemRefType::get(bufShape, elt, MemRefLayoutAttrInterface(), space));
+  // The column of logical (row, col) of the buffer.
+  auto place = [&](OpBuilder &pb, Location pl, Value row, Value col) -> Value {
+    if (!rows.unit)
+      return col;
+    auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(pb, pl, v); };
+    Value key = arith::AndIOp::create(pb, pl, arith::ShRUIOp::create(pb, pl, row, c(rows.shift)), c(rows.units - 1));
+    Value unitIdx = arith::XOrIOp::create(pb, pl, arith::DivUIOp::create(pb, pl, col, c(rows.unit)), key);
+    return arith::AddIOp::create(pb, pl, arith::MulIOp::create(pb, pl, unitIdx, c(rows.unit)),
+                                 arith::RemUIOp::create(pb, pl, col, c(rows.unit)));
+  };
+  for (int64_t s = 0; s < in.slotsPerThread(); ++s) {
+    BlockedLayout::SlotPos pos = in.slotPos(s);
+    if (pos.v[r - 2] % rowVec)
+      continue;
+    SmallVector<Value> coords, conds;
+    for (int64_t d = 0; d < r; ++d) {
+      Value c = arith::AddIOp::create(b, loc, index(in.staticCoord(pos, d)), threadCoord(in, d));
+      if (in.hasPadding(d))
+        conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(in.shape[d])));
+      coords.push_back(c);
+    }
+    std::swap(coords[r - 1], coords[r - 2]);
+    SmallVector<int64_t> lanes;
+    for (int64_t k = 0; k < rowVec; ++k) {
+      BlockedLayout::SlotPos p = pos;
+      p.v[r - 2] += k;
+      lanes.push_back(in.slotIndex(p));
+    }
+    auto write = [&](OpBuilder &wb, Location wl) {
+      SmallVector<Value> at = coords;
+      at[r - 1] = place(wb, wl, coords[r - 2], coords[r - 1]);
+      if (rowVec == 1) {
+        Value v = vector::ExtractOp::create(wb, wl, input, ArrayRef<int64_t>{s});
+        memref::StoreOp::create(wb, wl, v, buf, at);
+        return;
+      }
+      Value v = vector::ShuffleOp::create(wb, wl, input, input, lanes);
+      vector::StoreOp::create(wb, wl, v, buf, at, false, llvm::MaybeAlign(rowVec * eltBytes));
+    };
+    whenAll(conds, write);
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value result;
+  if (!rows.unit) {
+    SmallVector<Value> zeros(r, index(0));
+    result = load(op, buf, zeros, out, elt);
+  } else { // pieces of the result's chunks that lie in one 16-byte unit
+    const int64_t piece = std::min(out.vec[r - 1], rows.unit);
+    auto pieceType = VectorType::get({piece}, elt);
+    SmallVector<Value> pieces;
+    for (int64_t s = 0; s < out.slotsPerThread(); s += piece) {
+      BlockedLayout::SlotPos pos = out.slotPos(s);
+      SmallVector<Value> at;
+      for (int64_t d = 0; d < r; ++d)
+        at.push_back(arith::AddIOp::create(b, loc, index(out.staticCoord(pos, d)), threadCoord(out, d)));
+      at[r - 1] = place(b, loc, at[r - 2], at[r - 1]);
+      pieces.push_back(
+          vector::LoadOp::create(b, loc, pieceType, buf, at, false, llvm::MaybeAlign(piece * eltBytes)));
+    }
+    result = concat(pieces);
+  }
+  gpu::BarrierOp::create(b, loc);
+  return result;
+}
+
+} // namespace tk::compiler
