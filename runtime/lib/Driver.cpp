@@ -49,6 +49,8 @@ Loaded load() {
             bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction", l.error) &&
             bind(lib, d.cuModuleUnload, "cuModuleUnload", l.error) &&
             bind(lib, d.cuFuncGetAttribute, "cuFuncGetAttribute", l.error) &&
+            bind(lib, d.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                 l.error) &&
             bind(lib, d.cuLaunchKernel, "cuLaunchKernel", l.error) &&
             bind(lib, d.cuMemAlloc, "cuMemAlloc_v2", l.error) && bind(lib, d.cuMemFree, "cuMemFree_v2", l.error) &&
             bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&

@@ -64,6 +64,9 @@ Status loadModule(const Driver &d, CompiledKernel &kernel) {
                                   kernel.target + "): " + log};
   if ((r = d.cuModuleGetFunction(&kernel.function, kernel.module, kernel.signature.name.c_str())))
     return {TK_ERROR_COMPILE, d.describe("cuModuleGetFunction", r)};
+  if ((r = d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&kernel.residentBlocksPerSm, kernel.function,
+                                                         (int)kernel.signature.threads, 0)))
+    return {TK_ERROR_COMPILE, d.describe("cuOccupancyMaxActiveBlocksPerMultiprocessor", r)};
   kernel.loadMs = msSince(t0);
   return Status::ok();
 }

@@ -70,7 +70,7 @@ PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors) {
 }
 
 Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, int64_t> &symbols, int smCount,
-                  unsigned grid[3]) {
+                  unsigned grid[3], int residentBlocksPerSm) {
   grid[0] = grid[1] = grid[2] = 1;
   int64_t tiles = 1;
   for (size_t i = 0; i < sig.grid.size(); ++i) {
@@ -88,7 +88,10 @@ Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, i
   if (sig.persistentBlocksPerSm) {
     if (smCount < 1)
       return Status::invalid(sig.name + ": a persistent grid needs the device's SM count");
-    grid[0] = (unsigned)std::min<int64_t>(tiles, (int64_t)smCount * sig.persistentBlocksPerSm);
+    int64_t perSm = sig.persistentBlocksPerSm;
+    if (residentBlocksPerSm > 0)
+      perSm = std::min<int64_t>(perSm, residentBlocksPerSm);
+    grid[0] = (unsigned)std::min<int64_t>(tiles, (int64_t)smCount * perSm);
     grid[1] = grid[2] = 1;
   }
   return Status::ok();
@@ -102,7 +105,7 @@ Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<c
   if (!s.isOk())
     return s;
   unsigned grid[3];
-  if (!(s = launchGrid(sig, symbols, smCount, grid)).isOk())
+  if (!(s = launchGrid(sig, symbols, smCount, grid, kernel.residentBlocksPerSm)).isOk())
     return s;
   if (grid[0] == 0)
     return Status::ok();

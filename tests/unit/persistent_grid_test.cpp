@@ -44,6 +44,11 @@ TEST(PersistentGrid, LaunchesAtMostBlocksPerSmTimesSms) {
   // 400000 rows: 200000 tiles on 396 blocks.
   ASSERT_TRUE(runtime::launchGrid(k.signature, {{"rows", 400000}}, 132, grid).isOk());
   EXPECT_EQ(grid[0], 396u);
+  // An SM that holds only 2 such blocks at once gets 2, not 3.
+  ASSERT_TRUE(runtime::launchGrid(k.signature, {{"rows", 400000}}, 132, grid, 2).isOk());
+  EXPECT_EQ(grid[0], 264u);
+  ASSERT_TRUE(runtime::launchGrid(k.signature, {{"rows", 400000}}, 112, grid, 8).isOk());
+  EXPECT_EQ(grid[0], 336u); // tk_set_num_sms(112); the resident count does not raise it
   ASSERT_TRUE(runtime::launchGrid(k.signature, {{"rows", 0}}, 132, grid).isOk());
   EXPECT_EQ(grid[0], 0u); // nothing to launch
   runtime::Status s = runtime::launchGrid(k.signature, {{"rows", 37}}, 0, grid);

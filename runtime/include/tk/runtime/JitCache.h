@@ -28,6 +28,9 @@ struct CompiledKernel {
   double loadMs = 0;    ///< PTX -> loaded module (driver JIT), 0 when not loaded
   CUmodule module = nullptr;
   CUfunction function = nullptr;
+  /// Blocks of this kernel one SM holds at once (registers, shared memory,
+  /// threads), from the driver at load; 0 when not loaded.
+  int residentBlocksPerSm = 0;
   bool fromDisk = false; ///< PTX read from the disk cache (compileMs is then the DSL run only)
 };
 

@@ -25,10 +25,13 @@ struct PackedArgs {
 PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors);
 
 /// The launch grid of `sig` for the bound sizes: its extents, or for a
-/// persistent grid min(tiles, smCount x blocks per SM) blocks in x. Zero
-/// blocks in some dimension: nothing to launch.
+/// persistent grid min(tiles, smCount x blocks per SM) blocks in x, where
+/// blocks per SM is the signature's, capped by `residentBlocksPerSm` when
+/// that is positive (the blocks an SM holds at once: a block that has to
+/// wait for another to finish would run its whole share of the tiles after
+/// the others). Zero blocks in some dimension: nothing to launch.
 Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, int64_t> &symbols, int smCount,
-                  unsigned grid[3]);
+                  unsigned grid[3], int residentBlocksPerSm = 0);
 
 /// Binds, evaluates the grid and launches on `stream`. A grid with no block
 /// launches nothing and succeeds.
