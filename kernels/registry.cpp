@@ -220,7 +220,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                            [c](mlir::MLIRContext &ctx) { return transpose::buildBatchedTranspose(ctx, c); }};
     };
     list.push_back({"batched_transpose", "transpose", "tk_batched_transpose",
-                    "out[b, c, r] = x[b, r, c], 64 x 64 tiles through shared memory",
+                    "out[b, c, r] = x[b, r, c], 64 x 64 tiles (128 x 64 for 2-byte elements) through shared memory",
                     {transposeVariant("batched_transpose.b16.r4096.c7168", {4096, 7168, DType::I16}),
                      transposeVariant("batched_transpose.b8.r4096.c7168", {4096, 7168, DType::I8}),
                      transposeVariant("batched_transpose.b32.r4096.c7168", {4096, 7168, DType::I32})}});

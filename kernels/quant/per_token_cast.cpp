@@ -25,7 +25,8 @@ int64_t PerTokenCastConfig::tileK() const {
 int64_t PerTokenCastConfig::tileM() const {
   if (tileRows > 0 && !quantizedInput())
     return tileRows;
-  int64_t m = 4096 % tileK() ? 1 : 4096 / tileK();
+  const int64_t elements = in == DType::BF16 ? 2048 : 4096;
+  int64_t m = elements % tileK() ? 1 : elements / tileK();
   return quantizedInput() && inBlockM > 1 ? std::gcd(m, inBlockM) : m;
 }
 

@@ -13,7 +13,7 @@ namespace tk::kernels::transpose {
 std::string TransposeConfig::key() const {
   return std::string("batched_transpose:R=") + std::to_string(rows) + ",C=" + std::to_string(cols) +
          ",dtype=" + name(dtype) + ",xalign=" + std::to_string(xAlignBytes) +
-         (tileRows == 64 && tileCols == 64 ? "" : ",tile=" + std::to_string(tileRows) + "x" + std::to_string(tileCols));
+         (tileR() == 64 && tileC() == 64 ? "" : ",tile=" + std::to_string(tileR()) + "x" + std::to_string(tileC()));
 }
 
 std::string applyTileOverride(TransposeConfig &c) {
@@ -36,7 +36,7 @@ std::string applyTileOverride(TransposeConfig &c) {
 }
 
 BuiltKernel buildBatchedTranspose(mlir::MLIRContext &ctx, const TransposeConfig &c) {
-  const int64_t tr = c.tileRows, tc = c.tileCols;
+  const int64_t tr = c.tileR(), tc = c.tileC();
   if (tr <= 0 || tc <= 0 || c.rows % tr || c.cols % tc)
     throw std::invalid_argument("batched transpose: the tile must divide rows and columns");
   KernelBuilder k(ctx, "batched_transpose", c.key(), /*threads=*/128);

@@ -41,11 +41,11 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   EXPECT_NE(sm80.find(".target sm_80"), std::string::npos);
   EXPECT_NE(sm100.find(".target sm_100a"), std::string::npos);
   // Hardware e4m3 conversion on sm_89+, integer emulation on sm_80.
-  EXPECT_EQ(count(sm90, "cvt.rn.satfinite.e4m3x2.f32"), 16u); // 32 elements per thread
+  EXPECT_EQ(count(sm90, "cvt.rn.satfinite.e4m3x2.f32"), 8u); // 2 rows x 8 elements per thread
   EXPECT_EQ(count(sm80, "cvt.rn.satfinite.e4m3x2"), 0u);
   // 16-byte loads and stores; IEEE division; butterfly shuffles.
-  EXPECT_GE(count(sm90, "ld.global.v4.b32"), 4u);
-  EXPECT_GE(count(sm90, "st.global.v2.b32"), 4u);
+  EXPECT_GE(count(sm90, "ld.global.v4.b32"), 2u);
+  EXPECT_GE(count(sm90, "st.global.v2.b32"), 2u);
   EXPECT_GE(count(sm90, "shfl.sync.bfly"), 3u);
   EXPECT_EQ(count(sm90, "div.approx"), 0u);
 }
@@ -71,7 +71,7 @@ TEST(Compile, AblationsSwitchPassesOff) {
   setenv("TK_ABLATE", "fp8-hardware", 1);
   std::string software = compile(c, "sm_90a");
   EXPECT_EQ(count(software, "cvt.rn.satfinite.e4m3x2"), 0u);
-  EXPECT_GE(count(software, "ld.global.v4.b32"), 4u);
+  EXPECT_GE(count(software, "ld.global.v4.b32"), 2u);
   setenv("TK_ABLATE", "layouts", 1);
   std::string error = compileError(c);
   EXPECT_NE(error.find("TK_ABLATE: unknown pass 'layouts'"), std::string::npos) << error;

@@ -26,12 +26,15 @@ static Value add(OpBuilder &b, Location loc, Value x, Value y) {
 }
 
 Value ThreadEmitter::threadTotal(Value input, const BlockedLayout &l, Type type) {
-  Value total = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  // Integers are summed in the element type and widened once (exact: a
+  // thread holds few slots); floats are widened per element.
+  Type elt = cast<VectorType>(input.getType()).getElementType();
+  Type sumType = isa<IntegerType>(elt) ? elt : type;
+  Value total = arith::ConstantOp::create(b, loc, sumType, b.getZeroAttr(sumType));
   for (int64_t s = 0; s < l.slotsPerThread(); ++s) {
     Value v = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{s});
-    if (v.getType() != type)
-      v = isa<FloatType>(type) ? Value(arith::ExtFOp::create(b, loc, type, v))
-                               : Value(arith::ExtSIOp::create(b, loc, type, v));
+    if (v.getType() != sumType)
+      v = arith::ExtFOp::create(b, loc, sumType, v);
     SmallVector<Value> inside;
     BlockedLayout::SlotPos pos = l.slotPos(s);
     for (int64_t d = 0; d < l.rank(); ++d)
@@ -40,12 +43,12 @@ Value ThreadEmitter::threadTotal(Value input, const BlockedLayout &l, Type type)
         inside.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(l.shape[d])));
       }
     if (!inside.empty()) {
-      Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+      Value zero = arith::ConstantOp::create(b, loc, sumType, b.getZeroAttr(sumType));
       v = arith::SelectOp::create(b, loc, allTrue(inside), v, zero);
     }
     total = add(b, loc, total, v);
   }
-  return total;
+  return sumType == type ? total : Value(arith::ExtSIOp::create(b, loc, type, total));
 }
 
 /// An xor shuffle of a 32- or 64-bit value (64-bit ones as two halves).

@@ -113,8 +113,9 @@ struct ThreadEmitter {
   mlir::Value reduce(tile::ReduceKind kind, mlir::Value input, const GroupedReduction &g,
                      const GroupedReduction *inner = nullptr);
   /// Block totals (tile.grid results, BlockTotals.cpp): the sum of the
-  /// thread's slots of blocked vector `input` inside the tile, each widened to
-  /// `type` (sign-extended integers or extended floats).
+  /// thread's slots of blocked vector `input` inside the tile, in `type`
+  /// (integers summed in their own type, then sign-extended; floats
+  /// extended per element).
   mlir::Value threadTotal(mlir::Value input, const BlockedLayout &l, mlir::Type type);
   /// The sum of every thread's 32- or 64-bit `partial` over the block's
   /// `numWarps` warps, the same on every thread (one barrier).

@@ -471,8 +471,14 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     auto func = gpu::GPUFuncOp::create(b, loc, kernel.getSymName(), b.getFunctionType(argTypes, {}));
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({(int32_t)kernel.getThreads(), 1, 1}));
-    if (minBlocksPerSm > 0) // launch bounds: ptxas caps the registers per thread to fit them
-      func->setAttr("nvvm.minctasm", b.getI32IntegerAttr((int32_t)minBlocksPerSm));
+    // Launch bounds: ptxas caps the registers per thread to fit that many
+    // blocks per SM. A persistent grid asks for its own blocks per SM (the
+    // launcher runs no more than fit at once), unless the option overrides.
+    int64_t minBlocks = minBlocksPerSm;
+    if (GridOp grid = kernel.getGrid(); grid && grid.getPersistent() && minBlocks == 0)
+      minBlocks = *grid.getPersistent();
+    if (minBlocks > 0)
+      func->setAttr("nvvm.minctasm", b.getI32IntegerAttr((int32_t)minBlocks));
 
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
