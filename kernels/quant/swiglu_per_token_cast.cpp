@@ -3,6 +3,8 @@
 #include "kernels/quant/scale_rule.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <vector>
 
@@ -16,12 +18,25 @@ int64_t SwigluPerTokenCastConfig::tileK() const {
 
 int64_t SwigluPerTokenCastConfig::tileM() const { return 2048 % tileK() ? 1 : 2048 / tileK(); }
 
+std::string applyCountingOverride(SwigluPerTokenCastConfig &c) {
+  const char *env = std::getenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM");
+  if (!env || !*env)
+    return "";
+  long long k = -1;
+  char end = 0;
+  if (std::sscanf(env, "%lld%c", &k, &end) != 1 || k < 0 || k > 32)
+    return std::string("TK_SWIGLU_COUNT_BLOCKS_PER_SM must be 0 (one tile per block) to 32, got '") + env + "'";
+  c.countingBlocksPerSm = k;
+  return "";
+}
+
 std::string SwigluPerTokenCastConfig::key() const {
   auto bitsOf = [](float f) { return std::to_string(bits(f)); };
   return "swiglu_forward_and_per_token_cast:H=" + std::to_string(hidden) + ",g=" + std::to_string(group) +
          ",in=" + name(in) + ",round=" + std::to_string(roundSf) + (packedSf ? ",ue8m0" : "") +
          (weights ? ",weights" : "") + (expertMask ? ",experts" : "") +
-         (clamp ? ",clampbits=" + bitsOf(*clamp) : "") + (countClamps ? ",count" : "") +
+         (clamp ? ",clampbits=" + bitsOf(*clamp) : "") +
+         (countClamps ? ",count,persistent=" + std::to_string(countingBlocksPerSm) : "") +
          ",sfclamp=" + std::to_string(sfClampBits) + ",xalign=" + std::to_string(xAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes);
 }
@@ -86,7 +101,7 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
   };
   if (c.countClamps) {
     std::vector<Total> counted =
-        k.gridWithTotals(SwigluPerTokenCastConfig::kCountingBlocksPerSm, tiles, {DType::I64, DType::I64, DType::I64},
+        k.gridWithTotals(c.countingBlocksPerSm, tiles, {DType::I64, DType::I64, DType::I64},
                          castTile);
     for (int which = 0; which < 3; ++which)
       k.atomicAdd(*counts, {k.index(0), k.index(which)}, counted[which]);
