@@ -160,6 +160,9 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      KernelVariant{"swiglu_backward.zero_unrouted", "swiglu_backward_zero_unrouted",
                                    [](mlir::MLIRContext &ctx) { return quant::buildZeroUnroutedWeightGrad(ctx, false); }}}});
     auto swigluToken = [](const std::string &name, quant::SwigluPerTokenCastConfig c) {
+      if (c.countClamps) // TK_SWIGLU_COUNT_BLOCKS_PER_SM: `tk compile` shows an experiment's code
+        if (std::string error = quant::applyCountingOverride(c); !error.empty())
+          std::fprintf(stderr, "tk: %s; %s keeps its default schedule\n", error.c_str(), name.c_str());
       return KernelVariant{name, c.key(),
                            [c](mlir::MLIRContext &ctx) { return quant::buildSwigluPerTokenCast(ctx, c); }};
     };

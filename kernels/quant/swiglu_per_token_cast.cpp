@@ -25,7 +25,8 @@ std::string applyCountingOverride(SwigluPerTokenCastConfig &c) {
   long long k = -1;
   char end = 0;
   if (std::sscanf(env, "%lld%c", &k, &end) != 1 || k < 0 || k > 32)
-    return std::string("TK_SWIGLU_COUNT_BLOCKS_PER_SM must be 0 (one tile per block) to 32, got '") + env + "'";
+    return std::string("TK_SWIGLU_COUNT_BLOCKS_PER_SM must be 0 (one tile per block, the default) to 32, got '") +
+           env + "'";
   c.countingBlocksPerSm = k;
   return "";
 }
@@ -60,9 +61,13 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
                   ? k.output("out_sf", {rows, ceilDiv(c.groups(), 4), 4}, DType::I8, {4, kDynamicStride, 1}, 4)
                   : k.output("out_sf", {rows, c.groups()}, DType::F32, {kDynamicStride, kDynamicStride}, 4);
 
-  // Counting (quant.md 4.20): a persistent grid of 4 blocks per SM; each
-  // block totals its three clamp counts over its tiles in registers and adds
-  // them to the int64 counters once, after its last tile.
+  // Counting (quant.md 4.20), two schedules. By default one tile per block:
+  // the tile's three counts are reduced across the block and added with
+  // three int64 atomics. With countingBlocksPerSm = k > 0 (the reference's
+  // design, k = 4): a persistent grid whose blocks total their counts over
+  // their tiles in registers (block totals) and add them once, after their
+  // last tile. On the H200 the first ran faster (S7 runs 3-5; performance.md).
+  const bool persistentCounts = c.countClamps && c.countingBlocksPerSm > 0;
   const std::vector<Dim> tiles = {ceil_div(rows, bm), ceil_div(h, bk)};
   auto castTile = [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
@@ -88,7 +93,14 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
             hit = hit & (s[2] >= s[2].constantI32(0));
           return select(hit, s[0].constantI32(1), s[0].constantI32(0));
         }));
+        if (!persistentCounts) { // this tile's count, added now
+          Tile total = reduce_sum(reduce_sum(hits.back(), /*dim=*/1), /*dim=*/0); // [1, 1]
+          k.atomicAdd(*counts, {k.index(0), k.index(which)},
+                      map({total}, DType::I64, [](const std::vector<Scalar> &s) { return s[0].sextToI64(); }));
+        }
       }
+      if (!persistentCounts)
+        hits.clear();
     }
     Tile amax = reduce_absmax(y, /*dim=*/1, g);
     auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf, c.sfClampBits);
@@ -99,7 +111,7 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
     k.store(out, {row, col}, (y * expand(inv, 1, g)).to(DType::F8E4M3));
     return hits;
   };
-  if (c.countClamps) {
+  if (persistentCounts) {
     std::vector<Total> counted =
         k.gridWithTotals(c.countingBlocksPerSm, tiles, {DType::I64, DType::I64, DType::I64},
                          castTile);

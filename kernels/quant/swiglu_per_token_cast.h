@@ -24,11 +24,11 @@ struct SwigluPerTokenCastConfig {
   bool weights = false;  ///< rows multiplied by topk_weights.flat[pos_to_token_topk[p]] (0 for p < 0)
   bool expertMask = false; ///< pos_to_expert given: rows with a negative expert are not counted
   std::optional<float> clamp;
-  /// clamped_count += (#l > c, #r > c, #r < -c): block totals, one int64
-  /// atomic per count and block, on a persistent grid of
-  /// countingBlocksPerSm blocks per SM (0: one tile per block).
+  /// clamped_count += (#l > c, #r > c, #r < -c). countingBlocksPerSm = 0:
+  /// one tile per block, three int64 atomics per tile; k > 0: a persistent
+  /// grid of k blocks per SM with block totals, three atomics per block.
   bool countClamps = false;
-  int64_t countingBlocksPerSm = 4;
+  int64_t countingBlocksPerSm = 0;
   uint32_t sfClampBits = 0x38D1B717u; ///< CLAMP of the scale rule: sf_clamp_min, default fp32(1e-4)
   int64_t xAlignBytes = 16;
   int64_t outAlignBytes = 16;
@@ -44,8 +44,9 @@ struct SwigluPerTokenCastConfig {
 dsl::BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerTokenCastConfig &config);
 
 /// TK_SWIGLU_COUNT_BLOCKS_PER_SM=k (0 to 32; a schedule experiment): the
-/// counting grid's blocks per SM. Returns an error message for a malformed
-/// value, "" otherwise (unset: nothing changes).
+/// counting grid's blocks per SM (k = 4 is the reference's persistent grid).
+/// Returns an error message for a malformed value, "" otherwise (unset:
+/// nothing changes).
 std::string applyCountingOverride(SwigluPerTokenCastConfig &config);
 
 /// C++ reference for rows [rowBegin, rowEnd). x (N, 2H) contiguous (bf16 bits

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 namespace {
 
 void runCase(tk_context ctx, const tk::bench::SwigluCastCase &c) {
@@ -45,6 +48,24 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, VariantsAreBitExact) {
   runCase(ctx, sfClamp);
   sfClamp.flags = TK_ROUND_SF;
   runCase(ctx, sfClamp);
+  tk_context_destroy(ctx);
+}
+
+// The persistent counting schedule (block totals; TK_SWIGLU_COUNT_BLOCKS_PER_SM)
+// counts the same; a malformed setting is a clear error.
+TEST(Cpu_swiglu_forward_and_per_token_cast, PersistentCountingIsExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  setenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM", "4", 1);
+  tk::bench::SwigluCastCase c{1280, 128};
+  c.weights = c.experts = true, c.clamp = 0.5f, c.count = true;
+  c.tokens = 97, c.topk = 3, c.totalExperts = 8, c.localExperts = 3, c.alignment = 16;
+  runCase(ctx, c);
+  setenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM", "33", 1);
+  tk::bench::CheckResult r = tk::bench::checkSwigluPerTokenCast(nullptr, ctx, c, false);
+  EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(r.error.find("TK_SWIGLU_COUNT_BLOCKS_PER_SM must be 0"), std::string::npos) << r.error;
+  unsetenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM");
   tk_context_destroy(ctx);
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -30,14 +31,17 @@ TEST_F(SwigluPerTokenCastGpu, MoeGridIsBitExact) {
     c.topk = moe.topk, c.totalExperts = moe.totalExperts, c.localExperts = moe.localExperts;
     c.seed = 1000 + i++;
     tally.check(tk::bench::checkSwigluPerTokenCast(session, ctx, c, false, &deviceExp), tk::bench::describe(c));
-    // Counting runs on a persistent grid sized by the SM count: the spec runs
-    // each case for num_SMs in {SMs - 20, SMs} (tk_set_num_sms).
+    // The persistent counting schedule (4 blocks per SM, block totals; the
+    // default is one tile per block) on a grid sized for 20 fewer SMs: the
+    // spec runs each case for num_SMs in {SMs - 20, SMs} (tk_set_num_sms).
     int32_t sms = 0;
     if (c.count && tk_get_num_sms(ctx, &sms) == TK_SUCCESS && sms > 20) {
+      setenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM", "4", 1);
       ASSERT_EQ(tk_set_num_sms(ctx, sms - 20), TK_SUCCESS);
       tally.check(tk::bench::checkSwigluPerTokenCast(session, ctx, c, false, &deviceExp),
-                  tk::bench::describe(c) + " num_sms=" + std::to_string(sms - 20));
+                  tk::bench::describe(c) + " persistent num_sms=" + std::to_string(sms - 20));
       ASSERT_EQ(tk_set_num_sms(ctx, 0), TK_SUCCESS);
+      unsetenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM");
     }
   }
   // fp32 input (its own expf table) and a custom scale clamp.

@@ -82,17 +82,40 @@ struct KernelLowering {
   compiler::ThreadEmitter &emit;
   IRMapping map;
 
+  /// Fragments a grid yields as block totals, with their total's type, and
+  /// the thread's share of each once computed: right after the op that
+  /// defines the fragment, so its per-thread vector dies there instead of
+  /// staying live to the end of the tile.
+  llvm::DenseMap<Value, Type> totalled;
+  llvm::DenseMap<Value, Value> shares;
+
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerGrid(GridOp grid);
   FailureOr<SmallVector<Value>> lowerPersistentGrid(GridOp grid);
   FailureOr<SmallVector<Value>> addBlockTotals(GridOp grid, ValueRange partials);
+  LogicalResult shareOf(Operation &op, Value fragment);
   LogicalResult lowerBlock(Block &block) {
-    for (Operation &op : block.without_terminator())
+    for (Operation &op : block.without_terminator()) {
       if (failed(lowerOp(op)))
         return failure();
+      for (Value result : op.getResults())
+        if (totalled.count(result) && failed(shareOf(op, result)))
+          return failure();
+    }
     return success();
   }
 };
+
+/// The thread's share of a fragment yielded as a block total.
+LogicalResult KernelLowering::shareOf(Operation &op, Value fragment) {
+  if (shares.count(fragment))
+    return success();
+  FailureOr<BlockedLayout> l = blockedOf(&op, cast<FragmentType>(fragment.getType()));
+  if (failed(l))
+    return failure();
+  shares[fragment] = emit.threadTotal(map.lookup(fragment), *l, totalled.lookup(fragment));
+  return success();
+}
 
 /// The thread's partial block totals after one tile: `partials` plus its
 /// share of each fragment the grid body yields.
@@ -100,10 +123,12 @@ FailureOr<SmallVector<Value>> KernelLowering::addBlockTotals(GridOp grid, ValueR
   auto yield = cast<YieldOp>(grid.getBody().front().getTerminator());
   SmallVector<Value> out;
   for (auto [value, partial] : llvm::zip(yield.getValues(), partials)) {
-    FailureOr<BlockedLayout> l = blockedOf(yield, cast<FragmentType>(value.getType()));
-    if (failed(l))
+    if (failed(shareOf(*yield, value))) // defined outside the body (or not yet shared)
       return failure();
-    Value mine = emit.threadTotal(map.lookup(value), *l, partial.getType());
+    Value mine = shares.lookup(value);
+    if (mine.getType() != partial.getType()) // one fragment yielded for totals of two types
+      mine = emit.threadTotal(map.lookup(value), *blockedOf(yield, cast<FragmentType>(value.getType())),
+                              partial.getType());
     out.push_back(isa<FloatType>(mine.getType()) ? Value(arith::AddFOp::create(emit.b, emit.loc, partial, mine))
                                                  : Value(arith::AddIOp::create(emit.b, emit.loc, partial, mine)));
   }
@@ -114,6 +139,9 @@ FailureOr<SmallVector<Value>> KernelLowering::addBlockTotals(GridOp grid, ValueR
 /// totals (the grid's results), combined across the block's threads.
 LogicalResult KernelLowering::lowerGrid(GridOp grid) {
   OpBuilder &b = emit.b;
+  auto yield = cast<YieldOp>(grid.getBody().front().getTerminator());
+  for (auto [value, total] : llvm::zip(yield.getValues(), grid.getTotals()))
+    totalled[value] = total.getType();
   FailureOr<SmallVector<Value>> partials;
   if (grid.getPersistent()) {
     partials = lowerPersistentGrid(grid);
