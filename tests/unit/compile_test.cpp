@@ -48,6 +48,9 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   EXPECT_GE(count(sm90, "st.global.v2.b32"), 2u);
   EXPECT_GE(count(sm90, "shfl.sync.bfly"), 3u);
   EXPECT_EQ(count(sm90, "div.approx"), 0u);
+  // The e4m3 pairs are stored as 16-bit words: no byte permutes to pack them.
+  EXPECT_EQ(count(sm90, "prmt"), 0u);
+  EXPECT_EQ(count(sm100, "prmt"), 0u);
 }
 
 TEST(Compile, UnalignedRowsFallBackToNarrowLoads) {
