@@ -21,40 +21,15 @@
 //   banks.
 //===----------------------------------------------------------------------===//
 #include "Distribute.h"
+#include "tk/compiler/Layout/SharedRowLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
 namespace tk::compiler {
-
-namespace {
-
-/// Where a transposed row's elements go: the swizzle's parameters, or none
-/// (padded rows).
-struct SharedRowLayout {
-  int64_t unit = 0;  ///< elements per 16-byte unit; 0: padded rows
-  int64_t units = 0; ///< units per row
-  int64_t shift = 0; ///< row bits below the swizzle's: log2 of the input's last vector
-};
-
-SharedRowLayout chooseRowLayout(const BlockedLayout &in, const BlockedLayout &out, int64_t eltBytes,
-                                int64_t rowVec, bool swizzle) {
-  const int64_t r = in.rank(), unit = 16 / eltBytes, rowLen = out.shape[r - 1];
-  for (int64_t d = 0; d < r; ++d)
-    if (in.hasPadding(d) || out.hasPadding(d))
-      return {};
-  const int64_t readVec = out.vec[r - 1];
-  if (!swizzle || eltBytes < 2 || 16 % eltBytes || rowLen % unit || !llvm::isPowerOf2_64(rowLen / unit) || rowLen / unit < 2 ||
-      unit % rowVec || !llvm::isPowerOf2_64(in.vec[r - 1]) || (unit % readVec && readVec % unit))
-    return {};
-  return {unit, rowLen / unit, (int64_t)llvm::Log2_64(in.vec[r - 1])};
-}
-
-} // namespace
 
 Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &in, const BlockedLayout &out,
                                Type elt) {
@@ -62,13 +37,12 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
   // A thread holding vec[r-2] consecutive rows writes them as one vector
   // into the transposed row (they are consecutive there).
   const int64_t rowVec = (in.hasPadding(r - 2) || in.hasPadding(r - 1)) ? 1 : in.vec[r - 2];
-  const SharedRowLayout rows = chooseRowLayout(in, out, eltBytes, rowVec, swizzle);
+  const SharedRowLayout rows = chooseSharedRowLayout(in, out, eltBytes, rowVec, swizzle);
   SmallVector<int64_t> bufShape(out.shape.begin(), out.shape.end());
-  if (!rows.unit)
-    bufShape[r - 1] += 16 / eltBytes;
+  bufShape[r - 1] += rows.padElements;
   auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value buf = sharedBuffer(MemRefType::get(bufShape, elt, MemRefLayoutAttrInterface(), space));
-  // The column of logical (row, col) of the buffer.
+  // The column of logical (row, col) of the buffer (SharedRowLayout::physicalColumn).
   auto place = [&](OpBuilder &pb, Location pl, Value row, Value col) -> Value {
     if (!rows.unit)
       return col;
