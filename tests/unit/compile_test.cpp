@@ -1,5 +1,6 @@
 // DSL -> PTX for every target, through the runtime's compile entry.
 #include "kernels/quant/per_token_cast.h"
+#include "kernels/transpose/batched_transpose.h"
 #include "tk/runtime/JitCache.h"
 
 #include <gtest/gtest.h>
@@ -84,6 +85,28 @@ TEST(Compile, AblationsSwitchPassesOff) {
 
 // TK_MIN_BLOCKS_PER_SM: launch bounds for register experiments; the PTX asks
 // ptxas for that many blocks per SM, and the kernels get their own cache keys.
+// The bf16 transpose's shared buffer is swizzled (64 x 128 bf16, 16 KB, xor
+// in its addressing); TK_ABLATE=swizzle pads its rows (16 bytes more each).
+TEST(Compile, TransposeSwizzleAndItsAblation) {
+  kernels::transpose::TransposeConfig c{4096, 7168, dsl::DType::I16};
+  auto build = [c]() {
+    runtime::CompiledKernel out;
+    runtime::Status s = runtime::compileKernel(
+        [c](mlir::MLIRContext &ctx) { return kernels::transpose::buildBatchedTranspose(ctx, c); },
+        *compiler::findTarget("sm_90a"), out);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return out.ptx;
+  };
+  std::string swizzled = build();
+  EXPECT_NE(swizzled.find(".shared .align 16 .b8 __wg_batched_transpose_0[16384]"), std::string::npos) << swizzled;
+  EXPECT_GT(count(swizzled, "xor.b"), 0u);
+  setenv("TK_ABLATE", "swizzle", 1);
+  std::string padded = build();
+  unsetenv("TK_ABLATE");
+  EXPECT_NE(padded.find("[17408]"), std::string::npos) << padded; // 64 rows of (128 + 8) x 2 bytes
+  EXPECT_EQ(count(padded, "xor.b"), 0u);
+}
+
 TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
   kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
   auto sm90 = *compiler::findTarget("sm_90a");
