@@ -124,35 +124,35 @@ Value KernelBuilder::materialize(const Dim &dim) {
   return {};
 }
 
+/// A grid body without totals, as one returning none.
+static std::function<std::vector<Tile>(const std::vector<Index> &)>
+withoutTotals(const std::function<void(const std::vector<Index> &)> &body) {
+  return [&body](const std::vector<Index> &indices) {
+    body(indices);
+    return std::vector<Tile>{};
+  };
+}
+
 void KernelBuilder::persistentGrid(int64_t blocksPerSm, std::vector<Dim> sizes,
                                    const std::function<void(const std::vector<Index> &)> &body) {
-  if (blocksPerSm < 1 || blocksPerSm > 32)
+  if (blocksPerSm < 1)
     throw std::invalid_argument("persistentGrid: 1 to 32 blocks per SM, got " + std::to_string(blocksPerSm));
-  signature_.persistentBlocksPerSm = blocksPerSm;
-  grid(std::move(sizes), body);
+  gridWithTotals(blocksPerSm, std::move(sizes), {}, withoutTotals(body));
 }
 
 void KernelBuilder::grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body) {
-  buildGrid(std::move(sizes), {}, [&](const std::vector<Index> &indices) {
-    body(indices);
-    return std::vector<Tile>{};
-  });
+  gridWithTotals(0, std::move(sizes), {}, withoutTotals(body));
 }
 
 std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vector<Dim> sizes,
                                                  const std::vector<DType> &types,
                                                  const std::function<std::vector<Tile>(const std::vector<Index> &)> &body) {
   if (blocksPerSm < 0 || blocksPerSm > 32)
-    throw std::invalid_argument("gridWithTotals: 0 (one block per tile) to 32 blocks per SM, got " +
+    throw std::invalid_argument("grid: 0 (one block per tile) to 32 blocks per SM, got " +
                                 std::to_string(blocksPerSm));
-  signature_.persistentBlocksPerSm = blocksPerSm;
-  return buildGrid(std::move(sizes), types, body);
-}
-
-std::vector<Total> KernelBuilder::buildGrid(std::vector<Dim> sizes, const std::vector<DType> &types,
-                                            const std::function<std::vector<Tile>(const std::vector<Index> &)> &body) {
   if (gridBuilt_)
     throw std::logic_error("a kernel has exactly one grid");
+  signature_.persistentBlocksPerSm = blocksPerSm;
   gridBuilt_ = true;
   signature_.grid = sizes;
   b_.setInsertionPointToEnd(module_->getBody());

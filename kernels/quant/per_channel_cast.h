@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "kernels/common/pipeline_setting.h"
+#include "kernels/common/tuning_setting.h"
 #include "kernels/quant/formats.h"
 #include "kernels/quant/swiglu.h"
 #include "tk/dsl/KernelBuilder.h"
@@ -75,7 +75,7 @@ dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCas
 /// Applies the tuning experiments set in the environment to `config`:
 /// TK_PER_CHANNEL_TILE=ROWSxCOLSxTHREADS (the tile and threads of every
 /// per-channel kernel launched after it is set), then
-/// TK_PER_CHANNEL_PIPELINE=STAGESxTILES (kernels/common/pipeline_setting.h;
+/// TK_PER_CHANNEL_PIPELINE=STAGESxTILES (kernels/common/tuning_setting.h;
 /// STAGES is capped at what kPipelineSharedBytes holds; the row gather, whose
 /// rows are data-dependent, keeps its unpipelined kernel). Returns the error
 /// of a malformed or unusable value, "" otherwise (also when unset).

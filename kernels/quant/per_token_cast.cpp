@@ -1,6 +1,6 @@
 //===- per_token_cast.cpp - the kernel, in the DSL, and its reference -----===//
 #include "kernels/quant/per_token_cast.h"
-#include "kernels/common/pipeline_setting.h"
+#include "kernels/common/tuning_setting.h"
 #include "kernels/quant/scale_rule.h"
 
 #include <algorithm>
@@ -53,33 +53,24 @@ std::string PerTokenCastConfig::key() const {
 }
 
 std::string applyScheduleOverride(PerTokenCastConfig &c) {
-  const char *persistent = std::getenv("TK_PER_TOKEN_PERSISTENT"), *pipeline = std::getenv("TK_PER_TOKEN_PIPELINE"),
-             *rows = std::getenv("TK_PER_TOKEN_ROWS");
-  persistent = persistent && *persistent ? persistent : nullptr;
-  pipeline = pipeline && *pipeline ? pipeline : nullptr;
   if (c.quantizedInput())
     return "";
-  char end = 0;
-  if (rows && *rows) {
-    long long n = 0;
-    if (std::sscanf(rows, "%lld%c", &n, &end) != 1 || n < 1 || n > 64)
-      return std::string("TK_PER_TOKEN_ROWS must be 1 to 64 rows per block, got '") + rows + "'";
-    if (n * c.tileK() > 16384) // the kernel holds the whole tile in registers
-      return std::string("TK_PER_TOKEN_ROWS=") + rows + ": " + rows + " rows of " + std::to_string(c.tileK()) +
-             " columns exceed 16384 elements per block";
-    c.tileRows = n;
-  }
-  if (!persistent && !pipeline)
-    return "";
-  if (persistent && pipeline)
+  int64_t rows = 0;
+  if (std::string error = readIntSetting("TK_PER_TOKEN_ROWS", 1, 64, "rows per block", rows); !error.empty())
+    return error;
+  if (rows * c.tileK() > 16384) // the kernel holds the whole tile in registers
+    return "TK_PER_TOKEN_ROWS=" + std::to_string(rows) + ": " + std::to_string(rows) + " rows of " +
+           std::to_string(c.tileK()) + " columns exceed 16384 elements per block";
+  if (rows)
+    c.tileRows = rows;
+  const char *persistent = std::getenv("TK_PER_TOKEN_PERSISTENT"), *pipeline = std::getenv("TK_PER_TOKEN_PIPELINE");
+  const bool persistentSet = persistent && *persistent, pipelineSet = pipeline && *pipeline;
+  if (persistentSet && pipelineSet)
     return "TK_PER_TOKEN_PERSISTENT and TK_PER_TOKEN_PIPELINE are separate experiments: set one";
-  if (persistent) {
-    long long k = 0;
-    if (std::sscanf(persistent, "%lld%c", &k, &end) != 1 || k < 1 || k > 32)
-      return std::string("TK_PER_TOKEN_PERSISTENT must be 1 to 32 blocks per SM, got '") + persistent + "'";
-    c.persistentBlocksPerSm = k;
+  if (persistentSet)
+    return readIntSetting("TK_PER_TOKEN_PERSISTENT", 1, 32, "blocks per SM", c.persistentBlocksPerSm);
+  if (!pipelineSet)
     return "";
-  }
   return readPipelineSetting("TK_PER_TOKEN_PIPELINE", c.tileM() * c.tileK() * byteSize(c.in), c.pipelineStages,
                              c.tilesPerBlock);
 }

@@ -1,10 +1,9 @@
 //===- swiglu_per_token_cast.cpp - the kernel, in the DSL, and its reference
 #include "kernels/quant/swiglu_per_token_cast.h"
+#include "kernels/common/tuning_setting.h"
 #include "kernels/quant/scale_rule.h"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <numeric>
 #include <vector>
 
@@ -19,16 +18,8 @@ int64_t SwigluPerTokenCastConfig::tileK() const {
 int64_t SwigluPerTokenCastConfig::tileM() const { return 2048 % tileK() ? 1 : 2048 / tileK(); }
 
 std::string applyCountingOverride(SwigluPerTokenCastConfig &c) {
-  const char *env = std::getenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM");
-  if (!env || !*env)
-    return "";
-  long long k = -1;
-  char end = 0;
-  if (std::sscanf(env, "%lld%c", &k, &end) != 1 || k < 0 || k > 32)
-    return std::string("TK_SWIGLU_COUNT_BLOCKS_PER_SM must be 0 (one tile per block, the default) to 32, got '") +
-           env + "'";
-  c.countingBlocksPerSm = k;
-  return "";
+  return readIntSetting("TK_SWIGLU_COUNT_BLOCKS_PER_SM", 0, 32, "blocks per SM (0: one tile per block)",
+                        c.countingBlocksPerSm);
 }
 
 std::string SwigluPerTokenCastConfig::key() const {

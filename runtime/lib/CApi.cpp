@@ -61,9 +61,8 @@ tk_status tk_set_num_sms(tk_context ctx, int32_t num_sms) {
   if (num_sms < 0)
     return report(Status::invalid("tk_set_num_sms: num_sms must be 0 (the device's count) or positive, got " +
                                   std::to_string(num_sms)));
-  if (ctx->target && num_sms > ctx->device.smCount)
-    return report(Status::invalid("tk_set_num_sms: " + std::to_string(num_sms) + " SMs, but " + ctx->device.name +
-                                  " has " + std::to_string(ctx->device.smCount)));
+  if (Status s = ctx->checkNumSms(num_sms); !s.isOk())
+    return report(s);
   ctx->numSms = num_sms;
   return report(Status::ok());
 }

@@ -5,6 +5,13 @@
 
 using namespace tk::runtime;
 
+Status tk_context_s::checkNumSms(int n) const {
+  if (target && n > device.smCount)
+    return Status::invalid("tk_set_num_sms: " + std::to_string(n) + " SMs, but " + device.name + " has " +
+                           std::to_string(device.smCount));
+  return Status::ok();
+}
+
 Status tk_context_s::ensureDevice() {
   if (target)
     return Status::ok();
@@ -50,8 +57,7 @@ Status tk_context_s::run(const std::string &kernelKey, const KernelFactory &fact
   std::shared_ptr<CompiledKernel> kernel;
   if (!(s = cache.get(kernelKey, *target, factory, driver, kernel)).isOk())
     return s;
-  if (numSms > device.smCount)
-    return Status::invalid("tk_set_num_sms: " + std::to_string(numSms) + " SMs, but " + device.name + " has " +
-                           std::to_string(device.smCount));
+  if (!(s = checkNumSms(numSms)).isOk())
+    return s;
   return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream), numSms ? numSms : device.smCount);
 }

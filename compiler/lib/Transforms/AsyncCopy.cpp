@@ -87,8 +87,7 @@ Value ThreadEmitter::threadIndex() {
 
 void ThreadEmitter::initBarriers(Value barriers, int64_t count) {
   auto type = cast<MemRefType>(barriers.getType());
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadIndex(), index(0));
-  when({first}, [&] {
+  when({isFirstThread()}, [&] {
     Value arrivals = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr((int32_t)count));
     for (int64_t i = 0; i < type.getDimSize(0); ++i)
       NVVM::MBarrierInitOp::create(b, loc, elementPointer(barriers, {index(i)}, 3), arrivals, Value());
@@ -98,7 +97,7 @@ void ThreadEmitter::initBarriers(Value barriers, int64_t count) {
 }
 
 void ThreadEmitter::arriveExpecting(Value barriers, Value slot, Value bytes) {
-  when({arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadIndex(), index(0))}, [&] {
+  when({isFirstThread()}, [&] {
     NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), elementPointer(barriers, {slot}, 3), bytes,
                                            NVVM::MemScopeKind::CTA, false, Value());
   });

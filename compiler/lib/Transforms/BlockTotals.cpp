@@ -21,8 +21,7 @@ using namespace mlir;
 namespace tk::compiler {
 
 static Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  return isa<FloatType>(x.getType()) ? Value(arith::AddFOp::create(b, loc, x, y))
-                                     : Value(arith::AddIOp::create(b, loc, x, y));
+  return reduceCombine(b, loc, tile::ReduceKind::sum, x, y);
 }
 
 Value ThreadEmitter::threadTotal(Value input, const BlockedLayout &l, Type type) {
@@ -30,7 +29,7 @@ Value ThreadEmitter::threadTotal(Value input, const BlockedLayout &l, Type type)
   // thread holds few slots); floats are widened per element.
   Type elt = cast<VectorType>(input.getType()).getElementType();
   Type sumType = isa<IntegerType>(elt) ? elt : type;
-  Value total = arith::ConstantOp::create(b, loc, sumType, b.getZeroAttr(sumType));
+  Value zero = arith::ConstantOp::create(b, loc, sumType, b.getZeroAttr(sumType)), total = zero;
   for (int64_t s = 0; s < l.slotsPerThread(); ++s) {
     Value v = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{s});
     if (v.getType() != sumType)
@@ -38,14 +37,10 @@ Value ThreadEmitter::threadTotal(Value input, const BlockedLayout &l, Type type)
     SmallVector<Value> inside;
     BlockedLayout::SlotPos pos = l.slotPos(s);
     for (int64_t d = 0; d < l.rank(); ++d)
-      if (l.hasPadding(d)) {
-        Value c = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
-        inside.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(l.shape[d])));
-      }
-    if (!inside.empty()) {
-      Value zero = arith::ConstantOp::create(b, loc, sumType, b.getZeroAttr(sumType));
+      if (l.hasPadding(d))
+        tileCoord(l, pos, d, &inside);
+    if (!inside.empty())
       v = arith::SelectOp::create(b, loc, allTrue(inside), v, zero);
-    }
     total = add(b, loc, total, v);
   }
   return sumType == type ? total : Value(arith::ExtSIOp::create(b, loc, type, total));

@@ -45,6 +45,12 @@ struct ThreadEmitter {
   mlir::Value laneCoord(const BlockedLayout &l, int64_t d);
   mlir::Value warpCoord(const BlockedLayout &l, int64_t d);
   mlir::Value threadCoord(const BlockedLayout &l, int64_t d);
+  /// Coordinate `d` in the tile of the thread's slot at `pos`. With `conds`,
+  /// appends "inside the tile" when the layout pads dimension `d`.
+  mlir::Value tileCoord(const BlockedLayout &l, const BlockedLayout::SlotPos &pos, int64_t d,
+                        llvm::SmallVectorImpl<mlir::Value> *conds = nullptr);
+  /// Thread 0 of the block (lane 0 of warp 0).
+  mlir::Value isFirstThread();
   mlir::Value allTrue(llvm::ArrayRef<mlir::Value> conds);
   /// Emits `body` unconditionally when `conds` is empty, else under their conjunction.
   void whenAll(llvm::ArrayRef<mlir::Value> conds, llvm::function_ref<void(mlir::OpBuilder &, mlir::Location)> body);

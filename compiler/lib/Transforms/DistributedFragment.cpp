@@ -97,10 +97,23 @@ Value ThreadEmitter::concat(ArrayRef<Value> parts) {
   return acc;
 }
 
+Value ThreadEmitter::tileCoord(const BlockedLayout &l, const BlockedLayout::SlotPos &pos, int64_t d,
+                               SmallVectorImpl<Value> *conds) {
+  Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
+  if (conds && l.hasPadding(d))
+    conds->push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, index(l.shape[d])));
+  return t;
+}
+
+Value ThreadEmitter::isFirstThread() {
+  return arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0)),
+                               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, index(0)));
+}
+
 void ThreadEmitter::chunkCoords(const BlockedLayout &l, const BlockedLayout::SlotPos &pos, ValueRange origin,
                                 SmallVectorImpl<Value> &coords, SmallVectorImpl<Value> &inTile) {
   for (int64_t d = 0; d < l.rank(); ++d) {
-    Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
+    Value t = tileCoord(l, pos, d);
     inTile.push_back(t);
     coords.push_back(arith::AddIOp::create(b, loc, origin[d], t));
   }
@@ -274,9 +287,7 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
   const BlockedLayout &l = g.parent;
   BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(slot));
   for (int64_t d = 0; d < l.rank(); ++d) {
-    Value t = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, d)), threadCoord(l, d));
-    if (l.hasPadding(d))
-      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, index(l.shape[d])));
+    Value t = tileCoord(l, pos, d, &conds);
     if (d == g.dim)
       t = arith::DivUIOp::create(b, loc, t, index(g.group));
     if (inner && d == inner->dim) {

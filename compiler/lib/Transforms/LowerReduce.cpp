@@ -99,10 +99,9 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
     if (kind == tile::ReduceKind::absmax)
       v = absoluteValue(b, loc, v);
     if (l.hasPadding(g.dim)) {
-      BlockedLayout::SlotPos pos = l.slotPos(s);
-      Value c = arith::AddIOp::create(b, loc, index(l.staticCoord(pos, g.dim)), threadCoord(l, g.dim));
-      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(l.shape[g.dim]));
-      v = arith::SelectOp::create(b, loc, inside, v, init);
+      SmallVector<Value, 1> inside;
+      tileCoord(l, l.slotPos(s), g.dim, &inside);
+      v = arith::SelectOp::create(b, loc, inside[0], v, init);
     }
     acc[r] = reduceCombine(b, loc, kind, acc[r], v);
   }

@@ -135,8 +135,7 @@ struct CpuLowering {
           if (v.getType() != type)
             v = isa<FloatType>(type) ? Value(arith::ExtFOp::create(ib, l, type, v))
                                      : Value(arith::ExtSIOp::create(ib, l, type, v));
-          return {isa<FloatType>(type) ? Value(arith::AddFOp::create(ib, l, acc[0], v))
-                                       : Value(arith::AddIOp::create(ib, l, acc[0], v))};
+          return {compiler::reduceCombine(ib, l, ReduceKind::sum, acc[0], v)};
         });
     return nest.results[0];
   }

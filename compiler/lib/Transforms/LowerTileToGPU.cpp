@@ -82,55 +82,53 @@ struct KernelLowering {
   compiler::ThreadEmitter &emit;
   IRMapping map;
 
-  /// Fragments a grid yields as block totals, with their total's type, and
-  /// the thread's share of each once computed: right after the op that
-  /// defines the fragment, so its per-thread vector dies there instead of
-  /// staying live to the end of the tile.
-  llvm::DenseMap<Value, Type> totalled;
-  llvm::DenseMap<Value, Value> shares;
+  /// Fragments a grid yields as block totals, with their totals' types, and
+  /// the thread's share of each (per type) once computed: right after the op
+  /// that defines the fragment, so its per-thread vector dies there instead
+  /// of staying live to the end of the tile.
+  llvm::DenseMap<Value, SmallVector<Type, 1>> totalled;
+  llvm::DenseMap<std::pair<Value, Type>, Value> shares;
 
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerGrid(GridOp grid);
-  FailureOr<SmallVector<Value>> lowerPersistentGrid(GridOp grid);
+  FailureOr<SmallVector<Value>> lowerPersistentGrid(GridOp grid, ValueRange zeros);
   FailureOr<SmallVector<Value>> addBlockTotals(GridOp grid, ValueRange partials);
-  LogicalResult shareOf(Operation &op, Value fragment);
+  LogicalResult shareOf(Operation &op, Value fragment, Type type);
   LogicalResult lowerBlock(Block &block) {
     for (Operation &op : block.without_terminator()) {
       if (failed(lowerOp(op)))
         return failure();
       for (Value result : op.getResults())
-        if (totalled.count(result) && failed(shareOf(op, result)))
-          return failure();
+        for (Type type : totalled.lookup(result))
+          if (failed(shareOf(op, result, type)))
+            return failure();
     }
     return success();
   }
 };
 
-/// The thread's share of a fragment yielded as a block total.
-LogicalResult KernelLowering::shareOf(Operation &op, Value fragment) {
-  if (shares.count(fragment))
+/// The thread's share, in `type`, of a fragment yielded as a block total.
+LogicalResult KernelLowering::shareOf(Operation &op, Value fragment, Type type) {
+  if (shares.count({fragment, type}))
     return success();
   FailureOr<BlockedLayout> l = blockedOf(&op, cast<FragmentType>(fragment.getType()));
   if (failed(l))
     return failure();
-  shares[fragment] = emit.threadTotal(map.lookup(fragment), *l, totalled.lookup(fragment));
+  shares[{fragment, type}] = emit.threadTotal(map.lookup(fragment), *l, type);
   return success();
 }
 
 /// The thread's partial block totals after one tile: `partials` plus its
-/// share of each fragment the grid body yields.
+/// share of each fragment the grid body yields (a fragment defined outside
+/// the body gets its share here).
 FailureOr<SmallVector<Value>> KernelLowering::addBlockTotals(GridOp grid, ValueRange partials) {
   auto yield = cast<YieldOp>(grid.getBody().front().getTerminator());
   SmallVector<Value> out;
   for (auto [value, partial] : llvm::zip(yield.getValues(), partials)) {
-    if (failed(shareOf(*yield, value))) // defined outside the body (or not yet shared)
+    if (failed(shareOf(*yield, value, partial.getType())))
       return failure();
-    Value mine = shares.lookup(value);
-    if (mine.getType() != partial.getType()) // one fragment yielded for totals of two types
-      mine = emit.threadTotal(map.lookup(value), *blockedOf(yield, cast<FragmentType>(value.getType())),
-                              partial.getType());
-    out.push_back(isa<FloatType>(mine.getType()) ? Value(arith::AddFOp::create(emit.b, emit.loc, partial, mine))
-                                                 : Value(arith::AddIOp::create(emit.b, emit.loc, partial, mine)));
+    out.push_back(compiler::reduceCombine(emit.b, emit.loc, ReduceKind::sum, partial,
+                                          shares.lookup({value, partial.getType()})));
   }
   return out;
 }
@@ -140,20 +138,20 @@ FailureOr<SmallVector<Value>> KernelLowering::addBlockTotals(GridOp grid, ValueR
 LogicalResult KernelLowering::lowerGrid(GridOp grid) {
   OpBuilder &b = emit.b;
   auto yield = cast<YieldOp>(grid.getBody().front().getTerminator());
-  for (auto [value, total] : llvm::zip(yield.getValues(), grid.getTotals()))
-    totalled[value] = total.getType();
+  SmallVector<Value> zeros;
+  for (auto [value, total] : llvm::zip(yield.getValues(), grid.getTotals())) {
+    totalled[value].push_back(total.getType());
+    zeros.push_back(arith::ConstantOp::create(b, emit.loc, total.getType(), b.getZeroAttr(total.getType())));
+  }
   FailureOr<SmallVector<Value>> partials;
   if (grid.getPersistent()) {
-    partials = lowerPersistentGrid(grid);
+    partials = lowerPersistentGrid(grid, zeros);
   } else {
     gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
     for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices()))
       map.map(arg, gpu::BlockIdOp::create(b, emit.loc, dims[i]));
     if (failed(lowerBlock(grid.getBody().front())))
       return failure();
-    SmallVector<Value> zeros;
-    for (Type t : grid.getTotals().getTypes())
-      zeros.push_back(arith::ConstantOp::create(b, emit.loc, t, b.getZeroAttr(t)));
     partials = addBlockTotals(grid, zeros);
   }
   if (failed(partials))
@@ -169,7 +167,7 @@ LogicalResult KernelLowering::lowerGrid(GridOp grid) {
 /// ends each tile so that no thread writes the next tile's buffers while
 /// another still reads this one's. The thread's partial block totals are
 /// the loop's carried values.
-FailureOr<SmallVector<Value>> KernelLowering::lowerPersistentGrid(GridOp grid) {
+FailureOr<SmallVector<Value>> KernelLowering::lowerPersistentGrid(GridOp grid, ValueRange zeros) {
   OpBuilder &b = emit.b;
   Location loc = emit.loc;
   SmallVector<Value> sizes;
@@ -178,9 +176,6 @@ FailureOr<SmallVector<Value>> KernelLowering::lowerPersistentGrid(GridOp grid) {
     sizes.push_back(map.lookup(s));
     total = arith::MulIOp::create(b, loc, total, sizes.back());
   }
-  SmallVector<Value> zeros;
-  for (Type t : grid.getTotals().getTypes())
-    zeros.push_back(arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t)));
   Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   auto loop = scf::ForOp::create(b, loc, first, total, step, zeros);
@@ -224,12 +219,9 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   if (auto grid = dyn_cast<GridOp>(op))
     return lowerGrid(grid);
   if (auto add = dyn_cast<AtomicAddOp>(op)) { // once per block: by thread 0
-    Value first = arith::AndIOp::create(
-        b, emit.loc, arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.lane, emit.index(0)),
-        arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.warp, emit.index(0)));
     Value value = mapped(add.getValue()), dest = mapped(add.getDest());
     SmallVector<Value> at = origin(add.getIndices());
-    emit.whenAll({first}, [&](OpBuilder &tb, Location l) {
+    emit.whenAll({emit.isFirstThread()}, [&](OpBuilder &tb, Location l) {
       memref::AtomicRMWOp::create(tb, l,
                                   isa<FloatType>(value.getType()) ? arith::AtomicRMWKind::addf
                                                                   : arith::AtomicRMWKind::addi,
@@ -441,9 +433,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return success();
   }
   if (auto scatter = dyn_cast<ScatterOp>(op)) { // one element, held (at least) by thread 0
-    Value first = arith::AndIOp::create(
-        b, emit.loc, arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.lane, emit.index(0)),
-        arith::CmpIOp::create(b, emit.loc, arith::CmpIPredicate::eq, emit.warp, emit.index(0)));
+    Value first = emit.isFirstThread();
     Value value = vector::ExtractOp::create(b, emit.loc, mapped(scatter.getValue()), ArrayRef<int64_t>{0});
     Value index = vector::ExtractOp::create(b, emit.loc, mapped(scatter.getIndex()), ArrayRef<int64_t>{0});
     scf::IfOp::create(b, emit.loc, first, [&](OpBuilder &tb, Location l) {

@@ -57,12 +57,8 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
     if (pos.v[r - 2] % rowVec)
       continue;
     SmallVector<Value> coords, conds;
-    for (int64_t d = 0; d < r; ++d) {
-      Value c = arith::AddIOp::create(b, loc, index(in.staticCoord(pos, d)), threadCoord(in, d));
-      if (in.hasPadding(d))
-        conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(in.shape[d])));
-      coords.push_back(c);
-    }
+    for (int64_t d = 0; d < r; ++d)
+      coords.push_back(tileCoord(in, pos, d, &conds));
     std::swap(coords[r - 1], coords[r - 2]);
     SmallVector<int64_t> lanes;
     for (int64_t k = 0; k < rowVec; ++k) {
@@ -96,7 +92,7 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
       BlockedLayout::SlotPos pos = out.slotPos(s);
       SmallVector<Value> at;
       for (int64_t d = 0; d < r; ++d)
-        at.push_back(arith::AddIOp::create(b, loc, index(out.staticCoord(pos, d)), threadCoord(out, d)));
+        at.push_back(tileCoord(out, pos, d));
       at[r - 1] = place(b, loc, at[r - 2], at[r - 1]);
       pieces.push_back(
           vector::LoadOp::create(b, loc, pieceType, buf, at, false, llvm::MaybeAlign(piece * eltBytes)));

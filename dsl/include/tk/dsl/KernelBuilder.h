@@ -120,8 +120,6 @@ private:
   Tensor addTensor(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides,
                    int64_t alignBytes, bool output);
   mlir::Value materialize(const Dim &dim);
-  std::vector<Total> buildGrid(std::vector<Dim> sizes, const std::vector<DType> &types,
-                               const std::function<std::vector<Tile>(const std::vector<Index> &)> &body);
 
   mlir::MLIRContext &ctx_;
   mlir::OpBuilder b_;

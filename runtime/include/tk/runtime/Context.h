@@ -24,6 +24,8 @@ struct tk_context_s {
 
   /// tk_set_num_sms: the SM count persistent grids are sized for (0: the device's).
   int numSms = 0;
+  /// An error when `n` SMs exceed the bound device's (checked when bound).
+  tk::runtime::Status checkNumSms(int n) const;
 
   const tk::runtime::Driver *driver = nullptr;
   tk::runtime::DeviceInfo device;

@@ -1,5 +1,5 @@
-//===- pipeline_setting.cpp -----------------------------------------------===//
-#include "kernels/common/pipeline_setting.h"
+//===- tuning_setting.cpp -------------------------------------------------===//
+#include "kernels/common/tuning_setting.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -25,6 +25,19 @@ std::string readPipelineSetting(const char *var, int64_t stageBytes, int64_t &st
     return std::string(var) + " '" + env + "': one stage takes " + std::to_string(stageBytes) +
            " bytes of shared memory, over " + std::to_string(kPipelineSharedBytes);
   stages = std::min<int64_t>(s, kPipelineSharedBytes / stageBytes), tiles = t;
+  return "";
+}
+
+std::string readIntSetting(const char *var, int64_t lo, int64_t hi, const char *what, int64_t &value) {
+  const char *env = std::getenv(var);
+  if (!env || !*env)
+    return "";
+  long long v = 0;
+  char end = 0;
+  if (std::sscanf(env, "%lld%c", &v, &end) != 1 || v < lo || v > hi)
+    return std::string(var) + " must be " + std::to_string(lo) + " to " + std::to_string(hi) + " " + what +
+           ", got '" + env + "'";
+  value = v;
   return "";
 }
 

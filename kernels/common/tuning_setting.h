@@ -1,4 +1,4 @@
-//===- pipeline_setting.h - STAGESxTILES software-pipeline settings -------===//
+//===- tuning_setting.h - tuning settings read from the environment -------===//
 #pragma once
 
 #include <cstdint>
@@ -18,5 +18,11 @@ constexpr int64_t kPipelineSharedBytes = 40 * 1024;
 /// `tiles` set, or an error that names `var` (malformed, out of range, or
 /// one stage larger than kPipelineSharedBytes).
 std::string readPipelineSetting(const char *var, int64_t stageBytes, int64_t &stages, int64_t &tiles);
+
+/// Reads the integer setting in environment variable `var` (a tuning
+/// experiment), `lo` to `hi` `what` (e.g. "blocks per SM"). Unset or empty:
+/// "" and `value` unchanged; otherwise "" with `value` set, or an error that
+/// names `var`.
+std::string readIntSetting(const char *var, int64_t lo, int64_t hi, const char *what, int64_t &value);
 
 } // namespace tk::kernels
