@@ -13,12 +13,22 @@
 
 namespace tk::kernels {
 
+/// `c` with a tuning setting from the environment applied (`tk compile`
+/// shows an experiment's code), or, when the setting is bad, `c` unchanged
+/// and a warning.
+template <typename Config, typename Apply> static Config tuned(const std::string &name, Config c, Apply apply) {
+  Config t = c;
+  if (std::string error = apply(t); !error.empty()) {
+    std::fprintf(stderr, "tk: %s; %s keeps its defaults\n", error.c_str(), name.c_str());
+    return c;
+  }
+  return t;
+}
+
 static KernelVariant perTokenCastVariant(const std::string &name, quant::PerTokenCastConfig c,
                                          quant::PerTokenMode mode = quant::PerTokenMode::Cast) {
   c.mode = mode;
-  // TK_PER_TOKEN_PERSISTENT / TK_PER_TOKEN_PIPELINE: `tk compile` shows an experiment's code.
-  if (std::string error = quant::applyScheduleOverride(c); !error.empty())
-    std::fprintf(stderr, "tk: %s; %s keeps its default schedule\n", error.c_str(), name.c_str());
+  c = tuned(name, c, quant::applyScheduleOverride);
   return {name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerTokenCast(ctx, c); }};
 }
 
@@ -102,12 +112,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perBlock("per_block_cast_with_precomputed_sf.bf16.k7168.b128.g128",
                               {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
     auto perChannel = [](const std::string &name, quant::PerChannelCastConfig c) {
-      // TK_PER_CHANNEL_TILE / _PIPELINE: `tk compile` shows an experiment's registers.
-      quant::PerChannelCastConfig tuned = c;
-      if (std::string error = quant::applyTuningOverrides(tuned); !error.empty())
-        std::fprintf(stderr, "tk: %s; %s keeps its defaults\n", error.c_str(), name.c_str());
-      else
-        c = tuned;
+      c = tuned(name, c, quant::applyTuningOverrides);
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
     };
     auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {
@@ -160,9 +165,8 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      KernelVariant{"swiglu_backward.zero_unrouted", "swiglu_backward_zero_unrouted",
                                    [](mlir::MLIRContext &ctx) { return quant::buildZeroUnroutedWeightGrad(ctx, false); }}}});
     auto swigluToken = [](const std::string &name, quant::SwigluPerTokenCastConfig c) {
-      if (c.countClamps) // TK_SWIGLU_COUNT_BLOCKS_PER_SM: `tk compile` shows an experiment's code
-        if (std::string error = quant::applyCountingOverride(c); !error.empty())
-          std::fprintf(stderr, "tk: %s; %s keeps its default schedule\n", error.c_str(), name.c_str());
+      if (c.countClamps)
+        c = tuned(name, c, quant::applyCountingOverride);
       return KernelVariant{name, c.key(),
                            [c](mlir::MLIRContext &ctx) { return quant::buildSwigluPerTokenCast(ctx, c); }};
     };
@@ -217,8 +221,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                        return c;
                      }())}});
     auto transposeVariant = [](const std::string &name, transpose::TransposeConfig c) {
-      if (std::string error = transpose::applyTileOverride(c); !error.empty())
-        std::fprintf(stderr, "tk: %s; %s keeps its default tile\n", error.c_str(), name.c_str());
+      c = tuned(name, c, transpose::applyTileOverride);
       return KernelVariant{name, c.key(),
                            [c](mlir::MLIRContext &ctx) { return transpose::buildBatchedTranspose(ctx, c); }};
     };
