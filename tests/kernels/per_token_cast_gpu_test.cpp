@@ -3,6 +3,7 @@
 // a CUDA device.
 #include "tests/kernels/gpu_suite.h"
 #include "bench/per_token_cast_check.h"
+#include "tk/compiler/Target/Pipeline.h"
 #include "tk/runtime/Context.h"
 
 #include <gtest/gtest.h>
@@ -97,6 +98,27 @@ TEST_F(PerTokenCastGpu, Sm80PathWithSoftwareE4M3IsBitExact) {
   cases.push_back({4001, 7168, 128, TK_F32, TK_ROUND_SF | TK_SF_COL_MAJOR});
   runGrid(ctx, cases);
   tk_context_destroy(ctx);
+}
+
+// Every ablation (TK_ABLATE: a pass switched off, tk bench's ablation rows)
+// still computes the same bits: narrower accesses, software e4m3, one-stage
+// pipelines, padded transposes, default layouts with shared-memory relayouts,
+// and unfused stages.
+TEST_F(PerTokenCastGpu, AblatedKernelsAreBitExact) {
+  for (const std::string &pass : compiler::CompileOptions::ablations()) {
+    setenv("TK_ABLATE", pass.c_str(), 1);
+    tk_context ctx;
+    ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+    std::printf("[ TK_ABLATE=%s ]\n", pass.c_str());
+    runGrid(ctx, {{4001, 7168, 128, TK_BF16, 0},
+                  {4001, 7168, 128, TK_BF16, TK_ROUND_SF | TK_SF_COL_MAJOR},
+                  {4001, 2560, 32, TK_F32, TK_ROUND_SF},
+                  {4001, 576, 576, TK_BF16, 0},
+                  {4001, 2048, 32, TK_BF16, 0, 0, 7, TK_FORMAT_E2M1},
+                  {4001, 2048, 128, TK_BF16, 0, 0, 8, TK_FORMAT_E5M6}});
+    tk_context_destroy(ctx);
+  }
+  unsetenv("TK_ABLATE");
 }
 
 // The CPU path (tile-lower-to-cpu) and the GPU path give the same bits for the

@@ -76,6 +76,18 @@ TEST(Compile, AblationsSwitchPassesOff) {
   std::string software = compile(c, "sm_90a");
   EXPECT_EQ(count(software, "cvt.rn.satfinite.e4m3x2"), 0u);
   EXPECT_GE(count(software, "ld.global.v4.b32"), 2u);
+  // Layout inference and fusion off: values move through shared memory
+  // (tile.relayout), each move between two block barriers.
+  std::string normal = compile(c, "sm_90a");
+  setenv("TK_ABLATE", "layout-inference", 1);
+  std::string uninferred = compile(c, "sm_90a");
+  EXPECT_GE(count(uninferred, "bar.sync"), count(normal, "bar.sync") + 4) << uninferred;
+  EXPECT_GT(count(uninferred, "st.shared"), count(normal, "st.shared"));
+  setenv("TK_ABLATE", "fusion", 1);
+  std::string unfused = compile(c, "sm_90a");
+  EXPECT_GE(count(unfused, "bar.sync"), count(uninferred, "bar.sync")) << unfused;
+  EXPECT_GT(count(unfused, "ld.shared"), count(normal, "ld.shared"));
+  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
   setenv("TK_ABLATE", "layouts", 1);
   std::string error = compileError(c);
   EXPECT_NE(error.find("TK_ABLATE: unknown pass 'layouts'"), std::string::npos) << error;

@@ -558,5 +558,15 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+LogicalResult RelayoutOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape() || in.getElementType() != out.getElementType())
+    return emitOpError() << "changes only the layout: the result must have the input's shape and element type, got "
+                         << in << " -> " << out;
+  if (!out.getLayout())
+    return emitOpError() << "needs the result's layout";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "tk/compiler/Dialect/Tile/TileOps.cpp.inc"

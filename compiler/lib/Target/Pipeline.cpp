@@ -25,7 +25,10 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   pm.addPass(tile::createTilePipelineCopies(pipelining));
   tile::TileAssignLayoutsOptions layouts;
   layouts.vectorBytes = ablated("vectorize") ? 4 : target.vectorBytes;
+  layouts.infer = !ablated("layout-inference");
   pm.addPass(tile::createTileAssignLayouts(layouts));
+  if (ablated("fusion"))
+    pm.addPass(tile::createTileMaterializeIntermediates());
   tile::TileLowerToGPUOptions lower;
   lower.fp8Hardware = target.fp8Conversion && !ablated("fp8-hardware");
   lower.remarks = options.remarks;

@@ -38,7 +38,8 @@ CompileOptions CompileOptions::fromEnvironment() {
 }
 
 const std::vector<std::string> &CompileOptions::ablations() {
-  static const std::vector<std::string> names = {"vectorize", "fp8-hardware", "pipeline", "swizzle"};
+  static const std::vector<std::string> names = {"vectorize",        "fp8-hardware", "pipeline", "swizzle",
+                                                  "layout-inference", "fusion"};
   return names;
 }
 
@@ -72,7 +73,10 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   for (const std::string &a : options.ablate)
     if (std::find(CompileOptions::ablations().begin(), CompileOptions::ablations().end(), a) ==
         CompileOptions::ablations().end()) {
-      error = "TK_ABLATE: unknown pass '" + a + "' (known: vectorize, fp8-hardware, pipeline, swizzle)";
+      error = "TK_ABLATE: unknown pass '" + a + "' (known:";
+      for (const std::string &known : CompileOptions::ablations())
+        error += (known == CompileOptions::ablations().front() ? " " : ", ") + known;
+      error += ")";
       return false;
     }
   if (options.copyEngine != "cp.async" && options.copyEngine != "bulk") {

@@ -73,7 +73,8 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
     // as the reduced form of the expansion's layout.
     llvm::DenseMap<Value, Attribute> wanted;
     SmallVector<Operation *> ops;
-    kernel.walk([&](Operation *op) { ops.push_back(op); });
+    if (infer)
+      kernel.walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : llvm::reverse(ops)) {
       if (auto expand = dyn_cast<ExpandOp>(op)) {
         FragmentType wide = expand.getResult().getType();
@@ -143,7 +144,60 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
       }
     }
 
+    // Without inference (the ablation): every result gets its annotation or
+    // the default layout of its shape, and an operand laid out otherwise than
+    // its op needs moves through shared memory (tile.relayout) first.
+    auto requiredLayout = [&](Operation *op, Value operand) -> Attribute {
+      auto resultLayout = [&]() {
+        FragmentType t = cast<FragmentType>(op->getResult(0).getType());
+        return t.getLayout() ? t.getLayout() : defaultLayout(t);
+      };
+      if (isa<ParallelOp, ConvertOp, GatherOp, GatherRowsOp>(op))
+        return resultLayout();
+      if (auto expand = dyn_cast<ExpandOp>(op))
+        return ReducedLayoutAttr::get(ctx, resultLayout(), expand.getDim(), expand.getGroup());
+      if (auto unpack = dyn_cast<UnpackE2M1Op>(op)) { // half the values' vector: two values per byte
+        auto b = dyn_cast<BlockedLayoutAttr>(resultLayout());
+        if (!b || b.getVec().back() % 2)
+          return {};
+        SmallVector<int64_t> vec(b.getVec());
+        vec.back() /= 2;
+        return BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps());
+      }
+      if (isa<UnpackE5M6Op>(op)) { // runs of 12 bytes: the values' runs of 8
+        auto b = dyn_cast<BlockedLayoutAttr>(resultLayout());
+        if (!b || b.getVec().back() % 8)
+          return {};
+        SmallVector<int64_t> vec(b.getVec());
+        vec.back() = vec.back() / 2 * 3;
+        return BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps());
+      }
+      if (isa<PackE5M6Op>(op)) { // runs of 8 values
+        auto b = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(operand));
+        if (b && b.getVec().back() % 8 == 0)
+          return {};
+        FragmentType in = cast<FragmentType>(operand.getType());
+        std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());
+        return compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, std::max<int64_t>(vecElems, 8)));
+      }
+      return {};
+    };
+    auto relayoutOperands = [&](Operation *op) {
+      for (OpOperand &use : op->getOpOperands()) {
+        if (!isa<FragmentType>(use.get().getType()))
+          continue;
+        Attribute want = requiredLayout(op, use.get());
+        if (!want || layoutOf(use.get()) == want)
+          continue;
+        OpBuilder b(op);
+        auto type = cast<FragmentType>(use.get().getType()).withLayout(want);
+        use.set(RelayoutOp::create(b, op->getLoc(), type, use.get()));
+      }
+    };
+
     WalkResult result = kernel.walk([&](Operation *op) -> WalkResult {
+      if (!infer && op->getNumResults() && isa<FragmentType>(op->getResult(0).getType()))
+        relayoutOperands(op);
       for (Value res : op->getResults()) {
         auto type = dyn_cast<FragmentType>(res.getType());
         if (!type || type.getLayout())

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -76,6 +77,23 @@ FailureOr<Grouping> groupingOf(Operation *op, FragmentType reducedType) {
 
 const GroupedReduction *innerOf(const Grouping &g) { return g.inner ? &*g.inner : nullptr; }
 
+/// The grouping of a reduced fragment, or a blocked one seen as a reduction
+/// with groups of one element along the last dimension (the same slots in the
+/// same order), so that the accesses written for reduced fragments (split_last
+/// and atomic_add) also take blocked ones, one element at a time.
+FailureOr<Grouping> groupingOrSingletons(Operation *op, FragmentType type) {
+  if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout()))
+    return groupingOf(op, type);
+  FailureOr<BlockedLayout> l = blockedOf(op, type);
+  if (failed(l))
+    return failure();
+  Grouping out;
+  std::string error;
+  if (!GroupedReduction::analyze(*l, l->rank() - 1, 1, out.g, error))
+    return op->emitOpError() << "cannot access " << type << " element by element: " << error;
+  return out;
+}
+
 struct KernelLowering {
   KernelOp kernel;
   gpu::GPUFuncOp func;
@@ -94,6 +112,10 @@ struct KernelLowering {
   FailureOr<SmallVector<Value>> lowerPersistentGrid(GridOp grid, ValueRange zeros);
   FailureOr<SmallVector<Value>> addBlockTotals(GridOp grid, ValueRange partials);
   LogicalResult shareOf(Operation &op, Value fragment, Type type);
+  /// The bytes of shared memory every tile.relayout of the kernel uses (each
+  /// one is done with them before the next starts), sized for the largest.
+  Value relayoutBytes;
+  LogicalResult lowerRelayout(RelayoutOp op);
   LogicalResult lowerBlock(Block &block) {
     for (Operation &op : block.without_terminator()) {
       if (failed(lowerOp(op)))
@@ -206,6 +228,70 @@ FailureOr<SmallVector<Value>> KernelLowering::lowerPersistentGrid(GridOp grid, V
   return SmallVector<Value>(loop.getResults());
 }
 
+/// tile.relayout: every thread writes its elements into a shared buffer of
+/// the fragment's shape (one thread per group for a reduced layout), the
+/// block synchronizes, every thread reads the elements of the result layout,
+/// and the block synchronizes again before the buffer is reused.
+LogicalResult KernelLowering::lowerRelayout(RelayoutOp op) {
+  OpBuilder &b = emit.b;
+  Location loc = emit.loc;
+  // i1 elements are held as bytes in memory (vectors of i1 are bit-packed).
+  auto memoryType = [&](FragmentType t) {
+    Type e = compiler::storageType(t.getElementType());
+    return e.isInteger(1) ? Type(b.getI8Type()) : e;
+  };
+  if (!relayoutBytes) {
+    int64_t most = 0;
+    kernel.walk([&](RelayoutOp r) {
+      FragmentType t = r.getResult().getType();
+      most = std::max(most, t.getNumElements() * std::max<int64_t>(1, memoryType(t).getIntOrFloatBitWidth() / 8));
+    });
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    relayoutBytes = emit.sharedBuffer(MemRefType::get({most}, b.getI8Type(), MemRefLayoutAttrInterface(), space));
+  }
+  FragmentType from = op.getInput().getType(), to = op.getResult().getType();
+  Type held = compiler::storageType(to.getElementType()), elt = memoryType(to);
+  auto bufType = MemRefType::get(to.getShape(), elt, MemRefLayoutAttrInterface(),
+                                 cast<MemRefType>(relayoutBytes.getType()).getMemorySpace());
+  Value buf = memref::ViewOp::create(b, loc, bufType, relayoutBytes, emit.index(0), ValueRange{});
+  emit.alignment[buf] = 16;
+  SmallVector<Value> zeros(to.getRank(), emit.index(0));
+  auto withElement = [](Value v, Type e) { return VectorType::get(cast<VectorType>(v.getType()).getShape(), e); };
+
+  Value value = map.lookup(op.getInput());
+  if (held != elt)
+    value = arith::ExtUIOp::create(b, loc, withElement(value, elt), value);
+  if (isa_and_nonnull<ReducedLayoutAttr>(from.getLayout())) {
+    FailureOr<Grouping> g = groupingOf(op, from);
+    if (failed(g))
+      return failure();
+    emit.storeReduced(value, buf, zeros, g->g, innerOf(*g));
+  } else {
+    FailureOr<BlockedLayout> l = blockedOf(op, from);
+    if (failed(l))
+      return failure();
+    emit.store(op, value, buf, zeros, *l);
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value result;
+  if (isa_and_nonnull<ReducedLayoutAttr>(to.getLayout())) {
+    FailureOr<Grouping> g = groupingOf(op, to);
+    if (failed(g))
+      return failure();
+    result = emit.loadReduced(buf, zeros, g->g, elt, innerOf(*g));
+  } else {
+    FailureOr<BlockedLayout> l = blockedOf(op, to);
+    if (failed(l))
+      return failure();
+    result = emit.load(op, buf, zeros, *l, elt);
+  }
+  gpu::BarrierOp::create(b, loc);
+  if (held != elt)
+    result = arith::TruncIOp::create(b, loc, withElement(result, held), result);
+  map.map(op.getResult(), result);
+  return success();
+}
+
 LogicalResult KernelLowering::lowerOp(Operation &op) {
   OpBuilder &b = emit.b;
   auto mapped = [&](Value v) { return map.lookup(v); };
@@ -231,8 +317,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   }
   if (auto load = dyn_cast<LoadOp>(op)) {
     FragmentType type = load.getResult().getType();
-    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
-      FailureOr<Grouping> g = groupingOf(&op, type);
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout()) || load.getSplitLast()) {
+      FailureOr<Grouping> g = groupingOrSingletons(&op, type);
       if (failed(g))
         return failure();
       map.map(load.getResult(), emit.loadReduced(mapped(load.getSource()), origin(load.getIndices()), g->g,
@@ -240,8 +326,6 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
                                                  load.getSplitLast().value_or(0)));
       return success();
     }
-    if (load.getSplitLast())
-      return op.emitOpError() << "split_last loads are implemented for reduced fragments (scale factors) only";
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
     if (failed(l))
       return failure();
@@ -252,18 +336,14 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   }
   if (auto store = dyn_cast<StoreOp>(op)) {
     FragmentType type = store.getValue().getType();
-    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
-      FailureOr<Grouping> g = groupingOf(&op, type);
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout()) || store.getSplitLast() || store.getAtomicAdd()) {
+      FailureOr<Grouping> g = groupingOrSingletons(&op, type);
       if (failed(g))
         return failure();
       emit.storeReduced(mapped(store.getValue()), mapped(store.getDest()), origin(store.getIndices()), g->g,
                         innerOf(*g), store.getSplitLast().value_or(0), store.getAtomicAdd());
       return success();
     }
-    if (store.getAtomicAdd())
-      return op.emitOpError() << "atomic_add stores are implemented for reduced fragments (counters) only";
-    if (store.getSplitLast())
-      return op.emitOpError() << "split_last stores are implemented for reduced fragments (scale factors) only";
     FailureOr<BlockedLayout> l = blockedOf(&op, type);
     if (failed(l))
       return failure();
@@ -448,6 +528,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
                                                      mapped(gather.getIndex()), elt));
     return success();
   }
+  if (auto relayout = dyn_cast<RelayoutOp>(op))
+    return lowerRelayout(relayout);
   if (auto conv = dyn_cast<ConvertOp>(op)) {
     FailureOr<Value> v = emit.convert(conv, mapped(conv.getInput()));
     if (failed(v))

@@ -22,16 +22,3 @@ tile.kernel @k(%x: memref<?x96xf32>) attributes {threads = 128 : i64} {
   }
   tile.return
 }
-
-// -----
-
-tile.kernel @k(%x: memref<?x128xi32>) attributes {threads = 32 : i64} {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  tile.grid (%b) in (%c1) {
-    %t = tile.load %x[%c0, %c0] : memref<?x128xi32> -> !tile.frag<1x128xi32, #tile.blocked<vec = [1, 4], lanes = [1, 32], warps = [1, 1]>>
-    // expected-error @+1 {{atomic_add stores are implemented for reduced fragments (counters) only}}
-    tile.store %t, %x[%c0, %c0] {atomic_add} : !tile.frag<1x128xi32, #tile.blocked<vec = [1, 4], lanes = [1, 32], warps = [1, 1]>>, memref<?x128xi32>
-  }
-  tile.return
-}

@@ -383,3 +383,29 @@ tile.kernel @k(%x: memref<?x64xi32>, %n: memref<1xi64>) attributes {threads = 64
   tile.atomic_add %a, %n[%c0] : i32, memref<1xi64>
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%i, %c0] : memref<?x64xf32> -> !tile.frag<2x64xf32>
+    // expected-error @+1 {{changes only the layout: the result must have the input's shape and element type}}
+    %r = tile.relayout %t : !tile.frag<2x64xf32> -> !tile.frag<2x64xbf16, #tile.blocked<vec = [1, 2], lanes = [1, 32], warps = [2, 1]>>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%i, %c0] : memref<?x64xf32> -> !tile.frag<2x64xf32>
+    // expected-error @+1 {{needs the result's layout}}
+    %r = tile.relayout %t : !tile.frag<2x64xf32> -> !tile.frag<2x64xf32>
+  }
+  tile.return
+}

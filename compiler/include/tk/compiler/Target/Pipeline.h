@@ -30,7 +30,11 @@ struct CompileOptions {
   /// Passes switched off for an ablation study (TK_ABLATE=a,b): "vectorize"
   /// (4-byte accesses instead of the target's 16 or 32), "fp8-hardware"
   /// (e4m3 conversion by integer arithmetic instead of cvt instructions) and
-  /// "pipeline" (tile.pipeline loops with one stage: each copy waits for itself).
+  /// "pipeline" (tile.pipeline loops with one stage: each copy waits for itself),
+  /// "swizzle" (transposes' shared buffers with padded rows), "layout-inference"
+  /// (default layouts, tile.relayout through shared memory where an op needs
+  /// another) and "fusion" (every computed fragment through shared memory
+  /// before its uses).
   std::vector<std::string> ablate;
   /// Launch bounds for a register experiment (TK_MIN_BLOCKS_PER_SM=n): every
   /// kernel asks ptxas to fit n blocks per SM (fewer registers, maybe spills).

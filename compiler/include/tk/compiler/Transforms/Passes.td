@@ -59,7 +59,26 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let options = [
     Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"16",
            "Bytes per thread per global access: 16 on sm_80/sm_90a, 32 on sm_100a">,
+    Option<"infer", "infer", "bool", /*default=*/"true",
+           "Infer layouts from annotations, expansions, transposes and packing. false (the ablation of layout "
+           "inference): every result gets its annotation or the default layout of its shape, and an operand "
+           "laid out otherwise than its op needs moves through shared memory (tile.relayout)">,
   ];
+}
+
+def TileMaterializeIntermediates : Pass<"tile-materialize-intermediates", "::mlir::ModuleOp"> {
+  let summary = "The ablation of fusion: every computed fragment passes through shared memory before its uses";
+  let description = [{
+    Kernels are fused by construction: a fragment one op computes stays in
+    registers for the ops that use it. This pass undoes that, to measure what
+    it is worth (`TK_ABLATE=fusion`): after every op that computes a fragment
+    (tile.parallel, tile.convert, tile.reduce, tile.transpose and the
+    pack/unpack ops), its result goes through a `tile.relayout` to its own
+    layout (written to shared memory, a block barrier, read back, a barrier),
+    and the ops that compute with it (every user but tile.store) read that
+    copy, as unfused stages would read their input from memory. Runs after
+    tile-assign-layouts.
+  }];
 }
 
 def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {

@@ -462,4 +462,24 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_RelayoutOp : Tile_Op<"relayout", [Pure]> {
+  let summary = "Moves a fragment into another layout through shared memory";
+  let description = [{
+    The same elements, held as the result's layout says. On the GPU every
+    thread writes its elements to a shared-memory buffer of the fragment's
+    shape, the block synchronizes and every thread reads the elements of the
+    result layout (then synchronizes again, so the buffer can be reused). The
+    CPU lowering forwards the value. Kernels do not need it: layout inference
+    (tile-assign-layouts) gives producers the layouts their users want. Its
+    ablations insert it: `infer=false` where an op's operand has another
+    layout than the op needs, tile-materialize-intermediates (the ablation of
+    fusion) after every computed fragment, to its own layout.
+      %r = tile.relayout %s : !tile.frag<4x8xf32, #tile.blocked<...>> -> !tile.frag<4x8xf32, #tile.reduced<...>>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 #endif
