@@ -143,6 +143,19 @@ Tile unpack_e2m1(const Tile &t) {
   return Tile(k, tile::UnpackE2M1Op::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
+Tile e2m1_to_e4m3(const Tile &codes, const Tile &shift) {
+  KernelBuilder *k = codes.builder();
+  auto in = fragType(codes), by = fragType(shift);
+  if (!in.getElementType().isInteger(8) || !by.getElementType().isInteger(32))
+    throw std::invalid_argument("e2m1_to_e4m3 takes an i8 tile of codes (two per byte) and an i32 tile of shifts");
+  SmallVector<int64_t> shape(in.getShape());
+  shape.back() *= 2;
+  if (by.getShape() != ArrayRef<int64_t>(shape))
+    throw std::invalid_argument("e2m1_to_e4m3: the shifts need the codes' shape with twice the last dimension");
+  auto type = tile::FragmentType::get(&k->context(), shape, k->opBuilder().getType<mlir::Float8E4M3FNType>());
+  return Tile(k, tile::E2M1ToE4M3Op::create(k->opBuilder(), k->loc(), type, codes.value(), shift.value()));
+}
+
 Tile pack_e5m6(const Tile &t) {
   KernelBuilder *k = t.builder();
   auto in = fragType(t);

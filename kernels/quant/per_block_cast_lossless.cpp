@@ -3,7 +3,8 @@
 // Exponent arithmetic on the scale factors (quant.md 4.9): e_in = the biased
 // exponent of an input block's scale, e_max its maximum over the output block,
 // e_out = max(e_max - 6, 0), out = e4m3(decode(x) * 2^(e_in - e_out)), which
-// is exact while e_in >= e_out - 5.
+// is exact while e_in >= e_out - 5: tile.e2m1_to_e4m3, which maps FP4 codes
+// to e4m3 codes by table lookup without decoding them.
 //===----------------------------------------------------------------------===//
 #include "kernels/quant/per_block_cast_lossless.h"
 #include "kernels/quant/scale_rule.h"
@@ -71,12 +72,13 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
       k.store(sfOut, {sfRow, sfCol}, ue8m0Bytes(sfTile), /*splitLast=*/4);
     else
       k.store(sfOut, {sfRow, sfCol}, sfTile);
-    // Per element: the multiplier 2^(e_in - e_out) (0 for a zero scale), and
-    // whether its block lies too far below (e_in + 5 < e_out).
+    // Per element: the exponent shift e_in - e_out (for a zero scale -1000:
+    // the values become +-0, as multiplied by 0), and whether its block lies
+    // too far below (e_in + 5 < e_out).
     Tile eOutAll = expand2(eOut, c.outBlockM, c.outBlockK);
-    Tile multiplier = map({scales, eOutAll}, DType::F32, [](auto &s) {
+    Tile shift = map({scales, eOutAll}, DType::I32, [](auto &s) {
       Scalar eIn = exponentOf(s[0]), present = min(eIn, s[0].constantI32(1));
-      return (present * ((eIn - s[1] + s[0].constantI32(127)) << 23)).bitsAsF32();
+      return present * (eIn - s[1] + s[0].constantI32(1000)) - s[0].constantI32(1000);
     });
     Tile tooFar = map({scales, eOutAll}, DType::F32, [](auto &s) {
       Scalar eIn = exponentOf(s[0]), one = s[0].constantI32(1), zero = s[0].constantI32(0);
@@ -84,8 +86,7 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
       return (beyond * min(eIn, one) * s[0].constantI32(0x3F800000)).bitsAsF32(); // 1.0 or 0.0
     });
     k.store(violations, {b[0], b[1]}, reduce_max(reduce_max(tooFar, 1), 0));
-    Tile values = unpack_e2m1(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}));
-    k.store(out, {row, col}, (values * multiplier).to(DType::F8E4M3));
+    k.store(out, {row, col}, e2m1_to_e4m3(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}), shift));
   });
   return k.finish();
 }

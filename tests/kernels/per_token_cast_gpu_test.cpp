@@ -115,7 +115,7 @@ TEST_F(PerTokenCastGpu, AblatedKernelsAreBitExact) {
                   {4001, 2560, 32, TK_F32, TK_ROUND_SF},
                   {4001, 576, 576, TK_BF16, 0},
                   {4001, 2048, 32, TK_BF16, 0, 0, 7, TK_FORMAT_E2M1},
-                  {4001, 2048, 128, TK_BF16, 0, 0, 8, TK_FORMAT_E5M6}});
+                  {4001, 2048, 2048, TK_BF16, 0, 0, 8, TK_FORMAT_E5M6}});
     tk_context_destroy(ctx);
   }
   unsetenv("TK_ABLATE");

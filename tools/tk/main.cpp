@@ -17,7 +17,7 @@ static int usage() {
                        "  tk list\n"
                        "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] -o DIR\n"
                        "  tk run [--quick]\n"
-                       "  tk bench [--full|--headline] [--only OP] [--json FILE]   (TK_ABLATE=vectorize,fp8-hardware switches passes off)\n"
+                       "  tk bench [--full|--headline] [--only OP] [--json FILE]   (TK_ABLATE=pass,... switches passes off; see README)\n"
                        "  tk version\n");
   return 2;
 }

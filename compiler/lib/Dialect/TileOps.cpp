@@ -509,6 +509,20 @@ LogicalResult UnpackE2M1Op::verify() {
   return success();
 }
 
+LogicalResult E2M1ToE4M3Op::verify() {
+  FragmentType codes = getCodes().getType(), shift = getShift().getType(), out = getResult().getType();
+  if (!codes.getElementType().isInteger(8) || !shift.getElementType().isInteger(32) ||
+      !isa<Float8E4M3FNType>(out.getElementType()))
+    return emitOpError() << "takes i8 codes (two per byte) and i32 shifts to f8E4M3FN, got " << codes.getElementType()
+                         << ", " << shift.getElementType() << " -> " << out.getElementType();
+  SmallVector<int64_t> expected(codes.getShape());
+  expected.back() *= 2;
+  if (out.getShape() != ArrayRef<int64_t>(expected) || shift.getShape() != out.getShape())
+    return emitOpError() << "the shift and the result must have the codes' shape with twice the last dimension, got "
+                         << shift << " and " << out;
+  return success();
+}
+
 LogicalResult UnpackE5M6Op::verify() {
   FragmentType in = getInput().getType(), out = getResult().getType();
   if (!in.getElementType().isInteger(8) || !out.getElementType().isF32())

@@ -39,6 +39,18 @@ int64_t accessElementBytes(KernelOp kernel) {
   return mainBytes ? mainBytes : 4;
 }
 
+/// `layout` with half the vector along the last dimension (the layout of
+/// FP4 codes packed two per byte, for values laid out as `layout`); null
+/// when that vector is odd or the layout is not blocked.
+BlockedLayoutAttr halfLastVector(Attribute layout) {
+  auto b = dyn_cast_or_null<BlockedLayoutAttr>(layout);
+  if (!b || b.getVec().back() % 2)
+    return {};
+  SmallVector<int64_t> vec(b.getVec());
+  vec.back() /= 2;
+  return BlockedLayoutAttr::get(layout.getContext(), vec, b.getLanes(), b.getWarps());
+}
+
 struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssignLayouts> {
   using Base::Base;
 
@@ -92,21 +104,21 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
                                        << "): expand once with group " << r.getGroup() * expand.getGroup()
                                        << " instead";
         wanted[expand.getInput()] = ReducedLayoutAttr::get(ctx, parent, expand.getDim(), expand.getGroup());
-      } else if (auto unpack = dyn_cast<UnpackE2M1Op>(op)) {
+      } else if (isa<UnpackE2M1Op, E2M1ToE4M3Op>(op)) {
         // The packed bytes: the values' layout with half the vector along the
-        // last dimension (each byte unpacks into two adjacent values).
-        FragmentType wide = unpack.getResult().getType();
-        Attribute want = wide.getLayout();
+        // last dimension (each byte unpacks into two adjacent values); the
+        // shifts of tile.e2m1_to_e4m3: the values' layout.
+        Value result = op->getResult(0);
+        Attribute want = cast<FragmentType>(result.getType()).getLayout();
         if (!want)
-          if (auto it = wanted.find(unpack.getResult()); it != wanted.end())
+          if (auto it = wanted.find(result); it != wanted.end())
             want = it->second;
         if (!want)
-          want = defaultLayout(wide);
-        if (auto b = dyn_cast<BlockedLayoutAttr>(want); b && b.getVec().back() % 2 == 0) {
-          SmallVector<int64_t> vec(b.getVec());
-          vec.back() /= 2;
-          wanted.try_emplace(unpack.getInput(), BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps()));
-        }
+          want = defaultLayout(cast<FragmentType>(result.getType()));
+        if (BlockedLayoutAttr half = halfLastVector(want))
+          wanted.try_emplace(op->getOperand(0), half);
+        if (auto conv = dyn_cast<E2M1ToE4M3Op>(op))
+          wanted.try_emplace(conv.getShift(), want);
       } else if (auto unpack = dyn_cast<UnpackE5M6Op>(op)) {
         // The packed bytes: the values' layout (runs of 8 per thread) with the
         // vector along the last dimension times 3/2.
@@ -156,14 +168,10 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         return resultLayout();
       if (auto expand = dyn_cast<ExpandOp>(op))
         return ReducedLayoutAttr::get(ctx, resultLayout(), expand.getDim(), expand.getGroup());
-      if (auto unpack = dyn_cast<UnpackE2M1Op>(op)) { // half the values' vector: two values per byte
-        auto b = dyn_cast<BlockedLayoutAttr>(resultLayout());
-        if (!b || b.getVec().back() % 2)
-          return {};
-        SmallVector<int64_t> vec(b.getVec());
-        vec.back() /= 2;
-        return BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps());
-      }
+      if (isa<UnpackE2M1Op>(op)) // half the values' vector: two values per byte
+        return halfLastVector(resultLayout());
+      if (auto conv = dyn_cast<E2M1ToE4M3Op>(op))
+        return operand == conv.getShift() ? resultLayout() : Attribute(halfLastVector(resultLayout()));
       if (isa<UnpackE5M6Op>(op)) { // runs of 12 bytes: the values' runs of 8
         auto b = dyn_cast<BlockedLayoutAttr>(resultLayout());
         if (!b || b.getVec().back() % 8)
@@ -278,6 +286,22 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
             layout = defaultLayout(type);
         }
         setLayout(res, layout);
+      }
+      // The codes and shifts of tile.e2m1_to_e4m3 are laid out like its values.
+      if (auto conv = dyn_cast<E2M1ToE4M3Op>(op)) {
+        Attribute values = layoutOf(conv.getResult());
+        BlockedLayoutAttr half = halfLastVector(values);
+        for (auto [operand, want] : {std::pair<Value, Attribute>{conv.getShift(), values},
+                                     std::pair<Value, Attribute>{conv.getCodes(), half}})
+          if (!want || layoutOf(operand) != want) {
+            InFlightDiagnostic diag = op->emitOpError()
+                                      << "layout conflict: operand has layout " << layoutOf(operand)
+                                      << " but the values' layout " << values << " needs "
+                                      << (want ? want : Attribute(StringAttr::get(ctx, "an even vector")));
+            if (Operation *def = operand.getDefiningOp())
+              diag.attachNote(def->getLoc()) << "operand defined here by " << def->getName();
+            return WalkResult::interrupt();
+          }
       }
       // Operands of elementwise ops must agree with the result layout.
       if (isa<ParallelOp, ConvertOp, GatherOp, GatherRowsOp>(op)) {

@@ -131,6 +131,10 @@ struct ThreadEmitter {
   mlir::Value transpose(mlir::Operation *op, mlir::Value input, const BlockedLayout &in, const BlockedLayout &out,
                         mlir::Type elt);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);
+  /// tile.e2m1_to_e4m3 on per-thread vectors: `codes` (i8, two per byte) and
+  /// `shifts` (i32, one per value) to e4m3 codes (i8), by table lookup
+  /// (E2M1ToE4M3.cpp).
+  mlir::Value e2m1ToE4M3(mlir::Value codes, mlir::Value shifts);
   /// A tile.parallel on per-thread vectors of `slots` elements. Slots whose
   /// inputs come from the same source elements (expansions) are computed once.
   mlir::FailureOr<mlir::Value> parallel(tile::ParallelOp op, llvm::ArrayRef<mlir::Value> inputs, int64_t slots);
@@ -172,6 +176,11 @@ private:
                                         llvm::ArrayRef<mlir::Value> inTileCoords);
   int64_t accessAlignment(mlir::Value mem, int64_t chunkBytes);
 };
+
+/// Where slot `slot` of per-thread vector `v` comes from, looking through
+/// expansions (shuffles of one vector, broadcasts of a scalar): that source
+/// and the slot there. Slots with the same source hold the same value.
+std::pair<mlir::Value, int64_t> slotSource(mlir::Value v, int64_t slot);
 
 /// The neutral element of a reduction kind for element type `t`.
 mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKind kind, mlir::Type t);

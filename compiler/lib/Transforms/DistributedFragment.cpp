@@ -388,7 +388,7 @@ static bool isVectorizable(Operation &op) {
 /// Where slot `slot` of per-thread vector `v` comes from: through the
 /// shuffles of expansions (both operands the same vector) and broadcasts of
 /// a scalar, the vector (or scalar) first holding it and its index there.
-static std::pair<Value, int64_t> slotSource(Value v, int64_t slot) {
+std::pair<Value, int64_t> slotSource(Value v, int64_t slot) {
   while (true) {
     if (auto shuffle = v.getDefiningOp<vector::ShuffleOp>()) {
       if (shuffle.getV1() != shuffle.getV2())

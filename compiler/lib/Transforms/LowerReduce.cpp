@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Distribute.h"
 
+#include <set>
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -90,11 +92,20 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
   }
   int64_t numClasses = (int64_t)classes.size();
 
-  // (1) In-thread, in slot order; padding slots past the tile contribute the identity.
+  // (1) In-thread, in slot order; padding slots past the tile contribute the
+  // identity. max, min and absmax take each value once: slots that come from
+  // one element of an expansion (a scale per block) are combined once.
+  const bool idempotent = kind != tile::ReduceKind::sum && !l.hasPadding(g.dim);
+  std::set<std::tuple<int64_t, void *, int64_t>> combined; // (reduced slot, source, index there)
   for (int64_t s = 0; s < l.slotsPerThread(); ++s) {
     int64_t r = g.reducedSlotOf(s);
     if (classes[classOf[r]] != r)
       continue; // a copy of another class's slot
+    if (idempotent) {
+      auto [source, at] = slotSource(input, s);
+      if (!combined.insert({r, source.getAsOpaquePointer(), at}).second)
+        continue; // the same value again
+    }
     Value v = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{s});
     if (kind == tile::ReduceKind::absmax)
       v = absoluteValue(b, loc, v);

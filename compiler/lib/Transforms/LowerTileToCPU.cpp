@@ -313,6 +313,29 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     map.map(unpack.getResult(), buf);
     return success();
   }
+  if (auto conv = dyn_cast<E2M1ToE4M3Op>(op)) {
+    // out[..., j] = e4m3(decode(nibble j % 2 of codes[..., j / 2]) * 2^clamp(shift, -126, 127))
+    FragmentType type = conv.getResult().getType();
+    Value buf = fragmentBuffer(type, entry), codes = mapped(conv.getCodes()), shifts = mapped(conv.getShift());
+    loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(ib, l, ib.getI32Type(), v); };
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      Value two = arith::ConstantIndexOp::create(ib, l, 2);
+      at.back() = arith::DivUIOp::create(ib, l, ivs.back(), two);
+      Value byte = arith::ExtUIOp::create(ib, l, ib.getI32Type(), memref::LoadOp::create(ib, l, codes, at));
+      Value odd = arith::IndexCastOp::create(ib, l, ib.getI32Type(), arith::RemUIOp::create(ib, l, ivs.back(), two));
+      Value code = arith::AndIOp::create(ib, l, arith::ShRUIOp::create(ib, l, byte, arith::MulIOp::create(ib, l, odd, c32(4))),
+                                         c32(0xF));
+      Value shift = memref::LoadOp::create(ib, l, shifts, ivs);
+      shift = arith::MaxSIOp::create(ib, l, arith::MinSIOp::create(ib, l, shift, c32(127)), c32(-126));
+      Value power = arith::BitcastOp::create(
+          ib, l, ib.getF32Type(), arith::ShLIOp::create(ib, l, arith::AddIOp::create(ib, l, shift, c32(127)), c32(23)));
+      Value value = arith::MulFOp::create(ib, l, compiler::emitE2M1Decode(ib, l, code), power);
+      memref::StoreOp::create(ib, l, compiler::emitF32ToE4M3(ib, l, value, /*hardware=*/false), buf, ivs);
+    });
+    map.map(conv.getResult(), buf);
+    return success();
+  }
   if (auto unpack = dyn_cast<UnpackE5M6Op>(op)) {
     // Every 12 bytes along the last dimension (3 little-endian words) -> 8 values.
     FragmentType type = unpack.getResult().getType();

@@ -482,6 +482,13 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     map.map(unpack.getResult(), compiler::emitUnpackE5M6(b, emit.loc, mapped(unpack.getInput())));
     return success();
   }
+  if (auto conv = dyn_cast<E2M1ToE4M3Op>(op)) {
+    FailureOr<BlockedLayout> l = blockedOf(&op, conv.getResult().getType());
+    if (failed(l) || failed(blockedOf(&op, conv.getCodes().getType())))
+      return failure();
+    map.map(conv.getResult(), emit.e2m1ToE4M3(mapped(conv.getCodes()), mapped(conv.getShift())));
+    return success();
+  }
   if (auto pack = dyn_cast<PackE5M6Op>(op)) {
     if (failed(blockedOf(&op, pack.getInput().getType())))
       return failure();

@@ -409,3 +409,31 @@ tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 64 : i64} {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi8>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%i, %c0] : memref<?x64xi8> -> !tile.frag<1x64xi8>
+    %s = tile.load %x[%i, %c0] : memref<?x64xi8> -> !tile.frag<1x64xi8>
+    // expected-error @+1 {{takes i8 codes (two per byte) and i32 shifts to f8E4M3FN}}
+    %q = tile.e2m1_to_e4m3 %t, %s : !tile.frag<1x64xi8>, !tile.frag<1x64xi8> -> !tile.frag<1x128xf8E4M3FN>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi8>, %y: memref<?x64xi32>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%i, %c0] : memref<?x64xi8> -> !tile.frag<1x64xi8>
+    %s = tile.load %y[%i, %c0] : memref<?x64xi32> -> !tile.frag<1x64xi32>
+    // expected-error @+1 {{the shift and the result must have the codes' shape with twice the last dimension}}
+    %q = tile.e2m1_to_e4m3 %t, %s : !tile.frag<1x64xi8>, !tile.frag<1x64xi32> -> !tile.frag<1x128xf8E4M3FN>
+  }
+  tile.return
+}

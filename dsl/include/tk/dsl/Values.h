@@ -173,6 +173,10 @@ Tile expand(const Tile &t, int64_t dim, int64_t group);
 Tile pack_e2m1(const Tile &t);
 /// f32 values of an i8 tile of packed FP4 (E2M1) codes: twice the last dimension.
 Tile unpack_e2m1(const Tile &t);
+/// e4m3(decode(code) * 2^shift) per value, exact for shifts in [-5, 6]:
+/// FP4 codes (i8, two per byte as unpack_e2m1 reads them) scaled by powers
+/// of two (i32 shifts, one per value), without decoding them to f32.
+Tile e2m1_to_e4m3(const Tile &codes, const Tile &shift);
 /// E5M6 codes of an f32 tile, 8 per 3 little-endian words (12 bytes) along the
 /// last dimension: the result is i8 with 3/2 times the last dimension.
 Tile pack_e5m6(const Tile &t);

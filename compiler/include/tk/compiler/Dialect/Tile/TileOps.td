@@ -414,6 +414,28 @@ def Tile_UnpackE2M1Op : Tile_Op<"unpack_e2m1", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_E2M1ToE4M3Op : Tile_Op<"e2m1_to_e4m3", [Pure]> {
+  let summary = "E4M3 codes of FP4 (E2M1) codes scaled by powers of two";
+  let description = [{
+    `result[..., j] = e4m3(decode(code j) * 2^shift[..., j])`: the codes are
+    packed two per byte as `tile.unpack_e2m1` reads them, the product is
+    encoded like `tile.convert` to f8E4M3FN (nearest even, saturating). Every
+    shift in [-5, 6] maps each FP4 value exactly onto an e4m3 value (the
+    lossless re-blocking); shifts beyond [-126, 127] act as -126 or 127
+    (every result is then 0 or +-448 anyway). The codes' layout is the
+    result's with half the vector along the last dimension, the shift's is
+    the result's.
+    On the GPU each distinct shift a thread holds makes an 8-byte table of
+    the magnitudes' codes, and 4 codes at a time are looked up with one byte
+    permute (prmt), their signs with another.
+      %q = tile.e2m1_to_e4m3 %codes, %shift : !tile.frag<4x512xi8>, !tile.frag<4x1024xi32> -> !tile.frag<4x1024xf8E4M3FN>
+  }];
+  let arguments = (ins Tile_AnyFragment:$codes, Tile_AnyFragment:$shift);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$codes `,` $shift attr-dict `:` qualified(type($codes)) `,` qualified(type($shift)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_PackE5M6Op : Tile_Op<"pack_e5m6", [Pure]> {
   let summary = "E5M6 codes of f32 elements, eight per three little-endian words";
   let description = [{
