@@ -58,6 +58,10 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
 
   k.grid({ceil_div(tokens, bm), ceil_div(c.hidden, bk)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk;
+    // The codes first: their load is in flight while the scales are reduced
+    // (the violation flag's block reduction has a barrier, which no load
+    // moves across).
+    Tile codes = k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2});
     // Input scales of the tile's blocks (out of bounds: 0, i.e. absent), per element.
     Tile loaded = k.load(sfIn, {b[0] * rowsIn, b[1] * colsIn}, {rowsIn, colsIn}, c.inPackedSf ? 4 : 0);
     Tile scales = expand2(c.inPackedSf ? ue8m0ToF32(loaded) : loaded, c.inBlockM, c.inBlockK);
@@ -86,7 +90,7 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
       return (beyond * min(eIn, one) * s[0].constantI32(0x3F800000)).bitsAsF32(); // 1.0 or 0.0
     });
     k.store(violations, {b[0], b[1]}, reduce_max(reduce_max(tooFar, 1), 0));
-    k.store(out, {row, col}, e2m1_to_e4m3(k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2}), shift));
+    k.store(out, {row, col}, e2m1_to_e4m3(codes, shift));
   });
   return k.finish();
 }

@@ -139,6 +139,12 @@ struct ThreadEmitter {
   /// inputs come from the same source elements (expansions) are computed once.
   mlir::FailureOr<mlir::Value> parallel(tile::ParallelOp op, llvm::ArrayRef<mlir::Value> inputs, int64_t slots);
   mlir::FailureOr<mlir::Value> convert(tile::ConvertOp op, mlir::Value input);
+  /// A tile.parallel on a reduced fragment replicated over its groups' lanes,
+  /// with those lanes splitting the slots and exchanging the results by
+  /// shuffles (SplitReplicatedWork.cpp). A null value (nothing emitted) when
+  /// that does not pay: a cheap body, one slot, groups across warps.
+  mlir::FailureOr<mlir::Value> parallelSplitOverGroup(tile::ParallelOp op, llvm::ArrayRef<mlir::Value> inputs,
+                                                      const GroupedReduction &g);
 
 private:
   /// The body of `op` on every one of `slots` slots.

@@ -427,6 +427,15 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       FailureOr<Grouping> g = groupingOf(&op, type);
       if (failed(g))
         return failure();
+      if (!g->inner) { // the lanes of each group may split the work
+        FailureOr<Value> split = emit.parallelSplitOverGroup(par, origin(par.getInputs()), g->g);
+        if (failed(split))
+          return failure();
+        if (*split) {
+          map.map(par.getResult(), *split);
+          return success();
+        }
+      }
       slots = g->g.reducedSlots();
     } else {
       FailureOr<BlockedLayout> l = blockedOf(&op, type);

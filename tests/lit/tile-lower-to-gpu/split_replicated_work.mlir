@@ -1,0 +1,57 @@
+// RUN: tk-opt %s -split-input-file -tile-assign-layouts -tile-lower-to-gpu | FileCheck %s
+
+// A division on a reduction's result: each group of 128 columns is held by
+// the 32 lanes of a warp, which all hold the same four maxima (2 rows x 2
+// groups). Four lanes split the four slots (one division each instead of
+// four), then each slot comes back by an xor shuffle whose mask (computed,
+// 0 on the lane that computed it) is no constant.
+// CHECK-LABEL: gpu.func @divide
+// CHECK: arith.divf {{.*}} : vector<1xf32>
+// CHECK-NOT: arith.divf
+// CHECK-COUNT-4: gpu.shuffle  xor %{{[0-9]+}}, %{{[0-9]+}}, %c32_i32{{.*}} : f32
+// CHECK-NOT: gpu.shuffle
+tile.kernel @divide(%x: memref<?x1024xf32>, %s: memref<?x8xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %m = memref.dim %x, %c0 : memref<?x1024xf32>
+  %n = arith.ceildivui %m, %c2 : index
+  tile.grid (%b) in (%n) {
+    %r = arith.muli %b, %c2 : index
+    %t = tile.load %x[%r, %c0] : memref<?x1024xf32> -> !tile.frag<2x1024xf32>
+    %a = tile.reduce absmax %t {dim = 1 : i64, group = 128 : i64} : !tile.frag<2x1024xf32> -> !tile.frag<2x8xf32>
+    %q = tile.parallel %a : (!tile.frag<2x8xf32>) -> !tile.frag<2x8xf32> {
+    ^bb0(%v: f32):
+      %c448 = arith.constant 448.0 : f32
+      %d = arith.divf %c448, %v : f32
+      tile.yield %d : f32
+    }
+    tile.store %q, %s[%r, %c0] : !tile.frag<2x8xf32>, memref<?x8xf32>
+  }
+  tile.return
+}
+
+// -----
+
+// A cheap body (one maximum) stays on every lane: no shuffles.
+// CHECK-LABEL: gpu.func @clamp
+// CHECK: arith.maximumf {{.*}} : vector<4xf32>
+// CHECK-NOT: gpu.shuffle
+tile.kernel @clamp(%x: memref<?x1024xf32>, %s: memref<?x8xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %m = memref.dim %x, %c0 : memref<?x1024xf32>
+  %n = arith.ceildivui %m, %c2 : index
+  tile.grid (%b) in (%n) {
+    %r = arith.muli %b, %c2 : index
+    %t = tile.load %x[%r, %c0] : memref<?x1024xf32> -> !tile.frag<2x1024xf32>
+    %a = tile.reduce absmax %t {dim = 1 : i64, group = 128 : i64} : !tile.frag<2x1024xf32> -> !tile.frag<2x8xf32>
+    %q = tile.parallel %a : (!tile.frag<2x8xf32>) -> !tile.frag<2x8xf32> {
+    ^bb0(%v: f32):
+      %lo = arith.constant 1.0e-4 : f32
+      %d = arith.maximumf %v, %lo : f32
+      tile.yield %d : f32
+    }
+    tile.store %q, %s[%r, %c0] : !tile.frag<2x8xf32>, memref<?x8xf32>
+  }
+  tile.return
+}
