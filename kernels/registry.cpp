@@ -28,6 +28,7 @@ template <typename Config, typename Apply> static Config tuned(const std::string
 static KernelVariant perTokenCastVariant(const std::string &name, quant::PerTokenCastConfig c,
                                          quant::PerTokenMode mode = quant::PerTokenMode::Cast) {
   c.mode = mode;
+  c.xContiguous = true; // what the C API compiles for contiguous rows, the common case
   c = tuned(name, c, quant::applyScheduleOverride);
   return {name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerTokenCast(ctx, c); }};
 }

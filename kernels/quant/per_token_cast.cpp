@@ -45,6 +45,7 @@ std::string PerTokenCastConfig::key() const {
                                          (inPackedSf ? ",inue8m0" : "")
                                    : "") +
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
+         (xContiguous ? ",xcontig" : "") +
          ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : out == Format::E5M6 ? ",out=e5m6" : "") +
          (packedSf ? ",ue8m0" : "") +
          (persistentBlocksPerSm ? ",persistent=" + std::to_string(persistentBlocksPerSm) : "") +
@@ -81,7 +82,8 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   KernelBuilder k(ctx, c.kernelName(), c.key(), /*threads=*/128);
   Dim tokens = k.dynamic("num_tokens");
   const bool quantizedIn = c.quantizedInput(), fp4In = c.in == DType::I8; // FP4: two codes per byte
-  Tensor x = k.input("x", {tokens, fp4In ? c.hidden / 2 : c.hidden}, c.in, {kDynamicStride, 1}, c.xAlignBytes);
+  const int64_t xWidth = fp4In ? c.hidden / 2 : c.hidden;
+  Tensor x = k.input("x", {tokens, xWidth}, c.in, {c.xContiguous ? xWidth : kDynamicStride, 1}, c.xAlignBytes);
   std::optional<Tensor> xSf; // the quantized input's scale factors, in any strides
   if (quantizedIn && c.inPackedSf) // byte view of UE8M0 words (quant.md 3.3)
     xSf = k.input("x_sf", {ceil_div(tokens, c.inBlockM), ceilDiv(ceilDiv(c.hidden, c.inBlockK), 4), 4}, DType::I8,

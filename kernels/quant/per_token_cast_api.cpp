@@ -94,6 +94,7 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
   config.packedSf = flags & TK_PACKED_UE8M0;
   config.out = fmt == TK_FORMAT_E2M1 ? Format::E2M1 : fmt == TK_FORMAT_E5M6 ? Format::E5M6 : Format::E4M3;
   config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.in));
+  config.xContiguous = x->strides[0] == (fp4In ? k / 2 : k);
   if (xSf) {
     config.inBlockM = xBlock[0];
     config.inBlockK = xBlock[1];

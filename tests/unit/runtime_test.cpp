@@ -143,7 +143,18 @@ TEST(AccessAlignment, ContiguousCallsCompileTheWideVariant) {
       << tk_last_error();
   auto keys = ctx->cpuCache.keys();
   ASSERT_EQ(keys.size(), 1u);
-  EXPECT_NE(keys[0].find("xalign=16,outalign=16"), std::string::npos) << keys[0];
+  // Contiguous rows: the row stride is compiled in (",xcontig").
+  EXPECT_NE(keys[0].find("xalign=16,xcontig,outalign=16"), std::string::npos) << keys[0];
+  // Rows 512 elements apart: a second kernel, with the stride an argument.
+  std::vector<uint16_t> wide(4 * 512, 0x3F80);
+  tk_tensor strided = tensor(wide.data(), TK_BF16, {4, 256}, {512, 1});
+  strided.device = TK_DEVICE_CPU;
+  ASSERT_EQ(tk_per_token_cast(ctx, &strided, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &tout, &tsf, nullptr),
+            TK_SUCCESS)
+      << tk_last_error();
+  keys = ctx->cpuCache.keys();
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_NE(keys[0].find("xcontig") == std::string::npos, keys[1].find("xcontig") == std::string::npos);
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
 }
 
