@@ -31,3 +31,19 @@ tile.kernel @scale(%x: memref<?x64xbf16, strided<[?, 1]>>, %y: memref<?x64xf32>)
   }
   tile.return
 }
+
+// CHECK-LABEL: tile.kernel @lookup
+// CHECK: tile.relayout %{{.*}} : !tile.frag<1x32xi8> -> !tile.frag<1x32xi8, #tile.blocked<vec = [1, 2], lanes = [2, 16], warps = [1, 1]>>
+// CHECK: tile.e2m1_to_e4m3 %{{.*}}, %{{.*}} : !tile.frag<1x32xi8, #tile.blocked<vec = [1, 2], lanes = [2, 16], warps = [1, 1]>>, !tile.frag<1x64xi32> -> !tile.frag<1x64xf8E4M3FN>
+tile.kernel @lookup(%x: memref<?x32xi8>, %s: memref<?x64xi32>, %y: memref<?x64xf8E4M3FN>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %codes = tile.load %x[%c0, %c0] : memref<?x32xi8> -> !tile.frag<1x32xi8>
+    %moved = tile.relayout %codes : !tile.frag<1x32xi8> -> !tile.frag<1x32xi8, #tile.blocked<vec = [1, 2], lanes = [2, 16], warps = [1, 1]>>
+    %shift = tile.load %s[%c0, %c0] : memref<?x64xi32> -> !tile.frag<1x64xi32>
+    %q = tile.e2m1_to_e4m3 %moved, %shift : !tile.frag<1x32xi8, #tile.blocked<vec = [1, 2], lanes = [2, 16], warps = [1, 1]>>, !tile.frag<1x64xi32> -> !tile.frag<1x64xf8E4M3FN>
+    tile.store %q, %y[%c0, %c0] : !tile.frag<1x64xf8E4M3FN>, memref<?x64xf8E4M3FN>
+  }
+  tile.return
+}
