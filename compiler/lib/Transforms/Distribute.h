@@ -131,6 +131,10 @@ struct ThreadEmitter {
   mlir::Value transpose(mlir::Operation *op, mlir::Value input, const BlockedLayout &in, const BlockedLayout &out,
                         mlir::Type elt);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);
+  /// tile.relayout of per-thread vector `value` through shared memory
+  /// (Relayout.cpp). `scratch`: the kernel's relayout buffer, made on first
+  /// use and sized for the kernel's largest relayout.
+  mlir::FailureOr<mlir::Value> relayout(tile::RelayoutOp op, mlir::Value value, mlir::Value &scratch);
   /// tile.e2m1_to_e4m3 on per-thread vectors: `codes` (i8, two per byte) and
   /// `shifts` (i32, one per value) to e4m3 codes (i8), by table lookup
   /// (E2M1ToE4M3.cpp).

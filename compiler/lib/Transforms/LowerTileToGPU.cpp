@@ -1,5 +1,6 @@
 //===- LowerTileToGPU.cpp - tile.kernel -> gpu.func with per-thread code --===//
 #include "Distribute.h"
+#include "FragmentLayouts.h"
 #include "NestedControlFlow.h"
 #include "tk/compiler/Layout/LayoutAttrs.h"
 #include "tk/compiler/Transforms/Passes.h"
@@ -23,6 +24,11 @@ using namespace tk;
 using namespace tk::tile;
 using compiler::BlockedLayout;
 using compiler::GroupedReduction;
+using compiler::Grouping;
+using compiler::blockedOf;
+using compiler::groupingOf;
+using compiler::groupingOrSingletons;
+using compiler::innerOf;
 
 namespace {
 
@@ -32,66 +38,6 @@ Type convertArgType(Type t) {
     return MemRefType::get(mem.getShape(), compiler::storageType(mem.getElementType()), mem.getLayout(),
                            mem.getMemorySpace());
   return t;
-}
-
-FailureOr<BlockedLayout> blockedOf(Operation *op, FragmentType type) {
-  auto attr = dyn_cast_or_null<BlockedLayoutAttr>(type.getLayout());
-  if (!attr)
-    return op->emitOpError() << "needs a blocked layout on " << type << " (run tile-assign-layouts first)";
-  return compiler::toBlockedLayout(attr, type.getShape());
-}
-
-/// How a reduced fragment is held per thread: as the result of reduction `g`
-/// of its blocked root layout. A reduction of a reduction (nested layout) is
-/// held as `g` over the root too, along its own dimension, with `inner` (the
-/// first reduction) telling which of its values are replicas of one group.
-struct Grouping {
-  GroupedReduction g;
-  std::optional<GroupedReduction> inner;
-};
-
-FailureOr<Grouping> groupingOf(Operation *op, FragmentType reducedType) {
-  auto attr = dyn_cast_or_null<ReducedLayoutAttr>(reducedType.getLayout());
-  if (!attr)
-    return op->emitOpError() << "needs a reduced layout on " << reducedType;
-  auto innerAttr = dyn_cast<ReducedLayoutAttr>(attr.getParent());
-  SmallVector<int64_t> rootShape(reducedType.getShape());
-  rootShape[attr.getDim()] *= attr.getGroup();
-  if (innerAttr)
-    rootShape[innerAttr.getDim()] *= innerAttr.getGroup();
-  auto root = dyn_cast<BlockedLayoutAttr>(innerAttr ? innerAttr.getParent() : attr.getParent());
-  if (!root)
-    return op->emitOpError() << "needs a reduced layout of a blocked one, got " << attr;
-  BlockedLayout parent = compiler::toBlockedLayout(root, rootShape);
-  Grouping out;
-  std::string error;
-  if (!GroupedReduction::analyze(parent, attr.getDim(), attr.getGroup(), out.g, error))
-    return op->emitOpError() << "cannot reduce with layout " << root << ": " << error;
-  if (innerAttr) {
-    out.inner.emplace();
-    if (!GroupedReduction::analyze(parent, innerAttr.getDim(), innerAttr.getGroup(), *out.inner, error))
-      return op->emitOpError() << "cannot reduce with layout " << root << ": " << error;
-  }
-  return out;
-}
-
-const GroupedReduction *innerOf(const Grouping &g) { return g.inner ? &*g.inner : nullptr; }
-
-/// The grouping of a reduced fragment, or a blocked one seen as a reduction
-/// with groups of one element along the last dimension (the same slots in the
-/// same order), so that the accesses written for reduced fragments (split_last
-/// and atomic_add) also take blocked ones, one element at a time.
-FailureOr<Grouping> groupingOrSingletons(Operation *op, FragmentType type) {
-  if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout()))
-    return groupingOf(op, type);
-  FailureOr<BlockedLayout> l = blockedOf(op, type);
-  if (failed(l))
-    return failure();
-  Grouping out;
-  std::string error;
-  if (!GroupedReduction::analyze(*l, l->rank() - 1, 1, out.g, error))
-    return op->emitOpError() << "cannot access " << type << " element by element: " << error;
-  return out;
 }
 
 struct KernelLowering {
@@ -114,8 +60,7 @@ struct KernelLowering {
   LogicalResult shareOf(Operation &op, Value fragment, Type type);
   /// The bytes of shared memory every tile.relayout of the kernel uses (each
   /// one is done with them before the next starts), sized for the largest.
-  Value relayoutBytes;
-  LogicalResult lowerRelayout(RelayoutOp op);
+  Value relayoutScratch;
   LogicalResult lowerBlock(Block &block) {
     for (Operation &op : block.without_terminator()) {
       if (failed(lowerOp(op)))
@@ -226,70 +171,6 @@ FailureOr<SmallVector<Value>> KernelLowering::lowerPersistentGrid(GridOp grid, V
       scf::YieldOp::create(b, loc, *partials);
   }
   return SmallVector<Value>(loop.getResults());
-}
-
-/// tile.relayout: every thread writes its elements into a shared buffer of
-/// the fragment's shape (one thread per group for a reduced layout), the
-/// block synchronizes, every thread reads the elements of the result layout,
-/// and the block synchronizes again before the buffer is reused.
-LogicalResult KernelLowering::lowerRelayout(RelayoutOp op) {
-  OpBuilder &b = emit.b;
-  Location loc = emit.loc;
-  // i1 elements are held as bytes in memory (vectors of i1 are bit-packed).
-  auto memoryType = [&](FragmentType t) {
-    Type e = compiler::storageType(t.getElementType());
-    return e.isInteger(1) ? Type(b.getI8Type()) : e;
-  };
-  if (!relayoutBytes) {
-    int64_t most = 0;
-    kernel.walk([&](RelayoutOp r) {
-      FragmentType t = r.getResult().getType();
-      most = std::max(most, t.getNumElements() * std::max<int64_t>(1, memoryType(t).getIntOrFloatBitWidth() / 8));
-    });
-    auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-    relayoutBytes = emit.sharedBuffer(MemRefType::get({most}, b.getI8Type(), MemRefLayoutAttrInterface(), space));
-  }
-  FragmentType from = op.getInput().getType(), to = op.getResult().getType();
-  Type held = compiler::storageType(to.getElementType()), elt = memoryType(to);
-  auto bufType = MemRefType::get(to.getShape(), elt, MemRefLayoutAttrInterface(),
-                                 cast<MemRefType>(relayoutBytes.getType()).getMemorySpace());
-  Value buf = memref::ViewOp::create(b, loc, bufType, relayoutBytes, emit.index(0), ValueRange{});
-  emit.alignment[buf] = 16;
-  SmallVector<Value> zeros(to.getRank(), emit.index(0));
-  auto withElement = [](Value v, Type e) { return VectorType::get(cast<VectorType>(v.getType()).getShape(), e); };
-
-  Value value = map.lookup(op.getInput());
-  if (held != elt)
-    value = arith::ExtUIOp::create(b, loc, withElement(value, elt), value);
-  if (isa_and_nonnull<ReducedLayoutAttr>(from.getLayout())) {
-    FailureOr<Grouping> g = groupingOf(op, from);
-    if (failed(g))
-      return failure();
-    emit.storeReduced(value, buf, zeros, g->g, innerOf(*g));
-  } else {
-    FailureOr<BlockedLayout> l = blockedOf(op, from);
-    if (failed(l))
-      return failure();
-    emit.store(op, value, buf, zeros, *l);
-  }
-  gpu::BarrierOp::create(b, loc);
-  Value result;
-  if (isa_and_nonnull<ReducedLayoutAttr>(to.getLayout())) {
-    FailureOr<Grouping> g = groupingOf(op, to);
-    if (failed(g))
-      return failure();
-    result = emit.loadReduced(buf, zeros, g->g, elt, innerOf(*g));
-  } else {
-    FailureOr<BlockedLayout> l = blockedOf(op, to);
-    if (failed(l))
-      return failure();
-    result = emit.load(op, buf, zeros, *l, elt);
-  }
-  gpu::BarrierOp::create(b, loc);
-  if (held != elt)
-    result = arith::TruncIOp::create(b, loc, withElement(result, held), result);
-  map.map(op.getResult(), result);
-  return success();
 }
 
 LogicalResult KernelLowering::lowerOp(Operation &op) {
@@ -544,8 +425,13 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
                                                      mapped(gather.getIndex()), elt));
     return success();
   }
-  if (auto relayout = dyn_cast<RelayoutOp>(op))
-    return lowerRelayout(relayout);
+  if (auto relayout = dyn_cast<RelayoutOp>(op)) {
+    FailureOr<Value> v = emit.relayout(relayout, mapped(relayout.getInput()), relayoutScratch);
+    if (failed(v))
+      return failure();
+    map.map(relayout.getResult(), *v);
+    return success();
+  }
   if (auto conv = dyn_cast<ConvertOp>(op)) {
     FailureOr<Value> v = emit.convert(conv, mapped(conv.getInput()));
     if (failed(v))
