@@ -23,10 +23,15 @@ namespace tk::compiler {
 
 namespace {
 
-/// Divisions and the math dialect's functions: a dozen instructions or more each.
+/// Divisions and the math dialect's functions (exp, log, sqrt, ...): a dozen
+/// instructions or more each. The math ops that are one instruction or a few
+/// (absolute value, sign copy, fma, rounding to integers) are not.
 bool isExpensive(Operation &op) {
-  return isa<arith::DivFOp, arith::RemFOp, arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(op) ||
-         isa<math::MathDialect>(op.getDialect());
+  if (isa<arith::DivFOp, arith::RemFOp, arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(op))
+    return true;
+  return isa<math::MathDialect>(op.getDialect()) &&
+         !isa<math::AbsFOp, math::AbsIOp, math::CopySignOp, math::FmaOp, math::FloorOp, math::CeilOp,
+              math::RoundOp, math::RoundEvenOp, math::TruncOp>(op);
 }
 
 } // namespace
