@@ -49,8 +49,8 @@ tile.kernel @clamp(%x: memref<?x1024xf32>, %s: memref<?x8xf32>) attributes {thre
     %q = tile.parallel %a : (!tile.frag<2x8xf32>) -> !tile.frag<2x8xf32> {
     ^bb0(%v: f32):
       %lo = arith.constant 1.0e-4 : f32
-      %m = math.absf %v : f32
-      %d = arith.maximumf %m, %lo : f32
+      %abs = math.absf %v : f32
+      %d = arith.maximumf %abs, %lo : f32
       tile.yield %d : f32
     }
     tile.store %q, %s[%r, %c0] : !tile.frag<2x8xf32>, memref<?x8xf32>
