@@ -51,6 +51,25 @@ BlockedLayoutAttr halfLastVector(Attribute layout) {
   return BlockedLayoutAttr::get(layout.getContext(), vec, b.getLanes(), b.getWarps());
 }
 
+/// E5M6 bytes for values laid out as `values` (runs of 8 per thread): the
+/// vector along the last dimension times 3/2 (8 codes in 12 bytes).
+BlockedLayoutAttr e5m6BytesLayout(BlockedLayoutAttr values) {
+  SmallVector<int64_t> vec(values.getVec());
+  vec.back() = vec.back() / 2 * 3;
+  return BlockedLayoutAttr::get(values.getContext(), vec, values.getLanes(), values.getWarps());
+}
+
+/// "layout conflict: operand has layout A but ...", the rest from `rest`,
+/// with a note where the operand is defined.
+WalkResult layoutConflict(Operation *op, Value operand, llvm::function_ref<void(InFlightDiagnostic &)> rest) {
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "layout conflict: operand has layout " << cast<FragmentType>(operand.getType()).getLayout();
+  rest(diag);
+  if (Operation *def = operand.getDefiningOp())
+    diag.attachNote(def->getLoc()) << "operand defined here by " << def->getName();
+  return WalkResult::interrupt();
+}
+
 struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssignLayouts> {
   using Base::Base;
 
@@ -74,6 +93,11 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
     auto defaultLayout = [&](FragmentType type) -> Attribute {
       std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
       return compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, vecElems));
+    };
+    // Runs of 8 elements per thread: 8 E5M6 codes pack into 3 words.
+    auto e5m6Runs = [&](FragmentType type) -> Attribute {
+      std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+      return compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, std::max<int64_t>(vecElems, 8)));
     };
     auto layoutOf = [](Value v) { return cast<FragmentType>(v.getType()).getLayout(); };
     auto setLayout = [](Value v, Attribute layout) {
@@ -130,15 +154,9 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         auto b = dyn_cast_or_null<BlockedLayoutAttr>(want);
         if (!b || b.getVec().back() % 8)
           b = cast<BlockedLayoutAttr>(defaultLayout(wide));
-        SmallVector<int64_t> vec(b.getVec());
-        vec.back() = vec.back() / 2 * 3;
-        wanted.try_emplace(unpack.getInput(), BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps()));
+        wanted.try_emplace(unpack.getInput(), e5m6BytesLayout(b));
       } else if (auto pack = dyn_cast<PackE5M6Op>(op)) {
-        // Runs of 8 elements per thread: 8 codes pack into 3 words.
-        FragmentType in = pack.getInput().getType();
-        std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());
-        wanted.try_emplace(pack.getInput(), compiler::toAttr(ctx, compiler::chooseBlockedLayout(
-                                                                      shape, warps, std::max<int64_t>(vecElems, 8))));
+        wanted.try_emplace(pack.getInput(), e5m6Runs(pack.getInput().getType()));
       } else if (auto tr = dyn_cast<TransposeOp>(op)) {
         // Rows in 4s, so that the transposed writes are 4-element vectors.
         FragmentType in = tr.getInput().getType();
@@ -174,19 +192,11 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         return operand == conv.getShift() ? resultLayout() : Attribute(halfLastVector(resultLayout()));
       if (isa<UnpackE5M6Op>(op)) { // runs of 12 bytes: the values' runs of 8
         auto b = dyn_cast<BlockedLayoutAttr>(resultLayout());
-        if (!b || b.getVec().back() % 8)
-          return {};
-        SmallVector<int64_t> vec(b.getVec());
-        vec.back() = vec.back() / 2 * 3;
-        return BlockedLayoutAttr::get(ctx, vec, b.getLanes(), b.getWarps());
+        return b && b.getVec().back() % 8 == 0 ? Attribute(e5m6BytesLayout(b)) : Attribute();
       }
       if (isa<PackE5M6Op>(op)) { // runs of 8 values
         auto b = dyn_cast_or_null<BlockedLayoutAttr>(layoutOf(operand));
-        if (b && b.getVec().back() % 8 == 0)
-          return {};
-        FragmentType in = cast<FragmentType>(operand.getType());
-        std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());
-        return compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, std::max<int64_t>(vecElems, 8)));
+        return b && b.getVec().back() % 8 == 0 ? Attribute() : e5m6Runs(cast<FragmentType>(operand.getType()));
       }
       return {};
     };
@@ -293,15 +303,11 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         BlockedLayoutAttr half = halfLastVector(values);
         for (auto [operand, want] : {std::pair<Value, Attribute>{conv.getShift(), values},
                                      std::pair<Value, Attribute>{conv.getCodes(), half}})
-          if (!want || layoutOf(operand) != want) {
-            InFlightDiagnostic diag = op->emitOpError()
-                                      << "layout conflict: operand has layout " << layoutOf(operand)
-                                      << " but the values' layout " << values << " needs "
-                                      << (want ? want : Attribute(StringAttr::get(ctx, "an even vector")));
-            if (Operation *def = operand.getDefiningOp())
-              diag.attachNote(def->getLoc()) << "operand defined here by " << def->getName();
-            return WalkResult::interrupt();
-          }
+          if (!want || layoutOf(operand) != want)
+            return layoutConflict(op, operand, [&](InFlightDiagnostic &d) {
+              d << " but the values' layout " << values << " needs "
+                << (want ? want : Attribute(StringAttr::get(ctx, "an even vector")));
+            });
       }
       // Operands of elementwise ops must agree with the result layout.
       if (isa<ParallelOp, ConvertOp, GatherOp, GatherRowsOp>(op)) {
@@ -309,15 +315,9 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         for (Value operand : op->getOperands()) {
           if (!isa<FragmentType>(operand.getType()))
             continue; // a gather's source tensor
-          Attribute l = layoutOf(operand);
-          if (l != resultLayout) {
-            InFlightDiagnostic diag = op->emitOpError()
-                                      << "layout conflict: operand has layout " << l
-                                      << " but the result has layout " << resultLayout;
-            if (Operation *def = operand.getDefiningOp())
-              diag.attachNote(def->getLoc()) << "operand defined here by " << def->getName();
-            return WalkResult::interrupt();
-          }
+          if (layoutOf(operand) != resultLayout)
+            return layoutConflict(op, operand,
+                                  [&](InFlightDiagnostic &d) { d << " but the result has layout " << resultLayout; });
         }
       }
       return WalkResult::advance();

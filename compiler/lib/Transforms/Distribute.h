@@ -225,6 +225,10 @@ mlir::Value emitPackE2M1(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32
 mlir::Value emitE2M1Decode(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes);
 /// A per-thread vector of n bytes (two E2M1 codes each) -> 2n f32 values.
 mlir::Value emitUnpackE2M1(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bytes);
+/// 2^shift as an f32 (scalar i32 shift), the shift clamped to f32's normal
+/// exponents [-126, 127] (tile.e2m1_to_e4m3: beyond them every FP4 value
+/// times the power encodes as 0 or +-448 either way).
+mlir::Value emitPowerOfTwo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shift);
 /// E5M6 codes (i32, 12 bits) of f32 values, scalar or vector (tile.pack_e5m6).
 mlir::Value emitE5M6Code(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Value);
 /// A per-thread vector of 8n f32 -> 12n bytes (8 codes in 3 little-endian words).

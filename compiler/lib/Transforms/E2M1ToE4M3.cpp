@@ -51,11 +51,7 @@ Value ThreadEmitter::e2m1ToE4M3(Value codes, Value shifts) {
     Value shift = isa<VectorType>(source.getType())
                       ? Value(vector::ExtractOp::create(b, loc, source, ArrayRef<int64_t>{at}))
                       : source;
-    // 2^shift with the shift clamped to f32's normal exponents (beyond them
-    // every product rounds to 0 or saturates either way).
-    shift = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, shift, c32(127)), c32(-126));
-    Value power = arith::BitcastOp::create(
-        b, loc, b.getF32Type(), arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, shift, c32(127)), c32(23)));
+    Value power = emitPowerOfTwo(b, loc, shift);
     auto f8 = VectorType::get({8}, b.getF32Type());
     Value magnitudes = arith::ConstantOp::create(
         b, loc, f8, DenseElementsAttr::get(f8, ArrayRef<float>{0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f}));
@@ -99,8 +95,8 @@ Value ThreadEmitter::e2m1ToE4M3(Value codes, Value shifts) {
         magnitudes = permute(t.lo, t.hi, selector);
       } else { // byte k from the table of value k
         for (int64_t k = 0; k < 4; ++k) {
-          Table tk = tableOf(first + k);
-          Value byte = arith::AndIOp::create(b, loc, permute(tk.lo, tk.hi, selector), c32((int64_t)0xFF << (8 * k)));
+          Table own = tableOf(first + k);
+          Value byte = arith::AndIOp::create(b, loc, permute(own.lo, own.hi, selector), c32((int64_t)0xFF << (8 * k)));
           magnitudes = magnitudes ? arith::OrIOp::create(b, loc, magnitudes, byte).getResult() : byte;
         }
       }

@@ -167,6 +167,13 @@ Value emitE2M1Decode(OpBuilder &b, Location loc, Value codes) {
   return arith::MulFOp::create(b, loc, scaledDown, sh.f32(0x1p126f));
 }
 
+Value emitPowerOfTwo(OpBuilder &b, Location loc, Value shift) {
+  auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
+  shift = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, shift, c32(127)), c32(-126));
+  return arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                  arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, shift, c32(127)), c32(23)));
+}
+
 Value emitUnpackE2M1(OpBuilder &b, Location loc, Value bytes) {
   int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
   auto vi32 = VectorType::get({n}, b.getI32Type());

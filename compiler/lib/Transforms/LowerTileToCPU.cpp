@@ -38,6 +38,19 @@ Type convertArg(Type t) {
   return t;
 }
 
+/// The FP4 code (i32, 0..15) of element `ivs` of values packed two per byte
+/// in `bytes`: nibble ivs.back() % 2 (low first) of byte ivs.back() / 2.
+Value packedCode(OpBuilder &b, Location l, Value bytes, ValueRange ivs) {
+  auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, l, b.getI32Type(), v); };
+  SmallVector<Value> at(ivs.begin(), ivs.end());
+  Value two = arith::ConstantIndexOp::create(b, l, 2);
+  at.back() = arith::DivUIOp::create(b, l, ivs.back(), two);
+  Value byte = arith::ExtUIOp::create(b, l, b.getI32Type(), memref::LoadOp::create(b, l, bytes, at));
+  Value odd = arith::IndexCastOp::create(b, l, b.getI32Type(), arith::RemUIOp::create(b, l, ivs.back(), two));
+  return arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, byte, arith::MulIOp::create(b, l, odd, c32(4))),
+                               c32(0xF));
+}
+
 struct CpuLowering {
   OpBuilder &b;
   Location loc;
@@ -300,15 +313,7 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     FragmentType type = unpack.getResult().getType();
     Value buf = fragmentBuffer(type, entry), in = mapped(unpack.getInput());
     loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
-      SmallVector<Value> at(ivs.begin(), ivs.end());
-      Value two = arith::ConstantIndexOp::create(ib, l, 2);
-      at.back() = arith::DivUIOp::create(ib, l, ivs.back(), two);
-      Value byte = arith::ExtUIOp::create(ib, l, ib.getI32Type(), memref::LoadOp::create(ib, l, in, at));
-      Value odd = arith::IndexCastOp::create(ib, l, ib.getI32Type(), arith::RemUIOp::create(ib, l, ivs.back(), two));
-      Value shift = arith::MulIOp::create(ib, l, odd, arith::ConstantIntOp::create(ib, l, ib.getI32Type(), 4));
-      Value code = arith::AndIOp::create(ib, l, arith::ShRUIOp::create(ib, l, byte, shift),
-                                         arith::ConstantIntOp::create(ib, l, ib.getI32Type(), 0xF));
-      memref::StoreOp::create(ib, l, compiler::emitE2M1Decode(ib, l, code), buf, ivs);
+      memref::StoreOp::create(ib, l, compiler::emitE2M1Decode(ib, l, packedCode(ib, l, in, ivs)), buf, ivs);
     });
     map.map(unpack.getResult(), buf);
     return success();
@@ -318,19 +323,8 @@ LogicalResult CpuLowering::lowerOp(Operation &op, Block &entry) {
     FragmentType type = conv.getResult().getType();
     Value buf = fragmentBuffer(type, entry), codes = mapped(conv.getCodes()), shifts = mapped(conv.getShift());
     loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
-      auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(ib, l, ib.getI32Type(), v); };
-      SmallVector<Value> at(ivs.begin(), ivs.end());
-      Value two = arith::ConstantIndexOp::create(ib, l, 2);
-      at.back() = arith::DivUIOp::create(ib, l, ivs.back(), two);
-      Value byte = arith::ExtUIOp::create(ib, l, ib.getI32Type(), memref::LoadOp::create(ib, l, codes, at));
-      Value odd = arith::IndexCastOp::create(ib, l, ib.getI32Type(), arith::RemUIOp::create(ib, l, ivs.back(), two));
-      Value code = arith::AndIOp::create(ib, l, arith::ShRUIOp::create(ib, l, byte, arith::MulIOp::create(ib, l, odd, c32(4))),
-                                         c32(0xF));
-      Value shift = memref::LoadOp::create(ib, l, shifts, ivs);
-      shift = arith::MaxSIOp::create(ib, l, arith::MinSIOp::create(ib, l, shift, c32(127)), c32(-126));
-      Value power = arith::BitcastOp::create(
-          ib, l, ib.getF32Type(), arith::ShLIOp::create(ib, l, arith::AddIOp::create(ib, l, shift, c32(127)), c32(23)));
-      Value value = arith::MulFOp::create(ib, l, compiler::emitE2M1Decode(ib, l, code), power);
+      Value power = compiler::emitPowerOfTwo(ib, l, memref::LoadOp::create(ib, l, shifts, ivs));
+      Value value = arith::MulFOp::create(ib, l, compiler::emitE2M1Decode(ib, l, packedCode(ib, l, codes, ivs)), power);
       memref::StoreOp::create(ib, l, compiler::emitF32ToE4M3(ib, l, value, /*hardware=*/false), buf, ivs);
     });
     map.map(conv.getResult(), buf);
