@@ -2,7 +2,11 @@
 #include "kernels/quant/swiglu_backward.h"
 #include "kernels/quant/scale_rule.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 
 using namespace tk::dsl;
 
@@ -12,7 +16,8 @@ std::string SwigluBackwardConfig::key() const {
   return "swiglu_backward_and_per_token_cast:H=" + std::to_string(hidden) + ",g=" + std::to_string(group) +
          ",round=" + std::to_string(roundSf) + (clamp ? ",clampbits=" + std::to_string(bits(*clamp)) : "") +
          ",xalign=" + std::to_string(xAlignBytes) + ",galign=" + std::to_string(gradAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes);
+         ",outalign=" + std::to_string(outAlignBytes) + ",chunk=" + std::to_string(chunk()) + "x" +
+         std::to_string(numThreads());
 }
 
 namespace {
@@ -44,9 +49,57 @@ Forward forward(Scalar xv, Scalar yv, std::optional<float> clamp) {
 
 } // namespace
 
+std::string SwigluBackwardConfig::tileError() const {
+  if (hidden <= 0 || group <= 0 || hidden % group)
+    return "H = " + std::to_string(hidden) + " must be a positive multiple of g = " + std::to_string(group);
+  const int64_t c = chunk(), t = numThreads();
+  if (c <= 0 || hidden % c || c % group)
+    return "the chunk of " + std::to_string(c) + " columns must divide H = " + std::to_string(hidden) +
+           " and be a multiple of g = " + std::to_string(group);
+  if (t < 32 || t > 1024 || (t & (t - 1)))
+    return "threads must be a power of two from 32 to 1024, got " + std::to_string(t);
+  return "";
+}
+
+int64_t SwigluBackwardConfig::chunk() const {
+  if (chunkCols)
+    return chunkCols;
+  for (int64_t c : {1024, 512, 256, 128})
+    if (hidden % c == 0)
+      return c;
+  return hidden; // H = 32 x odd (g = 32): whole rows
+}
+
+int64_t SwigluBackwardConfig::numThreads() const {
+  if (threads)
+    return threads;
+  const int64_t c = chunk();
+  if (c & (c - 1))
+    return 256; // whole rows of 32 x odd columns
+  return std::clamp<int64_t>(c / 8, 32, 1024);
+}
+
+std::string applyBackwardTileOverride(SwigluBackwardConfig &c) {
+  const char *env = std::getenv("TK_SWIGLU_BACKWARD_TILE");
+  if (!env || !*env)
+    return "";
+  long long cols = 0, threads = 0;
+  char end = 0;
+  if (std::sscanf(env, "%lldx%lld%c", &cols, &threads, &end) != 2)
+    return std::string("TK_SWIGLU_BACKWARD_TILE must be COLSxTHREADS, got '") + env + "'";
+  SwigluBackwardConfig tried = c;
+  tried.chunkCols = cols, tried.threads = threads;
+  if (std::string error = tried.tileError(); !error.empty())
+    return std::string("TK_SWIGLU_BACKWARD_TILE '") + env + "': " + error;
+  c = tried;
+  return "";
+}
+
 BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConfig &c) {
-  const int64_t h = c.hidden, g = c.group, hg = h / g;
-  KernelBuilder k(ctx, "swiglu_backward_and_per_token_cast", c.key(), /*threads=*/256);
+  if (std::string error = c.tileError(); !error.empty())
+    throw std::invalid_argument("swiglu backward: " + error);
+  const int64_t h = c.hidden, g = c.group, hg = h / g, cols = c.chunk(), chunks = c.numChunks();
+  KernelBuilder k(ctx, "swiglu_backward_and_per_token_cast", c.key(), c.numThreads());
   Dim rows = k.dynamic("num_rows");
   Tensor xq = k.input("x", {rows, 2 * h}, DType::F8E4M3, {2 * h, 1}, c.xAlignBytes);
   Tensor xs = k.input("x_sf", {rows, 2 * hg}, DType::F32, {2 * hg, 1}, 4);
@@ -57,18 +110,20 @@ BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConf
   Tensor gradFp8 = k.output("x_grad_fp8", {rows, 2 * h}, DType::F8E4M3, {}, c.outAlignBytes);
   Tensor gradSf = k.output("x_grad_sf", {rows, 2 * hg}, DType::F32, {2 * hg, 1}, 4);
   Tensor grad = k.output("x_grad", {rows, 2 * h}, DType::BF16, {}, c.outAlignBytes);
-  Tensor weightGrad = k.output("weight_grad", {k.dynamic("num_weight_grads")}, DType::F32, {1}, 4);
+  Tensor rowDots = k.output("row_dots", {rows, chunks}, DType::F32, {chunks, 1}, 4);
 
-  k.grid({rows}, [&](const std::vector<Index> &b) { // one whole row per block
-    Index row = b[0], zero = k.index(0);
+  // Block (row, chunk): columns chunk * cols ... of both halves; the chunk's
+  // share of the row's dot product goes to row_dots[row, chunk].
+  k.grid({rows, Dim(chunks)}, [&](const std::vector<Index> &b) {
+    Index row = b[0], zero = k.index(0), col = b[1] * cols, group = b[1] * (cols / g);
     auto dequantized = [&](int64_t half) { // fl(dec(xq) * xs), one scale per g values
-      return k.load(xq, {row, k.index(half * h)}, {1, h}).to(DType::F32) *
-             expand(k.load(xs, {row, k.index(half * hg)}, {1, hg}), 1, g);
+      return k.load(xq, {row, col + half * h}, {1, cols}).to(DType::F32) *
+             expand(k.load(xs, {row, group + half * hg}, {1, cols / g}), 1, g);
     };
     Tile xv = dequantized(0), yv = dequantized(1);
-    Tile go = k.load(gradOut, {row, zero}, {1, h}).to(DType::F32);
+    Tile go = k.load(gradOut, {row, col}, {1, cols}).to(DType::F32);
     Tile idx = k.load(topk, {row, zero}, {1, 1});
-    Tile w = expand(k.gather(weight, idx), 1, h); // 0 for a padding row
+    Tile w = expand(k.gather(weight, idx), 1, cols); // 0 for a padding row
     const std::optional<float> clamp = c.clamp;
     auto elementwise = [&](const std::function<Scalar(const Forward &, Scalar go, Scalar w)> &fn) {
       return map({xv, yv, go, w}, DType::F32,
@@ -84,36 +139,44 @@ BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConf
       Scalar v = gws(f, go, w) * f.x;
       return f.cy ? select(*f.cy, go.constantF32(0.0), v) : v;
     });
-    k.store(out, {row, zero}, elementwise([](const Forward &f, Scalar, Scalar w) { return f.act * w; }).to(DType::BF16));
-    Tile rowDot = reduce_sum(elementwise([](const Forward &f, Scalar go, Scalar) { return go * f.act; }), 1);
-    k.scatter(weightGrad, idx, rowDot);
+    k.store(out, {row, col}, elementwise([](const Forward &f, Scalar, Scalar w) { return f.act * w; }).to(DType::BF16));
+    k.store(rowDots, {row, b[1]},
+            reduce_sum(elementwise([](const Forward &f, Scalar go, Scalar) { return go * f.act; }), 1));
     // x_grad in bf16 and per token in e4m3, from the fp32 gradients.
     for (int64_t half = 0; half < 2; ++half) {
       const Tile &d = half ? dy : dx;
-      k.store(grad, {row, k.index(half * h)}, d.to(DType::BF16));
+      k.store(grad, {row, col + half * h}, d.to(DType::BF16));
       auto [scale, inv] = scaleRule(reduce_absmax(d, 1, g), Format::E4M3, c.roundSf);
-      k.store(gradSf, {row, k.index(half * hg)}, scale);
-      k.store(gradFp8, {row, k.index(half * h)}, (d * expand(inv, 1, g)).to(DType::F8E4M3));
+      k.store(gradSf, {row, group + half * hg}, scale);
+      k.store(gradFp8, {row, col + half * h}, (d * expand(inv, 1, g)).to(DType::F8E4M3));
     }
   });
   return k.finish();
 }
 
-BuiltKernel buildZeroUnroutedWeightGrad(mlir::MLIRContext &ctx, bool all) {
-  constexpr int64_t bm = 1024;
-  KernelBuilder k(ctx, "swiglu_backward_zero_unrouted", all ? "swiglu_backward_zero_all" : "swiglu_backward_zero_unrouted",
-                  /*threads=*/256);
+static int64_t powerOfTwoAtLeast(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p *= 2;
+  return p;
+}
+
+BuiltKernel buildWeightGradFromRowDots(mlir::MLIRContext &ctx, int64_t chunks) {
+  constexpr int64_t bm = 256;
+  const int64_t width = powerOfTwoAtLeast(chunks); // columns past `chunks` read as zero
+  KernelBuilder k(ctx, "swiglu_backward_weight_grad", "swiglu_backward_weight_grad:chunks=" + std::to_string(chunks),
+                  /*threads=*/128);
   Dim slots = k.dynamic("num_slots");
   Tensor ttp = k.input("token_topk_to_pos", {slots, 1}, DType::I32, {1, 1}, 4);
+  Tensor rowDots = k.input("row_dots", {k.dynamic("num_rows"), chunks}, DType::F32, {chunks, 1}, 4);
   Tensor weightGrad = k.output("weight_grad", {slots, 1}, DType::F32, {1, 1}, 4);
   k.grid({ceil_div(slots, bm)}, [&](const std::vector<Index> &b) {
     Index at = b[0] * bm, zero = k.index(0);
-    Tile kept = map({k.load(ttp, {at, zero}, {bm, 1}), k.load(weightGrad, {at, zero}, {bm, 1})}, DType::F32,
-                    [all](const std::vector<Scalar> &s) {
-                      return all ? s[1].constantF32(0.0)
-                                 : select(s[0] >= s[0].constantI32(0), s[1], s[1].constantF32(0.0));
-                    });
-    k.store(weightGrad, {at, zero}, kept);
+    // Slot s: the dot product of row token_topk_to_pos[s], summed over its
+    // chunks in one fixed order; zero for -1 (an unrouted slot) and for a row
+    // past the end (every slot when there are no rows).
+    Tile rows = k.load(ttp, {at, zero}, {bm, 1});
+    k.store(weightGrad, {at, zero}, reduce_sum(k.gatherRows(rowDots, rows, zero, width), 1));
   });
   return k.finish();
 }

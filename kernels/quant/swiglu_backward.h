@@ -3,10 +3,15 @@
 // swiglu_backward_and_per_token_cast (spec quant.md 4.18): from the e4m3
 // per-token quantized forward input, the weighted forward output, the input
 // gradient in bf16 and per-token e4m3, and the routing-weight gradient.
-// Two kernels: one per row (whole rows per block) writes the row outputs and
-// the row's dot product sum(go * act) straight into weight_grad at
-// pos_to_token_topk[p] (tile.scatter); a second one zeroes the weight_grad
-// slots whose token_topk_to_pos is -1.
+// Two kernels. The first has one block per chunk of a row (a few hundred to
+// a thousand columns of each half, eight values per thread): it writes the
+// chunk's outputs and its share of the row's dot product sum(go * act) into
+// row_dots (rows, chunks), a buffer the entry point allocates in the call's
+// stream order. The second fills weight_grad per slot: the sum, in one fixed
+// order, of the chunks of row token_topk_to_pos[s], or zero for -1 (the
+// mapping is consistent, quant.md 4.18 step 9). The result is deterministic;
+// whole rows per block (S6: 224 registers, one block per SM) were 30-36% of
+// the copy ceiling.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -25,17 +30,33 @@ struct SwigluBackwardConfig {
   bool roundSf = false;
   std::optional<float> clamp;
   int64_t xAlignBytes = 16, gradAlignBytes = 16, outAlignBytes = 16;
+  /// Columns of each half per block (a multiple of g dividing H) and threads
+  /// per block; 0 = the defaults: the largest of 1024, 512, 256, 128 that
+  /// divides H (else H), and eight columns per thread (at least 32 threads;
+  /// 256 for whole rows).
+  int64_t chunkCols = 0, threads = 0;
+  int64_t chunk() const;
+  int64_t numChunks() const { return hidden / chunk(); }
+  int64_t numThreads() const;
+  /// Why the chunk and threads cannot be built, or "".
+  std::string tileError() const;
   std::string key() const;
 };
 
-/// The per-row kernel: tensors x (N, 2H) e4m3, x_sf (N, 2H / g) f32,
+/// TK_SWIGLU_BACKWARD_TILE=COLSxTHREADS (a tuning experiment): the chunk and
+/// threads of every backward kernel launched after it is set. Returns the
+/// error of a malformed or unusable value, "" otherwise (also when unset).
+std::string applyBackwardTileOverride(SwigluBackwardConfig &config);
+
+/// The per-chunk kernel: tensors x (N, 2H) e4m3, x_sf (N, 2H / g) f32,
 /// grad_out (N, H) bf16, pos_to_token_topk (N, 1) i32, weight (T k) f32 ->
 /// out (N, H) bf16, x_grad_fp8 (N, 2H) e4m3, x_grad_sf (N, 2H / g) f32,
-/// x_grad (N, 2H) bf16, weight_grad (T k) f32 (scattered).
+/// x_grad (N, 2H) bf16, row_dots (N, numChunks()) f32.
 dsl::BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConfig &config);
-/// weight_grad[s] = 0 where token_topk_to_pos[s] is negative, else unchanged
-/// (with `all`: 0 everywhere, for calls without rows).
-dsl::BuiltKernel buildZeroUnroutedWeightGrad(mlir::MLIRContext &ctx, bool all);
+/// token_topk_to_pos (T k, 1) i32, row_dots (N, chunks) f32 -> weight_grad
+/// (T k, 1) f32: weight_grad[s] = sum_c row_dots[token_topk_to_pos[s], c],
+/// 0 where token_topk_to_pos[s] is negative or not below N.
+dsl::BuiltKernel buildWeightGradFromRowDots(mlir::MLIRContext &ctx, int64_t chunks);
 
 /// C++ reference for rows [rowBegin, rowEnd): the per-element math of
 /// quant.md 4.18 steps 1-7, and rowDot[p] = sum_j fl(go * act), summed in

@@ -1,11 +1,12 @@
 //===- swiglu_backward_api.cpp - tk_swiglu_backward_and_per_token_cast ----===//
 //
 // quant.md 4.18: checks, configs, two launches on the caller's stream (the
-// per-row kernel, then the zeroing of weight_grad's unrouted slots).
+// per-chunk kernel, then weight_grad per slot from the chunks' dot products).
 //===----------------------------------------------------------------------===//
 #include "kernels/common/validate.h"
 #include "kernels/quant/swiglu_backward.h"
 #include "tk/runtime/Context.h"
+#include "tk/runtime/Scratch.h"
 
 #include <cmath>
 
@@ -113,27 +114,36 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
       !(s = exact("weight_grad", weight_grad, TK_F32, {t, topk})).isOk())
     return report(s);
   // The kernels' flat and (rows, 1) views of the index and weight tensors.
-  tk_tensor topkView = columnView(pos_to_token_topk), weightFlat = flatView(weight), gradFlat = flatView(weight_grad);
+  tk_tensor topkView = columnView(pos_to_token_topk), weightFlat = flatView(weight);
   tk_tensor ttpView = columnView(token_topk_to_pos), gradSlots = columnView(weight_grad);
-  const bool noRows = n == 0;
-  if (!noRows) {
-    SwigluBackwardConfig config;
-    config.hidden = h, config.group = g, config.roundSf = flags & TK_ROUND_SF;
-    if (swiglu_clamp_value)
-      config.clamp = *swiglu_clamp_value;
-    config.xAlignBytes = alignmentOf(&xv, 1);
-    config.gradAlignBytes = alignmentOf(&gv, 2);
-    config.outAlignBytes = std::min({alignmentOf(out, 2), alignmentOf(x_grad_fp8, 1), alignmentOf(x_grad, 2)});
+  SwigluBackwardConfig config;
+  config.hidden = h, config.group = g, config.roundSf = flags & TK_ROUND_SF;
+  if (swiglu_clamp_value)
+    config.clamp = *swiglu_clamp_value;
+  config.xAlignBytes = alignmentOf(&xv, 1);
+  config.gradAlignBytes = alignmentOf(&gv, 2);
+  config.outAlignBytes = std::min({alignmentOf(out, 2), alignmentOf(x_grad_fp8, 1), alignmentOf(x_grad, 2)});
+  if (std::string error = applyBackwardTileOverride(config); !error.empty())
+    return report(invalid(error));
+  // Each chunk's share of its row's dot product, from the first kernel to the
+  // second, in a buffer allocated and freed in the stream's order.
+  const int64_t chunks = config.numChunks();
+  tk::runtime::Scratch rowDotsBuffer;
+  if (!(s = rowDotsBuffer.allocateOnStream(ctx, *out, size_t(n * chunks) * 4, stream)).isOk())
+    return report(s);
+  tk_tensor rowDots = rowDotsBuffer.tensor(TK_F32, n, chunks);
+  if (n > 0) {
     auto rows = [config](mlir::MLIRContext &mctx) { return buildSwigluBackward(mctx, config); };
     s = ctx->run(config.key(), rows,
-                 {&xv, x_sf, &gv, &topkView, &weightFlat, out, x_grad_fp8, x_grad_sf, x_grad, &gradFlat}, stream);
+                 {&xv, x_sf, &gv, &topkView, &weightFlat, out, x_grad_fp8, x_grad_sf, x_grad, &rowDots}, stream);
     if (!s.isOk())
       return report(s);
   }
   if (t * topk == 0)
     return report(Status::ok());
-  // Slots no row routes to are zero; without rows, every slot (quant.md 4.18).
-  auto zero = [noRows](mlir::MLIRContext &mctx) { return buildZeroUnroutedWeightGrad(mctx, noRows); };
-  return report(ctx->run(noRows ? "swiglu_backward_zero_all" : "swiglu_backward_zero_unrouted", zero,
-                         {&ttpView, &gradSlots}, stream));
+  // Slot s gets the dot product of row token_topk_to_pos[s]; zero for -1 and,
+  // without rows, everywhere (quant.md 4.18).
+  auto slots = [chunks](mlir::MLIRContext &mctx) { return buildWeightGradFromRowDots(mctx, chunks); };
+  return report(ctx->run("swiglu_backward_weight_grad:chunks=" + std::to_string(chunks), slots,
+                         {&ttpView, &rowDots, &gradSlots}, stream));
 }

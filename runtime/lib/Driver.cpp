@@ -53,6 +53,8 @@ Loaded load() {
                  l.error) &&
             bind(lib, d.cuLaunchKernel, "cuLaunchKernel", l.error) &&
             bind(lib, d.cuMemAlloc, "cuMemAlloc_v2", l.error) && bind(lib, d.cuMemFree, "cuMemFree_v2", l.error) &&
+            bind(lib, d.cuMemAllocAsync, "cuMemAllocAsync", l.error) &&
+            bind(lib, d.cuMemFreeAsync, "cuMemFreeAsync", l.error) &&
             bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&
             bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", l.error) &&
             bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", l.error) &&

@@ -7,8 +7,30 @@
 namespace tk::runtime {
 
 Scratch::~Scratch() {
-  if (onDevice_ && data_)
+  if (!onDevice_ || !data_)
+    return;
+  if (streamOrdered_)
+    ctx_->driver->cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(data_), static_cast<CUstream>(stream_));
+  else
     ctx_->driver->cuMemFree(reinterpret_cast<CUdeviceptr>(data_));
+}
+
+Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream) {
+  if (like.device != TK_DEVICE_CUDA)
+    return allocate(ctx, like, bytes);
+  ctx_ = ctx;
+  bytes_ = bytes;
+  onDevice_ = true;
+  Status s = ctx->ensureDevice();
+  if (!s.isOk())
+    return s;
+  CUdeviceptr p = 0;
+  if (CUresult r = ctx->driver->cuMemAllocAsync(&p, std::max<size_t>(bytes, 4), static_cast<CUstream>(stream)))
+    return {TK_ERROR_LAUNCH, ctx->driver->describe("cuMemAllocAsync", r)};
+  data_ = reinterpret_cast<void *>(p);
+  streamOrdered_ = true;
+  stream_ = stream;
+  return Status::ok();
 }
 
 Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes) {

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <vector>
+
 namespace {
 
 // Suite names Cpu_<kernel>: the coverage test looks for them.
@@ -13,11 +16,13 @@ TEST(Cpu_swiglu_backward_and_per_token_cast, MoeGridIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   int i = 0;
-  for (int64_t h : {256, 640})
+  // Chunks of the row per block: H = 256 one, 640 five of 128 columns, 1536
+  // three of 512 (the weight gradient sums them per slot).
+  for (int64_t h : {256, 640, 1536})
     for (int64_t g : {32, 128})
       for (bool round : {false, true})
         for (std::optional<float> clamp : {std::optional<float>(), std::optional<float>(0.5f)}) {
-          if (h % g)
+          if (h % g || (h == 1536 && (g == 32 || round)))
             continue;
           tk::bench::SwigluBackwardCase c{h, g, round, clamp};
           c.tokens = 50, c.topk = 2 + i % 3, c.totalExperts = 8, c.localExperts = 3, c.seed = 10 + i++;
@@ -27,6 +32,67 @@ TEST(Cpu_swiglu_backward_and_per_token_cast, MoeGridIsBitExact) {
           EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
           EXPECT_EQ(r.countMismatches, 0) << tk::bench::describe(c) << " (weight_grad)";
         }
+  tk_context_destroy(ctx);
+}
+
+// TK_SWIGLU_BACKWARD_TILE (a tuning experiment) changes the chunk and threads,
+// results unchanged; a malformed or unusable value is an error through the C
+// API, not a silent default.
+TEST(Cpu_swiglu_backward_and_per_token_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  auto check = [&](int64_t g, uint64_t seed) {
+    tk::bench::SwigluBackwardCase c{512, g, true, 0.5f};
+    c.tokens = 40, c.topk = 3, c.totalExperts = 8, c.localExperts = 3, c.seed = seed;
+    return tk::bench::checkSwigluBackward(nullptr, ctx, c, false);
+  };
+  for (const char *tile : {"128x32", "256x64", "512x256"}) {
+    setenv("TK_SWIGLU_BACKWARD_TILE", tile, 1);
+    tk::bench::CheckResult r = check(32, 3);
+    EXPECT_EQ(r.status, TK_SUCCESS) << tile << ": " << r.error;
+    EXPECT_EQ(r.outMismatches + r.sfMismatches + r.countMismatches, 0) << tile;
+  }
+  // Not COLSxTHREADS; a chunk not dividing H = 512; one smaller than g = 128;
+  // threads not a power of two.
+  for (const char *bad : {"512", "384x64", "64x32", "512x96"}) {
+    setenv("TK_SWIGLU_BACKWARD_TILE", bad, 1);
+    tk::bench::CheckResult r = check(128, 4);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.error.find("TK_SWIGLU_BACKWARD_TILE"), std::string::npos) << r.error;
+  }
+  unsetenv("TK_SWIGLU_BACKWARD_TILE");
+  tk_context_destroy(ctx);
+}
+
+// No rows: every weight_grad slot is zero (the reference would leave it
+// uninitialised, quant.md 4.18), whatever token_topk_to_pos says.
+TEST(Cpu_swiglu_backward_and_per_token_cast, NoRowsZeroesEveryWeightGradSlot) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  const int64_t h = 256, t = 5, k = 2;
+  std::vector<float> weight(t * k, 0.5f), weightGrad(t * k, 7.0f);
+  std::vector<int32_t> ttp = {0, -1, 3, 1, -1, 2, 0, 0, 9, -1};
+  auto host = [](void *data, tk_dtype dtype, std::vector<int64_t> shape) {
+    tk_tensor v{};
+    v.data = data, v.dtype = dtype, v.ndim = (int32_t)shape.size(), v.device = TK_DEVICE_CPU;
+    int64_t stride = 1;
+    for (int i = v.ndim - 1; i >= 0; --i)
+      v.shape[i] = shape[i], v.strides[i] = stride, stride *= shape[i];
+    return v;
+  };
+  char none = 0;
+  tk_tensor x = host(&none, TK_F8_E4M3, {0, 2 * h}), xs = host(&none, TK_F32, {0, 2 * h / 128});
+  tk_tensor go = host(&none, TK_BF16, {0, h}), topk = host(&none, TK_I32, {0});
+  tk_tensor out = host(&none, TK_BF16, {0, h}), fp8 = host(&none, TK_F8_E4M3, {0, 2 * h});
+  tk_tensor sf = host(&none, TK_F32, {0, 2 * h / 128}), grad = host(&none, TK_BF16, {0, 2 * h});
+  tk_tensor w = host(weight.data(), TK_F32, {t, k}), ttpT = host(ttp.data(), TK_I32, {t, k});
+  tk_tensor wg = host(weightGrad.data(), TK_F32, {t, k});
+  ASSERT_EQ(tk_swiglu_backward_and_per_token_cast(ctx, &x, &xs, &go, &w, &topk, &ttpT, 128, 0, nullptr, &out, &fp8,
+                                                  &sf, &grad, &wg, nullptr),
+            TK_SUCCESS)
+      << tk_last_error();
+  for (int64_t s = 0; s < t * k; ++s)
+    EXPECT_EQ(weightGrad[s], 0.0f) << "slot " << s;
   tk_context_destroy(ctx);
 }
 

@@ -2,8 +2,11 @@
 //
 // Some operators report facts only the kernel sees (e.g. an input that
 // violates a precondition). The kernel writes them into a scratch buffer;
-// the entry point waits for the stream and reads them back. The buffer lives
-// on the device of the call's tensors, or in host memory for the CPU path.
+// the entry point waits for the stream and reads them back. Others pass
+// intermediate results from one of their kernels to the next: their buffer
+// is allocated and freed in the order of the call's stream, so the call
+// returns without waiting. The buffer lives on the device of the call's
+// tensors, or in host memory for the CPU path (which runs as it is called).
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -25,6 +28,10 @@ public:
   ~Scratch();
   /// `bytes` of memory where `like` lives (device or host); contents undefined.
   Status allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes);
+  /// The same, allocated in `stream`'s order (cuMemAllocAsync) and freed in
+  /// it when the Scratch goes out of scope (cuMemFreeAsync): kernels launched
+  /// on `stream` in between may use it, and nothing waits for them.
+  Status allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream);
   /// A 2-D tensor over the buffer, row-major, in `like`'s memory.
   tk_tensor tensor(tk_dtype dtype, int64_t rows, int64_t cols) const;
   /// Waits for `stream` and copies the buffer to `host` (size() bytes).
@@ -34,6 +41,8 @@ public:
 private:
   tk_context_s *ctx_ = nullptr;
   bool onDevice_ = false;
+  bool streamOrdered_ = false;
+  tk_stream stream_ = nullptr;
   void *data_ = nullptr;
   std::vector<unsigned char> host_;
   size_t bytes_ = 0;
