@@ -17,7 +17,8 @@ std::string SwigluBackwardConfig::key() const {
          ",round=" + std::to_string(roundSf) + (clamp ? ",clampbits=" + std::to_string(bits(*clamp)) : "") +
          ",xalign=" + std::to_string(xAlignBytes) + ",galign=" + std::to_string(gradAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes) + ",chunk=" + std::to_string(chunk()) + "x" +
-         std::to_string(numThreads());
+         std::to_string(numThreads()) +
+         (stages() ? ",pipeline=" + std::to_string(stages()) + "x" + std::to_string(rowsPerBlock()) : "");
 }
 
 namespace {
@@ -79,10 +80,15 @@ int64_t SwigluBackwardConfig::numThreads() const {
   return std::clamp<int64_t>(c / 8, 32, 1024);
 }
 
+int64_t SwigluBackwardConfig::stages() const {
+  const int64_t wanted = pipelineStages >= 0 ? pipelineStages : 0;
+  return std::min<int64_t>(wanted, kPipelineSharedBytes / stageBytes());
+}
+
 std::string applyBackwardTileOverride(SwigluBackwardConfig &c) {
   const char *env = std::getenv("TK_SWIGLU_BACKWARD_TILE");
   if (!env || !*env)
-    return "";
+    return readPipelineSetting("TK_SWIGLU_BACKWARD_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);
   long long cols = 0, threads = 0;
   char end = 0;
   if (std::sscanf(env, "%lldx%lld%c", &cols, &threads, &end) != 2)
@@ -92,7 +98,7 @@ std::string applyBackwardTileOverride(SwigluBackwardConfig &c) {
   if (std::string error = tried.tileError(); !error.empty())
     return std::string("TK_SWIGLU_BACKWARD_TILE '") + env + "': " + error;
   c = tried;
-  return "";
+  return readPipelineSetting("TK_SWIGLU_BACKWARD_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);
 }
 
 BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConfig &c) {
@@ -112,16 +118,17 @@ BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConf
   Tensor grad = k.output("x_grad", {rows, 2 * h}, DType::BF16, {}, c.outAlignBytes);
   Tensor rowDots = k.output("row_dots", {rows, chunks}, DType::F32, {chunks, 1}, 4);
 
-  // Block (row, chunk): columns chunk * cols ... of both halves; the chunk's
-  // share of the row's dot product goes to row_dots[row, chunk].
-  k.grid({rows, Dim(chunks)}, [&](const std::vector<Index> &b) {
-    Index row = b[0], zero = k.index(0), col = b[1] * cols, group = b[1] * (cols / g);
+  // Row `row`, chunk `chunk`: columns chunk * cols ... of both halves, from
+  // `loadQ(half)` (the e4m3 codes) and `loadGo()`; the chunk's share of the
+  // row's dot product goes to row_dots[row, chunk].
+  auto castChunk = [&](const Index &row, const Index &chunk, const std::function<Tile(int64_t half)> &loadQ,
+                       const std::function<Tile()> &loadGo) {
+    Index zero = k.index(0), col = chunk * cols, group = chunk * (cols / g);
     auto dequantized = [&](int64_t half) { // fl(dec(xq) * xs), one scale per g values
-      return k.load(xq, {row, col + half * h}, {1, cols}).to(DType::F32) *
-             expand(k.load(xs, {row, group + half * hg}, {1, cols / g}), 1, g);
+      return loadQ(half).to(DType::F32) * expand(k.load(xs, {row, group + half * hg}, {1, cols / g}), 1, g);
     };
     Tile xv = dequantized(0), yv = dequantized(1);
-    Tile go = k.load(gradOut, {row, col}, {1, cols}).to(DType::F32);
+    Tile go = loadGo().to(DType::F32);
     Tile idx = k.load(topk, {row, zero}, {1, 1});
     Tile w = expand(k.gather(weight, idx), 1, cols); // 0 for a padding row
     const std::optional<float> clamp = c.clamp;
@@ -140,7 +147,7 @@ BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConf
       return f.cy ? select(*f.cy, go.constantF32(0.0), v) : v;
     });
     k.store(out, {row, col}, elementwise([](const Forward &f, Scalar, Scalar w) { return f.act * w; }).to(DType::BF16));
-    k.store(rowDots, {row, b[1]},
+    k.store(rowDots, {row, chunk},
             reduce_sum(elementwise([](const Forward &f, Scalar go, Scalar) { return go * f.act; }), 1));
     // x_grad in bf16 and per token in e4m3, from the fp32 gradients.
     for (int64_t half = 0; half < 2; ++half) {
@@ -150,6 +157,31 @@ BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConf
       k.store(gradSf, {row, group + half * hg}, scale);
       k.store(gradFp8, {row, col + half * h}, (d * expand(inv, 1, g)).to(DType::F8E4M3));
     }
+  };
+
+  if (c.stages() > 0) {
+    // Block (row group, chunk) walks rowsPerBlock rows down one chunk; their
+    // inputs arrive in shared memory stages() - 1 rows ahead (cp.async).
+    const int64_t n = c.rowsPerBlock();
+    k.grid({ceil_div(rows, n), Dim(chunks)}, [&](const std::vector<Index> &b) {
+      Index col = b[1] * cols, zero = k.index(0);
+      Shared qx = k.shared({1, cols}, DType::F8E4M3), qy = k.shared({1, cols}, DType::F8E4M3);
+      Shared gos = k.shared({1, cols}, DType::BF16);
+      k.pipeline(zero, k.index(n), c.stages(), [&](const Index &i) {
+        Index row = b[0] * n + i;
+        k.copy(xq, {row, col}, qx);
+        k.copy(xq, {row, col + h}, qy);
+        k.copy(gradOut, {row, col}, gos);
+        castChunk(row, b[1], [&](int64_t half) { return k.load(half ? qy : qx, {zero, zero}, {1, cols}); },
+                  [&] { return k.load(gos, {zero, zero}, {1, cols}); });
+      });
+    });
+    return k.finish();
+  }
+  k.grid({rows, Dim(chunks)}, [&](const std::vector<Index> &b) {
+    Index row = b[0], col = b[1] * cols;
+    castChunk(row, b[1], [&](int64_t half) { return k.load(xq, {row, col + half * h}, {1, cols}); },
+              [&] { return k.load(gradOut, {row, col}, {1, cols}); });
   });
   return k.finish();
 }

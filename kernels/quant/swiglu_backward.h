@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kernels/common/tuning_setting.h"
 #include "kernels/quant/formats.h"
 #include "kernels/quant/swiglu.h"
 #include "tk/dsl/KernelBuilder.h"
@@ -35,6 +36,14 @@ struct SwigluBackwardConfig {
   /// divides H (else H), and eight columns per thread (at least 32 threads;
   /// 256 for whole rows).
   int64_t chunkCols = 0, threads = 0;
+  /// Software pipelining (tile.pipeline): each block walks rowsPerBlock()
+  /// rows down its chunk, their inputs (x's two halves and grad_out)
+  /// copied into shared memory stages() - 1 rows ahead. -1 / 0: the
+  /// defaults (none: one row per block, loaded into registers).
+  int64_t pipelineStages = -1, tilesPerBlock = 0;
+  int64_t stages() const;
+  int64_t rowsPerBlock() const { return tilesPerBlock ? tilesPerBlock : stages() ? 4 : 1; }
+  int64_t stageBytes() const { return 4 * chunk(); }
   int64_t chunk() const;
   int64_t numChunks() const { return hidden / chunk(); }
   int64_t numThreads() const;
@@ -44,8 +53,10 @@ struct SwigluBackwardConfig {
 };
 
 /// TK_SWIGLU_BACKWARD_TILE=COLSxTHREADS (a tuning experiment): the chunk and
-/// threads of every backward kernel launched after it is set. Returns the
-/// error of a malformed or unusable value, "" otherwise (also when unset).
+/// threads of every backward kernel launched after it is set; then
+/// TK_SWIGLU_BACKWARD_PIPELINE=STAGESxROWS (kernels/common/tuning_setting.h).
+/// Returns the error of a malformed or unusable value, "" otherwise (also
+/// when unset).
 std::string applyBackwardTileOverride(SwigluBackwardConfig &config);
 
 /// The per-chunk kernel: tensors x (N, 2H) e4m3, x_sf (N, 2H / g) f32,

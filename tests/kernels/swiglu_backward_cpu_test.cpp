@@ -61,6 +61,19 @@ TEST(Cpu_swiglu_backward_and_per_token_cast, TileOverrideKeepsResultsAndRejectsB
     EXPECT_NE(r.error.find("TK_SWIGLU_BACKWARD_TILE"), std::string::npos) << r.error;
   }
   unsetenv("TK_SWIGLU_BACKWARD_TILE");
+  // TK_SWIGLU_BACKWARD_PIPELINE: blocks walk several rows (3 of 40 rows: a
+  // partial last group) with their inputs staged in shared memory.
+  for (const char *pipeline : {"2x4", "3x3", "0x0"}) {
+    setenv("TK_SWIGLU_BACKWARD_PIPELINE", pipeline, 1);
+    tk::bench::CheckResult r = check(128, 5);
+    EXPECT_EQ(r.status, TK_SUCCESS) << pipeline << ": " << r.error;
+    EXPECT_EQ(r.outMismatches + r.sfMismatches + r.countMismatches, 0) << pipeline;
+  }
+  for (const char *bad : {"2", "9x4", "2x0"}) {
+    setenv("TK_SWIGLU_BACKWARD_PIPELINE", bad, 1);
+    EXPECT_EQ(check(128, 6).status, TK_ERROR_INVALID_ARGUMENT) << bad;
+  }
+  unsetenv("TK_SWIGLU_BACKWARD_PIPELINE");
   tk_context_destroy(ctx);
 }
 

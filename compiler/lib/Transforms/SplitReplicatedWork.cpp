@@ -38,10 +38,13 @@ bool isExpensive(Operation &op) {
 
 FailureOr<Value> ThreadEmitter::parallelSplitOverGroup(tile::ParallelOp op, ArrayRef<Value> inputs,
                                                        const GroupedReduction &g) {
-  const int64_t n = g.reducedSlots(), lanesPerGroup = g.threadPositions;
+  // The lanes of one warp that share a group: after a reduction across
+  // warps every lane of every warp holds the whole result (LowerReduce.cpp),
+  // so each warp splits the slots over its own lanes.
+  const int64_t n = g.reducedSlots(), lanesPerGroup = g.threadPositions / g.warpsPerGroup;
   Type elt = op.getResult().getType().getElementType();
   Block &body = op.getBody().front();
-  if (n < 2 || lanesPerGroup < 2 || g.warpsPerGroup != 1 || g.kind == GroupedReduction::Kind::InThread ||
+  if (n < 2 || lanesPerGroup < 2 || g.kind == GroupedReduction::Kind::InThread ||
       elt.getIntOrFloatBitWidth() != 32 || !llvm::any_of(body.without_terminator(), isExpensive))
     return Value();
   int64_t m = 1; // lanes that split the slots: a power of two dividing n
