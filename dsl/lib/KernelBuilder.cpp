@@ -45,6 +45,19 @@ KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, const st
 
 Dim KernelBuilder::dynamic(const std::string &name) { return Dim::symbol(name); }
 
+Dim KernelBuilder::dynamic(const std::string &name, int64_t multipleOf) {
+  if (multipleOf < 1)
+    throw std::invalid_argument("dynamic size '" + name + "': multipleOf must be positive, got " +
+                                std::to_string(multipleOf));
+  if (kernel_)
+    throw std::logic_error("declare every size before grid()");
+  auto [it, inserted] = signature_.symbolMultiples.emplace(name, multipleOf);
+  if (!inserted && it->second != multipleOf)
+    throw std::invalid_argument("dynamic size '" + name + "' promised to be a multiple of both " +
+                                std::to_string(it->second) + " and " + std::to_string(multipleOf));
+  return Dim::symbol(name);
+}
+
 Tensor KernelBuilder::input(const std::string &name, std::vector<Dim> shape, DType dtype,
                             std::vector<int64_t> strides, int64_t alignBytes) {
   return addTensor(name, std::move(shape), dtype, std::move(strides), alignBytes, false);
@@ -160,8 +173,19 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
                                        TypeAttr::get(b_.getFunctionType(argTypes_, {})),
                                        b_.getI64IntegerAttr(signature_.threads), ArrayAttr(), ArrayAttr());
   kernel_ = kernel;
-  for (size_t i = 0; i < signature_.tensors.size(); ++i)
-    kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(signature_.tensors[i].alignBytes));
+  for (size_t i = 0; i < signature_.tensors.size(); ++i) {
+    const TensorParam &p = signature_.tensors[i];
+    kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(p.alignBytes));
+    // Each dimension's promised multiple (1: none), for sizes known at launch.
+    SmallVector<int64_t> multiples;
+    for (const Dim &d : p.shape) {
+      auto it = d.kind() == Dim::Kind::Symbol ? signature_.symbolMultiples.find(d.symbolName())
+                                              : signature_.symbolMultiples.end();
+      multiples.push_back(it == signature_.symbolMultiples.end() ? 1 : it->second);
+    }
+    if (llvm::any_of(multiples, [](int64_t m) { return m > 1; }))
+      kernel.setArgAttr(i, "tile.dim_multiples", b_.getDenseI64ArrayAttr(multiples));
+  }
   Block *entry = b_.createBlock(&kernel.getBody());
   for (Type t : argTypes_)
     entry->addArgument(t, loc_);

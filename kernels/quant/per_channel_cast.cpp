@@ -66,7 +66,10 @@ std::string applyTuningOverrides(PerChannelCastConfig &c) {
 BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), b = c.blockM;
   KernelBuilder k(ctx, kernelName(c), c.key(), c.numThreads());
-  Dim tokens = k.dynamic("num_tokens");
+  // Without the gather the entry points take whole blocks of b rows: a
+  // promise that lets the transposed store write 8- and 16-byte chunks along
+  // the dynamic token dimension.
+  Dim tokens = c.rowGather ? k.dynamic("num_tokens") : k.dynamic("num_tokens", c.blockM);
   const int64_t xCols = c.swiglu ? 2 * c.hidden : c.hidden;
   Tensor x = k.input("x", {tokens, xCols}, c.in, {xCols, 1}, c.xAlignBytes);
   const bool quantizedIn = c.in == DType::F8E4M3;

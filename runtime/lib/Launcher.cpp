@@ -46,6 +46,12 @@ Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_t
         return Status::invalid(where + " stride " + std::to_string(d) + " is not a multiple of " +
                                std::to_string(p.alignBytes) + " bytes");
   }
+  for (const auto &[name, multiple] : sig.symbolMultiples) {
+    auto it = symbols.find(name);
+    if (it != symbols.end() && it->second % multiple)
+      return Status::invalid(sig.name + ": " + name + " is " + std::to_string(it->second) +
+                             ", which the kernel needs to be a multiple of " + std::to_string(multiple));
+  }
   return Status::ok();
 }
 

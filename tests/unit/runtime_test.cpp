@@ -1,6 +1,8 @@
 // The runtime without a GPU: driver loading errors, the JIT cache, binding.
 #include "kernels/common/validate.h"
+#include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
+#include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/Launcher.h"
@@ -179,6 +181,41 @@ TEST(Launcher, BindsSizesAndChecksTensors) {
   symbols.clear();
   s = runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols);
   EXPECT_NE(s.message().find("16-byte aligned"), std::string::npos) << s.message();
+}
+
+// A size promised to be a multiple (KernelBuilder::dynamic(name, m)): the
+// transposed per-channel cast stores 8-byte chunks along its dynamic token
+// dimension, so the launcher refuses token counts that are not multiples of b.
+TEST(Launcher, ChecksPromisedMultiples) {
+  kernels::quant::PerChannelCastConfig c{256, 32, dsl::DType::BF16, false, true};
+  runtime::CompiledKernel k;
+  ASSERT_TRUE(runtime::compileKernel([c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, c); },
+                                     *compiler::findTarget("sm_90a"), k)
+                  .isOk());
+  EXPECT_EQ(k.signature.symbolMultiples.at("num_tokens"), 32);
+  alignas(16) static char buf[64];
+  tk_tensor x = tensor(buf, TK_BF16, {64, 256}, {256, 1});
+  tk_tensor out = tensor(buf, TK_F8_E4M3, {256, 64}, {64, 1});
+  tk_tensor sf = tensor(buf, TK_F32, {2, 256}, {256, 1});
+  std::map<std::string, int64_t> symbols;
+  ASSERT_TRUE(runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols).isOk());
+  x.shape[0] = 48, out.shape[1] = 48, out.strides[0] = 48;
+  symbols.clear();
+  runtime::Status s = runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols);
+  EXPECT_EQ(s.code(), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(s.message().find("num_tokens is 48, which the kernel needs to be a multiple of 32"), std::string::npos)
+      << s.message();
+  // The promise reaches the PTX: 8-byte stores of the transposed e4m3 data.
+  EXPECT_NE(k.ptx.find("st.global.v2.b32"), std::string::npos);
+  EXPECT_EQ(k.ptx.find("st.global.b8"), std::string::npos);
+}
+
+TEST(KernelBuilder, RejectsConflictingMultiples) {
+  mlir::MLIRContext ctx;
+  dsl::KernelBuilder k(ctx, "k", "k", 32);
+  k.dynamic("n", 16);
+  EXPECT_THROW(k.dynamic("n", 8), std::invalid_argument);
+  EXPECT_THROW(k.dynamic("m", 0), std::invalid_argument);
 }
 
 } // namespace

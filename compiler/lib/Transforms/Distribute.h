@@ -28,6 +28,9 @@ struct ThreadEmitter {
   mlir::Value lane, warp;
   /// Byte alignment promised for each memref value (kernel arguments, buffers).
   llvm::DenseMap<mlir::Value, int64_t> alignment;
+  /// Multiples promised for the dynamic sizes of kernel arguments
+  /// (tile.dim_multiples), one per dimension.
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<int64_t>> dimMultiples;
 
   /// Emit a remark for every access narrower than the layout's chunk, saying why.
   bool remarks = false;
@@ -160,6 +163,8 @@ private:
   };
   /// How wide the accesses of `op` can be, and (with remarks, unless
   /// `quiet`) why not wider.
+  /// The multiple promised for dimension `dim` of `mem` (1 if none).
+  int64_t dimMultiple(mlir::Value mem, int64_t dim) const;
   AccessPlan planAccess(mlir::Operation *op, mlir::Value mem, mlir::ValueRange origin, const BlockedLayout &l,
                         mlir::Type elt, bool quiet = false);
   llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> threadCoordCache;

@@ -155,6 +155,11 @@ SmallVector<Value> ThreadEmitter::bounds(Value mem, ArrayRef<Value> coords, cons
   return conds;
 }
 
+int64_t ThreadEmitter::dimMultiple(Value mem, int64_t dim) const {
+  auto it = dimMultiples.find(mem);
+  return it == dimMultiples.end() || dim >= (int64_t)it->second.size() ? 1 : it->second[dim];
+}
+
 ThreadEmitter::AccessPlan ThreadEmitter::planAccess(Operation *op, Value mem, ValueRange origin,
                                                     const BlockedLayout &l, Type elt, bool quiet) {
   int64_t last = l.rank() - 1, vec = l.vec[last];
@@ -167,8 +172,9 @@ ThreadEmitter::AccessPlan ThreadEmitter::planAccess(Operation *op, Value mem, Va
     why = "the layout gives each thread 1 element per chunk";
   else if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
     why = "the last dimension is not contiguous";
-  else if (type.isDynamicDim(last))
-    why = "the last dimension is dynamic, so a chunk could straddle the tensor's edge";
+  else if (type.isDynamicDim(last) && dimMultiple(mem, last) % vec)
+    why = "the last dimension is dynamic, so a chunk could straddle the tensor's edge (a size promised to be "
+          "a multiple of the chunk, KernelBuilder::dynamic(name, multipleOf), lifts this)";
   else if (type.getDimSize(last) % vec)
     why = "the last dimension (" + std::to_string(type.getDimSize(last)) + ") is not a multiple of the " +
           std::to_string(vec) + "-element chunk";

@@ -498,6 +498,8 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
       int64_t eltBytes = elt ? std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8) : 1;
       auto align = kernel.getArgAttrOfType<IntegerAttr>(i, "tile.align");
       emit.alignment[gpuArg] = align ? align.getInt() : eltBytes;
+      if (auto multiples = kernel.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dim_multiples"))
+        emit.dimMultiples[gpuArg] = llvm::SmallVector<int64_t>(multiples.asArrayRef());
     }
     if (failed(lowering.lowerBlock(kernel.getBody().front())))
       return failure();

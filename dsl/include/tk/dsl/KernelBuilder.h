@@ -37,6 +37,10 @@ public:
 
   /// A size known only at launch; bound from the first tensor that uses it.
   Dim dynamic(const std::string &name);
+  /// The same, promised to be a multiple of `multipleOf` (the launcher
+  /// rejects other sizes): accesses along a dynamic last dimension may then
+  /// use chunks of up to that many elements, which cannot straddle its end.
+  Dim dynamic(const std::string &name, int64_t multipleOf);
   /// Global tensor arguments. Strides default to row-major contiguous; pass
   /// kDynamicStride for strides chosen at launch. `alignBytes` is the
   /// alignment the kernel may assume for the pointer and dynamic strides.

@@ -9,6 +9,7 @@
 #include "tk/dsl/Dim.h"
 
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct KernelSignature {
   /// many blocks per SM, in one dimension, each looping over the tiles `grid`
   /// counts.
   int64_t persistentBlocksPerSm = 0;
+  /// Launch sizes the kernel assumes to be multiples (KernelBuilder::dynamic
+  /// with `multipleOf`): symbol -> multiple; the launcher checks them.
+  std::map<std::string, int64_t> symbolMultiples;
 };
 
 } // namespace tk::dsl
