@@ -184,7 +184,7 @@ TEST(Launcher, BindsSizesAndChecksTensors) {
 }
 
 // A size promised to be a multiple (KernelBuilder::dynamic(name, m)): the
-// transposed per-channel cast stores 8-byte chunks along its dynamic token
+// transposed per-channel cast stores 16-byte chunks along its dynamic token
 // dimension, so the launcher refuses token counts that are not multiples of b.
 TEST(Launcher, ChecksPromisedMultiples) {
   kernels::quant::PerChannelCastConfig c{256, 32, dsl::DType::BF16, false, true};
@@ -205,8 +205,8 @@ TEST(Launcher, ChecksPromisedMultiples) {
   EXPECT_EQ(s.code(), TK_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(s.message().find("num_tokens is 48, which the kernel needs to be a multiple of 32"), std::string::npos)
       << s.message();
-  // The promise reaches the PTX: 8-byte stores of the transposed e4m3 data.
-  EXPECT_NE(k.ptx.find("st.global.v2.b32"), std::string::npos);
+  // The promise reaches the PTX: 16-byte stores of the transposed e4m3 data.
+  EXPECT_NE(k.ptx.find("st.global.v4.b32"), std::string::npos);
   EXPECT_EQ(k.ptx.find("st.global.b8"), std::string::npos);
 }
 

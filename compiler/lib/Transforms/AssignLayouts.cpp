@@ -281,7 +281,13 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
           vec.back() = vec.back() / 2 * 3;
           layout = BlockedLayoutAttr::get(ctx, vec, in.getLanes(), in.getWarps());
         } else if (isa<TransposeOp>(op)) {
-          layout = defaultLayout(type);
+          // The transposed fragment is written as it comes out of shared
+          // memory: chunks of vectorBytes of its own elements (16 e4m3
+          // values where the kernel's widest access is bf16).
+          int64_t bytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+          std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+          layout = compiler::toAttr(
+              ctx, compiler::chooseBlockedLayout(shape, warps, std::max<int64_t>(vecElems, vectorBytes / bytes)));
         } else if (auto expand = dyn_cast<ExpandOp>(op)) {
           auto reduced = dyn_cast_or_null<ReducedLayoutAttr>(layoutOf(expand.getInput()));
           layout = reduced ? Attribute(reduced.getParent()) : defaultLayout(type);
