@@ -226,9 +226,12 @@ tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const tk_tensor *
  * tk_swiglu_forward_and_per_token_cast. Writes out bf16 (N, H) = act * w,
  * x_grad bf16 (N, 2H), x_grad_fp8 e4m3 (N, 2H) with x_grad_sf fp32
  * (N, 2H / g) (per-token cast of the fp32 gradient), and weight_grad fp32
- * (T, k): the row's sum of grad_out * act at pos_to_token_topk[p], 0 where
- * token_topk_to_pos is -1 (every slot when N = 0). Two kernel launches on
- * `stream`. */
+ * (T, k): slot s gets the sum of grad_out * act over row token_topk_to_pos[s]
+ * (the maps are each other's inverse; summed in a fixed order, so the result
+ * is deterministic), 0 where token_topk_to_pos is -1 (every slot when N = 0).
+ * Two kernel launches on `stream` and a temporary of N x (H / chunk) floats
+ * allocated and freed in the stream's order (cuMemAllocAsync); the call does
+ * not wait. */
 tk_status tk_swiglu_backward_and_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                                 const tk_tensor *grad_out, const tk_tensor *weight,
                                                 const tk_tensor *pos_to_token_topk,
