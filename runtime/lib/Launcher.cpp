@@ -1,6 +1,8 @@
 //===- Launcher.cpp -------------------------------------------------------===//
 #include "tk/runtime/Launcher.h"
 
+#include <stdexcept>
+
 namespace tk::runtime {
 
 Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_tensor *> &tensors,
@@ -45,6 +47,26 @@ Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_t
       if (p.strides[d] == dsl::kDynamicStride && (t->strides[d] * elt) % p.alignBytes && t->shape[d] > 1)
         return Status::invalid(where + " stride " + std::to_string(d) + " is not a multiple of " +
                                std::to_string(p.alignBytes) + " bytes");
+  }
+  // Sizes the kernel computes from others (e.g. ceil_div(num_tokens, 128)
+  // rows of scale factors): once every size is known, each must match.
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const dsl::TensorParam &p = sig.tensors[i];
+    for (size_t d = 0; d < p.shape.size(); ++d) {
+      const dsl::Dim &dim = p.shape[d];
+      if (dim.isStatic() || dim.kind() == dsl::Dim::Kind::Symbol)
+        continue;
+      int64_t want = 0;
+      try {
+        want = dim.evaluate(symbols);
+      } catch (const std::out_of_range &) {
+        continue; // a size no tensor binds; the grid's evaluation reports it
+      }
+      if (tensors[i]->shape[d] != want)
+        return Status::invalid(sig.name + ": tensor '" + p.name + "' dimension " + std::to_string(d) + " must be " +
+                               dim.str() + " = " + std::to_string(want) + ", got " +
+                               std::to_string(tensors[i]->shape[d]));
+    }
   }
   for (const auto &[name, multiple] : sig.symbolMultiples) {
     auto it = symbols.find(name);

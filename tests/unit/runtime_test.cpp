@@ -186,6 +186,7 @@ TEST(Launcher, BindsSizesAndChecksTensors) {
 // A size promised to be a multiple (KernelBuilder::dynamic(name, m)): the
 // transposed per-channel cast stores 16-byte chunks along its dynamic token
 // dimension, so the launcher refuses token counts that are not multiples of b.
+// Sizes that are expressions of others must match them.
 TEST(Launcher, ChecksPromisedMultiples) {
   kernels::quant::PerChannelCastConfig c{256, 32, dsl::DType::BF16, false, true};
   runtime::CompiledKernel k;
@@ -204,6 +205,14 @@ TEST(Launcher, ChecksPromisedMultiples) {
   runtime::Status s = runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols);
   EXPECT_EQ(s.code(), TK_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(s.message().find("num_tokens is 48, which the kernel needs to be a multiple of 32"), std::string::npos)
+      << s.message();
+  // Sizes computed from others are checked too: out_sf has ceil_div(M, b) rows.
+  x.shape[0] = 64, out.shape[1] = 64, out.strides[0] = 64, sf.shape[0] = 3;
+  symbols.clear();
+  s = runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols);
+  EXPECT_EQ(s.code(), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(s.message().find("tensor 'out_sf' dimension 0 must be ceil_div(num_tokens, 32) = 2, got 3"),
+            std::string::npos)
       << s.message();
   // The promise reaches the PTX: 16-byte stores of the transposed e4m3 data.
   EXPECT_NE(k.ptx.find("st.global.v4.b32"), std::string::npos);
