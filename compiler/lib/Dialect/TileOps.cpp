@@ -43,6 +43,20 @@ LogicalResult KernelOp::verify() {
   for (Type t : getArgumentTypes())
     if (!isa<MemRefType, IndexType, IntegerType, FloatType>(t))
       return emitOpError() << "kernel arguments must be memrefs or scalars, got " << t;
+  for (auto [i, t] : llvm::enumerate(getArgumentTypes())) {
+    // tile.dim_multiples: one positive multiple per dimension of a memref.
+    Attribute attr = getArgAttr(i, "tile.dim_multiples");
+    if (!attr)
+      continue;
+    auto multiples = dyn_cast<DenseI64ArrayAttr>(attr);
+    auto mem = dyn_cast<MemRefType>(t);
+    if (!multiples || !mem || multiples.size() != mem.getRank() ||
+        llvm::any_of(multiples.asArrayRef(), [](int64_t m) { return m < 1; }))
+      return emitOpError() << "argument " << i
+                           << ": tile.dim_multiples must be an array<i64> of one positive multiple per dimension of "
+                              "a memref, got "
+                           << attr << " for " << t;
+  }
   if (getBody().empty())
     return emitOpError() << "kernel has no body";
   int grids = 0;

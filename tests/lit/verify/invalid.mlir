@@ -437,3 +437,23 @@ tile.kernel @k(%x: memref<?x64xi8>, %y: memref<?x64xi32>) attributes {threads = 
   }
   tile.return
 }
+
+// -----
+
+// expected-error @+1 {{argument 0: tile.dim_multiples must be an array<i64> of one positive multiple per dimension of a memref, got array<i64: 1, 0>}}
+tile.kernel @k(%x: memref<?x?xf32> {tile.dim_multiples = array<i64: 1, 0>}) attributes {threads = 128 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: tile.dim_multiples must be an array<i64> of one positive multiple per dimension of a memref, got array<i64: 4>}}
+tile.kernel @k(%x: memref<?x?xf32> {tile.dim_multiples = array<i64: 4>}) attributes {threads = 128 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
