@@ -44,10 +44,11 @@ struct PerChannelCastConfig {
   /// per thread. Tiles of 32 channels for SwiGLU (two inputs and an
   /// exponential per element) and the transposed b = 32 form; the pipelined
   /// SwiGLU form without a transpose has 64 threads (235 registers, no spills
-  /// on sm_90a; unpipelined, at 128 threads its b = 32 kernel spilled). Fewer warps per CTA mean shorter cross-warp reductions and more
-  /// CTAs per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE, docs/performance.md)
-  /// took the plain cast from 50.8% of the copy ceiling to 70.7% and the
-  /// transposed SwiGLU form from 15.0% to 47.9%.
+  /// on sm_90a; unpipelined, at 128 threads its b = 32 kernel spilled).
+  /// Fewer warps per CTA mean shorter cross-warp reductions and more CTAs
+  /// per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE,
+  /// docs/performance-history.md) took the plain cast from 50.8% of the copy
+  /// ceiling to 70.7% and the transposed SwiGLU form from 15.0% to 47.9%.
   /// Software pipelining (tile.pipeline): each CTA walks tiles() row tiles
   /// down its column strip, their inputs copied into shared memory
   /// stages() - 1 tiles ahead (cp.async, stages() buffers); stages() 0: one
@@ -55,7 +56,7 @@ struct PerChannelCastConfig {
   int64_t pipelineStages = -1, tilesPerBlock = 0;
   /// Bytes of shared memory one stage's buffers take.
   int64_t stageBytes() const { return (swiglu ? 2 : 1) * tileM() * tileK() * dsl::byteSize(in); }
-  /// Default (S6 run 1 sweep, docs/performance.md): 2 stages of 4 tiles for
+  /// Default (S6 run 1 sweep, docs/performance-history.md): 2 stages of 4 tiles for
   /// the plain bf16 cast (70.6% -> 83.4% of the copy ceiling) and of 8 tiles
   /// for SwiGLU without a transpose (with 64-thread CTAs: 33.0% -> 39.6%);
   /// none for the transposed forms (slower pipelined: 52.1% -> 48.2% at
