@@ -151,26 +151,24 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perChannel("per_channel_cast_and_transpose.bf16.k7168.b128", {7168, 128, DType::BF16, false, true}),
                      perChannel("per_channel_cast_and_transpose.bf16.k7168.b32.round",
                                 {7168, 32, DType::BF16, true, true})}});
-    auto swigluBackward = [](const std::string &name, quant::SwigluBackwardConfig c) {
-      c = tuned(name, c, quant::applyBackwardTileOverride);
-      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildSwigluBackward(ctx, c); }};
-    };
-    auto backwardConfig = [](int64_t h, int64_t g, std::optional<float> clamp) {
+    auto backwardConfig = [](const std::string &name, int64_t h, int64_t g, std::optional<float> clamp) {
       quant::SwigluBackwardConfig c;
       c.hidden = h, c.group = g, c.roundSf = true, c.clamp = clamp;
-      return c;
+      return tuned(name, c, quant::applyBackwardTileOverride);
     };
-    quant::SwigluBackwardConfig chunked = backwardConfig(7168, 128, {});
-    const int64_t backwardChunks = quant::applyBackwardTileOverride(chunked).empty() ? chunked.numChunks()
-                                                                                      : backwardConfig(7168, 128, {}).numChunks();
+    auto swigluBackward = [](const std::string &name, const quant::SwigluBackwardConfig &c) {
+      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildSwigluBackward(ctx, c); }};
+    };
+    const quant::SwigluBackwardConfig g128 = backwardConfig("swiglu_backward.h7168.g128", 7168, 128, {});
+    const int64_t chunks = g128.numChunks(); // the weight gradient sums the g128 kernel's chunks
     list.push_back({"swiglu_backward_and_per_token_cast", "quant", "tk_swiglu_backward_and_per_token_cast",
                     "SwiGLU backward from e4m3 input: bf16 + per-token e4m3 gradients, weight gradient",
-                    {swigluBackward("swiglu_backward.h7168.g128", backwardConfig(7168, 128, {})),
-                     swigluBackward("swiglu_backward.h7168.g32.clamp0.5", backwardConfig(7168, 32, 0.5f)),
-                     KernelVariant{"swiglu_backward.weight_grad.h7168",
-                                   "swiglu_backward_weight_grad:chunks=" + std::to_string(backwardChunks),
-                                   [backwardChunks](mlir::MLIRContext &ctx) {
-                                     return quant::buildWeightGradFromRowDots(ctx, backwardChunks);
+                    {swigluBackward("swiglu_backward.h7168.g128", g128),
+                     swigluBackward("swiglu_backward.h7168.g32.clamp0.5",
+                                    backwardConfig("swiglu_backward.h7168.g32.clamp0.5", 7168, 32, 0.5f)),
+                     KernelVariant{"swiglu_backward.weight_grad.h7168", quant::weightGradFromRowDotsKey(chunks),
+                                   [chunks](mlir::MLIRContext &ctx) {
+                                     return quant::buildWeightGradFromRowDots(ctx, chunks);
                                    }}}});
     auto swigluToken = [](const std::string &name, quant::SwigluPerTokenCastConfig c) {
       if (c.countClamps)

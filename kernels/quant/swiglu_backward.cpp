@@ -86,18 +86,17 @@ int64_t SwigluBackwardConfig::stages() const {
 }
 
 std::string applyBackwardTileOverride(SwigluBackwardConfig &c) {
-  const char *env = std::getenv("TK_SWIGLU_BACKWARD_TILE");
-  if (!env || !*env)
-    return readPipelineSetting("TK_SWIGLU_BACKWARD_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);
-  long long cols = 0, threads = 0;
-  char end = 0;
-  if (std::sscanf(env, "%lldx%lld%c", &cols, &threads, &end) != 2)
-    return std::string("TK_SWIGLU_BACKWARD_TILE must be COLSxTHREADS, got '") + env + "'";
-  SwigluBackwardConfig tried = c;
-  tried.chunkCols = cols, tried.threads = threads;
-  if (std::string error = tried.tileError(); !error.empty())
-    return std::string("TK_SWIGLU_BACKWARD_TILE '") + env + "': " + error;
-  c = tried;
+  if (const char *env = std::getenv("TK_SWIGLU_BACKWARD_TILE"); env && *env) {
+    long long cols = 0, threads = 0;
+    char end = 0;
+    if (std::sscanf(env, "%lldx%lld%c", &cols, &threads, &end) != 2)
+      return std::string("TK_SWIGLU_BACKWARD_TILE must be COLSxTHREADS, got '") + env + "'";
+    SwigluBackwardConfig tried = c;
+    tried.chunkCols = cols, tried.threads = threads;
+    if (std::string error = tried.tileError(); !error.empty())
+      return std::string("TK_SWIGLU_BACKWARD_TILE '") + env + "': " + error;
+    c = tried;
+  }
   return readPipelineSetting("TK_SWIGLU_BACKWARD_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);
 }
 
@@ -193,11 +192,14 @@ static int64_t powerOfTwoAtLeast(int64_t n) {
   return p;
 }
 
+std::string weightGradFromRowDotsKey(int64_t chunks) {
+  return "swiglu_backward_weight_grad:chunks=" + std::to_string(chunks);
+}
+
 BuiltKernel buildWeightGradFromRowDots(mlir::MLIRContext &ctx, int64_t chunks) {
   constexpr int64_t bm = 256;
   const int64_t width = powerOfTwoAtLeast(chunks); // columns past `chunks` read as zero
-  KernelBuilder k(ctx, "swiglu_backward_weight_grad", "swiglu_backward_weight_grad:chunks=" + std::to_string(chunks),
-                  /*threads=*/128);
+  KernelBuilder k(ctx, "swiglu_backward_weight_grad", weightGradFromRowDotsKey(chunks), /*threads=*/128);
   Dim slots = k.dynamic("num_slots");
   Tensor ttp = k.input("token_topk_to_pos", {slots, 1}, DType::I32, {1, 1}, 4);
   Tensor rowDots = k.input("row_dots", {k.dynamic("num_rows"), chunks}, DType::F32, {chunks, 1}, 4);

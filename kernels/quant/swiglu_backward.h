@@ -68,6 +68,8 @@ dsl::BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwar
 /// (T k, 1) f32: weight_grad[s] = sum_c row_dots[token_topk_to_pos[s], c],
 /// 0 where token_topk_to_pos[s] is negative or not below N.
 dsl::BuiltKernel buildWeightGradFromRowDots(mlir::MLIRContext &ctx, int64_t chunks);
+/// Its cache key.
+std::string weightGradFromRowDotsKey(int64_t chunks);
 
 /// C++ reference for rows [rowBegin, rowEnd): the per-element math of
 /// quant.md 4.18 steps 1-7, and rowDot[p] = sum_j fl(go * act), summed in

@@ -144,6 +144,6 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
   // Slot s gets the dot product of row token_topk_to_pos[s]; zero for -1 and,
   // without rows, everywhere (quant.md 4.18).
   auto slots = [chunks](mlir::MLIRContext &mctx) { return buildWeightGradFromRowDots(mctx, chunks); };
-  return report(ctx->run("swiglu_backward_weight_grad:chunks=" + std::to_string(chunks), slots,
+  return report(ctx->run(weightGradFromRowDotsKey(chunks), slots,
                          {&ttpView, &rowDots, &gradSlots}, stream));
 }

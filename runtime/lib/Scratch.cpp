@@ -15,25 +15,16 @@ Scratch::~Scratch() {
     ctx_->driver->cuMemFree(reinterpret_cast<CUdeviceptr>(data_));
 }
 
-Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream) {
-  if (like.device != TK_DEVICE_CUDA)
-    return allocate(ctx, like, bytes);
-  ctx_ = ctx;
-  bytes_ = bytes;
-  onDevice_ = true;
-  Status s = ctx->ensureDevice();
-  if (!s.isOk())
-    return s;
-  CUdeviceptr p = 0;
-  if (CUresult r = ctx->driver->cuMemAllocAsync(&p, std::max<size_t>(bytes, 4), static_cast<CUstream>(stream)))
-    return {TK_ERROR_LAUNCH, ctx->driver->describe("cuMemAllocAsync", r)};
-  data_ = reinterpret_cast<void *>(p);
-  streamOrdered_ = true;
-  stream_ = stream;
-  return Status::ok();
+Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes) {
+  return allocate(ctx, like, bytes, false, nullptr);
 }
 
-Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes) {
+Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream) {
+  return allocate(ctx, like, bytes, true, stream);
+}
+
+Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes, bool streamOrdered,
+                         tk_stream stream) {
   ctx_ = ctx;
   bytes_ = bytes;
   onDevice_ = like.device == TK_DEVICE_CUDA;
@@ -45,10 +36,14 @@ Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes)
   Status s = ctx->ensureDevice();
   if (!s.isOk())
     return s;
+  const Driver &d = *ctx->driver;
   CUdeviceptr p = 0;
-  if (CUresult r = ctx->driver->cuMemAlloc(&p, std::max<size_t>(bytes, 4)))
-    return {TK_ERROR_LAUNCH, ctx->driver->describe("cuMemAlloc", r)};
+  const size_t size = std::max<size_t>(bytes, 4);
+  if (CUresult r = streamOrdered ? d.cuMemAllocAsync(&p, size, static_cast<CUstream>(stream)) : d.cuMemAlloc(&p, size))
+    return {TK_ERROR_LAUNCH, d.describe(streamOrdered ? "cuMemAllocAsync" : "cuMemAlloc", r)};
   data_ = reinterpret_cast<void *>(p);
+  streamOrdered_ = streamOrdered;
+  stream_ = stream;
   return Status::ok();
 }
 

@@ -39,6 +39,7 @@ public:
   size_t size() const { return bytes_; }
 
 private:
+  Status allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes, bool streamOrdered, tk_stream stream);
   tk_context_s *ctx_ = nullptr;
   bool onDevice_ = false;
   bool streamOrdered_ = false;
