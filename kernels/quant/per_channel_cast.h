@@ -59,11 +59,16 @@ struct PerChannelCastConfig {
   /// Default (S6 run 1 sweep, docs/performance-history.md): 2 stages of 4 tiles for
   /// the plain bf16 cast (70.6% -> 83.4% of the copy ceiling) and of 8 tiles
   /// for SwiGLU without a transpose (with 64-thread CTAs: 33.0% -> 39.6%);
-  /// none for the transposed forms (slower pipelined: 52.1% -> 48.2% at
-  /// b = 128), the row gather (data-dependent rows) and the others. Never
-  /// more stages than kPipelineSharedBytes hold.
+  /// 2 stages of 8 tiles for the bf16 transposed forms at b = 128 (S9 run 4
+  /// sweep, once their stores were 16 bytes wide: 78.0% -> 84.4% plain,
+  /// 48.5% -> 60.3% SwiGLU); none for the transposed b = 32 form (no gain),
+  /// the row gather (data-dependent rows) and the others. Never more stages
+  /// than kPipelineSharedBytes hold.
   int64_t stages() const;
-  int64_t tiles() const { return tilesPerBlock ? tilesPerBlock : stages() == 0 ? 1 : swiglu ? 8 : 4; }
+  int64_t tiles() const {
+    return tilesPerBlock ? tilesPerBlock : stages() == 0 ? 1 : swiglu || transposedB128() ? 8 : 4;
+  }
+  bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
 
   int64_t tileM() const { return tileRows ? tileRows : 128; }
   int64_t tileK() const { return tileCols ? tileCols : swiglu || (transposed && blockM == 32) ? 32 : 64; }
