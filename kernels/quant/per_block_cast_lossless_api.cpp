@@ -99,7 +99,7 @@ Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, 
            const tk_tensor *out, const tk_tensor *outSf, tk_stream stream) {
   const int64_t rows = ceilDiv(x->shape[0], c.tileM()), cols = ceilDiv(c.hidden, c.tileK());
   tk::runtime::Scratch flags;
-  Status s = flags.allocate(ctx, *x, rows * cols * sizeof(float));
+  Status s = flags.allocateOnStream(ctx, *x, rows * cols * sizeof(float), stream);
   if (!s.isOk())
     return s;
   tk_tensor violations = flags.tensor(TK_F32, rows, cols);

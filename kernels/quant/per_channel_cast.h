@@ -43,8 +43,8 @@ struct PerChannelCastConfig {
   /// Default: 128 tokens x 64 channels per CTA of 128 threads, 64 elements
   /// per thread. Tiles of 32 channels for SwiGLU (two inputs and an
   /// exponential per element) and the transposed b = 32 form; the pipelined
-  /// SwiGLU form without a transpose has 64 threads (235 registers, no spills
-  /// on sm_90a; unpipelined, at 128 threads its b = 32 kernel spilled).
+  /// SwiGLU form without a transpose has 64 threads, and at b = 32 tiles of
+  /// 32 x 64 (swigluRowsOfOneBlock).
   /// Fewer warps per CTA mean shorter cross-warp reductions and more CTAs
   /// per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE,
   /// docs/performance-history.md) took the plain cast from 50.8% of the copy
@@ -70,8 +70,16 @@ struct PerChannelCastConfig {
   }
   bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
 
-  int64_t tileM() const { return tileRows ? tileRows : 128; }
-  int64_t tileK() const { return tileCols ? tileCols : swiglu || (transposed && blockM == 32) ? 32 : 64; }
+  int64_t tileM() const { return tileRows ? tileRows : swigluRowsOfOneBlock() ? 32 : 128; }
+  int64_t tileK() const {
+    if (tileCols)
+      return tileCols;
+    return swiglu && !swigluRowsOfOneBlock() ? 32 : transposed && blockM == 32 ? 32 : 64;
+  }
+  /// SwiGLU without a transpose at b = 32: tiles of one block of 32 rows by
+  /// 64 channels (S10 run 1 sweep: 43.8% -> 67.1% of the copy ceiling
+  /// against 128 x 32 tiles; each CTA's pipeline walks 8 of them).
+  bool swigluRowsOfOneBlock() const { return swiglu && !transposed && blockM == 32; }
   int64_t numThreads() const { return threads ? threads : swiglu && !transposed ? 64 : 128; }
   std::string key() const;
 };

@@ -57,6 +57,7 @@ Loaded load() {
             bind(lib, d.cuMemFreeAsync, "cuMemFreeAsync", l.error) &&
             bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&
             bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", l.error) &&
+            bind(lib, d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", l.error) &&
             bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", l.error) &&
             bind(lib, d.cuMemsetD8, "cuMemsetD8_v2", l.error) &&
             bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize", l.error) &&

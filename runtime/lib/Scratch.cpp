@@ -9,22 +9,10 @@ namespace tk::runtime {
 Scratch::~Scratch() {
   if (!onDevice_ || !data_)
     return;
-  if (streamOrdered_)
-    ctx_->driver->cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(data_), static_cast<CUstream>(stream_));
-  else
-    ctx_->driver->cuMemFree(reinterpret_cast<CUdeviceptr>(data_));
-}
-
-Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes) {
-  return allocate(ctx, like, bytes, false, nullptr);
+  ctx_->driver->cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(data_), static_cast<CUstream>(stream_));
 }
 
 Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream) {
-  return allocate(ctx, like, bytes, true, stream);
-}
-
-Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes, bool streamOrdered,
-                         tk_stream stream) {
   ctx_ = ctx;
   bytes_ = bytes;
   onDevice_ = like.device == TK_DEVICE_CUDA;
@@ -39,10 +27,9 @@ Status Scratch::allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes,
   const Driver &d = *ctx->driver;
   CUdeviceptr p = 0;
   const size_t size = std::max<size_t>(bytes, 4);
-  if (CUresult r = streamOrdered ? d.cuMemAllocAsync(&p, size, static_cast<CUstream>(stream)) : d.cuMemAlloc(&p, size))
-    return {TK_ERROR_LAUNCH, d.describe(streamOrdered ? "cuMemAllocAsync" : "cuMemAlloc", r)};
+  if (CUresult r = d.cuMemAllocAsync(&p, size, static_cast<CUstream>(stream)))
+    return {TK_ERROR_LAUNCH, d.describe("cuMemAllocAsync", r)};
   data_ = reinterpret_cast<void *>(p);
-  streamOrdered_ = streamOrdered;
   stream_ = stream;
   return Status::ok();
 }
@@ -65,11 +52,14 @@ Status Scratch::read(tk_stream stream, void *host) const {
     std::memcpy(host, data_, bytes_);
     return Status::ok();
   }
+  // In the stream's order: a copy on the legacy default stream (cuMemcpyDtoH)
+  // would also wait for every other blocking stream of the context.
   const Driver &d = *ctx_->driver;
+  if (CUresult r = d.cuMemcpyDtoHAsync(host, reinterpret_cast<CUdeviceptr>(data_), bytes_,
+                                       static_cast<CUstream>(stream)))
+    return {TK_ERROR_LAUNCH, d.describe("cuMemcpyDtoHAsync", r)};
   if (CUresult r = d.cuStreamSynchronize(static_cast<CUstream>(stream)))
     return {TK_ERROR_LAUNCH, d.describe("cuStreamSynchronize", r)};
-  if (CUresult r = d.cuMemcpyDtoH(host, reinterpret_cast<CUdeviceptr>(data_), bytes_))
-    return {TK_ERROR_LAUNCH, d.describe("cuMemcpyDtoH", r)};
   return Status::ok();
 }
 

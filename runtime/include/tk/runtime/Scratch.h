@@ -3,9 +3,10 @@
 // Some operators report facts only the kernel sees (e.g. an input that
 // violates a precondition). The kernel writes them into a scratch buffer;
 // the entry point waits for the stream and reads them back. Others pass
-// intermediate results from one of their kernels to the next: their buffer
-// is allocated and freed in the order of the call's stream, so the call
-// returns without waiting. The buffer lives on the device of the call's
+// intermediate results from one of their kernels to the next. Either way the
+// buffer is allocated and freed in the order of the call's stream (the
+// driver's memory pool: no allocation or free that waits for the device), so
+// only a read-back waits. The buffer lives on the device of the call's
 // tensors, or in host memory for the CPU path (which runs as it is called).
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,23 +27,22 @@ public:
   Scratch(const Scratch &) = delete;
   Scratch &operator=(const Scratch &) = delete;
   ~Scratch();
-  /// `bytes` of memory where `like` lives (device or host); contents undefined.
-  Status allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes);
-  /// The same, allocated in `stream`'s order (cuMemAllocAsync) and freed in
-  /// it when the Scratch goes out of scope (cuMemFreeAsync): kernels launched
-  /// on `stream` in between may use it, and nothing waits for them.
+  /// `bytes` of memory where `like` lives (device or host), contents
+  /// undefined; on the device allocated in `stream`'s order (cuMemAllocAsync)
+  /// and freed in it when the Scratch goes out of scope (cuMemFreeAsync):
+  /// kernels launched on `stream` in between may use it, and nothing waits
+  /// for them.
   Status allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream);
   /// A 2-D tensor over the buffer, row-major, in `like`'s memory.
   tk_tensor tensor(tk_dtype dtype, int64_t rows, int64_t cols) const;
-  /// Waits for `stream` and copies the buffer to `host` (size() bytes).
+  /// Copies the buffer to `host` (size() bytes) in `stream`'s order and
+  /// waits for it.
   Status read(tk_stream stream, void *host) const;
   size_t size() const { return bytes_; }
 
 private:
-  Status allocate(tk_context_s *ctx, const tk_tensor &like, size_t bytes, bool streamOrdered, tk_stream stream);
   tk_context_s *ctx_ = nullptr;
   bool onDevice_ = false;
-  bool streamOrdered_ = false;
   tk_stream stream_ = nullptr;
   void *data_ = nullptr;
   std::vector<unsigned char> host_;
