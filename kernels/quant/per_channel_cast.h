@@ -41,14 +41,18 @@ struct PerChannelCastConfig {
   int64_t tileRows = 0, tileCols = 0, threads = 0;
 
   /// Default: 128 tokens x 64 channels per CTA of 128 threads, 64 elements
-  /// per thread. Tiles of 32 channels for SwiGLU (two inputs and an
-  /// exponential per element) and the transposed b = 32 form; the pipelined
-  /// SwiGLU form without a transpose has 64 threads, and at b = 32 tiles of
-  /// 32 x 64 (swigluRowsOfOneBlock).
+  /// per thread. SwiGLU (two inputs and an exponential per element): tiles
+  /// of 32 channels; without a transpose 64 threads, and at b = 32 tiles of
+  /// one block of 32 rows by 128 channels with 128 threads (32 elements per
+  /// thread). The transposed b = 32 form: tiles of 64 x 64.
   /// Fewer warps per CTA mean shorter cross-warp reductions and more CTAs
   /// per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE,
   /// docs/performance-history.md) took the plain cast from 50.8% of the copy
-  /// ceiling to 70.7% and the transposed SwiGLU form from 15.0% to 47.9%.
+  /// ceiling to 70.7% and the transposed SwiGLU form from 15.0% to 47.9%;
+  /// fewer elements per thread, fewer registers: the S10 sweeps
+  /// (docs/performance.md) took SwiGLU b = 32 from 43.8% to 71.7% and the
+  /// transposed b = 32 form from 70.5% to 78.0%.
+  ///
   /// Software pipelining (tile.pipeline): each CTA walks tiles() row tiles
   /// down its column strip, their inputs copied into shared memory
   /// stages() - 1 tiles ahead (cp.async, stages() buffers); stages() 0: one
@@ -70,17 +74,15 @@ struct PerChannelCastConfig {
   }
   bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
 
-  int64_t tileM() const { return tileRows ? tileRows : swigluRowsOfOneBlock() ? 32 : 128; }
-  int64_t tileK() const {
-    if (tileCols)
-      return tileCols;
-    return swiglu && !swigluRowsOfOneBlock() ? 32 : transposed && blockM == 32 ? 32 : 64;
+  int64_t tileM() const {
+    return tileRows ? tileRows : swigluRowsOfOneBlock() ? 32 : transposed && blockM == 32 ? 64 : 128;
   }
-  /// SwiGLU without a transpose at b = 32: tiles of one block of 32 rows by
-  /// 64 channels (S10 run 1 sweep: 43.8% -> 67.1% of the copy ceiling
-  /// against 128 x 32 tiles; each CTA's pipeline walks 8 of them).
+  int64_t tileK() const { return tileCols ? tileCols : swigluRowsOfOneBlock() ? 128 : swiglu ? 32 : 64; }
+  int64_t numThreads() const {
+    return threads ? threads : swiglu && !transposed && !swigluRowsOfOneBlock() ? 64 : 128;
+  }
+  /// SwiGLU without a transpose at b = 32: each tile one block of rows.
   bool swigluRowsOfOneBlock() const { return swiglu && !transposed && blockM == 32; }
-  int64_t numThreads() const { return threads ? threads : swiglu && !transposed ? 64 : 128; }
   std::string key() const;
 };
 

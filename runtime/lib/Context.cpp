@@ -12,6 +12,29 @@ Status tk_context_s::checkNumSms(int n) const {
   return Status::ok();
 }
 
+tk_context_s::~tk_context_s() {
+  if (scratchPool_) // memory still in use is released once its frees complete
+    driver->cuMemPoolDestroy(scratchPool_);
+}
+
+Status tk_context_s::scratchPool(CUmemoryPool &pool) {
+  std::lock_guard<std::mutex> lock(scratchPoolMutex_);
+  if (!scratchPool_) {
+    Status s = ensureDevice();
+    if (!s.isOk())
+      return s;
+    MemPoolProps props;
+    props.locationId = device.device;
+    if (CUresult r = driver->cuMemPoolCreate(&scratchPool_, &props))
+      return {TK_ERROR_LAUNCH, driver->describe("cuMemPoolCreate", r)};
+    uint64_t keepAll = ~uint64_t(0);
+    if (CUresult r = driver->cuMemPoolSetAttribute(scratchPool_, kMemPoolAttrReleaseThreshold, &keepAll))
+      return {TK_ERROR_LAUNCH, driver->describe("cuMemPoolSetAttribute", r)};
+  }
+  pool = scratchPool_;
+  return Status::ok();
+}
+
 Status tk_context_s::ensureDevice() {
   if (target)
     return Status::ok();

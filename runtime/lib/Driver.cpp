@@ -53,7 +53,10 @@ Loaded load() {
                  l.error) &&
             bind(lib, d.cuLaunchKernel, "cuLaunchKernel", l.error) &&
             bind(lib, d.cuMemAlloc, "cuMemAlloc_v2", l.error) && bind(lib, d.cuMemFree, "cuMemFree_v2", l.error) &&
-            bind(lib, d.cuMemAllocAsync, "cuMemAllocAsync", l.error) &&
+            bind(lib, d.cuMemPoolCreate, "cuMemPoolCreate", l.error) &&
+            bind(lib, d.cuMemPoolDestroy, "cuMemPoolDestroy", l.error) &&
+            bind(lib, d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute", l.error) &&
+            bind(lib, d.cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", l.error) &&
             bind(lib, d.cuMemFreeAsync, "cuMemFreeAsync", l.error) &&
             bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&
             bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", l.error) &&

@@ -21,14 +21,15 @@ Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_
     data_ = host_.data();
     return Status::ok();
   }
-  Status s = ctx->ensureDevice();
+  CUmemoryPool pool = nullptr;
+  Status s = ctx->scratchPool(pool);
   if (!s.isOk())
     return s;
   const Driver &d = *ctx->driver;
   CUdeviceptr p = 0;
   const size_t size = std::max<size_t>(bytes, 4);
-  if (CUresult r = d.cuMemAllocAsync(&p, size, static_cast<CUstream>(stream)))
-    return {TK_ERROR_LAUNCH, d.describe("cuMemAllocAsync", r)};
+  if (CUresult r = d.cuMemAllocFromPoolAsync(&p, size, pool, static_cast<CUstream>(stream)))
+    return {TK_ERROR_LAUNCH, d.describe("cuMemAllocFromPoolAsync", r)};
   data_ = reinterpret_cast<void *>(p);
   stream_ = stream;
   return Status::ok();

@@ -83,6 +83,9 @@ namespace {
 TEST(Cpu_swiglu_forward_and_per_channel_cast_and_transpose, SmallGridIsBitExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  // M is a multiple of 128 (quant.md 4.17): at b = 32 a CTA walks 8 tiles of
+  // 32 rows, so both M here leave one CTA's walk short; 576 channels leave a
+  // partial 128-channel tile.
   for (int64_t m : {128, 256})
     for (int64_t h : {576, 1024})
       for (int64_t b : {32, 128})

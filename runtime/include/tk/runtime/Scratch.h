@@ -4,9 +4,9 @@
 // violates a precondition). The kernel writes them into a scratch buffer;
 // the entry point waits for the stream and reads them back. Others pass
 // intermediate results from one of their kernels to the next. Either way the
-// buffer is allocated and freed in the order of the call's stream (the
-// driver's memory pool: no allocation or free that waits for the device), so
-// only a read-back waits. The buffer lives on the device of the call's
+// buffer is allocated and freed in the order of the call's stream, from the
+// context's memory pool (tk_context_s::scratchPool): no allocation or free
+// waits for the device, so only a read-back waits. The buffer lives on the device of the call's
 // tensors, or in host memory for the CPU path (which runs as it is called).
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -28,7 +28,7 @@ public:
   Scratch &operator=(const Scratch &) = delete;
   ~Scratch();
   /// `bytes` of memory where `like` lives (device or host), contents
-  /// undefined; on the device allocated in `stream`'s order (cuMemAllocAsync)
+  /// undefined; on the device allocated in `stream`'s order (cuMemAllocFromPoolAsync)
   /// and freed in it when the Scratch goes out of scope (cuMemFreeAsync):
   /// kernels launched on `stream` in between may use it, and nothing waits
   /// for them.
