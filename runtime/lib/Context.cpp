@@ -1,7 +1,9 @@
 //===- Context.cpp --------------------------------------------------------===//
 #include "tk/runtime/Context.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 using namespace tk::runtime;
 
@@ -15,6 +17,28 @@ Status tk_context_s::checkNumSms(int n) const {
 tk_context_s::~tk_context_s() {
   if (scratchPool_) // memory still in use is released once its frees complete
     driver->cuMemPoolDestroy(scratchPool_);
+  if (readBackHost_)
+    driver->cuMemFreeHost(readBackHost_);
+}
+
+Status tk_context_s::readBack(CUdeviceptr src, size_t bytes, tk_stream stream, void *dst) {
+  std::lock_guard<std::mutex> lock(readBackMutex_);
+  const auto s = static_cast<CUstream>(stream);
+  if (bytes > readBackBytes_) {
+    if (readBackHost_)
+      driver->cuMemFreeHost(readBackHost_);
+    readBackHost_ = nullptr, readBackBytes_ = 0;
+    const size_t grown = std::max<size_t>(bytes, 64 * 1024);
+    if (CUresult r = driver->cuMemAllocHost(&readBackHost_, grown))
+      return {TK_ERROR_LAUNCH, driver->describe("cuMemAllocHost", r)};
+    readBackBytes_ = grown;
+  }
+  if (CUresult r = driver->cuMemcpyDtoHAsync(readBackHost_, src, bytes, s))
+    return {TK_ERROR_LAUNCH, driver->describe("cuMemcpyDtoHAsync", r)};
+  if (CUresult r = driver->cuStreamSynchronize(s))
+    return {TK_ERROR_LAUNCH, driver->describe("cuStreamSynchronize", r)};
+  std::memcpy(dst, readBackHost_, bytes);
+  return Status::ok();
 }
 
 Status tk_context_s::scratchPool(CUmemoryPool &pool) {

@@ -61,6 +61,8 @@ Loaded load() {
             bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&
             bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", l.error) &&
             bind(lib, d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", l.error) &&
+            bind(lib, d.cuMemAllocHost, "cuMemAllocHost_v2", l.error) &&
+            bind(lib, d.cuMemFreeHost, "cuMemFreeHost", l.error) &&
             bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", l.error) &&
             bind(lib, d.cuMemsetD8, "cuMemsetD8_v2", l.error) &&
             bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize", l.error) &&

@@ -55,13 +55,7 @@ Status Scratch::read(tk_stream stream, void *host) const {
   }
   // In the stream's order: a copy on the legacy default stream (cuMemcpyDtoH)
   // would also wait for every other blocking stream of the context.
-  const Driver &d = *ctx_->driver;
-  if (CUresult r = d.cuMemcpyDtoHAsync(host, reinterpret_cast<CUdeviceptr>(data_), bytes_,
-                                       static_cast<CUstream>(stream)))
-    return {TK_ERROR_LAUNCH, d.describe("cuMemcpyDtoHAsync", r)};
-  if (CUresult r = d.cuStreamSynchronize(static_cast<CUstream>(stream)))
-    return {TK_ERROR_LAUNCH, d.describe("cuStreamSynchronize", r)};
-  return Status::ok();
+  return ctx_->readBack(reinterpret_cast<CUdeviceptr>(data_), bytes_, stream, host);
 }
 
 } // namespace tk::runtime

@@ -35,6 +35,11 @@ struct tk_context_s {
   /// its scratch back (and thus waits) mapped fresh memory each time (S10
   /// run 2: 161 -> 237 us for the lossless re-blocking).
   tk::runtime::Status scratchPool(tk::runtime::CUmemoryPool &pool);
+  /// Copies `bytes` at device address `src` to `dst` in `stream`'s order and
+  /// waits for it, through a page-locked buffer the context keeps (grown on
+  /// demand; concurrent read-backs take turns): a copy into pageable memory
+  /// goes through the driver's own staging.
+  tk::runtime::Status readBack(tk::runtime::CUdeviceptr src, size_t bytes, tk_stream stream, void *dst);
 
   const tk::runtime::Driver *driver = nullptr;
   tk::runtime::DeviceInfo device;
@@ -43,4 +48,7 @@ struct tk_context_s {
 private:
   std::mutex scratchPoolMutex_;
   tk::runtime::CUmemoryPool scratchPool_ = nullptr;
+  std::mutex readBackMutex_;
+  void *readBackHost_ = nullptr;
+  size_t readBackBytes_ = 0;
 };

@@ -66,6 +66,9 @@ struct Driver {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  /// Page-locked host memory: device-to-host copies into it are plain DMA.
+  CUresult (*cuMemAllocHost)(void **, size_t);
+  CUresult (*cuMemFreeHost)(void *);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*cuStreamSynchronize)(CUstream);
