@@ -74,9 +74,11 @@ const char *tk_status_string(tk_status status);
 /* "0.1.0 (commit abcdef)". */
 const char *tk_version(void);
 
-/* A context owns the JIT cache. Creating one needs no GPU; the device is
- * bound at the first launch (the current CUDA context, else device 0's
- * primary context). */
+/* A context owns the JIT cache, and on the device the memory pool of the
+ * operators' temporaries and a page-locked read-back buffer (both created on
+ * first use, released by tk_context_destroy). Creating one needs no GPU; the
+ * device is bound at the first launch (the current CUDA context, else device
+ * 0's primary context). */
 tk_status tk_context_create(tk_context *ctx);
 tk_status tk_context_destroy(tk_context ctx);
 
@@ -160,7 +162,9 @@ tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
  * as tk_per_block_cast writes it (TK_ROUND_SF is accepted and ignored: output
  * scales are always powers of two). An input block with a scale more than
  * 2^11 below the largest of its output block cannot be represented and returns
- * TK_ERROR_INVALID_ARGUMENT. To find out, the call waits for `stream`.
+ * TK_ERROR_INVALID_ARGUMENT. To find out, the call waits for `stream` (the
+ * kernel's per-tile flags come back through page-locked memory the context
+ * keeps; concurrent calls on one context take turns for it).
  * Block heights that are not powers of two return TK_ERROR_UNSUPPORTED in
  * this version. */
 tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
@@ -230,8 +234,9 @@ tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const tk_tensor *
  * (the maps are each other's inverse; summed in a fixed order, so the result
  * is deterministic), 0 where token_topk_to_pos is -1 (every slot when N = 0).
  * Two kernel launches on `stream` and a temporary of N x (H / chunk) floats
- * allocated and freed in the stream's order (cuMemAllocAsync); the call does
- * not wait. */
+ * allocated and freed in the stream's order from a memory pool the context
+ * keeps (its memory is returned when the context is destroyed); the call
+ * does not wait. */
 tk_status tk_swiglu_backward_and_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                                 const tk_tensor *grad_out, const tk_tensor *weight,
                                                 const tk_tensor *pos_to_token_topk,
