@@ -49,11 +49,15 @@ Status tk_context_s::scratchPool(CUmemoryPool &pool) {
       return s;
     MemPoolProps props;
     props.locationId = device.device;
-    if (CUresult r = driver->cuMemPoolCreate(&scratchPool_, &props))
+    CUmemoryPool created = nullptr;
+    if (CUresult r = driver->cuMemPoolCreate(&created, &props))
       return {TK_ERROR_LAUNCH, driver->describe("cuMemPoolCreate", r)};
     uint64_t keepAll = ~uint64_t(0);
-    if (CUresult r = driver->cuMemPoolSetAttribute(scratchPool_, kMemPoolAttrReleaseThreshold, &keepAll))
+    if (CUresult r = driver->cuMemPoolSetAttribute(created, kMemPoolAttrReleaseThreshold, &keepAll)) {
+      driver->cuMemPoolDestroy(created);
       return {TK_ERROR_LAUNCH, driver->describe("cuMemPoolSetAttribute", r)};
+    }
+    scratchPool_ = created;
   }
   pool = scratchPool_;
   return Status::ok();

@@ -6,8 +6,9 @@
 // intermediate results from one of their kernels to the next. Either way the
 // buffer is allocated and freed in the order of the call's stream, from the
 // context's memory pool (tk_context_s::scratchPool): no allocation or free
-// waits for the device, so only a read-back waits. The buffer lives on the device of the call's
-// tensors, or in host memory for the CPU path (which runs as it is called).
+// waits for the device, so only a read-back waits. The buffer lives on the
+// device of the call's tensors, or in host memory for the CPU path (which
+// runs as it is called).
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -28,10 +29,10 @@ public:
   Scratch &operator=(const Scratch &) = delete;
   ~Scratch();
   /// `bytes` of memory where `like` lives (device or host), contents
-  /// undefined; on the device allocated in `stream`'s order (cuMemAllocFromPoolAsync)
-  /// and freed in it when the Scratch goes out of scope (cuMemFreeAsync):
-  /// kernels launched on `stream` in between may use it, and nothing waits
-  /// for them.
+  /// undefined; on the device allocated in `stream`'s order
+  /// (cuMemAllocFromPoolAsync) and freed in it when the Scratch goes out of
+  /// scope (cuMemFreeAsync): kernels launched on `stream` in between may use
+  /// it, and nothing waits for them.
   Status allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream);
   /// A 2-D tensor over the buffer, row-major, in `like`'s memory.
   tk_tensor tensor(tk_dtype dtype, int64_t rows, int64_t cols) const;
