@@ -117,6 +117,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
     };
     auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {
+      c = tuned(name, c, quant::applyLosslessTuning);
       return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerBlockCastLossless(ctx, c); }};
     };
     list.push_back({"per_block_cast_lossless", "quant", "tk_per_block_cast_lossless",

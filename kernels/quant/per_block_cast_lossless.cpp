@@ -9,6 +9,9 @@
 #include "kernels/quant/per_block_cast_lossless.h"
 #include "kernels/quant/scale_rule.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 using namespace tk::dsl;
 
 namespace tk::kernels::quant {
@@ -17,7 +20,28 @@ std::string PerBlockLosslessConfig::key() const {
   return "per_block_cast_lossless:K=" + std::to_string(hidden) + ",in=" + std::to_string(inBlockM) + "x" +
          std::to_string(inBlockK) + ",out=" + std::to_string(outBlockM) + "x" + std::to_string(outBlockK) +
          (inPackedSf ? ",inue8m0" : "") + (outPackedSf ? ",ue8m0" : "") + ",xalign=" + std::to_string(xAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes);
+         ",outalign=" + std::to_string(outAlignBytes) +
+         (tileRows ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(tileK()) + "x" + std::to_string(threads())
+                   : "");
+}
+
+std::string applyLosslessTuning(PerBlockLosslessConfig &c) {
+  const char *env = std::getenv("TK_LOSSLESS_TILE");
+  if (!env || !*env)
+    return "";
+  long long rows = 0, cols = 0, threads = 0;
+  char end = 0;
+  if (std::sscanf(env, "%lldx%lldx%lld%c", &rows, &cols, &threads, &end) != 3)
+    return std::string("TK_LOSSLESS_TILE must be ROWSxCOLSxTHREADS, got '") + env + "'";
+  const bool powerOfTwo = threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0;
+  if (rows <= 0 || cols <= 0 || rows % c.inBlockM || rows % c.outBlockM || cols % c.inBlockK || cols % c.outBlockK ||
+      !powerOfTwo || (rows * cols) % (threads * 16))
+    return std::string("TK_LOSSLESS_TILE '") + env + "': rows must be a multiple of " +
+           std::to_string(std::max(c.inBlockM, c.outBlockM)) + ", columns of " +
+           std::to_string(std::max(c.inBlockK, c.outBlockK)) +
+           ", threads a power of two from 32 to 1024 with a multiple of 16 values each";
+  c.tileRows = rows, c.tileCols = cols, c.threadCount = threads;
+  return "";
 }
 
 namespace {

@@ -17,14 +17,20 @@ struct PerBlockLosslessConfig {
   bool outPackedSf = false; ///< output scale factors as packed UE8M0 words (byte view)
   int64_t xAlignBytes = 16, outAlignBytes = 16;
 
+  /// The CTA's tile and threads for a tuning experiment (TK_LOSSLESS_TILE,
+  /// applyLosslessTuning); 0: the defaults below.
+  int64_t tileRows = 0, tileCols = 0, threadCount = 0;
+
   /// max(b_out, 32) rows by about 16384 / rows columns, a multiple of g_out
   /// (the reference's tiles, quant.md 4.9, hold 8192 elements; twice as many
   /// halve the per-tile work per element: the scale reduction with its
   /// barrier, the violation flag, the addressing).
-  int64_t tileM() const { return std::max<int64_t>(outBlockM, 32); }
-  int64_t tileK() const { return outBlockK * std::max<int64_t>(1, 16384 / tileM() / outBlockK); }
+  int64_t tileM() const { return tileRows ? tileRows : std::max<int64_t>(outBlockM, 32); }
+  int64_t tileK() const {
+    return tileCols ? tileCols : outBlockK * std::max<int64_t>(1, 16384 / tileM() / outBlockK);
+  }
   /// 64 elements per thread, at most 512 threads.
-  int64_t threads() const { return std::min<int64_t>(512, tileM() * tileK() / 64); }
+  int64_t threads() const { return threadCount ? threadCount : std::min<int64_t>(512, tileM() * tileK() / 64); }
   std::string key() const;
 };
 
@@ -34,6 +40,14 @@ struct PerBlockLosslessConfig {
 /// (the values cannot be re-blocked exactly), else 0. Block heights are
 /// powers of two (so output blocks tile the 32-row minimum evenly).
 dsl::BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLosslessConfig &config);
+
+/// Applies TK_LOSSLESS_TILE=ROWSxCOLSxTHREADS (a tuning experiment: the
+/// tile and threads of every lossless kernel launched after it is set).
+/// Rows must be a multiple of both block heights, columns of both block
+/// widths, threads a power of two from 32 to 1024 with a multiple of 16
+/// values each. Returns the error of a malformed or unusable value, ""
+/// otherwise (also when unset).
+std::string applyLosslessTuning(PerBlockLosslessConfig &config);
 
 /// C++ reference. x is (M, K / 2) packed e2m1 bytes; sfIn(p, q) at
 /// sfIn[p * in0 + q * in1] (powers of two or zero); out (M, K) e4m3 codes;

@@ -133,6 +133,8 @@ extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor 
     return tk::runtime::report(s);
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
+  if (std::string error = applyLosslessTuning(config); !error.empty())
+    return tk::runtime::report(Status::invalid("tk_per_block_cast_lossless: " + error));
   return tk::runtime::report(run(ctx, config, x, config.inPackedSf ? &packedIn : x_sf, out,
                                  config.outPackedSf ? &packedOut : out_sf, stream));
 }

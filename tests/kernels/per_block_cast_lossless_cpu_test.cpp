@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace {
 
 void expectExact(tk_context ctx, const tk::bench::LosslessCase &c) {
@@ -45,6 +47,28 @@ TEST(Cpu_per_block_cast_lossless, OutOfRangeExponentIsAnError) {
     EXPECT_NE(std::string(tk_last_error()).find("cannot be re-blocked into e4m3 exactly"), std::string::npos)
         << tk_last_error();
   }
+  tk_context_destroy(ctx);
+}
+
+// TK_LOSSLESS_TILE (a tuning experiment) changes the tile and threads of
+// every lossless kernel, results unchanged; a malformed or unusable value is
+// an error through the C API, not a silent default.
+TEST(Cpu_per_block_cast_lossless, TileOverrideKeepsResultsAndRejectsBadValues) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const char *tile : {"32x256x128", "128x256x512"}) {
+    setenv("TK_LOSSLESS_TILE", tile, 1);
+    expectExact(ctx, {130, 2048, 1, 32, 1, 128, true, true, 31});
+    expectExact(ctx, {130, 576, 1, 32, 32, 128, false, false, 32}); // partial tiles along both dimensions
+  }
+  for (const char *bad : {"32x256", "32x200x128", "32x256x96", "16x256x128", "32x128x512"}) {
+    setenv("TK_LOSSLESS_TILE", bad, 1);
+    tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, {64, 576, 1, 32, 32, 128}, false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.error.find("TK_LOSSLESS_TILE"), std::string::npos) << r.error;
+  }
+  unsetenv("TK_LOSSLESS_TILE");
+  expectExact(ctx, {64, 576, 1, 32, 32, 128, false, false, 33});
   tk_context_destroy(ctx);
 }
 
