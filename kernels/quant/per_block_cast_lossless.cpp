@@ -7,10 +7,8 @@
 // to e4m3 codes by table lookup without decoding them.
 //===----------------------------------------------------------------------===//
 #include "kernels/quant/per_block_cast_lossless.h"
+#include "kernels/common/tuning_setting.h"
 #include "kernels/quant/scale_rule.h"
-
-#include <cstdio>
-#include <cstdlib>
 
 using namespace tk::dsl;
 
@@ -26,20 +24,18 @@ std::string PerBlockLosslessConfig::key() const {
 }
 
 std::string applyLosslessTuning(PerBlockLosslessConfig &c) {
-  const char *env = std::getenv("TK_LOSSLESS_TILE");
-  if (!env || !*env)
-    return "";
-  long long rows = 0, cols = 0, threads = 0;
-  char end = 0;
-  if (std::sscanf(env, "%lldx%lldx%lld%c", &rows, &cols, &threads, &end) != 3)
-    return std::string("TK_LOSSLESS_TILE must be ROWSxCOLSxTHREADS, got '") + env + "'";
-  const bool powerOfTwo = threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0;
+  SizesSetting tile;
+  if (std::string error = readSizesSetting("TK_LOSSLESS_TILE", "ROWSxCOLSxTHREADS", tile); !error.empty() ||
+      tile.text.empty())
+    return error;
+  const int64_t rows = tile.values[0], cols = tile.values[1], threads = tile.values[2];
   if (rows <= 0 || cols <= 0 || rows % c.inBlockM || rows % c.outBlockM || cols % c.inBlockK || cols % c.outBlockK ||
-      !powerOfTwo || (rows * cols) % (threads * 16))
-    return std::string("TK_LOSSLESS_TILE '") + env + "': rows must be a multiple of " +
-           std::to_string(std::max(c.inBlockM, c.outBlockM)) + ", columns of " +
-           std::to_string(std::max(c.inBlockK, c.outBlockK)) +
-           ", threads a power of two from 32 to 1024 with a multiple of 16 values each";
+      !isPowerOfTwoIn(threads, 32, 1024) || (rows * cols) % (threads * 16))
+    return tile.unusable("TK_LOSSLESS_TILE", "rows must be a multiple of " +
+                                                 std::to_string(std::max(c.inBlockM, c.outBlockM)) + ", columns of " +
+                                                 std::to_string(std::max(c.inBlockK, c.outBlockK)) +
+                                                 ", threads a power of two from 32 to 1024 with a multiple of 16 "
+                                                 "values each");
   c.tileRows = rows, c.tileCols = cols, c.threadCount = threads;
   return "";
 }

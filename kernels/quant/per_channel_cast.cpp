@@ -40,17 +40,14 @@ int64_t PerChannelCastConfig::stages() const {
 }
 
 static std::string applyTileOverride(PerChannelCastConfig &c) {
-  const char *env = std::getenv("TK_PER_CHANNEL_TILE");
-  if (!env || !*env)
-    return "";
-  long long rows = 0, cols = 0, threads = 0;
-  char end = 0;
-  if (std::sscanf(env, "%lldx%lldx%lld%c", &rows, &cols, &threads, &end) != 3)
-    return std::string("TK_PER_CHANNEL_TILE must be ROWSxCOLSxTHREADS, got '") + env + "'";
-  if (rows <= 0 || rows % c.blockM || cols <= 0 || cols % 16 || threads < 32 || threads > 1024 ||
-      (threads & (threads - 1)))
-    return std::string("TK_PER_CHANNEL_TILE '") + env + "': rows must be a multiple of b = " +
-           std::to_string(c.blockM) + ", columns of 16, threads a power of two from 32 to 1024";
+  SizesSetting tile;
+  if (std::string error = readSizesSetting("TK_PER_CHANNEL_TILE", "ROWSxCOLSxTHREADS", tile); !error.empty() ||
+      tile.text.empty())
+    return error;
+  const int64_t rows = tile.values[0], cols = tile.values[1], threads = tile.values[2];
+  if (rows <= 0 || rows % c.blockM || cols <= 0 || cols % 16 || !isPowerOfTwoIn(threads, 32, 1024))
+    return tile.unusable("TK_PER_CHANNEL_TILE", "rows must be a multiple of b = " + std::to_string(c.blockM) +
+                                                    ", columns of 16, threads a power of two from 32 to 1024");
   c.tileRows = rows, c.tileCols = cols, c.threads = threads;
   return "";
 }

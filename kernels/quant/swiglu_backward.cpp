@@ -86,15 +86,14 @@ int64_t SwigluBackwardConfig::stages() const {
 }
 
 std::string applyBackwardTileOverride(SwigluBackwardConfig &c) {
-  if (const char *env = std::getenv("TK_SWIGLU_BACKWARD_TILE"); env && *env) {
-    long long cols = 0, threads = 0;
-    char end = 0;
-    if (std::sscanf(env, "%lldx%lld%c", &cols, &threads, &end) != 2)
-      return std::string("TK_SWIGLU_BACKWARD_TILE must be COLSxTHREADS, got '") + env + "'";
+  SizesSetting tile;
+  if (std::string error = readSizesSetting("TK_SWIGLU_BACKWARD_TILE", "COLSxTHREADS", tile); !error.empty())
+    return error;
+  if (!tile.text.empty()) {
     SwigluBackwardConfig tried = c;
-    tried.chunkCols = cols, tried.threads = threads;
+    tried.chunkCols = tile.values[0], tried.threads = tile.values[1];
     if (std::string error = tried.tileError(); !error.empty())
-      return std::string("TK_SWIGLU_BACKWARD_TILE '") + env + "': " + error;
+      return tile.unusable("TK_SWIGLU_BACKWARD_TILE", error);
     c = tried;
   }
   return readPipelineSetting("TK_SWIGLU_BACKWARD_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);

@@ -1,5 +1,6 @@
 //===- batched_transpose.cpp - the kernel, in the DSL, and its reference --===//
 #include "kernels/transpose/batched_transpose.h"
+#include "kernels/common/tuning_setting.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,19 +18,18 @@ std::string TransposeConfig::key() const {
 }
 
 std::string applyTileOverride(TransposeConfig &c) {
-  const char *env = std::getenv("TK_TRANSPOSE_TILE");
-  if (!env || !*env)
-    return "";
-  long long r = 0, k = 0;
-  char end = 0;
-  auto pow2 = [](long long v) { return v >= 16 && v <= 256 && !(v & (v - 1)); };
-  if (std::sscanf(env, "%lldx%lld%c", &r, &k, &end) != 2 || !pow2(r) || !pow2(k))
-    return std::string("TK_TRANSPOSE_TILE must be ROWSxCOLS, powers of two from 16 to 256, got '") + env + "'";
+  SizesSetting tile;
+  if (std::string error = readSizesSetting("TK_TRANSPOSE_TILE", "ROWSxCOLS", tile); !error.empty() ||
+      tile.text.empty())
+    return error;
+  const int64_t r = tile.values[0], k = tile.values[1];
+  if (!isPowerOfTwoIn(r, 16, 256) || !isPowerOfTwoIn(k, 16, 256))
+    return tile.unusable("TK_TRANSPOSE_TILE", "ROWSxCOLS must be powers of two from 16 to 256");
   if (r * k * byteSize(c.dtype) > 32768) // its padded shared buffer stays within 48 KB
-    return std::string("TK_TRANSPOSE_TILE '") + env + "' takes " + std::to_string(r * k * byteSize(c.dtype)) +
+    return "TK_TRANSPOSE_TILE '" + tile.text + "' takes " + std::to_string(r * k * byteSize(c.dtype)) +
            " bytes of " + name(c.dtype) + ", over 32768";
   if (c.rows % r || c.cols % k)
-    return std::string("TK_TRANSPOSE_TILE '") + env + "' does not divide " + std::to_string(c.rows) + " x " +
+    return "TK_TRANSPOSE_TILE '" + tile.text + "' does not divide " + std::to_string(c.rows) + " x " +
            std::to_string(c.cols);
   c.tileRows = r, c.tileCols = k;
   return "";
