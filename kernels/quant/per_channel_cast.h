@@ -47,7 +47,7 @@ struct PerChannelCastConfig {
   /// thread). The transposed b = 32 form: tiles of 64 x 64.
   /// Fewer warps per CTA mean shorter cross-warp reductions and more CTAs
   /// per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE,
-  /// docs/performance-history.md) took the plain cast from 50.8% of the copy
+  /// docs/performance-history-s5-s7.md) took the plain cast from 50.8% of the copy
   /// ceiling to 70.7% and the transposed SwiGLU form from 15.0% to 47.9%;
   /// fewer elements per thread, fewer registers: the S10 sweeps
   /// (docs/performance.md) took SwiGLU b = 32 from 43.8% to 71.7% and the
@@ -60,7 +60,7 @@ struct PerChannelCastConfig {
   int64_t pipelineStages = -1, tilesPerBlock = 0;
   /// Bytes of shared memory one stage's buffers take.
   int64_t stageBytes() const { return (swiglu ? 2 : 1) * tileM() * tileK() * dsl::byteSize(in); }
-  /// Default (S6 run 1 sweep, docs/performance-history.md): 2 stages of 4 tiles for
+  /// Default (S6 run 1 sweep, docs/performance-history-s5-s7.md): 2 stages of 4 tiles for
   /// the plain bf16 cast (70.6% -> 83.4% of the copy ceiling) and of 8 tiles
   /// for SwiGLU without a transpose (with 64-thread CTAs: 33.0% -> 39.6%);
   /// 2 stages of 8 tiles for the bf16 transposed forms at b = 128 (S9 run 4

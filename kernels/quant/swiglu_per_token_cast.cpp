@@ -57,7 +57,7 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
   // three int64 atomics. With countingBlocksPerSm = k > 0 (the reference's
   // design, k = 4): a persistent grid whose blocks total their counts over
   // their tiles in registers (block totals) and add them once, after their
-  // last tile. On the H200 the first ran faster (S7 runs 3-5; performance-history.md).
+  // last tile. On the H200 the first ran faster (S7 runs 3-5; performance-history-s5-s7.md).
   const bool persistentCounts = c.countClamps && c.countingBlocksPerSm > 0;
   const std::vector<Dim> tiles = {ceil_div(rows, bm), ceil_div(h, bk)};
   auto castTile = [&](const std::vector<Index> &b) {
