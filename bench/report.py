@@ -20,7 +20,7 @@ def main():
     peers = json.load(open(args.peers)) if args.peers else {"rows": []}
     ceiling = tk["copy_gbps"]
     impls = sorted({p["impl"] for p in peers["rows"]})
-    peer = {(p["shape"], p["variant"], p["impl"]): p for p in peers["rows"]}
+    peer = {(p["op"], p["shape"], p["variant"], p["impl"]): p for p in peers["rows"]}
 
     lines = [
         "# Performance",
@@ -41,7 +41,7 @@ def main():
     for r in tk["rows"]:
         line = f"| {r['op']} | {r['shape']} | {r['variant']} | {r['us']:.1f} | {100 * r['frac']:.1f}% |"
         for impl in impls:
-            p = peer.get((r["shape"], r["variant"], impl))
+            p = peer.get((r["op"], r["shape"], r["variant"], impl))
             line += f" {p['us']:.1f} | {p['us'] / r['us']:.2f}x |" if p else " - | - |"
         lines.append(line)
     jit = tk.get("jit", [])
@@ -71,7 +71,7 @@ def main():
         for impl in impls:
             vals = []
             for r in tk["rows"]:
-                p = peer.get((r["shape"], r["variant"], impl))
+                p = peer.get((r["op"], r["shape"], r["variant"], impl))
                 vals.append(p["gbps"] / ceiling if p else 0)
             series.append((impl, vals))
         fig, ax = plt.subplots(figsize=(max(8, len(labels) * 0.9), 5))

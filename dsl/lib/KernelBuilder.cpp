@@ -43,6 +43,14 @@ KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, const st
   key_ = name + "|" + configKey;
 }
 
+void KernelBuilder::maxAccessBytes(int64_t bytes) {
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    throw std::invalid_argument("maxAccessBytes: 4, 8 or 16 bytes, got " + std::to_string(bytes));
+  if (gridBuilt_)
+    throw std::logic_error("maxAccessBytes: call it before grid()");
+  maxAccessBytes_ = bytes;
+}
+
 Dim KernelBuilder::dynamic(const std::string &name) { return Dim::symbol(name); }
 
 Dim KernelBuilder::dynamic(const std::string &name, int64_t multipleOf) {
@@ -173,6 +181,8 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
                                        TypeAttr::get(b_.getFunctionType(argTypes_, {})),
                                        b_.getI64IntegerAttr(signature_.threads), ArrayAttr(), ArrayAttr());
   kernel_ = kernel;
+  if (maxAccessBytes_)
+    kernel->setAttr("tile.max_access_bytes", b_.getI64IntegerAttr(maxAccessBytes_));
   for (size_t i = 0; i < signature_.tensors.size(); ++i) {
     const TensorParam &p = signature_.tensors[i];
     kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(p.alignBytes));

@@ -28,6 +28,7 @@ std::string PerChannelCastConfig::key() const {
          (tileRows || tileCols || threads ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(tileK()) + "x" +
                                                 std::to_string(numThreads())
                                           : "") +
+ (reloads() ? ",reload" : "") + (maxAccess() ? ",access=" + std::to_string(maxAccess()) : "") +
          (stages() ? ",pipeline=" + std::to_string(stages()) + "x" + std::to_string(tiles()) : "");
 }
 
@@ -55,6 +56,14 @@ static std::string applyTileOverride(PerChannelCastConfig &c) {
 std::string applyTuningOverrides(PerChannelCastConfig &c) {
   if (std::string error = applyTileOverride(c); !error.empty())
     return error;
+  int64_t access = c.accessBytes;
+  if (std::string error = readIntSetting("TK_PER_CHANNEL_ACCESS_BYTES", 4, 16, "bytes", access); !error.empty())
+    return error;
+  if (access && access != 4 && access != 8 && access != 16)
+    return "TK_PER_CHANNEL_ACCESS_BYTES '" + std::to_string(access) + "': 4, 8 or 16 bytes";
+  c.accessBytes = access;
+  if (std::string error = readIntSetting("TK_PER_CHANNEL_RELOAD", 0, 1, "(off or on)", c.reload); !error.empty())
+    return error;
   if (c.rowGather)
     return "";
   return readPipelineSetting("TK_PER_CHANNEL_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);
@@ -63,6 +72,8 @@ std::string applyTuningOverrides(PerChannelCastConfig &c) {
 BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), b = c.blockM;
   KernelBuilder k(ctx, kernelName(c), c.key(), c.numThreads());
+  if (c.maxAccess())
+    k.maxAccessBytes(c.maxAccess());
   // Without the gather the entry points take whole blocks of b rows: a
   // promise that lets the transposed store write 8- and 16-byte chunks along
   // the dynamic token dimension.
@@ -91,15 +102,19 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
     // The values cast: x's tile, the rows pos_to_token names (zero for -1), or
     // bf16(swiglu(gate, linear)); for a quantized x fl(decode(x) * xs), the
     // tile's 64 channels sharing one multiplier per row.
-    Tile tile = c.swiglu ? swigluForward(loadX(0), loadX(1), c.clamp).to(DType::BF16).to(DType::F32)
-                         : loadX(0).to(DType::F32);
-    if (quantizedIn)
-      tile = tile * expand(rows ? k.gatherRows(*xs, *rows, col / 128, 1) : k.load(*xs, {row, col / 128}, {bm, 1}), 1,
-                           bk);
+    auto values = [&] {
+      Tile t = c.swiglu ? swigluForward(loadX(0), loadX(1), c.clamp).to(DType::BF16).to(DType::F32)
+                        : loadX(0).to(DType::F32);
+      if (quantizedIn)
+        t = t * expand(rows ? k.gatherRows(*xs, *rows, col / 128, 1) : k.load(*xs, {row, col / 128}, {bm, 1}), 1,
+                       bk);
+      return t;
+    };
+    Tile tile = values();
     Tile amax = reduce_absmax(tile, /*dim=*/0, b); // [bm / b, bk]: one per column and b rows
     auto [scale, inv] = scaleRule(amax, Format::E4M3, c.roundSf);
     k.store(sf, {rt * (bm / b), col}, scale);
-    Tile q = (tile * expand(inv, 0, b)).to(DType::F8E4M3);
+    Tile q = ((c.reloads() ? values() : tile) * expand(inv, 0, b)).to(DType::F8E4M3);
     if (c.transposed)
       k.store(out, {col, row}, transpose(q));
     else

@@ -39,6 +39,23 @@ struct PerChannelCastConfig {
   /// The CTA's tile and threads; 0 = the default. A tile has a multiple of b
   /// rows and of 16 columns.
   int64_t tileRows = 0, tileCols = 0, threads = 0;
+  /// Each thread's widest global access in bytes (KernelBuilder::
+  /// maxAccessBytes: 4, 8 or 16); 0 = the default, maxAccess().
+  int64_t accessBytes = 0;
+  /// 8 bytes for an e4m3 input and for the row gather, whose 128-row column
+  /// reductions then cross 4 lanes instead of 8 (S11 run 1 sweep,
+  /// docs/performance.md); 0 (the target's widest) for the rest.
+  int64_t maxAccess() const {
+    return accessBytes ? accessBytes : in == dsl::DType::F8E4M3 || rowGather ? 8 : 0;
+  }
+  /// Reads the input again after the scales are known instead of keeping
+  /// every value in registers across the block reduction (from L1 or the
+  /// pipeline's shared memory): fewer registers, more CTAs per SM. -1: the
+  /// default (on for the row gather: 128 -> 72 registers, S11 run 1), 0 off,
+  /// 1 on. Never for the transposed forms (the transpose wants the second
+  /// read laid out otherwise than the reduction's).
+  int64_t reload = -1;
+  bool reloads() const { return !transposed && (reload >= 0 ? reload == 1 : rowGather); }
 
   /// Default: 128 tokens x 64 channels per CTA of 128 threads, 64 elements
   /// per thread. SwiGLU (two inputs and an exponential per element): tiles
@@ -91,6 +108,8 @@ dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCas
 /// Applies the tuning experiments set in the environment to `config`:
 /// TK_PER_CHANNEL_TILE=ROWSxCOLSxTHREADS (the tile and threads of every
 /// per-channel kernel launched after it is set), then
+/// TK_PER_CHANNEL_ACCESS_BYTES=4|8|16 (accessBytes), TK_PER_CHANNEL_RELOAD=0|1
+/// (reload), then
 /// TK_PER_CHANNEL_PIPELINE=STAGESxTILES (kernels/common/tuning_setting.h;
 /// STAGES is capped at what kPipelineSharedBytes holds; the row gather, whose
 /// rows are data-dependent, keeps its unpipelined kernel). Returns the error

@@ -126,6 +126,46 @@ TEST(Cpu_per_channel_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
   tk_context_destroy(ctx);
 }
 
+// TK_PER_CHANNEL_ACCESS_BYTES and TK_PER_CHANNEL_RELOAD (tuning experiments:
+// narrower accesses; the input read again after the reduction instead of
+// kept in registers) keep results exact, pipelined or not, quantized or
+// gathered; other values are C API errors that name the setting.
+TEST(Cpu_per_channel_cast, AccessAndReloadSettingsKeepResultsAndRejectBadValues) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const char *access : {"4", "8", "16"})
+    for (const char *reload : {"0", "1"}) {
+      setenv("TK_PER_CHANNEL_ACCESS_BYTES", access, 1);
+      setenv("TK_PER_CHANNEL_RELOAD", reload, 1);
+      runCase(ctx, {384, 576, 128, TK_BF16, true, false, 31});  // pipelined: the reload reads shared memory
+      runCase(ctx, {384, 576, 32, TK_BF16, false, true, 32});   // transposed: no reload
+      tk::bench::PerChannelCastCase q{256, 640, 128, TK_BF16, true, false, 33};
+      q.quantized = true;                                       // reloads codes and multipliers
+      runCase(ctx, q);
+      tk::bench::PerChannelCastCase g{97, 640, 128, TK_BF16, false, false, 34};
+      g.quantized = true, g.gatherTopk = 2, g.totalExperts = 8, g.localExperts = 3;
+      runCase(ctx, g);                                          // gathers the rows again
+    }
+  unsetenv("TK_PER_CHANNEL_RELOAD");
+  for (const char *bad : {"2", "12", "32", "x"}) {
+    setenv("TK_PER_CHANNEL_ACCESS_BYTES", bad, 1);
+    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9},
+                                                              false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.error.find("TK_PER_CHANNEL_ACCESS_BYTES"), std::string::npos) << r.error;
+  }
+  unsetenv("TK_PER_CHANNEL_ACCESS_BYTES");
+  for (const char *bad : {"2", "-1", "on"}) {
+    setenv("TK_PER_CHANNEL_RELOAD", bad, 1);
+    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9},
+                                                              false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.error.find("TK_PER_CHANNEL_RELOAD"), std::string::npos) << r.error;
+  }
+  unsetenv("TK_PER_CHANNEL_RELOAD");
+  tk_context_destroy(ctx);
+}
+
 } // namespace
 
 namespace {

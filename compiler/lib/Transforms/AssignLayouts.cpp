@@ -82,6 +82,10 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
 
   LogicalResult assign(KernelOp kernel) {
     MLIRContext *ctx = kernel.getContext();
+    // The author's cap on access width (KernelBuilder::maxAccessBytes).
+    int64_t vectorBytes = this->vectorBytes;
+    if (auto cap = kernel->getAttrOfType<IntegerAttr>("tile.max_access_bytes"))
+      vectorBytes = std::min<int64_t>(vectorBytes, cap.getInt());
     int64_t vecElems = std::max<int64_t>(1, vectorBytes / accessElementBytes(kernel));
     // E5M6 packs 8 values into 12 bytes: runs of 8 values per 16 vector bytes
     // (16-byte bf16 and 12-byte packed accesses), whichever side is larger.

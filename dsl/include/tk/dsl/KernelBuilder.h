@@ -49,6 +49,12 @@ public:
   Tensor output(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides = {},
                 int64_t alignBytes = 16);
 
+  /// Caps each thread's contiguous global access at `bytes` (4, 8 or 16),
+  /// below the target's widest (16 bytes on sm_90a): a thread then holds
+  /// fewer values along the last dimension and more lanes span it, e.g. so
+  /// that a reduction down the columns needs fewer shuffles. Call before grid().
+  void maxAccessBytes(int64_t bytes);
+
   /// The grid: one to three extents; `body` runs once per block with its indices.
   void grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body);
   /// A persistent grid: `body` runs once per tile of `sizes` as in grid(), but
@@ -135,6 +141,7 @@ private:
   std::vector<std::pair<std::string, std::pair<int, int>>> symbols_; ///< name -> (tensor, dim)
   mlir::Operation *kernel_ = nullptr;
   bool gridBuilt_ = false;
+  int64_t maxAccessBytes_ = 0; ///< 0: the target's widest access
 };
 
 mlir::Type toMlirType(mlir::MLIRContext &ctx, DType t);
