@@ -3,6 +3,7 @@
 #include "kernels/quant/per_token_cast.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -42,7 +43,8 @@ std::string describe(const PerTokenCastCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " g=" + std::to_string(c.group) +
          (c.in == TK_BF16 ? " bf16" : " f32") + ((c.flags & TK_SF_COL_MAJOR) ? " col" : "") +
          ((c.flags & TK_ROUND_SF) ? " round" : "") + ((c.flags & TK_PACKED_UE8M0) ? " ue8m0" : "") + (c.xRowStride ? " stride=" + std::to_string(c.xRowStride) : "") +
-         (c.fmt == TK_FORMAT_E2M1 ? " e2m1" : c.fmt == TK_FORMAT_E5M6 ? " e5m6" : "");
+         (c.fmt == TK_FORMAT_E2M1 ? " e2m1" : c.fmt == TK_FORMAT_E5M6 ? " e5m6" : "") +
+         (c.exponentSpread ? " spread=" + std::to_string(c.exponentSpread) : "");
 }
 
 std::string CheckResult::describe() const {
@@ -69,6 +71,8 @@ std::vector<uint8_t> makeInput(const PerTokenCastCase &c) {
       std::normal_distribution<float> normal(0.0f, 1.0f);
       for (int64_t j = 0; j < c.k; ++j) {
         float v = normal(rng);
+        if (c.exponentSpread > 0)
+          v = std::ldexp(v, -(int)(rng() % (uint32_t)c.exponentSpread));
         if (c.in == TK_BF16) {
           uint16_t h = f32ToBf16(v);
           std::memcpy(&x[(i * stride + j) * 2], &h, 2);

@@ -18,6 +18,10 @@ struct PerTokenCastCase {
   int64_t xRowStride = 0; ///< 0: contiguous
   uint64_t seed = 1;
   tk_format fmt = TK_FORMAT_E4M3; ///< or TK_FORMAT_E2M1: out is (M, K / 2) i8
+  /// > 0: each value of makeInput() is N(0, 1) times 2^-u, u uniform in
+  /// [0, exponentSpread): rows span that many binades, so the small values
+  /// of a row scale into the formats' subnormals (and below).
+  int exponentSpread = 0;
 };
 
 struct CheckResult {

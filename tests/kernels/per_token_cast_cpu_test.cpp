@@ -188,6 +188,24 @@ TEST(Cpu_per_token_cast, E5M6OutputIsBitExact) {
   tk_context_destroy(ctx);
 }
 
+// Rows spanning 40 binades: many scaled values land in each format's
+// subnormals and below (the GPU suite runs the same cases at 4001 rows).
+TEST(Cpu_per_token_cast, WideRangeInputsAreBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (tk_format fmt : {TK_FORMAT_E5M6, TK_FORMAT_E4M3, TK_FORMAT_E2M1})
+    for (tk_dtype in : {TK_BF16, TK_F32})
+      for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF}) {
+        const int64_t k = 2048, g = fmt == TK_FORMAT_E5M6 ? k : fmt == TK_FORMAT_E2M1 ? 32 : 128;
+        tk::bench::PerTokenCastCase c{37, k, g, in, flags, 0, (uint64_t)(7 + flags), fmt};
+        c.exponentSpread = 40;
+        tk::bench::CheckResult r = tk::bench::checkPerTokenCast(nullptr, ctx, c, tk::bench::makeInput(c), false);
+        EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+        EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
+      }
+  tk_context_destroy(ctx);
+}
+
 // Packed UE8M0 scale factors (col, round, packed: the spec's (T, T, T) flags):
 // cast, sf_only and the e2m1 output, with partial last words (Kb % 4 != 0).
 TEST(Cpu_per_token_cast, PackedUe8m0ScaleFactorsAreBitExact) {

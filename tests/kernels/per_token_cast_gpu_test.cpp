@@ -212,6 +212,26 @@ TEST_F(PerTokenCastGpu, E5M6SpecGridIsBitExact) {
   tk_context_destroy(ctx);
 }
 
+// Inputs spanning 40 binades per row: after scaling, many values fall into
+// each format's subnormals and below (E5M6: under 2^-14, where step 1 of the
+// encode is the fp16 subnormal rounded toward zero, cvt.rz on sm_89+).
+TEST_F(PerTokenCastGpu, WideRangeInputsAreBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  CaseTally tally;
+  for (tk_format fmt : {TK_FORMAT_E5M6, TK_FORMAT_E4M3, TK_FORMAT_E2M1})
+    for (tk_dtype in : {TK_BF16, TK_F32})
+      for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF}) {
+        const int64_t k = 2048, g = fmt == TK_FORMAT_E5M6 ? k : fmt == TK_FORMAT_E2M1 ? 32 : 128;
+        tk::bench::PerTokenCastCase c{4001, k, g, in, flags, 0, (uint64_t)(7 + flags), fmt};
+        c.exponentSpread = 40;
+        tally.check(tk::bench::checkPerTokenCast(session, ctx, c, tk::bench::makeInput(c), false),
+                    tk::bench::describe(c));
+      }
+  tally.report("per_token_cast wide-range inputs", *session);
+  tk_context_destroy(ctx);
+}
+
 // Packed UE8M0 scale factors, the spec's (T, T, T) flags: M x K x {bf16, fp32}
 // x g in {32, 64, 128, K} x {e4m3, e2m1}, plus sf_only.
 TEST_F(PerTokenCastGpu, PackedUe8m0SpecGridIsBitExact) {

@@ -237,7 +237,10 @@ mlir::Value emitPowerOfTwo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s
 /// E5M6 codes (i32, 12 bits) of f32 values, scalar or vector (tile.pack_e5m6).
 mlir::Value emitE5M6Code(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Value);
 /// A per-thread vector of 8n f32 -> 12n bytes (8 codes in 3 little-endian words).
-mlir::Value emitPackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
+/// `hardware` takes step 1 (the fp16 bits rounded toward zero) from the
+/// sm_80+ cvt.rz.f16x2.f32 on pairs; otherwise integer arithmetic. The two
+/// agree on every finite value (quant.md 2.4; NaN inputs are unsupported).
+mlir::Value emitPackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware = false);
 /// The 8 E5M6 codes (i32, 12 bits) of 3 little-endian i32 words (tile.unpack_e5m6).
 void emitE5M6CodesOfWords(mlir::OpBuilder &b, mlir::Location loc, const mlir::Value words[3], mlir::Value codes[8]);
 /// f32 values of E5M6 codes (i32, scalar or vector): the codes are the top 12

@@ -220,9 +220,44 @@ Value emitE5M6Code(OpBuilder &b, Location loc, Value input) {
   return arith::AndIOp::create(b, loc, c, ci(0xFFF));
 }
 
-Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector) {
+/// Step 1 of the E5M6 encode on the GPU: the fp16 bits of each value rounded
+/// toward zero (cvt.rz.f16x2.f32 on pairs, subnormals kept), as i32; then
+/// steps 2-4 as emitE5M6Code. Finite values beyond fp16 become its largest
+/// finite, as in the integer form; inf stays inf (unreachable after scaling).
+static Value hardwareE5M6Code(OpBuilder &b, Location loc, Value input) {
+  int64_t n = cast<VectorType>(input.getType()).getNumElements();
+  MLIRContext *ctx = b.getContext();
+  Shaped sh(b, loc, input);
+  Type i32 = b.getI32Type();
+  auto pairType = VectorType::get({2}, b.getF16Type());
+  SmallVector<Value> halves;
+  for (int64_t i = 0; i < n; i += 2) {
+    Value lo = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{i});
+    Value hi = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{i + 1});
+    // The first operand lands in the upper half: element 1.
+    Value pair = NVVM::ConvertF32x2ToF16x2Op::create(b, loc, pairType, hi, lo, /*random_bits=*/Value(),
+                                                     NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RZ),
+                                                     NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::NONE),
+                                                     b.getBoolAttr(false));
+    Value bits = vector::BitCastOp::create(b, loc, VectorType::get({2}, b.getI16Type()), pair);
+    for (int64_t k = 0; k < 2; ++k)
+      halves.push_back(arith::ExtUIOp::create(b, loc, i32, vector::ExtractOp::create(b, loc, bits, ArrayRef<int64_t>{k})));
+  }
+  Value h = vector::FromElementsOp::create(b, loc, VectorType::get({n}, i32), halves);
+  auto ci = [&](int64_t v) { return sh.i32(v); };
+  Value u = arith::BitcastOp::create(b, loc, sh.of(i32), input);
+  Value c = arith::ShRUIOp::create(b, loc, h, ci(4));
+  Value rest = arith::AndIOp::create(b, loc, u, ci(0x1FFFF));
+  Value up = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                   arith::AddIOp::create(b, loc, arith::AndIOp::create(b, loc, c, ci(1)), rest),
+                                   ci(0x10000));
+  c = arith::AddIOp::create(b, loc, c, arith::ExtUIOp::create(b, loc, sh.of(i32), up));
+  return arith::AndIOp::create(b, loc, c, ci(0xFFF));
+}
+
+Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector, bool hardware) {
   int64_t n = cast<VectorType>(f32Vector.getType()).getNumElements();
-  Value codes = emitE5M6Code(b, loc, f32Vector);
+  Value codes = hardware && n % 2 == 0 ? hardwareE5M6Code(b, loc, f32Vector) : emitE5M6Code(b, loc, f32Vector);
   auto c = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)); };
   auto shl = [&](Value x, int64_t s) { return arith::ShLIOp::create(b, loc, x, c(s)); };
   auto shr = [&](Value x, int64_t s) { return arith::ShRUIOp::create(b, loc, x, c(s)); };

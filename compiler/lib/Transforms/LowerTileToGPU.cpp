@@ -382,7 +382,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   if (auto pack = dyn_cast<PackE5M6Op>(op)) {
     if (failed(blockedOf(&op, pack.getInput().getType())))
       return failure();
-    map.map(pack.getResult(), compiler::emitPackE5M6(b, emit.loc, mapped(pack.getInput())));
+    map.map(pack.getResult(), compiler::emitPackE5M6(b, emit.loc, mapped(pack.getInput()), emit.fp8Hardware));
     return success();
   }
   if (auto pack = dyn_cast<PackE2M1Op>(op)) {

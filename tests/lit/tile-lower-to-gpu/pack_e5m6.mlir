@@ -1,5 +1,6 @@
 // RUN: tk-opt %s -tile-assign-layouts | FileCheck %s --check-prefix=LAYOUT
 // RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
+// RUN: tk-opt %s -tile-assign-layouts "-tile-lower-to-gpu=fp8-hardware=false" -canonicalize | FileCheck %s --check-prefix=SOFT
 // RUN: tk-opt %s -tile-assign-layouts -tile-lower-to-cpu -canonicalize | FileCheck %s --check-prefix=CPU
 
 // E5M6 packs 8 codes into 12 bytes, so each thread needs runs of 8. Kernels
@@ -9,7 +10,13 @@
 // LAYOUT: tile.load {{.*}} -> !tile.frag<1x1024xf32, #tile.blocked<vec = [1, 8], lanes = [1, 32], warps = [1, 4]>>
 // LAYOUT: tile.pack_e5m6 {{.*}} -> !tile.frag<1x1536xi8, #tile.blocked<vec = [1, 12], lanes = [1, 32], warps = [1, 4]>>
 // CHECK-LABEL: gpu.func @e5m6
+// Step 1 of the encode (fp16 bits rounded toward zero) is cvt.rz.f16x2.f32
+// on pairs where the target has it; integer arithmetic otherwise.
 // CHECK: arith.constant dense<65536> : vector<8xi32>
+// CHECK-COUNT-4: nvvm.convert.f32x2.to.f16x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rz>} : vector<2xf16>
+// SOFT-LABEL: gpu.func @e5m6
+// SOFT-NOT: nvvm.convert
+// SOFT: vector.store {{.*}} : memref<?x1536xi8>, vector<12xi8>
 // CHECK: vector.from_elements {{.*}} : vector<12xi8>
 // CHECK: vector.store {{.*}} : memref<?x1536xi8>, vector<12xi8>
 // CPU-LABEL: func.func @e5m6
