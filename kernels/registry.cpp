@@ -172,8 +172,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                                      return quant::buildWeightGradFromRowDots(ctx, chunks);
                                    }}}});
     auto swigluToken = [](const std::string &name, quant::SwigluPerTokenCastConfig c) {
-      if (c.countClamps)
-        c = tuned(name, c, quant::applyCountingOverride);
+      c = tuned(name, c, quant::applySwigluTokenTuning);
       return KernelVariant{name, c.key(),
                            [c](mlir::MLIRContext &ctx) { return quant::buildSwigluPerTokenCast(ctx, c); }};
     };

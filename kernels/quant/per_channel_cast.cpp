@@ -36,7 +36,8 @@ int64_t PerChannelCastConfig::stages() const {
   if (pipelineStages >= 0)
     return pipelineStages;
   const bool plainBf16 = !swiglu && !transposed && in == dsl::DType::BF16;
-  const int64_t wanted = rowGather ? 0 : plainBf16 || (swiglu && !transposed) || transposedB128() ? 2 : 0;
+  const int64_t wanted =
+      rowGather ? 0 : plainBf16 || (swiglu && !transposed) || transposedB128() || in == dsl::DType::F8E4M3 ? 2 : 0;
   return std::min<int64_t>(wanted, kPipelineSharedBytes / stageBytes());
 }
 
@@ -49,6 +50,9 @@ static std::string applyTileOverride(PerChannelCastConfig &c) {
   if (rows <= 0 || rows % c.blockM || cols <= 0 || cols % 16 || !isPowerOfTwoIn(threads, 32, 1024))
     return tile.unusable("TK_PER_CHANNEL_TILE", "rows must be a multiple of b = " + std::to_string(c.blockM) +
                                                     ", columns of 16, threads a power of two from 32 to 1024");
+  if (c.in == DType::F8E4M3 && cols % 128 && 128 % cols)
+    return tile.unusable("TK_PER_CHANNEL_TILE", "with a quantized input (one multiplier per 128 channels) the "
+                                                "columns must divide 128 or be a multiple of it");
   c.tileRows = rows, c.tileCols = cols, c.threads = threads;
   return "";
 }
@@ -105,9 +109,11 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
     auto values = [&] {
       Tile t = c.swiglu ? swigluForward(loadX(0), loadX(1), c.clamp).to(DType::BF16).to(DType::F32)
                         : loadX(0).to(DType::F32);
-      if (quantizedIn)
-        t = t * expand(rows ? k.gatherRows(*xs, *rows, col / 128, 1) : k.load(*xs, {row, col / 128}, {bm, 1}), 1,
-                       bk);
+      if (quantizedIn) { // one multiplier per row and 128 channels
+        const int64_t n = std::max<int64_t>(1, bk / 128);
+        t = t * expand(rows ? k.gatherRows(*xs, *rows, col / 128, n) : k.load(*xs, {row, col / 128}, {bm, n}), 1,
+                       std::min<int64_t>(bk, 128));
+      }
       return t;
     };
     Tile tile = values();

@@ -15,11 +15,24 @@ int64_t SwigluPerTokenCastConfig::tileK() const {
   return group == hidden ? hidden : std::max<int64_t>(group, std::gcd<int64_t>(2048, hidden));
 }
 
-int64_t SwigluPerTokenCastConfig::tileM() const { return 2048 % tileK() ? 1 : 2048 / tileK(); }
+int64_t SwigluPerTokenCastConfig::tileM() const {
+  return tileRows ? tileRows : 4096 % tileK() ? 1 : 4096 / tileK();
+}
 
-std::string applyCountingOverride(SwigluPerTokenCastConfig &c) {
-  return readIntSetting("TK_SWIGLU_COUNT_BLOCKS_PER_SM", 0, 32, "blocks per SM (0: one tile per block)",
-                        c.countingBlocksPerSm);
+std::string applySwigluTokenTuning(SwigluPerTokenCastConfig &c) {
+  if (c.countClamps)
+    if (std::string error = readIntSetting("TK_SWIGLU_COUNT_BLOCKS_PER_SM", 0, 32,
+                                           "blocks per SM (0: one tile per block)", c.countingBlocksPerSm);
+        !error.empty())
+      return error;
+  SizesSetting tile;
+  if (std::string error = readSizesSetting("TK_SWIGLU_TILE", "ROWSxTHREADS", tile); !error.empty() ||
+      tile.text.empty())
+    return error;
+  if (!isPowerOfTwoIn(tile.values[0], 1, 64) || !isPowerOfTwoIn(tile.values[1], 32, 1024))
+    return tile.unusable("TK_SWIGLU_TILE", "rows a power of two up to 64, threads a power of two from 32 to 1024");
+  c.tileRows = tile.values[0], c.threadCount = tile.values[1];
+  return "";
 }
 
 std::string SwigluPerTokenCastConfig::key() const {
@@ -30,12 +43,13 @@ std::string SwigluPerTokenCastConfig::key() const {
          (clamp ? ",clampbits=" + bitsOf(*clamp) : "") +
          (countClamps ? ",count,persistent=" + std::to_string(countingBlocksPerSm) : "") +
          ",sfclamp=" + std::to_string(sfClampBits) + ",xalign=" + std::to_string(xAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes);
+         ",outalign=" + std::to_string(outAlignBytes) +
+         (tileRows || threadCount ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(threads()) : "");
 }
 
 BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerTokenCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), g = c.group, h = c.hidden;
-  KernelBuilder k(ctx, "swiglu_forward_and_per_token_cast", c.key(), /*threads=*/256);
+  KernelBuilder k(ctx, "swiglu_forward_and_per_token_cast", c.key(), c.threads());
   Dim rows = k.dynamic("num_rows");
   Tensor x = k.input("x", {rows, 2 * h}, c.in, {2 * h, 1}, c.xAlignBytes);
   std::optional<Tensor> posToTokenTopk, weights, posToExpert, counts;

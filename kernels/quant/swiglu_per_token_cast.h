@@ -34,20 +34,29 @@ struct SwigluPerTokenCastConfig {
   int64_t outAlignBytes = 16;
 
   /// Whole rows when g = H, else the largest divisor of 2048 and H (at least
-  /// g) wide, with rows to make 2048 elements per half where they fit.
+  /// g) wide, with rows to make 4096 elements per half where they fit: 16
+  /// values per thread (S11 run 4, TK_SWIGLU_TILE sweep at H = 2048: 2 rows
+  /// of 2048 took the weighted form from 63.6% of the copy ceiling to 75.3%,
+  /// the counting form from 47.2% to 49.9%).
   int64_t tileK() const;
   int64_t tileM() const;
+  /// A tuning experiment (TK_SWIGLU_TILE): rows per tile and threads per
+  /// block instead of the defaults above and 256; 0 = the default.
+  int64_t tileRows = 0, threadCount = 0;
+  int64_t threads() const { return threadCount ? threadCount : 256; }
   int64_t groups() const { return ceilDiv(hidden, group); }
   std::string key() const;
 };
 
 dsl::BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerTokenCastConfig &config);
 
-/// TK_SWIGLU_COUNT_BLOCKS_PER_SM=k (0 to 32; a schedule experiment): the
-/// counting grid's blocks per SM (k = 4 is the reference's persistent grid).
-/// Returns an error message for a malformed value, "" otherwise (unset:
-/// nothing changes).
-std::string applyCountingOverride(SwigluPerTokenCastConfig &config);
+/// Tuning experiments set in the environment: TK_SWIGLU_COUNT_BLOCKS_PER_SM=k
+/// (0 to 32, counting kernels only): the counting grid's blocks per SM (k = 4
+/// is the reference's persistent grid); TK_SWIGLU_TILE=ROWSxTHREADS: rows per
+/// tile (a power of two up to 64) and threads per block (a power of two from
+/// 32 to 1024). Returns an error message for a malformed value, "" otherwise
+/// (unset: nothing changes).
+std::string applySwigluTokenTuning(SwigluPerTokenCastConfig &config);
 
 /// C++ reference for rows [rowBegin, rowEnd). x (N, 2H) contiguous (bf16 bits
 /// or fp32); weights: null or topk_weights flat with posToTokenTopk (N);

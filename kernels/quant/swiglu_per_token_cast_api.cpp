@@ -136,7 +136,7 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
   tensors.push_back(config.packedSf ? &packed : out_sf);
   if (n == 0)
     return report(Status::ok());
-  if (std::string error = applyCountingOverride(config); !error.empty())
+  if (std::string error = applySwigluTokenTuning(config); !error.empty())
     return report(invalid(error));
   auto factory = [config](mlir::MLIRContext &mctx) { return buildSwigluPerTokenCast(mctx, config); };
   return report(ctx->run(config.key(), factory, tensors, stream));

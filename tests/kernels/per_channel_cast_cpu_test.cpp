@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -123,6 +124,35 @@ TEST(Cpu_per_channel_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
   }
   unsetenv("TK_PER_CHANNEL_TILE");
   runCase(ctx, {128, 576, 128, TK_BF16, true, false, 10});
+  tk_context_destroy(ctx);
+}
+
+// A per-token quantized input's multipliers cover 128 channels each: a tile
+// wider than 128 channels reads one per 128 (S11 run 4 found 128 x 256 tiles
+// using the first for all), one narrower must not straddle two, and a tile
+// width that would is refused.
+TEST(Cpu_per_channel_cast_fused, WideAndNarrowTilesOfAQuantizedInputAreBitExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const char *tile : {"128x256x256", "128x512x256", "128x32x64"})
+    for (bool gather : {false, true}) {
+      setenv("TK_PER_CHANNEL_TILE", tile, 1);
+      // 128 x 256 codes fill one 32 KB stage; 128 x 512 would not fit one.
+      setenv("TK_PER_CHANNEL_PIPELINE", gather || std::string(tile) != "128x256x256" ? "" : "1x1", 1);
+      tk::bench::PerChannelCastCase c{gather ? 97 : 256, 1024, 128, TK_BF16, true, false, 41};
+      c.quantized = true;
+      if (gather)
+        c.gatherTopk = 2, c.totalExperts = 8, c.localExperts = 3;
+      runCase(ctx, c);
+    }
+  unsetenv("TK_PER_CHANNEL_PIPELINE");
+  setenv("TK_PER_CHANNEL_TILE", "128x48x64", 1);
+  tk::bench::PerChannelCastCase q{128, 1024, 128, TK_BF16, true, false, 42};
+  q.quantized = true;
+  tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, q, false);
+  EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(r.error.find("128 channels"), std::string::npos) << r.error;
+  unsetenv("TK_PER_CHANNEL_TILE");
   tk_context_destroy(ctx);
 }
 

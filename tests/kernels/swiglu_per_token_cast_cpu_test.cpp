@@ -69,4 +69,32 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, PersistentCountingIsExact) {
   tk_context_destroy(ctx);
 }
 
+// TK_SWIGLU_TILE (a tuning experiment: rows per tile, threads per block)
+// keeps results and counts exact, with a partial last tile of rows; a
+// malformed or unusable value is a clear error.
+TEST(Cpu_swiglu_forward_and_per_token_cast, TileSettingKeepsResultsAndRejectsBadValues) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const char *tile : {"2x256", "1x128", "4x64"}) {
+    setenv("TK_SWIGLU_TILE", tile, 1);
+    tk::bench::SwigluCastCase c{2048, 128};
+    c.weights = true, c.clamp = 0.5f, c.count = true, c.plainRows = 7;
+    runCase(ctx, c);
+    tk::bench::SwigluCastCase moe{1280, 128};
+    moe.weights = moe.experts = true, moe.tokens = 41, moe.topk = 2, moe.totalExperts = 8, moe.localExperts = 3,
+    moe.alignment = 16;
+    runCase(ctx, moe);
+  }
+  for (const char *bad : {"3x256", "2x48", "128x256", "2"}) {
+    setenv("TK_SWIGLU_TILE", bad, 1);
+    tk::bench::SwigluCastCase c{256, 128};
+    c.plainRows = 16;
+    tk::bench::CheckResult r = tk::bench::checkSwigluPerTokenCast(nullptr, ctx, c, false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.error.find("TK_SWIGLU_TILE"), std::string::npos) << r.error;
+  }
+  unsetenv("TK_SWIGLU_TILE");
+  tk_context_destroy(ctx);
+}
+
 } // namespace
