@@ -1,5 +1,7 @@
-"""Merges tk's and the peers' JSON from one run into docs/performance.md and a
-PNG chart (fraction of the copy ceiling per case, tk beside each peer).
+"""Merges tk's and the peers' JSON into docs/performance.md and a PNG chart
+(fraction of the copy ceiling per case, tk beside each peer). --peers may be
+given more than once (e.g. the torch peers and TileKernels timed in two
+device calls); their rows are joined, the first file's metadata kept.
 
     python3 bench/report.py --tk tk.json --peers peers.json --md performance.md --png bench.png \
         --command "bash bench/run_all.sh"
@@ -11,13 +13,21 @@ import json
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tk", required=True)
-    ap.add_argument("--peers")
+    ap.add_argument("--peers", action="append", default=[])
     ap.add_argument("--md", required=True)
     ap.add_argument("--png")
     ap.add_argument("--command", default="bash bench/run_all.sh")
     args = ap.parse_args()
     tk = json.load(open(args.tk))
-    peers = json.load(open(args.peers)) if args.peers else {"rows": []}
+    peers = {"rows": []}
+    for i, path in enumerate(args.peers):
+        part = json.load(open(path))
+        if i == 0:
+            peers = dict(part, rows=list(part["rows"]))
+        else:
+            peers["rows"] += part["rows"]
+            if part.get("tile_kernels") == "available":
+                peers["tile_kernels"] = "available"
     ceiling = tk["copy_gbps"]
     impls = sorted({p["impl"] for p in peers["rows"]})
     peer = {(p["op"], p["shape"], p["variant"], p["impl"]): p for p in peers["rows"]}
