@@ -154,3 +154,17 @@ def ceil_div(a, b):
 
 def align(a, b):
     return ceil_div(a, b) * b
+
+
+def handler_for(handlers, row, missing):
+    """(row's handler result (description, make), None) or (None, reason):
+    `missing` (with {op}) when no handler is registered for the row's op, the
+    Unsupported message when the handler refuses the row's variant."""
+    r = Row(row)
+    h = handlers.get(r.op)
+    if h is None:
+        return None, missing.format(op=r.op)
+    try:
+        return h(r), None
+    except Unsupported as e:
+        return None, str(e)

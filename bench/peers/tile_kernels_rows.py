@@ -14,7 +14,7 @@ TileKernels cannot take, the row is reported unsupported with the reason.
 import re
 
 from peer_inputs import Inputs
-from rowspec import (Row, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
+from rowspec import (Unsupported, block, handler_for, cast_back_variant, ceil_div, e4m3_input_block, gather,
                      lossless_blocks, transpose_case)
 
 FP8 = "float8_e4m3fn"
@@ -493,6 +493,8 @@ def _transpose(r):
     return desc, make
 
 
+_MISSING = "TileKernels has no counterpart registered for op '{op}'"
+
 HANDLERS = {
     "per_token_cast": _per_token_cast,
     "per_token_cast_with_sf_only": _per_token_cast_with_sf_only,
@@ -513,15 +515,8 @@ HANDLERS = {
 
 def plan(row):
     """(description of the TileKernels call, None) or (None, reason). No torch needed."""
-    r = Row(row)
-    h = HANDLERS.get(r.op)
-    if h is None:
-        return None, f"TileKernels has no counterpart registered for op '{r.op}'"
-    try:
-        desc, _ = h(r)
-        return desc, None
-    except Unsupported as e:
-        return None, str(e)
+    handled, why = handler_for(HANDLERS, row, _MISSING)
+    return (handled[0], None) if handled else (None, why)
 
 
 _CTX = {}
@@ -530,14 +525,10 @@ _CTX = {}
 def build(row, device="cuda"):
     """(Case, description) with the inputs built on `device`, or (None, reason).
     Exceptions from TileKernels or torch while building inputs propagate."""
-    r = Row(row)
-    h = HANDLERS.get(r.op)
-    if h is None:
-        return None, f"TileKernels has no counterpart registered for op '{r.op}'"
-    try:
-        desc, make = h(r)
-    except Unsupported as e:
-        return None, str(e)
+    handled, why = handler_for(HANDLERS, row, _MISSING)
+    if handled is None:
+        return None, why
+    desc, make = handled
     if device not in _CTX:
         _CTX[device] = _Ctx(device)
     fn, expect = make(_CTX[device])

@@ -13,7 +13,7 @@ no torch peer here.
 """
 import re
 
-from rowspec import Row, Unsupported, block, cast_back_variant, ceil_div, transpose_case
+from rowspec import Unsupported, block, cast_back_variant, ceil_div, handler_for, transpose_case
 
 
 class TorchCase:
@@ -334,6 +334,8 @@ def _transpose(r):
     return desc, make
 
 
+_MISSING = "no torch peer written for op '{op}'"
+
 HANDLERS = {
     "per_token_cast": _ptc,
     "per_token_cast_with_sf_only": _sf_only,
@@ -350,28 +352,18 @@ HANDLERS = {
 
 
 def plan(row):
-    r = Row(row)
-    h = HANDLERS.get(r.op)
-    if h is None:
-        return None, f"no torch peer written for op '{r.op}'"
-    try:
-        return h(r)[0], None
-    except Unsupported as e:
-        return None, str(e)
+    handled, why = handler_for(HANDLERS, row, _MISSING)
+    return (handled[0], None) if handled else (None, why)
 
 
 _INPUTS = {}
 
 
 def build(row, device="cuda"):
-    r = Row(row)
-    h = HANDLERS.get(r.op)
-    if h is None:
-        return None, f"no torch peer written for op '{r.op}'"
-    try:
-        desc, make = h(r)
-    except Unsupported as e:
-        return None, str(e)
+    handled, why = handler_for(HANDLERS, row, _MISSING)
+    if handled is None:
+        return None, why
+    desc, make = handled
     if device not in _INPUTS:
         from peer_inputs import Inputs
         _INPUTS[device] = Inputs(device)
