@@ -6,6 +6,7 @@
 // are the spec's minimum traffic (quant.md §0): x + out + scale factors.
 //===----------------------------------------------------------------------===//
 #include "bench/benchmark.h"
+#include "bench/baselines.h"
 #include "bench/cast_back_check.h"
 #include "bench/per_block_cast_check.h"
 #include "bench/per_channel_cast_check.h"
@@ -386,6 +387,11 @@ int runBenchmark(const BenchOptions &options) {
               "warm call (cache hit, host side) %.2f us\n",
               compiled.size(), compileSum / std::max<size_t>(1, compiled.size()),
               loadSum / std::max<size_t>(1, compiled.size()), hostUs);
+
+  std::vector<MeasuredRow> measured;
+  for (const Row &r : rows)
+    measured.push_back({r.op, r.shape, r.variant, r.us});
+  std::printf("%s", formatBaselines(loadBaselines(options.baselinesPath), measured, ceiling).c_str());
 
   if (!options.jsonPath.empty()) {
     std::ofstream js(options.jsonPath);

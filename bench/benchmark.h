@@ -12,6 +12,9 @@ struct BenchOptions {
   /// Only the operators named here, comma-separated ("" = all), e.g. for a
   /// profiler run or a tile sweep (TK_PER_CHANNEL_TILE).
   std::string only;
+  /// The peers' baseline measurements printed beside tk's rows ("" = the
+  /// default search of loadBaselines, bench/baselines.h).
+  std::string baselinesPath;
 };
 
 /// Runs the copy ceiling and every operator's benchmark cases on the current

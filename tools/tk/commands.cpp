@@ -300,6 +300,8 @@ int cmdBench(const std::vector<std::string> &args) {
       options.jsonPath = args[++i];
     else if (args[i] == "--only" && i + 1 < args.size())
       options.only = args[++i];
+    else if (args[i] == "--baselines" && i + 1 < args.size())
+      options.baselinesPath = args[++i];
     else {
       std::fprintf(stderr, "tk bench: unknown argument '%s'\n", args[i].c_str());
       return 2;

@@ -1,0 +1,143 @@
+//===- baselines.cpp - the peers' H200 measurements beside tk's rows ------===//
+#include "bench/baselines.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+namespace tk::bench {
+
+Baselines loadBaselines(const std::string &path) {
+  Baselines b;
+  std::vector<std::string> candidates;
+  if (!path.empty()) {
+    candidates.push_back(path);
+  } else {
+    if (const char *env = std::getenv("TK_BASELINES"))
+      candidates.push_back(env);
+    candidates.push_back("../shared/baselines/torch-h200.json");
+    candidates.push_back("shared/baselines/torch-h200.json");
+  }
+  for (const std::string &c : candidates)
+    if (std::ifstream(c).good()) {
+      b.path = c;
+      break;
+    }
+  if (b.path.empty()) {
+    b.error = "no baseline file found (looked for";
+    for (const std::string &c : candidates)
+      b.error += " " + c;
+    b.error += "; --baselines FILE or TK_BASELINES names one)";
+    return b;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(b.path);
+  if (!buffer) {
+    b.error = b.path + ": " + buffer.getError().message();
+    return b;
+  }
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    b.error = b.path + ": " + llvm::toString(parsed.takeError());
+    return b;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *rows = root ? root->getArray("rows") : nullptr;
+  if (!rows) {
+    b.error = b.path + ": no \"rows\" array";
+    return b;
+  }
+  if (auto d = root->getString("device"))
+    b.device = d->str();
+  if (auto t = root->getString("torch"))
+    b.torch = t->str();
+  if (auto c = root->getNumber("copy_gbps"))
+    b.copyGbps = *c;
+  for (const llvm::json::Value &v : *rows) {
+    const llvm::json::Object *o = v.getAsObject();
+    if (!o)
+      continue;
+    BaselineRow r;
+    if (auto s = o->getString("op"))
+      r.op = s->str();
+    if (auto s = o->getString("impl"))
+      r.impl = s->str();
+    r.us = o->getNumber("us").value_or(0);
+    r.gbps = o->getNumber("gbps").value_or(0);
+    if (!r.op.empty())
+      b.rows.push_back(r);
+  }
+  return b;
+}
+
+BaselineMatch matchBaseline(const std::string &op) {
+  // The baselines' shapes and math (torch_peers.py beside the JSON) against
+  // tk's benchmark rows; the SwiGLU baseline has row-major, unrounded scale
+  // factors, tk's row column-major and power-of-two ones (same bytes).
+  if (op == "per_token_cast 32768x7168")
+    return {"per_token_cast", "32768x7168", "g=128 bf16", ""};
+  if (op == "swiglu_fwd+cast 65536x2x2048")
+    return {"swiglu_forward_and_per_token_cast", "65536rowsxH2048", "g=128 bf16 col round weights", ""};
+  if (op == "transpose 8x4096x7168 bf16")
+    return {"batched_transpose", "8x4096x7168", "bf16", ""};
+  if (op.rfind("reduce_fused", 0) == 0 || op.rfind("topk_gate", 0) == 0)
+    return {"", "", "", "a MoE operator: not in tk yet (the moe family)"};
+  return {"", "", "", "no tk row stands for it"};
+}
+
+std::string formatBaselines(const Baselines &b, const std::vector<MeasuredRow> &measured, double copyGbps) {
+  char line[512];
+  if (b.path.empty() || !b.error.empty())
+    return "\nPeer baselines: " + b.error + "\n";
+  std::string out = "\nPeer baselines (" + b.path + ": " + b.device + ", torch " + b.torch +
+                    "; measured by the peers, not in this run; the live peer table is docs/performance.md)\n";
+  std::snprintf(line, sizeof line, "%-30s %10s %14s %14s %9s %9s  %s\n", "baseline", "tk us", "eager us",
+                "compile us", "vs eager", "vs comp.", "tk row");
+  out += line;
+  std::snprintf(line, sizeof line, "%-30s %10s %14s %14s  (copy ceiling, GB/s: tk %.0f, baseline %.0f)\n",
+                "copy 2GiB", "-", "-", "-", copyGbps, b.copyGbps);
+  out += line;
+  std::map<std::string, std::map<std::string, double>> byOp; // op -> impl -> us
+  std::vector<std::string> order;
+  for (const BaselineRow &r : b.rows) {
+    if (r.op.rfind("copy", 0) == 0)
+      continue;
+    if (!byOp.count(r.op))
+      order.push_back(r.op);
+    byOp[r.op][r.impl] = r.us;
+  }
+  for (const std::string &op : order) {
+    BaselineMatch m = matchBaseline(op);
+    double tkUs = 0;
+    for (const MeasuredRow &r : measured)
+      if (!m.op.empty() && r.op == m.op && r.shape == m.shape && r.variant == m.variant)
+        tkUs = r.us;
+    const double eager = byOp[op].count("eager") ? byOp[op]["eager"] : 0;
+    const double compile = byOp[op].count("compile") ? byOp[op]["compile"] : 0;
+    auto us = [](double v) {
+      char r[32];
+      std::snprintf(r, sizeof r, "%.1f", v);
+      return v > 0 ? std::string(r) : std::string("-");
+    };
+    auto ratio = [&](double peer) {
+      if (tkUs <= 0 || peer <= 0)
+        return std::string("-");
+      char r[32];
+      std::snprintf(r, sizeof r, "%.2fx", peer / tkUs);
+      return std::string(r);
+    };
+    std::string where = m.op.empty() ? m.why
+                        : tkUs > 0   ? m.op + " " + m.shape + " " + m.variant
+                                     : m.op + " " + m.shape + " " + m.variant + " (not run: see --only)";
+    std::snprintf(line, sizeof line, "%-30s %10s %14s %14s %9s %9s  %s\n", op.c_str(), us(tkUs).c_str(),
+                  us(eager).c_str(), us(compile).c_str(), ratio(eager).c_str(), ratio(compile).c_str(),
+                  where.c_str());
+    out += line;
+  }
+  return out;
+}
+
+} // namespace tk::bench
