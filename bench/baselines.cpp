@@ -21,6 +21,7 @@ Baselines loadBaselines(const std::string &path) {
       candidates.push_back(env);
     candidates.push_back("../shared/baselines/torch-h200.json");
     candidates.push_back("shared/baselines/torch-h200.json");
+    candidates.push_back("bench/baselines/torch-h200.json"); // the copy in this repository
   }
   for (const std::string &c : candidates)
     if (std::ifstream(c).good()) {

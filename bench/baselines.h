@@ -27,8 +27,9 @@ struct Baselines {
 };
 
 /// Reads `path`, or when empty the first of $TK_BASELINES,
-/// ../shared/baselines/torch-h200.json and shared/baselines/torch-h200.json
-/// (relative to the working directory) that exists.
+/// ../shared/baselines/torch-h200.json, shared/baselines/torch-h200.json and
+/// bench/baselines/torch-h200.json (its copy in this repository; relative to
+/// the working directory) that exists.
 Baselines loadBaselines(const std::string &path);
 
 /// One tk row as measured: what the baselines are matched against.
