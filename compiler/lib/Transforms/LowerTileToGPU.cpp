@@ -11,6 +11,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 namespace tk::tile {
 #define GEN_PASS_DEF_TILELOWERTOGPU
@@ -115,8 +116,22 @@ LogicalResult KernelLowering::lowerGrid(GridOp grid) {
     partials = lowerPersistentGrid(grid, zeros);
   } else {
     gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
-    for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices()))
+    for (auto [i, arg] : llvm::enumerate(grid.getBlockIndices())) {
+      // A static extent bounds the block index (the launch has exactly that
+      // many blocks along it): 0 for an extent of 1, else an upper bound that
+      // range analysis and the bounds of every access build on (a whole-row
+      // kernel's column index is then provably in bounds).
+      APInt extent;
+      if (matchPattern(map.lookupOrDefault(grid.getSizes()[i]), m_ConstantInt(&extent))) {
+        if (extent.getZExtValue() == 1)
+          map.map(arg, arith::ConstantIndexOp::create(b, emit.loc, 0));
+        else
+          map.map(arg, gpu::BlockIdOp::create(b, emit.loc, gpu::DimensionAttr::get(b.getContext(), dims[i]),
+                                              b.getIndexAttr(extent.getZExtValue())));
+        continue;
+      }
       map.map(arg, gpu::BlockIdOp::create(b, emit.loc, dims[i]));
+    }
     if (failed(lowerBlock(grid.getBody().front())))
       return failure();
     partials = addBlockTotals(grid, zeros);
