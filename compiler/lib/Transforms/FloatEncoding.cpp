@@ -225,34 +225,46 @@ Value emitE5M6Code(OpBuilder &b, Location loc, Value input) {
 /// steps 2-4 as emitE5M6Code. Finite values beyond fp16 become its largest
 /// finite, as in the integer form; inf stays inf (unreachable after scaling).
 static Value hardwareE5M6Code(OpBuilder &b, Location loc, Value input) {
-  int64_t n = cast<VectorType>(input.getType()).getNumElements();
+  int64_t n = cast<VectorType>(input.getType()).getNumElements(), m = n / 2;
   MLIRContext *ctx = b.getContext();
-  Shaped sh(b, loc, input);
   Type i32 = b.getI32Type();
-  auto pairType = VectorType::get({2}, b.getF16Type());
-  SmallVector<Value> halves;
+  auto pairType = VectorType::get({2}, b.getF16Type()), wordType = VectorType::get({1}, i32);
+  // Each pair's fp16 bits as one 32-bit word: value 2p in bits 0-15, value
+  // 2p + 1 in bits 16-31 (the instruction puts its first operand in the
+  // upper half). Working on words spares the 16-bit extractions.
+  SmallVector<Value> words;
   for (int64_t i = 0; i < n; i += 2) {
     Value lo = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{i});
     Value hi = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{i + 1});
-    // The first operand lands in the upper half: element 1.
     Value pair = NVVM::ConvertF32x2ToF16x2Op::create(b, loc, pairType, hi, lo, /*random_bits=*/Value(),
                                                      NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RZ),
                                                      NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::NONE),
                                                      b.getBoolAttr(false));
-    Value bits = vector::BitCastOp::create(b, loc, VectorType::get({2}, b.getI16Type()), pair);
-    for (int64_t k = 0; k < 2; ++k)
-      halves.push_back(arith::ExtUIOp::create(b, loc, i32, vector::ExtractOp::create(b, loc, bits, ArrayRef<int64_t>{k})));
+    words.push_back(vector::ExtractOp::create(b, loc, vector::BitCastOp::create(b, loc, wordType, pair),
+                                              ArrayRef<int64_t>{0}));
   }
-  Value h = vector::FromElementsOp::create(b, loc, VectorType::get({n}, i32), halves);
+  Value w = vector::FromElementsOp::create(b, loc, VectorType::get({m}, i32), words);
+  Shaped sh(b, loc, w);
   auto ci = [&](int64_t v) { return sh.i32(v); };
-  Value u = arith::BitcastOp::create(b, loc, sh.of(i32), input);
-  Value c = arith::ShRUIOp::create(b, loc, h, ci(4));
-  Value rest = arith::AndIOp::create(b, loc, u, ci(0x1FFFF));
-  Value up = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                   arith::AddIOp::create(b, loc, arith::AndIOp::create(b, loc, c, ci(1)), rest),
-                                   ci(0x10000));
-  c = arith::AddIOp::create(b, loc, c, arith::ExtUIOp::create(b, loc, sh.of(i32), up));
-  return arith::AndIOp::create(b, loc, c, ci(0xFFF));
+  SmallVector<int64_t> even, odd, interleave;
+  for (int64_t p = 0; p < m; ++p) {
+    even.push_back(2 * p), odd.push_back(2 * p + 1);
+    interleave.push_back(p), interleave.push_back(m + p);
+  }
+  Value u = arith::BitcastOp::create(b, loc, VectorType::get({n}, i32), input);
+  // Steps 2-4 per half: c = h >> 4; c + 1 when (c & 1) + (bits(v) & 0x1FFFF)
+  // > 0x10000, i.e. when that sum plus 0x7FFEFFFF reaches bit 31 (the sum is
+  // at most 0x20000: no wrap).
+  auto rounded = [&](Value c, ArrayRef<int64_t> lanes) {
+    Value rest = arith::AndIOp::create(b, loc, vector::ShuffleOp::create(b, loc, u, u, lanes), ci(0x1FFFF));
+    Value sum = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rest, arith::AndIOp::create(b, loc, c, ci(1))), ci(0x7FFEFFFF));
+    return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, c, arith::ShRUIOp::create(b, loc, sum, ci(31))),
+                                 ci(0xFFF));
+  };
+  Value lo = rounded(arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, w, ci(4)), ci(0xFFF)), even);
+  Value hi = rounded(arith::ShRUIOp::create(b, loc, w, ci(20)), odd);
+  return vector::ShuffleOp::create(b, loc, lo, hi, interleave);
 }
 
 Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector, bool hardware) {
