@@ -2,6 +2,7 @@
 #include "kernels/quant/formats.h"
 
 #include <gtest/gtest.h>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -106,6 +107,44 @@ TEST(E5M6, DecodeMatchesFp16AndReencodes) {
     EXPECT_EQ(bits(decodeE5M6((uint16_t)c)), bits((float)f)) << "code " << c;
     EXPECT_EQ(encodeE5M6(decodeE5M6((uint16_t)c)), c) << "code " << c;
   }
+}
+
+// The GPU encode (FloatEncoding.cpp, hardwareE5M6Code) takes each pair's
+// fp16 bits (step 1, from cvt.rz.f16x2.f32) as one word, value 2p low, and
+// rounds with an add that reaches bit 31 exactly when (c & 1) + (bits(v) &
+// 0x1FFFF) > 0x10000. Given step 1 (here: fp16's truncation computed by
+// exact float arithmetic), that post-processing must equal encodeE5M6 on
+// values from 2^-32 to 65024, fp16 subnormals included.
+TEST(E5M6, WordLevelRoundingOfTheGpuEncodeMatchesTheSpec) {
+  auto rzHalf = [](float v) -> uint32_t { // fp16 bits of v rounded toward zero
+    const float a = std::fabs(v);
+    uint32_t h;
+    if (a >= 0x1p-14f) {
+      int e;
+      const float f = std::frexp(a, &e);
+      h = (uint32_t)(e - 1 + 15) << 10 | (uint32_t)std::floor((f * 2.0f - 1.0f) * 1024.0f);
+    } else {
+      h = (uint32_t)std::floor(a * 0x1p24f);
+    }
+    return h | (bits(v) >> 31) << 15;
+  };
+  auto rounded = [](uint32_t c, float v) {
+    const uint32_t sum = (bits(v) & 0x1FFFFu) + (c & 1u) + 0x7FFEFFFFu;
+    return (c + (sum >> 31)) & 0xFFFu;
+  };
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  int64_t checked = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const float v0 = std::ldexp(normal(rng), 15 - (int)(rng() % 48)), v1 = std::ldexp(normal(rng), 15 - (int)(rng() % 48));
+    if (std::fabs(v0) > 65024.0f || std::fabs(v1) > 65024.0f)
+      continue;
+    const uint32_t w = rzHalf(v0) | rzHalf(v1) << 16;
+    ASSERT_EQ(rounded((w >> 4) & 0xFFFu, v0), encodeE5M6(v0)) << v0;
+    ASSERT_EQ(rounded(w >> 20, v1), encodeE5M6(v1)) << v1;
+    checked += 2;
+  }
+  EXPECT_GT(checked, 300000);
 }
 
 TEST(E5M6, CodeAtInvertsPack) {
