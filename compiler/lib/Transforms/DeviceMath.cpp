@@ -17,12 +17,6 @@
 // NaN included), which the NVPTX backend selects as max/min.
 // math.fma becomes llvm.intr.fma (one rounding), which the generic GPU
 // conversion would otherwise turn into a libdevice call.
-//
-// 1 + e^x (SwiGLU's sigmoid denominator) is one fma(ex2, scale, 1), as nvcc
-// emits it. ex2's result times the power of two `scale` is exact while it
-// stays a normal float; when it overflows both forms give +inf, and below
-// 2^-126 both round 1 + it to 1 (NaN stays NaN): the same bits, one
-// instruction less.
 //===----------------------------------------------------------------------===//
 #include "Distribute.h"
 
@@ -30,7 +24,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 
 #include <cstring>
 
@@ -49,7 +42,7 @@ static Value intrinsic(OpBuilder &b, Location loc, StringRef name, ValueRange ar
   return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(), b.getStringAttr(name), args).getResult(0);
 }
 
-static Value deviceExpScalar(OpBuilder &b, Location loc, Value x, bool plusOne) {
+static Value deviceExpScalar(OpBuilder &b, Location loc, Value x) {
   Value half = f32Constant(b, loc, 0x3F000000), zero = f32Constant(b, loc, 0),
         one = f32Constant(b, loc, 0x3F800000);
   Value t = LLVM::FMAOp::create(b, loc, x, f32Constant(b, loc, 0x3BBB989D), half);
@@ -62,41 +55,17 @@ static Value deviceExpScalar(OpBuilder &b, Location loc, Value x, bool plusOne) 
   Value scaleBits = arith::ShLIOp::create(b, loc, kBits, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(23)));
   Value scale = arith::BitcastOp::create(b, loc, b.getF32Type(), scaleBits);
   Value p = intrinsic(b, loc, "llvm.nvvm.ex2.approx.ftz.f32", {f});
-  if (plusOne)
-    return LLVM::FMAOp::create(b, loc, p, scale, one);
   return arith::MulFOp::create(b, loc, p, scale);
 }
 
-/// e^x, or 1 + e^x with `plusOne` (see the file comment).
-static Value emitDeviceExp(OpBuilder &b, Location loc, Value x, bool plusOne) {
+Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
   auto vec = dyn_cast<VectorType>(x.getType());
   if (!vec)
-    return deviceExpScalar(b, loc, x, plusOne);
+    return deviceExpScalar(b, loc, x);
   SmallVector<Value> lanes;
   for (int64_t i = 0; i < vec.getNumElements(); ++i)
-    lanes.push_back(deviceExpScalar(b, loc, vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{i}), plusOne));
+    lanes.push_back(deviceExpScalar(b, loc, vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{i})));
   return vector::FromElementsOp::create(b, loc, vec, lanes);
-}
-
-Value emitDeviceExp(OpBuilder &b, Location loc, Value x) { return emitDeviceExp(b, loc, x, false); }
-
-/// The addition that makes `exp` 1 + e^x: its only user, an addf of a
-/// constant 1.0 (scalar or splat), without fast-math flags; null otherwise.
-static arith::AddFOp onePlus(Operation *exp) {
-  Value e = exp->getResult(0);
-  if (!e.hasOneUse())
-    return {};
-  auto add = dyn_cast<arith::AddFOp>(*e.getUsers().begin());
-  if (!add || add.getFastmath() != arith::FastMathFlags::none)
-    return {};
-  Value other = add.getLhs() == e ? add.getRhs() : add.getLhs();
-  FloatAttr c;
-  DenseElementsAttr splat;
-  if (matchPattern(other, m_Constant(&c)))
-    return c.getValueAsDouble() == 1.0 ? add : arith::AddFOp();
-  if (matchPattern(other, m_Constant(&splat)) && splat.isSplat())
-    return splat.getSplatValue<APFloat>().isExactlyValue(1.0) ? add : arith::AddFOp();
-  return {};
 }
 
 LogicalResult lowerDeviceMath(Operation *root) {
@@ -114,12 +83,6 @@ LogicalResult lowerDeviceMath(Operation *root) {
       if (!getElementTypeOrSelf(op->getResult(0).getType()).isF32())
         return op->emitOpError() << "on the GPU only f32 exp is lowered (as CUDA's expf), got "
                                  << op->getResult(0).getType();
-      if (arith::AddFOp add = onePlus(op)) {
-        add.getResult().replaceAllUsesWith(emitDeviceExp(b, op->getLoc(), op->getOperand(0), /*plusOne=*/true));
-        add->erase();
-        op->erase();
-        continue;
-      }
       result = emitDeviceExp(b, op->getLoc(), op->getOperand(0));
     }
     op->getResult(0).replaceAllUsesWith(result);
