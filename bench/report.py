@@ -10,6 +10,32 @@ import argparse
 import json
 
 
+def empty_cells(tk_rows, peers, impls):
+    """Why peer cells of the table are empty: each failed (row, peer) with its
+    error, and the skip reasons with how many rows each left out; pairs that
+    another peer file timed are not listed."""
+    timed = {(p["op"], p["shape"], p["variant"], p["impl"]) for p in peers["rows"]}
+    shown = {(r["op"], r["shape"], r["variant"]) for r in tk_rows}
+    def open_cell(e):
+        key = (e.get("op"), e.get("shape"), e.get("variant"))
+        return key in shown and key + (e.get("impl"),) not in timed
+    errors = [e for e in peers.get("errors", []) if open_cell(e)]
+    reasons = {}
+    for e in peers.get("skipped", []):
+        if open_cell(e):
+            reasons.setdefault((e.get("impl"), e.get("reason", "")), set()).add(
+                (e.get("op"), e.get("shape"), e.get("variant")))
+    if not errors and not reasons:
+        return []
+    out = ["", "## Empty peer cells", ""]
+    for e in errors:
+        msg = str(e.get("error") or e.get("message") or e.get("reason") or "")[:200]
+        out.append(f"- {e.get('impl')} failed on {e.get('op')} {e.get('shape')} {e.get('variant')}: {msg}")
+    for (impl, reason), rows in sorted(reasons.items(), key=lambda kv: (str(kv[0][0]), -len(kv[1]))):
+        out.append(f"- {impl}, {len(rows)} row(s): {reason[:200]}")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tk", required=True)
@@ -23,9 +49,12 @@ def main():
     for i, path in enumerate(args.peers):
         part = json.load(open(path))
         if i == 0:
-            peers = dict(part, rows=list(part["rows"]))
+            peers = dict(part, rows=list(part["rows"]), skipped=list(part.get("skipped", [])),
+                         errors=list(part.get("errors", [])))
         else:
             peers["rows"] += part["rows"]
+            peers["skipped"] += part.get("skipped", [])
+            peers["errors"] += part.get("errors", [])
             if part.get("tile_kernels") == "available":
                 peers["tile_kernels"] = "available"
     ceiling = tk["copy_gbps"]
@@ -70,6 +99,7 @@ def main():
                              f" mean over {len(firsts)} cases (max {1e3 * max(firsts):.0f} ms).")
     if peers.get("tile_kernels") and peers["tile_kernels"] != "available":
         lines += ["", f"TileKernels did not run in this run: {peers['tile_kernels']}"]
+    lines += empty_cells(tk["rows"], peers, impls)
     open(args.md, "w").write("\n".join(lines) + "\n")
 
     if args.png:
