@@ -50,6 +50,29 @@ class Inputs:
         b = torch.randint(117, 138, (kq, 4 * a), device=self.dev, dtype=torch.uint8)
         return b.view(torch.int32)[:, :mb].t()
 
+    def e5m6_codes(self, m, k):
+        """Random 12-bit E5M6 codes (m, k) int32 without exponent 31 (Inf/NaN), as tk's cast_back checker."""
+        torch = self.torch
+        codes = torch.randint(0, 4096, (m, k), device=self.dev, dtype=torch.int32)
+        return torch.where(((codes >> 6) & 0x1F) == 31, codes & ~0x40, codes)
+
+    def lossless_input(self, m, k, b_in, b_out):
+        """An FP4 tensor for lossless re-blocking (quant.md 4.9) as tk's checkPerBlockLossless builds it:
+        random e2m1 bytes (m, k/2) int8, and input-block exponent bytes (m/b_in[0], k/b_in[1]) int32 that
+        lie within 11 below a base in [20, 219] per output block; one input block in 16 has exponent 0
+        (scale 0) and all-zero codes. Whole blocks only."""
+        torch = self.torch
+        (bi, gi), (bo, go) = b_in, b_out
+        mbi, kbi = m // bi, k // gi
+        base = torch.randint(20, 220, (m // bo, k // go), device=self.dev, dtype=torch.int32)
+        e = base.repeat_interleave(bo // bi, 0).repeat_interleave(go // gi, 1)
+        e = e - torch.randint(0, 12, (mbi, kbi), device=self.dev, dtype=torch.int32)
+        zero = torch.randint(0, 16, (mbi, kbi), device=self.dev) == 0
+        e = torch.where(zero, torch.zeros_like(e), e)
+        x = self.rand_bytes(m, k // 2, dtype="uint8")
+        mask = zero.repeat_interleave(bi, 0).repeat_interleave(gi // 2, 1)
+        return x.masked_fill(mask, 0).view(torch.int8), e.contiguous()
+
     def routing(self, tokens, topk, total, local, alignment, seed=1):
         """A MoE routing like tk's makeMoeRouting (bench/swiglu_check.cpp): each
         token picks `topk` distinct experts of `total`, the first `local` are this

@@ -6,14 +6,16 @@
 A TorchCase holds `fn` (a function of tensors, with the row's constants baked
 in) and `args` (its inputs, built once on the device): eager is fn(*args), and
 peers.py compiles fn with torch.compile. The formulations follow quant.md with
-plain torch ops; the scale rule is SF = max(amax, 1e-4)/448 (or its power-of-
-two ceiling with round_sf), out = e4m3(v * INV), INV = 448/a' (or 1/SF).
-Rows in packed UE8M0, FP4 or E5M6, and re-quantization and lossless rows, have
-no torch peer here.
+plain torch ops: the scale rule of 3.1 (SF = max(amax, CLAMP)/FMAX, or its
+power-of-two ceiling with round_sf; INV = FMAX/a' or 1/SF), the element
+formats of 2.x (e4m3, e2m1 packed two per byte, E5M6 packed 8 codes per 3
+words, UE8M0 exponent bytes) and the scale-factor layouts of 3.2 (row-major,
+TMA-aligned column-major, packed UE8M0 words column-major).
 """
 import re
 
-from rowspec import Unsupported, block, cast_back_variant, ceil_div, handler_for, transpose_case
+from rowspec import (Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather, handler_for,
+                     lossless_blocks, transpose_case)
 
 
 class TorchCase:
@@ -22,143 +24,10 @@ class TorchCase:
 
     def eager(self):
         return self.fn(*self.args)
-
-
-# --- the operations (torch imported lazily: the dry run has none) ----------
-
-def _t():
-    import torch
-    return torch
-
-
-def sf_rule(a, round_sf):
-    """(SF, INV) of fp32 absmax `a` for e4m3 (quant.md 3.1)."""
-    torch = _t()
-    a = a.clamp(min=1e-4)
-    s = a / 448.0
-    if round_sf:  # power-of-two ceiling of s
-        sf = ((s.view(torch.int32) + 0x7FFFFF) & 0x7F800000).view(torch.float32)
-        return sf, 1.0 / sf  # exact: sf is a power of two
-    # a true division: `448.0 / a` would be torch's reciprocal(a) * 448, an ulp off at times
-    return s, torch.full_like(a, 448.0) / a
-
-
-def col_major(sf):
-    """(m, kb) scale factors in TMA-aligned column-major strides (1, align(m, 4))."""
-    torch = _t()
-    m, kb = sf.shape
-    buf = torch.empty(kb, (m + 3) // 4 * 4, device=sf.device, dtype=torch.float32)
-    buf[:, :m] = sf.t()
-    return buf[:, :m].t()
-
-
-def _groups(x, g):
-    """x (m, k) as fp32 (m, kb, g), zero-padded to whole groups."""
-    torch = _t()
-    m, k = x.shape
-    kb = (k + g - 1) // g
-    xf = x.float()
-    if kb * g != k:
-        xf = torch.nn.functional.pad(xf, (0, kb * g - k))
-    return xf.view(m, kb, g)
-
-
-def _e4m3(v):
-    return v.clamp(-448.0, 448.0).to(_t().float8_e4m3fn)
-
-
-def per_token_cast(x, g, round_sf, col):
-    """quant.md 4.1, plain input, e4m3 output."""
-    m, k = x.shape
-    xg = _groups(x, g)
-    sf, inv = sf_rule(xg.abs().amax(-1, keepdim=True), round_sf)
-    q = _e4m3(xg * inv).view(m, -1)[:, :k]
-    sf = sf.squeeze(-1)
-    return q, col_major(sf) if col else sf
-
-
-def per_token_sf_only(x, g, round_sf, col):
-    """quant.md 4.3: the scale factors only."""
-    sf, _ = sf_rule(_groups(x, g).abs().amax(-1), round_sf)
-    return col_major(sf) if col else sf
-
-
-def per_token_cast_with_sf(x, sf, g):
-    """quant.md 4.4: out = e4m3(x * (1 / sf)), sf row-major (m, kb)."""
-    m, k = x.shape
-    return _e4m3(_groups(x, g) * (1.0 / sf).unsqueeze(-1)).view(m, -1)[:, :k]
-
-
-def per_block_cast(x, bm, bk, round_sf, col):
-    """quant.md 4.6 (M % bm == 0, K % bk == 0)."""
-    m, k = x.shape
-    xb = x.float().view(m // bm, bm, k // bk, bk)
-    sf, inv = sf_rule(xb.abs().amax(dim=(1, 3), keepdim=True), round_sf)
-    q = _e4m3(xb * inv).view(m, k)
-    sf = sf.view(m // bm, k // bk)
-    return q, col_major(sf) if col else sf
-
-
-def _transpose_bytes(q):
-    """A copy of q transposed, moved as bytes (fp8 copies are not in every torch)."""
-    torch = _t()
-    return q.view(torch.uint8).t().contiguous().view(q.dtype)
-
-
-def per_channel_cast(v, b, round_sf, transposed):
-    """quant.md 4.13 / 4.15: SF per b rows of each column; out (m, k) or transposed (k, m)."""
-    m, k = v.shape
-    vb = v.float().view(m // b, b, k)
-    sf, inv = sf_rule(vb.abs().amax(dim=1, keepdim=True), round_sf)
-    q = _e4m3(vb * inv).view(m, k)
-    return (_transpose_bytes(q) if transposed else q), sf.view(m // b, k)
-
-
-def swiglu(x, clamp, counts=None, valid=None):
-    """silu(left) * right in fp32 with the optional clamp (and its counts over `valid` rows)."""
-    torch = _t()
-    h = x.shape[1] // 2
-    left, right = x[:, :h].float(), x[:, h:].float()
-    if clamp is not None:
-        if counts is not None:
-            c = [left > clamp, right > clamp, right < -clamp]
-            if valid is not None:
-                c = [t & valid for t in c]
-            counts.add_(torch.stack([t.sum() for t in c]))
-        left = left.clamp(max=clamp)
-        right = right.clamp(min=-clamp, max=clamp)
-    return left / (1.0 + torch.exp(-left)) * right
-
-
-def swiglu_forward_and_per_token_cast(x, pos, weights, expert, g, round_sf, col, clamp, counts):
-    """quant.md 4.16: SwiGLU, times the row's top-k weight weights.flat[pos[p]] (0 for pos < 0),
-    rows with expert < 0 zeroed, then the per-token e4m3 cast."""
-    torch = _t()
-    valid = None if expert is None else (expert >= 0).unsqueeze(1)
-    y = swiglu(x, clamp, counts, valid)
-    if pos is not None:
-        w = weights.reshape(-1)[pos.clamp(min=0).long()]
-        y = y * torch.where(pos >= 0, w, torch.zeros_like(w)).unsqueeze(1)
-    if valid is not None:
-        y = torch.where(valid, y, torch.zeros_like(y))
-    return per_token_cast(y, g, round_sf, col)
-
-
-def swiglu_per_channel(x, b, round_sf, transposed, clamp):
-    """quant.md 4.17: SwiGLU then the per-channel cast, transposed or not."""
-    return per_channel_cast(swiglu(x, clamp), b, round_sf, transposed)
-
-
-def cast_back(x, sf, bm, bk, out_dtype):
-    """quant.md 4.10 for e4m3 codes and fp32 SF (any strides): out = dec(x) * SF."""
-    m, k = x.shape
-    xb = x.float().view(m // bm, bm, k // bk, bk)
-    return (xb * sf[:, None, :, None]).view(m, k).to(out_dtype)
-
-
-def transpose(x):
-    """quant.md 4.19: the last two dims swapped, contiguous."""
-    return x.transpose(-2, -1).contiguous()
+from torch_formats import (sf_rule, ue8m0_pack, e5m6_pack)
+from torch_ops import (per_token_cast, per_token_requant, per_token_sf_only, per_token_cast_with_sf, per_block_cast,
+    per_block_cast_lossless, per_channel_cast, per_channel_cast_fused, swiglu_forward_and_per_token_cast,
+    swiglu_per_channel, swiglu_backward, cast_back, transpose)
 
 
 # --- rows -> (description, make(inputs) -> (fn, args)) ---------------------
@@ -168,19 +37,37 @@ def _dtype(r):
 
 
 def _ptc(r):
+    # 'e2m1'/'e5m6' -> output format; 'ue8m0' -> packed UE8M0 SF (needs col, round); 'e4m3(BxG)' -> x =
+    # (e4m3 codes, packed UE8M0 col-major SF of BxG blocks), tk's checkPerTokenRequant input (benchmark.cpp).
     r.only(["g=", "bf16", "f32", "col", "round", "ue8m0", "e2m1", "e5m6", "stride=", re.compile(r"e4m3\(\d+x\d+\)")])
-    for w in ("ue8m0", "e2m1", "e5m6"):
-        if r.has(w):
-            raise Unsupported(f"no torch peer for '{w}' output")
-    if any(w.startswith("e4m3(") for w in r.words):
-        raise Unsupported("no torch peer for re-quantization input")
     m, k = r.dims(2)
-    g, dt, col, rnd, stride = r.value("g"), _dtype(r), r.has("col"), r.has("round"), r.value("stride")
-    desc = f"per_token_cast(x[{m}x{k} {dt}], g={g}, round_sf={rnd}, col={col})"
+    g, col, rnd, packed, stride = r.value("g"), r.has("col"), r.has("round"), r.has("ue8m0"), r.value("stride")
+    fmt = "e2m1" if r.has("e2m1") else "e5m6" if r.has("e5m6") else "e4m3"
+    xb = e4m3_input_block(r)
+    if packed and not (col and rnd):
+        raise Unsupported("packed UE8M0 without col and round is no valid layout (quant.md 3.2)")
+    if fmt == "e5m6" and (g != k or k % 8):
+        raise Unsupported("the e5m6 cast needs g == K and K % 8 == 0 (quant.md 4.5)")
+    if fmt == "e2m1" and k % 2:
+        raise Unsupported("the e2m1 cast needs an even K")
+    flags = f"round_sf={rnd}, col={col}" + (f", fmt='{fmt}'" if fmt != "e4m3" else "") + \
+        (", packed_ue8m0=True" if packed else "")
+    if xb:
+        if stride or m % xb[0] or k % xb[1]:
+            raise Unsupported("the torch re-quantization peer needs whole input blocks and no row stride")
+        desc = f"per_token_requant(e4m3[{m}x{k}], packed ue8m0 col sf of {xb[0]}x{xb[1]}, g={g}, {flags})"
+
+        def make_requant(c):
+            xq, sfw = c.e4m3_codes(m, k), c.sf_packed(m // xb[0], k // xb[1])
+            return (lambda xq, sfw: per_token_requant(xq, sfw, xb[0], xb[1], g, rnd, col, packed, fmt)), (xq, sfw)
+
+        return desc, make_requant
+    dt = _dtype(r)
+    desc = f"per_token_cast(x[{m}x{k} {dt}], g={g}, {flags})"
 
     def make(c):
         x = c.randn_strided(m, k, stride, dt)
-        return (lambda x: per_token_cast(x, g, rnd, col)), (x,)
+        return (lambda x: per_token_cast(x, g, rnd, col, fmt, packed)), (x,)
 
     return desc, make
 
@@ -227,6 +114,26 @@ def _per_block(r):
     return desc, make
 
 
+def _lossless(r):
+    # 'AxB [ue8m0] -> CxD [ue8m0]': input SF packed UE8M0 col-major or fp32 row-major powers of two;
+    # output packed UE8M0 (col, round) or fp32 row-major. Inputs as tk's checkPerBlockLossless.
+    b_in, in_packed, b_out, out_packed, out_of_range = lossless_blocks(r)
+    m, k = r.dims(2)
+    if out_of_range:
+        raise Unsupported("tk's out-of-range row times a refused call; no torch peer")
+    if b_out[0] % b_in[0] or b_out[1] % b_in[1] or b_in[1] % 2 or m % b_out[0] or k % b_out[1]:
+        raise Unsupported("the torch lossless peer needs whole output blocks made of whole input blocks")
+    desc = (f"per_block_cast_lossless((e2m1[{m}x{k // 2}], {'packed ue8m0 col' if in_packed else 'fp32 row-major'} "
+            f"pow2 sf), x_block={b_in}, out_block={b_out}, out sf {'packed ue8m0 col' if out_packed else 'fp32 row-major'})")
+
+    def make(c):
+        x, e = c.lossless_input(m, k, b_in, b_out)
+        sf = ue8m0_pack(e) if in_packed else (e << 23).view(c.torch.float32).contiguous()
+        return (lambda x, sf: per_block_cast_lossless(x, sf, b_in, b_out, in_packed, out_packed)), (x, sf)
+
+    return desc, make
+
+
 def _per_channel(r):
     r.only(["b=", "bf16", "f32", "round", "transposed"])
     m, k = r.dims(2)
@@ -240,6 +147,36 @@ def _per_channel(r):
     def make(c):
         x = c.randn(m, k, dtype=dt)
         return (lambda x: per_channel_cast(x, b, rnd, tr)), (x,)
+
+    return desc, make
+
+
+def _per_channel_fused(r):
+    # 'e4m3 x_sf' -> x = (e4m3 codes, fp32 (M, K/128) multipliers); 'gather topT eL/E' -> pos_to_token =
+    # the rows of a MoE routing of the M tokens (groups aligned to 128), as tk's per_channel_cast_check.cpp.
+    r.only(["b=", "bf16", "f32", "e4m3", "x_sf", "round", "gather", re.compile(r"top\d+"), re.compile(r"e\d+/\d+")])
+    m, k = r.dims(2)
+    b, rnd, gat = r.value("b"), r.has("round"), gather(r)
+    quantized = r.has("e4m3")
+    if quantized != r.has("x_sf"):
+        raise Unsupported("'e4m3' and 'x_sf' come together")
+    dt = "e4m3" if quantized else _dtype(r)
+    if (quantized and k % 128) or (128 if gat else m) % b:
+        raise Unsupported("the torch peer needs whole blocks (K % 128 with x_sf; b dividing the rows)")
+    xdesc = f"(e4m3[{m}x{k}], fp32[{m}x{k // 128}] multipliers)" if quantized else f"x[{m}x{k} {dt}]"
+    gdesc = f"rows of a top{gat[0]} routing to {gat[1]}/{gat[2]} experts, aligned 128" if gat else "None"
+    desc = f"per_channel_cast_fused({xdesc}, pos_to_token={gdesc}, b={b}, round_sf={rnd})"
+
+    def make(c):
+        torch = c.torch
+        if quantized:
+            x = c.e4m3_codes(m, k)
+            xs = (torch.exp2(torch.randint(-12, 4, (m, k // 128), device=c.dev).float()) *
+                  (0.5 + 0.5 * torch.rand(m, k // 128, device=c.dev))).contiguous()
+        else:
+            x, xs = c.randn(m, k, dtype=dt), None
+        pos = c.routing(m, gat[0], gat[2], gat[1], 128)[2] if gat else None
+        return (lambda x, xs, pos: per_channel_cast_fused(x, xs, pos, b, rnd)), (x, xs, pos)
 
     return desc, make
 
@@ -296,22 +233,62 @@ def _swiglu_token(r):
     return desc, make
 
 
-def _cast_back(r):
-    v = cast_back_variant(r)
-    if v["fmt"] != "e4m3" or v["packed"]:
-        raise Unsupported("no torch peer for FP4/E5M6 input or packed UE8M0 scale factors")
-    m, k = r.dims(2)
-    bm, bk = v["block"]
-    if m % bm or k % bk:
-        raise Unsupported("the torch peer needs whole blocks")
-    out = {"bf16": "bfloat16", "f32": "float32"}[v["out"]]
-    desc = f"cast_back(e4m3[{m}x{k}], fp32 sf {'col' if v['col'] else 'row-major'}, block=({bm}, {bk}), -> {out})"
+def _swiglu_backward(r):
+    # 'TtkKeL/ExH' -> a MoE routing (groups aligned to g); x = the tokens' per-token e4m3 cast (default
+    # flags) expanded to the rows, padding rows the cast of a zero row; grad_out bf16 randn; weight
+    # U[0, 1) (tokens, K): tk's swiglu_backward_check.cpp.
+    r.only(["g=", "round", "clamp="])
+    rt = r.routing()
+    if rt["rows"] is not None:
+        raise Unsupported("swiglu backward needs a routing shape (T..k..e../..xH..)")
+    h, g, rnd, clamp = rt["h"], r.value("g"), r.has("round"), r.value("clamp", float)
+    if h % g:
+        raise Unsupported(f"the torch peer needs H % g == 0 (g={g})")
+    t, kk = rt["tokens"], rt["topk"]
+    desc = (f"swiglu_backward((e4m3[N x {2 * h}], fp32[N x {2 * h // g}]), grad_out=bf16[N x {h}], weight=fp32[{t}x{kk}], "
+            f"pos_to_token_topk=int32[N], g={g}, round_sf={rnd}, clamp={clamp})  "
+            f"(routing T{t} top{kk} {rt['local']}/{rt['total']}, align {g})")
 
     def make(c):
-        x = c.e4m3_codes(m, k)
-        sf = c.sf_fp32(m // bm, k // bk, v["pow2"], v["col"])
-        od = getattr(c.torch, out)
-        return (lambda x, sf: cast_back(x, sf, bm, bk, od)), (x, sf)
+        torch = c.torch
+        p2tt, _, row_token, _ = c.routing(t, kk, rt["total"], rt["local"], g)
+        q, s = per_token_cast(c.randn(t, 2 * h), g, False, False)
+        sel, pad = row_token.clamp(min=0).long(), (row_token < 0).unsqueeze(1)
+        xq = q.view(torch.uint8)[sel].masked_fill(pad, 0).view(torch.float8_e4m3fn)
+        zero_row_sf = sf_rule(torch.zeros((), device=c.dev), False)[0]
+        xs = s[sel].masked_fill(pad, zero_row_sf).contiguous()
+        grad = c.randn(p2tt.numel(), h)
+        w = torch.rand(t, kk, device=c.dev, dtype=torch.float32)
+        fn = lambda xq, xs, grad, w, p2tt: swiglu_backward(xq, xs, grad, w, p2tt, g, rnd, clamp)
+        return fn, (xq, xs, grad, w, p2tt)
+
+    return desc, make
+
+
+def _cast_back(r):
+    v = cast_back_variant(r)
+    m, k = r.dims(2)
+    (bm, bk), fmt, packed = v["block"], v["fmt"], v["packed"]
+    if packed and not v["col"]:
+        raise Unsupported("packed UE8M0 scale factors are column-major (quant.md 3.3)")
+    if m % bm or k % bk or (fmt == "e2m1" and k % 2) or (fmt == "e5m6" and k % 8):
+        raise Unsupported("the torch peer needs whole blocks (and K even for e2m1, K % 8 == 0 for e5m6)")
+    out = {"bf16": "bfloat16", "f32": "float32"}[v["out"]]
+    xdesc = {"e4m3": f"e4m3[{m}x{k}]", "e2m1": f"e2m1 int8[{m}x{k // 2}]", "e5m6": f"e5m6 uint8[{m}x{3 * k // 2}]"}[fmt]
+    sdesc = "packed ue8m0 col" if packed else "fp32 " + ("col" if v["col"] else "row-major") + (" pow2" if v["pow2"] else "")
+    desc = f"cast_back({xdesc}, {sdesc} sf, block=({bm}, {bk}), -> {out})"
+
+    def make(c):
+        torch = c.torch
+        if fmt == "e4m3":
+            x = c.e4m3_codes(m, k)
+        elif fmt == "e2m1":
+            x = c.rand_bytes(m, k // 2, dtype="int8")
+        else:
+            x = e5m6_pack(c.e5m6_codes(m, k))
+        sf = c.sf_packed(m // bm, k // bk) if packed else c.sf_fp32(m // bm, k // bk, v["pow2"], v["col"])
+        od = getattr(torch, out)
+        return (lambda x, sf: cast_back(x, sf, bm, bk, od, fmt, packed)), (x, sf)
 
     return desc, make
 
@@ -341,10 +318,13 @@ HANDLERS = {
     "per_token_cast_with_sf_only": _sf_only,
     "per_token_cast_with_precomputed_sf": _precomputed,
     "per_block_cast": _per_block,
+    "per_block_cast_lossless": _lossless,
     "per_channel_cast": _per_channel,
+    "per_channel_cast_fused": _per_channel_fused,
     "per_channel_cast_and_transpose": _per_channel,
     "swiglu_forward_and_per_channel_cast_and_transpose": _swiglu_channel,
     "swiglu_forward_and_per_token_cast": _swiglu_token,
+    "swiglu_backward_and_per_token_cast": _swiglu_backward,
     "cast_back": _cast_back,
     "batched_transpose": _transpose,
     "transpose": _transpose,
