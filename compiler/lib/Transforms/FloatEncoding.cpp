@@ -189,6 +189,21 @@ Value emitUnpackE2M1(OpBuilder &b, Location loc, Value bytes) {
   return vector::ShuffleOp::create(b, loc, lo, hi, interleave);
 }
 
+/// Steps 3-4 of the E5M6 encode for c = h >> 4 and u = bits(v) (i32, scalar
+/// or vector alike): c + 1 when (c & 1) + (u & 0x1FFFF) > 0x10000, i.e. when
+/// that sum plus 0x7FFEFFFF reaches bit 31 (the sum is at most 0x20000: no
+/// wrap); the code is the low 12 bits. One form for the integer and the
+/// hardware encode, so the CPU path's tests check the GPU's rounding too.
+static Value roundE5M6(OpBuilder &b, Location loc, Value c, Value u) {
+  Shaped sh(b, loc, c);
+  auto ci = [&](int64_t v) { return sh.i32(v); };
+  Value rest = arith::AndIOp::create(b, loc, u, ci(0x1FFFF));
+  Value sum = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, rest, arith::AndIOp::create(b, loc, c, ci(1))), ci(0x7FFEFFFF));
+  return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, c, arith::ShRUIOp::create(b, loc, sum, ci(31))),
+                               ci(0xFFF));
+}
+
 /// E5M6 code (i32, 12 bits) of an f32 value, scalar or vector (quant.md 2.4):
 /// h = fp16 bits of v rounded toward zero (subnormals kept), c = h >> 4, and
 /// c + 1 when (c & 1) + (bits(v) & 0x1FFFF) > 0x10000.
@@ -212,12 +227,7 @@ Value emitE5M6Code(OpBuilder &b, Location loc, Value input) {
   Value mag = arith::SelectOp::create(b, loc, cmp(arith::CmpIPredicate::uge, biased, ci(113)), normal, sub);
   // Beyond the fp16 range RZ saturates to the largest finite (unreachable after scaling).
   mag = arith::SelectOp::create(b, loc, cmp(arith::CmpIPredicate::ugt, biased, ci(142)), ci(0x7BFF), mag);
-  Value c = arith::ShRUIOp::create(b, loc, arith::OrIOp::create(b, loc, mag, sign), ci(4));
-  Value rest = arith::AndIOp::create(b, loc, u, ci(0x1FFFF));
-  Value up = cmp(arith::CmpIPredicate::ugt, arith::AddIOp::create(b, loc, arith::AndIOp::create(b, loc, c, ci(1)), rest),
-                 ci(0x10000));
-  c = arith::AddIOp::create(b, loc, c, arith::ExtUIOp::create(b, loc, i32v, up));
-  return arith::AndIOp::create(b, loc, c, ci(0xFFF));
+  return roundE5M6(b, loc, arith::ShRUIOp::create(b, loc, arith::OrIOp::create(b, loc, mag, sign), ci(4)), u);
 }
 
 /// Step 1 of the E5M6 encode on the GPU: the fp16 bits of each value rounded
@@ -252,15 +262,9 @@ static Value hardwareE5M6Code(OpBuilder &b, Location loc, Value input) {
     interleave.push_back(p), interleave.push_back(m + p);
   }
   Value u = arith::BitcastOp::create(b, loc, VectorType::get({n}, i32), input);
-  // Steps 2-4 per half: c = h >> 4; c + 1 when (c & 1) + (bits(v) & 0x1FFFF)
-  // > 0x10000, i.e. when that sum plus 0x7FFEFFFF reaches bit 31 (the sum is
-  // at most 0x20000: no wrap).
+  // Step 2 per half (c = h >> 4), then roundE5M6 with the halves' own bits.
   auto rounded = [&](Value c, ArrayRef<int64_t> lanes) {
-    Value rest = arith::AndIOp::create(b, loc, vector::ShuffleOp::create(b, loc, u, u, lanes), ci(0x1FFFF));
-    Value sum = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rest, arith::AndIOp::create(b, loc, c, ci(1))), ci(0x7FFEFFFF));
-    return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, c, arith::ShRUIOp::create(b, loc, sum, ci(31))),
-                                 ci(0xFFF));
+    return roundE5M6(b, loc, c, vector::ShuffleOp::create(b, loc, u, u, lanes));
   };
   Value lo = rounded(arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, w, ci(4)), ci(0xFFF)), even);
   Value hi = rounded(arith::ShRUIOp::create(b, loc, w, ci(20)), odd);

@@ -12,14 +12,14 @@
 // CHECK-LABEL: gpu.func @e5m6
 // Step 1 of the encode (fp16 bits rounded toward zero) is cvt.rz.f16x2.f32
 // on pairs where the target has it, each pair's halves then taken from one
-// 32-bit word and rounded with an add reaching bit 31 (0x7FFEFFFF); integer
-// arithmetic and a compare with 0x10000 otherwise.
+// 32-bit word; integer arithmetic otherwise. Both round with an add reaching
+// bit 31 (0x7FFEFFFF).
 // CHECK: arith.constant dense<2147418111> : vector<4xi32>
 // CHECK-COUNT-4: nvvm.convert.f32x2.to.f16x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rz>} : vector<2xf16>
 // CHECK: vector.shuffle {{.*}} [0, 2, 4, 6] : vector<8xi32>, vector<8xi32>
 // SOFT-LABEL: gpu.func @e5m6
 // SOFT-NOT: nvvm.convert
-// SOFT: arith.constant dense<65536> : vector<8xi32>
+// SOFT: arith.constant dense<2147418111> : vector<8xi32>
 // SOFT: vector.store {{.*}} : memref<?x1536xi8>, vector<12xi8>
 // CHECK: vector.from_elements {{.*}} : vector<12xi8>
 // CHECK: vector.store {{.*}} : memref<?x1536xi8>, vector<12xi8>
