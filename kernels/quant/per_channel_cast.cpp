@@ -28,7 +28,7 @@ std::string PerChannelCastConfig::key() const {
          (tileRows || tileCols || threads ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(tileK()) + "x" +
                                                 std::to_string(numThreads())
                                           : "") +
- (reloads() ? ",reload" : "") + (maxAccess() ? ",access=" + std::to_string(maxAccess()) : "") +
+         (reloads() ? ",reload" : "") + (maxAccess() ? ",access=" + std::to_string(maxAccess()) : "") +
          (stages() ? ",pipeline=" + std::to_string(stages()) + "x" + std::to_string(tiles()) : "");
 }
 
@@ -60,12 +60,11 @@ static std::string applyTileOverride(PerChannelCastConfig &c) {
 std::string applyTuningOverrides(PerChannelCastConfig &c) {
   if (std::string error = applyTileOverride(c); !error.empty())
     return error;
-  int64_t access = c.accessBytes;
-  if (std::string error = readIntSetting("TK_PER_CHANNEL_ACCESS_BYTES", 4, 16, "bytes", access); !error.empty())
+  if (std::string error = readIntSetting("TK_PER_CHANNEL_ACCESS_BYTES", 4, 16, "bytes", c.accessBytes);
+      !error.empty())
     return error;
-  if (access && access != 4 && access != 8 && access != 16)
-    return "TK_PER_CHANNEL_ACCESS_BYTES '" + std::to_string(access) + "': 4, 8 or 16 bytes";
-  c.accessBytes = access;
+  if (c.accessBytes && !isPowerOfTwoIn(c.accessBytes, 4, 16))
+    return "TK_PER_CHANNEL_ACCESS_BYTES must be 4, 8 or 16, got " + std::to_string(c.accessBytes);
   if (std::string error = readIntSetting("TK_PER_CHANNEL_RELOAD", 0, 1, "(off or on)", c.reload); !error.empty())
     return error;
   if (c.rowGather)
@@ -104,12 +103,13 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
                       const std::optional<Tile> &rows) {
     Index row = rt * bm;
     // The values cast: x's tile, the rows pos_to_token names (zero for -1), or
-    // bf16(swiglu(gate, linear)); for a quantized x fl(decode(x) * xs), the
-    // tile's 64 channels sharing one multiplier per row.
+    // bf16(swiglu(gate, linear)); for a quantized x fl(decode(x) * xs), one
+    // multiplier per row and 128 channels. With reloads() they are computed
+    // twice, once for the scales and once for the cast.
     auto values = [&] {
       Tile t = c.swiglu ? swigluForward(loadX(0), loadX(1), c.clamp).to(DType::BF16).to(DType::F32)
                         : loadX(0).to(DType::F32);
-      if (quantizedIn) { // one multiplier per row and 128 channels
+      if (quantizedIn) {
         const int64_t n = std::max<int64_t>(1, bk / 128);
         t = t * expand(rows ? k.gatherRows(*xs, *rows, col / 128, n) : k.load(*xs, {row, col / 128}, {bm, n}), 1,
                        std::min<int64_t>(bk, 128));
