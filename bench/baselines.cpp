@@ -6,7 +6,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 
 namespace tk::bench {
@@ -23,24 +22,22 @@ Baselines loadBaselines(const std::string &path) {
     candidates.push_back("shared/baselines/torch-h200.json");
     candidates.push_back("bench/baselines/torch-h200.json"); // the copy in this repository
   }
-  for (const std::string &c : candidates)
-    if (std::ifstream(c).good()) {
-      b.path = c;
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  for (const std::string &c : candidates) {
+    auto read = llvm::MemoryBuffer::getFile(c);
+    if (read) {
+      b.path = c, buffer = std::move(*read);
       break;
     }
-  if (b.path.empty()) {
+  }
+  if (!buffer) {
     b.error = "no baseline file found (looked for";
     for (const std::string &c : candidates)
       b.error += " " + c;
     b.error += "; --baselines FILE or TK_BASELINES names one)";
     return b;
   }
-  auto buffer = llvm::MemoryBuffer::getFile(b.path);
-  if (!buffer) {
-    b.error = b.path + ": " + buffer.getError().message();
-    return b;
-  }
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse((*buffer)->getBuffer());
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(buffer->getBuffer());
   if (!parsed) {
     b.error = b.path + ": " + llvm::toString(parsed.takeError());
     return b;
@@ -91,7 +88,7 @@ BaselineMatch matchBaseline(const std::string &op) {
 
 std::string formatBaselines(const Baselines &b, const std::vector<MeasuredRow> &measured, double copyGbps) {
   char line[512];
-  if (b.path.empty() || !b.error.empty())
+  if (!b.error.empty())
     return "\nPeer baselines: " + b.error + "\n";
   std::string out = "\nPeer baselines (" + b.path + ": " + b.device + ", torch " + b.torch +
                     "; measured by the peers, not in this run; the live peer table is docs/performance.md)\n";
