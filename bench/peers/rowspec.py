@@ -156,15 +156,40 @@ def align(a, b):
     return ceil_div(a, b) * b
 
 
-def handler_for(handlers, row, missing):
-    """(row's handler result (description, make), None) or (None, reason):
-    `missing` (with {op}) when no handler is registered for the row's op, the
-    Unsupported message when the handler refuses the row's variant."""
-    r = Row(row)
-    h = handlers.get(r.op)
-    if h is None:
-        return None, missing.format(op=r.op)
-    try:
-        return h(r), None
-    except Unsupported as e:
-        return None, str(e)
+class Peer:
+    """One peer's rows: `handlers` maps tk's op names to functions of a Row
+    returning (description, make), make(context) building the inputs once and
+    returning what `case(description, made)` turns into the runnable case.
+    `missing` (with {op}) is the reason for an op with no handler; a handler
+    refuses a variant by raising Unsupported. `context(device)` is made once
+    per device, on first use."""
+
+    def __init__(self, handlers, missing, context, case):
+        self.handlers, self.missing, self.context, self.case = handlers, missing, context, case
+        self.contexts = {}
+
+    def _handled(self, row):
+        r = Row(row)
+        h = self.handlers.get(r.op)
+        if h is None:
+            return None, self.missing.format(op=r.op)
+        try:
+            return h(r), None
+        except Unsupported as e:
+            return None, str(e)
+
+    def plan(self, row):
+        """(description, None) or (None, reason); no torch needed."""
+        handled, why = self._handled(row)
+        return (handled[0], None) if handled else (None, why)
+
+    def build(self, row, device="cuda"):
+        """(case, description) with the inputs built on `device`, or (None,
+        reason). Exceptions while building inputs propagate."""
+        handled, why = self._handled(row)
+        if handled is None:
+            return None, why
+        desc, make = handled
+        if device not in self.contexts:
+            self.contexts[device] = self.context(device)
+        return self.case(desc, make(self.contexts[device])), desc

@@ -14,7 +14,7 @@ TileKernels cannot take, the row is reported unsupported with the reason.
 import re
 
 from peer_inputs import Inputs
-from rowspec import (Unsupported, block, handler_for, cast_back_variant, ceil_div, e4m3_input_block, gather,
+from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
                      lossless_blocks, transpose_case)
 
 FP8 = "float8_e4m3fn"
@@ -52,6 +52,18 @@ class _Ctx(Inputs):
         import tile_kernels.quant as q
         import tile_kernels.transpose as t
         self.q, self.t = q, t
+
+
+def _quantized(c, m, k, fmt, blocks, packed):
+    """Random bf16 (m, k) quantized by TileKernels itself to `fmt` with
+    power-of-two scales over `blocks` (rows, cols): per_token_cast for blocks
+    of one row, per_block_cast otherwise; packed UE8M0 column-major scales when
+    `packed`. The input of the re-quantization and lossless rows."""
+    src = c.randn(m, k, dtype="bfloat16")
+    flags = dict(use_tma_aligned_col_major_sf=packed, round_sf=True, use_packed_ue8m0=packed)
+    if blocks[0] == 1:
+        return c.q.per_token_cast(src, fmt, blocks[1], x_block_size=None, **flags)
+    return c.q.per_block_cast(src, fmt, blocks, **flags)
 
 
 # ---------------------------------------------------------------------------
@@ -99,14 +111,7 @@ def _per_token_cast(r):
 
     def make(c):
         if xb:
-            src = c.randn(m, k, dtype="bfloat16")
-            if xb[0] == 1:  # per-token input blocks
-                x = c.q.per_token_cast(src, "e4m3", xb[1], x_block_size=None, use_tma_aligned_col_major_sf=True,
-                                       round_sf=True, use_packed_ue8m0=True)
-            else:
-                x = c.q.per_block_cast(src, "e4m3", xb, use_tma_aligned_col_major_sf=True, round_sf=True,
-                                       use_packed_ue8m0=True)
-            del src
+            x = _quantized(c, m, k, "e4m3", xb, packed=True)
         else:
             x = c.randn_strided(m, k, stride, {"bf16": "bfloat16", "f32": "float32"}[dt])
         fn = lambda: c.q.per_token_cast(x, fmt, g, x_block_size=xb, use_tma_aligned_col_major_sf=col, round_sf=rnd,
@@ -211,14 +216,7 @@ def _per_block_cast_lossless(r):
             f"use_packed_ue8m0={out_packed})")
 
     def make(c):
-        src = c.randn(m, k, dtype="bfloat16")
-        if b_in[0] == 1:
-            x = c.q.per_token_cast(src, "e2m1", b_in[1], x_block_size=None, use_tma_aligned_col_major_sf=in_packed,
-                                   round_sf=True, use_packed_ue8m0=in_packed)
-        else:
-            x = c.q.per_block_cast(src, "e2m1", b_in, use_tma_aligned_col_major_sf=in_packed, round_sf=True,
-                                   use_packed_ue8m0=in_packed)
-        del src
+        x = _quantized(c, m, k, "e2m1", b_in, packed=in_packed)
         fn = lambda: c.q.per_block_cast_lossless(x, "e4m3", b_in, b_out, use_tma_aligned_col_major_sf=out_packed,
                                                  round_sf=True, use_packed_ue8m0=out_packed)
         return fn, [("out", (0,), (m, k), FP8),
@@ -513,23 +511,5 @@ HANDLERS = {
 }
 
 
-def plan(row):
-    """(description of the TileKernels call, None) or (None, reason). No torch needed."""
-    handled, why = handler_for(HANDLERS, row, _MISSING)
-    return (handled[0], None) if handled else (None, why)
-
-
-_CTX = {}
-
-
-def build(row, device="cuda"):
-    """(Case, description) with the inputs built on `device`, or (None, reason).
-    Exceptions from TileKernels or torch while building inputs propagate."""
-    handled, why = handler_for(HANDLERS, row, _MISSING)
-    if handled is None:
-        return None, why
-    desc, make = handled
-    if device not in _CTX:
-        _CTX[device] = _Ctx(device)
-    fn, expect = make(_CTX[device])
-    return Case(desc, fn, expect), desc
+_PEER = Peer(HANDLERS, _MISSING, lambda device: _Ctx(device), lambda desc, made: Case(desc, *made))
+plan, build = _PEER.plan, _PEER.build

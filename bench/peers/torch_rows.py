@@ -14,7 +14,7 @@ TMA-aligned column-major, packed UE8M0 words column-major).
 """
 import re
 
-from rowspec import (Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather, handler_for,
+from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
                      lossless_blocks, transpose_case)
 
 
@@ -331,21 +331,10 @@ HANDLERS = {
 }
 
 
-def plan(row):
-    handled, why = handler_for(HANDLERS, row, _MISSING)
-    return (handled[0], None) if handled else (None, why)
+def _inputs(device):
+    from peer_inputs import Inputs
+    return Inputs(device)
 
 
-_INPUTS = {}
-
-
-def build(row, device="cuda"):
-    handled, why = handler_for(HANDLERS, row, _MISSING)
-    if handled is None:
-        return None, why
-    desc, make = handled
-    if device not in _INPUTS:
-        from peer_inputs import Inputs
-        _INPUTS[device] = Inputs(device)
-    fn, args = make(_INPUTS[device])
-    return TorchCase(desc, fn, args), desc
+_PEER = Peer(HANDLERS, _MISSING, _inputs, lambda desc, made: TorchCase(desc, *made))
+plan, build = _PEER.plan, _PEER.build
