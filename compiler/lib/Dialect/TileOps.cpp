@@ -57,6 +57,11 @@ LogicalResult KernelOp::verify() {
                               "a memref, got "
                            << attr << " for " << t;
   }
+  if (Attribute cap = (*this)->getAttr("tile.max_access_bytes")) { // KernelBuilder::maxAccessBytes
+    auto bytes = dyn_cast<IntegerAttr>(cap);
+    if (!bytes || (bytes.getInt() != 4 && bytes.getInt() != 8 && bytes.getInt() != 16))
+      return emitOpError() << "tile.max_access_bytes must be 4, 8 or 16, got " << cap;
+  }
   if (getBody().empty())
     return emitOpError() << "kernel has no body";
   int grids = 0;

@@ -457,3 +457,13 @@ tile.kernel @k(%x: memref<?x?xf32> {tile.dim_multiples = array<i64: 4>}) attribu
   }
   tile.return
 }
+
+// -----
+
+// expected-error @+1 {{tile.max_access_bytes must be 4, 8 or 16, got 12 : i64}}
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64, tile.max_access_bytes = 12 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
