@@ -35,9 +35,10 @@ std::string PerChannelCastConfig::key() const {
 int64_t PerChannelCastConfig::stages() const {
   if (pipelineStages >= 0)
     return pipelineStages;
-  const bool plainBf16 = !swiglu && !transposed && in == dsl::DType::BF16;
-  const int64_t wanted =
-      rowGather ? 0 : plainBf16 || (swiglu && !transposed) || transposedB128() || in == dsl::DType::F8E4M3 ? 2 : 0;
+  const int64_t wanted = rowGather                                                                ? 0
+                         : plainBf16()                                                             ? 1
+                         : (swiglu && !transposed) || transposedB128() || in == dsl::DType::F8E4M3 ? 2
+                                                                                                   : 0;
   return std::min<int64_t>(wanted, kPipelineSharedBytes / stageBytes());
 }
 

@@ -46,7 +46,7 @@ struct PerChannelCastConfig {
   /// reductions then cross 4 lanes instead of 8 (S11 run 1 sweep,
   /// docs/performance.md); 0 (the target's widest) for the rest.
   int64_t maxAccess() const {
-    return accessBytes ? accessBytes : in == dsl::DType::F8E4M3 || rowGather ? 8 : 0;
+    return accessBytes ? accessBytes : in == dsl::DType::F8E4M3 || rowGather || plainBf16() ? 8 : 0;
   }
   /// Reads the input again after the scales are known instead of keeping
   /// every value in registers across the block reduction (from L1 or the
@@ -56,7 +56,7 @@ struct PerChannelCastConfig {
   /// read laid out otherwise than the reduction's).
   int64_t reload = -1;
   bool reloads() const {
-    return !transposed && (reload >= 0 ? reload == 1 : rowGather || in == dsl::DType::F8E4M3);
+    return !transposed && (reload >= 0 ? reload == 1 : rowGather || in == dsl::DType::F8E4M3 || plainBf16());
   }
 
   /// Default: 128 tokens x 64 channels per CTA of 128 threads, 64 elements
@@ -79,8 +79,8 @@ struct PerChannelCastConfig {
   int64_t pipelineStages = -1, tilesPerBlock = 0;
   /// Bytes of shared memory one stage's buffers take.
   int64_t stageBytes() const { return (swiglu ? 2 : 1) * tileM() * tileK() * dsl::byteSize(in); }
-  /// Default (S6 run 1 sweep, docs/performance-history-s5-s7.md): 2 stages of 4 tiles for
-  /// the plain bf16 cast (70.6% -> 83.4% of the copy ceiling) and of 8 tiles
+  /// Default (S6 run 1 sweep, docs/performance-history-s5-s7.md): 1 stage of
+  /// 1 tile for the plain bf16 cast (plainBf16()); 2 stages of 8 tiles
   /// for SwiGLU without a transpose (with 64-thread CTAs: 33.0% -> 39.6%);
   /// 2 stages of 8 tiles for the bf16 transposed forms at b = 128 (S9 run 4
   /// sweep, once their stores were 16 bytes wide: 78.0% -> 84.4% plain,
@@ -94,6 +94,7 @@ struct PerChannelCastConfig {
     return tilesPerBlock ? tilesPerBlock
            : stages() == 0 ? 1
            : swiglu || transposedB128() || in == dsl::DType::F8E4M3 ? 8
+           : plainBf16()                                             ? 1
                                                                      : 4;
   }
   bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
@@ -101,10 +102,20 @@ struct PerChannelCastConfig {
   int64_t tileM() const {
     return tileRows ? tileRows : swigluRowsOfOneBlock() ? 32 : transposed && blockM == 32 ? 64 : 128;
   }
-  int64_t tileK() const { return tileCols ? tileCols : swigluRowsOfOneBlock() ? 128 : swiglu ? 32 : 64; }
-  int64_t numThreads() const {
-    return threads ? threads : swiglu && !transposed && !swigluRowsOfOneBlock() ? 64 : 128;
+  int64_t tileK() const {
+    return tileCols ? tileCols : swigluRowsOfOneBlock() || plainBf16() ? 128 : swiglu ? 32 : 64;
   }
+  int64_t numThreads() const {
+    return threads       ? threads
+           : plainBf16() ? 256
+           : swiglu && !transposed && !swigluRowsOfOneBlock() ? 64
+                                                              : 128;
+  }
+  /// per_channel_cast of a bf16 input (no SwiGLU, gather or transpose): tiles
+  /// of 128 x 128 with 256 threads, 8-byte accesses, one tile per CTA staged
+  /// in shared memory and read again for the cast (S12 run 2: 207.5 ->
+  /// 193.6 µs, 80.7% -> 86.9% of the copy ceiling; 39 registers, not 128).
+  bool plainBf16() const { return !swiglu && !transposed && !rowGather && in == dsl::DType::BF16; }
   /// SwiGLU without a transpose at b = 32: each tile one block of rows.
   bool swigluRowsOfOneBlock() const { return swiglu && !transposed && blockM == 32; }
   std::string key() const;
