@@ -38,7 +38,7 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
     chunkCoords(l, pos, origin, coords, inTile);
-    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile);
+    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile, origin);
     Value srcElements;
     if (!conds.empty()) {
       // Outside the source: read nothing from its first element, zero-fill

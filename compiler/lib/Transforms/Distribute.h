@@ -186,9 +186,18 @@ private:
   /// True when `v` is statically known to be a multiple of `m`.
   bool isMultipleOf(mlir::Value v, int64_t m);
   /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when always true.
+  /// Given the tile's `origin`, a dimension whose tile lies inside one
+  /// stretch of c elements, c dividing both the origin and the extent, is
+  /// checked as `origin < extent` (the same for every chunk of the tile)
+  /// instead of per chunk; see tileInOneStretch.
   llvm::SmallVector<mlir::Value> bounds(mlir::Value mem, llvm::ArrayRef<mlir::Value> coords,
                                         const BlockedLayout &l, const BlockedLayout::SlotPos &pos,
-                                        llvm::ArrayRef<mlir::Value> inTileCoords);
+                                        llvm::ArrayRef<mlir::Value> inTileCoords, mlir::ValueRange origin = {});
+  /// True when some c >= `tileSize` (the tile's size along `d`) divides both
+  /// `origin` and the extent of `mem` along `d` (its static size or promised
+  /// multiple): then origin + t < extent for every 0 <= t < c exactly when
+  /// origin < extent.
+  bool tileInOneStretch(mlir::Value mem, int64_t d, mlir::Value origin, int64_t tileSize);
   int64_t accessAlignment(mlir::Value mem, int64_t chunkBytes);
 };
 

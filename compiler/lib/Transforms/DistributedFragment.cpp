@@ -143,14 +143,26 @@ int64_t ThreadEmitter::accessAlignment(Value mem, int64_t chunkBytes) {
   return a;
 }
 
+bool ThreadEmitter::tileInOneStretch(Value mem, int64_t d, Value origin, int64_t tileSize) {
+  auto type = cast<MemRefType>(mem.getType());
+  const int64_t extent = type.isDynamicDim(d) ? dimMultiple(mem, d) : type.getDimSize(d);
+  for (int64_t c = tileSize; c > 0 && c <= extent; c *= 2)
+    if (extent % c == 0 && isMultipleOf(origin, c))
+      return true;
+  return false;
+}
+
 SmallVector<Value> ThreadEmitter::bounds(Value mem, ArrayRef<Value> coords, const BlockedLayout &l,
-                                         const BlockedLayout::SlotPos &pos, ArrayRef<Value> inTileCoords) {
+                                         const BlockedLayout::SlotPos &pos, ArrayRef<Value> inTileCoords,
+                                         ValueRange origin) {
   SmallVector<Value> conds;
   for (int64_t d = 0; d < l.rank(); ++d) {
-    if (l.hasPadding(d))
+    if (l.hasPadding(d)) // also keeps a padding slot's coordinate below the tile's size
       conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, inTileCoords[d],
                                             index(l.shape[d])));
-    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coords[d], extentOf(mem, d)));
+    const bool uniform = !origin.empty() && tileInOneStretch(mem, d, origin[d], l.shape[d]);
+    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, uniform ? origin[d] : coords[d],
+                                          extentOf(mem, d)));
   }
   return conds;
 }
@@ -232,7 +244,8 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
     SmallVector<Value> rowConds;
     if (rows) // the chunk's row comes from `rows`, checked against the tensor's rows
       coords[0] = gatheredRow(b, loc, source, rows, s, rowConds);
-    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile);
+    // A gathered row is data-dependent: checked per chunk, not from the origin.
+    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile, rows ? ValueRange{} : origin);
     conds.append(rowConds.begin(), rowConds.end());
     Value value;
     if (conds.empty()) {
@@ -264,7 +277,7 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
     chunkCoords(l, pos, origin, coords, inTile);
-    SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile);
+    SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile, origin);
     auto write = [&](OpBuilder &wb, Location wl) {
       if (vectorized) {
         SmallVector<int64_t> lanes;
@@ -304,7 +317,8 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
       t = arith::DivUIOp::create(b, loc, t, index(inner->group));
     }
     // `row`: a data-dependent first coordinate (tile.gather_rows).
-    Value c = row && d == 0 ? row : Value(arith::AddIOp::create(b, loc, origin[d], t));
+    const bool gathered = row && d == 0;
+    Value c = gathered ? row : Value(arith::AddIOp::create(b, loc, origin[d], t));
     if (splitLast && d == l.rank() - 1) { // (..., c) -> (..., c / n, c % n)
       Value hi = arith::DivUIOp::create(b, loc, c, index(splitLast)),
             lo = arith::RemUIOp::create(b, loc, c, index(splitLast));
@@ -314,7 +328,15 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
       coords.push_back(lo);
       continue;
     }
-    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, extentOf(mem, d)));
+    // The reduced tile's size along d: its groups (and inner groups) there.
+    int64_t size = l.shape[d];
+    if (d == g.dim)
+      size = llvm::divideCeil(size, g.group);
+    if (inner && d == inner->dim)
+      size = llvm::divideCeil(size, inner->group);
+    const bool uniform = !gathered && tileInOneStretch(mem, d, origin[d], size);
+    conds.push_back(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, uniform ? origin[d] : c, extentOf(mem, d)));
     coords.push_back(c);
   }
 }
