@@ -8,25 +8,30 @@
 //===----------------------------------------------------------------------===//
 #include "tools/tk/commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
-static int usage() {
-  std::fprintf(stderr, "usage:\n"
+static int usage(FILE *to = stderr) {
+  std::fprintf(to, "usage:\n"
                        "  tk list\n"
                        "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] -o DIR\n"
                        "  tk run [--quick]\n"
                        "  tk bench [--full|--headline] [--only OP] [--json FILE] [--baselines FILE]   (TK_ABLATE=pass,... switches passes off; see README)\n"
                        "  tk version\n");
-  return 2;
+  return to == stderr ? 2 : 0;
 }
+
+static bool asksForHelp(const std::string &arg) { return arg == "-h" || arg == "--help" || arg == "help"; }
 
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage();
   std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
+  if (asksForHelp(cmd) || std::any_of(args.begin(), args.end(), asksForHelp))
+    return usage(stdout);
   if (cmd == "list")
     return tk::tools::cmdList();
   if (cmd == "compile")
