@@ -252,8 +252,13 @@ Scalar max(const Scalar &a, const Scalar &b) { return arithmetic<arith::MaxNumFO
 Scalar min(const Scalar &a, const Scalar &b) { return arithmetic<arith::MinNumFOp, arith::MinSIOp>(a, b); }
 Scalar operator&(const Scalar &a, const Scalar &b) { return integer<arith::AndIOp>(a, b); }
 Scalar operator|(const Scalar &a, const Scalar &b) { return integer<arith::OrIOp>(a, b); }
-Scalar operator>>(const Scalar &a, int64_t bits) { return integer<arith::ShRUIOp>(a, a.constantI32(bits)); }
-Scalar operator<<(const Scalar &a, int64_t bits) { return integer<arith::ShLIOp>(a, a.constantI32(bits)); }
+/// The shift amount as a constant of the shifted value's type (i32 or i64).
+static Scalar shiftAmount(const Scalar &a, int64_t bits) {
+  Scalar c = a.constantI32(bits);
+  return a.value().getType().isInteger(64) ? c.sextToI64() : c;
+}
+Scalar operator>>(const Scalar &a, int64_t bits) { return integer<arith::ShRUIOp>(a, shiftAmount(a, bits)); }
+Scalar operator<<(const Scalar &a, int64_t bits) { return integer<arith::ShLIOp>(a, shiftAmount(a, bits)); }
 Scalar exp(const Scalar &a) {
   if (!a.value().getType().isF32())
     throw std::invalid_argument("exp of a non-f32 scalar");

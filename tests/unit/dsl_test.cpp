@@ -4,6 +4,8 @@
 #include "tk/compiler/Registration.h"
 #include "tk/dsl/KernelBuilder.h"
 
+#include "mlir/IR/Verifier.h"
+
 #include <gtest/gtest.h>
 
 using namespace tk::dsl;
@@ -74,6 +76,30 @@ TEST(KernelBuilder, MisuseIsAnError) {
                         }),
                  std::invalid_argument);
   }
+}
+
+// Shifts take an amount of the shifted value's type: an int64 shift used to
+// build an i32 amount, which MLIR's verifier rejects (arith.shli needs one type).
+TEST(KernelBuilder, ShiftsOfInt64ValuesVerify) {
+  Ctx c;
+  KernelBuilder k(c.ctx, "shift64", "");
+  Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::I32);
+  Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::I64);
+  k.grid({1}, [&](const std::vector<Index> &) {
+    Tile t = k.load(x, {k.index(0), k.index(0)}, {4, 64});
+    k.store(y, {k.index(0), k.index(0)},
+            map({t}, DType::I64, [](const std::vector<Scalar> &s) { return (s[0].sextToI64() << 40) >> 8; }));
+  });
+  BuiltKernel built = k.finish();
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*built.module)));
+  int shifts = 0;
+  built.module->walk([&](mlir::Operation *op) {
+    if (op->getName().getStringRef() == "arith.shli" || op->getName().getStringRef() == "arith.shrui") {
+      ++shifts;
+      EXPECT_TRUE(op->getOperand(1).getType().isInteger(64));
+    }
+  });
+  EXPECT_EQ(shifts, 2);
 }
 
 // shared() / copy() / pipeline(): the loop and its buffers in tile IR, and
