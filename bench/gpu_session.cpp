@@ -51,8 +51,12 @@ double GpuSession::medianMs(const std::function<void()> &fn, int warmup, int ite
   runtime::CUevent start, stop;
   check("cuEventCreate", driver_->cuEventCreate(&start, 0));
   check("cuEventCreate", driver_->cuEventCreate(&stop, 0));
+  if (!busyBuffer_)
+    busyBuffer_ = alloc(kBusyBytes);
   std::vector<double> times;
   for (int i = 0; i < iters; ++i) {
+    check("cuMemsetD32Async", driver_->cuMemsetD32Async(reinterpret_cast<runtime::CUdeviceptr>(busyBuffer_),
+                                                        unsigned(i), kBusyBytes / 4, nullptr));
     driver_->cuEventRecord(start, nullptr);
     fn();
     driver_->cuEventRecord(stop, nullptr);

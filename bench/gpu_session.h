@@ -32,7 +32,12 @@ public:
   void synchronize();
 
   /// Median milliseconds of `fn` over `iters` runs after `warmup` runs, each
-  /// timed with events on the default stream.
+  /// timed with events on the default stream. Each run's start event follows
+  /// a 64 MiB memset on that stream, so the GPU is busy while the host makes
+  /// the call: the events time the device's work, not the host's path to the
+  /// launch (about 7 µs a call, which fell inside the events of short
+  /// kernels while the GPU waited idle). triton's do_bench, which times the
+  /// peers, does the same with its L2 flush before each run.
   double medianMs(const std::function<void()> &fn, int warmup = 3, int iters = 20);
   /// Device-to-device copy bandwidth in GB/s (bytes read + written) over `bytes`.
   double copyGBps(size_t bytes);
@@ -40,11 +45,13 @@ public:
   ~GpuSession();
 
 private:
+  static constexpr size_t kBusyBytes = 64u << 20;
   void check(const char *call, int r);
   runtime::Status status_;
   const runtime::Driver *driver_ = nullptr;
   runtime::DeviceInfo info_;
   std::vector<runtime::CUdeviceptr> buffers_;
+  void *busyBuffer_ = nullptr; ///< the memset's target in medianMs
 };
 
 /// Where an operator's buffers live for a check: copied to the GPU of `gpu`,

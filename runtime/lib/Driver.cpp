@@ -65,6 +65,7 @@ Loaded load() {
             bind(lib, d.cuMemFreeHost, "cuMemFreeHost", l.error) &&
             bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", l.error) &&
             bind(lib, d.cuMemsetD8, "cuMemsetD8_v2", l.error) &&
+            bind(lib, d.cuMemsetD32Async, "cuMemsetD32Async", l.error) &&
             bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize", l.error) &&
             bind(lib, d.cuEventCreate, "cuEventCreate", l.error) &&
             bind(lib, d.cuEventRecord, "cuEventRecord", l.error) &&
