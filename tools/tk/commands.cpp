@@ -104,6 +104,19 @@ int cmdCompile(const std::vector<std::string> &args) {
     std::fprintf(stderr, "tk compile: name kernels or pass --all\n");
     return 2;
   }
+  for (const auto &name : names) {
+    bool known = false;
+    for (const auto &k : shippedKernels()) {
+      known |= k.name == name;
+      for (const auto &v : k.variants)
+        known |= v.name == name;
+    }
+    if (!known) {
+      std::fprintf(stderr, "tk compile: no shipped kernel or variant is named '%s' (`tk list` names them)\n",
+                   name.c_str());
+      return 2;
+    }
+  }
   auto target = compiler::findTarget(targetName);
   if (!target) {
     std::fprintf(stderr, "tk compile: unknown target '%s' (sm_80, sm_90a, sm_100a)\n", targetName.c_str());
