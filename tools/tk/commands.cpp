@@ -30,7 +30,11 @@ int cmdVersion() {
   return 0;
 }
 
-int cmdList() {
+int cmdList(const std::vector<std::string> &args) {
+  if (!args.empty()) {
+    std::fprintf(stderr, "tk list: takes no arguments, got '%s'\n", args[0].c_str());
+    return 2;
+  }
   for (const auto &k : shippedKernels()) {
     std::printf("%-28s %-10s %-28s %s\n", k.name.c_str(), k.family.c_str(), k.entry.c_str(), k.summary.c_str());
     for (const auto &v : k.variants)
@@ -282,8 +286,13 @@ static int runOnCpu(bool quick) {
 
 int cmdRun(const std::vector<std::string> &args) {
   bool quick = false;
-  for (const auto &a : args)
-    quick |= a == "--quick";
+  for (const auto &a : args) {
+    if (a != "--quick") {
+      std::fprintf(stderr, "tk run: unknown argument '%s'\n", a.c_str());
+      return 2;
+    }
+    quick = true;
+  }
   std::printf("tk %s\n", tk_version());
   {
     bench::GpuSession gpu;

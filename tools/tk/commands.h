@@ -5,7 +5,7 @@
 #include <vector>
 
 namespace tk::tools {
-int cmdList();
+int cmdList(const std::vector<std::string> &args);
 int cmdCompile(const std::vector<std::string> &args);
 int cmdRun(const std::vector<std::string> &args);
 int cmdVersion();

@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
   if (asksForHelp(cmd) || std::any_of(args.begin(), args.end(), asksForHelp))
     return usage(stdout);
   if (cmd == "list")
-    return tk::tools::cmdList();
+    return tk::tools::cmdList(args);
   if (cmd == "compile")
     return tk::tools::cmdCompile(args);
   if (cmd == "run")
