@@ -25,6 +25,8 @@ TEST(Cpu_per_channel_cast, SmallGridIsBitExact) {
       for (tk_dtype in : {TK_BF16, TK_F32})
         for (bool round : {false, true})
           runCase(ctx, {m, k, 128, in, round, false, (uint64_t)(m + k)});
+  // 64 channels: narrower than the bf16 cast's 128-channel tile.
+  runCase(ctx, {256, 64, 128, TK_BF16, true, false, 64});
   tk_context_destroy(ctx);
 }
 
