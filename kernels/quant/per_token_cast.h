@@ -52,9 +52,10 @@ struct PerTokenCastConfig {
   /// Columns per block: the whole row when one group spans it, else at least
   /// one group (and one input scale block) and a divisor of 4096 elements.
   int64_t tileK() const;
-  /// Rows per block: 2048 elements per block for bf16 (4 KB; 8192 for its
-  /// e2m1 output), 4096 for the other inputs, where that divides evenly, else
-  /// 1; but at least 2 rows of bf16 up to 8192 columns. (bf16 at 32768x7168,
+  /// Rows per block: 2048 elements per block for bf16 (4 KB), 4096 for the
+  /// other inputs, where that divides evenly, else 1; a bf16 input's e2m1
+  /// output up to 8192 elements in at most 8 rows; and at least 2 rows of
+  /// bf16 up to 8192 columns. (bf16 at 32768x7168,
   /// g=128 on the H200: 2 rows of 1024 ran at 89.9% of the copy ceiling in
   /// S7 runs 1 and 3, against 88.0-88.8% for 4 rows and 84.9% for 8.)
   /// With a quantized input, a power of two dividing the input's scale block

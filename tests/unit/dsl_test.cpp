@@ -58,6 +58,27 @@ TEST(KernelBuilder, PerTokenCastReadsLikeItsMath) {
   EXPECT_NE(k.key.find("K=7168,g=128"), std::string::npos);
 }
 
+// Rows per block of per_token_cast (PerTokenCastConfig::tileM), the
+// schedule the S12 measurements chose: what each input and output gets.
+TEST(PerTokenCastSchedule, RowsPerBlockFollowTheMeasuredRules) {
+  using tk::kernels::quant::Format;
+  using tk::kernels::quant::PerTokenCastConfig;
+  auto rows = [](int64_t k, int64_t g, DType in, Format out = Format::E4M3) {
+    PerTokenCastConfig c{k, g, in, true};
+    c.out = out;
+    return c.tileM();
+  };
+  EXPECT_EQ(rows(7168, 128, DType::BF16), 2);                // 2 x 1024: 2048 elements
+  EXPECT_EQ(rows(7168, 7168, DType::BF16), 2);               // a whole row of bf16: two per block
+  EXPECT_EQ(rows(7168, 7168, DType::F32), 1);                // f32: one (two were slower)
+  EXPECT_EQ(rows(2048, 2048, DType::BF16), 2);
+  EXPECT_EQ(rows(576, 576, DType::BF16), 2);
+  EXPECT_EQ(rows(7168, 32, DType::BF16, Format::E2M1), 8);   // e2m1: 8 x 1024
+  EXPECT_EQ(rows(576, 32, DType::BF16, Format::E2M1), 32);   // 64-column tiles keep 2048 elements
+  EXPECT_EQ(rows(7168, 32, DType::F32, Format::E2M1), 4);    // f32: 4096 elements
+  EXPECT_EQ(rows(7168, 7168, DType::BF16, Format::E5M6), 2);
+}
+
 TEST(KernelBuilder, MisuseIsAnError) {
   Ctx c;
   {
