@@ -48,14 +48,14 @@ tk_tensor Scratch::tensor(tk_dtype dtype, int64_t rows, int64_t cols) const {
   return t;
 }
 
-Status Scratch::read(tk_stream stream, void *host) const {
+Status Scratch::inspect(tk_stream stream, const std::function<void(const void *)> &inspect) const {
   if (!onDevice_) {
-    std::memcpy(host, data_, bytes_);
+    inspect(data_);
     return Status::ok();
   }
   // In the stream's order: a copy on the legacy default stream (cuMemcpyDtoH)
   // would also wait for every other blocking stream of the context.
-  return ctx_->readBack(reinterpret_cast<CUdeviceptr>(data_), bytes_, stream, host);
+  return ctx_->readBack(reinterpret_cast<CUdeviceptr>(data_), bytes_, stream, inspect);
 }
 
 } // namespace tk::runtime

@@ -6,6 +6,7 @@
 #include "tk/runtime/JitCache.h"
 #include "tk/runtime/Launcher.h"
 
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -39,7 +40,8 @@ struct tk_context_s {
   /// waits for it, through a page-locked buffer the context keeps (grown on
   /// demand; concurrent read-backs take turns): a copy into pageable memory
   /// goes through the driver's own staging.
-  tk::runtime::Status readBack(tk::runtime::CUdeviceptr src, size_t bytes, tk_stream stream, void *dst);
+  tk::runtime::Status readBack(tk::runtime::CUdeviceptr src, size_t bytes, tk_stream stream,
+                               const std::function<void(const void *)> &inspect);
 
   const tk::runtime::Driver *driver = nullptr;
   tk::runtime::DeviceInfo device;

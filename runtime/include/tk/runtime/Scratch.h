@@ -16,6 +16,7 @@
 #include "tk/tk.h"
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 struct tk_context_s;
@@ -36,9 +37,11 @@ public:
   Status allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream);
   /// A 2-D tensor over the buffer, row-major, in `like`'s memory.
   tk_tensor tensor(tk_dtype dtype, int64_t rows, int64_t cols) const;
-  /// Copies the buffer to `host` (size() bytes) in `stream`'s order and
-  /// waits for it.
-  Status read(tk_stream stream, void *host) const;
+  /// Waits for the buffer's contents in `stream`'s order and hands them
+  /// (size() bytes) to `inspect`, which must not keep the pointer: on the
+  /// device they arrive in the context's page-locked read-back buffer and
+  /// are looked at there, with no further copy.
+  Status inspect(tk_stream stream, const std::function<void(const void *)> &inspect) const;
   size_t size() const { return bytes_; }
 
 private:
