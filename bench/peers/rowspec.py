@@ -132,6 +132,16 @@ def gather(row):
     return tuple(map(int, m.groups()))
 
 
+def swiglu_backward_case(row):
+    """'T4001k8e9/72xH7168' 'g=128 round clamp=0.5' -> (routing, h, g, round_sf, clamp): the SwiGLU
+    backward's routing shape and flags, as both peers read them."""
+    row.only(["g=", "round", "clamp="])
+    rt = row.routing()
+    if rt["rows"] is not None:
+        raise Unsupported("swiglu backward needs a routing shape (T..k..e../..xH..)")
+    return rt, rt["h"], row.value("g"), row.has("round"), row.value("clamp", float)
+
+
 def transpose_case(row):
     """'8x4096x7168 bf16' (batched) or '8064x7168 bf16 stride=14336' -> (batch, rows, cols, dtype, stride)."""
     parts = row.shape.split("x")

@@ -15,7 +15,7 @@ import re
 
 from peer_inputs import Inputs
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
-                     lossless_blocks, transpose_case)
+                     lossless_blocks, transpose_case, swiglu_backward_case)
 
 FP8 = "float8_e4m3fn"
 
@@ -383,11 +383,7 @@ def _swiglu_backward(r):
     # num_per_channels=G; 'round' -> round_sf; 'clamp=C' -> swiglu_clamp_value=C. x = (e4m3 (N, 2H), fp32
     # (N, 2H/G) SF): TileKernels' per_token_cast of bf16 randn tokens (default flags) expanded to the rows;
     # grad_out bf16 randn; weight U[0, 1) (tokens, K); token_topk_to_pos (-1 for slots of other experts).
-    r.only(["g=", "round", "clamp="])
-    rt = r.routing()
-    if rt["rows"] is not None:
-        raise Unsupported("swiglu backward needs a routing shape (T..k..e../..xH..)")
-    h, g, rnd, clamp = rt["h"], r.value("g"), r.has("round"), r.value("clamp", float)
+    rt, h, g, rnd, clamp = swiglu_backward_case(r)
     if g not in (32, 128) or h % g:
         raise Unsupported(f"TileKernels' swiglu backward needs g in (32, 128) and H % g == 0 (g={g})")
     t, kk = rt["tokens"], rt["topk"]

@@ -15,7 +15,7 @@ TMA-aligned column-major, packed UE8M0 words column-major).
 import re
 
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
-                     lossless_blocks, transpose_case)
+                     lossless_blocks, transpose_case, swiglu_backward_case)
 
 
 class TorchCase:
@@ -237,11 +237,7 @@ def _swiglu_backward(r):
     # 'TtkKeL/ExH' -> a MoE routing (groups aligned to g); x = the tokens' per-token e4m3 cast (default
     # flags) expanded to the rows, padding rows the cast of a zero row; grad_out bf16 randn; weight
     # U[0, 1) (tokens, K): tk's swiglu_backward_check.cpp.
-    r.only(["g=", "round", "clamp="])
-    rt = r.routing()
-    if rt["rows"] is not None:
-        raise Unsupported("swiglu backward needs a routing shape (T..k..e../..xH..)")
-    h, g, rnd, clamp = rt["h"], r.value("g"), r.has("round"), r.value("clamp", float)
+    rt, h, g, rnd, clamp = swiglu_backward_case(r)
     if h % g:
         raise Unsupported(f"the torch peer needs H % g == 0 (g={g})")
     t, kk = rt["tokens"], rt["topk"]
