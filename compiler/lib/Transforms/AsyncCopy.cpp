@@ -34,11 +34,12 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
       op->emitRemark() << "copy into " << dest.getType() << " is synchronous (no cp.async): " << why;
     return false;
   }
+  SmallVector<Value> shared = sharedBounds(source, origin, l);
   for (int64_t s = 0; s < l.slotsPerThread(); s += src.chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
     chunkCoords(l, pos, origin, coords, inTile);
-    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile, origin);
+    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile, shared);
     Value srcElements;
     if (!conds.empty()) {
       // Outside the source: read nothing from its first element, zero-fill

@@ -185,14 +185,18 @@ private:
                    llvm::SmallVectorImpl<mlir::Value> &coords, llvm::SmallVectorImpl<mlir::Value> &inTile);
   /// True when `v` is statically known to be a multiple of `m`.
   bool isMultipleOf(mlir::Value v, int64_t m);
-  /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when always true.
-  /// Given the tile's `origin`, a dimension whose tile lies inside one
-  /// stretch of c elements, c dividing both the origin and the extent, is
-  /// checked as `origin < extent` (the same for every chunk of the tile)
-  /// instead of per chunk; see tileInOneStretch.
+  /// Per dimension, the in-bounds condition that every chunk of a tile at
+  /// `origin` shares: `origin < extent` where the tile lies inside one
+  /// stretch of c elements, c dividing both the origin and the extent (see
+  /// tileInOneStretch); null where each chunk needs its own. Made once per
+  /// access, before its chunks.
+  llvm::SmallVector<mlir::Value> sharedBounds(mlir::Value mem, mlir::ValueRange origin, const BlockedLayout &l);
+  /// In-bounds condition of the chunk of slot `pos` at `coords`; empty when
+  /// always true. A dimension with a condition in `shared` (sharedBounds)
+  /// takes it instead of its own.
   llvm::SmallVector<mlir::Value> bounds(mlir::Value mem, llvm::ArrayRef<mlir::Value> coords,
                                         const BlockedLayout &l, const BlockedLayout::SlotPos &pos,
-                                        llvm::ArrayRef<mlir::Value> inTileCoords, mlir::ValueRange origin = {});
+                                        llvm::ArrayRef<mlir::Value> inTileCoords, llvm::ArrayRef<mlir::Value> shared = {});
   /// True when some c >= `tileSize` (the tile's size along `d`) divides both
   /// `origin` and the extent of `mem` along `d` (its static size or promised
   /// multiple): then origin + t < extent for every 0 <= t < c exactly when

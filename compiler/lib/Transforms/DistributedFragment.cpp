@@ -152,17 +152,25 @@ bool ThreadEmitter::tileInOneStretch(Value mem, int64_t d, Value origin, int64_t
   return false;
 }
 
+SmallVector<Value> ThreadEmitter::sharedBounds(Value mem, ValueRange origin, const BlockedLayout &l) {
+  SmallVector<Value> shared(l.rank());
+  for (int64_t d = 0; d < l.rank(); ++d)
+    if (tileInOneStretch(mem, d, origin[d], l.shape[d]))
+      shared[d] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, origin[d], extentOf(mem, d));
+  return shared;
+}
+
 SmallVector<Value> ThreadEmitter::bounds(Value mem, ArrayRef<Value> coords, const BlockedLayout &l,
                                          const BlockedLayout::SlotPos &pos, ArrayRef<Value> inTileCoords,
-                                         ValueRange origin) {
+                                         ArrayRef<Value> shared) {
   SmallVector<Value> conds;
   for (int64_t d = 0; d < l.rank(); ++d) {
     if (l.hasPadding(d)) // also keeps a padding slot's coordinate below the tile's size
       conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, inTileCoords[d],
                                             index(l.shape[d])));
-    const bool uniform = !origin.empty() && tileInOneStretch(mem, d, origin[d], l.shape[d]);
-    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, uniform ? origin[d] : coords[d],
-                                          extentOf(mem, d)));
+    conds.push_back(!shared.empty() && shared[d]
+                        ? shared[d]
+                        : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coords[d], extentOf(mem, d))));
   }
   return conds;
 }
@@ -231,6 +239,8 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
   (void)resultType;
   SmallVector<Value> chunks;
   int64_t align = plan.alignment;
+  // A gathered row is data-dependent: checked per chunk, not from the origin.
+  SmallVector<Value> shared = rows ? SmallVector<Value>() : sharedBounds(source, origin, l);
   auto read = [&](OpBuilder &ib, Location il, ValueRange at) -> Value {
     if (vectorized)
       return vector::LoadOp::create(ib, il, chunkType, source, at, false, llvm::MaybeAlign(align));
@@ -244,8 +254,7 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
     SmallVector<Value> rowConds;
     if (rows) // the chunk's row comes from `rows`, checked against the tensor's rows
       coords[0] = gatheredRow(b, loc, source, rows, s, rowConds);
-    // A gathered row is data-dependent: checked per chunk, not from the origin.
-    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile, rows ? ValueRange{} : origin);
+    SmallVector<Value> conds = bounds(source, coords, l, pos, inTile, shared);
     conds.append(rowConds.begin(), rowConds.end());
     Value value;
     if (conds.empty()) {
@@ -273,11 +282,12 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
   bool vectorized = plan.vectorized;
   int64_t chunk = plan.chunk;
   int64_t align = plan.alignment;
+  SmallVector<Value> shared = sharedBounds(dest, origin, l);
   for (int64_t s = 0; s < n; s += chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
     chunkCoords(l, pos, origin, coords, inTile);
-    SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile, origin);
+    SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile, shared);
     auto write = [&](OpBuilder &wb, Location wl) {
       if (vectorized) {
         SmallVector<int64_t> lanes;
