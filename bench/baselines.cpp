@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
+#include <string>
 
 namespace tk::bench {
 
@@ -48,10 +50,13 @@ Baselines loadBaselines(const std::string &path) {
     b.error = b.path + ": no \"rows\" array";
     return b;
   }
-  if (auto d = root->getString("device"))
-    b.device = d->str();
-  if (auto t = root->getString("torch"))
-    b.torch = t->str();
+  // A string member, or "" when it is missing or not a string.
+  auto text = [](const llvm::json::Object &o, llvm::StringRef key) {
+    std::optional<llvm::StringRef> s = o.getString(key);
+    return s ? s->str() : std::string();
+  };
+  b.device = text(*root, "device");
+  b.torch = text(*root, "torch");
   if (auto c = root->getNumber("copy_gbps"))
     b.copyGbps = *c;
   for (const llvm::json::Value &v : *rows) {
@@ -59,10 +64,8 @@ Baselines loadBaselines(const std::string &path) {
     if (!o)
       continue;
     BaselineRow r;
-    if (auto s = o->getString("op"))
-      r.op = s->str();
-    if (auto s = o->getString("impl"))
-      r.impl = s->str();
+    r.op = text(*o, "op");
+    r.impl = text(*o, "impl");
     r.us = o->getNumber("us").value_or(0);
     r.gbps = o->getNumber("gbps").value_or(0);
     if (!r.op.empty())
