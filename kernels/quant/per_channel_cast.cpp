@@ -35,10 +35,10 @@ std::string PerChannelCastConfig::key() const {
 int64_t PerChannelCastConfig::stages() const {
   if (pipelineStages >= 0)
     return pipelineStages;
-  const int64_t wanted = rowGather                                                                ? 0
-                         : plainBf16()                                                             ? 1
-                         : (swiglu && !transposed) || transposedB128() || in == dsl::DType::F8E4M3 ? 2
-                                                                                                   : 0;
+  const int64_t wanted = rowGather                                   ? 0
+                         : oneStagedTile()                             ? 1
+                         : (swiglu && !transposed) || transposedB128() ? 2
+                                                                       : 0;
   return std::min<int64_t>(wanted, kPipelineSharedBytes / stageBytes());
 }
 
@@ -100,8 +100,10 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
 
   // The cast of row tile `rt` (rows rt * bm ...) at column `col`, given its
   // input tiles (x's, or gate and linear for SwiGLU) and, for the gather, its rows.
+  // `loadXs`, when given, yields the tile's multipliers (the pipeline's
+  // shared copy); otherwise they are read from global memory.
   auto castTile = [&](const Index &rt, const Index &col, const std::function<Tile(int64_t half)> &loadX,
-                      const std::optional<Tile> &rows) {
+                      const std::optional<Tile> &rows, const std::function<Tile()> &loadXs = nullptr) {
     Index row = rt * bm;
     // The values cast: x's tile, the rows pos_to_token names (zero for -1), or
     // bf16(swiglu(gate, linear)); for a quantized x fl(decode(x) * xs), one
@@ -112,8 +114,8 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
                         : loadX(0).to(DType::F32);
       if (quantizedIn) {
         const int64_t n = std::max<int64_t>(1, bk / 128);
-        t = t * expand(rows ? k.gatherRows(*xs, *rows, col / 128, n) : k.load(*xs, {row, col / 128}, {bm, n}), 1,
-                       std::min<int64_t>(bk, 128));
+        Tile m = loadXs ? loadXs() : rows ? k.gatherRows(*xs, *rows, col / 128, n) : k.load(*xs, {row, col / 128}, {bm, n});
+        t = t * expand(m, 1, std::min<int64_t>(bk, 128));
       }
       return t;
     };
@@ -139,12 +141,23 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
       std::vector<Shared> bufs;
       for (int half = 0; half < (c.swiglu ? 2 : 1); ++half)
         bufs.push_back(k.shared({bm, bk}, c.in));
+      // A quantized input's multipliers travel with its codes: copied in the
+      // same stage, they are in shared memory when the tile is, instead of
+      // two dependent global loads (scales, then the reload) per tile.
+      const int64_t xsCols = std::max<int64_t>(1, bk / 128);
+      std::optional<Shared> xsBuf;
+      if (quantizedIn)
+        xsBuf = k.shared({bm, xsCols}, DType::F32);
       k.pipeline(k.index(0), k.index(n), c.stages(), [&](const Index &i) {
         Index rt = blk[0] * n + i;
         for (size_t half = 0; half < bufs.size(); ++half)
           k.copy(x, {rt * bm, col + int64_t(half) * c.hidden}, bufs[half]);
+        if (xsBuf)
+          k.copy(*xs, {rt * bm, col / 128}, *xsBuf);
         castTile(rt, col, [&](int64_t half) { return k.load(bufs[half], {k.index(0), k.index(0)}, {bm, bk}); },
-                 std::nullopt);
+                 std::nullopt,
+                 xsBuf ? std::function<Tile()>([&] { return k.load(*xsBuf, {k.index(0), k.index(0)}, {bm, xsCols}); })
+                       : nullptr);
       });
     });
     return k.finish();

@@ -13,6 +13,7 @@
 #include "kernels/quant/swiglu.h"
 #include "tk/dsl/KernelBuilder.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -44,19 +45,21 @@ struct PerChannelCastConfig {
   int64_t accessBytes = 0;
   /// 8 bytes for an e4m3 input and for the row gather, whose 128-row column
   /// reductions then cross 4 lanes instead of 8 (S11 run 1 sweep,
-  /// docs/performance.md); 0 (the target's widest) for the rest.
+  /// docs/performance.md), and for oneStagedTile(); 0 (the target's widest)
+  /// for the rest.
   int64_t maxAccess() const {
-    return accessBytes ? accessBytes : in == dsl::DType::F8E4M3 || rowGather || plainBf16() ? 8 : 0;
+    return accessBytes ? accessBytes : in == dsl::DType::F8E4M3 || rowGather || oneStagedTile() ? 8 : 0;
   }
   /// Reads the input again after the scales are known instead of keeping
   /// every value in registers across the block reduction (from L1 or the
   /// pipeline's shared memory): fewer registers, more CTAs per SM. -1: the
-  /// default (on for the row gather: 128 -> 72 registers, S11 run 1; and for
-  /// a quantized input, with its pipeline below), 0 off, 1 on. Never for the transposed forms (the transpose wants the second
-  /// read laid out otherwise than the reduction's).
+  /// default (on for the row gather: 128 -> 72 registers, S11 run 1; for a
+  /// quantized input; and for oneStagedTile(), which reads its staged tile
+  /// again), 0 off, 1 on. Never for the transposed forms (the transpose
+  /// wants the second read laid out otherwise than the reduction's).
   int64_t reload = -1;
   bool reloads() const {
-    return !transposed && (reload >= 0 ? reload == 1 : rowGather || in == dsl::DType::F8E4M3 || plainBf16());
+    return !transposed && (reload >= 0 ? reload == 1 : rowGather || in == dsl::DType::F8E4M3 || oneStagedTile());
   }
 
   /// Default: 128 tokens x 64 channels per CTA of 128 threads, 64 elements
@@ -77,25 +80,28 @@ struct PerChannelCastConfig {
   /// stages() - 1 tiles ahead (cp.async, stages() buffers); stages() 0: one
   /// tile per CTA, loaded into registers. -1 / 0: the defaults below.
   int64_t pipelineStages = -1, tilesPerBlock = 0;
-  /// Bytes of shared memory one stage's buffers take.
-  int64_t stageBytes() const { return (swiglu ? 2 : 1) * tileM() * tileK() * dsl::byteSize(in); }
+  /// Bytes of shared memory one stage's buffers take: the input tile(s)
+  /// and, for a quantized input, its fp32 multipliers (one per row and 128
+  /// channels).
+  int64_t stageBytes() const {
+    return (swiglu ? 2 : 1) * tileM() * tileK() * dsl::byteSize(in) +
+           (in == dsl::DType::F8E4M3 ? tileM() * std::max<int64_t>(1, tileK() / 128) * 4 : 0);
+  }
   /// Default (S6 run 1 sweep, docs/performance-history-s5-s7.md): 1 stage of
-  /// 1 tile for the plain bf16 cast (plainBf16()); 2 stages of 8 tiles
-  /// for SwiGLU without a transpose (with 64-thread CTAs: 33.0% -> 39.6%);
-  /// 2 stages of 8 tiles for the bf16 transposed forms at b = 128 (S9 run 4
-  /// sweep, once their stores were 16 bytes wide: 78.0% -> 84.4% plain,
+  /// 1 tile for the plain bf16 and e4m3 casts (oneStagedTile()); 2 stages of
+  /// 8 tiles for SwiGLU without a transpose (with 64-thread CTAs: 33.0% ->
+  /// 39.6%); 2 stages of 8 tiles for the bf16 transposed forms at b = 128 (S9
+  /// run 4 sweep, once their stores were 16 bytes wide: 78.0% -> 84.4% plain,
   /// 48.5% -> 60.3% SwiGLU); none for the transposed b = 32 form (no gain),
-  /// the row gather (data-dependent rows) and the others; 2 stages of 8
-  /// tiles, the codes read again from shared memory after the reduction,
-  /// for a quantized (e4m3) input (S11 run 4: 219.2 -> 198.0 µs, 51.9% ->
-  /// 57.8%). Never more stages than kPipelineSharedBytes hold.
+  /// the row gather (data-dependent rows) and the others. Never more stages
+  /// than kPipelineSharedBytes hold.
   int64_t stages() const;
   int64_t tiles() const {
     return tilesPerBlock ? tilesPerBlock
            : stages() == 0 ? 1
-           : swiglu || transposedB128() || in == dsl::DType::F8E4M3 ? 8
-           : plainBf16()                                             ? 1
-                                                                     : 4;
+           : oneStagedTile()                ? 1
+           : swiglu || transposedB128()     ? 8
+                                            : 4;
   }
   bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
 
@@ -103,19 +109,24 @@ struct PerChannelCastConfig {
     return tileRows ? tileRows : swigluRowsOfOneBlock() ? 32 : transposed && blockM == 32 ? 64 : 128;
   }
   int64_t tileK() const {
-    return tileCols ? tileCols : swigluRowsOfOneBlock() || plainBf16() ? 128 : swiglu ? 32 : 64;
+    return tileCols ? tileCols : swigluRowsOfOneBlock() || oneStagedTile() ? 128 : swiglu ? 32 : 64;
   }
   int64_t numThreads() const {
     return threads       ? threads
-           : plainBf16() ? 256
+           : oneStagedTile() ? 256
            : swiglu && !transposed && !swigluRowsOfOneBlock() ? 64
                                                               : 128;
   }
-  /// per_channel_cast of a bf16 input (no SwiGLU, gather or transpose): tiles
-  /// of 128 x 128 with 256 threads, 8-byte accesses, one tile per CTA staged
-  /// in shared memory and read again for the cast (S12 run 2: 207.5 ->
-  /// 193.6 µs, 80.7% -> 86.9% of the copy ceiling; 39 registers, not 128).
-  bool plainBf16() const { return !swiglu && !transposed && !rowGather && in == dsl::DType::BF16; }
+  /// per_channel_cast of a bf16 or quantized (e4m3) input with no SwiGLU,
+  /// gather or transpose: tiles of 128 x 128 with 256 threads, 8-byte
+  /// accesses, one tile per CTA staged in shared memory (with an e4m3 input's
+  /// multipliers) and read again for the cast. bf16: S12 run 2, 207.5 ->
+  /// 193.6 µs, 80.7% -> 86.9% of the copy ceiling, 39 registers, not 128.
+  /// e4m3: S13 run 2, 189.7 µs (2 stages of 8 tiles of 128 x 64) -> 148.8 µs,
+  /// 59.8% -> 76.2%, once the multipliers were copied with the codes.
+  bool oneStagedTile() const {
+    return !swiglu && !transposed && !rowGather && (in == dsl::DType::BF16 || in == dsl::DType::F8E4M3);
+  }
   /// SwiGLU without a transpose at b = 32: each tile one block of rows.
   bool swigluRowsOfOneBlock() const { return swiglu && !transposed && blockM == 32; }
   std::string key() const;

@@ -21,13 +21,17 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
   AccessPlan src = planAccess(op, source, origin, l, elt, /*quiet=*/true);
   SmallVector<Value> zeros(l.rank(), index(0));
   AccessPlan dst = planAccess(op, dest, zeros, l, elt, /*quiet=*/true);
-  int64_t bytes = src.chunk * eltBytes;
+  // Whole vectors where both sides allow them; otherwise one element per
+  // chunk, which cp.async still takes when the element is 4, 8 or 16 bytes
+  // (e.g. a column of fp32 scale factors, one per row).
+  const bool whole = src.vectorized && dst.vectorized;
+  const int64_t chunk = whole ? src.chunk : 1;
+  int64_t bytes = chunk * eltBytes;
   std::string why;
-  if (!src.vectorized || !dst.vectorized)
-    why = "its chunks are not whole vectors in the source or the buffer";
-  else if (bytes != 4 && bytes != 8 && bytes != 16)
+  if (bytes != 4 && bytes != 8 && bytes != 16)
     why = "its " + std::to_string(bytes) + "-byte chunks are not a cp.async size (4, 8 or 16)";
-  else if (src.alignment < bytes || dst.alignment < bytes)
+  else if ((whole ? src.alignment : accessAlignment(source, bytes)) < bytes ||
+           (whole ? dst.alignment : accessAlignment(dest, bytes)) < bytes)
     why = "the source or the buffer is aligned to fewer than " + std::to_string(bytes) + " bytes";
   if (!why.empty()) {
     if (remarks)
@@ -35,7 +39,7 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
     return false;
   }
   SmallVector<Value> shared = sharedBounds(source, origin, l);
-  for (int64_t s = 0; s < l.slotsPerThread(); s += src.chunk) {
+  for (int64_t s = 0; s < l.slotsPerThread(); s += chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
     chunkCoords(l, pos, origin, coords, inTile);
@@ -47,10 +51,10 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
       Value inside = allTrue(conds);
       for (Value &c : coords)
         c = arith::SelectOp::create(b, loc, inside, c, index(0));
-      srcElements = arith::SelectOp::create(b, loc, inside, index(src.chunk), index(0));
+      srcElements = arith::SelectOp::create(b, loc, inside, index(chunk), index(0));
     }
     auto copy = [&](OpBuilder &cb, Location cl) {
-      nvgpu::DeviceAsyncCopyOp::create(cb, cl, dest, inTile, source, coords, cb.getIndexAttr(src.chunk),
+      nvgpu::DeviceAsyncCopyOp::create(cb, cl, dest, inTile, source, coords, cb.getIndexAttr(chunk),
                                        srcElements, bytes == 16 ? cb.getUnitAttr() : UnitAttr());
     };
     SmallVector<Value> inBuffer;
