@@ -109,7 +109,11 @@ struct PerChannelCastConfig {
     return tileRows ? tileRows : swigluRowsOfOneBlock() ? 32 : transposed && blockM == 32 ? 64 : 128;
   }
   int64_t tileK() const {
-    return tileCols ? tileCols : swigluRowsOfOneBlock() || oneStagedTile() ? 128 : swiglu ? 32 : 64;
+    return tileCols                                                           ? tileCols
+           : oneStagedTile() && in == dsl::DType::F8E4M3 && hidden % 256 == 0 ? 256
+           : swigluRowsOfOneBlock() || oneStagedTile()                        ? 128
+           : swiglu                                                           ? 32
+                                                                              : 64;
   }
   int64_t numThreads() const {
     return threads       ? threads
@@ -122,8 +126,10 @@ struct PerChannelCastConfig {
   /// accesses, one tile per CTA staged in shared memory (with an e4m3 input's
   /// multipliers) and read again for the cast. bf16: S12 run 2, 207.5 ->
   /// 193.6 µs, 80.7% -> 86.9% of the copy ceiling, 39 registers, not 128.
-  /// e4m3: S13 run 2, 189.7 µs (2 stages of 8 tiles of 128 x 64) -> 148.8 µs,
-  /// 59.8% -> 76.2%, once the multipliers were copied with the codes.
+  /// e4m3: once the multipliers were copied with the codes, 189.7 µs (2
+  /// stages of 8 tiles of 128 x 64) -> 148.8 µs with 128 x 128 tiles (S13
+  /// run 2), and 137.6 µs, 82.4%, with 128 x 256 (256 bytes of codes per
+  /// row; S13 run 3), the width taken when K is a multiple of 256.
   bool oneStagedTile() const {
     return !swiglu && !transposed && !rowGather && (in == dsl::DType::BF16 || in == dsl::DType::F8E4M3);
   }
