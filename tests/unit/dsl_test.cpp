@@ -1,4 +1,5 @@
 // The DSL: symbolic sizes, kernel building, misuse errors.
+#include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Registration.h"
@@ -77,6 +78,51 @@ TEST(PerTokenCastSchedule, RowsPerBlockFollowTheMeasuredRules) {
   EXPECT_EQ(rows(576, 32, DType::BF16, Format::E2M1), 32);   // 64-column tiles keep 2048 elements
   EXPECT_EQ(rows(7168, 32, DType::F32, Format::E2M1), 4);    // f32: 4096 elements
   EXPECT_EQ(rows(7168, 7168, DType::BF16, Format::E5M6), 2);
+}
+
+// Tiles, threads and pipelines of the per-channel casts
+// (PerChannelCastConfig), the schedule the S12-S13 measurements chose.
+TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
+  using tk::kernels::quant::PerChannelCastConfig;
+  auto config = [](int64_t k, DType in) {
+    PerChannelCastConfig c;
+    c.hidden = k, c.in = in;
+    return c;
+  };
+  // A quantized input: one staged 128 x 256 tile per 256-thread CTA, its
+  // multipliers in the same stage (S13 runs 3-4: 190.0 -> 137.7 us).
+  PerChannelCastConfig e4m3 = config(7168, DType::F8E4M3);
+  EXPECT_TRUE(e4m3.oneStagedTile());
+  EXPECT_EQ(e4m3.tileM(), 128);
+  EXPECT_EQ(e4m3.tileK(), 256);
+  EXPECT_EQ(e4m3.numThreads(), 256);
+  EXPECT_EQ(e4m3.stages(), 1);
+  EXPECT_EQ(e4m3.tiles(), 1);
+  EXPECT_TRUE(e4m3.reloads());
+  EXPECT_EQ(e4m3.maxAccess(), 8);
+  EXPECT_EQ(e4m3.stageBytes(), 128 * 256 + 128 * 2 * 4); // codes + two multipliers per row
+  // K not a multiple of 256: 128-column tiles, one multiplier per row.
+  PerChannelCastConfig narrow = config(2176, DType::F8E4M3);
+  EXPECT_EQ(narrow.tileK(), 128);
+  EXPECT_EQ(narrow.stageBytes(), 128 * 128 + 128 * 4);
+  // bf16: the same structure at 128 x 128 (S12 run 2).
+  PerChannelCastConfig bf16 = config(7168, DType::BF16);
+  EXPECT_EQ(bf16.tileK(), 128);
+  EXPECT_EQ(bf16.numThreads(), 256);
+  EXPECT_EQ(bf16.stages(), 1);
+  EXPECT_EQ(bf16.stageBytes(), 128 * 128 * 2);
+  // The row gather (data-dependent rows) is not pipelined: 128 x 64 tiles,
+  // read again from global memory.
+  PerChannelCastConfig gather = config(7168, DType::F8E4M3);
+  gather.rowGather = true;
+  EXPECT_FALSE(gather.oneStagedTile());
+  EXPECT_EQ(gather.tileK(), 64);
+  EXPECT_EQ(gather.stages(), 0);
+  EXPECT_TRUE(gather.reloads());
+  // f32 keeps the register-resident kernel.
+  PerChannelCastConfig f32 = config(7168, DType::F32);
+  EXPECT_FALSE(f32.oneStagedTile());
+  EXPECT_EQ(f32.stages(), 0);
 }
 
 TEST(KernelBuilder, MisuseIsAnError) {
