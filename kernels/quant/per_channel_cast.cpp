@@ -114,7 +114,9 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
                         : loadX(0).to(DType::F32);
       if (quantizedIn) {
         const int64_t n = std::max<int64_t>(1, bk / 128);
-        Tile m = loadXs ? loadXs() : rows ? k.gatherRows(*xs, *rows, col / 128, n) : k.load(*xs, {row, col / 128}, {bm, n});
+        Tile m = loadXs ? loadXs()
+                 : rows ? k.gatherRows(*xs, *rows, col / 128, n)
+                        : k.load(*xs, {row, col / 128}, {bm, n});
         t = t * expand(m, 1, std::min<int64_t>(bk, 128));
       }
       return t;
