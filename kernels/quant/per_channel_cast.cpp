@@ -99,11 +99,11 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
   Tensor sf = k.output("out_sf", {ceil_div(outRows, b), c.hidden}, DType::F32, {c.hidden, 1}, 4);
 
   // The cast of row tile `rt` (rows rt * bm ...) at column `col`, given its
-  // input tiles (x's, or gate and linear for SwiGLU) and, for the gather, its rows.
-  // `loadXs`, when given, yields the tile's multipliers (the pipeline's
-  // shared copy); otherwise they are read from global memory.
+  // input tiles (x's, or gate and linear for SwiGLU) and, for a quantized x,
+  // its multipliers [bm, multiplierColumns()].
+  const int64_t xsCols = c.multiplierColumns();
   auto castTile = [&](const Index &rt, const Index &col, const std::function<Tile(int64_t half)> &loadX,
-                      const std::optional<Tile> &rows, const std::function<Tile()> &loadXs = nullptr) {
+                      const std::function<Tile()> &loadXs) {
     Index row = rt * bm;
     // The values cast: x's tile, the rows pos_to_token names (zero for -1), or
     // bf16(swiglu(gate, linear)); for a quantized x fl(decode(x) * xs), one
@@ -112,13 +112,8 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
     auto values = [&] {
       Tile t = c.swiglu ? swigluForward(loadX(0), loadX(1), c.clamp).to(DType::BF16).to(DType::F32)
                         : loadX(0).to(DType::F32);
-      if (quantizedIn) {
-        const int64_t n = std::max<int64_t>(1, bk / 128);
-        Tile m = loadXs ? loadXs()
-                 : rows ? k.gatherRows(*xs, *rows, col / 128, n)
-                        : k.load(*xs, {row, col / 128}, {bm, n});
-        t = t * expand(m, 1, std::min<int64_t>(bk, 128));
-      }
+      if (quantizedIn)
+        t = t * expand(loadXs(), 1, std::min<int64_t>(bk, 128));
       return t;
     };
     Tile tile = values();
@@ -146,7 +141,6 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
       // A quantized input's multipliers travel with its codes: copied in the
       // same stage, they are in shared memory when the tile is, instead of
       // two dependent global loads (scales, then the reload) per tile.
-      const int64_t xsCols = std::max<int64_t>(1, bk / 128);
       std::optional<Shared> xsBuf;
       if (quantizedIn)
         xsBuf = k.shared({bm, xsCols}, DType::F32);
@@ -156,10 +150,9 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
           k.copy(x, {rt * bm, col + int64_t(half) * c.hidden}, bufs[half]);
         if (xsBuf)
           k.copy(*xs, {rt * bm, col / 128}, *xsBuf);
-        castTile(rt, col, [&](int64_t half) { return k.load(bufs[half], {k.index(0), k.index(0)}, {bm, bk}); },
-                 std::nullopt,
-                 xsBuf ? std::function<Tile()>([&] { return k.load(*xsBuf, {k.index(0), k.index(0)}, {bm, xsCols}); })
-                       : nullptr);
+        castTile(
+            rt, col, [&](int64_t half) { return k.load(bufs[half], {k.index(0), k.index(0)}, {bm, bk}); },
+            [&] { return k.load(*xsBuf, {k.index(0), k.index(0)}, {bm, xsCols}); });
       });
     });
     return k.finish();
@@ -173,7 +166,9 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
              [&](int64_t half) {
                return rows ? k.gatherRows(x, *rows, col, bk) : k.load(x, {row, col + half * c.hidden}, {bm, bk});
              },
-             rows);
+             [&] {
+               return rows ? k.gatherRows(*xs, *rows, col / 128, xsCols) : k.load(*xs, {row, col / 128}, {bm, xsCols});
+             });
   });
   return k.finish();
 }

@@ -85,8 +85,11 @@ struct PerChannelCastConfig {
   /// channels).
   int64_t stageBytes() const {
     return (swiglu ? 2 : 1) * tileM() * tileK() * dsl::byteSize(in) +
-           (in == dsl::DType::F8E4M3 ? tileM() * std::max<int64_t>(1, tileK() / 128) * 4 : 0);
+           (in == dsl::DType::F8E4M3 ? tileM() * multiplierColumns() * 4 : 0);
   }
+  /// A quantized input's multipliers per row of a tile: one per 128 channels
+  /// (a narrower tile lies inside one 128-channel group).
+  int64_t multiplierColumns() const { return std::max<int64_t>(1, tileK() / 128); }
   /// Default (S6 run 1 sweep, docs/performance-history-s5-s7.md): 1 stage of
   /// 1 tile for the plain bf16 and e4m3 casts (oneStagedTile()); 2 stages of
   /// 8 tiles for SwiGLU without a transpose (with 64-thread CTAs: 33.0% ->

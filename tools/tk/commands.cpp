@@ -43,6 +43,12 @@ int cmdList(const std::vector<std::string> &args) {
   return 0;
 }
 
+/// True when `name` selects variant `v` of kernel `k`: its kernel's name
+/// (every variant) or its own.
+static bool selects(const std::string &name, const kernels::ShippedKernel &k, const kernels::KernelVariant &v) {
+  return name == k.name || name == v.name;
+}
+
 /// Compiles every selected variant for `target`, writes DIR/<variant>.ptx when
 /// `dir` is set, and prints the resource table. Returns the failure count.
 static int compileTable(const std::vector<std::string> &names, const compiler::Target &target, const std::string &dir) {
@@ -53,8 +59,8 @@ static int compileTable(const std::vector<std::string> &names, const compiler::T
   int failures = 0;
   for (const auto &k : shippedKernels())
     for (const auto &v : k.variants) {
-      if (!names.empty() && std::find(names.begin(), names.end(), k.name) == names.end() &&
-          std::find(names.begin(), names.end(), v.name) == names.end())
+      if (!names.empty() &&
+          std::none_of(names.begin(), names.end(), [&](const std::string &n) { return selects(n, k, v); }))
         continue;
       runtime::CompiledKernel compiled;
       runtime::Status s = runtime::compileKernel(v.build, target, compiled);
@@ -110,11 +116,9 @@ int cmdCompile(const std::vector<std::string> &args) {
   }
   for (const auto &name : names) {
     bool known = false;
-    for (const auto &k : shippedKernels()) {
-      known |= k.name == name;
+    for (const auto &k : shippedKernels())
       for (const auto &v : k.variants)
-        known |= v.name == name;
-    }
+        known |= selects(name, k, v);
     if (!known) {
       std::fprintf(stderr, "tk compile: no shipped kernel or variant is named '%s' (`tk list` names them)\n",
                    name.c_str());
