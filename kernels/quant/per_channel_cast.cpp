@@ -35,10 +35,10 @@ std::string PerChannelCastConfig::key() const {
 int64_t PerChannelCastConfig::stages() const {
   if (pipelineStages >= 0)
     return pipelineStages;
-  const int64_t wanted = rowGather                                   ? 0
-                         : oneStagedTile()                             ? 1
-                         : (swiglu && !transposed) || transposedB128() ? 2
-                                                                       : 0;
+  const int64_t wanted = rowGather                                     ? 0
+                         : oneStagedTile()                               ? 1
+                         : swiglu && (!transposed || transposedB128()) ? 2
+                                                                         : 0;
   return std::min<int64_t>(wanted, kPipelineSharedBytes / stageBytes());
 }
 

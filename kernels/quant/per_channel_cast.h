@@ -93,11 +93,13 @@ struct PerChannelCastConfig {
   /// Default (S6 run 1 sweep, docs/performance-history-s5-s7.md): 1 stage of
   /// 1 tile for the plain bf16 and e4m3 casts (oneStagedTile()); 2 stages of
   /// 8 tiles for SwiGLU without a transpose (with 64-thread CTAs: 33.0% ->
-  /// 39.6%); 2 stages of 8 tiles for the bf16 transposed forms at b = 128 (S9
-  /// run 4 sweep, once their stores were 16 bytes wide: 78.0% -> 84.4% plain,
-  /// 48.5% -> 60.3% SwiGLU); none for the transposed b = 32 form (no gain),
-  /// the row gather (data-dependent rows) and the others. Never more stages
-  /// than kPipelineSharedBytes hold.
+  /// 39.6%) and for the transposed SwiGLU form at b = 128 (S9 run 4, once its
+  /// stores were 16 bytes wide: 48.5% -> 60.3%; S14 run 1: one tile per CTA,
+  /// 96 registers instead of 150, was slower, 472.0 -> 507.0 us); none for
+  /// the plain transposed cast (S14 runs 1-2: 196.1 -> 189.5 us, 88.5% of the
+  /// copy ceiling, without the pipeline that S9 run 4 had found faster), the
+  /// transposed b = 32 form (no gain), the row gather (data-dependent rows)
+  /// and the others. Never more stages than kPipelineSharedBytes hold.
   int64_t stages() const;
   int64_t tiles() const {
     return tilesPerBlock ? tilesPerBlock

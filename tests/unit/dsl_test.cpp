@@ -123,6 +123,19 @@ TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
   PerChannelCastConfig f32 = config(7168, DType::F32);
   EXPECT_FALSE(f32.oneStagedTile());
   EXPECT_EQ(f32.stages(), 0);
+  // The transposed cast at b = 128: register-resident (S14 runs 1-2: 196.1
+  // -> 189.5 us); its SwiGLU form keeps 2 stages of 8 tiles (S14 run 1: one
+  // tile per CTA was slower).
+  PerChannelCastConfig transposed = config(7168, DType::BF16);
+  transposed.transposed = true;
+  EXPECT_FALSE(transposed.oneStagedTile());
+  EXPECT_FALSE(transposed.reloads());
+  EXPECT_EQ(transposed.stages(), 0);
+  PerChannelCastConfig swiglu = transposed;
+  swiglu.swiglu = true;
+  EXPECT_EQ(swiglu.stages(), 2);
+  EXPECT_EQ(swiglu.tiles(), 8);
+  EXPECT_EQ(swiglu.tileK(), 32);
 }
 
 TEST(KernelBuilder, MisuseIsAnError) {

@@ -283,13 +283,27 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
   int64_t chunk = plan.chunk;
   int64_t align = plan.alignment;
   SmallVector<Value> shared = sharedBounds(dest, origin, l);
+  const bool wordChunks = vectorized && elt.isInteger(8) && chunk % 4 == 0 && n % 4 == 0 && align >= 4;
+  Value words = wordChunks ? vector::BitCastOp::create(b, loc, VectorType::get({n / 4}, b.getI32Type()), value)
+                           : Value();
   for (int64_t s = 0; s < n; s += chunk) {
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
     chunkCoords(l, pos, origin, coords, inTile);
     SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile, shared);
     auto write = [&](OpBuilder &wb, Location wl) {
-      if (vectorized) {
+      if (vectorized && wordChunks) {
+        // Bytes taken as whole 32-bit words: a chunk sliced byte by byte out
+        // of words (packed codes) made the backend rebuild each stored word
+        // from its bytes (S14: 350 byte permutes in the e5m6 cast); sliced
+        // as words and cast back, the store is of the words themselves.
+        SmallVector<int64_t> lanes;
+        for (int64_t i = 0; i < chunk / 4; ++i)
+          lanes.push_back(s / 4 + i);
+        Value part = vector::ShuffleOp::create(wb, wl, words, words, lanes);
+        part = vector::BitCastOp::create(wb, wl, VectorType::get({chunk}, elt), part);
+        vector::StoreOp::create(wb, wl, part, dest, coords, false, llvm::MaybeAlign(align));
+      } else if (vectorized) {
         SmallVector<int64_t> lanes;
         for (int64_t i = 0; i < chunk; ++i)
           lanes.push_back(s + i);
@@ -539,6 +553,8 @@ FailureOr<Value> ThreadEmitter::convert(tile::ConvertOp op, Value input) {
     return emitF32ToE4M3(b, loc, input, fp8Hardware);
   if (isa<Float8E4M3FNType>(from)) // to f32 (the verifier's rule)
     return emitE4M3ToF32(b, loc, input, fp8Hardware);
+  if (slots % 2 == 0 && from.isF32() && to.isBF16())
+    return emitF32PairsToBf16(b, loc, input);
   auto type = VectorType::get({slots}, to);
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
     return Value(arith::ExtFOp::create(b, loc, type, input));

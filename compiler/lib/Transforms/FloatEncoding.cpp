@@ -284,19 +284,21 @@ Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector, bool hardware) {
       acc = acc ? Value(arith::OrIOp::create(b, loc, acc, x)) : x;
     return acc;
   };
-  SmallVector<Value> bytes;
+  SmallVector<Value> words;
   for (int64_t base = 0; base + 8 <= n; base += 8) {
     Value h[8];
     for (int k = 0; k < 8; ++k)
       h[k] = vector::ExtractOp::create(b, loc, codes, ArrayRef<int64_t>{base + k});
-    Value w[3] = {ori({shl(h[0], 20), shl(h[1], 8), shr(h[2], 4)}),
-                  ori({shl(andi(h[2], 0xF), 28), shl(h[3], 16), shl(h[4], 4), shr(h[5], 8)}),
-                  ori({shl(andi(h[5], 0xFF), 24), shl(h[6], 12), h[7]})};
-    for (Value word : w) // little-endian bytes
-      for (int k = 0; k < 4; ++k)
-        bytes.push_back(arith::TruncIOp::create(b, loc, b.getI8Type(), shr(word, 8 * k)));
+    words.push_back(ori({shl(h[0], 20), shl(h[1], 8), shr(h[2], 4)}));
+    words.push_back(ori({shl(andi(h[2], 0xF), 28), shl(h[3], 16), shl(h[4], 4), shr(h[5], 8)}));
+    words.push_back(ori({shl(andi(h[5], 0xFF), 24), shl(h[6], 12), h[7]}));
   }
-  return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)bytes.size()}, b.getI8Type()), bytes);
+  // The words' little-endian bytes, as the target (NVPTX) stores them: a
+  // bitcast, where truncating each byte out of its word made the backend
+  // assemble the words again from bytes (byte permutes per word, S14).
+  auto wordsType = VectorType::get({(int64_t)words.size()}, b.getI32Type());
+  return vector::BitCastOp::create(b, loc, VectorType::get({4 * (int64_t)words.size()}, b.getI8Type()),
+                                   vector::FromElementsOp::create(b, loc, wordsType, words));
 }
 
 void emitE5M6CodesOfWords(OpBuilder &b, Location loc, const Value w[3], Value h[8]) {

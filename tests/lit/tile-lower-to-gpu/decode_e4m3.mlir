@@ -9,6 +9,7 @@
 // HW: nvvm.convert.f8x2.to.f16x2 {{.*}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
 // HW: arith.extf {{.*}} : vector<2xf16> to vector<2xf32>
 // HW-NOT: arith.uitofp
+// HW: nvvm.convert.f32x2.to.bf16x2
 // HW: vector.store {{.*}} : memref<?x512xbf16>, vector<8xbf16>
 // Without it (sm_80), e4m3 codes widen to f32 by integer arithmetic on the
 // whole per-thread vector: normal codes shift into place and rebias, subnormal
@@ -22,7 +23,10 @@
 // CHECK: arith.uitofp {{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK: arith.select
 // CHECK: arith.bitcast {{.*}} : vector<16xi32> to vector<16xf32>
-// CHECK: arith.truncf {{.*}} : vector<16xf32> to vector<16xbf16>
+// f32 -> bf16 rounds pairs with one cvt.rn.bf16x2.f32 each (sm_80+), not
+// one conversion per element.
+// CHECK-COUNT-8: nvvm.convert.f32x2.to.bf16x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>} : vector<2xbf16>
+// CHECK-NOT: arith.truncf
 // CHECK: vector.store {{.*}} : memref<?x512xbf16>, vector<8xbf16>
 // CPU-LABEL: func.func @decode
 // CPU: arith.extui {{.*}} : i8 to i32

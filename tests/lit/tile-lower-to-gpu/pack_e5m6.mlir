@@ -21,7 +21,9 @@
 // SOFT-NOT: nvvm.convert
 // SOFT: arith.constant dense<2147418111> : vector<8xi32>
 // SOFT: vector.store {{.*}} : memref<?x1536xi8>, vector<12xi8>
-// CHECK: vector.from_elements {{.*}} : vector<12xi8>
+// The three words of each 8 codes become the 12 bytes by a bitcast.
+// CHECK: vector.from_elements {{.*}} : vector<3xi32>
+// CHECK: vector.bitcast {{.*}} : vector<3xi32> to vector<12xi8>
 // CHECK: vector.store {{.*}} : memref<?x1536xi8>, vector<12xi8>
 // CPU-LABEL: func.func @e5m6
 // CPU: arith.trunci {{.*}} : i32 to i8
