@@ -263,10 +263,8 @@ void emitE5M6CodesOfWords(mlir::OpBuilder &b, mlir::Location loc, const mlir::Va
 mlir::Value emitE5M6Decode(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes, bool hardware);
 /// A per-thread vector of 12n bytes -> 8n f32 values (inverse of emitPackE5M6).
 mlir::Value emitUnpackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bytes);
-/// bf16 -> f32 of a per-thread vector of even length, two elements per 32-bit
-/// word (a shift and a mask; exact), and f32 -> bf16 (round to nearest even)
+/// f32 -> bf16 (round to nearest even) of a per-thread vector of even length
 /// with cvt.rn.bf16x2.f32 on pairs (sm_80+): Bf16Pairs.cpp.
-mlir::Value emitBf16PairsToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bf16Vector);
 mlir::Value emitF32PairsToBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
 /// f8E4M3FN codes (i8, scalar or vector) -> f32, exact; NaN codes give NaN.
 /// `hardware` (vectors only) uses the sm_89+ cvt on pairs; otherwise integer arithmetic.
