@@ -292,7 +292,7 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
     chunkCoords(l, pos, origin, coords, inTile);
     SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile, shared);
     auto write = [&](OpBuilder &wb, Location wl) {
-      if (vectorized && wordChunks) {
+      if (wordChunks) {
         // Bytes taken as whole 32-bit words: a chunk sliced byte by byte out
         // of words (packed codes) made the backend rebuild each stored word
         // from its bytes (S14: 350 byte permutes in the e5m6 cast); sliced
