@@ -263,8 +263,13 @@ void emitE5M6CodesOfWords(mlir::OpBuilder &b, mlir::Location loc, const mlir::Va
 mlir::Value emitE5M6Decode(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes, bool hardware);
 /// A per-thread vector of 12n bytes -> 8n f32 values (inverse of emitPackE5M6).
 mlir::Value emitUnpackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bytes);
-/// f32 -> bf16 (round to nearest even) of a per-thread vector of even length
-/// with cvt.rn.bf16x2.f32 on pairs (sm_80+): Bf16Pairs.cpp.
+/// The 32-bit words of an f32 vector of even length converted pairwise to
+/// `halfType` (f16 or bf16; sm_80+ cvt.{rn,rz}.{f16x2,bf16x2}.f32), element
+/// 2p in the low half of word p, 2p + 1 in the high half: HalfPairs.cpp.
+mlir::Value emitHalfPairWords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, mlir::Type halfType,
+                              bool towardZero);
+/// f32 -> bf16 (round to nearest even) of a per-thread vector of even length,
+/// on pairs.
 mlir::Value emitF32PairsToBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
 /// f8E4M3FN codes (i8, scalar or vector) -> f32, exact; NaN codes give NaN.
 /// `hardware` (vectors only) uses the sm_89+ cvt on pairs; otherwise integer arithmetic.

@@ -236,24 +236,9 @@ Value emitE5M6Code(OpBuilder &b, Location loc, Value input) {
 /// finite, as in the integer form; inf stays inf (unreachable after scaling).
 static Value hardwareE5M6Code(OpBuilder &b, Location loc, Value input) {
   int64_t n = cast<VectorType>(input.getType()).getNumElements(), m = n / 2;
-  MLIRContext *ctx = b.getContext();
-  Type i32 = b.getI32Type();
-  auto pairType = VectorType::get({2}, b.getF16Type()), wordType = VectorType::get({1}, i32);
   // Each pair's fp16 bits as one 32-bit word: value 2p in bits 0-15, value
-  // 2p + 1 in bits 16-31 (the instruction puts its first operand in the
-  // upper half). Working on words spares the 16-bit extractions.
-  SmallVector<Value> words;
-  for (int64_t i = 0; i < n; i += 2) {
-    Value lo = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{i});
-    Value hi = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{i + 1});
-    Value pair = NVVM::ConvertF32x2ToF16x2Op::create(b, loc, pairType, hi, lo, /*random_bits=*/Value(),
-                                                     NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RZ),
-                                                     NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::NONE),
-                                                     b.getBoolAttr(false));
-    words.push_back(vector::ExtractOp::create(b, loc, vector::BitCastOp::create(b, loc, wordType, pair),
-                                              ArrayRef<int64_t>{0}));
-  }
-  Value w = vector::FromElementsOp::create(b, loc, VectorType::get({m}, i32), words);
+  // 2p + 1 in bits 16-31. Working on words spares the 16-bit extractions.
+  Value w = emitHalfPairWords(b, loc, input, b.getF16Type(), /*towardZero=*/true);
   Shaped sh(b, loc, w);
   auto ci = [&](int64_t v) { return sh.i32(v); };
   SmallVector<int64_t> even, odd, interleave;
@@ -261,7 +246,7 @@ static Value hardwareE5M6Code(OpBuilder &b, Location loc, Value input) {
     even.push_back(2 * p), odd.push_back(2 * p + 1);
     interleave.push_back(p), interleave.push_back(m + p);
   }
-  Value u = arith::BitcastOp::create(b, loc, VectorType::get({n}, i32), input);
+  Value u = arith::BitcastOp::create(b, loc, VectorType::get({n}, b.getI32Type()), input);
   // Step 2 per half (c = h >> 4), then roundE5M6 with the halves' own bits.
   auto rounded = [&](Value c, ArrayRef<int64_t> lanes) {
     return roundE5M6(b, loc, c, vector::ShuffleOp::create(b, loc, u, u, lanes));
