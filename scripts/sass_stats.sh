@@ -12,6 +12,9 @@
 #     TK      the tk binary (default build/bin/tk)
 #     TARGET  sm_80, sm_90a (default) or sm_100a
 #     OUTDIR  where the PTX and cubins go (default /tmp/tk-sass)
+#   HIST=REGEX also prints the opcode counts (most frequent first) of the
+#   kernels whose name matches: which pipe the instructions load (S14: the
+#   e5m6 cast's byte permutes, the SwiGLU kernels' per-value F2F).
 #
 # The CUDA toolkit here has ptxas but not cuobjdump/nvdisasm: without them
 # on PATH, NVIDIA's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels are
@@ -49,6 +52,13 @@ for ptx in "$out"/*.ptx; do
           awk '{ if ($1 == p) n++; else { if (p != "") printf "%s%s ", p, (n > 1 ? "x" n : ""); p = $1; n = 1 } }
                END { if (p != "") printf "%s%s", p, (n > 1 ? "x" n : "") }')
   printf '%6d  %-52s %s\n' "$n" "$(basename "$ptx" .ptx)" "$order"
+  if [[ -n ${HIST:-} && $(basename "$ptx" .ptx) =~ $HIST ]]; then
+    # The opcode is the first upper-case word after the address and any predicate.
+    awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[A-Z][A-Z0-9_.]+$/ && $i !~ /^P[0-9T]$/) { split($i, o, "."); print o[1]; break } }' \
+      <<< "$sass" | sort | uniq -c | sort -rn |
+      awk '{ w = $2 " " $1; if (length(l) + length(w) > 90) { print "        " l; l = "" } l = l (l == "" ? "" : "  ") w }
+           END { if (l != "") print "        " l }'
+  fi
   total=$((total + n))
 done
 echo "total $total static SASS instructions ($target)"
