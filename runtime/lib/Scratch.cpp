@@ -2,7 +2,6 @@
 #include "tk/runtime/Scratch.h"
 #include "tk/runtime/Context.h"
 
-#include <cstring>
 
 namespace tk::runtime {
 

@@ -227,6 +227,21 @@ mlir::Value emitGather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sourc
 /// the index is negative or past the end.
 void emitScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dest, mlir::Value index, mlir::Value value);
 
+/// Constants and types shaped like a value: the encoders run on scalars (CPU
+/// lowering) and on whole per-thread vectors (GPU lowering) alike.
+struct Shaped {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::VectorType vt;
+  Shaped(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like)
+      : b(b), loc(loc), vt(llvm::dyn_cast<mlir::VectorType>(like.getType())) {}
+  mlir::Type of(mlir::Type elt) const { return vt ? mlir::Type(mlir::VectorType::get(vt.getShape(), elt)) : elt; }
+  /// `scalar` as a constant of this shape (FloatEncoding.cpp).
+  mlir::Value splat(mlir::TypedAttr scalar) const;
+  mlir::Value i32(int64_t v) const { return splat(b.getI32IntegerAttr(v)); }
+  mlir::Value f32(float v) const { return splat(b.getF32FloatAttr(v)); }
+};
+
 /// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
 mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// Replaces math.exp (f32) and math.fma under `root` with their device forms,

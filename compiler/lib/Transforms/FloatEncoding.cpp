@@ -9,28 +9,13 @@ using namespace mlir;
 
 namespace tk::compiler {
 
-namespace {
-
-/// Constants and types shaped like a value: the encoders run on scalars (CPU
-/// lowering) and on whole per-thread vectors (GPU lowering) alike.
-struct Shaped {
-  OpBuilder &b;
-  Location loc;
-  VectorType vt;
-  Shaped(OpBuilder &b, Location loc, Value like) : b(b), loc(loc), vt(dyn_cast<VectorType>(like.getType())) {}
-  Type of(Type elt) const { return vt ? Type(VectorType::get(vt.getShape(), elt)) : elt; }
-  Value splat(TypedAttr scalar) const {
-    if (vt) {
-      auto t = VectorType::get(vt.getShape(), scalar.getType());
-      return arith::ConstantOp::create(b, loc, t, DenseElementsAttr::get(t, scalar));
-    }
-    return arith::ConstantOp::create(b, loc, scalar);
+Value Shaped::splat(TypedAttr scalar) const {
+  if (vt) {
+    auto t = VectorType::get(vt.getShape(), scalar.getType());
+    return arith::ConstantOp::create(b, loc, t, DenseElementsAttr::get(t, scalar));
   }
-  Value i32(int64_t v) const { return splat(b.getI32IntegerAttr(v)); }
-  Value f32(float v) const { return splat(b.getF32FloatAttr(v)); }
-};
-
-} // namespace
+  return arith::ConstantOp::create(b, loc, scalar);
+}
 
 
 /// sm_89+: cvt.rn.satfinite.e4m3x2.f32 on pairs. The instruction puts its
