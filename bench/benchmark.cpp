@@ -163,7 +163,7 @@ int runBenchmark(const BenchOptions &options) {
               tk::compiler::version(), tk::compiler::commit());
   std::printf("copy ceiling (2 GiB device-to-device, read+write): %.0f GB/s\n", ceiling);
   const std::string ablated = compiler::CompileOptions::fromEnvironment().cacheTag();
-  std::printf("compile options (TK_ABLATE, TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_DIVISION): %s\n\n",
+  std::printf("compile options (TK_ABLATE, TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE): %s\n\n",
               ablated.empty() ? "none" : ablated.c_str());
 
   tk_context ctx;

@@ -72,8 +72,6 @@ struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions>
                               llvm::cl::init("sm_90a")};
   Option<std::string> copyEngine{*this, "copy-engine", llvm::cl::desc("cp.async or bulk (sm_90a+)"),
                                  llvm::cl::init("cp.async")};
-  Option<std::string> division{*this, "division", llvm::cl::desc("ieee or checked (TK_DIVISION)"),
-                               llvm::cl::init("ieee")};
 };
 
 void registerPasses() {
@@ -86,7 +84,6 @@ void registerPasses() {
         std::optional<Target> target = findTarget(options.target);
         CompileOptions compile;
         compile.copyEngine = options.copyEngine;
-        compile.division = options.division;
         if (compile.copyEngine == "bulk" && target && target->computeCapability < 90) {
           llvm::errs() << "tile-to-ptx: copy-engine=bulk needs sm_90a or newer, got " << target->name << "\n";
           std::exit(1);

@@ -1,5 +1,4 @@
 // DSL -> PTX for every target, through the runtime's compile entry.
-#include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 #include "tk/runtime/JitCache.h"
@@ -182,41 +181,5 @@ TEST(Compile, DumpsIrAfterEveryPass) {
   EXPECT_GT(n, 0) << "no IR dumped under " << dir;
 }
 
-
-// TK_DIVISION=checked (an experiment): the SwiGLU per-channel kernel's f32
-// divisions run div.rn.f32's fast sequence (rcp.approx, then fmas) with
-// div.rn.f32 left only in a cold loop; the default keeps one div.rn.f32 per
-// value. Its own cache tag; an unknown value is refused.
-TEST(Compile, CheckedDivisionExperiment) {
-  kernels::quant::PerChannelCastConfig c;
-  c.hidden = 7168, c.blockM = 128, c.swiglu = true, c.transposed = true, c.roundSf = true;
-  auto sm90 = *compiler::findTarget("sm_90a");
-  auto build = [&](std::string *error = nullptr) {
-    runtime::CompiledKernel out;
-    runtime::Status s = runtime::compileKernel(
-        [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, c); }, sm90, out);
-    if (error)
-      *error = s.isOk() ? "" : s.message();
-    else
-      EXPECT_TRUE(s.isOk()) << s.message();
-    return out.ptx;
-  };
-  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
-  std::string ieee = build();
-  EXPECT_EQ(count(ieee, "rcp.approx.ftz.f32"), 0u);
-  const size_t divisions = count(ieee, "div.rn.f32");
-  EXPECT_GE(divisions, 32u); // one per value: 32 per thread and tile
-  setenv("TK_DIVISION", "checked", 1);
-  std::string checked = build();
-  EXPECT_GE(count(checked, "rcp.approx.ftz.f32"), 32u);
-  EXPECT_LT(count(checked, "div.rn.f32"), divisions / 2);
-  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
-  setenv("TK_DIVISION", "fast", 1);
-  std::string error;
-  build(&error);
-  EXPECT_NE(error.find("TK_DIVISION must be ieee or checked, got 'fast'"), std::string::npos) << error;
-  unsetenv("TK_DIVISION");
-  EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
-}
 
 } // namespace

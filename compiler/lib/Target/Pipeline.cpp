@@ -34,7 +34,6 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   lower.remarks = options.remarks;
   lower.minBlocksPerSm = options.minBlocksPerSm;
   lower.swizzle = !ablated("swizzle");
-  lower.checkedDivision = options.division == "checked";
   pm.addPass(tile::createTileLowerToGPU(lower));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

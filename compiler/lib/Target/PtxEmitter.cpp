@@ -34,8 +34,6 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.minBlocksPerSm = std::atoll(m);
   if (const char *e = std::getenv("TK_COPY_ENGINE"); e && *e)
     o.copyEngine = e;
-  if (const char *d = std::getenv("TK_DIVISION"); d && *d)
-    o.division = d;
   return o;
 }
 
@@ -53,8 +51,6 @@ std::string CompileOptions::cacheTag() const {
     tag += (tag.empty() ? "" : ";") + std::string("minblocks=") + std::to_string(minBlocksPerSm);
   if (copyEngine != "cp.async")
     tag += (tag.empty() ? "" : ";") + std::string("engine=") + copyEngine;
-  if (division != "ieee")
-    tag += (tag.empty() ? "" : ";") + std::string("division=") + division;
   return tag;
 }
 
@@ -83,10 +79,6 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
       error += ")";
       return false;
     }
-  if (options.division != "ieee" && options.division != "checked") {
-    error = "TK_DIVISION must be ieee or checked, got '" + options.division + "'";
-    return false;
-  }
   if (options.copyEngine != "cp.async" && options.copyEngine != "bulk") {
     error = "TK_COPY_ENGINE must be cp.async or bulk, got '" + options.copyEngine + "'";
     return false;

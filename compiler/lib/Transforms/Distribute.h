@@ -244,10 +244,8 @@ struct Shaped {
 
 /// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
 mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
-/// Replaces math.exp (f32) and math.fma under `root` with their device forms,
-/// and with `checkedDivision` arith.divf of f32 vectors with a checked fast
-/// division (DeviceMath.cpp).
-mlir::LogicalResult lowerDeviceMath(mlir::Operation *root, bool checkedDivision = false);
+/// Replaces math.exp (f32) and math.fma under `root` with their device forms.
+mlir::LogicalResult lowerDeviceMath(mlir::Operation *root);
 
 /// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
 /// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.

@@ -519,7 +519,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     if (failed(lowering.lowerBlock(kernel.getBody().front())))
       return failure();
     gpu::ReturnOp::create(b, loc);
-    if (failed(compiler::lowerDeviceMath(func, checkedDivision)))
+    if (failed(compiler::lowerDeviceMath(func)))
       return failure();
     kernel.erase();
     return success();

@@ -44,17 +44,11 @@ struct CompileOptions {
   /// (the default, every target) or "bulk" (cp.async.bulk rows signalling
   /// mbarriers; sm_90a and newer).
   std::string copyEngine = "cp.async";
-  /// How f32 per-thread vectors are divided (TK_DIVISION): "ieee" (the
-  /// default: div.rn.f32 per element, which ptxas expands with a slow-path
-  /// branch each) or "checked" (an experiment, not yet timed: div.rn.f32's
-  /// fast sequence on every element and one range check per vector, the
-  /// same bits; div.rn.f32 only in a cold loop; DeviceMath.cpp).
-  std::string division = "ieee";
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE,
-  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE and TK_DIVISION.
+  /// TK_MIN_BLOCKS_PER_SM and TK_COPY_ENGINE.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
-  /// "minblocks=n", "engine=bulk", "division=checked").
+  /// "minblocks=n", "engine=bulk").
   std::string cacheTag() const;
   /// The names TK_ABLATE accepts.
   static const std::vector<std::string> &ablations();

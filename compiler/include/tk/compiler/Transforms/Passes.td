@@ -113,9 +113,6 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"swizzle", "swizzle", "bool", /*default=*/"true",
            "Lay out transposes' shared buffers with an XOR swizzle where the rows allow "
            "(false: rows padded by 16 bytes)">,
-    Option<"checkedDivision", "checked-division", "bool", /*default=*/"false",
-           "Divide f32 per-thread vectors with div.rn.f32's fast sequence and one range "
-           "check per vector, div.rn.f32 only in a cold loop (an experiment: TK_DIVISION=checked)">,
   ];
 }
 
