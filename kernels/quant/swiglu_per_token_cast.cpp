@@ -11,6 +11,9 @@ using namespace tk::dsl;
 
 namespace tk::kernels::quant {
 
+/// Bits per count when a tile's three clamp counts share one int64.
+constexpr int kCountBits = 21;
+
 int64_t SwigluPerTokenCastConfig::tileK() const {
   return group == hidden ? hidden : std::max<int64_t>(group, std::gcd<int64_t>(2048, hidden));
 }
@@ -73,6 +76,7 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
   // their tiles in registers (block totals) and add them once, after their
   // last tile. On the H200 the first ran faster (S7 runs 3-5; performance-history-s5-s7.md).
   const bool persistentCounts = c.countClamps && c.countingBlocksPerSm > 0;
+  const bool packedCounts = c.countClamps && !persistentCounts && bm * bk < (int64_t(1) << kCountBits);
   const std::vector<Dim> tiles = {ceil_div(rows, bm), ceil_div(h, bk)};
   auto castTile = [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
@@ -95,21 +99,41 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
     Tile y = swigluForward(gate, linear, c.clamp);
     if (c.weights)
       y = y * expand(weight ? *weight : readWeight(), 1, bk);
-    std::vector<Tile> hits; // per count: 1 where the unclamped value is past the clamp
-    if (c.countClamps) {
+    // Per count: 1 where the unclamped value is past the clamp (rows of a
+    // negative expert are not processed).
+    auto hit = [&](int which, const std::vector<Scalar> &s) {
       const float cv = *c.clamp;
+      Scalar past = which == 0 ? s[0] > s[0].constantF32(cv)
+                    : which == 1 ? s[1] > s[1].constantF32(cv)
+                                 : s[1] < s[1].constantF32(-cv);
+      if (s.size() > 2)
+        past = past & (s[2] >= s[2].constantI32(0));
+      return select(past, s[0].constantI32(1), s[0].constantI32(0));
+    };
+    std::vector<Tile> in;
+    if (c.countClamps) {
+      in = {gate.to(DType::F32), linear.to(DType::F32)};
+      if (expert)
+        in.push_back(*expert);
+    }
+    std::vector<Tile> hits; // the persistent schedule's, one tile per count
+    if (packedCounts) {
+      // This tile's three counts, added now: one block reduction of the
+      // counts packed as 21-bit fields of one int64 (the tile has fewer than
+      // 2^21 values), where three reductions took three rounds of shuffles
+      // and barriers.
+      Tile packed = map(in, DType::I64, [&](const std::vector<Scalar> &s) {
+        return hit(0, s).sextToI64() + (hit(1, s).sextToI64() << kCountBits) +
+               (hit(2, s).sextToI64() << 2 * kCountBits);
+      });
+      Tile total = reduce_sum(reduce_sum(packed, /*dim=*/1), /*dim=*/0); // [1, 1]
+      for (int which = 0; which < 3; ++which)
+        k.atomicAdd(*counts, {k.index(0), k.index(which)}, map({total}, DType::I64, [&](const std::vector<Scalar> &s) {
+                      return (s[0] << (64 - (which + 1) * kCountBits)) >> (64 - kCountBits);
+                    }));
+    } else if (c.countClamps) {
       for (int which = 0; which < 3; ++which) {
-        std::vector<Tile> in = {gate.to(DType::F32), linear.to(DType::F32)};
-        if (expert)
-          in.push_back(*expert);
-        hits.push_back(map(in, DType::I32, [&](const std::vector<Scalar> &s) {
-          Scalar hit = which == 0 ? s[0] > s[0].constantF32(cv)
-                       : which == 1 ? s[1] > s[1].constantF32(cv)
-                                    : s[1] < s[1].constantF32(-cv);
-          if (s.size() > 2) // rows of a negative expert are not processed
-            hit = hit & (s[2] >= s[2].constantI32(0));
-          return select(hit, s[0].constantI32(1), s[0].constantI32(0));
-        }));
+        hits.push_back(map(in, DType::I32, [&](const std::vector<Scalar> &s) { return hit(which, s); }));
         if (!persistentCounts) { // this tile's count, added now
           Tile total = reduce_sum(reduce_sum(hits.back(), /*dim=*/1), /*dim=*/0); // [1, 1]
           k.atomicAdd(*counts, {k.index(0), k.index(which)},

@@ -1,4 +1,5 @@
 // DSL -> PTX for every target, through the runtime's compile entry.
+#include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 #include "tk/runtime/JitCache.h"
@@ -117,6 +118,28 @@ TEST(Compile, TransposeSwizzleAndItsAblation) {
   unsetenv("TK_ABLATE");
   EXPECT_NE(padded.find("[17408]"), std::string::npos) << padded; // 64 rows of (128 + 8) x 2 bytes
   EXPECT_EQ(count(padded, "xor.b"), 0u);
+}
+
+// The pipelined SwiGLU per-channel kernel reads the thread index again in its
+// loop over row tiles (the per-thread addresses computed there, not held
+// across the loop); TK_ABLATE=loop-thread-index reads it once, at the entry.
+TEST(Compile, LoopsReadTheThreadIndexAgain) {
+  kernels::quant::PerChannelCastConfig c;
+  c.hidden = 7168, c.blockM = 128, c.swiglu = true, c.transposed = true, c.roundSf = true;
+  ASSERT_GT(c.stages(), 0);
+  auto build = [c]() {
+    runtime::CompiledKernel out;
+    runtime::Status s = runtime::compileKernel(
+        [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, c); },
+        *compiler::findTarget("sm_90a"), out);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return out.ptx;
+  };
+  EXPECT_EQ(count(build(), "%tid.x;"), 2u); // the entry's and the loop's
+  setenv("TK_ABLATE", "loop-thread-index", 1);
+  std::string hoisted = build();
+  unsetenv("TK_ABLATE");
+  EXPECT_EQ(count(hoisted, "%tid.x;"), 1u);
 }
 
 TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {

@@ -34,6 +34,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   lower.remarks = options.remarks;
   lower.minBlocksPerSm = options.minBlocksPerSm;
   lower.swizzle = !ablated("swizzle");
+  lower.rereadThreadIndex = !ablated("loop-thread-index");
   pm.addPass(tile::createTileLowerToGPU(lower));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -36,6 +36,8 @@ struct ThreadEmitter {
   bool remarks = false;
   /// Transposes' shared buffers with an XOR swizzle where the rows allow (else padded rows).
   bool swizzle = true;
+  /// Loops over tile ops read the thread index again (rereadThreadIndex).
+  bool rereadInLoops = true;
 
   ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func, bool fp8Hardware,
                 mlir::Value lane, mlir::Value warp)
@@ -45,6 +47,19 @@ struct ThreadEmitter {
   /// A block-wide shared-memory buffer (a workgroup attribution of the
   /// kernel), 16-byte aligned.
   mlir::Value sharedBuffer(mlir::MemRefType type);
+  /// What lane, warp and the thread coordinates derive from.
+  struct ThreadIndex {
+    mlir::Value lane, warp;
+    llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> coords;
+  };
+  /// Reads the thread index again at the insertion point, through an
+  /// instruction LLVM does not move, and derives lane, warp and the thread
+  /// coordinates from it; returns what they derived from before, for
+  /// restoreThreadIndex. At the top of a loop body this keeps per-thread
+  /// address arithmetic inside the loop: LLVM's loop-invariant code motion
+  /// would hoist it and hold every address in registers across the body.
+  ThreadIndex rereadThreadIndex();
+  void restoreThreadIndex(ThreadIndex saved);
   mlir::Value laneCoord(const BlockedLayout &l, int64_t d);
   mlir::Value warpCoord(const BlockedLayout &l, int64_t d);
   mlir::Value threadCoord(const BlockedLayout &l, int64_t d);

@@ -2,6 +2,7 @@
 #include "Distribute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -31,6 +32,27 @@ Value ThreadEmitter::sharedBuffer(MemRefType type) {
   func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1, "llvm.align", b.getI64IntegerAttr(16));
   alignment[buf] = 16;
   return buf;
+}
+
+ThreadEmitter::ThreadIndex ThreadEmitter::rereadThreadIndex() {
+  ThreadIndex saved{lane, warp, std::move(threadCoordCache)};
+  threadCoordCache.clear();
+  // A volatile read of %tid.x: gpu.thread_id becomes a read that LLVM may
+  // hoist, and every value computed from it with it.
+  Value tid = LLVM::InlineAsmOp::create(b, loc, b.getI32Type(), ValueRange{}, b.getStringAttr("mov.u32 $0, %tid.x;"),
+                                        b.getStringAttr("=r"), /*has_side_effects=*/b.getUnitAttr(),
+                                        /*is_align_stack=*/UnitAttr(),
+                                        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
+                                        LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+  tid = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tid);
+  lane = arith::RemUIOp::create(b, loc, tid, index(32));
+  warp = arith::DivUIOp::create(b, loc, tid, index(32));
+  return saved;
+}
+
+void ThreadEmitter::restoreThreadIndex(ThreadIndex saved) {
+  lane = saved.lane, warp = saved.warp, threadCoordCache = std::move(saved.coords);
 }
 
 Value ThreadEmitter::laneCoord(const BlockedLayout &l, int64_t d) {

@@ -314,7 +314,17 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return success();
   }
   if (std::optional<LogicalResult> nested =
-          compiler::lowerNestedControlFlow(op, b, emit.loc, map, [&](Block &block) { return lowerBlock(block); }))
+          compiler::lowerNestedControlFlow(op, b, emit.loc, map, [&](Block &block) {
+            if (!emit.rereadInLoops || !isa<scf::ForOp>(block.getParentOp()))
+              return lowerBlock(block);
+            // S15: the SwiGLU per-channel kernels' pipelined loop held about
+            // 50 registers of hoisted per-thread addresses (149 -> 118 on the
+            // transposed form; TK_ABLATE=loop-thread-index).
+            compiler::ThreadEmitter::ThreadIndex outer = emit.rereadThreadIndex();
+            LogicalResult lowered = lowerBlock(block);
+            emit.restoreThreadIndex(std::move(outer));
+            return lowered;
+          }))
     return *nested;
   if (auto par = dyn_cast<ParallelOp>(op)) {
     FragmentType type = par.getResult().getType();
@@ -505,6 +515,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     compiler::ThreadEmitter emit(b, loc, func, fp8Hardware, lane, warp);
     emit.remarks = remarks;
     emit.swizzle = swizzle;
+    emit.rereadInLoops = rereadThreadIndex;
     KernelLowering lowering{kernel, func, emit, {}};
     for (auto [i, arg] : llvm::enumerate(kernel.getBody().getArguments())) {
       BlockArgument gpuArg = func.getArgument(i);

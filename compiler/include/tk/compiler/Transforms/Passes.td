@@ -110,6 +110,9 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t", /*default=*/"0",
            "Ask ptxas for registers enough for this many blocks per SM (nvvm.minctasm, "
            "PTX .minnctapersm); 0: no limit">,
+    Option<"rereadThreadIndex", "reread-thread-index", "bool", /*default=*/"true",
+           "Read the thread index again at the top of each loop over tile ops, so that "
+           "per-thread addresses are computed in the loop, not held in registers across it">,
     Option<"swizzle", "swizzle", "bool", /*default=*/"true",
            "Lay out transposes' shared buffers with an XOR swizzle where the rows allow "
            "(false: rows padded by 16 bytes)">,
