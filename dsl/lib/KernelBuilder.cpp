@@ -51,6 +51,12 @@ void KernelBuilder::maxAccessBytes(int64_t bytes) {
   maxAccessBytes_ = bytes;
 }
 
+void KernelBuilder::rereadThreadIndexInLoops() {
+  if (gridBuilt_)
+    throw std::logic_error("rereadThreadIndexInLoops: call it before grid()");
+  rereadThreadIndex_ = true;
+}
+
 Dim KernelBuilder::dynamic(const std::string &name) { return Dim::symbol(name); }
 
 Dim KernelBuilder::dynamic(const std::string &name, int64_t multipleOf) {
@@ -183,6 +189,8 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
   kernel_ = kernel;
   if (maxAccessBytes_)
     kernel->setAttr("tile.max_access_bytes", b_.getI64IntegerAttr(maxAccessBytes_));
+  if (rereadThreadIndex_)
+    kernel->setAttr("tile.reread_thread_index", b_.getUnitAttr());
   for (size_t i = 0; i < signature_.tensors.size(); ++i) {
     const TensorParam &p = signature_.tensors[i];
     kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(p.alignBytes));

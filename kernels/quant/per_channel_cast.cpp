@@ -78,6 +78,8 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
   KernelBuilder k(ctx, kernelName(c), c.key(), c.numThreads());
   if (c.maxAccess())
     k.maxAccessBytes(c.maxAccess());
+  if (c.rereadsThreadIndex())
+    k.rereadThreadIndexInLoops();
   // Without the gather the entry points take whole blocks of b rows: a
   // promise that lets the transposed store write 8- and 16-byte chunks along
   // the dynamic token dimension.

@@ -108,6 +108,12 @@ struct PerChannelCastConfig {
            : swiglu || transposedB128()     ? 8
                                             : 4;
   }
+  /// The pipelined transposed SwiGLU form reads the thread index again in
+  /// each iteration (KernelBuilder::rereadThreadIndexInLoops): S15 run 2,
+  /// b = 128 149 -> 118 registers (4 CTAs per SM instead of 3), 456.5 ->
+  /// 431.3 µs, with clamp 469.5 -> 439.3. Not the non-transposed b = 32
+  /// form: 136 -> 123 registers, but 365.5 -> 380.5 µs.
+  bool rereadsThreadIndex() const { return swiglu && transposed; }
   bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
 
   int64_t tileM() const {

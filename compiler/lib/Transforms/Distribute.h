@@ -36,8 +36,9 @@ struct ThreadEmitter {
   bool remarks = false;
   /// Transposes' shared buffers with an XOR swizzle where the rows allow (else padded rows).
   bool swizzle = true;
-  /// Loops over tile ops read the thread index again (rereadThreadIndex).
-  bool rereadInLoops = true;
+  /// Loops over tile ops read the thread index again (rereadThreadIndex):
+  /// the kernel asks for it with tile.reread_thread_index.
+  bool rereadInLoops = false;
 
   ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func, bool fp8Hardware,
                 mlir::Value lane, mlir::Value warp)

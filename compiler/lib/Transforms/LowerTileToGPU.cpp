@@ -317,9 +317,9 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
           compiler::lowerNestedControlFlow(op, b, emit.loc, map, [&](Block &block) {
             if (!emit.rereadInLoops || !isa<scf::ForOp>(block.getParentOp()))
               return lowerBlock(block);
-            // S15: the SwiGLU per-channel kernels' pipelined loop held about
-            // 50 registers of hoisted per-thread addresses (149 -> 118 on the
-            // transposed form; TK_ABLATE=loop-thread-index).
+            // Asked for by the kernel (tile.reread_thread_index,
+            // KernelBuilder::rereadThreadIndexInLoops); TK_ABLATE=
+            // loop-thread-index switches it off.
             compiler::ThreadEmitter::ThreadIndex outer = emit.rereadThreadIndex();
             LogicalResult lowered = lowerBlock(block);
             emit.restoreThreadIndex(std::move(outer));
@@ -515,7 +515,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     compiler::ThreadEmitter emit(b, loc, func, fp8Hardware, lane, warp);
     emit.remarks = remarks;
     emit.swizzle = swizzle;
-    emit.rereadInLoops = rereadThreadIndex;
+    emit.rereadInLoops = rereadThreadIndex && kernel->hasAttr("tile.reread_thread_index");
     KernelLowering lowering{kernel, func, emit, {}};
     for (auto [i, arg] : llvm::enumerate(kernel.getBody().getArguments())) {
       BlockArgument gpuArg = func.getArgument(i);

@@ -111,8 +111,9 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
            "Ask ptxas for registers enough for this many blocks per SM (nvvm.minctasm, "
            "PTX .minnctapersm); 0: no limit">,
     Option<"rereadThreadIndex", "reread-thread-index", "bool", /*default=*/"true",
-           "Read the thread index again at the top of each loop over tile ops, so that "
-           "per-thread addresses are computed in the loop, not held in registers across it">,
+           "In kernels marked tile.reread_thread_index, read the thread index again at the top "
+           "of each loop over tile ops, so that per-thread addresses are computed in the loop, "
+           "not held in registers across it (false: never)">,
     Option<"swizzle", "swizzle", "bool", /*default=*/"true",
            "Lay out transposes' shared buffers with an XOR swizzle where the rows allow "
            "(false: rows padded by 16 bytes)">,
