@@ -95,7 +95,10 @@ struct PerChannelCastConfig {
   /// 8 tiles for SwiGLU without a transpose (with 64-thread CTAs: 33.0% ->
   /// 39.6%) and for the transposed SwiGLU form at b = 128 (S9 run 4, once its
   /// stores were 16 bytes wide: 48.5% -> 60.3%; S14 run 1: one tile per CTA,
-  /// 96 registers instead of 150, was slower, 472.0 -> 507.0 us); none for
+  /// 96 registers instead of 150, was slower, 472.0 -> 507.0 us), which takes
+  /// 16 tiles since it holds 118 registers (S15 run 4, three passes
+  /// alternating: 450.8 -> 448.0 us, with clamp 456.1 -> 447.8; 3x8 and 2x4
+  /// no better, run 3); none for
   /// the plain transposed cast (S14 runs 1-2: 196.1 -> 189.5 us, 88.5% of the
   /// copy ceiling, without the pipeline that S9 run 4 had found faster), the
   /// transposed b = 32 form (no gain), the row gather (data-dependent rows)
@@ -105,6 +108,7 @@ struct PerChannelCastConfig {
     return tilesPerBlock ? tilesPerBlock
            : stages() == 0 ? 1
            : oneStagedTile()                ? 1
+           : swiglu && transposedB128()     ? 16
            : swiglu || transposedB128()     ? 8
                                             : 4;
   }

@@ -124,8 +124,10 @@ TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
   EXPECT_FALSE(f32.oneStagedTile());
   EXPECT_EQ(f32.stages(), 0);
   // The transposed cast at b = 128: register-resident (S14 runs 1-2: 196.1
-  // -> 189.5 us); its SwiGLU form keeps 2 stages of 8 tiles (S14 run 1: one
-  // tile per CTA was slower).
+  // -> 189.5 us); its SwiGLU form keeps 2 stages, of 16 tiles (S14 run 1: one
+  // tile per CTA was slower; S15 run 4: 16 tiles against 8, 450.8 -> 448.0
+  // us), and reads the thread index again in its loop; the non-transposed
+  // b = 32 form keeps 8 tiles and the entry's thread index.
   PerChannelCastConfig transposed = config(7168, DType::BF16);
   transposed.transposed = true;
   EXPECT_FALSE(transposed.oneStagedTile());
@@ -134,8 +136,14 @@ TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
   PerChannelCastConfig swiglu = transposed;
   swiglu.swiglu = true;
   EXPECT_EQ(swiglu.stages(), 2);
-  EXPECT_EQ(swiglu.tiles(), 8);
+  EXPECT_EQ(swiglu.tiles(), 16);
   EXPECT_EQ(swiglu.tileK(), 32);
+  EXPECT_TRUE(swiglu.rereadsThreadIndex());
+  PerChannelCastConfig rows = swiglu;
+  rows.transposed = false, rows.blockM = 32;
+  EXPECT_EQ(rows.stages(), 2);
+  EXPECT_EQ(rows.tiles(), 8);
+  EXPECT_FALSE(rows.rereadsThreadIndex());
 }
 
 TEST(KernelBuilder, MisuseIsAnError) {
