@@ -28,7 +28,7 @@ std::string PerChannelCastConfig::key() const {
          (tileRows || tileCols || threads ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(tileK()) + "x" +
                                                 std::to_string(numThreads())
                                           : "") +
-         (reloads() ? ",reload" : "") + (maxAccess() ? ",access=" + std::to_string(maxAccess()) : "") +
+         (reloads() ? ",reload" : "") + (rereadIndex >= 0 ? ",reread=" + std::to_string(rereadIndex) : "") + (maxAccess() ? ",access=" + std::to_string(maxAccess()) : "") +
          (stages() ? ",pipeline=" + std::to_string(stages()) + "x" + std::to_string(tiles()) : "");
 }
 
@@ -67,6 +67,8 @@ std::string applyTuningOverrides(PerChannelCastConfig &c) {
   if (c.accessBytes && !isPowerOfTwoIn(c.accessBytes, 4, 16))
     return "TK_PER_CHANNEL_ACCESS_BYTES must be 4, 8 or 16, got " + std::to_string(c.accessBytes);
   if (std::string error = readIntSetting("TK_PER_CHANNEL_RELOAD", 0, 1, "(off or on)", c.reload); !error.empty())
+    return error;
+  if (std::string error = readIntSetting("TK_PER_CHANNEL_REREAD", 0, 1, "(off or on)", c.rereadIndex); !error.empty())
     return error;
   if (c.rowGather)
     return "";

@@ -117,7 +117,10 @@ struct PerChannelCastConfig {
   /// b = 128 149 -> 118 registers (4 CTAs per SM instead of 3), 456.5 ->
   /// 431.3 µs, with clamp 469.5 -> 439.3. Not the non-transposed b = 32
   /// form: 136 -> 123 registers, but 365.5 -> 380.5 µs.
-  bool rereadsThreadIndex() const { return swiglu && transposed; }
+  bool rereadsThreadIndex() const { return rereadIndex >= 0 ? rereadIndex == 1 : swiglu && transposed; }
+  /// -1: the default above; 0 off, 1 on (TK_PER_CHANNEL_REREAD, a tuning
+  /// experiment).
+  int64_t rereadIndex = -1;
   bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
 
   int64_t tileM() const {
@@ -159,7 +162,7 @@ dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCas
 /// TK_PER_CHANNEL_TILE=ROWSxCOLSxTHREADS (the tile and threads of every
 /// per-channel kernel launched after it is set), then
 /// TK_PER_CHANNEL_ACCESS_BYTES=4|8|16 (accessBytes), TK_PER_CHANNEL_RELOAD=0|1
-/// (reload), then
+/// (reload), TK_PER_CHANNEL_REREAD=0|1 (rereadIndex), then
 /// TK_PER_CHANNEL_PIPELINE=STAGESxTILES (kernels/common/tuning_setting.h;
 /// STAGES is capped at what kPipelineSharedBytes holds; the row gather, whose
 /// rows are data-dependent, keeps its unpipelined kernel). Returns the error

@@ -161,7 +161,8 @@ TEST(Cpu_per_channel_cast_fused, WideAndNarrowTilesOfAQuantizedInputAreBitExact)
 // TK_PER_CHANNEL_ACCESS_BYTES and TK_PER_CHANNEL_RELOAD (tuning experiments:
 // narrower accesses; the input read again after the reduction instead of
 // kept in registers) keep results exact, pipelined or not, quantized or
-// gathered; other values are C API errors that name the setting.
+// gathered; other values, and of TK_PER_CHANNEL_REREAD, are C API errors
+// that name the setting.
 TEST(Cpu_per_channel_cast, AccessAndReloadSettingsKeepResultsAndRejectBadValues) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
@@ -187,14 +188,16 @@ TEST(Cpu_per_channel_cast, AccessAndReloadSettingsKeepResultsAndRejectBadValues)
     EXPECT_NE(r.error.find("TK_PER_CHANNEL_ACCESS_BYTES"), std::string::npos) << r.error;
   }
   unsetenv("TK_PER_CHANNEL_ACCESS_BYTES");
-  for (const char *bad : {"2", "-1", "on"}) {
-    setenv("TK_PER_CHANNEL_RELOAD", bad, 1);
-    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9},
-                                                              false);
-    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
-    EXPECT_NE(r.error.find("TK_PER_CHANNEL_RELOAD"), std::string::npos) << r.error;
+  for (const char *setting : {"TK_PER_CHANNEL_RELOAD", "TK_PER_CHANNEL_REREAD"}) {
+    for (const char *bad : {"2", "-1", "on"}) {
+      setenv(setting, bad, 1);
+      tk::bench::CheckResult r = tk::bench::checkPerChannelCast(
+          nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9}, false);
+      EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << setting << "=" << bad;
+      EXPECT_NE(r.error.find(setting), std::string::npos) << r.error;
+    }
+    unsetenv(setting);
   }
-  unsetenv("TK_PER_CHANNEL_RELOAD");
   tk_context_destroy(ctx);
 }
 

@@ -10,14 +10,18 @@ using namespace tk;
 
 namespace {
 
-std::string compile(const kernels::quant::PerTokenCastConfig &c, const std::string &target) {
+/// The PTX of the kernel `factory` builds, for `target`.
+std::string compileKernel(const runtime::KernelFactory &factory, const std::string &target = "sm_90a") {
   runtime::CompiledKernel out;
   auto t = compiler::findTarget(target);
   EXPECT_TRUE(t);
-  runtime::Status s = runtime::compileKernel(
-      [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); }, *t, out);
+  runtime::Status s = runtime::compileKernel(factory, *t, out);
   EXPECT_TRUE(s.isOk()) << s.message();
   return out.ptx;
+}
+
+std::string compile(const kernels::quant::PerTokenCastConfig &c, const std::string &target) {
+  return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); }, target);
 }
 
 size_t count(const std::string &s, const std::string &what) {
@@ -102,13 +106,8 @@ TEST(Compile, AblationsSwitchPassesOff) {
 // in its addressing); TK_ABLATE=swizzle pads its rows (16 bytes more each).
 TEST(Compile, TransposeSwizzleAndItsAblation) {
   kernels::transpose::TransposeConfig c{4096, 7168, dsl::DType::I16};
-  auto build = [c]() {
-    runtime::CompiledKernel out;
-    runtime::Status s = runtime::compileKernel(
-        [c](mlir::MLIRContext &ctx) { return kernels::transpose::buildBatchedTranspose(ctx, c); },
-        *compiler::findTarget("sm_90a"), out);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    return out.ptx;
+  auto build = [c] {
+    return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::transpose::buildBatchedTranspose(ctx, c); });
   };
   std::string swizzled = build();
   EXPECT_NE(swizzled.find(".shared .align 16 .b8 __wg_batched_transpose_0[16384]"), std::string::npos) << swizzled;
@@ -127,19 +126,32 @@ TEST(Compile, LoopsReadTheThreadIndexAgain) {
   kernels::quant::PerChannelCastConfig c;
   c.hidden = 7168, c.blockM = 128, c.swiglu = true, c.transposed = true, c.roundSf = true;
   ASSERT_GT(c.stages(), 0);
-  auto build = [c]() {
-    runtime::CompiledKernel out;
-    runtime::Status s = runtime::compileKernel(
-        [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, c); },
-        *compiler::findTarget("sm_90a"), out);
-    EXPECT_TRUE(s.isOk()) << s.message();
-    return out.ptx;
+  auto build = [c] {
+    return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, c); });
   };
   EXPECT_EQ(count(build(), "%tid.x;"), 2u); // the entry's and the loop's
   setenv("TK_ABLATE", "loop-thread-index", 1);
   std::string hoisted = build();
   unsetenv("TK_ABLATE");
   EXPECT_EQ(count(hoisted, "%tid.x;"), 1u);
+  // TK_PER_CHANNEL_REREAD (a tuning experiment) overrides the kernel's
+  // choice, in both directions, with a key of its own.
+  kernels::quant::PerChannelCastConfig rows = c;
+  rows.transposed = false, rows.blockM = 32;
+  EXPECT_FALSE(rows.rereadsThreadIndex());
+  setenv("TK_PER_CHANNEL_REREAD", "1", 1);
+  ASSERT_EQ(kernels::quant::applyTuningOverrides(rows), "");
+  unsetenv("TK_PER_CHANNEL_REREAD");
+  EXPECT_TRUE(rows.rereadsThreadIndex());
+  EXPECT_NE(rows.key().find(",reread=1"), std::string::npos) << rows.key();
+  EXPECT_EQ(count(compileKernel([rows](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, rows); }),
+                  "%tid.x;"),
+            2u);
+  kernels::quant::PerChannelCastConfig off = c;
+  off.rereadIndex = 0;
+  EXPECT_EQ(count(compileKernel([off](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, off); }),
+                  "%tid.x;"),
+            1u);
 }
 
 TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
