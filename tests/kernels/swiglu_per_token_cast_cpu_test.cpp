@@ -69,6 +69,24 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, PersistentCountingIsExact) {
   tk_context_destroy(ctx);
 }
 
+// A tile's three clamp counts are reduced as 21-bit fields of one int64 when
+// the tile has fewer than 2^21 values, else in three reductions: whole rows
+// of H = 32768 (g = H) take the packed form one row per tile (the default)
+// and the three reductions 64 rows per tile (TK_SWIGLU_TILE=64x256); both
+// count exactly (a mutation of either path fails it). With the clamp 0.05
+// about half of the randn values are past it.
+TEST(Cpu_swiglu_forward_and_per_token_cast, PackedAndWideTileCountsAreExact) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  tk::bench::SwigluCastCase c{32768, 32768};
+  c.clamp = 0.05f, c.count = true, c.plainRows = 70, c.seed = 7;
+  runCase(ctx, c);
+  setenv("TK_SWIGLU_TILE", "64x256", 1);
+  runCase(ctx, c);
+  unsetenv("TK_SWIGLU_TILE");
+  tk_context_destroy(ctx);
+}
+
 // TK_SWIGLU_TILE (a tuning experiment: rows per tile, threads per block)
 // keeps results and counts exact, with a partial last tile of rows; a
 // malformed or unusable value is a clear error.
