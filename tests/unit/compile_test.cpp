@@ -24,6 +24,10 @@ std::string compile(const kernels::quant::PerTokenCastConfig &c, const std::stri
   return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); }, target);
 }
 
+std::string compile(const kernels::quant::PerChannelCastConfig &c) {
+  return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, c); });
+}
+
 size_t count(const std::string &s, const std::string &what) {
   size_t n = 0;
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
@@ -126,12 +130,9 @@ TEST(Compile, LoopsReadTheThreadIndexAgain) {
   kernels::quant::PerChannelCastConfig c;
   c.hidden = 7168, c.blockM = 128, c.swiglu = true, c.transposed = true, c.roundSf = true;
   ASSERT_GT(c.stages(), 0);
-  auto build = [c] {
-    return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, c); });
-  };
-  EXPECT_EQ(count(build(), "%tid.x;"), 2u); // the entry's and the loop's
+  EXPECT_EQ(count(compile(c), "%tid.x;"), 2u); // the entry's and the loop's
   setenv("TK_ABLATE", "loop-thread-index", 1);
-  std::string hoisted = build();
+  std::string hoisted = compile(c);
   unsetenv("TK_ABLATE");
   EXPECT_EQ(count(hoisted, "%tid.x;"), 1u);
   // TK_PER_CHANNEL_REREAD (a tuning experiment) overrides the kernel's
@@ -144,14 +145,10 @@ TEST(Compile, LoopsReadTheThreadIndexAgain) {
   unsetenv("TK_PER_CHANNEL_REREAD");
   EXPECT_TRUE(rows.rereadsThreadIndex());
   EXPECT_NE(rows.key().find(",reread=1"), std::string::npos) << rows.key();
-  EXPECT_EQ(count(compileKernel([rows](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, rows); }),
-                  "%tid.x;"),
-            2u);
+  EXPECT_EQ(count(compile(rows), "%tid.x;"), 2u);
   kernels::quant::PerChannelCastConfig off = c;
   off.rereadIndex = 0;
-  EXPECT_EQ(count(compileKernel([off](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, off); }),
-                  "%tid.x;"),
-            1u);
+  EXPECT_EQ(count(compile(off), "%tid.x;"), 1u);
 }
 
 TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {

@@ -40,9 +40,11 @@ struct ThreadEmitter {
   /// the kernel asks for it with tile.reread_thread_index.
   bool rereadInLoops = false;
 
-  ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func, bool fp8Hardware,
-                mlir::Value lane, mlir::Value warp)
-      : b(b), loc(loc), func(func), fp8Hardware(fp8Hardware), lane(lane), warp(warp) {}
+  /// `tid`: the thread index (index type), from which lane and warp derive.
+  ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func, bool fp8Hardware, mlir::Value tid)
+      : b(b), loc(loc), func(func), fp8Hardware(fp8Hardware) {
+    setThreadIndex(tid);
+  }
 
   mlir::Value index(int64_t v);
   /// A block-wide shared-memory buffer (a workgroup attribution of the
@@ -60,6 +62,8 @@ struct ThreadEmitter {
   /// address arithmetic inside the loop: LLVM's loop-invariant code motion
   /// would hoist it and hold every address in registers across the body.
   ThreadIndex rereadThreadIndex();
+  /// lane = tid % 32, warp = tid / 32.
+  void setThreadIndex(mlir::Value tid);
   void restoreThreadIndex(ThreadIndex saved);
   mlir::Value laneCoord(const BlockedLayout &l, int64_t d);
   mlir::Value warpCoord(const BlockedLayout &l, int64_t d);

@@ -45,10 +45,13 @@ ThreadEmitter::ThreadIndex ThreadEmitter::rereadThreadIndex() {
                                         LLVM::TailCallKindAttr::get(b.getContext(), LLVM::TailCallKind::None),
                                         LLVM::AsmDialectAttr(), ArrayAttr())
                   .getResult(0);
-  tid = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tid);
+  setThreadIndex(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tid));
+  return saved;
+}
+
+void ThreadEmitter::setThreadIndex(Value tid) {
   lane = arith::RemUIOp::create(b, loc, tid, index(32));
   warp = arith::DivUIOp::create(b, loc, tid, index(32));
-  return saved;
 }
 
 void ThreadEmitter::restoreThreadIndex(ThreadIndex saved) {

@@ -509,10 +509,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
 
     Block &entry = func.getBody().front();
     b.setInsertionPointToStart(&entry);
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value lane = arith::RemUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, 32));
-    Value warp = arith::DivUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, 32));
-    compiler::ThreadEmitter emit(b, loc, func, fp8Hardware, lane, warp);
+    compiler::ThreadEmitter emit(b, loc, func, fp8Hardware, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     emit.remarks = remarks;
     emit.swizzle = swizzle;
     emit.rereadInLoops = rereadThreadIndex && kernel->hasAttr("tile.reread_thread_index");
