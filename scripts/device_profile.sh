@@ -23,7 +23,7 @@ for op in "$@"; do
   # One launch per kernel and launch configuration, after the check's launch.
   timeout "${NCU_SECONDS:-60}" "$ncu" --filter-mode per-launch-config --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats --csv --page details \
+    --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables --csv --page details \
     "$tk" bench --only "$op" > "$out/ncu_$op.csv" 2> "$out/ncu_$op.err"
   echo "exit $? ($(wc -l < "$out/ncu_$op.csv") lines)"
 done

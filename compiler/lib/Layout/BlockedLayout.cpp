@@ -221,20 +221,4 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
   return l;
 }
 
-BlockedLayout chooseColumnReductionLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems) {
-  BlockedLayout l = chooseBlockedLayout(shape, numWarps, vecElems);
-  if (shape.size() != 2)
-    return l;
-  const int64_t positions = shape[1] / l.vec[1];
-  if (positions * l.vec[1] != shape[1])
-    return l;
-  // Warps side by side along the columns, as many as the columns hold; the
-  // lanes left over go down the rows.
-  const int64_t warpsAcross = std::min(numWarps, largestPow2Dividing(positions));
-  const int64_t lanesAcross = std::min<int64_t>(32, largestPow2Dividing(positions / warpsAcross));
-  l.warps = {numWarps / warpsAcross, warpsAcross};
-  l.lanes = {32 / lanesAcross, lanesAcross};
-  return l;
-}
-
 } // namespace tk::compiler

@@ -39,8 +39,7 @@ CompileOptions CompileOptions::fromEnvironment() {
 
 const std::vector<std::string> &CompileOptions::ablations() {
   static const std::vector<std::string> names = {"vectorize",        "fp8-hardware", "pipeline", "swizzle",
-                                                  "layout-inference", "fusion",       "loop-thread-index",
-                                                  "column-layout"};
+                                                  "layout-inference", "fusion",       "loop-thread-index"};
   return names;
 }
 

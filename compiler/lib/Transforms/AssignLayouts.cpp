@@ -94,20 +94,8 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
               }).wasInterrupted())
       vecElems = 8 * std::max<int64_t>(1, vectorBytes / 16);
     int64_t warps = kernel.getNumWarps();
-    // Shapes of fragments reduced along their rows: they and every fragment
-    // of their shape take the column-reduction layout, so that expansions
-    // of the result and elementwise ops on the tile agree with it.
-    llvm::SmallVector<llvm::SmallVector<int64_t>> columnReduced;
-    if (columnsInWarps)
-      kernel.walk([&](ReduceOp reduce) {
-        FragmentType in = reduce.getInput().getType();
-        if (reduce.getDim() == 0 && in.getShape().size() == 2 && !in.getLayout())
-          columnReduced.push_back(llvm::SmallVector<int64_t>(in.getShape()));
-      });
     auto defaultLayout = [&](FragmentType type) -> Attribute {
       std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-      if (llvm::is_contained(columnReduced, llvm::SmallVector<int64_t>(type.getShape())))
-        return compiler::toAttr(ctx, compiler::chooseColumnReductionLayout(shape, warps, vecElems));
       return compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, vecElems));
     };
     // Runs of 8 elements per thread: 8 E5M6 codes pack into 3 words.

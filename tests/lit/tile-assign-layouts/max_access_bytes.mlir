@@ -1,12 +1,11 @@
-// RUN: tk-opt %s -tile-assign-layouts=columns-in-warps=false | FileCheck %s
-// RUN: tk-opt %s -tile-assign-layouts="vector-bytes=4 columns-in-warps=false" | FileCheck %s --check-prefix=NARROW
+// RUN: tk-opt %s -tile-assign-layouts | FileCheck %s
+// RUN: tk-opt %s -tile-assign-layouts=vector-bytes=4 | FileCheck %s --check-prefix=NARROW
 
 // tile.max_access_bytes (KernelBuilder::maxAccessBytes) caps each thread's
 // contiguous access below the pass's vector-bytes: 8 e4m3 codes per thread
 // instead of 16, so 8 lanes span the 64 columns (4 at 16 bytes) and the
 // column reduction crosses 4 lanes instead of 8. A smaller vector-bytes
-// (the ablation) still wins over a larger cap. (With the default layout:
-// column_reduction.mlir has the column-reduction layout.)
+// (the ablation) still wins over a larger cap.
 // CHECK: tile.load {{.*}} -> !tile.frag<128x64xf8E4M3FN, #tile.blocked<vec = [1, 8], lanes = [4, 8], warps = [4, 1]>>
 // CHECK: tile.reduce absmax {{.*}} -> !tile.frag<1x64xf32, #tile.reduced<#tile.blocked<vec = [1, 8], lanes = [4, 8], warps = [4, 1]>, dim = 0, group = 128>>
 // NARROW: tile.load {{.*}} -> !tile.frag<128x64xf8E4M3FN, #tile.blocked<vec = [1, 4], lanes = [2, 16], warps = [4, 1]>>

@@ -88,13 +88,4 @@ struct GroupedReduction {
 BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
                                   int64_t rowVecElems = 1);
 
-/// The layout of a 2-D fragment reduced along its rows (a per-column
-/// reduction): the default's vectors, with the warps side by side along the
-/// columns and the lanes that the columns leave over down the rows, so that
-/// the threads of one column share a warp where the columns allow. The
-/// reduction is then shuffles within the warp, with no shared memory or
-/// barrier, and the lanes of a column can split the work on its result
-/// (SplitReplicatedWork.cpp) instead of every warp repeating it.
-BlockedLayout chooseColumnReductionLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems);
-
 } // namespace tk::compiler

@@ -63,9 +63,6 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
            "Infer layouts from annotations, expansions, transposes and packing. false (the ablation of layout "
            "inference): every result gets its annotation or the default layout of its shape, and an operand "
            "laid out otherwise than its op needs moves through shared memory (tile.relayout)">,
-    Option<"columnsInWarps", "columns-in-warps", "bool", /*default=*/"true",
-           "Lay out a 2-D fragment that is reduced along its rows (and the fragments of its shape) with the "
-           "warps side by side along the columns (chooseColumnReductionLayout); false: the default layout">,
   ];
 }
 
