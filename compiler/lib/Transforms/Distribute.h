@@ -306,8 +306,6 @@ mlir::Value emitHalfPairWords(mlir::OpBuilder &b, mlir::Location loc, mlir::Valu
 /// f32 -> bf16 (round to nearest even) of a per-thread vector of even length,
 /// on pairs.
 mlir::Value emitF32PairsToBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
-/// bf16 values (an even number) widened to f32, one byte permute per value.
-mlir::Value emitBf16PairsToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bf16Vector);
 /// f8E4M3FN codes (i8, scalar or vector) -> f32, exact; NaN codes give NaN.
 /// `hardware` (vectors only) uses the sm_89+ cvt on pairs; otherwise integer arithmetic.
 mlir::Value emitE4M3ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes, bool hardware);

@@ -569,21 +569,6 @@ FailureOr<Value> ThreadEmitter::parallelSlots(tile::ParallelOp op, ArrayRef<Valu
   return Value(vector::FromElementsOp::create(b, loc, type, elements));
 }
 
-/// Whether a user takes the absolute value of `v` itself: an absmax
-/// reduction of it, or a tile.parallel whose body applies math.absf to it.
-static bool feedsAbsoluteValue(Value v) {
-  for (OpOperand &use : v.getUses()) {
-    if (auto reduce = dyn_cast<tile::ReduceOp>(use.getOwner()); reduce && reduce.getKind() == tile::ReduceKind::absmax)
-      return true;
-    if (auto par = dyn_cast<tile::ParallelOp>(use.getOwner())) {
-      BlockArgument arg = par.getBody().front().getArgument(use.getOperandNumber());
-      if (llvm::any_of(arg.getUsers(), [](Operation *u) { return isa<math::AbsFOp>(u); }))
-        return true;
-    }
-  }
-  return false;
-}
-
 FailureOr<Value> ThreadEmitter::convert(tile::ConvertOp op, Value input) {
   Type from = op.getInput().getType().getElementType(), to = op.getResult().getType().getElementType();
   int64_t slots = cast<VectorType>(input.getType()).getNumElements();
@@ -595,8 +580,6 @@ FailureOr<Value> ThreadEmitter::convert(tile::ConvertOp op, Value input) {
     return emitE4M3ToF32(b, loc, input, fp8Hardware);
   if (slots % 2 == 0 && from.isF32() && to.isBF16())
     return emitF32PairsToBf16(b, loc, input);
-  if (slots % 2 == 0 && from.isBF16() && to.isF32() && !feedsAbsoluteValue(op.getResult()))
-    return emitBf16PairsToF32(b, loc, input);
   auto type = VectorType::get({slots}, to);
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
     return Value(arith::ExtFOp::create(b, loc, type, input));

@@ -3,16 +3,10 @@
 // sm_80+ converts two f32 into one 32-bit word of fp16 or bf16 in one
 // instruction (cvt.{rn,rz}.{f16x2,bf16x2}.f32). The E5M6 encode takes its
 // fp16 bits rounded toward zero that way, and f32 -> bf16 rounds pairs so,
-// where one conversion per element took one F2F each.
-//
-// bf16 -> f32 goes the other way one word at a time: each half moves into
-// the upper half of a zeroed word with one byte permute (nvvm.prmt).
-// Converted one element at a time, ptxas extracted the upper half with a
-// PRMT and then shifted it: two instructions where one does. Not for values
-// whose absolute value is taken next (an absmax reduction): LLVM folds |x|
-// of a float bitcast from an integer into an integer mask, which ptxas does
-// not fold into FMNMX's |x| operand (one more instruction per value, and
-// S14's shift-and-mask form lost so); those keep the per-element extension.
+// where one conversion per element took one F2F each. (bf16 -> f32 as a shift
+// and a mask per word was tried in S14 and dropped: LLVM folds an absolute
+// value through its bitcast into an integer mask, one more instruction per
+// element where the max instruction takes |x| for free.)
 //===----------------------------------------------------------------------===//
 #include "Distribute.h"
 
@@ -54,28 +48,6 @@ Value emitF32PairsToBf16(OpBuilder &b, Location loc, Value f32Vector) {
   const int64_t n = cast<VectorType>(f32Vector.getType()).getNumElements();
   Value words = emitHalfPairWords(b, loc, f32Vector, b.getBF16Type(), /*towardZero=*/false);
   return vector::BitCastOp::create(b, loc, VectorType::get({n}, b.getBF16Type()), words);
-}
-
-Value emitBf16PairsToF32(OpBuilder &b, Location loc, Value bf16Vector) {
-  const int64_t n = cast<VectorType>(bf16Vector.getType()).getNumElements();
-  Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  Value words = vector::BitCastOp::create(b, loc, VectorType::get({n / 2}, i32), bf16Vector);
-  Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
-  // Selector nibbles name the result's bytes from the lowest: 4 is a byte of
-  // the zero operand, 0-3 the bytes of w. Low half {0, 0, b0, b1}, high half
-  // {0, 0, b2, b3}.
-  auto upper = [&](Value w, int64_t selector) {
-    Value word = NVVM::PermuteOp::create(b, loc, i32, w, zero, arith::ConstantIntOp::create(b, loc, i32, selector),
-                                         NVVM::PermuteModeAttr::get(b.getContext(), NVVM::PermuteMode::DEFAULT));
-    return arith::BitcastOp::create(b, loc, f32, word);
-  };
-  SmallVector<Value> values;
-  for (int64_t i = 0; i < n / 2; ++i) {
-    Value w = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{i});
-    values.push_back(upper(w, 0x1044));
-    values.push_back(upper(w, 0x3244));
-  }
-  return vector::FromElementsOp::create(b, loc, VectorType::get({n}, f32), values);
 }
 
 } // namespace tk::compiler
