@@ -179,6 +179,10 @@ int runBenchmark(const BenchOptions &options) {
         return true;
     return false;
   };
+  // --match: only the rows whose "shape variant" text contains it.
+  auto picked = [&](const std::string &described) {
+    return options.match.empty() || described.find(options.match) != std::string::npos;
+  };
   bool first = true;
   auto perToken = perTokenCastCases(options.full);
   if (options.headline)
@@ -186,6 +190,8 @@ int runBenchmark(const BenchOptions &options) {
   if (!want({"per_token_cast"}))
     perToken.clear();
   for (const auto &c : perToken) {
+    if (!picked(describe(c)))
+      continue;
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/first);
     first = false;
     r.frac = r.gbps / ceiling;
@@ -199,6 +205,8 @@ int runBenchmark(const BenchOptions &options) {
     if (options.headline || !want({"per_token_cast_with_sf_only", "per_token_cast_with_precomputed_sf"}))
       break;
     PerTokenCastCase c{32768, 7168, 128, TK_BF16, TK_ROUND_SF};
+    if (!picked(describe(c)))
+      continue;
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/true, op);
     r.frac = r.gbps / ceiling;
     std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
@@ -215,13 +223,15 @@ int runBenchmark(const BenchOptions &options) {
   if (options.headline || !want({"per_token_cast"}))
     formats.clear();
   for (const PerTokenCastCase &c : formats)
-    addRow(rows, "per_token_cast", describe(c), checkPerTokenCast(&gpu, ctx, c, makeInput(c), /*time=*/true),
+    if (picked(describe(c)))
+      addRow(rows, "per_token_cast", describe(c), checkPerTokenCast(&gpu, ctx, c, makeInput(c), /*time=*/true),
            ceiling);
   if (!options.headline && want({"per_token_cast"})) { // re-quantization of e4m3 input with (128, 128) packed UE8M0 blocks (quant.md 4.2)
     PerTokenCastCase c{32768, 7168, 128, TK_BF16, ttt};
     std::string d = describe(c);
     d.replace(d.find(" bf16"), 5, " e4m3(128x128)");
-    addRow(rows, "per_token_cast", d,
+    if (picked(d))
+      addRow(rows, "per_token_cast", d,
            checkPerTokenRequant(&gpu, ctx, c, {128, 128, true, true}, /*time=*/true),
            ceiling);
   }
@@ -234,6 +244,8 @@ int runBenchmark(const BenchOptions &options) {
   if (!want({"batched_transpose", "transpose"}))
     transposes.clear();
   for (const auto &c : transposes) {
+    if (!picked(describe(c)))
+      continue;
     CheckResult cr = checkTranspose(&gpu, ctx, c, /*time=*/true);
     addRow(rows, c.batched ? "batched_transpose" : "transpose", describe(c), cr, ceiling);
   }
@@ -247,6 +259,8 @@ int runBenchmark(const BenchOptions &options) {
   if (!want({"per_block_cast"}))
     perBlock.clear();
   for (const PerBlockCastCase &c : perBlock) {
+    if (!picked(describe(c)))
+      continue;
     CheckResult cr = checkPerBlockCast(&gpu, ctx, c, /*time=*/true);
     addRow(rows, "per_block_cast", describe(c), cr, ceiling);
   }
@@ -259,7 +273,8 @@ int runBenchmark(const BenchOptions &options) {
     for (const LosslessCase &c : {LosslessCase{32768, 7168, 1, 32, 1, 128, true, true},
                                   LosslessCase{32768, 7168, 1, 32, 1, 128, false, false},
                                   LosslessCase{32768, 7168, 1, 32, 128, 128, true, true}})
-      addRow(rows, "per_block_cast_lossless", describe(c), checkPerBlockLossless(&gpu, ctx, c, /*time=*/true),
+      if (picked(describe(c)))
+        addRow(rows, "per_block_cast_lossless", describe(c), checkPerBlockLossless(&gpu, ctx, c, /*time=*/true),
              ceiling);
 
   // per_channel_cast and its transposed form (quant.md 4.13, 4.15); bytes = x + out + sf.
@@ -280,7 +295,7 @@ int runBenchmark(const BenchOptions &options) {
     const char *op = c.quantized || c.gatherTopk ? "per_channel_cast_fused"
                      : c.transposed             ? "per_channel_cast_and_transpose"
                                                 : "per_channel_cast";
-    if (!want({op}))
+    if (!want({op}) || !picked(describe(c)))
       continue;
     addRow(rows, op, describe(c), checkPerChannelCast(&gpu, ctx, c, /*time=*/true), ceiling);
   }
@@ -303,6 +318,8 @@ int runBenchmark(const BenchOptions &options) {
       swiglu.clear();
     for (PerChannelCastCase &c : swiglu) {
       c.swiglu = true;
+      if (!picked(describe(c)))
+        continue;
       CheckResult cr;
       if (deviceExp)
         cr = checkPerChannelCast(&gpu, ctx, c, /*time=*/true, nullptr, &*deviceExp);
@@ -322,6 +339,8 @@ int runBenchmark(const BenchOptions &options) {
     if (!want({"swiglu_forward_and_per_token_cast"}))
       swigluToken.clear();
     for (const SwigluCastCase &c : swigluToken) {
+      if (!picked(describe(c)))
+        continue;
       CheckResult cr;
       if (deviceExp)
         cr = checkSwigluPerTokenCast(&gpu, ctx, c, /*time=*/true, &*deviceExp);
@@ -337,6 +356,8 @@ int runBenchmark(const BenchOptions &options) {
         break;
       SwigluBackwardCase c{7168, 128, true, clamp};
       c.topk = 8;
+      if (!picked(describe(c)))
+        continue;
       addRow(rows, "swiglu_backward_and_per_token_cast", describe(c),
              deviceExp ? checkSwigluBackward(&gpu, ctx, c, /*time=*/true) : CheckResult{TK_ERROR_UNSUPPORTED, oracleError},
              ceiling);
@@ -354,6 +375,8 @@ int runBenchmark(const BenchOptions &options) {
   if (!want({"cast_back"}))
     castBacks.clear();
   for (const CastBackCase &c : castBacks) {
+    if (!picked(describe(c)))
+      continue;
     CheckResult cr = checkCastBack(&gpu, ctx, c, /*time=*/true);
     addRow(rows, "cast_back", describe(c), cr, ceiling);
   }

@@ -12,6 +12,10 @@ struct BenchOptions {
   /// Only the operators named here, comma-separated ("" = all), e.g. for a
   /// profiler run or a tile sweep (TK_PER_CHANNEL_TILE).
   std::string only;
+  /// Only the rows whose "shape variant" text (as printed) contains this
+  /// ("" = all), e.g. one row for a profiler: --only per_token_cast
+  /// --match e5m6.
+  std::string match;
   /// The peers' baseline measurements printed beside tk's rows ("" = the
   /// default search of loadBaselines, bench/baselines.h).
   std::string baselinesPath;

@@ -5,6 +5,8 @@
 # SWEEP and SWEEP_OPS (comma-separated) choose the sweep. Each SWEEP entry is
 # ROWSxCOLSxTHREADS (a TK_PER_CHANNEL_TILE value) or VAR=VALUE[,VAR=VALUE...]
 # (e.g. TK_PER_CHANNEL_PIPELINE=3x8,TK_PER_CHANNEL_TILE=128x32x128).
+# NCU_MATCH=TEXT profiles only the rows whose text contains it (tk bench
+# --match), NCU_SECONDS bounds each profile.
 # SWEEP_FLAGS adds tk bench flags (e.g. --headline) to every sweep run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,8 +25,8 @@ for op in "$@"; do
   # One launch per kernel and launch configuration, after the check's launch.
   timeout "${NCU_SECONDS:-60}" "$ncu" --filter-mode per-launch-config --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables --csv --page details \
-    "$tk" bench --only "$op" > "$out/ncu_$op.csv" 2> "$out/ncu_$op.err"
+    --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats --csv --page details \
+    "$tk" bench --only "$op" ${NCU_MATCH:+--match "$NCU_MATCH"} > "$out/ncu_$op.csv" 2> "$out/ncu_$op.err"
   echo "exit $? ($(wc -l < "$out/ncu_$op.csv") lines)"
 done
 # A device call returns at most eight files: everything in one archive.

@@ -326,6 +326,8 @@ int cmdBench(const std::vector<std::string> &args) {
       options.jsonPath = args[++i];
     else if (args[i] == "--only" && i + 1 < args.size())
       options.only = args[++i];
+    else if (args[i] == "--match" && i + 1 < args.size())
+      options.match = args[++i];
     else if (args[i] == "--baselines" && i + 1 < args.size())
       options.baselinesPath = args[++i];
     else {

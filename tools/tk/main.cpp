@@ -3,7 +3,7 @@
 //   tk list                                   shipped kernels
 //   tk compile --all [--target T] -o DIR      one .ptx per kernel variant
 //   tk run [--quick]                          GPU: run, check, time; else the CPU path and the compile table
-//   tk bench [--full|--headline] [--only OP] [--json FILE] [--baselines FILE] GPU benchmark of every shipped operator
+//   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--baselines FILE] GPU benchmark of every shipped operator
 //   tk version
 //===----------------------------------------------------------------------===//
 #include "tools/tk/commands.h"
@@ -18,7 +18,7 @@ static int usage(FILE *to = stderr) {
                        "  tk list\n"
                        "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] -o DIR\n"
                        "  tk run [--quick]\n"
-                       "  tk bench [--full|--headline] [--only OP] [--json FILE] [--baselines FILE]   (TK_ABLATE=pass,... switches passes off; see README)\n"
+                       "  tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--baselines FILE]   (TK_ABLATE=pass,... switches passes off; see README)\n"
                        "  tk version\n");
   return to == stderr ? 2 : 0;
 }
