@@ -11,8 +11,9 @@ using namespace tk::dsl;
 
 namespace tk::kernels::quant {
 
-/// Bits per count when a tile's three clamp counts share one int64.
-constexpr int kCountBits = 21;
+/// Bits per count when a tile's first two clamp counts share one int32 (the
+/// tile has fewer than 2^kCountBits values, so each fits).
+constexpr int kCountBits = 16;
 
 int64_t SwigluPerTokenCastConfig::tileK() const {
   return group == hidden ? hidden : std::max<int64_t>(group, std::gcd<int64_t>(2048, hidden));
@@ -118,18 +119,29 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
     }
     std::vector<Tile> hits; // the persistent schedule's, one tile per count
     if (packedCounts) {
-      // This tile's three counts, added now: one block reduction of the
-      // counts packed as 21-bit fields of one int64 (the tile has fewer than
-      // 2^21 values), where three reductions took three rounds of shuffles
-      // and barriers.
-      Tile packed = map(in, DType::I64, [&](const std::vector<Scalar> &s) {
-        return hit(0, s).sextToI64() + (hit(1, s).sextToI64() << kCountBits) +
-               (hit(2, s).sextToI64() << 2 * kCountBits);
-      });
-      Tile total = reduce_sum(reduce_sum(packed, /*dim=*/1), /*dim=*/0); // [1, 1]
+      // This tile's three counts, added now, in two block reductions of
+      // int32: the first two counts as 16-bit fields of one word (the tile
+      // has fewer than 2^16 values), the third alone. S15 packed all three
+      // as 21-bit fields of an int64, one reduction, but 64-bit shifts and
+      // adds on every value.
+      Tile firstTwo = reduce_sum(reduce_sum(map(in, DType::I32,
+                                                [&](const std::vector<Scalar> &s) {
+                                                  return hit(0, s) + (hit(1, s) << kCountBits);
+                                                }),
+                                            /*dim=*/1),
+                                 /*dim=*/0); // [1, 1]
+      Tile third = reduce_sum(
+          reduce_sum(map(in, DType::I32, [&](const std::vector<Scalar> &s) { return hit(2, s); }), /*dim=*/1),
+          /*dim=*/0);
       for (int which = 0; which < 3; ++which)
-        k.atomicAdd(*counts, {k.index(0), k.index(which)}, map({total}, DType::I64, [&](const std::vector<Scalar> &s) {
-                      return (s[0] << (64 - (which + 1) * kCountBits)) >> (64 - kCountBits);
+        k.atomicAdd(*counts, {k.index(0), k.index(which)},
+                    map({which == 2 ? third : firstTwo}, DType::I64, [&](const std::vector<Scalar> &s) {
+                      // Both fields unsigned: the high one may reach bit 31.
+                      Scalar field = s[0].constantI32((1 << kCountBits) - 1);
+                      Scalar count = which == 0   ? s[0] & field
+                                     : which == 1 ? (s[0] >> kCountBits) & field
+                                                  : s[0];
+                      return count.sextToI64();
                     }));
     } else if (c.countClamps) {
       for (int which = 0; which < 3; ++which) {

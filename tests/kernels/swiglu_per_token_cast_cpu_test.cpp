@@ -69,12 +69,13 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, PersistentCountingIsExact) {
   tk_context_destroy(ctx);
 }
 
-// A tile's three clamp counts are reduced as 21-bit fields of one int64 when
-// the tile has fewer than 2^21 values, else in three reductions: whole rows
-// of H = 32768 (g = H) take the packed form one row per tile (the default)
-// and the three reductions 64 rows per tile (TK_SWIGLU_TILE=64x256); both
-// count exactly (a mutation of either path fails it). With the clamp 0.05
-// about half of the randn values are past it.
+// A tile's three clamp counts are reduced in two int32 reductions (the first
+// two as 16-bit fields of one word) when the tile has fewer than 2^16
+// values, else in three reductions: whole rows of H = 32768 (g = H) take the
+// packed form one row per tile (the default) and the three reductions 64
+// rows per tile (TK_SWIGLU_TILE=64x256); both count exactly (a mutation of
+// either path fails it). With the clamp 0.05 about half of the randn values
+// are past it.
 TEST(Cpu_swiglu_forward_and_per_token_cast, PackedAndWideTileCountsAreExact) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
