@@ -166,6 +166,29 @@ TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
   EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
 }
 
+// An E5M6 cast stores 24 bytes per thread (runs of 16 codes, three 8-byte
+// words) by default; TK_E5M6_RUN=8 (a cache tag of its own) gives the runs
+// of 8 and their 4-byte stores back; a run that is not a multiple of 8 is an
+// error.
+TEST(Compile, E5M6RunsOfSixteenStoreEightByteWords) {
+  kernels::quant::PerTokenCastConfig c{7168, 7168, dsl::DType::F32, true};
+  c.out = kernels::quant::Format::E5M6;
+  auto sm90 = *compiler::findTarget("sm_90a");
+  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
+  std::string ptx = compile(c, "sm_90a");
+  EXPECT_GT(count(ptx, "st.global.b64"), 0u);
+  EXPECT_EQ(count(ptx, "st.global.b32"), 1u); // the row's scale factor
+  setenv("TK_E5M6_RUN", "8", 1);
+  ptx = compile(c, "sm_90a");
+  EXPECT_EQ(count(ptx, "st.global.b64"), 0u);
+  EXPECT_GT(count(ptx, "st.global.b32"), 1u);
+  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  setenv("TK_E5M6_RUN", "12", 1);
+  std::string error = compileError(c);
+  EXPECT_NE(error.find("TK_E5M6_RUN must be a multiple of 8"), std::string::npos) << error;
+  unsetenv("TK_E5M6_RUN");
+}
+
 // A pipelined per-token cast (the schedule experiment's config) with each
 // copy engine: cp.async groups by default, bulk copies and mbarriers with
 // TK_COPY_ENGINE=bulk (a cache tag of its own), refused for sm_80 and for an

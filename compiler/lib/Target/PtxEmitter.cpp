@@ -34,6 +34,8 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.minBlocksPerSm = std::atoll(m);
   if (const char *e = std::getenv("TK_COPY_ENGINE"); e && *e)
     o.copyEngine = e;
+  if (const char *r = std::getenv("TK_E5M6_RUN"))
+    o.e5m6Run = std::atoll(r);
   return o;
 }
 
@@ -51,6 +53,8 @@ std::string CompileOptions::cacheTag() const {
     tag += (tag.empty() ? "" : ";") + std::string("minblocks=") + std::to_string(minBlocksPerSm);
   if (copyEngine != "cp.async")
     tag += (tag.empty() ? "" : ";") + std::string("engine=") + copyEngine;
+  if (e5m6Run > 0)
+    tag += (tag.empty() ? "" : ";") + std::string("e5m6run=") + std::to_string(e5m6Run);
   return tag;
 }
 
@@ -86,6 +90,11 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   if (options.copyEngine == "bulk" && target.computeCapability < 90) {
     error = "TK_COPY_ENGINE=bulk needs sm_90a or newer (the bulk copy engine and mbarrier transactions); the "
             "target is " + target.name;
+    return false;
+  }
+  if (options.e5m6Run < 0 || options.e5m6Run % 8 || options.e5m6Run > 64) {
+    error = "TK_E5M6_RUN must be a multiple of 8 from 8 to 64 (0: the default), got " +
+            std::to_string(options.e5m6Run);
     return false;
   }
   if (options.minBlocksPerSm < 0 || options.minBlocksPerSm > 32) {

@@ -2,13 +2,14 @@
 // RUN: tk-opt %s -tile-to-ptx=target=sm_80 | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
 
 // Packed codes leave the thread as the words they were packed into: E5M6
-// builds three 32-bit words per 8 codes, and the 12-byte chunk is stored as
-// those words. Sliced byte by byte, the backend rebuilt every word from its
-// bytes with byte permutes (S14: 350 prmt in the bf16 e5m6 cast, 56 after).
+// builds three 32-bit words per 8 codes, and the thread's 24-byte chunk (16
+// codes) is stored as those words, in pairs (8-byte aligned). Sliced byte by
+// byte, the backend rebuilt every word from its bytes with byte permutes
+// (S14: 350 prmt in the bf16 e5m6 cast, 56 after).
 // CHECK-LABEL: .entry e5m6
 // HW: cvt.rz.f16x2.f32
 // CHECK-NOT: prmt
-// CHECK: st.global.b32
+// CHECK-COUNT-3: st.global.b64
 // CHECK-NOT: prmt
 // CHECK: ret;
 tile.kernel @e5m6(%x: memref<?x1024xf32> {tile.align = 16 : i64}, %y: memref<?x1536xi8> {tile.align = 16 : i64}) attributes {threads = 128 : i64} {

@@ -44,8 +44,13 @@ struct CompileOptions {
   /// (the default, every target) or "bulk" (cp.async.bulk rows signalling
   /// mbarriers; sm_90a and newer).
   std::string copyEngine = "cp.async";
+  /// Values per thread and run of an E5M6 kernel's rows (TK_E5M6_RUN=8, 16,
+  /// 32, ...; 12 packed bytes per 8 values), a tuning experiment: longer
+  /// runs store wider pieces. 0: the layout pass's default (16 where a
+  /// kernel writes E5M6, 8 where it reads it, on sm_80 and sm_90a).
+  int64_t e5m6Run = 0;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE,
-  /// TK_MIN_BLOCKS_PER_SM and TK_COPY_ENGINE.
+  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE and TK_E5M6_RUN.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
   /// "minblocks=n", "engine=bulk").

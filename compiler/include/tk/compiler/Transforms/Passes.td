@@ -63,6 +63,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
            "Infer layouts from annotations, expansions, transposes and packing. false (the ablation of layout "
            "inference): every result gets its annotation or the default layout of its shape, and an operand "
            "laid out otherwise than its op needs moves through shared memory (tile.relayout)">,
+    Option<"e5m6Run", "e5m6-run", "int64_t", /*default=*/"0",
+           "Values per thread and run in a kernel that packs or unpacks E5M6 (a multiple of 8); 0: the "
+           "default, 8 per 16 vector bytes, at least 16 where the kernel packs">,
   ];
 }
 
