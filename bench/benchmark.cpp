@@ -381,6 +381,13 @@ int runBenchmark(const BenchOptions &options) {
     addRow(rows, "cast_back", describe(c), cr, ceiling);
   }
 
+  if (rows.empty() && !options.match.empty()) {
+    std::printf("tk bench --match: no row's shape and variant contain '%s'%s\n", options.match.c_str(),
+                options.only.empty() ? "" : " among the operators of --only");
+    tk_context_destroy(ctx);
+    return 2;
+  }
+
   // JIT cost: every kernel compiled above, cold (DSL -> PTX, then PTX -> loaded module).
   // Kernels found in the disk cache (TK_CACHE_DIR) were not compiled: left out.
   auto compiled = ctx->cache.snapshot();

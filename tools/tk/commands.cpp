@@ -318,6 +318,12 @@ namespace tk::tools {
 int cmdBench(const std::vector<std::string> &args) {
   bench::BenchOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
+    const bool takesValue =
+        args[i] == "--json" || args[i] == "--only" || args[i] == "--match" || args[i] == "--baselines";
+    if (takesValue && i + 1 == args.size()) {
+      std::fprintf(stderr, "tk bench: %s needs a value\n", args[i].c_str());
+      return 2;
+    }
     if (args[i] == "--full")
       options.full = true;
     else if (args[i] == "--headline")
