@@ -225,15 +225,14 @@ int runBenchmark(const BenchOptions &options) {
   for (const PerTokenCastCase &c : formats)
     if (picked(describe(c)))
       addRow(rows, "per_token_cast", describe(c), checkPerTokenCast(&gpu, ctx, c, makeInput(c), /*time=*/true),
-           ceiling);
+             ceiling);
   if (!options.headline && want({"per_token_cast"})) { // re-quantization of e4m3 input with (128, 128) packed UE8M0 blocks (quant.md 4.2)
     PerTokenCastCase c{32768, 7168, 128, TK_BF16, ttt};
     std::string d = describe(c);
     d.replace(d.find(" bf16"), 5, " e4m3(128x128)");
     if (picked(d))
-      addRow(rows, "per_token_cast", d,
-           checkPerTokenRequant(&gpu, ctx, c, {128, 128, true, true}, /*time=*/true),
-           ceiling);
+      addRow(rows, "per_token_cast", d, checkPerTokenRequant(&gpu, ctx, c, {128, 128, true, true}, /*time=*/true),
+             ceiling);
   }
 
   // Transposes: the spec's benchmark shapes (quant.md 4.19), bytes = x + out.
@@ -275,7 +274,7 @@ int runBenchmark(const BenchOptions &options) {
                                   LosslessCase{32768, 7168, 1, 32, 128, 128, true, true}})
       if (picked(describe(c)))
         addRow(rows, "per_block_cast_lossless", describe(c), checkPerBlockLossless(&gpu, ctx, c, /*time=*/true),
-             ceiling);
+               ceiling);
 
   // per_channel_cast and its transposed form (quant.md 4.13, 4.15); bytes = x + out + sf.
   PerChannelCastCase fused{32768, 7168, 128, TK_BF16, true, false};
