@@ -40,7 +40,12 @@ if ! command -v cuobjdump >/dev/null || ! command -v nvdisasm >/dev/null; then
 fi
 
 rm -rf "$out" && mkdir -p "$out"
-"$tk" compile --all --target "$target" -o "$out" > "$out/compile.txt"
+# tk compile exits 1 when a kernel fails or spills; say which, and go on
+# with the kernels that compiled (a spill is what such a change shows).
+if ! "$tk" compile --all --target "$target" -o "$out" > "$out/compile.txt"; then
+  echo "sass_stats: tk compile reported failures or spills ($out/compile.txt):" >&2
+  awk 'NR > 1 && ($NF != "ok" || $5 != 0)' "$out/compile.txt" >&2
+fi
 total=0
 for ptx in "$out"/*.ptx; do
   cubin=${ptx%.ptx}.cubin
