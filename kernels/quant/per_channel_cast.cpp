@@ -28,7 +28,8 @@ std::string PerChannelCastConfig::key() const {
          (tileRows || tileCols || threads ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(tileK()) + "x" +
                                                 std::to_string(numThreads())
                                           : "") +
-         (reloads() ? ",reload" : "") + (rereadIndex >= 0 ? ",reread=" + std::to_string(rereadIndex) : "") + (maxAccess() ? ",access=" + std::to_string(maxAccess()) : "") +
+         (reloads() ? ",reload" : "") + (rereadIndex >= 0 ? ",reread=" + std::to_string(rereadIndex) : "") +
+         (maxAccess() ? ",access=" + std::to_string(maxAccess()) : "") +
          (stages() ? ",pipeline=" + std::to_string(stages()) + "x" + std::to_string(tiles()) : "");
 }
 

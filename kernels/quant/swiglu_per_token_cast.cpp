@@ -118,39 +118,34 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
         in.push_back(*expert);
     }
     std::vector<Tile> hits; // the persistent schedule's, one tile per count
+    // A tile's int32 total over both dimensions ([1, 1]) and its addition to
+    // count `which`.
+    auto tileTotal = [](const Tile &t) { return reduce_sum(reduce_sum(t, /*dim=*/1), /*dim=*/0); };
+    auto addCount = [&](int which, const Tile &total) {
+      k.atomicAdd(*counts, {k.index(0), k.index(which)},
+                  map({total}, DType::I64, [](const std::vector<Scalar> &s) { return s[0].sextToI64(); }));
+    };
     if (packedCounts) {
       // This tile's three counts, added now, in two block reductions of
       // int32: the first two counts as 16-bit fields of one word (the tile
       // has fewer than 2^16 values), the third alone. S15 packed all three
       // as 21-bit fields of an int64, one reduction, but 64-bit shifts and
       // adds on every value.
-      Tile firstTwo = reduce_sum(reduce_sum(map(in, DType::I32,
-                                                [&](const std::vector<Scalar> &s) {
-                                                  return hit(0, s) + (hit(1, s) << kCountBits);
-                                                }),
-                                            /*dim=*/1),
-                                 /*dim=*/0); // [1, 1]
-      Tile third = reduce_sum(
-          reduce_sum(map(in, DType::I32, [&](const std::vector<Scalar> &s) { return hit(2, s); }), /*dim=*/1),
-          /*dim=*/0);
-      for (int which = 0; which < 3; ++which)
-        k.atomicAdd(*counts, {k.index(0), k.index(which)},
-                    map({which == 2 ? third : firstTwo}, DType::I64, [&](const std::vector<Scalar> &s) {
-                      // Both fields unsigned: the high one may reach bit 31.
-                      Scalar field = s[0].constantI32((1 << kCountBits) - 1);
-                      Scalar count = which == 0   ? s[0] & field
-                                     : which == 1 ? (s[0] >> kCountBits) & field
-                                                  : s[0];
-                      return count.sextToI64();
-                    }));
+      Tile firstTwo = tileTotal(map(in, DType::I32, [&](const std::vector<Scalar> &s) {
+        return hit(0, s) + (hit(1, s) << kCountBits);
+      }));
+      Tile third = tileTotal(map(in, DType::I32, [&](const std::vector<Scalar> &s) { return hit(2, s); }));
+      for (int which = 0; which < 2; ++which)
+        addCount(which, map({firstTwo}, DType::I32, [&](const std::vector<Scalar> &s) {
+                   // Both fields unsigned: the high one may reach bit 31.
+                   return (which == 0 ? s[0] : s[0] >> kCountBits) & s[0].constantI32((1 << kCountBits) - 1);
+                 }));
+      addCount(2, third);
     } else if (c.countClamps) {
       for (int which = 0; which < 3; ++which) {
         hits.push_back(map(in, DType::I32, [&](const std::vector<Scalar> &s) { return hit(which, s); }));
-        if (!persistentCounts) { // this tile's count, added now
-          Tile total = reduce_sum(reduce_sum(hits.back(), /*dim=*/1), /*dim=*/0); // [1, 1]
-          k.atomicAdd(*counts, {k.index(0), k.index(which)},
-                      map({total}, DType::I64, [](const std::vector<Scalar> &s) { return s[0].sextToI64(); }));
-        }
+        if (!persistentCounts) // this tile's count, added now
+          addCount(which, tileTotal(hits.back()));
       }
       if (!persistentCounts)
         hits.clear();
