@@ -180,6 +180,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
       quant::SwigluPerTokenCastConfig c;
       c.hidden = h, c.group = g, c.roundSf = true, c.weights = c.expertMask = routed;
       c.clamp = clamp, c.countClamps = clamp.has_value();
+      c.wholeTiles = true; // as the benchmark's row counts
       return c;
     };
     list.push_back({"swiglu_forward_and_per_token_cast", "quant", "tk_swiglu_forward_and_per_token_cast",

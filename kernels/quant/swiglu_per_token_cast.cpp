@@ -47,14 +47,16 @@ std::string SwigluPerTokenCastConfig::key() const {
          (clamp ? ",clampbits=" + bitsOf(*clamp) : "") +
          (countClamps ? ",count,persistent=" + std::to_string(countingBlocksPerSm) : "") +
          ",sfclamp=" + std::to_string(sfClampBits) + ",xalign=" + std::to_string(xAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes) +
+         ",outalign=" + std::to_string(outAlignBytes) + (wholeTiles ? ",whole" : "") +
          (tileRows || threadCount ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(threads()) : "");
 }
 
 BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerTokenCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), g = c.group, h = c.hidden;
   KernelBuilder k(ctx, "swiglu_forward_and_per_token_cast", c.key(), c.threads());
-  Dim rows = k.dynamic("num_rows");
+  // Whole tiles of rows (the row count a multiple of bm): no tile reaches
+  // past the last row, so loads need no row masks.
+  Dim rows = c.wholeTiles ? k.dynamic("num_rows", bm) : k.dynamic("num_rows");
   Tensor x = k.input("x", {rows, 2 * h}, c.in, {2 * h, 1}, c.xAlignBytes);
   std::optional<Tensor> posToTokenTopk, weights, posToExpert, counts;
   if (c.weights) { // the row's routing weight: weights.flat[pos_to_token_topk[p]]

@@ -32,6 +32,9 @@ struct SwigluPerTokenCastConfig {
   uint32_t sfClampBits = 0x38D1B717u; ///< CLAMP of the scale rule: sf_clamp_min, default fp32(1e-4)
   int64_t xAlignBytes = 16;
   int64_t outAlignBytes = 16;
+  /// The row count is a multiple of tileM() (the entry point checks): the
+  /// kernel is compiled with that promise and its loads need no row masks.
+  bool wholeTiles = false;
 
   /// Whole rows when g = H, else the largest divisor of 2048 and H (at least
   /// g) wide, with rows to make 4096 elements per half where they fit: 16

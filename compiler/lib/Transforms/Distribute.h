@@ -31,6 +31,9 @@ struct ThreadEmitter {
   /// Multiples promised for the dynamic sizes of kernel arguments
   /// (tile.dim_multiples), one per dimension.
   llvm::DenseMap<mlir::Value, llvm::SmallVector<int64_t>> dimMultiples;
+  /// Block indices whose grid extent is ceil(E / c) for a constant c: the
+  /// block index times c is then below E (tiles of c start inside E).
+  llvm::DenseMap<mlir::Value, std::pair<mlir::Value, int64_t>> blockIndexTiles;
 
   /// Emit a remark for every access narrower than the layout's chunk, saying why.
   bool remarks = false;
@@ -47,6 +50,10 @@ struct ThreadEmitter {
   }
 
   mlir::Value index(int64_t v);
+  /// Whether `origin` (a tile's start along dimension `d` of `mem`) is
+  /// provably below that dimension's extent: a block index times c whose
+  /// grid extent is ceil(extent / c) (blockIndexTiles).
+  bool originInside(mlir::Value mem, int64_t d, mlir::Value origin);
   /// A block-wide shared-memory buffer (a workgroup attribution of the
   /// kernel), 16-byte aligned.
   mlir::Value sharedBuffer(mlir::MemRefType type);

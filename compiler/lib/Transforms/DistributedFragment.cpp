@@ -177,11 +177,34 @@ bool ThreadEmitter::tileInOneStretch(Value mem, int64_t d, Value origin, int64_t
   return false;
 }
 
+bool ThreadEmitter::originInside(Value mem, int64_t d, Value origin) {
+  auto mul = origin.getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return false;
+  for (auto [blk, factor] : {std::pair{mul.getLhs(), mul.getRhs()}, std::pair{mul.getRhs(), mul.getLhs()}}) {
+    auto it = blockIndexTiles.find(blk);
+    APInt c;
+    if (it == blockIndexTiles.end() || !matchPattern(factor, m_ConstantInt(&c)) ||
+        c.getSExtValue() != it->second.second)
+      continue;
+    // The grid's extent divides this very dimension of this tensor.
+    auto dim = it->second.first.getDefiningOp<memref::DimOp>();
+    APInt at;
+    if (dim && dim.getSource() == mem && matchPattern(dim.getIndex(), m_ConstantInt(&at)) && at.getSExtValue() == d)
+      return true;
+  }
+  return false;
+}
+
 SmallVector<Value> ThreadEmitter::sharedBounds(Value mem, ValueRange origin, const BlockedLayout &l) {
   SmallVector<Value> shared(l.rank());
   for (int64_t d = 0; d < l.rank(); ++d)
     if (tileInOneStretch(mem, d, origin[d], l.shape[d]))
-      shared[d] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, origin[d], extentOf(mem, d));
+      // A whole tile is inside when its origin is: provably so for a tile
+      // of a grid over this dimension (no check, no masked values).
+      shared[d] = originInside(mem, d, origin[d])
+                      ? Value(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1))
+                      : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, origin[d], extentOf(mem, d)));
   return shared;
 }
 

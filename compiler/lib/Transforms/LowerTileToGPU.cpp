@@ -130,7 +130,14 @@ LogicalResult KernelLowering::lowerGrid(GridOp grid) {
                                               b.getIndexAttr(extent.getZExtValue())));
         continue;
       }
-      map.map(arg, gpu::BlockIdOp::create(b, emit.loc, dims[i]));
+      Value blk = gpu::BlockIdOp::create(b, emit.loc, dims[i]);
+      map.map(arg, blk);
+      // An extent ceil(E / c): tile c of this grid starts below E.
+      if (auto tiles = map.lookupOrDefault(grid.getSizes()[i]).getDefiningOp<arith::CeilDivUIOp>()) {
+        APInt c;
+        if (matchPattern(tiles.getRhs(), m_ConstantInt(&c)) && c.getSExtValue() > 0)
+          emit.blockIndexTiles[blk] = {tiles.getLhs(), c.getSExtValue()};
+      }
     }
     if (failed(lowerBlock(grid.getBody().front())))
       return failure();
