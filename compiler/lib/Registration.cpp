@@ -1,6 +1,7 @@
 //===- Registration.cpp ---------------------------------------------------===//
 #include "tk/compiler/Registration.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Target/CpuPipeline.h"
@@ -72,6 +73,8 @@ struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions>
                               llvm::cl::init("sm_90a")};
   Option<std::string> copyEngine{*this, "copy-engine", llvm::cl::desc("cp.async or bulk (sm_90a+)"),
                                  llvm::cl::init("cp.async")};
+  ListOption<std::string> ablate{*this, "ablate",
+                                 llvm::cl::desc("passes switched off, as TK_ABLATE names them (e.g. logistic-division)")};
 };
 
 void registerPasses() {
@@ -84,6 +87,13 @@ void registerPasses() {
         std::optional<Target> target = findTarget(options.target);
         CompileOptions compile;
         compile.copyEngine = options.copyEngine;
+        compile.ablate.assign(options.ablate.begin(), options.ablate.end());
+        for (const std::string &a : compile.ablate)
+          if (std::find(CompileOptions::ablations().begin(), CompileOptions::ablations().end(), a) ==
+              CompileOptions::ablations().end()) {
+            llvm::errs() << "tile-to-ptx: unknown pass '" << a << "' in ablate\n";
+            std::exit(1);
+          }
         if (compile.copyEngine == "bulk" && target && target->computeCapability < 90) {
           llvm::errs() << "tile-to-ptx: copy-engine=bulk needs sm_90a or newer, got " << target->name << "\n";
           std::exit(1);

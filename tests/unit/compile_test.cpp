@@ -1,7 +1,9 @@
 // DSL -> PTX for every target, through the runtime's compile entry.
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
+#include "kernels/quant/swiglu_backward.h"
 #include "kernels/transpose/batched_transpose.h"
+#include "tests/kernels/logistic_quotients.h"
 #include "tk/runtime/JitCache.h"
 
 #include <gtest/gtest.h>
@@ -102,6 +104,41 @@ TEST(Compile, AblationsSwitchPassesOff) {
   EXPECT_NE(error.find("TK_ABLATE: unknown pass 'layouts'"), std::string::npos) << error;
   unsetenv("TK_ABLATE");
   EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+}
+
+// Divisions by 1 + exp(-x) that share x (LogisticDivision.cpp): the SwiGLU
+// backward's x / t and 1 / t take the branch-free sequence, one
+// rcp.approx.ftz per value of a thread for both (8: its 8 values per thread
+// and chunk), with no div.rn.f32 or rcp.rn.f32 of their own; a lone SiLU
+// (SwiGLU forward) keeps div.rn.f32. Only for sm_90a, where the exhaustive
+// GPU check ran; TK_ABLATE=logistic-division switches it off (its own cache
+// key). The exhaustive check's kernel takes the sequence too, or that check
+// would compare div.rn.f32 with itself.
+TEST(Compile, SharedLogisticDivisorsDivideWithoutSlowPath) {
+  kernels::quant::SwigluBackwardConfig back;
+  back.hidden = 7168, back.group = 128, back.roundSf = true;
+  auto backward = [back](mlir::MLIRContext &ctx) { return kernels::quant::buildSwigluBackward(ctx, back); };
+  std::string ptx = compileKernel(backward);
+  EXPECT_EQ(count(ptx, "rcp.approx.ftz.f32"), 8u);
+  EXPECT_EQ(count(ptx, "rcp.rn.f32"), 0u);
+  size_t otherDivisions = count(ptx, "div.rn.f32");
+  EXPECT_EQ(count(compileKernel(backward, "sm_100a"), "rcp.approx.ftz.f32"), 0u);
+  EXPECT_EQ(count(compileKernel(backward, "sm_80"), "rcp.approx.ftz.f32"), 0u);
+  EXPECT_EQ(count(compileKernel(test_kernels::logisticQuotients), "div.rn.f32"), 0u);
+
+  kernels::quant::PerChannelCastConfig forward;
+  forward.hidden = 7168, forward.blockM = 32, forward.roundSf = true, forward.swiglu = true, forward.clamp = 0.5f;
+  EXPECT_EQ(count(compile(forward), "rcp.approx.ftz.f32"), 0u);
+
+  auto sm90 = *compiler::findTarget("sm_90a");
+  std::string normalKey = runtime::JitCache::makeKey("k", sm90);
+  setenv("TK_ABLATE", "logistic-division", 1);
+  std::string ieee = compileKernel(backward);
+  EXPECT_EQ(count(ieee, "rcp.approx.ftz.f32"), 0u);
+  EXPECT_EQ(count(ieee, "div.rn.f32"), otherDivisions + 8);
+  EXPECT_EQ(count(ieee, "rcp.rn.f32"), 8u);
+  EXPECT_NE(runtime::JitCache::makeKey("k", sm90), normalKey);
+  unsetenv("TK_ABLATE");
 }
 
 // TK_MIN_BLOCKS_PER_SM: launch bounds for register experiments; the PTX asks

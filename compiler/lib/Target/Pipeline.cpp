@@ -36,6 +36,9 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   lower.minBlocksPerSm = options.minBlocksPerSm;
   lower.swizzle = !ablated("swizzle");
   lower.rereadThreadIndex = !ablated("loop-thread-index");
+  // Proven by exhaustion on sm_90 only (LogisticDivision.cpp): the sequence
+  // rests on the hardware reciprocal's rounding.
+  lower.logisticDivision = !ablated("logistic-division") && target.computeCapability == 90;
   pm.addPass(tile::createTileLowerToGPU(lower));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -41,7 +41,8 @@ CompileOptions CompileOptions::fromEnvironment() {
 
 const std::vector<std::string> &CompileOptions::ablations() {
   static const std::vector<std::string> names = {"vectorize",        "fp8-hardware", "pipeline", "swizzle",
-                                                  "layout-inference", "fusion",       "loop-thread-index"};
+                                                  "layout-inference", "fusion",       "loop-thread-index",
+                                                  "logistic-division"};
   return names;
 }
 

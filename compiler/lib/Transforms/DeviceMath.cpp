@@ -68,7 +68,9 @@ Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
   return vector::FromElementsOp::create(b, loc, vec, lanes);
 }
 
-LogicalResult lowerDeviceMath(Operation *root) {
+LogicalResult lowerDeviceMath(Operation *root, bool logisticDivision) {
+  if (logisticDivision) // before math.exp is lowered: it finds the divisions by their exp
+    lowerLogisticDivisions(root);
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
     if (isa<math::ExpOp, math::FmaOp>(op))

@@ -271,8 +271,13 @@ struct Shaped {
 
 /// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
 mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
-/// Replaces math.exp (f32) and math.fma under `root` with their device forms.
-mlir::LogicalResult lowerDeviceMath(mlir::Operation *root);
+/// Replaces math.exp (f32) and math.fma under `root` with their device forms;
+/// with `logisticDivision`, first the divisions x / (1 + exp(-x)) and
+/// 1 / (1 + exp(-x)) with a branch-free sequence (LogisticDivision.cpp).
+mlir::LogicalResult lowerDeviceMath(mlir::Operation *root, bool logisticDivision);
+/// The divisions x / (1 + exp(-x)) and 1 / (1 + exp(-x)) (f32) under `root`
+/// as a correctly rounded multiply-and-correct sequence with no branch.
+void lowerLogisticDivisions(mlir::Operation *root);
 
 /// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
 /// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.

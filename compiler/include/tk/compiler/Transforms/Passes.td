@@ -98,7 +98,8 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     arithmetic (bit-exact, used for sm_80). `math.exp` on f32 becomes the
     instruction sequence of CUDA's accurate device `expf` (bit-identical to
     nvcc's, which SwiGLU oracles use), `math.fma` a single-rounding
-    `llvm.intr.fma` (DeviceMath.cpp).
+    `llvm.intr.fma` (DeviceMath.cpp). Divisions by 1 + exp(-x) of x or 1 become a
+    branch-free correctly rounded sequence (LogisticDivision.cpp, `logistic-division`).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
@@ -120,6 +121,9 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"swizzle", "swizzle", "bool", /*default=*/"true",
            "Lay out transposes' shared buffers with an XOR swizzle where the rows allow "
            "(false: rows padded by 16 bytes)">,
+    Option<"logisticDivision", "logistic-division", "bool", /*default=*/"true",
+           "Divide by 1 + exp(-x) (SiLU x / (1 + exp(-x)), sigmoid 1 / (1 + exp(-x))) with a "
+           "branch-free correctly rounded sequence instead of div.rn.f32 (LogisticDivision.cpp)">,
   ];
 }
 

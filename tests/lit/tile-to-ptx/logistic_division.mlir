@@ -1,0 +1,97 @@
+// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
+// RUN: tk-opt %s -tile-to-ptx=target=sm_100a | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
+// RUN: tk-opt %s -tile-to-ptx=target=sm_80 | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
+// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'div.rn.f32' | FileCheck %s --check-prefix=DIV
+// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'rcp.approx.ftz.f32' | FileCheck %s --check-prefix=RCP
+// RUN: tk-opt %s -tile-to-ptx='target=sm_90a ablate=logistic-division' | sed -e 's/\\0A/\n/g' | grep -c -E 'div.rn.f32|rcp.rn.f32' | FileCheck %s --check-prefix=IEEE
+// RUN: tk-opt %s -tile-to-ptx='target=sm_90a ablate=logistic-division' | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
+// RUN: not tk-opt %s -tile-to-ptx='target=sm_90a ablate=no-such-pass' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+
+// x / (1 + exp(-x)) and 1 / (1 + exp(-x)) of the same x become, on sm_90a
+// only (where the exhaustive GPU check ran; sm_100a and sm_80 keep IEEE
+// division, as does the pass ablated), a branch-free multiply-and-correct
+// sequence (LogisticDivision.cpp): d scaled by 2^-64 from 2^64 on,
+// rcp.approx.ftz, one Newton step, the product, the residual and its
+// correction, the quotient of the scaled pair where that is NaN, and n's
+// sign. The two share d's reciprocal (16 per thread: 4 x 256 values over 64
+// threads). A SiLU alone (of 2x here) stays div.rn.f32: there the sequence
+// costs 4 instructions more than div.rn.f32's guarded fast path, and the
+// forward kernels were slower (S17 run 3). Any other division (here
+// x / (2 + exp(-x))) stays div.rn.f32: 32 left. With the pass ablated all
+// 64 are IEEE (div.rn.f32, and rcp.rn.f32 for 1 / d).
+// CHECK-LABEL: .entry logistic
+// CHECK: setp.ge.f32 [[BIG:%p[0-9]+]], [[D:%[rf][0-9]+]], 0f5F800000
+// CHECK-NEXT: selp.f32 [[S:%[rf][0-9]+]], 0f1F800000, 0f3F800000, [[BIG]]
+// CHECK-NEXT: mul.rn.f32 [[DS:%[rf][0-9]+]], [[D]], [[S]]
+// CHECK-NEXT: neg.f32 [[NDS:%[rf][0-9]+]], [[DS]]
+// CHECK-NEXT: rcp.approx.ftz.f32 [[Y0:%[rf][0-9]+]], [[DS]]
+// CHECK-NEXT: fma.rn.f32 [[E:%[rf][0-9]+]], [[NDS]], [[Y0]], 0f3F800000
+// CHECK-NEXT: fma.rn.f32 [[Y:%[rf][0-9]+]], [[Y0]], [[E]], [[Y0]]
+// CHECK: mul.rn.f32 [[NS:%[rf][0-9]+]], {{%[rf][0-9]+}}, [[S]]
+// CHECK-NEXT: mul.rn.f32 [[Q0:%[rf][0-9]+]], [[NS]], [[Y]]
+// CHECK-NEXT: fma.rn.f32 [[R:%[rf][0-9]+]], [[NDS]], [[Q0]], [[NS]]
+// CHECK-NEXT: fma.rn.f32 [[Q:%[rf][0-9]+]], [[R]], [[Y]], [[Q0]]
+// CHECK-NEXT: setp.nan.f32 [[NAN:%p[0-9]+]], [[Q]], [[Q]]
+// CHECK-NEXT: mul.rn.f32 [[QS:%[rf][0-9]+]], [[Y0]], [[NS]]
+// CHECK-NEXT: selp.f32 [[QQ:%[rf][0-9]+]], [[QS]], [[Q]], [[NAN]]
+// CHECK-NEXT: copysign.f32 {{%[rf][0-9]+}}, {{%[rf][0-9]+}}, [[QQ]]
+// DIV: {{^}}32{{$}}
+// RCP: {{^}}16{{$}}
+// IEEE: {{^}}64{{$}}
+// NORCP-NOT: rcp.approx
+// UNKNOWN: unknown pass 'no-such-pass'
+tile.kernel @logistic(%x: memref<?x256xf32> {tile.align = 16 : i64}, %silu: memref<?x256xf32> {tile.align = 16 : i64},
+                      %sig: memref<?x256xf32> {tile.align = 16 : i64}, %other: memref<?x256xf32> {tile.align = 16 : i64},
+                      %alone: memref<?x256xf32> {tile.align = 16 : i64}) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %m = memref.dim %x, %c0 : memref<?x256xf32>
+  %n = arith.ceildivui %m, %c4 : index
+  tile.grid (%bm) in (%n) {
+    %r = arith.muli %bm, %c4 : index
+    %t = tile.load %x[%r, %c0] : memref<?x256xf32> -> !tile.frag<4x256xf32>
+    %a = tile.parallel %t : (!tile.frag<4x256xf32>) -> !tile.frag<4x256xf32> {
+    ^bb0(%l: f32):
+      %one = arith.constant 1.0 : f32
+      %nl = arith.negf %l : f32
+      %e = math.exp %nl : f32
+      %d = arith.addf %one, %e : f32
+      %s = arith.divf %l, %d : f32
+      tile.yield %s : f32
+    }
+    tile.store %a, %silu[%r, %c0] : !tile.frag<4x256xf32>, memref<?x256xf32>
+    %b = tile.parallel %t : (!tile.frag<4x256xf32>) -> !tile.frag<4x256xf32> {
+    ^bb0(%l: f32):
+      %one = arith.constant 1.0 : f32
+      %nl = arith.negf %l : f32
+      %e = math.exp %nl : f32
+      %d = arith.addf %e, %one : f32
+      %s = arith.divf %one, %d : f32
+      tile.yield %s : f32
+    }
+    tile.store %b, %sig[%r, %c0] : !tile.frag<4x256xf32>, memref<?x256xf32>
+    %c = tile.parallel %t : (!tile.frag<4x256xf32>) -> !tile.frag<4x256xf32> {
+    ^bb0(%l: f32):
+      %two = arith.constant 2.0 : f32
+      %nl = arith.negf %l : f32
+      %e = math.exp %nl : f32
+      %d = arith.addf %two, %e : f32
+      %s = arith.divf %l, %d : f32
+      tile.yield %s : f32
+    }
+    tile.store %c, %other[%r, %c0] : !tile.frag<4x256xf32>, memref<?x256xf32>
+    %l2 = tile.parallel %t : (!tile.frag<4x256xf32>) -> !tile.frag<4x256xf32> {
+    ^bb0(%l: f32):
+      %two = arith.constant 2.0 : f32
+      %l2x = arith.mulf %l, %two : f32
+      %one = arith.constant 1.0 : f32
+      %nx = arith.negf %l2x : f32
+      %e = math.exp %nx : f32
+      %d = arith.addf %one, %e : f32
+      %s = arith.divf %l2x, %d : f32
+      tile.yield %s : f32
+    }
+    tile.store %l2, %alone[%r, %c0] : !tile.frag<4x256xf32>, memref<?x256xf32>
+  }
+  tile.return
+}
