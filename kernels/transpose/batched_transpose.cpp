@@ -14,10 +14,15 @@ namespace tk::kernels::transpose {
 std::string TransposeConfig::key() const {
   return std::string("batched_transpose:R=") + std::to_string(rows) + ",C=" + std::to_string(cols) +
          ",dtype=" + name(dtype) + ",xalign=" + std::to_string(xAlignBytes) +
-         (tileR() == 64 && tileC() == 64 ? "" : ",tile=" + std::to_string(tileR()) + "x" + std::to_string(tileC()));
+         (tileR() == 64 && tileC() == 64 ? "" : ",tile=" + std::to_string(tileR()) + "x" + std::to_string(tileC())) +
+         (threads ? ",threads=" + std::to_string(threads) : "");
 }
 
 std::string applyTileOverride(TransposeConfig &c) {
+  if (std::string error = readIntSetting("TK_TRANSPOSE_THREADS", 32, 1024, "threads", c.threads); !error.empty())
+    return error;
+  if (c.threads && !isPowerOfTwoIn(c.threads, 32, 1024))
+    return "TK_TRANSPOSE_THREADS must be a power of two from 32 to 1024, got " + std::to_string(c.threads);
   SizesSetting tile;
   if (std::string error = readSizesSetting("TK_TRANSPOSE_TILE", "ROWSxCOLS", tile); !error.empty() ||
       tile.text.empty())
@@ -39,7 +44,7 @@ BuiltKernel buildBatchedTranspose(mlir::MLIRContext &ctx, const TransposeConfig 
   const int64_t tr = c.tileR(), tc = c.tileC();
   if (tr <= 0 || tc <= 0 || c.rows % tr || c.cols % tc)
     throw std::invalid_argument("batched transpose: the tile must divide rows and columns");
-  KernelBuilder k(ctx, "batched_transpose", c.key(), /*threads=*/128);
+  KernelBuilder k(ctx, "batched_transpose", c.key(), c.numThreads());
   Dim batch = k.dynamic("batch");
   Tensor x = k.input("x", {batch, c.rows, c.cols}, c.dtype, {kDynamicStride, kDynamicStride, 1}, c.xAlignBytes);
   Tensor out = k.output("out", {batch, c.cols, c.rows}, c.dtype);

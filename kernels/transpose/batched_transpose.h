@@ -15,18 +15,23 @@ struct TransposeConfig {
   /// x's tile per CTA (rows x columns, each dividing rows and cols); 0: the
   /// default of tileR() / tileC().
   int64_t tileRows = 0, tileCols = 0;
+  /// Threads per CTA; 0: 128 (TileKernels takes 256 on 128 x 128 tiles).
+  int64_t threads = 0;
 
   /// 128 x 64 for 2-byte elements when 128 divides the rows (91.1% of the
   /// copy ceiling against 88.2% for 64 x 64 at 8 x 4096 x 7168 bf16 on the
   /// H200, S7 run 3), else 64 x 64 (f32 ran slower with 128 rows).
   int64_t tileR() const { return tileRows ? tileRows : dtype == dsl::DType::I16 && rows % 128 == 0 ? 128 : 64; }
   int64_t tileC() const { return tileCols ? tileCols : 64; }
+  int64_t numThreads() const { return threads ? threads : 128; }
   std::string key() const;
 };
 
 /// Applies TK_TRANSPOSE_TILE=ROWSxCOLS (a tuning experiment: powers of two
-/// from 16 to 256 dividing the config's rows and columns, at most 32 KB). Unset or empty: "" and nothing changes; otherwise "" with the
-/// tile set, or an error naming the variable.
+/// from 16 to 256 dividing the config's rows and columns, at most 32 KB)
+/// and TK_TRANSPOSE_THREADS=N (a power of two from 32 to 1024). Unset or
+/// empty: "" and nothing changes; otherwise "" with the tile or the threads
+/// set, or an error naming the variable.
 std::string applyTileOverride(TransposeConfig &config);
 
 dsl::BuiltKernel buildBatchedTranspose(mlir::MLIRContext &ctx, const TransposeConfig &config);

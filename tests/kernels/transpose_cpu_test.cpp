@@ -57,6 +57,24 @@ TEST(Cpu_batched_transpose, TileSettingsAreBitExact) {
   EXPECT_EQ(res.status, TK_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(res.error.find("takes 65536 bytes of i32, over 32768"), std::string::npos) << res.error;
   unsetenv("TK_TRANSPOSE_TILE");
+  // TK_TRANSPOSE_THREADS: TileKernels' 256 threads on 128 x 128 tiles, and 64 on the default tile.
+  for (const char *threads : {"256", "64"}) {
+    setenv("TK_TRANSPOSE_THREADS", threads, 1);
+    setenv("TK_TRANSPOSE_TILE", std::string(threads) == "256" ? "128x128" : "64x64", 1);
+    for (tk_dtype t : {TK_F8_E4M3, TK_BF16}) {
+      tk::bench::TransposeCase tc{2, 256, 256, t, 0, /*batched=*/true};
+      res = tk::bench::checkTranspose(nullptr, ctx, tc, false);
+      EXPECT_EQ(res.status, TK_SUCCESS) << threads << " " << tk::bench::describe(tc) << ": " << res.error;
+      EXPECT_EQ(res.outMismatches, 0) << threads << " threads " << tk::bench::describe(tc);
+      ++n;
+    }
+  }
+  unsetenv("TK_TRANSPOSE_TILE");
+  setenv("TK_TRANSPOSE_THREADS", "96", 1);
+  res = tk::bench::checkTranspose(nullptr, ctx, {1, 256, 256, TK_BF16, 0, true}, false);
+  EXPECT_EQ(res.status, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(res.error.find("TK_TRANSPOSE_THREADS must be a power of two"), std::string::npos) << res.error;
+  unsetenv("TK_TRANSPOSE_THREADS");
   std::printf("[ batched_transpose ] %d CPU cases with tile settings compared\n", n);
   tk_context_destroy(ctx);
 }
