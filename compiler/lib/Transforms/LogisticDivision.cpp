@@ -25,7 +25,10 @@
 // for bit (tests/kernels/logistic_division_gpu_test.cpp). It matches only
 // these two shapes (the numerator is the exponent's negated operand, or
 // 1.0), the domain that test covers; any other division stays div.rn.f32.
-// TK_ABLATE=logistic-division keeps div.rn.f32 everywhere.
+// It is applied only where both quotients of one x are taken (the SwiGLU
+// backward; lowerLogisticDivisions says why) and only for sm_90a, where the
+// exhaustive check ran (Pipeline.cpp). TK_ABLATE=logistic-division keeps
+// div.rn.f32 everywhere.
 //===----------------------------------------------------------------------===//
 #include "Distribute.h"
 
