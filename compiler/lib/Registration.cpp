@@ -1,7 +1,6 @@
 //===- Registration.cpp ---------------------------------------------------===//
 #include "tk/compiler/Registration.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Target/CpuPipeline.h"
@@ -88,12 +87,10 @@ void registerPasses() {
         CompileOptions compile;
         compile.copyEngine = options.copyEngine;
         compile.ablate.assign(options.ablate.begin(), options.ablate.end());
-        for (const std::string &a : compile.ablate)
-          if (std::find(CompileOptions::ablations().begin(), CompileOptions::ablations().end(), a) ==
-              CompileOptions::ablations().end()) {
-            llvm::errs() << "tile-to-ptx: unknown pass '" << a << "' in ablate\n";
-            std::exit(1);
-          }
+        if (std::string unknown = compile.unknownAblation(); !unknown.empty()) {
+          llvm::errs() << "tile-to-ptx: ablate: " << unknown << "\n";
+          std::exit(1);
+        }
         if (compile.copyEngine == "bulk" && target && target->computeCapability < 90) {
           llvm::errs() << "tile-to-ptx: copy-engine=bulk needs sm_90a or newer, got " << target->name << "\n";
           std::exit(1);

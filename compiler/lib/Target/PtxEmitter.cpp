@@ -46,6 +46,17 @@ const std::vector<std::string> &CompileOptions::ablations() {
   return names;
 }
 
+std::string CompileOptions::unknownAblation() const {
+  for (const std::string &a : ablate)
+    if (std::find(ablations().begin(), ablations().end(), a) == ablations().end()) {
+      std::string error = "unknown pass '" + a + "' (known:";
+      for (const std::string &known : ablations())
+        error += (known == ablations().front() ? " " : ", ") + known;
+      return error + ")";
+    }
+  return "";
+}
+
 std::string CompileOptions::cacheTag() const {
   std::string tag;
   for (const std::string &a : ablate)
@@ -75,15 +86,10 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
     return mlir::success();
   });
 
-  for (const std::string &a : options.ablate)
-    if (std::find(CompileOptions::ablations().begin(), CompileOptions::ablations().end(), a) ==
-        CompileOptions::ablations().end()) {
-      error = "TK_ABLATE: unknown pass '" + a + "' (known:";
-      for (const std::string &known : CompileOptions::ablations())
-        error += (known == CompileOptions::ablations().front() ? " " : ", ") + known;
-      error += ")";
-      return false;
-    }
+  if (std::string unknown = options.unknownAblation(); !unknown.empty()) {
+    error = "TK_ABLATE: " + unknown;
+    return false;
+  }
   if (options.copyEngine != "cp.async" && options.copyEngine != "bulk") {
     error = "TK_COPY_ENGINE must be cp.async or bulk, got '" + options.copyEngine + "'";
     return false;

@@ -58,14 +58,23 @@ static Value deviceExpScalar(OpBuilder &b, Location loc, Value x) {
   return arith::MulFOp::create(b, loc, p, scale);
 }
 
-Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
-  auto vec = dyn_cast<VectorType>(x.getType());
+Value perLane(OpBuilder &b, Location loc, ValueRange operands,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> scalar) {
+  auto vec = dyn_cast<VectorType>(operands.front().getType());
   if (!vec)
-    return deviceExpScalar(b, loc, x);
+    return scalar(b, loc, operands);
   SmallVector<Value> lanes;
-  for (int64_t i = 0; i < vec.getNumElements(); ++i)
-    lanes.push_back(deviceExpScalar(b, loc, vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{i})));
+  for (int64_t i = 0; i < vec.getNumElements(); ++i) {
+    SmallVector<Value> args;
+    for (Value v : operands)
+      args.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
+    lanes.push_back(scalar(b, loc, args));
+  }
   return vector::FromElementsOp::create(b, loc, vec, lanes);
+}
+
+Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
+  return perLane(b, loc, x, [](OpBuilder &b, Location loc, ValueRange v) { return deviceExpScalar(b, loc, v[0]); });
 }
 
 LogicalResult lowerDeviceMath(Operation *root, bool logisticDivision) {

@@ -269,6 +269,10 @@ struct Shaped {
   mlir::Value f32(float v) const { return splat(b.getF32FloatAttr(v)); }
 };
 
+/// `scalar` applied to the lanes of same-shaped per-thread vectors (or once
+/// to scalars), the results gathered into a vector of that shape.
+mlir::Value perLane(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange operands,
+                    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> scalar);
 /// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
 mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// Replaces math.exp (f32) and math.fma under `root` with their device forms;

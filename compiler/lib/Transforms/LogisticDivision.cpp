@@ -66,7 +66,8 @@ static bool isLogisticDivision(arith::DivFOp div) {
 }
 
 static Value quotientScalar(OpBuilder &b, Location loc, Value n, Value d) {
-  auto f32 = [&](float v) { return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)).getResult(); };
+  Shaped c(b, loc, d);
+  auto f32 = [&](float v) { return c.f32(v); };
   auto mul = [&](Value x, Value y) { return arith::MulFOp::create(b, loc, x, y).getResult(); };
   auto fma = [&](Value x, Value y, Value z) { return LLVM::FMAOp::create(b, loc, x, y, z).getResult(); };
   Value big = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, d, f32(0x1p64f));
@@ -82,21 +83,13 @@ static Value quotientScalar(OpBuilder &b, Location loc, Value n, Value d) {
   q = arith::SelectOp::create(b, loc, notFinite, mul(ns, y0), q);
   // n's sign on q's magnitude, as bits (llvm.intr.copysign would become a libdevice call)
   auto bits = [&](Value v) { return arith::BitcastOp::create(b, loc, b.getI32Type(), v).getResult(); };
-  auto i32 = [&](uint32_t v) { return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v))).getResult(); };
-  Value magnitude = arith::AndIOp::create(b, loc, bits(q), i32(0x7FFFFFFFu));
-  Value sign = arith::AndIOp::create(b, loc, bits(n), i32(0x80000000u));
+  Value magnitude = arith::AndIOp::create(b, loc, bits(q), c.i32(0x7FFFFFFF));
+  Value sign = arith::AndIOp::create(b, loc, bits(n), c.i32(int32_t(0x80000000u)));
   return arith::BitcastOp::create(b, loc, b.getF32Type(), arith::OrIOp::create(b, loc, magnitude, sign));
 }
 
 static Value quotient(OpBuilder &b, Location loc, Value n, Value d) {
-  auto vec = dyn_cast<VectorType>(d.getType());
-  if (!vec)
-    return quotientScalar(b, loc, n, d);
-  SmallVector<Value> lanes;
-  for (int64_t i = 0; i < vec.getNumElements(); ++i)
-    lanes.push_back(quotientScalar(b, loc, vector::ExtractOp::create(b, loc, n, ArrayRef<int64_t>{i}),
-                                   vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{i})));
-  return vector::FromElementsOp::create(b, loc, vec, lanes);
+  return perLane(b, loc, {n, d}, [](OpBuilder &b, Location loc, ValueRange v) { return quotientScalar(b, loc, v[0], v[1]); });
 }
 
 void lowerLogisticDivisions(Operation *root) {

@@ -57,6 +57,9 @@ struct CompileOptions {
   std::string cacheTag() const;
   /// The names TK_ABLATE accepts.
   static const std::vector<std::string> &ablations();
+  /// "" when every name in `ablate` is one of ablations(), else an error
+  /// naming the first that is not and the known ones.
+  std::string unknownAblation() const;
 };
 
 /// Runs the pipeline on `module` (consumed) and returns the PTX text, or an
