@@ -72,6 +72,9 @@ struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions>
                               llvm::cl::init("sm_90a")};
   Option<std::string> copyEngine{*this, "copy-engine", llvm::cl::desc("cp.async or bulk (sm_90a+)"),
                                  llvm::cl::init("cp.async")};
+  Option<int64_t> logisticGuard{*this, "logistic-guard",
+                                llvm::cl::desc("values per range check of a lone logistic division (0: all)"),
+                                llvm::cl::init(0)};
   ListOption<std::string> ablate{*this, "ablate",
                                  llvm::cl::desc("passes switched off, as TK_ABLATE names them (e.g. logistic-division)")};
 };
@@ -87,6 +90,7 @@ void registerPasses() {
         CompileOptions compile;
         compile.copyEngine = options.copyEngine;
         compile.ablate.assign(options.ablate.begin(), options.ablate.end());
+        compile.logisticGuard = options.logisticGuard;
         if (std::string unknown = compile.unknownAblation(); !unknown.empty()) {
           llvm::errs() << "tile-to-ptx: ablate: " << unknown << "\n";
           std::exit(1);

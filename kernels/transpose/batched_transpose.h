@@ -15,15 +15,23 @@ struct TransposeConfig {
   /// x's tile per CTA (rows x columns, each dividing rows and cols); 0: the
   /// default of tileR() / tileC().
   int64_t tileRows = 0, tileCols = 0;
-  /// Threads per CTA; 0: 128 (TileKernels takes 256 on 128 x 128 tiles).
+  /// Threads per CTA; 0: the default of numThreads().
   int64_t threads = 0;
 
-  /// 128 x 64 for 2-byte elements when 128 divides the rows (91.1% of the
-  /// copy ceiling against 88.2% for 64 x 64 at 8 x 4096 x 7168 bf16 on the
-  /// H200, S7 run 3), else 64 x 64 (f32 ran slower with 128 rows).
-  int64_t tileR() const { return tileRows ? tileRows : dtype == dsl::DType::I16 && rows % 128 == 0 ? 128 : 64; }
-  int64_t tileC() const { return tileCols ? tileCols : 64; }
-  int64_t numThreads() const { return threads ? threads : 128; }
+  /// 1- and 2-byte elements: 128 x 128 tiles and 256 threads where 128
+  /// divides rows and columns (TileKernels' shape; S18 run 1, 8 x 4096 x
+  /// 7168 on the H200: bf16 238.3 -> 231.5 us, e4m3 129.8 -> 123.6 against
+  /// the earlier defaults in the same call). Else, 128 x 64 for 2-byte
+  /// elements when 128 divides the rows (91.1% of the copy ceiling against
+  /// 88.2% for 64 x 64, S7 run 3), and 64 x 64 (f32 ran slower with 128 rows
+  /// and takes 64 KiB of shared memory at 128 x 128), with 128 threads.
+  bool wideTile() const { return dtype != dsl::DType::I32 && rows % 128 == 0 && cols % 128 == 0; }
+  int64_t tileR() const {
+    return tileRows ? tileRows : wideTile() || (dtype == dsl::DType::I16 && rows % 128 == 0) ? 128 : 64;
+  }
+  int64_t tileC() const { return tileCols ? tileCols : wideTile() ? 128 : 64; }
+  /// 256 for a 128 x 128 tile (default or TK_TRANSPOSE_TILE), else 128.
+  int64_t numThreads() const { return threads ? threads : tileR() == 128 && tileC() == 128 ? 256 : 128; }
   std::string key() const;
 };
 

@@ -1,8 +1,9 @@
 // The proof by exhaustion behind LogisticDivision.cpp: for every one of the
 // 2^32 f32 values x, the branch-free quotients x / (1 + exp(-x)) and
-// 1 / (1 + exp(-x)) equal div.rn.f32's bit for bit (NaN where it is NaN).
-// One kernel computes both quotients; it is compiled twice, as shipped and
-// with TK_ABLATE=logistic-division (div.rn.f32), and both run over the same
+// 1 / (1 + exp(-x)) equal div.rn.f32's bit for bit (NaN where it is NaN),
+// and so does a lone x / (1 + exp(-x)) (the sequence under a range check
+// per thread). Each kernel is compiled twice, as shipped and with
+// TK_ABLATE=logistic-division (IEEE division), and both run over the same
 // inputs. Skips visibly without a device.
 #include "tests/kernels/gpu_suite.h"
 #include "tests/kernels/logistic_quotients.h"
@@ -25,11 +26,11 @@ using namespace tk;
 using namespace tk::test_kernels;
 
 /// The kernel compiled for the device, with TK_ABLATE set to `ablate` meanwhile.
-runtime::Status compileAndLoad(const runtime::Driver &driver, const compiler::Target &target, const char *ablate,
-                               runtime::CompiledKernel &k) {
+runtime::Status compileAndLoad(const runtime::KernelFactory &factory, const runtime::Driver &driver,
+                               const compiler::Target &target, const char *ablate, runtime::CompiledKernel &k) {
   std::string saved = std::getenv("TK_ABLATE") ? std::getenv("TK_ABLATE") : "";
   setenv("TK_ABLATE", ablate, 1);
-  runtime::Status s = runtime::compileKernel(logisticQuotients, target, k);
+  runtime::Status s = runtime::compileKernel(factory, target, k);
   setenv("TK_ABLATE", saved.c_str(), 1);
   if (!s.isOk())
     return s;
@@ -38,18 +39,24 @@ runtime::Status compileAndLoad(const runtime::Driver &driver, const compiler::Ta
 
 class LogisticDivisionGpu : public GpuSuite<LogisticDivisionGpu> {};
 
-TEST_F(LogisticDivisionGpu, EveryF32InputMatchesIeeeDivision) {
+/// Runs `factory` (outputs: x / (1 + exp(-x)), then 1 / (1 + exp(-x)) or x
+/// itself) as shipped and with the pass ablated over all 2^32 inputs and
+/// compares the outputs; `quotients` of them are quotients.
+void checkEveryInput(bench::GpuSession *session, const runtime::KernelFactory &factory, int quotients,
+                     const std::string &what) {
   const runtime::DeviceInfo &dev = session->device();
   std::optional<compiler::Target> target = compiler::targetForDevice(dev.ccMajor, dev.ccMinor);
   ASSERT_TRUE(target) << "no target for this device";
   runtime::CompiledKernel fast, ieee;
-  runtime::Status s = compileAndLoad(session->driver(), *target, "", fast);
+  runtime::Status s = compileAndLoad(factory, session->driver(), *target, "", fast);
   ASSERT_TRUE(s.isOk()) << s.message();
-  s = compileAndLoad(session->driver(), *target, "logistic-division", ieee);
+  s = compileAndLoad(factory, session->driver(), *target, "logistic-division", ieee);
   ASSERT_TRUE(s.isOk()) << s.message();
-  // Each form is what it claims: no div.rn.f32 in one, only div.rn.f32 in the other.
-  EXPECT_EQ(fast.ptx.find("div.rn.f32"), std::string::npos);
+  // Each form is what it claims: the sequence (rcp.approx) in one, IEEE
+  // division only in the other; with a shared divisor no div.rn.f32 at all.
   EXPECT_NE(fast.ptx.find("rcp.approx.ftz.f32"), std::string::npos);
+  if (quotients == 2)
+    EXPECT_EQ(fast.ptx.find("div.rn.f32"), std::string::npos);
   EXPECT_NE(ieee.ptx.find("div.rn.f32"), std::string::npos);
   EXPECT_EQ(ieee.ptx.find("rcp.approx"), std::string::npos);
 
@@ -83,7 +90,7 @@ TEST_F(LogisticDivisionGpu, EveryF32InputMatchesIeeeDivision) {
       pool.emplace_back([&, w] {
         auto isNan = [](uint32_t v) { return (v & 0x7FFFFFFFu) > 0x7F800000u; };
         for (uint64_t i = w; i < kChunk; i += workers)
-          for (int q = 0; q < 2; ++q) {
+          for (int q = 0; q < quotients; ++q) {
             uint32_t a = host[q][i], b = host[q + 2][i];
             if (isNan(a) && isNan(b)) {
               ++nans;
@@ -100,9 +107,19 @@ TEST_F(LogisticDivisionGpu, EveryF32InputMatchesIeeeDivision) {
   EXPECT_EQ(mismatches.load(), 0u);
   // NaN exactly where IEEE says so: both quotients for the 2^24 - 2 NaN inputs,
   // and x / (1 + exp(-x)) at x = -inf (-inf / inf; 1 / inf is 0).
-  EXPECT_EQ(nans.load(), 2 * ((uint64_t(1) << 24) - 2) + 1);
-  std::printf("[ logistic division ] %llu of 2^32 inputs x 2 quotients bit-identical to div.rn.f32 on %s\n",
-              (unsigned long long)((uint64_t(1) << 33) - mismatches.load()), dev.name.c_str());
+  EXPECT_EQ(nans.load(), quotients * ((uint64_t(1) << 24) - 2) + 1);
+  std::printf("[ %s ] %llu of 2^32 inputs x %d quotients bit-identical to div.rn.f32 on %s\n", what.c_str(),
+              (unsigned long long)(uint64_t(quotients) * (uint64_t(1) << 32) - mismatches.load()), quotients,
+              dev.name.c_str());
+}
+
+TEST_F(LogisticDivisionGpu, EveryF32InputMatchesIeeeDivision) {
+  checkEveryInput(session, logisticQuotients, 2, "logistic division");
+}
+
+// A lone SiLU: the sequence when all of a thread's |x| <= 80, else div.rn.f32.
+TEST_F(LogisticDivisionGpu, SiluAloneMatchesIeeeDivision) {
+  checkEveryInput(session, siluAlone, 1, "logistic division, SiLU alone");
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // transpose and batched_transpose on the CPU path, bit-exact against the reference.
 #include "bench/transpose_check.h"
+#include "kernels/transpose/batched_transpose.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +14,7 @@ void grid(bool batched) {
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   int n = 0;
   for (int64_t b : batched ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{1})
-    for (int64_t r : {64, 192})
+    for (int64_t r : {64, 192, 256}) // 256 x 128: the 128 x 128 default tile of 1- and 2-byte elements
       for (int64_t c : {64, 128})
         for (tk_dtype t : {TK_F8_E4M3, TK_BF16, TK_F32})
           for (int64_t stride : {0l, 2 * c}) {
@@ -29,6 +30,23 @@ void grid(bool batched) {
 
 TEST(Cpu_transpose, MatchesTheReference) { grid(false); }
 TEST(Cpu_batched_transpose, MatchesTheReference) { grid(true); }
+
+// The default tile and threads per element size (batched_transpose.h).
+TEST(Cpu_batched_transpose, DefaultTilePerElementSize) {
+  using tk::kernels::transpose::TransposeConfig;
+  using tk::dsl::DType;
+  auto shape = [](const TransposeConfig &c) {
+    return std::to_string(c.tileR()) + "x" + std::to_string(c.tileC()) + "/" + std::to_string(c.numThreads());
+  };
+  EXPECT_EQ(shape({4096, 7168, DType::I8}), "128x128/256");
+  EXPECT_EQ(shape({4096, 7168, DType::I16}), "128x128/256");
+  EXPECT_EQ(shape({4096, 7168, DType::I32}), "64x64/128");
+  EXPECT_EQ(shape({4096, 576, DType::I16}), "128x64/128");
+  EXPECT_EQ(shape({4032, 7168, DType::I8}), "64x64/128");
+  TransposeConfig explicitThreads{4096, 7168, DType::I8};
+  explicitThreads.threads = 64;
+  EXPECT_EQ(shape(explicitThreads), "128x128/64");
+}
 
 // Non-square and larger tiles (TK_TRANSPOSE_TILE) move every element to the
 // same place; a tile that does not divide the shape is a clear error.

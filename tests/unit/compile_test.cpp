@@ -106,14 +106,16 @@ TEST(Compile, AblationsSwitchPassesOff) {
   EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
 }
 
-// Divisions by 1 + exp(-x) that share x (LogisticDivision.cpp): the SwiGLU
-// backward's x / t and 1 / t take the branch-free sequence, one
+// Divisions by 1 + exp(-x) (LogisticDivision.cpp). Where two share x (the
+// SwiGLU backward's x / t and 1 / t) the branch-free sequence: one
 // rcp.approx.ftz per value of a thread for both (8: its 8 values per thread
-// and chunk), with no div.rn.f32 or rcp.rn.f32 of their own; a lone SiLU
-// (SwiGLU forward) keeps div.rn.f32. Only for sm_90a, where the exhaustive
-// GPU check ran; TK_ABLATE=logistic-division switches it off (its own cache
-// key). The exhaustive check's kernel takes the sequence too, or that check
-// would compare div.rn.f32 with itself.
+// and chunk), no div.rn.f32 or rcp.rn.f32 of their own. A lone SiLU (SwiGLU
+// forward; b = 32 without a transpose: 32 values per thread) takes the
+// sequence under one range check per thread, with div.rn.f32 for every
+// value in the branch taken when some |x| > 80. Only for sm_90a, where the
+// exhaustive GPU check ran; TK_ABLATE=logistic-division switches it off
+// (its own cache key). The exhaustive check's kernels take these forms too,
+// or that check would compare div.rn.f32 with itself.
 TEST(Compile, SharedLogisticDivisorsDivideWithoutSlowPath) {
   kernels::quant::SwigluBackwardConfig back;
   back.hidden = 7168, back.group = 128, back.roundSf = true;
@@ -125,10 +127,15 @@ TEST(Compile, SharedLogisticDivisorsDivideWithoutSlowPath) {
   EXPECT_EQ(count(compileKernel(backward, "sm_100a"), "rcp.approx.ftz.f32"), 0u);
   EXPECT_EQ(count(compileKernel(backward, "sm_80"), "rcp.approx.ftz.f32"), 0u);
   EXPECT_EQ(count(compileKernel(test_kernels::logisticQuotients), "div.rn.f32"), 0u);
+  EXPECT_GT(count(compileKernel(test_kernels::siluAlone), "rcp.approx.ftz.f32"), 0u);
 
   kernels::quant::PerChannelCastConfig forward;
   forward.hidden = 7168, forward.blockM = 32, forward.roundSf = true, forward.swiglu = true, forward.clamp = 0.5f;
-  EXPECT_EQ(count(compile(forward), "rcp.approx.ftz.f32"), 0u);
+  std::string guarded = compile(forward);
+  EXPECT_EQ(count(guarded, "rcp.approx.ftz.f32"), 32u);
+  EXPECT_EQ(count(guarded, ", 0f42A00000;"), 32u) << "one range check per value"; // |x| against 80
+  size_t forwardDivisions = count(guarded, "div.rn.f32");
+  EXPECT_GE(forwardDivisions, 32u); // the branch for |x| > 80
 
   auto sm90 = *compiler::findTarget("sm_90a");
   std::string normalKey = runtime::JitCache::makeKey("k", sm90);
@@ -137,13 +144,37 @@ TEST(Compile, SharedLogisticDivisorsDivideWithoutSlowPath) {
   EXPECT_EQ(count(ieee, "rcp.approx.ftz.f32"), 0u);
   EXPECT_EQ(count(ieee, "div.rn.f32"), otherDivisions + 8);
   EXPECT_EQ(count(ieee, "rcp.rn.f32"), 8u);
+  EXPECT_EQ(count(compile(forward), "div.rn.f32"), forwardDivisions);
+  EXPECT_EQ(count(compile(forward), "rcp.approx.ftz.f32"), 0u);
   EXPECT_NE(runtime::JitCache::makeKey("k", sm90), normalKey);
   unsetenv("TK_ABLATE");
 }
 
+// TK_LOGISTIC_GUARD=n: a range check and branch per n of a thread's values
+// of a lone logistic division (a tuning experiment; its own cache key);
+// values other than 0 and powers of two to 64 are refused.
+TEST(Compile, LogisticGuardGroups) {
+  kernels::quant::PerChannelCastConfig forward;
+  forward.hidden = 7168, forward.blockM = 32, forward.roundSf = true, forward.swiglu = true, forward.clamp = 0.5f;
+  auto sm90 = *compiler::findTarget("sm_90a");
+  std::string normalKey = runtime::JitCache::makeKey(forward.key(), sm90);
+  size_t whole = count(compile(forward), "bra.uni");
+  setenv("TK_LOGISTIC_GUARD", "8", 1);
+  std::string grouped = compile(forward);
+  EXPECT_EQ(count(grouped, "rcp.approx.ftz.f32"), 32u);
+  EXPECT_EQ(count(grouped, "bra.uni"), whole + 3) << "4 checks of 8 values instead of one of 32";
+  EXPECT_NE(runtime::JitCache::makeKey(forward.key(), sm90), normalKey);
+  setenv("TK_LOGISTIC_GUARD", "3", 1);
+  runtime::CompiledKernel out;
+  runtime::Status st = runtime::compileKernel(
+      [forward](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, forward); }, sm90, out);
+  EXPECT_NE(st.message().find("TK_LOGISTIC_GUARD must be a power of two"), std::string::npos) << st.message();
+  unsetenv("TK_LOGISTIC_GUARD");
+}
+
 // TK_MIN_BLOCKS_PER_SM: launch bounds for register experiments; the PTX asks
 // ptxas for that many blocks per SM, and the kernels get their own cache keys.
-// The bf16 transpose's shared buffer is swizzled (64 x 128 bf16, 16 KB, xor
+// The bf16 transpose's shared buffer is swizzled (128 x 128 bf16, 32 KB, xor
 // in its addressing); TK_ABLATE=swizzle pads its rows (16 bytes more each).
 TEST(Compile, TransposeSwizzleAndItsAblation) {
   kernels::transpose::TransposeConfig c{4096, 7168, dsl::DType::I16};
@@ -151,12 +182,12 @@ TEST(Compile, TransposeSwizzleAndItsAblation) {
     return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::transpose::buildBatchedTranspose(ctx, c); });
   };
   std::string swizzled = build();
-  EXPECT_NE(swizzled.find(".shared .align 16 .b8 __wg_batched_transpose_0[16384]"), std::string::npos) << swizzled;
+  EXPECT_NE(swizzled.find(".shared .align 16 .b8 __wg_batched_transpose_0[32768]"), std::string::npos) << swizzled;
   EXPECT_GT(count(swizzled, "xor.b"), 0u);
   setenv("TK_ABLATE", "swizzle", 1);
   std::string padded = build();
   unsetenv("TK_ABLATE");
-  EXPECT_NE(padded.find("[17408]"), std::string::npos) << padded; // 64 rows of (128 + 8) x 2 bytes
+  EXPECT_NE(padded.find("[34816]"), std::string::npos) << padded; // 128 rows of (128 + 8) x 2 bytes
   EXPECT_EQ(count(padded, "xor.b"), 0u);
 }
 

@@ -39,6 +39,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   // Proven by exhaustion on sm_90 only (LogisticDivision.cpp): the sequence
   // rests on the hardware reciprocal's rounding.
   lower.logisticDivision = !ablated("logistic-division") && target.computeCapability == 90;
+  lower.logisticGuard = options.logisticGuard;
   pm.addPass(tile::createTileLowerToGPU(lower));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -36,6 +36,8 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.copyEngine = e;
   if (const char *r = std::getenv("TK_E5M6_RUN"))
     o.e5m6Run = std::atoll(r);
+  if (const char *g = std::getenv("TK_LOGISTIC_GUARD"))
+    o.logisticGuard = std::atoll(g);
   return o;
 }
 
@@ -67,6 +69,8 @@ std::string CompileOptions::cacheTag() const {
     tag += (tag.empty() ? "" : ";") + std::string("engine=") + copyEngine;
   if (e5m6Run > 0)
     tag += (tag.empty() ? "" : ";") + std::string("e5m6run=") + std::to_string(e5m6Run);
+  if (logisticGuard > 0)
+    tag += (tag.empty() ? "" : ";") + std::string("lguard=") + std::to_string(logisticGuard);
   return tag;
 }
 
@@ -102,6 +106,12 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   if (options.e5m6Run < 0 || options.e5m6Run % 8 || options.e5m6Run > 64) {
     error = "TK_E5M6_RUN must be a multiple of 8 from 8 to 64 (0: the default), got " +
             std::to_string(options.e5m6Run);
+    return false;
+  }
+  if (options.logisticGuard < 0 || options.logisticGuard > 64 ||
+      (options.logisticGuard & (options.logisticGuard - 1))) {
+    error = "TK_LOGISTIC_GUARD must be a power of two from 1 to 64 (0: all of a thread's values), got " +
+            std::to_string(options.logisticGuard);
     return false;
   }
   if (options.minBlocksPerSm < 0 || options.minBlocksPerSm > 32) {

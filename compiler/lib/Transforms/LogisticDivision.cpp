@@ -20,13 +20,20 @@
 // n = -inf or x < -88.7, d = inf; NaN): there n' y0 is the IEEE quotient
 // (inf, NaN, or a zero of n's sign). The quotient's sign is n's (d > 0): the
 // residual step turns n = -0 into +0, so the sign is copied back.
+// A lone division (SiLU in the SwiGLU forward kernels) takes, instead, the
+// sequence without scaling or the non-finite select (for |x| <= 80 the
+// scale is 1 and every operand finite, so the arithmetic is the full form's)
+// under one check per thread and division: when every |x| of the thread's
+// values is at most 80 (NaN is not), else div.rn.f32 for all of them. That
+// is 7 instructions and a compare per value against div.rn.f32's 10.
 // The proof is by exhaustion: a GPU test runs every one of the 2^32 f32
-// values of x through both quotients and compares them with div.rn.f32 bit
-// for bit (tests/kernels/logistic_division_gpu_test.cpp). It matches only
+// values of x through both quotients and through a lone SiLU and compares
+// them with div.rn.f32 bit for bit
+// (tests/kernels/logistic_division_gpu_test.cpp). It matches only
 // these two shapes (the numerator is the exponent's negated operand, or
 // 1.0), the domain that test covers; any other division stays div.rn.f32.
-// It is applied only where both quotients of one x are taken (the SwiGLU
-// backward; lowerLogisticDivisions says why) and only for sm_90a, where the
+// Shared divisors take the full form, lone ones the guarded form
+// (lowerLogisticDivisions says why), and only for sm_90a, where the
 // exhaustive check ran (Pipeline.cpp). TK_ABLATE=logistic-division keeps
 // div.rn.f32 everywhere.
 //===----------------------------------------------------------------------===//
@@ -35,6 +42,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
@@ -65,22 +73,31 @@ static bool isLogisticDivision(arith::DivFOp div) {
   return x && (div.getLhs() == x || matchPattern(div.getLhs(), m_OneFloat()));
 }
 
-static Value quotientScalar(OpBuilder &b, Location loc, Value n, Value d) {
+/// The sequence for one lane. `inRange`: the caller has checked |x| <= 80,
+/// so d is in [1, 2^116] and n finite: no scaling, no non-finite case (the
+/// arithmetic the full form does there, its scale being 1).
+static Value quotientScalar(OpBuilder &b, Location loc, Value n, Value d, bool inRange) {
   Shaped c(b, loc, d);
   auto f32 = [&](float v) { return c.f32(v); };
   auto mul = [&](Value x, Value y) { return arith::MulFOp::create(b, loc, x, y).getResult(); };
   auto fma = [&](Value x, Value y, Value z) { return LLVM::FMAOp::create(b, loc, x, y, z).getResult(); };
-  Value big = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, d, f32(0x1p64f));
-  Value s = arith::SelectOp::create(b, loc, big, f32(0x1p-64f), f32(1.0f));
-  Value ds = mul(d, s), ns = mul(n, s), negDs = arith::NegFOp::create(b, loc, ds);
+  Value ds = d, ns = n;
+  if (!inRange) {
+    Value big = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, d, f32(0x1p64f));
+    Value s = arith::SelectOp::create(b, loc, big, f32(0x1p-64f), f32(1.0f));
+    ds = mul(d, s), ns = mul(n, s);
+  }
+  Value negDs = arith::NegFOp::create(b, loc, ds);
   Value y0 = LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(), b.getStringAttr("llvm.nvvm.rcp.approx.ftz.f"),
                                            ValueRange{ds})
                  .getResult(0);
   Value y = fma(y0, fma(negDs, y0, f32(1.0f)), y0);
   Value q0 = mul(ns, y);
   Value q = fma(fma(negDs, q0, ns), y, q0);
-  Value notFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, q, q);
-  q = arith::SelectOp::create(b, loc, notFinite, mul(ns, y0), q);
+  if (!inRange) {
+    Value notFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, q, q);
+    q = arith::SelectOp::create(b, loc, notFinite, mul(ns, y0), q);
+  }
   // n's sign on q's magnitude, as bits (llvm.intr.copysign would become a libdevice call)
   auto bits = [&](Value v) { return arith::BitcastOp::create(b, loc, b.getI32Type(), v).getResult(); };
   Value magnitude = arith::AndIOp::create(b, loc, bits(q), c.i32(0x7FFFFFFF));
@@ -88,18 +105,77 @@ static Value quotientScalar(OpBuilder &b, Location loc, Value n, Value d) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), arith::OrIOp::create(b, loc, magnitude, sign));
 }
 
-static Value quotient(OpBuilder &b, Location loc, Value n, Value d) {
-  return perLane(b, loc, {n, d}, [](OpBuilder &b, Location loc, ValueRange v) { return quotientScalar(b, loc, v[0], v[1]); });
+static Value quotient(OpBuilder &b, Location loc, Value n, Value d, bool inRange) {
+  return perLane(b, loc, {n, d}, [inRange](OpBuilder &b, Location loc, ValueRange v) {
+    return quotientScalar(b, loc, v[0], v[1], inRange);
+  });
 }
 
-void lowerLogisticDivisions(Operation *root) {
-  // Only divisors that two quotients share (x / d and 1 / d: the SwiGLU
-  // backward's activation and sigmoid): there the sequence's scaling,
+/// A lone division (all of a thread's values of it in one vector): the
+/// in-range sequence for every lane of a group of `guardValues` lanes (0:
+/// all) when each |x| of the group is at most 80 (NaN is not), else IEEE
+/// division for all of them; one branch per thread and group, not per value.
+static Value guardedQuotient(OpBuilder &b, Location loc, arith::DivFOp div, int64_t guardValues) {
+  Value x = logisticArgument(div.getRhs()), n = div.getLhs(), d = div.getRhs();
+  auto vec = dyn_cast<VectorType>(div.getType());
+  const int64_t lanes = vec ? vec.getNumElements() : 1;
+  const int64_t group = guardValues > 0 ? std::min(guardValues, lanes) : lanes;
+  auto lane = [&](Value v, int64_t i) -> Value {
+    return vec ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}).getResult() : v;
+  };
+  Value limit = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(80.0f));
+  Value mask = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x7FFFFFFF));
+  SmallVector<Value> results;
+  for (int64_t first = 0; first < lanes; first += group) {
+    const int64_t count = std::min(group, lanes - first);
+    SmallVector<Value> ns, ds;
+    // An AND of per-lane compares (setp with .and in SASS), not a vector
+    // reduction of i1, which LLVM widens to 16-bit integers and selects.
+    Value inside;
+    for (int64_t i = first; i < first + count; ++i) {
+      ns.push_back(lane(n, i)), ds.push_back(lane(d, i));
+      // |x| as bits: math.absf and llvm.intr.fabs become libdevice calls in the GPU conversion
+      Value bits = arith::AndIOp::create(b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), lane(x, i)), mask);
+      Value abs = arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+      Value ok = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, abs, limit);
+      inside = inside ? arith::AndIOp::create(b, loc, inside, ok).getResult() : ok;
+    }
+    Type groupType = count == 1 ? Type(b.getF32Type()) : Type(VectorType::get({count}, b.getF32Type()));
+    auto pack = [&](OpBuilder &at, SmallVector<Value> values) -> Value {
+      return count == 1 ? values[0] : vector::FromElementsOp::create(at, loc, groupType, values).getResult();
+    };
+    auto branch = scf::IfOp::create(b, loc, TypeRange{groupType}, inside, /*withElseRegion=*/true);
+    OpBuilder fast = branch.getThenBodyBuilder(), ieee = branch.getElseBodyBuilder();
+    SmallVector<Value> fastValues, ieeeValues;
+    for (int64_t i = 0; i < count; ++i) {
+      fastValues.push_back(quotientScalar(fast, loc, ns[i], ds[i], /*inRange=*/true));
+      ieeeValues.push_back(arith::DivFOp::create(ieee, loc, ns[i], ds[i]));
+    }
+    scf::YieldOp::create(fast, loc, pack(fast, fastValues));
+    scf::YieldOp::create(ieee, loc, pack(ieee, ieeeValues));
+    for (int64_t i = 0; i < count; ++i)
+      results.push_back(count == 1 ? branch.getResult(0)
+                                   : vector::ExtractOp::create(b, loc, branch.getResult(0), ArrayRef<int64_t>{i})
+                                         .getResult());
+  }
+  return vec ? vector::FromElementsOp::create(b, loc, vec, results).getResult() : results[0];
+}
+
+void lowerLogisticDivisions(Operation *root, int64_t guardValues) {
+  // Divisors that two quotients share (x / d and 1 / d: the SwiGLU
+  // backward's activation and sigmoid) take the full sequence: its scaling,
   // reciprocal and Newton step serve both, and S17 run 3 measured the
-  // backward 135.4 -> 131.7 us, with clamp 166.8 -> 157.3. Alone (SiLU in the
-  // forward kernels) it is 4 instructions more than div.rn.f32's guarded
-  // fast path, and the forward kernels, issue-bound, were slower: per-token
-  // 190.0 -> 223.8 us, per-channel b = 32 364.8 -> 376.7.
+  // backward 135.4 -> 131.7 us, with clamp 166.8 -> 157.3. A lone division
+  // takes the guarded one: the full sequence there is 4 instructions more
+  // than div.rn.f32's fast path, and the forward kernels, issue-bound, were
+  // slower with it (S17 run 3: per-token 190.0 -> 223.8 us, per-channel
+  // b = 32 364.8 -> 376.7). The guarded form against div.rn.f32, S18 run 1
+  // (H200, two "on" passes around an "off" one): b = 32 368.4 -> 326.4,
+  // 325.4 us (128 registers, 4 blocks per SM, against 136); per-token
+  // weights 191.1 -> 190.5, 190.6; transposed b = 128 unchanged; per-token
+  // count 240.4 -> 246.9 (78 registers against 64: the kernel now counts
+  // before the SwiGLU). A check per 8 or 2 values (TK_LOGISTIC_GUARD) was
+  // slower: b = 32 338.1, 358.3.
   // Grouped by x: two maps of one tile each compute 1 + exp(-x) for the same
   // x, which CSE merges after this pass.
   llvm::MapVector<Value, SmallVector<arith::DivFOp>> byArgument;
@@ -107,15 +183,14 @@ void lowerLogisticDivisions(Operation *root) {
     if (isLogisticDivision(div))
       byArgument[logisticArgument(div.getRhs())].push_back(div);
   });
-  for (auto &[x, divs] : byArgument) {
-    if (divs.size() < 2)
-      continue;
+  for (auto &[x, divs] : byArgument)
     for (arith::DivFOp div : divs) {
       OpBuilder b(div);
-      div.getResult().replaceAllUsesWith(quotient(b, div.getLoc(), div.getLhs(), div.getRhs()));
+      Value q = divs.size() >= 2 ? quotient(b, div.getLoc(), div.getLhs(), div.getRhs(), /*inRange=*/false)
+                                 : guardedQuotient(b, div.getLoc(), div, guardValues);
+      div.getResult().replaceAllUsesWith(q);
       div.erase();
     }
-  }
 }
 
 } // namespace tk::compiler

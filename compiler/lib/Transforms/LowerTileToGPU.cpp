@@ -534,7 +534,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     if (failed(lowering.lowerBlock(kernel.getBody().front())))
       return failure();
     gpu::ReturnOp::create(b, loc);
-    if (failed(compiler::lowerDeviceMath(func, logisticDivision)))
+    if (failed(compiler::lowerDeviceMath(func, logisticDivision, logisticGuard)))
       return failure();
     kernel.erase();
     return success();

@@ -1,6 +1,8 @@
 // RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
 // RUN: tk-opt %s -tile-to-ptx=target=sm_100a | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
 // RUN: tk-opt %s -tile-to-ptx=target=sm_80 | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
+// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=GUARD
+// RUN: tk-opt %s -tile-to-ptx='target=sm_90a logistic-guard=4' | sed -e 's/\\0A/\n/g' | grep -c 'bra.uni' | FileCheck %s --check-prefix=GUARD4
 // RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'div.rn.f32' | FileCheck %s --check-prefix=DIV
 // RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'rcp.approx.ftz.f32' | FileCheck %s --check-prefix=RCP
 // RUN: tk-opt %s -tile-to-ptx='target=sm_90a ablate=logistic-division' | sed -e 's/\\0A/\n/g' | grep -c -E 'div.rn.f32|rcp.rn.f32' | FileCheck %s --check-prefix=IEEE
@@ -14,11 +16,13 @@
 // rcp.approx.ftz, one Newton step, the product, the residual and its
 // correction, the quotient of the scaled pair where that is NaN, and n's
 // sign. The two share d's reciprocal (16 per thread: 4 x 256 values over 64
-// threads). A SiLU alone (of 2x here) stays div.rn.f32: there the sequence
-// costs 4 instructions more than div.rn.f32's guarded fast path, and the
-// forward kernels were slower (S17 run 3). Any other division (here
-// x / (2 + exp(-x))) stays div.rn.f32: 32 left. With the pass ablated all
-// 64 are IEEE (div.rn.f32, and rcp.rn.f32 for 1 / d).
+// threads). A SiLU alone (of 2x here) takes the sequence without its
+// scaling and non-finite cases under one check per thread that every
+// |2x| <= 80 (16 compares and-ed, one branch), and div.rn.f32 for all 16
+// values otherwise: 16 more rcp.approx, 16 div.rn.f32 in the other branch
+// (with logistic-guard=4, TK_LOGISTIC_GUARD: a check and a branch per 4).
+// Any other division (here x / (2 + exp(-x))) stays div.rn.f32: 32 in all.
+// With the pass ablated all 64 are IEEE (div.rn.f32, and rcp.rn.f32 for 1 / d).
 // CHECK-LABEL: .entry logistic
 // CHECK: setp.ge.f32 [[BIG:%p[0-9]+]], [[D:%[rf][0-9]+]], 0f5F800000
 // CHECK-NEXT: selp.f32 [[S:%[rf][0-9]+]], 0f1F800000, 0f3F800000, [[BIG]]
@@ -35,8 +39,14 @@
 // CHECK-NEXT: mul.rn.f32 [[QS:%[rf][0-9]+]], [[Y0]], [[NS]]
 // CHECK-NEXT: selp.f32 [[QQ:%[rf][0-9]+]], [[QS]], [[Q]], [[NAN]]
 // CHECK-NEXT: copysign.f32 {{%[rf][0-9]+}}, {{%[rf][0-9]+}}, [[QQ]]
+// GUARD-COUNT-16: setp.{{le|gtu}}.f32 {{%p[0-9]+}}, {{%[rf][0-9]+}}, 0f42A00000
+// GUARD: @{{%p[0-9]+}} bra
+// GUARD-COUNT-16: rcp.approx.ftz.f32
+// GUARD: bra.uni
+// GUARD-COUNT-16: div.rn.f32
+// GUARD4: {{^}}4{{$}}
 // DIV: {{^}}32{{$}}
-// RCP: {{^}}16{{$}}
+// RCP: {{^}}32{{$}}
 // IEEE: {{^}}64{{$}}
 // NORCP-NOT: rcp.approx
 // UNKNOWN: unknown pass 'no-such-pass'

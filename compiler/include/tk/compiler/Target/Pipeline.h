@@ -49,8 +49,13 @@ struct CompileOptions {
   /// runs store wider pieces. 0: the layout pass's default (16 where a
   /// kernel writes E5M6, 8 where it reads it, on sm_80 and sm_90a).
   int64_t e5m6Run = 0;
+  /// Values of a thread under one range check of a lone division by
+  /// 1 + exp(-x) (TK_LOGISTIC_GUARD=1, 2, 4, ... 64; LogisticDivision.cpp),
+  /// a tuning experiment: fewer values per check, shorter straight-line
+  /// stretches (fewer registers), more branches. 0: all of them.
+  int64_t logisticGuard = 0;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE,
-  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE and TK_E5M6_RUN.
+  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_E5M6_RUN and TK_LOGISTIC_GUARD.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
   /// "minblocks=n", "engine=bulk").

@@ -124,6 +124,8 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"logisticDivision", "logistic-division", "bool", /*default=*/"true",
            "Divide by 1 + exp(-x) (SiLU x / (1 + exp(-x)), sigmoid 1 / (1 + exp(-x))) with a "
            "branch-free correctly rounded sequence instead of div.rn.f32 (LogisticDivision.cpp)">,
+    Option<"logisticGuard", "logistic-guard", "int64_t", /*default=*/"0",
+           "Values of a thread under one range check of a lone such division (0: all)">,
   ];
 }
 
