@@ -57,6 +57,12 @@ void KernelBuilder::rereadThreadIndexInLoops() {
   rereadThreadIndex_ = true;
 }
 
+void KernelBuilder::ieeeLoneDivisions() {
+  if (gridBuilt_)
+    throw std::logic_error("ieeeLoneDivisions: call it before grid()");
+  ieeeLoneDivisions_ = true;
+}
+
 Dim KernelBuilder::dynamic(const std::string &name) { return Dim::symbol(name); }
 
 Dim KernelBuilder::dynamic(const std::string &name, int64_t multipleOf) {
@@ -191,6 +197,8 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
     kernel->setAttr("tile.max_access_bytes", b_.getI64IntegerAttr(maxAccessBytes_));
   if (rereadThreadIndex_)
     kernel->setAttr("tile.reread_thread_index", b_.getUnitAttr());
+  if (ieeeLoneDivisions_)
+    kernel->setAttr("tile.ieee_lone_divisions", b_.getUnitAttr());
   for (size_t i = 0; i < signature_.tensors.size(); ++i) {
     const TensorParam &p = signature_.tensors[i];
     kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(p.alignBytes));

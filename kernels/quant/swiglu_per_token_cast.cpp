@@ -81,6 +81,11 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
   const bool persistentCounts = c.countClamps && c.countingBlocksPerSm > 0;
   const bool packedCounts = c.countClamps && !persistentCounts && bm * bk < (int64_t(1) << kCountBits);
   const std::vector<Dim> tiles = {ceil_div(rows, bm), ceil_div(h, bk)};
+  // The guarded SiLU division (LogisticDivision.cpp) was slower in the count
+  // kernel (S18 run 2 on the H200, h = 2048: 232.3 -> 241.4, 240.5 us; the
+  // expert-masked row 21.8 -> 22.2, 22.0), faster or equal elsewhere.
+  if (c.countClamps)
+    k.ieeeLoneDivisions();
   auto castTile = [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
     Tile gate = k.load(x, {row, col}, {bm, bk}), linear = k.load(x, {row, col + h}, {bm, bk});
@@ -149,10 +154,10 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
       if (!persistentCounts)
         hits.clear();
     }
-    // The SwiGLU after the counts: its SiLU takes one range check and branch
-    // per thread (LogisticDivision.cpp), and counts taken after it kept the
-    // unclamped inputs live across that branch (78 registers against 64 for
-    // the count kernel at h = 2048 on sm_90a, 3 blocks per SM instead of 4).
+    // The SwiGLU after the counts (S18 run 2, div.rn.f32 for the SiLU in
+    // both: the count row 240.4 -> 232.3 us; with the guarded SiLU, counts
+    // taken after it kept the unclamped inputs live across its branch, 78
+    // registers against 64).
     Tile y = swigluForward(gate, linear, c.clamp);
     if (c.weights)
       y = y * expand(weight ? *weight : readWeight(), 1, bk);

@@ -2,6 +2,7 @@
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/quant/swiglu_backward.h"
+#include "kernels/quant/swiglu_per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 #include "tests/kernels/logistic_quotients.h"
 #include "tk/runtime/JitCache.h"
@@ -170,6 +171,25 @@ TEST(Compile, LogisticGuardGroups) {
       [forward](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, forward); }, sm90, out);
   EXPECT_NE(st.message().find("TK_LOGISTIC_GUARD must be a power of two"), std::string::npos) << st.message();
   unsetenv("TK_LOGISTIC_GUARD");
+}
+
+// The per-token SwiGLU kernel guards its SiLU divisions (a compare with 80
+// per value) unless it counts clamps (KernelBuilder::ieeeLoneDivisions),
+// where it keeps div.rn.f32.
+TEST(Compile, CountingSwigluKeepsIeeeDivision) {
+  kernels::quant::SwigluPerTokenCastConfig c;
+  c.hidden = 2048, c.weights = true, c.roundSf = true;
+  auto build = [](const kernels::quant::SwigluPerTokenCastConfig &c) {
+    return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::quant::buildSwigluPerTokenCast(ctx, c); });
+  };
+  std::string guarded = build(c);
+  EXPECT_GT(count(guarded, "0f42A00000"), 0u);
+  EXPECT_GT(count(guarded, "rcp.approx.ftz.f32"), 0u);
+  c.clamp = 0.5f, c.countClamps = true;
+  std::string counting = build(c);
+  EXPECT_EQ(count(counting, "0f42A00000"), 0u);
+  EXPECT_EQ(count(counting, "rcp.approx.ftz.f32"), 0u);
+  EXPECT_GT(count(counting, "div.rn.f32"), 0u);
 }
 
 // TK_MIN_BLOCKS_PER_SM: launch bounds for register experiments; the PTX asks

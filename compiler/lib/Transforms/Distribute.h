@@ -278,12 +278,14 @@ mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x)
 /// Replaces math.exp (f32) and math.fma under `root` with their device forms;
 /// with `logisticDivision`, first the divisions x / (1 + exp(-x)) and
 /// 1 / (1 + exp(-x)) with a branch-free sequence (LogisticDivision.cpp).
-mlir::LogicalResult lowerDeviceMath(mlir::Operation *root, bool logisticDivision, int64_t logisticGuard = 0);
+mlir::LogicalResult lowerDeviceMath(mlir::Operation *root, bool logisticDivision, int64_t logisticGuard = 0,
+                                    bool loneDivisions = true);
 /// The divisions x / (1 + exp(-x)) and 1 / (1 + exp(-x)) (f32) under `root`
 /// as a correctly rounded multiply-and-correct sequence with no branch.
 /// `guardValues`: values of a thread under one range check of a lone
-/// division (0: all of them).
-void lowerLogisticDivisions(mlir::Operation *root, int64_t guardValues = 0);
+/// division (0: all of them). `loneDivisions` false: only divisors two
+/// quotients share are replaced (a kernel marked tile.ieee_lone_divisions).
+void lowerLogisticDivisions(mlir::Operation *root, int64_t guardValues = 0, bool loneDivisions = true);
 
 /// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
 /// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.

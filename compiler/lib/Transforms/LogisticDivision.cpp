@@ -161,7 +161,7 @@ static Value guardedQuotient(OpBuilder &b, Location loc, arith::DivFOp div, int6
   return vec ? vector::FromElementsOp::create(b, loc, vec, results).getResult() : results[0];
 }
 
-void lowerLogisticDivisions(Operation *root, int64_t guardValues) {
+void lowerLogisticDivisions(Operation *root, int64_t guardValues, bool loneDivisions) {
   // Divisors that two quotients share (x / d and 1 / d: the SwiGLU
   // backward's activation and sigmoid) take the full sequence: its scaling,
   // reciprocal and Newton step serve both, and S17 run 3 measured the
@@ -173,9 +173,12 @@ void lowerLogisticDivisions(Operation *root, int64_t guardValues) {
   // (H200, two "on" passes around an "off" one): b = 32 368.4 -> 326.4,
   // 325.4 us (128 registers, 4 blocks per SM, against 136); per-token
   // weights 191.1 -> 190.5, 190.6; transposed b = 128 unchanged; per-token
-  // count 240.4 -> 246.9 (78 registers against 64: the kernel now counts
-  // before the SwiGLU). A check per 8 or 2 values (TK_LOGISTIC_GUARD) was
-  // slower: b = 32 338.1, 358.3.
+  // count 240.4 -> 246.9 (78 registers against 64). A check per 8 or 2
+  // values (TK_LOGISTIC_GUARD) was slower: b = 32 338.1, 358.3. The count
+  // kernel, counting before the SwiGLU since (64 registers either way), was
+  // still slower with the guard (S18 run 2: 232.3 -> 241.4, 240.5 us), so
+  // it keeps div.rn.f32 for lone divisions (KernelBuilder::
+  // ieeeLoneDivisions, tile.ieee_lone_divisions).
   // Grouped by x: two maps of one tile each compute 1 + exp(-x) for the same
   // x, which CSE merges after this pass.
   llvm::MapVector<Value, SmallVector<arith::DivFOp>> byArgument;
@@ -185,6 +188,8 @@ void lowerLogisticDivisions(Operation *root, int64_t guardValues) {
   });
   for (auto &[x, divs] : byArgument)
     for (arith::DivFOp div : divs) {
+      if (divs.size() < 2 && !loneDivisions)
+        continue;
       OpBuilder b(div);
       Value q = divs.size() >= 2 ? quotient(b, div.getLoc(), div.getLhs(), div.getRhs(), /*inRange=*/false)
                                  : guardedQuotient(b, div.getLoc(), div, guardValues);

@@ -534,7 +534,8 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     if (failed(lowering.lowerBlock(kernel.getBody().front())))
       return failure();
     gpu::ReturnOp::create(b, loc);
-    if (failed(compiler::lowerDeviceMath(func, logisticDivision, logisticGuard)))
+    if (failed(compiler::lowerDeviceMath(func, logisticDivision, logisticGuard,
+                                         /*loneDivisions=*/!kernel->hasAttr("tile.ieee_lone_divisions"))))
       return failure();
     kernel.erase();
     return success();

@@ -7,6 +7,9 @@
 // RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'rcp.approx.ftz.f32' | FileCheck %s --check-prefix=RCP
 // RUN: tk-opt %s -tile-to-ptx='target=sm_90a ablate=logistic-division' | sed -e 's/\\0A/\n/g' | grep -c -E 'div.rn.f32|rcp.rn.f32' | FileCheck %s --check-prefix=IEEE
 // RUN: tk-opt %s -tile-to-ptx='target=sm_90a ablate=logistic-division' | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
+// RUN: sed 's/threads = 64 : i64}/threads = 64 : i64, tile.ieee_lone_divisions}/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'div.rn.f32' | FileCheck %s --check-prefix=LONEDIV
+// RUN: sed 's/threads = 64 : i64}/threads = 64 : i64, tile.ieee_lone_divisions}/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'rcp.approx.ftz.f32' | FileCheck %s --check-prefix=LONERCP
+// RUN: sed 's/threads = 64 : i64}/threads = 64 : i64, tile.ieee_lone_divisions}/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=LONE
 // RUN: not tk-opt %s -tile-to-ptx='target=sm_90a ablate=no-such-pass' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // x / (1 + exp(-x)) and 1 / (1 + exp(-x)) of the same x become, on sm_90a
@@ -22,6 +25,10 @@
 // values otherwise: 16 more rcp.approx, 16 div.rn.f32 in the other branch
 // (with logistic-guard=4, TK_LOGISTIC_GUARD: a check and a branch per 4).
 // Any other division (here x / (2 + exp(-x))) stays div.rn.f32: 32 in all.
+// In a kernel marked tile.ieee_lone_divisions (KernelBuilder::
+// ieeeLoneDivisions) the SiLU alone stays div.rn.f32 with no guard (32 in
+// all, as many as the guarded form has in its other branch) and only
+// the shared divisor takes rcp.approx (16).
 // With the pass ablated all 64 are IEEE (div.rn.f32, and rcp.rn.f32 for 1 / d).
 // CHECK-LABEL: .entry logistic
 // CHECK: setp.ge.f32 [[BIG:%p[0-9]+]], [[D:%[rf][0-9]+]], 0f5F800000
@@ -48,6 +55,10 @@
 // DIV: {{^}}32{{$}}
 // RCP: {{^}}32{{$}}
 // IEEE: {{^}}64{{$}}
+// LONEDIV: {{^}}32{{$}}
+// LONERCP: {{^}}16{{$}}
+// LONE-LABEL: .entry logistic
+// LONE-NOT: 0f42A00000
 // NORCP-NOT: rcp.approx
 // UNKNOWN: unknown pass 'no-such-pass'
 tile.kernel @logistic(%x: memref<?x256xf32> {tile.align = 16 : i64}, %silu: memref<?x256xf32> {tile.align = 16 : i64},

@@ -62,6 +62,11 @@ public:
   /// transposed SwiGLU per-channel kernel 149 -> 118 registers, 456.5 ->
   /// 431.3 µs; the non-transposed b = 32 form 136 -> 123, but 365.5 -> 380.5.)
   void rereadThreadIndexInLoops();
+  /// Lone divisions by 1 + exp(-x) (a SiLU whose sigmoid is not also taken)
+  /// stay div.rn.f32 instead of the guarded multiply-and-correct form
+  /// (LogisticDivision.cpp), for a kernel that measured slower with it; both
+  /// are IEEE-exact. Call before grid().
+  void ieeeLoneDivisions();
 
   /// The grid: one to three extents; `body` runs once per block with its indices.
   void grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body);
@@ -151,6 +156,7 @@ private:
   bool gridBuilt_ = false;
   int64_t maxAccessBytes_ = 0; ///< 0: the target's widest access
   bool rereadThreadIndex_ = false;
+  bool ieeeLoneDivisions_ = false;
 };
 
 mlir::Type toMlirType(mlir::MLIRContext &ctx, DType t);
