@@ -277,13 +277,14 @@ mlir::Value perLane(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange ope
 mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// Replaces math.exp (f32) and math.fma under `root` with their device forms;
 /// with `logisticDivision`, first the divisions x / (1 + exp(-x)) and
-/// 1 / (1 + exp(-x)) with a branch-free sequence (LogisticDivision.cpp).
+/// 1 / (1 + exp(-x)) with multiply-and-correct sequences (LogisticDivision.cpp).
 mlir::LogicalResult lowerDeviceMath(mlir::Operation *root, bool logisticDivision, int64_t logisticGuard = 0,
                                     bool loneDivisions = true);
 /// The divisions x / (1 + exp(-x)) and 1 / (1 + exp(-x)) (f32) under `root`
-/// as a correctly rounded multiply-and-correct sequence with no branch.
-/// `guardValues`: values of a thread under one range check of a lone
-/// division (0: all of them). `loneDivisions` false: only divisors two
+/// as correctly rounded multiply-and-correct sequences: with no branch where
+/// two quotients share a divisor; under one range check per thread (and
+/// `div.rn.f32` past it) for a lone division. `guardValues`: values of a
+/// thread under one range check (0: all of them). `loneDivisions` false: only divisors two
 /// quotients share are replaced (a kernel marked tile.ieee_lone_divisions).
 void lowerLogisticDivisions(mlir::Operation *root, int64_t guardValues = 0, bool loneDivisions = true);
 

@@ -123,7 +123,9 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
            "(false: rows padded by 16 bytes)">,
     Option<"logisticDivision", "logistic-division", "bool", /*default=*/"true",
            "Divide by 1 + exp(-x) (SiLU x / (1 + exp(-x)), sigmoid 1 / (1 + exp(-x))) with a "
-           "branch-free correctly rounded sequence instead of div.rn.f32 (LogisticDivision.cpp)">,
+           "correctly rounded multiply-and-correct sequence instead of div.rn.f32: branch-free where "
+           "two quotients share the divisor, under one range check per thread for a lone one, except "
+           "in kernels marked tile.ieee_lone_divisions (LogisticDivision.cpp)">,
     Option<"logisticGuard", "logistic-guard", "int64_t", /*default=*/"0",
            "Values of a thread under one range check of a lone such division (0: all)">,
   ];
