@@ -6,6 +6,7 @@
 // are the spec's minimum traffic (quant.md §0): x + out + scale factors.
 //===----------------------------------------------------------------------===//
 #include "bench/benchmark.h"
+#include "bench/bench_row.h"
 #include "bench/baselines.h"
 #include "bench/cast_back_check.h"
 #include "bench/per_block_cast_check.h"
@@ -33,19 +34,6 @@ using kernels::quant::alignUp;
 using kernels::quant::ceilDiv;
 
 namespace {
-
-struct Row {
-  std::string op, shape, variant;
-  double us = 0, gbps = 0, frac = 0, bytes = 0;
-  std::string check;
-};
-
-std::string jsonEscape(const std::string &s) {
-  std::string out;
-  for (char c : s)
-    out += c == '"' ? std::string("\\\"") : std::string(1, c);
-  return out;
-}
 
 enum class Op { Cast, SfOnly, PrecomputedSf };
 
@@ -77,22 +65,23 @@ Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c
                        deviceTensor(sf, TK_F32, {c.m, kb}, {sf0, sf1})});
   }
   int next = 0;
-  double ms = gpu.medianMs(
-      [&] {
-        auto &t = tensors[next++ % sets];
-        if (op == Op::Cast)
-          tk_per_token_cast(ctx, &t[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &t[1], &t[2],
-                            nullptr);
-        else if (op == Op::SfOnly)
-          tk_per_token_cast_with_sf_only(ctx, &t[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags,
-                                         &t[2], nullptr);
-        else
-          tk_per_token_cast_with_precomputed_sf(ctx, &t[0], TK_FORMAT_E4M3, (int32_t)c.group, &t[2], 0, &t[1],
-                                                nullptr);
-      },
-      5, 50);
-  row.us = ms * 1e3;
-  row.gbps = row.bytes / (ms * 1e-3) / 1e9;
+  auto call = [&] {
+    auto &t = tensors[next++ % sets];
+    if (op == Op::Cast)
+      return tk_per_token_cast(ctx, &t[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags, &t[1], &t[2],
+                               nullptr);
+    if (op == Op::SfOnly)
+      return tk_per_token_cast_with_sf_only(ctx, &t[0], nullptr, nullptr, TK_FORMAT_E4M3, (int32_t)c.group, c.flags,
+                                            &t[2], nullptr);
+    return tk_per_token_cast_with_precomputed_sf(ctx, &t[0], TK_FORMAT_E4M3, (int32_t)c.group, &t[2], 0, &t[1],
+                                                 nullptr);
+  };
+  // A call that fails (e.g. a tuning setting the kernel refuses) is not timed.
+  if (tk_status st = call(); st != TK_SUCCESS) {
+    row.check = std::string("error: ") + tk_last_error();
+    return row;
+  }
+  row.setTime(gpu.medianMs([&] { call(); }, 5, 50), 0);
   return row;
 }
 
@@ -105,15 +94,12 @@ void addRow(std::vector<Row> &rows, const std::string &op, const std::string &de
   size_t space = described.find(' ');
   r.shape = described.substr(0, space);
   r.variant = space == std::string::npos ? "" : described.substr(space + 1);
-  r.us = cr.ms * 1e3;
   r.bytes = cr.bytes;
-  r.gbps = cr.bytes / (cr.ms * 1e-3) / 1e9;
-  r.frac = r.gbps / ceiling;
+  r.setTime(cr.status == TK_SUCCESS ? cr.ms : 0, ceiling);
   r.check = cr.status == TK_SUCCESS && !cr.outMismatches && !cr.sfMismatches && !cr.countMismatches
                 ? "bit-exact"
                 : cr.describe();
-  std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(), r.us,
-              r.gbps, 100 * r.frac, r.check.c_str());
+  std::printf("%s\n", r.tableLine().c_str());
   rows.push_back(r);
 }
 
@@ -169,7 +155,7 @@ int runBenchmark(const BenchOptions &options) {
   tk_context ctx;
   tk_context_create(&ctx);
   std::vector<Row> rows;
-  std::printf("%-16s %-12s %-26s %10s %8s %7s  %s\n", "op", "shape", "variant", "us", "GB/s", "ceil", "check");
+  std::printf("%s\n", tableHeader().c_str());
   // --only: the sections of the operators named (comma-separated).
   auto want = [&](std::initializer_list<const char *> ops) {
     if (options.only.empty())
@@ -194,9 +180,8 @@ int runBenchmark(const BenchOptions &options) {
       continue;
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/first);
     first = false;
-    r.frac = r.gbps / ceiling;
-    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
-                r.us, r.gbps, 100 * r.frac, r.check.c_str());
+    r.frac = r.timed() ? r.gbps / ceiling : 0;
+    std::printf("%s\n", r.tableLine().c_str());
     rows.push_back(r);
   }
 
@@ -208,9 +193,8 @@ int runBenchmark(const BenchOptions &options) {
     if (!picked(describe(c)))
       continue;
     Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/true, op);
-    r.frac = r.gbps / ceiling;
-    std::printf("%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s\n", r.op.c_str(), r.shape.c_str(), r.variant.c_str(),
-                r.us, r.gbps, 100 * r.frac, r.check.c_str());
+    r.frac = r.timed() ? r.gbps / ceiling : 0;
+    std::printf("%s\n", r.tableLine().c_str());
     rows.push_back(r);
   }
 
@@ -419,7 +403,8 @@ int runBenchmark(const BenchOptions &options) {
 
   std::vector<MeasuredRow> measured;
   for (const Row &r : rows)
-    measured.push_back({r.op, r.shape, r.variant, r.us});
+    if (r.timed())
+      measured.push_back({r.op, r.shape, r.variant, r.us});
   std::printf("%s", formatBaselines(loadBaselines(options.baselinesPath), measured, ceiling).c_str());
 
   if (!options.jsonPath.empty()) {
@@ -427,18 +412,16 @@ int runBenchmark(const BenchOptions &options) {
     js << "{\n \"device\": \"" << jsonEscape(dev.name) << "\",\n \"sm_count\": " << dev.smCount
        << ",\n \"sm_clock_mhz\": " << dev.clockKHz / 1000 << ",\n \"memory_clock_mhz\": " << dev.memoryClockKHz / 1000
        << ",\n \"driver\": " << dev.driverVersion << ",\n \"tk_version\": \"" << tk::compiler::version()
-       << "\",\n \"commit\": \"" << tk::compiler::commit() << "\",\n \"copy_gbps\": " << ceiling
-       << ",\n \"warm_call_us\": " << hostUs << ",\n \"ablate\": \"" << ablated << "\"" << ",\n \"rows\": [\n";
+       << "\",\n \"commit\": \"" << tk::compiler::commit() << "\",\n \"copy_gbps\": " << jsonNumber(ceiling)
+       << ",\n \"warm_call_us\": " << jsonNumber(hostUs) << ",\n \"ablate\": \"" << ablated << "\"" << ",\n \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row &r = rows[i];
-      js << "  {\"op\": \"" << r.op << "\", \"shape\": \"" << r.shape << "\", \"variant\": \"" << jsonEscape(r.variant)
-         << "\", \"us\": " << r.us << ", \"bytes\": " << r.bytes << ", \"gbps\": " << r.gbps << ", \"frac\": " << r.frac
-         << ", \"check\": \"" << jsonEscape(r.check) << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
+      js << "  " << r.json() << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     js << " ],\n \"jit\": [\n";
     for (size_t i = 0; i < compiled.size(); ++i)
-      js << "  {\"key\": \"" << jsonEscape(compiled[i]->cacheKey) << "\", \"compile_ms\": " << compiled[i]->compileMs
-         << ", \"load_ms\": " << compiled[i]->loadMs << "}" << (i + 1 < compiled.size() ? "," : "") << "\n";
+      js << "  {\"key\": \"" << jsonEscape(compiled[i]->cacheKey) << "\", \"compile_ms\": "
+         << jsonNumber(compiled[i]->compileMs) << ", \"load_ms\": " << jsonNumber(compiled[i]->loadMs) << "}" << (i + 1 < compiled.size() ? "," : "") << "\n";
     js << " ]\n}\n";
     std::printf("wrote %s\n", options.jsonPath.c_str());
   }

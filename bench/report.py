@@ -78,10 +78,13 @@ def main():
         sep += "---|---|"
     lines += [head, sep]
     for r in tk["rows"]:
-        line = f"| {r['op']} | {r['shape']} | {r['variant']} | {r['us']:.1f} | {100 * r['frac']:.1f}% |"
+        timed = r.get("us") is not None  # a row whose call failed has no time (null)
+        line = f"| {r['op']} | {r['shape']} | {r['variant']} | "
+        line += f"{r['us']:.1f} | {100 * r['frac']:.1f}% |" if timed else f"- ({r.get('check', '')}) | - |"
         for impl in impls:
             p = peer.get((r["op"], r["shape"], r["variant"], impl))
-            line += f" {p['us']:.1f} | {p['us'] / r['us']:.2f}x |" if p else " - | - |"
+            line += f" {p['us']:.1f} |" if p else " - |"
+            line += f" {p['us'] / r['us']:.2f}x |" if p and timed else " - |"
         lines.append(line)
     jit = tk.get("jit", [])
     if jit:
@@ -107,7 +110,7 @@ def main():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         labels = [f"{r['shape']}\n{r['variant']}" for r in tk["rows"]]
-        series = [("tk", [r["frac"] for r in tk["rows"]])]
+        series = [("tk", [r["frac"] or 0 for r in tk["rows"]])]
         for impl in impls:
             vals = []
             for r in tk["rows"]:

@@ -1,0 +1,32 @@
+//===- bench_row.h - one row of `tk bench`: its table line and JSON --------===//
+#pragma once
+
+#include <string>
+
+namespace tk::bench {
+
+/// One timed case. A case that did not run (its call failed, e.g. a tuning
+/// setting the kernel refuses) has no time: `us` 0, and its table line and
+/// JSON show no rate rather than inf or NaN.
+struct Row {
+  std::string op, shape, variant;
+  double us = 0, gbps = 0, frac = 0, bytes = 0;
+  std::string check;
+
+  bool timed() const;
+  /// Sets us, gbps and frac from a median time in ms (<= 0: not timed).
+  void setTime(double ms, double ceilingGbps);
+  /// The table line: op, shape, variant, µs, GB/s, fraction of the ceiling, check.
+  std::string tableLine() const;
+  /// The JSON object (numbers that are not finite as null).
+  std::string json() const;
+};
+
+/// The header line of tableLine()'s columns.
+std::string tableHeader();
+/// `s` as the inside of a JSON string: quotes, backslashes and control characters escaped.
+std::string jsonEscape(const std::string &s);
+/// `v` as a JSON number, or null when it is not finite.
+std::string jsonNumber(double v);
+
+} // namespace tk::bench
