@@ -9,6 +9,8 @@ namespace tk::bench {
 
 bool Row::timed() const { return us > 0 && std::isfinite(us) && std::isfinite(gbps); }
 
+bool Row::failed() const { return !check.empty() && check != "bit-exact"; }
+
 void Row::setTime(double ms, double ceilingGbps) {
   if (!(ms > 0) || !std::isfinite(ms)) {
     us = gbps = frac = 0;

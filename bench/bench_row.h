@@ -14,6 +14,9 @@ struct Row {
   std::string check;
 
   bool timed() const;
+  /// Its check found a difference or its call failed (an empty check: not
+  /// checked, which is not a failure).
+  bool failed() const;
   /// Sets us, gbps and frac from a median time in ms (<= 0: not timed).
   void setTime(double ms, double ceilingGbps);
   /// The table line: op, shape, variant, µs, GB/s, fraction of the ceiling, check.

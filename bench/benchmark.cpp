@@ -421,12 +421,20 @@ int runBenchmark(const BenchOptions &options) {
     js << " ],\n \"jit\": [\n";
     for (size_t i = 0; i < compiled.size(); ++i)
       js << "  {\"key\": \"" << jsonEscape(compiled[i]->cacheKey) << "\", \"compile_ms\": "
-         << jsonNumber(compiled[i]->compileMs) << ", \"load_ms\": " << jsonNumber(compiled[i]->loadMs) << "}" << (i + 1 < compiled.size() ? "," : "") << "\n";
+         << jsonNumber(compiled[i]->compileMs) << ", \"load_ms\": " << jsonNumber(compiled[i]->loadMs) << "}"
+         << (i + 1 < compiled.size() ? "," : "") << "\n";
     js << " ]\n}\n";
     std::printf("wrote %s\n", options.jsonPath.c_str());
   }
   tk_context_destroy(ctx);
-  return 0;
+  // A row that failed its check or its call makes the run fail (after the
+  // table and the JSON, which say which). Rows timed without a check have
+  // an empty check.
+  size_t failed = std::count_if(rows.begin(), rows.end(), [](const Row &r) { return r.failed(); });
+  if (failed)
+    std::fprintf(stderr, "tk bench: %zu of %zu rows failed their check or call (the check column says why)\n",
+                 failed, rows.size());
+  return failed ? 1 : 0;
 }
 
 } // namespace tk::bench

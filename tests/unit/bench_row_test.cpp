@@ -29,6 +29,11 @@ TEST(BenchRow, TimedRowHasItsRate) {
   EXPECT_NEAR(r.frac, 4042.7 / 4000, 1e-4);
   EXPECT_NE(r.tableLine().find("464.8     4043  101.1%  bit-exact"), std::string::npos) << r.tableLine();
   EXPECT_NE(r.json().find("\"us\": 464.8,"), std::string::npos) << r.json();
+  EXPECT_FALSE(r.failed());
+  r.check = "";
+  EXPECT_FALSE(r.failed()) << "a row timed without a check";
+  r.check = "out 3 of 100 differ";
+  EXPECT_TRUE(r.failed());
 }
 
 TEST(BenchRow, FailedRowHasNoRate) {
@@ -36,6 +41,7 @@ TEST(BenchRow, FailedRowHasNoRate) {
     Row r = row(ms);
     r.check = "invalid argument: tk_batched_transpose: TK_TRANSPOSE_TILE '128x128' takes 65536 bytes";
     EXPECT_FALSE(r.timed());
+    EXPECT_TRUE(r.failed());
     std::string line = r.tableLine(), json = r.json();
     EXPECT_EQ(line.find("nan"), std::string::npos) << line;
     EXPECT_EQ(line.find("inf"), std::string::npos) << line;
