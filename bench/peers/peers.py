@@ -230,7 +230,7 @@ class Worker:
                                   variant=self.rows[j]["variant"], impl=impl, reason="time limit reached")
                 return 0
             self.emit(ev="start", i=i)
-            print(f"[{i + 1}/{n}] {label(row)}   (tk {row.get('us', 0):.1f} us)", flush=True)
+            print(f"[{i + 1}/{n}] {label(row)}   (tk {row.get('us') or 0:.1f} us)", flush=True)
             self.torch.manual_seed(i)
             if TK in self.impls:
                 self.run_tile_kernels(i, row)
