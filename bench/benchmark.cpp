@@ -38,7 +38,8 @@ namespace {
 enum class Op { Cast, SfOnly, PrecomputedSf };
 
 /// Times one per-token case with rotated buffers; checks the first set.
-Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c, bool check, Op op = Op::Cast) {
+Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c, bool check, double ceiling,
+                      Op op = Op::Cast) {
   Row row;
   row.op = op == Op::Cast ? "per_token_cast"
                           : op == Op::SfOnly ? "per_token_cast_with_sf_only" : "per_token_cast_with_precomputed_sf";
@@ -47,7 +48,7 @@ Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c
   if (check) {
     CheckResult r = op == Op::Cast ? checkPerTokenCast(&gpu, ctx, c, makeInput(c), false)
                                    : checkPerTokenVariants(&gpu, ctx, c, makeInput(c));
-    row.check = r.status == TK_SUCCESS && !r.outMismatches && !r.sfMismatches ? "bit-exact" : r.describe();
+    row.check = r.verdict();
   }
   const int64_t elt = c.in == TK_BF16 ? 2 : 4, kb = ceilDiv(c.k, c.group);
   const bool col = c.flags & TK_SF_COL_MAJOR;
@@ -81,8 +82,14 @@ Row benchPerTokenCast(GpuSession &gpu, tk_context ctx, const PerTokenCastCase &c
     row.check = std::string("error: ") + tk_last_error();
     return row;
   }
-  row.setTime(gpu.medianMs([&] { call(); }, 5, 50), 0);
+  row.setTime(gpu.medianMs([&] { call(); }, 5, 50), ceiling);
   return row;
+}
+
+/// A row printed, and kept for the JSON.
+void record(std::vector<Row> &rows, const Row &r) {
+  std::printf("%s\n", r.tableLine().c_str());
+  rows.push_back(r);
 }
 
 /// One checked and timed case as a table row: printed, and kept for the JSON.
@@ -96,11 +103,8 @@ void addRow(std::vector<Row> &rows, const std::string &op, const std::string &de
   r.variant = space == std::string::npos ? "" : described.substr(space + 1);
   r.bytes = cr.bytes;
   r.setTime(cr.status == TK_SUCCESS ? cr.ms : 0, ceiling);
-  r.check = cr.status == TK_SUCCESS && !cr.outMismatches && !cr.sfMismatches && !cr.countMismatches
-                ? "bit-exact"
-                : cr.describe();
-  std::printf("%s\n", r.tableLine().c_str());
-  rows.push_back(r);
+  r.check = cr.verdict();
+  record(rows, r);
 }
 
 std::vector<PerTokenCastCase> perTokenCastCases(bool full) {
@@ -178,11 +182,8 @@ int runBenchmark(const BenchOptions &options) {
   for (const auto &c : perToken) {
     if (!picked(describe(c)))
       continue;
-    Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/first);
+    record(rows, benchPerTokenCast(gpu, ctx, c, /*check=*/first, ceiling));
     first = false;
-    r.frac = r.timed() ? r.gbps / ceiling : 0;
-    std::printf("%s\n", r.tableLine().c_str());
-    rows.push_back(r);
   }
 
   // The other per-token operators on the headline shape (row-major scale factors).
@@ -192,10 +193,7 @@ int runBenchmark(const BenchOptions &options) {
     PerTokenCastCase c{32768, 7168, 128, TK_BF16, TK_ROUND_SF};
     if (!picked(describe(c)))
       continue;
-    Row r = benchPerTokenCast(gpu, ctx, c, /*check=*/true, op);
-    r.frac = r.timed() ? r.gbps / ceiling : 0;
-    std::printf("%s\n", r.tableLine().c_str());
-    rows.push_back(r);
+    record(rows, benchPerTokenCast(gpu, ctx, c, /*check=*/true, ceiling, op));
   }
 
   // per_token_cast's benchmark flags (quant.md 4.1: (T, T, T), packed UE8M0 scale

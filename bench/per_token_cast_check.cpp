@@ -54,6 +54,12 @@ std::string CheckResult::describe() const {
          (countMismatches ? " / " + std::to_string(countMismatches) + " counters" : "");
 }
 
+bool CheckResult::exact() const {
+  return status == TK_SUCCESS && !outMismatches && !sfMismatches && !countMismatches;
+}
+
+std::string CheckResult::verdict() const { return exact() ? "bit-exact" : describe(); }
+
 bool CheckResult::called(tk_status s) {
   status = s;
   if (s != TK_SUCCESS)

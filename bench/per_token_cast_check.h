@@ -32,6 +32,10 @@ struct CheckResult {
   double ms = 0;                               ///< median kernel time when timed
   double bytes = 0;                            ///< x + out + sf (spec's traffic formula)
   std::string describe() const;
+  /// The call succeeded and every output, scale factor and counter matched.
+  bool exact() const;
+  /// "bit-exact", or describe() when not exact().
+  std::string verdict() const;
   /// Records an operator call's status (and tk_last_error() when it failed);
   /// true when it succeeded and the outputs are there to compare.
   bool called(tk_status s);

@@ -144,22 +144,22 @@ static int checkVariants(bench::GpuSession *gpu, tk_context ctx) {
   bench::PerTokenCastCase c = gpu ? bench::PerTokenCastCase{8001, 7168, 128, TK_BF16, TK_ROUND_SF}
                                   : bench::PerTokenCastCase{256, 7168, 128, TK_BF16, TK_ROUND_SF};
   bench::CheckResult r = bench::checkPerTokenVariants(gpu, ctx, c, bench::makeInput(c));
-  bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+  bool ok = r.exact();
   std::printf("%-16s %-34s %s\n", "+ sf_only, precomputed_sf", bench::describe(c).c_str(),
-              ok ? "bit-exact" : r.describe().c_str());
+              r.verdict().c_str());
   return ok ? 0 : 1;
 }
 
 /// One checked (and, on a GPU, timed) case as a table row; returns 1 on a failure.
 static int printRow(bench::GpuSession *gpu, const std::string &op, const std::string &what,
                     const bench::CheckResult &r, double ceiling) {
-  bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0 && r.countMismatches == 0;
+  bool ok = r.exact();
   if (gpu) {
     double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
     std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", op.c_str(), what.c_str(),
-                ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
+                r.verdict().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
   } else {
-    std::printf("%-16s %-34s %s\n", op.c_str(), what.c_str(), ok ? "bit-exact" : r.describe().c_str());
+    std::printf("%-16s %-34s %s\n", op.c_str(), what.c_str(), r.verdict().c_str());
   }
   return ok ? 0 : 1;
 }
@@ -247,11 +247,11 @@ static int runOnGpu(bench::GpuSession &gpu, bool quick) {
   std::printf("%-16s %-34s %-28s %9s %8s %6s\n", "op", "case", "check vs reference", "us", "GB/s", "ceil");
   for (const auto &c : cases) {
     bench::CheckResult r = bench::checkPerTokenCast(&gpu, ctx, c, bench::makeInput(c), /*time=*/true);
-    bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+    bool ok = r.exact();
     failures += !ok;
     double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
     std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", "per_token_cast", bench::describe(c).c_str(),
-                ok ? "bit-exact" : r.describe().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
+                r.verdict().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
   }
   failures += checkVariants(&gpu, ctx);
   failures += checkOthers(&gpu, ctx, ceiling);
@@ -277,10 +277,10 @@ static int runOnCpu(bool quick) {
   std::printf("%-16s %-34s %-28s %9s\n", "op", "case", "check vs reference", "cpu ms");
   for (const auto &c : cases) {
     bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, c, bench::makeInput(c), /*time=*/true);
-    bool ok = r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0;
+    bool ok = r.exact();
     failures += !ok;
     std::printf("%-16s %-34s %-28s %9.2f\n", "per_token_cast", bench::describe(c).c_str(),
-                ok ? "bit-exact" : r.describe().c_str(), r.ms);
+                r.verdict().c_str(), r.ms);
   }
   failures += checkVariants(nullptr, ctx);
   failures += checkOthers(nullptr, ctx, 0);
