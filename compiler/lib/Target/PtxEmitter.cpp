@@ -63,14 +63,15 @@ std::string CompileOptions::cacheTag() const {
   std::string tag;
   for (const std::string &a : ablate)
     tag += (tag.empty() ? "ablate=" : ",") + a;
+  auto add = [&](const std::string &part) { tag += (tag.empty() ? "" : ";") + part; };
   if (minBlocksPerSm > 0)
-    tag += (tag.empty() ? "" : ";") + std::string("minblocks=") + std::to_string(minBlocksPerSm);
+    add("minblocks=" + std::to_string(minBlocksPerSm));
   if (copyEngine != "cp.async")
-    tag += (tag.empty() ? "" : ";") + std::string("engine=") + copyEngine;
+    add("engine=" + copyEngine);
   if (e5m6Run > 0)
-    tag += (tag.empty() ? "" : ";") + std::string("e5m6run=") + std::to_string(e5m6Run);
+    add("e5m6run=" + std::to_string(e5m6Run));
   if (logisticGuard > 0)
-    tag += (tag.empty() ? "" : ";") + std::string("lguard=") + std::to_string(logisticGuard);
+    add("lguard=" + std::to_string(logisticGuard));
   return tag;
 }
 

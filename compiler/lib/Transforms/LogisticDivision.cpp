@@ -66,11 +66,12 @@ static Value logisticArgument(Value d) {
   return {};
 }
 
-static bool isLogisticDivision(arith::DivFOp div) {
+/// x where `div` is x / (1 + exp(-x)) or 1 / (1 + exp(-x)) in f32, else null.
+static Value logisticDivisionArgument(arith::DivFOp div) {
   if (!getElementTypeOrSelf(div.getType()).isF32())
-    return false;
+    return {};
   Value x = logisticArgument(div.getRhs());
-  return x && (div.getLhs() == x || matchPattern(div.getLhs(), m_OneFloat()));
+  return x && (div.getLhs() == x || matchPattern(div.getLhs(), m_OneFloat())) ? x : Value();
 }
 
 /// The sequence for one lane. `inRange`: the caller has checked |x| <= 80,
@@ -115,8 +116,8 @@ static Value quotient(OpBuilder &b, Location loc, Value n, Value d, bool inRange
 /// in-range sequence for every lane of a group of `guardValues` lanes (0:
 /// all) when each |x| of the group is at most 80 (NaN is not), else IEEE
 /// division for all of them; one branch per thread and group, not per value.
-static Value guardedQuotient(OpBuilder &b, Location loc, arith::DivFOp div, int64_t guardValues) {
-  Value x = logisticArgument(div.getRhs()), n = div.getLhs(), d = div.getRhs();
+static Value guardedQuotient(OpBuilder &b, Location loc, arith::DivFOp div, Value x, int64_t guardValues) {
+  Value n = div.getLhs(), d = div.getRhs();
   auto vec = dyn_cast<VectorType>(div.getType());
   const int64_t lanes = vec ? vec.getNumElements() : 1;
   const int64_t group = guardValues > 0 ? std::min(guardValues, lanes) : lanes;
@@ -124,7 +125,6 @@ static Value guardedQuotient(OpBuilder &b, Location loc, arith::DivFOp div, int6
     return vec ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}).getResult() : v;
   };
   Value limit = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(80.0f));
-  Value mask = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x7FFFFFFF));
   SmallVector<Value> results;
   for (int64_t first = 0; first < lanes; first += group) {
     const int64_t count = std::min(group, lanes - first);
@@ -134,10 +134,8 @@ static Value guardedQuotient(OpBuilder &b, Location loc, arith::DivFOp div, int6
     Value inside;
     for (int64_t i = first; i < first + count; ++i) {
       ns.push_back(lane(n, i)), ds.push_back(lane(d, i));
-      // |x| as bits: math.absf and llvm.intr.fabs become libdevice calls in the GPU conversion
-      Value bits = arith::AndIOp::create(b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), lane(x, i)), mask);
-      Value abs = arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
-      Value ok = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, abs, limit);
+      // |x| as bits (absoluteValue): math.absf becomes a libdevice call in the GPU conversion
+      Value ok = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, absoluteValue(b, loc, lane(x, i)), limit);
       inside = inside ? arith::AndIOp::create(b, loc, inside, ok).getResult() : ok;
     }
     Type groupType = count == 1 ? Type(b.getF32Type()) : Type(VectorType::get({count}, b.getF32Type()));
@@ -183,8 +181,8 @@ void lowerLogisticDivisions(Operation *root, int64_t guardValues, bool loneDivis
   // x, which CSE merges after this pass.
   llvm::MapVector<Value, SmallVector<arith::DivFOp>> byArgument;
   root->walk([&](arith::DivFOp div) {
-    if (isLogisticDivision(div))
-      byArgument[logisticArgument(div.getRhs())].push_back(div);
+    if (Value x = logisticDivisionArgument(div))
+      byArgument[x].push_back(div);
   });
   for (auto &[x, divs] : byArgument)
     for (arith::DivFOp div : divs) {
@@ -192,7 +190,7 @@ void lowerLogisticDivisions(Operation *root, int64_t guardValues, bool loneDivis
         continue;
       OpBuilder b(div);
       Value q = divs.size() >= 2 ? quotient(b, div.getLoc(), div.getLhs(), div.getRhs(), /*inRange=*/false)
-                                 : guardedQuotient(b, div.getLoc(), div, guardValues);
+                                 : guardedQuotient(b, div.getLoc(), div, x, guardValues);
       div.getResult().replaceAllUsesWith(q);
       div.erase();
     }

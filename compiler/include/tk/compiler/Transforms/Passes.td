@@ -99,7 +99,7 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     instruction sequence of CUDA's accurate device `expf` (bit-identical to
     nvcc's, which SwiGLU oracles use), `math.fma` a single-rounding
     `llvm.intr.fma` (DeviceMath.cpp). Divisions by 1 + exp(-x) of x or 1 become a
-    branch-free correctly rounded sequence (LogisticDivision.cpp, `logistic-division`).
+    correctly rounded multiply-and-correct sequence (LogisticDivision.cpp, `logistic-division`).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
