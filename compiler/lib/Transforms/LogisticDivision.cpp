@@ -14,12 +14,15 @@
 //   d' = d s, n' = n s                   n' is normal, since x <= -44)
 //   y0 = rcp.approx.ftz(d')             (d' in [1, 2^64): y0 normal)
 //   y  = fma(y0, fma(-d', y0, 1), y0)   (one Newton step)
-//   q0 = n' y, r = fma(-d', q0, n')     (the exact residual)
-//   q  = fma(r, y, q0)                  (the correctly rounded quotient)
+//   q0 = n' y, r = fma(d', q0, -n')     (the exact residual, negated)
+//   q  = fma(-r, y, q0)                 (the correctly rounded quotient)
 // q is NaN exactly where the operands are not both finite (n = +inf, d = 1;
 // n = -inf or x < -88.7, d = inf; NaN): there n' y0 is the IEEE quotient
-// (inf, NaN, or a zero of n's sign). The quotient's sign is n's (d > 0): the
-// residual step turns n = -0 into +0, so the sign is copied back.
+// (inf, NaN, or a zero of n's sign). The residual is taken negated so that
+// n = -0 gives -0 (q0 = -0, r = +0: -0 + -0); the form n' - d' q0 gives +0
+// there, and S17 copied n's sign back (one more instruction per value);
+// q's exact value q0 + (n' - d' q0) y is zero only for n = 0, so for every
+// other n it rounds with n's sign either way.
 // A lone division (SiLU in the SwiGLU forward kernels) takes, instead, the
 // sequence without scaling or the non-finite select (for |x| <= 80 the
 // scale is 1 and every operand finite, so the arithmetic is the full form's)
@@ -88,22 +91,22 @@ static Value quotientScalar(OpBuilder &b, Location loc, Value n, Value d, bool i
     Value s = arith::SelectOp::create(b, loc, big, f32(0x1p-64f), f32(1.0f));
     ds = mul(d, s), ns = mul(n, s);
   }
-  Value negDs = arith::NegFOp::create(b, loc, ds);
+  auto neg = [&](Value v) { return arith::NegFOp::create(b, loc, v).getResult(); };
   Value y0 = LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(), b.getStringAttr("llvm.nvvm.rcp.approx.ftz.f"),
                                            ValueRange{ds})
                  .getResult(0);
-  Value y = fma(y0, fma(negDs, y0, f32(1.0f)), y0);
+  Value y = fma(y0, fma(neg(ds), y0, f32(1.0f)), y0);
   Value q0 = mul(ns, y);
-  Value q = fma(fma(negDs, q0, ns), y, q0);
+  // The residual negated, d' q0 - n' (exact), and q = q0 - that y: for
+  // n' = -0, q0 = -0 and the residual is +0, so q = -0 + -0 keeps the zero's
+  // sign (n' - d' q0 would be +0, and q0 + 0 y +0); elsewhere the same
+  // values as q0 + (n' - d' q0) y, which need n's sign copied back.
+  Value q = fma(neg(fma(ds, q0, neg(ns))), y, q0);
   if (!inRange) {
     Value notFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, q, q);
     q = arith::SelectOp::create(b, loc, notFinite, mul(ns, y0), q);
   }
-  // n's sign on q's magnitude, as bits (llvm.intr.copysign would become a libdevice call)
-  auto bits = [&](Value v) { return arith::BitcastOp::create(b, loc, b.getI32Type(), v).getResult(); };
-  Value magnitude = arith::AndIOp::create(b, loc, bits(q), c.i32(0x7FFFFFFF));
-  Value sign = arith::AndIOp::create(b, loc, bits(n), c.i32(int32_t(0x80000000u)));
-  return arith::BitcastOp::create(b, loc, b.getF32Type(), arith::OrIOp::create(b, loc, magnitude, sign));
+  return q;
 }
 
 static Value quotient(OpBuilder &b, Location loc, Value n, Value d, bool inRange) {

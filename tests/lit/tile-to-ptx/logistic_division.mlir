@@ -1,4 +1,4 @@
-// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
+// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --implicit-check-not=copysign
 // RUN: tk-opt %s -tile-to-ptx=target=sm_100a | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
 // RUN: tk-opt %s -tile-to-ptx=target=sm_80 | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
 // RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=GUARD
@@ -16,9 +16,9 @@
 // only (where the exhaustive GPU check ran; sm_100a and sm_80 keep IEEE
 // division, as does the pass ablated), a branch-free multiply-and-correct
 // sequence (LogisticDivision.cpp): d scaled by 2^-64 from 2^64 on,
-// rcp.approx.ftz, one Newton step, the product, the residual and its
-// correction, the quotient of the scaled pair where that is NaN, and n's
-// sign. The two share d's reciprocal (16 per thread: 4 x 256 values over 64
+// rcp.approx.ftz, one Newton step, the product, the residual (negated, so
+// that -0 keeps its sign: no copysign) and its correction, and the quotient
+// of the scaled pair where that is NaN. The two share d's reciprocal (16 per thread: 4 x 256 values over 64
 // threads). A SiLU alone (of 2x here) takes the sequence without its
 // scaling and non-finite cases under one check per thread that every
 // |2x| <= 80 (16 compares and-ed, one branch), and div.rn.f32 for all 16
@@ -34,18 +34,19 @@
 // CHECK: setp.ge.f32 [[BIG:%p[0-9]+]], [[D:%[rf][0-9]+]], 0f5F800000
 // CHECK-NEXT: selp.f32 [[S:%[rf][0-9]+]], 0f1F800000, 0f3F800000, [[BIG]]
 // CHECK-NEXT: mul.rn.f32 [[DS:%[rf][0-9]+]], [[D]], [[S]]
-// CHECK-NEXT: neg.f32 [[NDS:%[rf][0-9]+]], [[DS]]
 // CHECK-NEXT: rcp.approx.ftz.f32 [[Y0:%[rf][0-9]+]], [[DS]]
+// CHECK-NEXT: neg.f32 [[NDS:%[rf][0-9]+]], [[DS]]
 // CHECK-NEXT: fma.rn.f32 [[E:%[rf][0-9]+]], [[NDS]], [[Y0]], 0f3F800000
 // CHECK-NEXT: fma.rn.f32 [[Y:%[rf][0-9]+]], [[Y0]], [[E]], [[Y0]]
 // CHECK: mul.rn.f32 [[NS:%[rf][0-9]+]], {{%[rf][0-9]+}}, [[S]]
 // CHECK-NEXT: mul.rn.f32 [[Q0:%[rf][0-9]+]], [[NS]], [[Y]]
-// CHECK-NEXT: fma.rn.f32 [[R:%[rf][0-9]+]], [[NDS]], [[Q0]], [[NS]]
+// CHECK-NEXT: neg.f32 [[NNS:%[rf][0-9]+]], [[NS]]
+// CHECK-NEXT: fma.rn.f32 [[NR:%[rf][0-9]+]], [[DS]], [[Q0]], [[NNS]]
+// CHECK-NEXT: neg.f32 [[R:%[rf][0-9]+]], [[NR]]
 // CHECK-NEXT: fma.rn.f32 [[Q:%[rf][0-9]+]], [[R]], [[Y]], [[Q0]]
 // CHECK-NEXT: setp.nan.f32 [[NAN:%p[0-9]+]], [[Q]], [[Q]]
 // CHECK-NEXT: mul.rn.f32 [[QS:%[rf][0-9]+]], [[Y0]], [[NS]]
-// CHECK-NEXT: selp.f32 [[QQ:%[rf][0-9]+]], [[QS]], [[Q]], [[NAN]]
-// CHECK-NEXT: copysign.f32 {{%[rf][0-9]+}}, {{%[rf][0-9]+}}, [[QQ]]
+// CHECK-NEXT: selp.f32 {{%[rf][0-9]+}}, [[QS]], [[Q]], [[NAN]]
 // GUARD-COUNT-16: setp.{{le|gtu}}.f32 {{%p[0-9]+}}, {{%[rf][0-9]+}}, 0f42A00000
 // GUARD: @{{%p[0-9]+}} bra
 // GUARD-COUNT-16: rcp.approx.ftz.f32
