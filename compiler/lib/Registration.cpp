@@ -75,6 +75,10 @@ struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions>
   Option<int64_t> logisticGuard{*this, "logistic-guard",
                                 llvm::cl::desc("values per range check of a lone logistic division (0: all)"),
                                 llvm::cl::init(0)};
+  Option<int64_t> swizzleBytes{*this, "swizzle-bytes",
+                               llvm::cl::desc("the smallest element size (1, 2 or 4 bytes) whose transposes are "
+                                              "swizzled (0: the default, 1)"),
+                               llvm::cl::init(0)};
   ListOption<std::string> ablate{*this, "ablate",
                                  llvm::cl::desc("passes switched off, as TK_ABLATE names them (e.g. logistic-division)")};
 };
@@ -91,6 +95,7 @@ void registerPasses() {
         compile.copyEngine = options.copyEngine;
         compile.ablate.assign(options.ablate.begin(), options.ablate.end());
         compile.logisticGuard = options.logisticGuard;
+        compile.swizzleBytes = options.swizzleBytes;
         if (std::string unknown = compile.unknownAblation(); !unknown.empty()) {
           llvm::errs() << "tile-to-ptx: ablate: " << unknown << "\n";
           std::exit(1);

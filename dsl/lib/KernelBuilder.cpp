@@ -63,6 +63,14 @@ void KernelBuilder::ieeeLoneDivisions() {
   ieeeLoneDivisions_ = true;
 }
 
+void KernelBuilder::transposeRowsPerThread(int64_t rows) {
+  if (rows != 4 && rows != 8 && rows != 16)
+    throw std::invalid_argument("transposeRowsPerThread: 4, 8 or 16 rows, got " + std::to_string(rows));
+  if (gridBuilt_)
+    throw std::logic_error("transposeRowsPerThread: call it before grid()");
+  transposeRows_ = rows;
+}
+
 Dim KernelBuilder::dynamic(const std::string &name) { return Dim::symbol(name); }
 
 Dim KernelBuilder::dynamic(const std::string &name, int64_t multipleOf) {
@@ -199,6 +207,8 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
     kernel->setAttr("tile.reread_thread_index", b_.getUnitAttr());
   if (ieeeLoneDivisions_)
     kernel->setAttr("tile.ieee_lone_divisions", b_.getUnitAttr());
+  if (transposeRows_)
+    kernel->setAttr("tile.transpose_rows", b_.getI64IntegerAttr(transposeRows_));
   for (size_t i = 0; i < signature_.tensors.size(); ++i) {
     const TensorParam &p = signature_.tensors[i];
     kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(p.alignBytes));

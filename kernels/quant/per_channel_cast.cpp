@@ -29,6 +29,7 @@ std::string PerChannelCastConfig::key() const {
                                                 std::to_string(numThreads())
                                           : "") +
          (reloads() ? ",reload" : "") + (rereadIndex >= 0 ? ",reread=" + std::to_string(rereadIndex) : "") +
+         (transposed && transposeRowsPerThread() != 4 ? ",trows=" + std::to_string(transposeRowsPerThread()) : "") +
          (maxAccess() ? ",access=" + std::to_string(maxAccess()) : "") +
          (stages() ? ",pipeline=" + std::to_string(stages()) + "x" + std::to_string(tiles()) : "");
 }
@@ -71,6 +72,11 @@ std::string applyTuningOverrides(PerChannelCastConfig &c) {
     return error;
   if (std::string error = readIntSetting("TK_PER_CHANNEL_REREAD", 0, 1, "(off or on)", c.rereadIndex); !error.empty())
     return error;
+  if (std::string error = readIntSetting("TK_PER_CHANNEL_TRANSPOSE_ROWS", 4, 16, "rows", c.transposeRows);
+      !error.empty())
+    return error;
+  if (c.transposeRows && !isPowerOfTwoIn(c.transposeRows, 4, 16))
+    return "TK_PER_CHANNEL_TRANSPOSE_ROWS must be 4, 8 or 16, got " + std::to_string(c.transposeRows);
   if (c.rowGather)
     return "";
   return readPipelineSetting("TK_PER_CHANNEL_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);
@@ -83,6 +89,8 @@ BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConf
     k.maxAccessBytes(c.maxAccess());
   if (c.rereadsThreadIndex())
     k.rereadThreadIndexInLoops();
+  if (c.transposed && c.transposeRowsPerThread() != 4)
+    k.transposeRowsPerThread(c.transposeRowsPerThread());
   // Without the gather the entry points take whole blocks of b rows: a
   // promise that lets the transposed store write 8- and 16-byte chunks along
   // the dynamic token dimension.

@@ -66,7 +66,8 @@ struct PerChannelCastConfig {
   /// per thread. SwiGLU (two inputs and an exponential per element): tiles
   /// of 32 channels; without a transpose 64 threads, and at b = 32 tiles of
   /// one block of 32 rows by 128 channels with 128 threads (32 elements per
-  /// thread). The transposed b = 32 form: tiles of 64 x 64.
+  /// thread). The transposed b = 32 form: tiles of 64 x 64. The plain
+  /// transposed forms: 64 threads, 8 rows per thread (transposeRowsPerThread()).
   /// Fewer warps per CTA mean shorter cross-warp reductions and more CTAs
   /// per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE,
   /// docs/performance-history-s5-s7.md) took the plain cast from 50.8% of the copy
@@ -121,6 +122,21 @@ struct PerChannelCastConfig {
   /// -1: the default above; 0 off, 1 on (TK_PER_CHANNEL_REREAD, a tuning
   /// experiment).
   int64_t rereadIndex = -1;
+  /// The transposed forms: consecutive rows per thread of the tile
+  /// transposed (KernelBuilder::transposeRowsPerThread: 4, 8 or 16); 0: the
+  /// default, transposeRowsPerThread() (TK_PER_CHANNEL_TRANSPOSE_ROWS, a
+  /// tuning experiment).
+  int64_t transposeRows = 0;
+  /// 8 for the plain transposed cast, on tiles of 64 threads: at b = 32
+  /// (64 x 64 tiles) a 32-row column group then lies inside one warp (4
+  /// lanes of 8 rows), so the column maximum needs no exchange through
+  /// shared memory and no barrier (S19 runs 2-3: 210.2 -> 192.2 µs, 81.8% ->
+  /// 90.0% of the copy ceiling; Nsight Compute had the old kernel at 94% of
+  /// its L1 throughput); at b = 128 (128 x 64 tiles, 167 registers) S19
+  /// runs 3-4 measured 187.8 -> 185.9 µs, and 185.4 -> 183.8 with e4m3
+  /// transposes swizzled. 4 for the SwiGLU form.
+  int64_t transposeRowsPerThread() const { return transposeRows ? transposeRows : plainTransposed() ? 8 : 4; }
+  bool plainTransposed() const { return transposed && !swiglu; }
   bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
 
   int64_t tileM() const {
@@ -134,8 +150,9 @@ struct PerChannelCastConfig {
                                                                               : 64;
   }
   int64_t numThreads() const {
-    return threads       ? threads
-           : oneStagedTile() ? 256
+    return threads                                  ? threads
+           : oneStagedTile()                          ? 256
+           : plainTransposed()                        ? 64
            : swiglu && !transposed && !swigluRowsOfOneBlock() ? 64
                                                               : 128;
   }
@@ -162,7 +179,8 @@ dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCas
 /// TK_PER_CHANNEL_TILE=ROWSxCOLSxTHREADS (the tile and threads of every
 /// per-channel kernel launched after it is set), then
 /// TK_PER_CHANNEL_ACCESS_BYTES=4|8|16 (accessBytes), TK_PER_CHANNEL_RELOAD=0|1
-/// (reload), TK_PER_CHANNEL_REREAD=0|1 (rereadIndex), then
+/// (reload), TK_PER_CHANNEL_REREAD=0|1 (rereadIndex),
+/// TK_PER_CHANNEL_TRANSPOSE_ROWS=4|8|16 (transposeRows), then
 /// TK_PER_CHANNEL_PIPELINE=STAGESxTILES (kernels/common/tuning_setting.h;
 /// STAGES is capped at what kPipelineSharedBytes holds; the row gather, whose
 /// rows are data-dependent, keeps its unpipelined kernel). Returns the error

@@ -1,6 +1,7 @@
 // The per-channel casts on the CPU path through the C API with host tensors,
 // bit-exact against the C++ reference.
 #include "bench/per_channel_cast_check.h"
+#include "kernels/quant/per_channel_cast.h"
 
 #include <gtest/gtest.h>
 
@@ -126,6 +127,53 @@ TEST(Cpu_per_channel_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
   }
   unsetenv("TK_PER_CHANNEL_TILE");
   runCase(ctx, {128, 576, 128, TK_BF16, true, false, 10});
+  tk_context_destroy(ctx);
+}
+
+// The plain transposed cast holds 8 rows per thread on tiles of 64 threads
+// (at b = 32, 64 x 64: a 32-row column group inside one warp); the SwiGLU
+// form keeps 4.
+TEST(Cpu_per_channel_cast, PlainTransposedDefaultsToEightRowsPerThread) {
+  tk::kernels::quant::PerChannelCastConfig c;
+  c.hidden = 7168, c.transposed = true, c.blockM = 32;
+  EXPECT_EQ(c.transposeRowsPerThread(), 8);
+  EXPECT_EQ(c.tileM(), 64);
+  EXPECT_EQ(c.tileK(), 64);
+  EXPECT_EQ(c.numThreads(), 64);
+  EXPECT_NE(c.key().find(",trows=8"), std::string::npos) << c.key();
+  c.blockM = 128;
+  EXPECT_EQ(c.transposeRowsPerThread(), 8);
+  EXPECT_EQ(c.tileM(), 128);
+  EXPECT_EQ(c.numThreads(), 64);
+  c.swiglu = true;
+  EXPECT_EQ(c.transposeRowsPerThread(), 4);
+  EXPECT_EQ(c.numThreads(), 128);
+  EXPECT_EQ(c.key().find(",trows="), std::string::npos) << c.key();
+  c.blockM = 32;
+  EXPECT_EQ(c.transposeRowsPerThread(), 4);
+  c.swiglu = false, c.transposeRows = 16;
+  EXPECT_EQ(c.transposeRowsPerThread(), 16);
+}
+
+// TK_PER_CHANNEL_TRANSPOSE_ROWS (a tuning experiment) changes the rows per
+// thread of the transposed tile, results unchanged; other values are refused.
+TEST(Cpu_per_channel_cast, TransposeRowsOverrideKeepsResultsAndRejectsBadValues) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const char *rows : {"4", "16"}) {
+    setenv("TK_PER_CHANNEL_TRANSPOSE_ROWS", rows, 1);
+    runCase(ctx, {384, 576, 32, TK_BF16, true, true, 11});
+    runCase(ctx, {384, 576, 128, TK_BF16, false, true, 12});
+  }
+  for (const char *bad : {"2", "12", "32", "eight"}) {
+    setenv("TK_PER_CHANNEL_TRANSPOSE_ROWS", bad, 1);
+    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 32, TK_BF16, true, true, 13},
+                                                              false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.error.find("TK_PER_CHANNEL_TRANSPOSE_ROWS"), std::string::npos) << r.error;
+  }
+  unsetenv("TK_PER_CHANNEL_TRANSPOSE_ROWS");
+  runCase(ctx, {384, 576, 32, TK_BF16, true, true, 14});
   tk_context_destroy(ctx);
 }
 

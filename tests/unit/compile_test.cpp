@@ -211,6 +211,30 @@ TEST(Compile, TransposeSwizzleAndItsAblation) {
   EXPECT_EQ(count(padded, "xor.b"), 0u);
 }
 
+// e4m3 transposes are swizzled too (128 x 128 bytes, 16 KB); TK_SWIZZLE_BYTES=2
+// gives them padded rows again (a tuning experiment; its own cache key);
+// sizes other than 1, 2 and 4 are refused.
+TEST(Compile, ByteTransposeSwizzleAndItsSetting) {
+  kernels::transpose::TransposeConfig c{4096, 7168, dsl::DType::I8};
+  auto factory = [c](mlir::MLIRContext &ctx) { return kernels::transpose::buildBatchedTranspose(ctx, c); };
+  auto sm90 = *compiler::findTarget("sm_90a");
+  std::string normalKey = runtime::JitCache::makeKey("k", sm90);
+  std::string swizzled = compileKernel(factory);
+  EXPECT_NE(swizzled.find("__wg_batched_transpose_0[16384]"), std::string::npos) << swizzled;
+  EXPECT_GT(count(swizzled, "xor.b"), 0u);
+  setenv("TK_SWIZZLE_BYTES", "2", 1);
+  std::string padded = compileKernel(factory);
+  EXPECT_NE(runtime::JitCache::makeKey("k", sm90), normalKey);
+  setenv("TK_SWIZZLE_BYTES", "3", 1);
+  runtime::CompiledKernel out;
+  runtime::Status st = runtime::compileKernel(factory, sm90, out);
+  unsetenv("TK_SWIZZLE_BYTES");
+  EXPECT_NE(padded.find("[18432]"), std::string::npos) << padded; // 128 rows of 128 + 16 bytes
+  EXPECT_EQ(count(padded, "xor.b"), 0u);
+  EXPECT_NE(st.message().find("TK_SWIZZLE_BYTES must be 1, 2 or 4"), std::string::npos) << st.message();
+  EXPECT_EQ(runtime::JitCache::makeKey("k", sm90), normalKey);
+}
+
 // The pipelined SwiGLU per-channel kernel reads the thread index again in its
 // loop over row tiles (the per-thread addresses computed there, not held
 // across the loop); TK_ABLATE=loop-thread-index reads it once, at the entry.

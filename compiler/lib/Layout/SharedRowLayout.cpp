@@ -13,17 +13,14 @@ static int64_t log2Of(int64_t v) {
 }
 
 SharedRowLayout chooseSharedRowLayout(const BlockedLayout &in, const BlockedLayout &out, int64_t eltBytes,
-                                      int64_t rowVec, bool swizzle) {
+                                      int64_t rowVec, bool swizzle, int64_t minSwizzleBytes) {
   SharedRowLayout padded;
   padded.padElements = 16 / eltBytes;
   const int64_t r = in.rank(), unit = 16 / eltBytes, rowLen = out.shape[r - 1], readVec = out.vec[r - 1];
   for (int64_t d = 0; d < r; ++d)
     if (in.hasPadding(d) || out.hasPadding(d))
       return padded;
-  // One-byte elements keep padded rows: the swizzled e4m3 transpose of
-  // per_channel_cast_and_transpose (b = 128) ran 8% slower on the H200 (S7
-  // run 3) although the bank model favours it.
-  if (!swizzle || eltBytes < 2 || 16 % eltBytes || rowLen % unit || !isPowerOfTwo(rowLen / unit) ||
+  if (!swizzle || eltBytes < minSwizzleBytes || 16 % eltBytes || rowLen % unit || !isPowerOfTwo(rowLen / unit) ||
       rowLen / unit < 2 || unit % rowVec || !isPowerOfTwo(in.vec[r - 1]) || (unit % readVec && readVec % unit))
     return padded;
   SharedRowLayout s;

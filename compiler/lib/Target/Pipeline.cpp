@@ -35,6 +35,8 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   lower.remarks = options.remarks;
   lower.minBlocksPerSm = options.minBlocksPerSm;
   lower.swizzle = !ablated("swizzle");
+  if (options.swizzleBytes > 0)
+    lower.swizzleBytes = options.swizzleBytes;
   lower.rereadThreadIndex = !ablated("loop-thread-index");
   // Proven by exhaustion on sm_90 only (LogisticDivision.cpp): the sequence
   // rests on the hardware reciprocal's rounding.

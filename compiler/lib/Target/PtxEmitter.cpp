@@ -38,6 +38,8 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.e5m6Run = std::atoll(r);
   if (const char *g = std::getenv("TK_LOGISTIC_GUARD"))
     o.logisticGuard = std::atoll(g);
+  if (const char *s = std::getenv("TK_SWIZZLE_BYTES"); s && *s)
+    o.swizzleBytes = std::atoll(s);
   return o;
 }
 
@@ -72,6 +74,8 @@ std::string CompileOptions::cacheTag() const {
     add("e5m6run=" + std::to_string(e5m6Run));
   if (logisticGuard > 0)
     add("lguard=" + std::to_string(logisticGuard));
+  if (swizzleBytes > 0)
+    add("swizzlebytes=" + std::to_string(swizzleBytes));
   return tag;
 }
 
@@ -113,6 +117,12 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
       (options.logisticGuard & (options.logisticGuard - 1))) {
     error = "TK_LOGISTIC_GUARD must be a power of two from 1 to 64 (0: all of a thread's values), got " +
             std::to_string(options.logisticGuard);
+    return false;
+  }
+  if (options.swizzleBytes != 0 && options.swizzleBytes != 1 && options.swizzleBytes != 2 &&
+      options.swizzleBytes != 4) {
+    error = "TK_SWIZZLE_BYTES must be 1, 2 or 4 (0 or unset: the default), got " +
+            std::to_string(options.swizzleBytes);
     return false;
   }
   if (options.minBlocksPerSm < 0 || options.minBlocksPerSm > 32) {

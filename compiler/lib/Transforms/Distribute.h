@@ -39,6 +39,8 @@ struct ThreadEmitter {
   bool remarks = false;
   /// Transposes' shared buffers with an XOR swizzle where the rows allow (else padded rows).
   bool swizzle = true;
+  /// The smallest element size (bytes) whose transposes are swizzled.
+  int64_t swizzleBytes = 1;
   /// Loops over tile ops read the thread index again (rereadThreadIndex):
   /// the kernel asks for it with tile.reread_thread_index.
   bool rereadInLoops = false;

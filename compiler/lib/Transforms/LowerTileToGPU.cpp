@@ -519,6 +519,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     compiler::ThreadEmitter emit(b, loc, func, fp8Hardware, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     emit.remarks = remarks;
     emit.swizzle = swizzle;
+    emit.swizzleBytes = swizzleBytes;
     emit.rereadInLoops = rereadThreadIndex && kernel->hasAttr("tile.reread_thread_index");
     KernelLowering lowering{kernel, func, emit, {}};
     for (auto [i, arg] : llvm::enumerate(kernel.getBody().getArguments())) {

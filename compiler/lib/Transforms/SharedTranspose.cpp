@@ -5,17 +5,20 @@
 // thread reads its elements of the result layout. The buffer's shape is the
 // result's; where its rows go in memory is the shared-memory layout:
 //
-// * XOR swizzle (2- and 4-byte elements whose rows are a power-of-two number
-//   of 16-byte units, at least two): unit k of row R is stored at unit
-//   k ^ ((R >> s) mod units),
+// * XOR swizzle (rows of a power-of-two number of 16-byte units, at least
+//   two): unit k of row R is stored at unit k ^ ((R >> s) mod units),
 //   with 2^s the input layout's vector along its last dimension. The threads
 //   of a warp write rows that differ by multiples of 2^s, so their vector
 //   writes land in different units (banks), and a row read stays one row:
-//   conflict-free both ways, with no padding. One-byte elements keep padded
-//   rows: on the H200 the swizzled e4m3 transpose of
-//   per_channel_cast_and_transpose (b = 128) ran 8% slower than the padded
-//   one (S7 run 3), although a bank model of its accesses favours the
-//   swizzle; the bf16 transposes ran as fast or faster.
+//   conflict-free both ways, with no padding. For e4m3 since S19: with
+//   padded rows their 4-byte writes from 8 lanes 8 rows apart met in one
+//   bank (Nsight Compute, S19 run 3: 13.1 M of 15.2 M shared-store
+//   wavefronts were conflicts, the L1 at 87-94%); swizzled, S19 run 4 took
+//   the e4m3 batched transpose 123.6 -> 122.1 µs and the transposed
+//   per-channel casts 188.1 -> 185.5 (b = 128), 191.5 -> 190.4 (b = 32).
+//   (S7 run 3 had found the swizzle 8% slower on an earlier form of that
+//   kernel.) The pass option swizzle-bytes (TK_SWIZZLE_BYTES=2) restores
+//   padded rows for them.
 // * Padded rows (otherwise): each row is 16 bytes longer, so rows stay
 //   16-byte aligned for vector reads and consecutive rows start in different
 //   banks.
@@ -37,7 +40,7 @@ Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &
   // A thread holding vec[r-2] consecutive rows writes them as one vector
   // into the transposed row (they are consecutive there).
   const int64_t rowVec = (in.hasPadding(r - 2) || in.hasPadding(r - 1)) ? 1 : in.vec[r - 2];
-  const SharedRowLayout rows = chooseSharedRowLayout(in, out, eltBytes, rowVec, swizzle);
+  const SharedRowLayout rows = chooseSharedRowLayout(in, out, eltBytes, rowVec, swizzle, swizzleBytes);
   SmallVector<int64_t> bufShape(out.shape.begin(), out.shape.end());
   bufShape[r - 1] += rows.padElements;
   auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);

@@ -67,6 +67,12 @@ public:
   /// (LogisticDivision.cpp), for a kernel that measured slower with it; both
   /// are IEEE-exact. Call before grid().
   void ieeeLoneDivisions();
+  /// Each thread holds `rows` consecutive rows (4, 8 or 16) of a fragment
+  /// it transposes, instead of 4: its transposed writes to shared memory are
+  /// `rows`-element vectors, and a warp spans `rows` / 4 times as many rows,
+  /// so that a column reduction over that many rows stays inside one warp
+  /// (no shared-memory exchange across warps). Call before grid().
+  void transposeRowsPerThread(int64_t rows);
 
   /// The grid: one to three extents; `body` runs once per block with its indices.
   void grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body);
@@ -157,6 +163,7 @@ private:
   int64_t maxAccessBytes_ = 0; ///< 0: the target's widest access
   bool rereadThreadIndex_ = false;
   bool ieeeLoneDivisions_ = false;
+  int64_t transposeRows_ = 0;
 };
 
 mlir::Type toMlirType(mlir::MLIRContext &ctx, DType t);

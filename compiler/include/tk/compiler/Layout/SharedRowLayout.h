@@ -30,10 +30,10 @@ struct SharedRowLayout {
 
 /// The layout of the buffer transposing `in` (its last two dimensions) into
 /// `out`, for elements of `eltBytes` written `rowVec` at a time: swizzled for
-/// 2- and 4-byte elements whose rows are a power of two (at least two) of
-/// 16-byte units when neither layout has padding and `swizzle` is set,
-/// otherwise rows padded by 16 bytes.
+/// elements of at least `minSwizzleBytes` (1, 2 or 4) whose rows are a power
+/// of two (at least two) of 16-byte units when neither layout has padding and
+/// `swizzle` is set, otherwise rows padded by 16 bytes.
 SharedRowLayout chooseSharedRowLayout(const BlockedLayout &in, const BlockedLayout &out, int64_t eltBytes,
-                                      int64_t rowVec, bool swizzle);
+                                      int64_t rowVec, bool swizzle, int64_t minSwizzleBytes = 1);
 
 } // namespace tk::compiler

@@ -54,8 +54,14 @@ struct CompileOptions {
   /// a tuning experiment: fewer values per check, shorter straight-line
   /// stretches (fewer registers), more branches. 0: all of them.
   int64_t logisticGuard = 0;
+  /// The smallest element size whose transposes get an XOR-swizzled shared
+  /// buffer (TK_SWIZZLE_BYTES=1, 2 or 4), a tuning experiment; 0: the
+  /// pass's default (1: every element size; 2 gives e4m3 transposes padded
+  /// rows, as before S19).
+  int64_t swizzleBytes = 0;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE,
-  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_E5M6_RUN and TK_LOGISTIC_GUARD.
+  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_E5M6_RUN, TK_LOGISTIC_GUARD and
+  /// TK_SWIZZLE_BYTES.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
   /// "minblocks=n", "engine=bulk").

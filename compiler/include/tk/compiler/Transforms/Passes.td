@@ -121,6 +121,9 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"swizzle", "swizzle", "bool", /*default=*/"true",
            "Lay out transposes' shared buffers with an XOR swizzle where the rows allow "
            "(false: rows padded by 16 bytes)">,
+    Option<"swizzleBytes", "swizzle-bytes", "int64_t", /*default=*/"1",
+           "The smallest element size in bytes (1, 2 or 4) whose transposes are swizzled; "
+           "narrower elements get padded rows">,
     Option<"logisticDivision", "logistic-division", "bool", /*default=*/"true",
            "Divide by 1 + exp(-x) (SiLU x / (1 + exp(-x)), sigmoid 1 / (1 + exp(-x))) with a "
            "correctly rounded multiply-and-correct sequence instead of div.rn.f32: branch-free where "
