@@ -98,7 +98,7 @@ def main():
                            ("TileKernels", "TileLang JIT compile")):
             firsts = [p["first_call_s"] for p in peers["rows"] if p["impl"] == impl and p.get("first_call_s")]
             if firsts:
-                lines.append(f"{impl} first call ({what}) in the same run: {1e3 * sum(firsts) / len(firsts):.0f} ms"
+                lines.append(f"{impl} first call ({what}), in the peers' run: {1e3 * sum(firsts) / len(firsts):.0f} ms"
                              f" mean over {len(firsts)} cases (max {1e3 * max(firsts):.0f} ms).")
     if peers.get("tile_kernels") and peers["tile_kernels"] != "available":
         lines += ["", f"TileKernels did not run in this run: {peers['tile_kernels']}"]
