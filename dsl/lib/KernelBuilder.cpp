@@ -11,7 +11,10 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
+#include <string>
 
 using namespace mlir;
 
@@ -43,32 +46,41 @@ KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, const st
   key_ = name + "|" + configKey;
 }
 
-void KernelBuilder::maxAccessBytes(int64_t bytes) {
-  if (bytes != 4 && bytes != 8 && bytes != 16)
-    throw std::invalid_argument("maxAccessBytes: 4, 8 or 16 bytes, got " + std::to_string(bytes));
+void KernelBuilder::requireBeforeGrid(const char *setting) const {
   if (gridBuilt_)
-    throw std::logic_error("maxAccessBytes: call it before grid()");
-  maxAccessBytes_ = bytes;
+    throw std::logic_error(std::string(setting) + ": call it before grid()");
+}
+
+/// `value` if it is one of `allowed`, else invalid_argument naming `setting`.
+static int64_t oneOf(const char *setting, int64_t value, std::initializer_list<int64_t> allowed, const char *unit) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
+    return value;
+  std::string list;
+  for (int64_t a : allowed)
+    list += (list.empty() ? "" : a == *(allowed.end() - 1) ? " or " : ", ") + std::to_string(a);
+  throw std::invalid_argument(std::string(setting) + ": " + list + " " + unit + ", got " + std::to_string(value));
+}
+
+void KernelBuilder::maxAccessBytes(int64_t bytes) {
+  const int64_t checked = oneOf("maxAccessBytes", bytes, {4, 8, 16}, "bytes");
+  requireBeforeGrid("maxAccessBytes");
+  maxAccessBytes_ = checked;
 }
 
 void KernelBuilder::rereadThreadIndexInLoops() {
-  if (gridBuilt_)
-    throw std::logic_error("rereadThreadIndexInLoops: call it before grid()");
+  requireBeforeGrid("rereadThreadIndexInLoops");
   rereadThreadIndex_ = true;
 }
 
 void KernelBuilder::ieeeLoneDivisions() {
-  if (gridBuilt_)
-    throw std::logic_error("ieeeLoneDivisions: call it before grid()");
+  requireBeforeGrid("ieeeLoneDivisions");
   ieeeLoneDivisions_ = true;
 }
 
 void KernelBuilder::transposeRowsPerThread(int64_t rows) {
-  if (rows != 4 && rows != 8 && rows != 16)
-    throw std::invalid_argument("transposeRowsPerThread: 4, 8 or 16 rows, got " + std::to_string(rows));
-  if (gridBuilt_)
-    throw std::logic_error("transposeRowsPerThread: call it before grid()");
-  transposeRows_ = rows;
+  const int64_t checked = oneOf("transposeRowsPerThread", rows, {4, 8, 16}, "rows");
+  requireBeforeGrid("transposeRowsPerThread");
+  transposeRows_ = checked;
 }
 
 Dim KernelBuilder::dynamic(const std::string &name) { return Dim::symbol(name); }

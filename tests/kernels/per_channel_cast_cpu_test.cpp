@@ -1,11 +1,11 @@
 // The per-channel casts on the CPU path through the C API with host tensors,
 // bit-exact against the C++ reference.
 #include "bench/per_channel_cast_check.h"
-#include "kernels/quant/per_channel_cast.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 
 namespace {
@@ -15,6 +15,19 @@ void runCase(tk_context ctx, const tk::bench::PerChannelCastCase &c) {
   EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
   EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
   EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
+}
+
+/// Each of `bad` as the value of the tuning setting `var` is refused through
+/// the C API with an error that names the setting; `var` is unset after.
+void expectSettingRefused(tk_context ctx, const char *var, std::initializer_list<const char *> bad,
+                          const tk::bench::PerChannelCastCase &c = {128, 576, 128, TK_BF16, true, false, 9}) {
+  for (const char *value : bad) {
+    setenv(var, value, 1);
+    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, c, false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << var << "=" << value;
+    EXPECT_NE(r.error.find(var), std::string::npos) << r.error;
+  }
+  unsetenv(var);
 }
 
 // Suite names Cpu_<kernel>: the coverage test looks for them.
@@ -118,41 +131,9 @@ TEST(Cpu_per_channel_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
     runCase(ctx, {384, 576, 128, TK_BF16, true, false, 7});
     runCase(ctx, {384, 576, 128, TK_BF16, false, true, 8});
   }
-  for (const char *bad : {"128x64", "96x64x128", "128x40x128", "128x64x96"}) {
-    setenv("TK_PER_CHANNEL_TILE", bad, 1);
-    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9},
-                                                              false);
-    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
-    EXPECT_NE(r.error.find("TK_PER_CHANNEL_TILE"), std::string::npos) << r.error;
-  }
-  unsetenv("TK_PER_CHANNEL_TILE");
+  expectSettingRefused(ctx, "TK_PER_CHANNEL_TILE", {"128x64", "96x64x128", "128x40x128", "128x64x96"});
   runCase(ctx, {128, 576, 128, TK_BF16, true, false, 10});
   tk_context_destroy(ctx);
-}
-
-// The plain transposed cast holds 8 rows per thread on tiles of 64 threads
-// (at b = 32, 64 x 64: a 32-row column group inside one warp); the SwiGLU
-// form keeps 4.
-TEST(Cpu_per_channel_cast, PlainTransposedDefaultsToEightRowsPerThread) {
-  tk::kernels::quant::PerChannelCastConfig c;
-  c.hidden = 7168, c.transposed = true, c.blockM = 32;
-  EXPECT_EQ(c.transposeRowsPerThread(), 8);
-  EXPECT_EQ(c.tileM(), 64);
-  EXPECT_EQ(c.tileK(), 64);
-  EXPECT_EQ(c.numThreads(), 64);
-  EXPECT_NE(c.key().find(",trows=8"), std::string::npos) << c.key();
-  c.blockM = 128;
-  EXPECT_EQ(c.transposeRowsPerThread(), 8);
-  EXPECT_EQ(c.tileM(), 128);
-  EXPECT_EQ(c.numThreads(), 64);
-  c.swiglu = true;
-  EXPECT_EQ(c.transposeRowsPerThread(), 4);
-  EXPECT_EQ(c.numThreads(), 128);
-  EXPECT_EQ(c.key().find(",trows="), std::string::npos) << c.key();
-  c.blockM = 32;
-  EXPECT_EQ(c.transposeRowsPerThread(), 4);
-  c.swiglu = false, c.transposeRows = 16;
-  EXPECT_EQ(c.transposeRowsPerThread(), 16);
 }
 
 // TK_PER_CHANNEL_TRANSPOSE_ROWS (a tuning experiment) changes the rows per
@@ -165,14 +146,8 @@ TEST(Cpu_per_channel_cast, TransposeRowsOverrideKeepsResultsAndRejectsBadValues)
     runCase(ctx, {384, 576, 32, TK_BF16, true, true, 11});
     runCase(ctx, {384, 576, 128, TK_BF16, false, true, 12});
   }
-  for (const char *bad : {"2", "12", "32", "eight"}) {
-    setenv("TK_PER_CHANNEL_TRANSPOSE_ROWS", bad, 1);
-    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 32, TK_BF16, true, true, 13},
-                                                              false);
-    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
-    EXPECT_NE(r.error.find("TK_PER_CHANNEL_TRANSPOSE_ROWS"), std::string::npos) << r.error;
-  }
-  unsetenv("TK_PER_CHANNEL_TRANSPOSE_ROWS");
+  expectSettingRefused(ctx, "TK_PER_CHANNEL_TRANSPOSE_ROWS", {"2", "12", "32", "eight"},
+                       {128, 576, 32, TK_BF16, true, true, 13});
   runCase(ctx, {384, 576, 32, TK_BF16, true, true, 14});
   tk_context_destroy(ctx);
 }
@@ -228,24 +203,9 @@ TEST(Cpu_per_channel_cast, AccessAndReloadSettingsKeepResultsAndRejectBadValues)
       runCase(ctx, g);                                          // gathers the rows again
     }
   unsetenv("TK_PER_CHANNEL_RELOAD");
-  for (const char *bad : {"2", "12", "32", "x"}) {
-    setenv("TK_PER_CHANNEL_ACCESS_BYTES", bad, 1);
-    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9},
-                                                              false);
-    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
-    EXPECT_NE(r.error.find("TK_PER_CHANNEL_ACCESS_BYTES"), std::string::npos) << r.error;
-  }
-  unsetenv("TK_PER_CHANNEL_ACCESS_BYTES");
-  for (const char *setting : {"TK_PER_CHANNEL_RELOAD", "TK_PER_CHANNEL_REREAD"}) {
-    for (const char *bad : {"2", "-1", "on"}) {
-      setenv(setting, bad, 1);
-      tk::bench::CheckResult r = tk::bench::checkPerChannelCast(
-          nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9}, false);
-      EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << setting << "=" << bad;
-      EXPECT_NE(r.error.find(setting), std::string::npos) << r.error;
-    }
-    unsetenv(setting);
-  }
+  expectSettingRefused(ctx, "TK_PER_CHANNEL_ACCESS_BYTES", {"2", "12", "32", "x"});
+  for (const char *setting : {"TK_PER_CHANNEL_RELOAD", "TK_PER_CHANNEL_REREAD"})
+    expectSettingRefused(ctx, setting, {"2", "-1", "on"});
   tk_context_destroy(ctx);
 }
 
@@ -278,13 +238,7 @@ TEST(Cpu_per_channel_cast, PipelinedScheduleIsBitExact) {
     runCase(ctx, g);
   }
   unsetenv("TK_PER_CHANNEL_TILE");
-  for (const char *bad : {"3", "0x4", "9x2", "2x65", "2x4x1"}) {
-    setenv("TK_PER_CHANNEL_PIPELINE", bad, 1);
-    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {128, 576, 128, TK_BF16, true, false, 9},
-                                                              false);
-    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
-    EXPECT_NE(r.error.find("TK_PER_CHANNEL_PIPELINE"), std::string::npos) << r.error;
-  }
+  expectSettingRefused(ctx, "TK_PER_CHANNEL_PIPELINE", {"3", "0x4", "9x2", "2x65", "2x4x1"});
   setenv("TK_PER_CHANNEL_TILE", "256x64x256", 1); // one f32 stage is 64 KB: none fits
   setenv("TK_PER_CHANNEL_PIPELINE", "2x2", 1);
   tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {256, 576, 128, TK_F32, false, false, 9},

@@ -146,6 +146,8 @@ public:
   mlir::Value argument(int arg);
 
 private:
+  /// Throws logic_error naming `setting` once grid() has been built.
+  void requireBeforeGrid(const char *setting) const;
   Tensor addTensor(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides,
                    int64_t alignBytes, bool output);
   mlir::Value materialize(const Dim &dim);
