@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,10 +30,14 @@ using namespace tk::test_kernels;
 /// The kernel compiled for the device, with TK_ABLATE set to `ablate` meanwhile.
 runtime::Status compileAndLoad(const runtime::KernelFactory &factory, const runtime::Driver &driver,
                                const compiler::Target &target, const char *ablate, runtime::CompiledKernel &k) {
-  std::string saved = std::getenv("TK_ABLATE") ? std::getenv("TK_ABLATE") : "";
+  const char *before = std::getenv("TK_ABLATE");
+  std::optional<std::string> saved = before ? std::optional<std::string>(before) : std::nullopt;
   setenv("TK_ABLATE", ablate, 1);
   runtime::Status s = runtime::compileKernel(factory, target, k);
-  setenv("TK_ABLATE", saved.c_str(), 1);
+  if (saved)
+    setenv("TK_ABLATE", saved->c_str(), 1);
+  else
+    unsetenv("TK_ABLATE");
   if (!s.isOk())
     return s;
   return runtime::loadModule(driver, k);

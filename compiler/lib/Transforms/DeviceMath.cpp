@@ -77,9 +77,9 @@ Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
   return perLane(b, loc, x, [](OpBuilder &b, Location loc, ValueRange v) { return deviceExpScalar(b, loc, v[0]); });
 }
 
-LogicalResult lowerDeviceMath(Operation *root, bool logisticDivision, int64_t logisticGuard, bool loneDivisions) {
-  if (logisticDivision) // before math.exp is lowered: it finds the divisions by their exp
-    lowerLogisticDivisions(root, logisticGuard, loneDivisions);
+LogicalResult lowerDeviceMath(Operation *root, const LogisticDivisionOptions &logistic) {
+  if (logistic.enabled) // before math.exp is lowered: it finds the divisions by their exp
+    lowerLogisticDivisions(root, logistic);
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
     if (isa<math::ExpOp, math::FmaOp>(op))

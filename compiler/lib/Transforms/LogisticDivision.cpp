@@ -162,7 +162,7 @@ static Value guardedQuotient(OpBuilder &b, Location loc, arith::DivFOp div, Valu
   return vec ? vector::FromElementsOp::create(b, loc, vec, results).getResult() : results[0];
 }
 
-void lowerLogisticDivisions(Operation *root, int64_t guardValues, bool loneDivisions) {
+void lowerLogisticDivisions(Operation *root, const LogisticDivisionOptions &options) {
   // Divisors that two quotients share (x / d and 1 / d: the SwiGLU
   // backward's activation and sigmoid) take the full sequence: its scaling,
   // reciprocal and Newton step serve both, and S17 run 3 measured the
@@ -189,11 +189,11 @@ void lowerLogisticDivisions(Operation *root, int64_t guardValues, bool loneDivis
   });
   for (auto &[x, divs] : byArgument)
     for (arith::DivFOp div : divs) {
-      if (divs.size() < 2 && !loneDivisions)
+      if (divs.size() < 2 && !options.loneDivisions)
         continue;
       OpBuilder b(div);
       Value q = divs.size() >= 2 ? quotient(b, div.getLoc(), div.getLhs(), div.getRhs(), /*inRange=*/false)
-                                 : guardedQuotient(b, div.getLoc(), div, x, guardValues);
+                                 : guardedQuotient(b, div.getLoc(), div, x, options.guardValues);
       div.getResult().replaceAllUsesWith(q);
       div.erase();
     }

@@ -535,8 +535,11 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     if (failed(lowering.lowerBlock(kernel.getBody().front())))
       return failure();
     gpu::ReturnOp::create(b, loc);
-    if (failed(compiler::lowerDeviceMath(func, logisticDivision, logisticGuard,
-                                         /*loneDivisions=*/!kernel->hasAttr("tile.ieee_lone_divisions"))))
+    compiler::LogisticDivisionOptions logistic;
+    logistic.enabled = logisticDivision;
+    logistic.guardValues = logisticGuard;
+    logistic.loneDivisions = !kernel->hasAttr("tile.ieee_lone_divisions");
+    if (failed(compiler::lowerDeviceMath(func, logistic)))
       return failure();
     kernel.erase();
     return success();
