@@ -113,9 +113,18 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
       vecElems = e5m6Run > 0 ? e5m6Run : packs ? std::max<int64_t>(16, perVector) : perVector;
     }
     int64_t warps = kernel.getNumWarps();
+    // Wider than 16-byte vectors (sm_100a) halve where they would leave
+    // threads idle and the half tiles the shape exactly (the kernels' tiles
+    // are sized for 16 bytes: S19 found 5 of 48 kernels with half their
+    // threads idle on sm_100a). 16-byte targets keep their layouts: their
+    // padded ones (the 576-channel rows) have no exact halving.
+    auto blocked = [&](const std::vector<int64_t> &shape, int64_t vec, int64_t rowVec = 1) {
+      return compiler::toAttr(ctx, vectorBytes > 16 ? compiler::chooseUnpaddedBlockedLayout(shape, warps, vec, rowVec)
+                                                    : compiler::chooseBlockedLayout(shape, warps, vec, rowVec));
+    };
     auto defaultLayout = [&](FragmentType type) -> Attribute {
       std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-      return compiler::toAttr(ctx, compiler::chooseBlockedLayout(shape, warps, vecElems));
+      return blocked(shape, vecElems);
     };
     // Runs of 8 elements per thread: 8 E5M6 codes pack into 3 words.
     auto e5m6Runs = [&](FragmentType type) -> Attribute {
@@ -185,8 +194,7 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
         // transposed writes are 4-element vectors.
         FragmentType in = tr.getInput().getType();
         std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());
-        wanted.try_emplace(tr.getInput(), compiler::toAttr(ctx, compiler::chooseBlockedLayout(
-                                                                    shape, warps, vecElems, transposeRows)));
+        wanted.try_emplace(tr.getInput(), blocked(shape, vecElems, transposeRows));
       } else if (isa<ParallelOp, ConvertOp, GatherOp, GatherRowsOp>(op)) {
         auto it = wanted.find(op->getResult(0));
         if (it != wanted.end())
@@ -310,8 +318,7 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
           // values where the kernel's widest access is bf16).
           int64_t bytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
           std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-          layout = compiler::toAttr(
-              ctx, compiler::chooseBlockedLayout(shape, warps, std::max<int64_t>(vecElems, vectorBytes / bytes)));
+          layout = blocked(shape, std::max<int64_t>(vecElems, vectorBytes / bytes));
         } else if (auto expand = dyn_cast<ExpandOp>(op)) {
           auto reduced = dyn_cast_or_null<ReducedLayoutAttr>(layoutOf(expand.getInput()));
           layout = reduced ? Attribute(reduced.getParent()) : defaultLayout(type);

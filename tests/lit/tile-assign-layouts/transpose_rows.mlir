@@ -1,4 +1,5 @@
 // RUN: tk-opt %s -tile-assign-layouts | FileCheck %s
+// RUN: tk-opt %s -tile-assign-layouts=vector-bytes=32 | FileCheck %s --check-prefix=WIDE
 
 // tile.transpose_rows = 8 (KernelBuilder::transposeRowsPerThread): the tile
 // transposed is held in blocks of 8 rows per thread, so that 4 lanes span 32
@@ -9,6 +10,12 @@
 // CHECK: tile.load {{.*}} -> !tile.frag<64x64xbf16, #tile.blocked<vec = [8, 8], lanes = [4, 8], warps = [2, 1]>>
 // CHECK: tile.reduce absmax {{.*}} -> !tile.frag<2x64xf32, #tile.reduced<#tile.blocked<vec = [8, 8], lanes = [4, 8], warps = [2, 1]>, dim = 0, group = 32>>
 // CHECK: tile.transpose {{.*}} -> !tile.frag<64x64xf8E4M3FN, #tile.blocked<vec = [1, 16], lanes = [8, 4], warps = [2, 1]>>
+// With 32-byte vectors (sm_100a) 16 bf16 columns per thread would leave half
+// of the 64 threads idle on the 8-row blocks: the vector halves to 8 there
+// (the same layout), and stays 16 on the 4-row blocks, which fill them.
+// WIDE: tile.load {{.*}} -> !tile.frag<64x64xbf16, #tile.blocked<vec = [8, 8], lanes = [4, 8], warps = [2, 1]>>
+// WIDE-LABEL: tile.kernel @four
+// WIDE: tile.load {{.*}} -> !tile.frag<64x64xbf16, #tile.blocked<vec = [4, 16], lanes = [8, 4], warps = [2, 1]>>
 // Without the attribute: 4 rows per thread, 16 rows per warp (a 32-row
 // group spans both warps).
 // CHECK-LABEL: tile.kernel @four

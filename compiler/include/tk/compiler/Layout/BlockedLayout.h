@@ -85,6 +85,13 @@ struct GroupedReduction {
 /// warps, each thread owning `vecElems` consecutive elements along the last
 /// dimension where the shape allows (and `rowVecElems` consecutive rows, for
 /// tiles that are transposed: each thread then holds small square blocks).
+/// chooseBlockedLayout, except that where its vectors are so wide that the
+/// block's threads outnumber the tile's positions (some threads idle, the
+/// layout padded), vectors half as wide are taken if they tile the shape
+/// exactly. For targets with 32-byte accesses (sm_100a), whose vectors would
+/// idle half the threads of tiles sized for 16-byte ones.
+BlockedLayout chooseUnpaddedBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
+                                          int64_t rowVecElems = 1);
 BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
                                   int64_t rowVecElems = 1);
 
