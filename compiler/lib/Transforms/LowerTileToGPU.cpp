@@ -488,6 +488,10 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     if (kernels.empty())
       return;
+    if (swizzleBytes != 1 && swizzleBytes != 2 && swizzleBytes != 4) {
+      module.emitError() << "tile-lower-to-gpu: swizzle-bytes must be 1, 2 or 4, got " << int64_t(swizzleBytes);
+      return signalPassFailure();
+    }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(module.getContext()));
     for (KernelOp kernel : kernels)
       if (failed(lower(kernel)))
