@@ -96,15 +96,16 @@ void registerPasses() {
         compile.ablate.assign(options.ablate.begin(), options.ablate.end());
         compile.logisticGuard = options.logisticGuard;
         compile.swizzleBytes = options.swizzleBytes;
-        if (std::string unknown = compile.unknownAblation(); !unknown.empty()) {
-          llvm::errs() << "tile-to-ptx: ablate: " << unknown << "\n";
+        if (!target) {
+          llvm::errs() << "tile-to-ptx: unknown target '" << options.target << "' (sm_80, sm_90a or sm_100a)\n";
           std::exit(1);
         }
-        if (compile.copyEngine == "bulk" && target && target->computeCapability < 90) {
-          llvm::errs() << "tile-to-ptx: copy-engine=bulk needs sm_90a or newer, got " << target->name << "\n";
+        // The options' problems, named as the TK_ variables that set them in tk.
+        if (std::string problem = compile.problem(*target); !problem.empty()) {
+          llvm::errs() << "tile-to-ptx: " << problem << "\n";
           std::exit(1);
         }
-        buildPipeline(pm, target ? *target : *findTarget("sm_90a"), compile);
+        buildPipeline(pm, *target, compile);
       });
   mlir::PassPipelineRegistration<>("tile-to-cpu-llvm",
                                    "The CPU path: tile IR to LLVM dialect loops for the ExecutionEngine",

@@ -50,14 +50,28 @@ const std::vector<std::string> &CompileOptions::ablations() {
   return names;
 }
 
-std::string CompileOptions::unknownAblation() const {
+std::string CompileOptions::problem(const Target &target) const {
   for (const std::string &a : ablate)
     if (std::find(ablations().begin(), ablations().end(), a) == ablations().end()) {
-      std::string error = "unknown pass '" + a + "' (known:";
-      for (const std::string &known : ablations())
-        error += (known == ablations().front() ? " " : ", ") + known;
-      return error + ")";
+      std::string known;
+      for (const std::string &k : ablations())
+        known += (known.empty() ? " " : ", ") + k;
+      return "TK_ABLATE: unknown pass '" + a + "' (known:" + known + ")";
     }
+  if (copyEngine != "cp.async" && copyEngine != "bulk")
+    return "TK_COPY_ENGINE must be cp.async or bulk, got '" + copyEngine + "'";
+  if (copyEngine == "bulk" && target.computeCapability < 90)
+    return "TK_COPY_ENGINE=bulk needs sm_90a or newer (the bulk copy engine and mbarrier transactions); the "
+           "target is " + target.name;
+  if (e5m6Run < 0 || e5m6Run % 8 || e5m6Run > 64)
+    return "TK_E5M6_RUN must be a multiple of 8 from 8 to 64 (0: the default), got " + std::to_string(e5m6Run);
+  if (logisticGuard < 0 || logisticGuard > 64 || (logisticGuard & (logisticGuard - 1)))
+    return "TK_LOGISTIC_GUARD must be a power of two from 1 to 64 (0: all of a thread's values), got " +
+           std::to_string(logisticGuard);
+  if (swizzleBytes != 0 && swizzleBytes != 1 && swizzleBytes != 2 && swizzleBytes != 4)
+    return "TK_SWIZZLE_BYTES must be 1, 2 or 4 (0 or unset: the default), got " + std::to_string(swizzleBytes);
+  if (minBlocksPerSm < 0 || minBlocksPerSm > 32)
+    return "TK_MIN_BLOCKS_PER_SM must be 0 to 32, got " + std::to_string(minBlocksPerSm);
   return "";
 }
 
@@ -95,38 +109,8 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
     return mlir::success();
   });
 
-  if (std::string unknown = options.unknownAblation(); !unknown.empty()) {
-    error = "TK_ABLATE: " + unknown;
-    return false;
-  }
-  if (options.copyEngine != "cp.async" && options.copyEngine != "bulk") {
-    error = "TK_COPY_ENGINE must be cp.async or bulk, got '" + options.copyEngine + "'";
-    return false;
-  }
-  if (options.copyEngine == "bulk" && target.computeCapability < 90) {
-    error = "TK_COPY_ENGINE=bulk needs sm_90a or newer (the bulk copy engine and mbarrier transactions); the "
-            "target is " + target.name;
-    return false;
-  }
-  if (options.e5m6Run < 0 || options.e5m6Run % 8 || options.e5m6Run > 64) {
-    error = "TK_E5M6_RUN must be a multiple of 8 from 8 to 64 (0: the default), got " +
-            std::to_string(options.e5m6Run);
-    return false;
-  }
-  if (options.logisticGuard < 0 || options.logisticGuard > 64 ||
-      (options.logisticGuard & (options.logisticGuard - 1))) {
-    error = "TK_LOGISTIC_GUARD must be a power of two from 1 to 64 (0: all of a thread's values), got " +
-            std::to_string(options.logisticGuard);
-    return false;
-  }
-  if (options.swizzleBytes != 0 && options.swizzleBytes != 1 && options.swizzleBytes != 2 &&
-      options.swizzleBytes != 4) {
-    error = "TK_SWIZZLE_BYTES must be 1, 2 or 4 (0 or unset: the default), got " +
-            std::to_string(options.swizzleBytes);
-    return false;
-  }
-  if (options.minBlocksPerSm < 0 || options.minBlocksPerSm > 32) {
-    error = "TK_MIN_BLOCKS_PER_SM must be 0 to 32, got " + std::to_string(options.minBlocksPerSm);
+  if (std::string problem = options.problem(target); !problem.empty()) {
+    error = problem;
     return false;
   }
   mlir::PassManager pm(ctx);

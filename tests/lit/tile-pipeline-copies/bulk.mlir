@@ -29,7 +29,7 @@
 // PTX: mbarrier.try_wait.parity.shared.b64
 // PTX-NOT: cp.async.commit_group
 
-// SM80: copy-engine=bulk needs sm_90a or newer, got sm_80
+// SM80: tile-to-ptx: TK_COPY_ENGINE=bulk needs sm_90a or newer {{.*}} the target is sm_80
 tile.kernel @strip(%x: memref<?x256xbf16> {tile.align = 16 : i64}, %y: memref<?x256xbf16> {tile.align = 16 : i64}) attributes {threads = 128 : i64} {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index

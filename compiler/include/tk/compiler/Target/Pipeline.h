@@ -68,9 +68,10 @@ struct CompileOptions {
   std::string cacheTag() const;
   /// The names TK_ABLATE accepts.
   static const std::vector<std::string> &ablations();
-  /// "" when every name in `ablate` is one of ablations(), else an error
-  /// naming the first that is not and the known ones.
-  std::string unknownAblation() const;
+  /// "" when every setting is valid for `target`, else the first problem,
+  /// named by its environment variable (an unknown TK_ABLATE pass, with the
+  /// known ones; an out-of-range TK_E5M6_RUN, TK_LOGISTIC_GUARD, ...).
+  std::string problem(const Target &target) const;
 };
 
 /// Runs the pipeline on `module` (consumed) and returns the PTX text, or an
