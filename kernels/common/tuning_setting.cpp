@@ -68,4 +68,18 @@ std::string readIntSetting(const char *var, int64_t lo, int64_t hi, const char *
   return "";
 }
 
+std::string readPowerOfTwoSetting(const char *var, int64_t lo, int64_t hi, const char *what, int64_t &value) {
+  const char *env = std::getenv(var);
+  if (!env || !*env)
+    return "";
+  int64_t v = 0;
+  if (std::string error = readIntSetting(var, lo, hi, what, v); !error.empty())
+    return error;
+  if (!isPowerOfTwoIn(v, lo, hi))
+    return std::string(var) + " must be a power of two from " + std::to_string(lo) + " to " + std::to_string(hi) +
+           " " + what + ", got " + std::to_string(v);
+  value = v;
+  return "";
+}
+
 } // namespace tk::kernels

@@ -44,4 +44,8 @@ std::string readPipelineSetting(const char *var, int64_t stageBytes, int64_t &st
 /// names `var`.
 std::string readIntSetting(const char *var, int64_t lo, int64_t hi, const char *what, int64_t &value);
 
+/// readIntSetting for a power of two from `lo` to `hi` (threads, bytes,
+/// rows per thread).
+std::string readPowerOfTwoSetting(const char *var, int64_t lo, int64_t hi, const char *what, int64_t &value);
+
 } // namespace tk::kernels

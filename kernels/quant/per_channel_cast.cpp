@@ -63,20 +63,16 @@ static std::string applyTileOverride(PerChannelCastConfig &c) {
 std::string applyTuningOverrides(PerChannelCastConfig &c) {
   if (std::string error = applyTileOverride(c); !error.empty())
     return error;
-  if (std::string error = readIntSetting("TK_PER_CHANNEL_ACCESS_BYTES", 4, 16, "bytes", c.accessBytes);
+  if (std::string error = readPowerOfTwoSetting("TK_PER_CHANNEL_ACCESS_BYTES", 4, 16, "bytes", c.accessBytes);
       !error.empty())
     return error;
-  if (c.accessBytes && !isPowerOfTwoIn(c.accessBytes, 4, 16))
-    return "TK_PER_CHANNEL_ACCESS_BYTES must be 4, 8 or 16, got " + std::to_string(c.accessBytes);
   if (std::string error = readIntSetting("TK_PER_CHANNEL_RELOAD", 0, 1, "(off or on)", c.reload); !error.empty())
     return error;
   if (std::string error = readIntSetting("TK_PER_CHANNEL_REREAD", 0, 1, "(off or on)", c.rereadIndex); !error.empty())
     return error;
-  if (std::string error = readIntSetting("TK_PER_CHANNEL_TRANSPOSE_ROWS", 4, 16, "rows", c.transposeRows);
+  if (std::string error = readPowerOfTwoSetting("TK_PER_CHANNEL_TRANSPOSE_ROWS", 4, 16, "rows", c.transposeRows);
       !error.empty())
     return error;
-  if (c.transposeRows && !isPowerOfTwoIn(c.transposeRows, 4, 16))
-    return "TK_PER_CHANNEL_TRANSPOSE_ROWS must be 4, 8 or 16, got " + std::to_string(c.transposeRows);
   if (c.rowGather)
     return "";
   return readPipelineSetting("TK_PER_CHANNEL_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);

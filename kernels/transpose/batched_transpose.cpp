@@ -19,10 +19,9 @@ std::string TransposeConfig::key() const {
 }
 
 std::string applyTileOverride(TransposeConfig &c) {
-  if (std::string error = readIntSetting("TK_TRANSPOSE_THREADS", 32, 1024, "threads", c.threads); !error.empty())
+  if (std::string error = readPowerOfTwoSetting("TK_TRANSPOSE_THREADS", 32, 1024, "threads", c.threads);
+      !error.empty())
     return error;
-  if (c.threads && !isPowerOfTwoIn(c.threads, 32, 1024))
-    return "TK_TRANSPOSE_THREADS must be a power of two from 32 to 1024, got " + std::to_string(c.threads);
   SizesSetting tile;
   if (std::string error = readSizesSetting("TK_TRANSPOSE_TILE", "ROWSxCOLS", tile); !error.empty() ||
       tile.text.empty())

@@ -43,3 +43,27 @@ TEST(TuningSetting, PowersOfTwoInARange) {
 }
 
 } // namespace
+
+namespace {
+
+// A power-of-two setting: unset leaves the value, a power of two in range
+// sets it, anything else is an error naming the variable.
+TEST(TuningSetting, PowerOfTwoSettings) {
+  using tk::kernels::readPowerOfTwoSetting;
+  int64_t v = 7;
+  unsetenv("TK_TEST_POW2");
+  EXPECT_EQ(readPowerOfTwoSetting("TK_TEST_POW2", 4, 16, "rows", v), "");
+  EXPECT_EQ(v, 7);
+  setenv("TK_TEST_POW2", "8", 1);
+  EXPECT_EQ(readPowerOfTwoSetting("TK_TEST_POW2", 4, 16, "rows", v), "");
+  EXPECT_EQ(v, 8);
+  setenv("TK_TEST_POW2", "12", 1);
+  EXPECT_EQ(readPowerOfTwoSetting("TK_TEST_POW2", 4, 16, "rows", v),
+            "TK_TEST_POW2 must be a power of two from 4 to 16 rows, got 12");
+  setenv("TK_TEST_POW2", "32", 1);
+  EXPECT_EQ(readPowerOfTwoSetting("TK_TEST_POW2", 4, 16, "rows", v), "TK_TEST_POW2 must be 4 to 16 rows, got '32'");
+  EXPECT_EQ(v, 8);
+  unsetenv("TK_TEST_POW2");
+}
+
+} // namespace
