@@ -247,11 +247,7 @@ static int runOnGpu(bench::GpuSession &gpu, bool quick) {
   std::printf("%-16s %-34s %-28s %9s %8s %6s\n", "op", "case", "check vs reference", "us", "GB/s", "ceil");
   for (const auto &c : cases) {
     bench::CheckResult r = bench::checkPerTokenCast(&gpu, ctx, c, bench::makeInput(c), /*time=*/true);
-    bool ok = r.exact();
-    failures += !ok;
-    double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
-    std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", "per_token_cast", bench::describe(c).c_str(),
-                r.verdict().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
+    failures += printRow(&gpu, "per_token_cast", bench::describe(c), r, ceiling);
   }
   failures += checkVariants(&gpu, ctx);
   failures += checkOthers(&gpu, ctx, ceiling);
