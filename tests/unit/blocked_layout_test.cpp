@@ -53,13 +53,6 @@ TEST(BlockedLayout, ChoosesSixteenByteChunksAlongRows) {
   EXPECT_EQ(chooseBlockedLayout({1, 576}, 4, 16).warps, (std::vector<int64_t>{1, 4}));
 }
 
-bool padded(const BlockedLayout &l) {
-  for (int64_t d = 0; d < l.rank(); ++d)
-    if (l.hasPadding(d))
-      return true;
-  return false;
-}
-
 // 32-byte vectors (sm_100a) on tiles sized for 16-byte ones: the 64 x 64
 // bf16 tile of the transposed b = 32 cast with 8 rows per thread fills 64 of
 // its 64 threads' positions only with 16-byte vectors; 1024 bf16 columns on
@@ -67,15 +60,15 @@ bool padded(const BlockedLayout &l) {
 // exactly, never where it would not (576 columns: padded either way).
 TEST(BlockedLayout, UnpaddedLayoutsHalveVectorsThatIdleThreads) {
   BlockedLayout wide = chooseBlockedLayout({64, 64}, 2, 16, 8);
-  EXPECT_TRUE(padded(wide)) << wide.str();
+  EXPECT_TRUE(wide.padded()) << wide.str();
   BlockedLayout l = chooseUnpaddedBlockedLayout({64, 64}, 2, 16, 8);
-  EXPECT_FALSE(padded(l)) << l.str();
+  EXPECT_FALSE(l.padded()) << l.str();
   EXPECT_EQ(l.vec, (std::vector<int64_t>{8, 8}));
   EXPECT_EQ(l.lanes, (std::vector<int64_t>{4, 8}));
   expectBijection(l);
   BlockedLayout row = chooseUnpaddedBlockedLayout({1, 1024}, 4, 16);
   EXPECT_EQ(row.vec, (std::vector<int64_t>{1, 8}));
-  EXPECT_FALSE(padded(row)) << row.str();
+  EXPECT_FALSE(row.padded()) << row.str();
   EXPECT_EQ(chooseUnpaddedBlockedLayout({1, 576}, 4, 16).vec, chooseBlockedLayout({1, 576}, 4, 16).vec);
   // A layout that is not padded keeps its vector.
   EXPECT_EQ(chooseUnpaddedBlockedLayout({1, 7168 * 2}, 4, 16).vec, (std::vector<int64_t>{1, 16}));

@@ -221,18 +221,11 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
   return l;
 }
 
-static bool padded(const BlockedLayout &l) {
-  for (int64_t d = 0; d < l.rank(); ++d)
-    if (l.hasPadding(d))
-      return true;
-  return false;
-}
-
 BlockedLayout chooseUnpaddedBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
                                           int64_t rowVecElems) {
   BlockedLayout l = chooseBlockedLayout(shape, numWarps, vecElems, rowVecElems);
-  if (padded(l) && l.vec.back() > 1)
-    if (BlockedLayout half = chooseBlockedLayout(shape, numWarps, l.vec.back() / 2, rowVecElems); !padded(half))
+  if (l.padded() && l.vec.back() > 1)
+    if (BlockedLayout half = chooseBlockedLayout(shape, numWarps, l.vec.back() / 2, rowVecElems); !half.padded())
       return half;
   return l;
 }

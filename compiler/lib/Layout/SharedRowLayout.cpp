@@ -17,9 +17,8 @@ SharedRowLayout chooseSharedRowLayout(const BlockedLayout &in, const BlockedLayo
   SharedRowLayout padded;
   padded.padElements = 16 / eltBytes;
   const int64_t r = in.rank(), unit = 16 / eltBytes, rowLen = out.shape[r - 1], readVec = out.vec[r - 1];
-  for (int64_t d = 0; d < r; ++d)
-    if (in.hasPadding(d) || out.hasPadding(d))
-      return padded;
+  if (in.padded() || out.padded())
+    return padded;
   if (!swizzle || eltBytes < minSwizzleBytes || 16 % eltBytes || rowLen % unit || !isPowerOfTwo(rowLen / unit) ||
       rowLen / unit < 2 || unit % rowVec || !isPowerOfTwo(in.vec[r - 1]) || (unit % readVec && readVec % unit))
     return padded;

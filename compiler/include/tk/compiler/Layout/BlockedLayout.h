@@ -33,6 +33,13 @@ struct BlockedLayout {
   int64_t slotsPerThread() const;
   /// True when some thread slots fall outside the shape (they are masked).
   bool hasPadding(int64_t d) const { return reps(d) * cover(d) != shape[d]; }
+  /// Padding along some dimension: thread positions past the shape.
+  bool padded() const {
+    for (int64_t d = 0; d < rank(); ++d)
+      if (hasPadding(d))
+        return true;
+    return false;
+  }
 
   struct SlotPos {
     std::vector<int64_t> rep, v;
