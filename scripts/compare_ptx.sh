@@ -10,8 +10,11 @@
 # A git ref works in place of the first binary: it is built in a worktree
 # under ${TMPDIR:-/tmp} (a full build, several minutes on 2 cores).
 set -euo pipefail
+old=${1:?usage: compare_ptx.sh OLD_TK_OR_GIT_REF [NEW_TK]} new=${2:-}
+[[ -x $old ]] && old=$(realpath "$old")
+[[ -n $new ]] && new=$(realpath "$new")
 cd "$(dirname "$0")/.."
-old=${1:?usage: compare_ptx.sh OLD_TK_OR_GIT_REF [NEW_TK]} new=${2:-build/bin/tk}
+new=${new:-$PWD/build/bin/tk}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tk-ptx.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 if [[ ! -x $old ]]; then
@@ -35,7 +38,8 @@ for target in sm_80 sm_90a sm_100a; do
   if diff -rq "$work/old/$target" "$work/new/$target" >"$work/diff.txt"; then
     echo "$target: $n kernels, PTX byte-identical"
   else
-    echo "$target: PTX differs:"; sed 's/^/  /' "$work/diff.txt"; status=1
+    echo "$target: PTX differs in $(wc -l < "$work/diff.txt") of $n kernels:"; head -10 "$work/diff.txt" | sed 's/^/  /'
+    status=1
   fi
 done
 exit $status

@@ -72,9 +72,12 @@ void KernelBuilder::rereadThreadIndexInLoops() {
   rereadThreadIndex_ = true;
 }
 
-void KernelBuilder::ieeeLoneDivisions() {
-  requireBeforeGrid("ieeeLoneDivisions");
-  ieeeLoneDivisions_ = true;
+void KernelBuilder::vectorElements(int64_t elements) {
+  if (elements < 1 || elements > 64 || ((elements & (elements - 1)) && elements % 8))
+    throw std::invalid_argument("vectorElements: a power of two or a multiple of 8 from 1 to 64, got " +
+                                std::to_string(elements));
+  requireBeforeGrid("vectorElements");
+  vectorElements_ = elements;
 }
 
 void KernelBuilder::transposeRowsPerThread(int64_t rows) {
@@ -211,16 +214,12 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
   b_.setInsertionPointToEnd(module_->getBody());
   auto kernel = tile::KernelOp::create(b_, loc_, StringAttr::get(&ctx_, signature_.name),
                                        TypeAttr::get(b_.getFunctionType(argTypes_, {})),
-                                       b_.getI64IntegerAttr(signature_.threads), ArrayAttr(), ArrayAttr());
+                                       b_.getI64IntegerAttr(signature_.threads), tile::ScheduleAttr(),
+                                       ArrayAttr(), ArrayAttr());
   kernel_ = kernel;
-  if (maxAccessBytes_)
-    kernel->setAttr("tile.max_access_bytes", b_.getI64IntegerAttr(maxAccessBytes_));
-  if (rereadThreadIndex_)
-    kernel->setAttr("tile.reread_thread_index", b_.getUnitAttr());
-  if (ieeeLoneDivisions_)
-    kernel->setAttr("tile.ieee_lone_divisions", b_.getUnitAttr());
-  if (transposeRows_)
-    kernel->setAttr("tile.transpose_rows", b_.getI64IntegerAttr(transposeRows_));
+  if (maxAccessBytes_ || vectorElements_ || transposeRows_ || rereadThreadIndex_)
+    kernel.setScheduleAttr(
+        tile::ScheduleAttr::get(&ctx_, maxAccessBytes_, vectorElements_, transposeRows_, rereadThreadIndex_));
   for (size_t i = 0; i < signature_.tensors.size(); ++i) {
     const TensorParam &p = signature_.tensors[i];
     kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(p.alignBytes));

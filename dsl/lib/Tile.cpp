@@ -264,6 +264,17 @@ Scalar exp(const Scalar &a) {
     throw std::invalid_argument("exp of a non-f32 scalar");
   return Scalar(&a.builder(), math::ExpOp::create(a.builder(), a.value().getLoc(), a.value()));
 }
+template <typename QuotientOp>
+static Scalar logisticQuotient(const char *name, const Scalar &x, QuotientForm form) {
+  if (!x.value().getType().isF32())
+    throw std::invalid_argument(std::string(name) + " of a non-f32 scalar");
+  OpBuilder &ob = x.builder();
+  return Scalar(&ob, QuotientOp::create(ob, x.value().getLoc(), x.value().getType(), x.value(),
+                                       form == QuotientForm::IeeeDiv ? tile::QuotientForm::ieee_div
+                                                                     : tile::QuotientForm::fast));
+}
+Scalar silu(const Scalar &x, QuotientForm form) { return logisticQuotient<tile::SiluOp>("silu", x, form); }
+Scalar sigmoid(const Scalar &x, QuotientForm form) { return logisticQuotient<tile::SigmoidOp>("sigmoid", x, form); }
 Scalar fma(const Scalar &a, const Scalar &b, const Scalar &c) {
   if (!a.value().getType().isF32() || b.value().getType() != a.value().getType() ||
       c.value().getType() != a.value().getType())

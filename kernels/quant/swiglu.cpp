@@ -7,15 +7,15 @@ using namespace tk::dsl;
 
 namespace tk::kernels::quant {
 
-Tile swigluForward(const Tile &l, const Tile &r, std::optional<float> clamp) {
-  return map({l.to(DType::F32), r.to(DType::F32)}, DType::F32, [clamp](const std::vector<Scalar> &in) {
-    Scalar gate = in[0], lin = in[1], one = in[0].constantF32(1.0);
+Tile swigluForward(const Tile &l, const Tile &r, std::optional<float> clamp, QuotientForm form) {
+  return map({l.to(DType::F32), r.to(DType::F32)}, DType::F32, [clamp, form](const std::vector<Scalar> &in) {
+    Scalar gate = in[0], lin = in[1];
     if (clamp) {
       Scalar c = gate.constantF32(*clamp), negC = gate.constantF32(-*clamp);
       gate = min(gate, c);
       lin = max(min(lin, c), negC);
     }
-    return gate / (one + exp(-gate)) * lin;
+    return silu(gate, form) * lin;
   });
 }
 

@@ -18,8 +18,10 @@ namespace tk::kernels::quant {
 
 using ExpFunction = std::function<float(float)>;
 
-/// y = silu(clamp(l)) * clamp(r), element by element, as f32.
-dsl::Tile swigluForward(const dsl::Tile &l, const dsl::Tile &r, std::optional<float> clamp);
+/// y = silu(clamp(l)) * clamp(r), element by element, as f32; `form` says
+/// how the SiLU's division is carried out (the value is the same).
+dsl::Tile swigluForward(const dsl::Tile &l, const dsl::Tile &r, std::optional<float> clamp,
+                        dsl::QuotientForm form = dsl::QuotientForm::Fast);
 
 /// The same for one element.
 float swigluForwardReference(float l, float r, std::optional<float> clamp, const ExpFunction &expf);

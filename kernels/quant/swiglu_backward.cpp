@@ -28,11 +28,11 @@ namespace {
 struct Forward {
   Scalar x, y;                 ///< clamped
   std::optional<Scalar> cx, cy; ///< x clamped; y clamped (either side)
-  Scalar t, s, act;
+  Scalar s, act; ///< sigmoid(x), silu(x) * y
 };
 
 Forward forward(Scalar xv, Scalar yv, std::optional<float> clamp) {
-  Forward f{xv, yv, {}, {}, xv, xv, xv};
+  Forward f{xv, yv, {}, {}, xv, xv};
   if (clamp) {
     Scalar c = xv.constantF32(*clamp), negC = xv.constantF32(-*clamp);
     f.cx = xv > c;
@@ -41,10 +41,8 @@ Forward forward(Scalar xv, Scalar yv, std::optional<float> clamp) {
     f.x = select(*f.cx, c, xv);
     f.y = select(above, c, select(below, negC, yv));
   }
-  Scalar one = xv.constantF32(1.0);
-  f.t = one + exp(-f.x);
-  f.act = f.x / f.t * f.y;
-  f.s = one / f.t;
+  f.act = silu(f.x) * f.y;
+  f.s = sigmoid(f.x);
   return f;
 }
 

@@ -81,11 +81,10 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
   const bool persistentCounts = c.countClamps && c.countingBlocksPerSm > 0;
   const bool packedCounts = c.countClamps && !persistentCounts && bm * bk < (int64_t(1) << kCountBits);
   const std::vector<Dim> tiles = {ceil_div(rows, bm), ceil_div(h, bk)};
-  // The guarded SiLU division (LogisticDivision.cpp) was slower in the count
-  // kernel (S18 run 2 on the H200, h = 2048: 232.3 -> 241.4, 240.5 us; the
-  // expert-masked row 21.8 -> 22.2, 22.0), faster or equal elsewhere.
-  if (c.countClamps)
-    k.ieeeLoneDivisions();
+  // The count kernel divides its SiLU with div.rn.f32: the guarded
+  // multiply-and-correct form (tile-logistic-quotients) was slower there on
+  // the H200 (h = 2048: 232.3 -> 241.4 us), faster or equal elsewhere.
+  const QuotientForm siluForm = c.countClamps ? QuotientForm::IeeeDiv : QuotientForm::Fast;
   auto castTile = [&](const std::vector<Index> &b) {
     Index row = b[0] * bm, col = b[1] * bk, sfCol = b[1] * (bk / g);
     Tile gate = k.load(x, {row, col}, {bm, bk}), linear = k.load(x, {row, col + h}, {bm, bk});
@@ -158,7 +157,7 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
     // both: the count row 240.4 -> 232.3 us; with the guarded SiLU, counts
     // taken after it kept the unclamped inputs live across its branch, 78
     // registers against 64).
-    Tile y = swigluForward(gate, linear, c.clamp);
+    Tile y = swigluForward(gate, linear, c.clamp, siluForm);
     if (c.weights)
       y = y * expand(weight ? *weight : readWeight(), 1, bk);
     Tile amax = reduce_absmax(y, /*dim=*/1, g);

@@ -1,4 +1,4 @@
-// The proof by exhaustion behind LogisticDivision.cpp: for every one of the
+// The proof by exhaustion behind tile-logistic-quotients: for every one of the
 // 2^32 f32 values x, the branch-free quotients x / (1 + exp(-x)) and
 // 1 / (1 + exp(-x)) equal div.rn.f32's bit for bit (NaN where it is NaN),
 // and so does a lone x / (1 + exp(-x)) (the sequence under a range check

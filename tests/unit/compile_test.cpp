@@ -107,7 +107,7 @@ TEST(Compile, AblationsSwitchPassesOff) {
   EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
 }
 
-// Divisions by 1 + exp(-x) (LogisticDivision.cpp). Where two share x (the
+// tile.silu and tile.sigmoid (tile-logistic-quotients). Where two share x (the
 // SwiGLU backward's x / t and 1 / t) the branch-free sequence: one
 // rcp.approx.ftz per value of a thread for both (8: its 8 values per thread
 // and chunk), no div.rn.f32 or rcp.rn.f32 of their own. A lone SiLU (SwiGLU
@@ -174,7 +174,7 @@ TEST(Compile, LogisticGuardGroups) {
 }
 
 // The per-token SwiGLU kernel guards its SiLU divisions (a compare with 80
-// per value) unless it counts clamps (KernelBuilder::ieeeLoneDivisions),
+// per value) unless it counts clamps (QuotientForm::IeeeDiv),
 // where it keeps div.rn.f32.
 TEST(Compile, CountingSwigluKeepsIeeeDivision) {
   kernels::quant::SwigluPerTokenCastConfig c;

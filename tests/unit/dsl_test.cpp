@@ -201,7 +201,7 @@ TEST(KernelBuilder, MisuseIsAnError) {
     });
     EXPECT_THROW(k.transposeRowsPerThread(8), std::logic_error);
     EXPECT_THROW(k.maxAccessBytes(8), std::logic_error);
-    EXPECT_THROW(k.ieeeLoneDivisions(), std::logic_error);
+    EXPECT_THROW(k.vectorElements(16), std::logic_error);
   }
 }
 

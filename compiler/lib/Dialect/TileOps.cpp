@@ -27,6 +27,12 @@ void KernelOp::print(OpAsmPrinter &p) {
                                            getArgAttrsAttrName(), getResAttrsAttrName());
 }
 
+ScheduleAttr KernelOp::getScheduleOrDefault() {
+  if (ScheduleAttr s = getScheduleAttr())
+    return s;
+  return ScheduleAttr::get(getContext(), 0, 0, 0, false);
+}
+
 GridOp KernelOp::getGrid() {
   for (Operation &op : getBody().front())
     if (auto grid = dyn_cast<GridOp>(op))
@@ -43,25 +49,6 @@ LogicalResult KernelOp::verify() {
   for (Type t : getArgumentTypes())
     if (!isa<MemRefType, IndexType, IntegerType, FloatType>(t))
       return emitOpError() << "kernel arguments must be memrefs or scalars, got " << t;
-  for (auto [i, t] : llvm::enumerate(getArgumentTypes())) {
-    // tile.dim_multiples: one positive multiple per dimension of a memref.
-    Attribute attr = getArgAttr(i, "tile.dim_multiples");
-    if (!attr)
-      continue;
-    auto multiples = dyn_cast<DenseI64ArrayAttr>(attr);
-    auto mem = dyn_cast<MemRefType>(t);
-    if (!multiples || !mem || multiples.size() != mem.getRank() ||
-        llvm::any_of(multiples.asArrayRef(), [](int64_t m) { return m < 1; }))
-      return emitOpError() << "argument " << i
-                           << ": tile.dim_multiples must be an array<i64> of one positive multiple per dimension of "
-                              "a memref, got "
-                           << attr << " for " << t;
-  }
-  if (Attribute cap = (*this)->getAttr("tile.max_access_bytes")) { // KernelBuilder::maxAccessBytes
-    auto bytes = dyn_cast<IntegerAttr>(cap);
-    if (!bytes || (bytes.getInt() != 4 && bytes.getInt() != 8 && bytes.getInt() != 16))
-      return emitOpError() << "tile.max_access_bytes must be 4, 8 or 16, got " << cap;
-  }
   if (getBody().empty())
     return emitOpError() << "kernel has no body";
   int grids = 0;

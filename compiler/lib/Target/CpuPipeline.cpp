@@ -21,6 +21,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm) {
   // too, sequentially: CPU tests check its indexing against the plain loop.
   pm.addPass(tile::createTilePipelineCopies());
   pm.addPass(tile::createTileLowerToCPU());
+  pm.addPass(tile::createTileLogisticQuotients()); // IEEE division, math.exp as the C library's expf
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::arith::createArithExpandOpsPass());

@@ -38,11 +38,12 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   if (options.swizzleBytes > 0)
     lower.swizzleBytes = options.swizzleBytes;
   lower.rereadThreadIndex = !ablated("loop-thread-index");
-  // Proven by exhaustion on sm_90 only (LogisticDivision.cpp): the sequence
-  // rests on the hardware reciprocal's rounding.
-  lower.logisticDivision = !ablated("logistic-division") && target.computeCapability == 90;
-  lower.logisticGuard = options.logisticGuard;
   pm.addPass(tile::createTileLowerToGPU(lower));
+  tile::TileLogisticQuotientsOptions quotients;
+  quotients.multiplyAndCorrect = target.multiplyAndCorrectQuotients && !ablated("logistic-division");
+  quotients.guardValues = options.logisticGuard;
+  pm.addPass(tile::createTileLogisticQuotients(quotients));
+  pm.addPass(tile::createTileDeviceMath());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 

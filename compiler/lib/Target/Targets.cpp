@@ -5,9 +5,9 @@ namespace tk::compiler {
 
 const std::vector<Target> &supportedTargets() {
   static const std::vector<Target> targets = {
-      {"sm_80", "sm_80", "+ptx80", 16, false, 80},
-      {"sm_90a", "sm_90a", "+ptx80", 16, true, 90},
-      {"sm_100a", "sm_100a", "+ptx86", 32, true, 100},
+      {"sm_80", "sm_80", "+ptx80", 16, false, 80, false},
+      {"sm_90a", "sm_90a", "+ptx80", 16, true, 90, true}, // LogisticDivisionGpu, on an H200
+      {"sm_100a", "sm_100a", "+ptx86", 32, true, 100, false},
   };
   return targets;
 }

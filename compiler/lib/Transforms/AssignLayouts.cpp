@@ -82,19 +82,15 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
 
   LogicalResult assign(KernelOp kernel) {
     MLIRContext *ctx = kernel.getContext();
+    ScheduleAttr schedule = kernel.getScheduleOrDefault();
     // The author's cap on access width (KernelBuilder::maxAccessBytes).
     int64_t vectorBytes = this->vectorBytes;
-    if (auto cap = kernel->getAttrOfType<IntegerAttr>("tile.max_access_bytes"))
-      vectorBytes = std::min<int64_t>(vectorBytes, cap.getInt());
+    if (schedule.getMaxAccessBytes())
+      vectorBytes = std::min<int64_t>(vectorBytes, schedule.getMaxAccessBytes());
     int64_t vecElems = std::max<int64_t>(1, vectorBytes / accessElementBytes(kernel));
     // Rows per thread of a fragment that is transposed
     // (KernelBuilder::transposeRowsPerThread).
-    int64_t transposeRows = 4;
-    if (auto rows = kernel->getAttrOfType<IntegerAttr>("tile.transpose_rows")) {
-      transposeRows = rows.getInt();
-      if (transposeRows != 4 && transposeRows != 8 && transposeRows != 16)
-        return kernel->emitOpError() << "tile.transpose_rows must be 4, 8 or 16, got " << transposeRows;
-    }
+    int64_t transposeRows = schedule.getTransposeRows() ? schedule.getTransposeRows() : 4;
     // E5M6 packs 8 values into 12 bytes: runs of 8 values per 16 vector bytes
     // (16-byte bf16 and 12-byte packed accesses), whichever side is larger.
     // A kernel that writes E5M6 takes runs of at least 16 values, 24 bytes:
@@ -190,7 +186,7 @@ struct TileAssignLayouts : public tk::tile::impl::TileAssignLayoutsBase<TileAssi
       } else if (auto pack = dyn_cast<PackE5M6Op>(op)) {
         wanted.try_emplace(pack.getInput(), e5m6Runs(pack.getInput().getType()));
       } else if (auto tr = dyn_cast<TransposeOp>(op)) {
-        // Rows in 4s (or the kernel's tile.transpose_rows), so that the
+        // Rows in 4s (or the schedule's transpose_rows), so that the
         // transposed writes are 4-element vectors.
         FragmentType in = tr.getInput().getType();
         std::vector<int64_t> shape(in.getShape().begin(), in.getShape().end());

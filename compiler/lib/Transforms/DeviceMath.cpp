@@ -19,6 +19,7 @@
 // conversion would otherwise turn into a libdevice call.
 //===----------------------------------------------------------------------===//
 #include "Distribute.h"
+#include "tk/compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -26,6 +27,11 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cstring>
+
+namespace tk::tile {
+#define GEN_PASS_DEF_TILEDEVICEMATH
+#include "tk/compiler/Transforms/Passes.h.inc"
+} // namespace tk::tile
 
 using namespace mlir;
 
@@ -77,29 +83,34 @@ Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
   return perLane(b, loc, x, [](OpBuilder &b, Location loc, ValueRange v) { return deviceExpScalar(b, loc, v[0]); });
 }
 
-LogicalResult lowerDeviceMath(Operation *root, const LogisticDivisionOptions &logistic) {
-  if (logistic.enabled) // before math.exp is lowered: it finds the divisions by their exp
-    lowerLogisticDivisions(root, logistic);
-  SmallVector<Operation *> ops;
-  root->walk([&](Operation *op) {
-    if (isa<math::ExpOp, math::FmaOp>(op))
-      ops.push_back(op);
-  });
-  for (Operation *op : ops) {
-    OpBuilder b(op);
-    Value result;
-    if (auto fma = dyn_cast<math::FmaOp>(op)) { // one rounding, as fma.rn.f32 (not a libdevice call)
-      result = LLVM::FMAOp::create(b, op->getLoc(), fma.getA(), fma.getB(), fma.getC());
-    } else {
-      if (!getElementTypeOrSelf(op->getResult(0).getType()).isF32())
-        return op->emitOpError() << "on the GPU only f32 exp is lowered (as CUDA's expf), got "
-                                 << op->getResult(0).getType();
-      result = emitDeviceExp(b, op->getLoc(), op->getOperand(0));
-    }
-    op->getResult(0).replaceAllUsesWith(result);
-    op->erase();
-  }
-  return success();
-}
-
 } // namespace tk::compiler
+
+namespace {
+
+struct TileDeviceMath : public tk::tile::impl::TileDeviceMathBase<TileDeviceMath> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<math::ExpOp, math::FmaOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      OpBuilder b(op);
+      Value result;
+      if (auto fma = dyn_cast<math::FmaOp>(op)) { // one rounding, as fma.rn.f32 (not a libdevice call)
+        result = LLVM::FMAOp::create(b, op->getLoc(), fma.getA(), fma.getB(), fma.getC());
+      } else {
+        if (!getElementTypeOrSelf(op->getResult(0).getType()).isF32()) {
+          op->emitOpError() << "on the GPU only f32 exp is lowered (as CUDA's expf), got "
+                            << op->getResult(0).getType();
+          return signalPassFailure();
+        }
+        result = tk::compiler::emitDeviceExp(b, op->getLoc(), op->getOperand(0));
+      }
+      op->getResult(0).replaceAllUsesWith(result);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -42,7 +42,7 @@ struct ThreadEmitter {
   /// The smallest element size (bytes) whose transposes are swizzled.
   int64_t swizzleBytes = 1;
   /// Loops over tile ops read the thread index again (rereadThreadIndex):
-  /// the kernel asks for it with tile.reread_thread_index.
+  /// the kernel asks for it in its schedule (reread_thread_index).
   bool rereadInLoops = false;
 
   /// `tid`: the thread index (index type), from which lane and warp derive.
@@ -277,24 +277,6 @@ mlir::Value perLane(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange ope
                     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> scalar);
 /// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
 mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
-/// Which divisions by 1 + exp(-x) take multiply-and-correct sequences
-/// (LogisticDivision.cpp).
-struct LogisticDivisionOptions {
-  bool enabled = true;      ///< false: all stay div.rn.f32 / rcp.rn.f32
-  int64_t guardValues = 0;  ///< a thread's values under one range check of a lone division (0: all)
-  bool loneDivisions = true; ///< false: only divisors two quotients share (tile.ieee_lone_divisions)
-};
-/// Replaces math.exp (f32) and math.fma under `root` with their device forms;
-/// first, as `logistic` says, the divisions x / (1 + exp(-x)) and
-/// 1 / (1 + exp(-x)) with multiply-and-correct sequences.
-mlir::LogicalResult lowerDeviceMath(mlir::Operation *root, const LogisticDivisionOptions &logistic);
-/// The divisions x / (1 + exp(-x)) and 1 / (1 + exp(-x)) (f32) under `root`
-/// as correctly rounded multiply-and-correct sequences: with no branch where
-/// two quotients share a divisor; under one range check per thread (or per
-/// `options.guardValues`, and `div.rn.f32` past it) for a lone division,
-/// unless `options.loneDivisions` is false.
-void lowerLogisticDivisions(mlir::Operation *root, const LogisticDivisionOptions &options = {});
-
 /// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
 /// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.
 mlir::Value emitF32ToE4M3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware);

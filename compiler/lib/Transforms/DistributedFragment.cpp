@@ -482,7 +482,8 @@ static bool isVectorizable(Operation &op) {
     return true;
   if (op.getNumRegions() != 0 || !op.hasTrait<OpTrait::Elementwise>())
     return false;
-  return isa<arith::ArithDialect, math::MathDialect>(op.getDialect());
+  // tile's scalar math (tile.silu, tile.sigmoid) is elementwise on vectors too.
+  return isa<arith::ArithDialect, math::MathDialect, tile::TileDialect>(op.getDialect());
 }
 
 /// Where slot `slot` of per-thread vector `v` comes from: through the

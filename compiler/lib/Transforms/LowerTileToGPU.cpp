@@ -324,7 +324,7 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
           compiler::lowerNestedControlFlow(op, b, emit.loc, map, [&](Block &block) {
             if (!emit.rereadInLoops || !isa<scf::ForOp>(block.getParentOp()))
               return lowerBlock(block);
-            // Asked for by the kernel (tile.reread_thread_index,
+            // Asked for by the kernel (its schedule: reread_thread_index,
             // KernelBuilder::rereadThreadIndexInLoops); TK_ABLATE=
             // loop-thread-index switches it off.
             compiler::ThreadEmitter::ThreadIndex outer = emit.rereadThreadIndex();
@@ -524,7 +524,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     emit.remarks = remarks;
     emit.swizzle = swizzle;
     emit.swizzleBytes = swizzleBytes;
-    emit.rereadInLoops = rereadThreadIndex && kernel->hasAttr("tile.reread_thread_index");
+    emit.rereadInLoops = rereadThreadIndex && kernel.getScheduleOrDefault().getRereadThreadIndex();
     KernelLowering lowering{kernel, func, emit, {}};
     for (auto [i, arg] : llvm::enumerate(kernel.getBody().getArguments())) {
       BlockArgument gpuArg = func.getArgument(i);
@@ -539,12 +539,6 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     if (failed(lowering.lowerBlock(kernel.getBody().front())))
       return failure();
     gpu::ReturnOp::create(b, loc);
-    compiler::LogisticDivisionOptions logistic;
-    logistic.enabled = logisticDivision;
-    logistic.guardValues = logisticGuard;
-    logistic.loneDivisions = !kernel->hasAttr("tile.ieee_lone_divisions");
-    if (failed(compiler::lowerDeviceMath(func, logistic)))
-      return failure();
     kernel.erase();
     return success();
   }

@@ -1,7 +1,7 @@
 // RUN: tk-opt %s -tile-assign-layouts | FileCheck %s
 // RUN: tk-opt %s -tile-assign-layouts=vector-bytes=4 | FileCheck %s --check-prefix=NARROW
 
-// tile.max_access_bytes (KernelBuilder::maxAccessBytes) caps each thread's
+// The schedule field max_access_bytes (KernelBuilder::maxAccessBytes) caps each thread's
 // contiguous access below the pass's vector-bytes: 8 e4m3 codes per thread
 // instead of 16, so 8 lanes span the 64 columns (4 at 16 bytes) and the
 // column reduction crosses 4 lanes instead of 8. A smaller vector-bytes
@@ -9,7 +9,7 @@
 // CHECK: tile.load {{.*}} -> !tile.frag<128x64xf8E4M3FN, #tile.blocked<vec = [1, 8], lanes = [4, 8], warps = [4, 1]>>
 // CHECK: tile.reduce absmax {{.*}} -> !tile.frag<1x64xf32, #tile.reduced<#tile.blocked<vec = [1, 8], lanes = [4, 8], warps = [4, 1]>, dim = 0, group = 128>>
 // NARROW: tile.load {{.*}} -> !tile.frag<128x64xf8E4M3FN, #tile.blocked<vec = [1, 4], lanes = [2, 16], warps = [4, 1]>>
-tile.kernel @k(%x: memref<?x64xf8E4M3FN>, %out: memref<?x64xf32>) attributes {threads = 128 : i64, tile.max_access_bytes = 8 : i64} {
+tile.kernel @k(%x: memref<?x64xf8E4M3FN>, %out: memref<?x64xf32>) attributes {schedule = #tile.schedule<max_access_bytes = 8>, threads = 128 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.grid (%b) in (%c1) {

@@ -1,7 +1,7 @@
 // RUN: tk-opt %s -tile-assign-layouts | FileCheck %s
 // RUN: tk-opt %s -tile-assign-layouts=vector-bytes=32 | FileCheck %s --check-prefix=WIDE
 
-// tile.transpose_rows = 8 (KernelBuilder::transposeRowsPerThread): the tile
+// The schedule field transpose_rows = 8 (KernelBuilder::transposeRowsPerThread): the tile
 // transposed is held in blocks of 8 rows per thread, so that 4 lanes span 32
 // rows and a column reduction over 32 rows stays inside one warp
 // (per_channel_cast_and_transpose at b = 32, 64 x 64 tiles of 64 threads).
@@ -20,7 +20,7 @@
 // group spans both warps).
 // CHECK-LABEL: tile.kernel @four
 // CHECK: tile.load {{.*}} -> !tile.frag<64x64xbf16, #tile.blocked<vec = [4, 8], lanes = [4, 8], warps = [2, 1]>>
-tile.kernel @eight(%x: memref<?x64xbf16>, %out: memref<64x?xf8E4M3FN>, %sf: memref<?x64xf32>) attributes {threads = 64 : i64, tile.transpose_rows = 8 : i64} {
+tile.kernel @eight(%x: memref<?x64xbf16>, %out: memref<64x?xf8E4M3FN>, %sf: memref<?x64xf32>) attributes {schedule = #tile.schedule<transpose_rows = 8>, threads = 64 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.grid (%b) in (%c1) {

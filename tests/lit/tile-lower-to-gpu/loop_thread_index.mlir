@@ -1,7 +1,7 @@
 // RUN: tk-opt %s -tile-pipeline-copies -tile-assign-layouts -tile-lower-to-gpu -canonicalize | FileCheck %s
 // RUN: tk-opt %s -tile-pipeline-copies -tile-assign-layouts -tile-lower-to-gpu=reread-thread-index=false -canonicalize | FileCheck %s --check-prefix=HOISTED
 
-// In a kernel marked tile.reread_thread_index
+// In a kernel marked the schedule field reread_thread_index
 // (KernelBuilder::rereadThreadIndexInLoops), a loop over tile ops reads the
 // thread index again at the top of its body,
 // with a volatile instruction LLVM does not hoist, and the body's per-thread
@@ -22,7 +22,7 @@
 // CHECK-NOT: llvm.inline_asm
 // CHECK: gpu.return
 // HOISTED-NOT: llvm.inline_asm
-tile.kernel @strip(%x: memref<?x256xbf16> {tile.align = 16 : i64}, %y: memref<?x256xbf16> {tile.align = 16 : i64}) attributes {threads = 128 : i64, tile.reread_thread_index} {
+tile.kernel @strip(%x: memref<?x256xbf16> {tile.align = 16 : i64}, %y: memref<?x256xbf16> {tile.align = 16 : i64}) attributes {schedule = #tile.schedule<reread_thread_index = true>, threads = 128 : i64} {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
   %m = memref.dim %x, %c0 : memref<?x256xbf16>

@@ -2,11 +2,11 @@
 // RUN: tk-opt %s -tile-to-ptx='target=sm_80 ablate=logistic-division' | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
 // RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NOCALL
 
-// math.exp is CUDA's accurate expf, in the order nvcc emits it (DeviceMath.cpp):
+// math.exp is CUDA's accurate expf, in the order nvcc emits it (tile-device-math):
 // range reduction with fma.rn and a round-down fma.rm, two fmas for the reduced
 // argument, 2^n from the exponent bits, ex2.approx.ftz, one multiply. No
 // libdevice call, no single-instruction fast exp. math.fma is one fma.rn. (With
-// the logistic-division pass off the SiLU division is div.rn; with it on, see
+// the logistic-division ablation the SiLU division is div.rn; with it on, see
 // logistic_division.mlir.)
 // NOCALL-NOT: {{call|div.full|div.approx|ex2.approx.f32}}
 // (exp(-l): LLVM moves the negation of l into the constants, which is exact.)

@@ -7,15 +7,15 @@
 // RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'rcp.approx.ftz.f32' | FileCheck %s --check-prefix=RCP
 // RUN: tk-opt %s -tile-to-ptx='target=sm_90a ablate=logistic-division' | sed -e 's/\\0A/\n/g' | grep -c -E 'div.rn.f32|rcp.rn.f32' | FileCheck %s --check-prefix=IEEE
 // RUN: tk-opt %s -tile-to-ptx='target=sm_90a ablate=logistic-division' | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=NORCP
-// RUN: sed 's/threads = 64 : i64}/threads = 64 : i64, tile.ieee_lone_divisions}/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'div.rn.f32' | FileCheck %s --check-prefix=LONEDIV
-// RUN: sed 's/threads = 64 : i64}/threads = 64 : i64, tile.ieee_lone_divisions}/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'rcp.approx.ftz.f32' | FileCheck %s --check-prefix=LONERCP
-// RUN: sed 's/threads = 64 : i64}/threads = 64 : i64, tile.ieee_lone_divisions}/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=LONE
+// RUN: sed 's/tile.silu %l2x : f32/tile.silu %l2x form ieee_div : f32/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'div.rn.f32' | FileCheck %s --check-prefix=LONEDIV
+// RUN: sed 's/tile.silu %l2x : f32/tile.silu %l2x form ieee_div : f32/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | grep -c 'rcp.approx.ftz.f32' | FileCheck %s --check-prefix=LONERCP
+// RUN: sed 's/tile.silu %l2x : f32/tile.silu %l2x form ieee_div : f32/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' | FileCheck %s --check-prefix=LONE
 // RUN: not tk-opt %s -tile-to-ptx='target=sm_90a ablate=no-such-pass' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// x / (1 + exp(-x)) and 1 / (1 + exp(-x)) of the same x become, on sm_90a
-// only (where the exhaustive GPU check ran; sm_100a and sm_80 keep IEEE
-// division, as does the pass ablated), a branch-free multiply-and-correct
-// sequence (LogisticDivision.cpp): d scaled by 2^-64 from 2^64 on,
+// tile.silu (x / (1 + exp(-x))) and tile.sigmoid (1 / (1 + exp(-x))) of the
+// same x become, on sm_90a only (where the exhaustive GPU check ran; sm_100a
+// and sm_80 keep IEEE division, as does the pass ablated), a branch-free
+// multiply-and-correct sequence (tile-logistic-quotients): d scaled by 2^-64 from 2^64 on,
 // rcp.approx.ftz, one Newton step, the product, the residual (negated, so
 // that -0 keeps its sign: no copysign) and its correction, and the quotient
 // of the scaled pair where that is NaN. The two share d's reciprocal (16 per thread: 4 x 256 values over 64
@@ -24,11 +24,10 @@
 // |2x| <= 80 (16 compares and-ed, one branch), and div.rn.f32 for all 16
 // values otherwise: 16 more rcp.approx, 16 div.rn.f32 in the other branch
 // (with logistic-guard=4, TK_LOGISTIC_GUARD: a check and a branch per 4).
-// Any other division (here x / (2 + exp(-x))) stays div.rn.f32: 32 in all.
-// In a kernel marked tile.ieee_lone_divisions (KernelBuilder::
-// ieeeLoneDivisions) the SiLU alone stays div.rn.f32 with no guard (32 in
-// all, as many as the guarded form has in its other branch) and only
-// the shared divisor takes rcp.approx (16).
+// Any other division (here x / (2 + exp(-x)), written out) stays
+// div.rn.f32: 32 in all. A silu of form ieee_div (DSL QuotientForm::IeeeDiv)
+// stays div.rn.f32 with no guard (32 in all, as many as the guarded form has
+// in its other branch) and only the shared divisor takes rcp.approx (16).
 // With the pass ablated all 64 are IEEE (div.rn.f32, and rcp.rn.f32 for 1 / d).
 // CHECK-LABEL: .entry logistic
 // CHECK: setp.ge.f32 [[BIG:%p[0-9]+]], [[D:%[rf][0-9]+]], 0f5F800000
@@ -74,21 +73,13 @@ tile.kernel @logistic(%x: memref<?x256xf32> {tile.align = 16 : i64}, %silu: memr
     %t = tile.load %x[%r, %c0] : memref<?x256xf32> -> !tile.frag<4x256xf32>
     %a = tile.parallel %t : (!tile.frag<4x256xf32>) -> !tile.frag<4x256xf32> {
     ^bb0(%l: f32):
-      %one = arith.constant 1.0 : f32
-      %nl = arith.negf %l : f32
-      %e = math.exp %nl : f32
-      %d = arith.addf %one, %e : f32
-      %s = arith.divf %l, %d : f32
+      %s = tile.silu %l : f32
       tile.yield %s : f32
     }
     tile.store %a, %silu[%r, %c0] : !tile.frag<4x256xf32>, memref<?x256xf32>
     %b = tile.parallel %t : (!tile.frag<4x256xf32>) -> !tile.frag<4x256xf32> {
     ^bb0(%l: f32):
-      %one = arith.constant 1.0 : f32
-      %nl = arith.negf %l : f32
-      %e = math.exp %nl : f32
-      %d = arith.addf %e, %one : f32
-      %s = arith.divf %one, %d : f32
+      %s = tile.sigmoid %l : f32
       tile.yield %s : f32
     }
     tile.store %b, %sig[%r, %c0] : !tile.frag<4x256xf32>, memref<?x256xf32>
@@ -106,11 +97,7 @@ tile.kernel @logistic(%x: memref<?x256xf32> {tile.align = 16 : i64}, %silu: memr
     ^bb0(%l: f32):
       %two = arith.constant 2.0 : f32
       %l2x = arith.mulf %l, %two : f32
-      %one = arith.constant 1.0 : f32
-      %nx = arith.negf %l2x : f32
-      %e = math.exp %nx : f32
-      %d = arith.addf %one, %e : f32
-      %s = arith.divf %l2x, %d : f32
+      %s = tile.silu %l2x : f32
       tile.yield %s : f32
     }
     tile.store %l2, %alone[%r, %c0] : !tile.frag<4x256xf32>, memref<?x256xf32>

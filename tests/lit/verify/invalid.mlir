@@ -460,10 +460,58 @@ tile.kernel @k(%x: memref<?x?xf32> {tile.dim_multiples = array<i64: 4>}) attribu
 
 // -----
 
-// expected-error @+1 {{tile.max_access_bytes must be 4, 8 or 16, got 12 : i64}}
-tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64, tile.max_access_bytes = 12 : i64} {
+// expected-error @+1 {{schedule: max_access_bytes must be 4, 8 or 16 (0: the target's), got 12}}
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64, schedule = #tile.schedule<max_access_bytes = 12>} {
   %c1 = arith.constant 1 : index
   tile.grid (%i) in (%c1) {
   }
   tile.return
+}
+
+// -----
+
+// expected-error @+1 {{schedule: transpose_rows must be 4, 8 or 16 (0: 4), got 3}}
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64, schedule = #tile.schedule<transpose_rows = 3>} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{schedule: vector_elements must be a power of two or a multiple of 8 from 1 to 64 (0: derived), got 12}}
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64, schedule = #tile.schedule<vector_elements = 12>} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: unknown attribute 'tile.alignment' (tile.align, tile.dim_multiples)}}
+tile.kernel @k(%x: memref<?x64xf32> {tile.alignment = 16 : i64}) attributes {threads = 128 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: tile.align must be a power-of-two byte count on a memref, got 12 : i64}}
+tile.kernel @k(%x: memref<?x64xf32> {tile.align = 12 : i64}) attributes {threads = 128 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
+func.func @silu_of_int(%x: i32) -> i32 {
+  // expected-error @+1 {{'tile.silu' op operand #0 must be 32-bit float or vector of 32-bit float values of ranks 1}}
+  %y = tile.silu %x : i32
+  return %y : i32
 }

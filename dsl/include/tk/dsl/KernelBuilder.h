@@ -62,11 +62,12 @@ public:
   /// transposed SwiGLU per-channel kernel 149 -> 118 registers, 456.5 ->
   /// 431.3 µs; the non-transposed b = 32 form 136 -> 123, but 365.5 -> 380.5.)
   void rereadThreadIndexInLoops();
-  /// Lone divisions by 1 + exp(-x) (a SiLU whose sigmoid is not also taken)
-  /// stay div.rn.f32 instead of the guarded multiply-and-correct form
-  /// (LogisticDivision.cpp), for a kernel that measured slower with it; both
-  /// are IEEE-exact. Call before grid().
-  void ieeeLoneDivisions();
+  /// Each thread holds `elements` consecutive values along the last
+  /// dimension in default layouts (a power of two or a multiple of 8, up to
+  /// 64), instead of the target's access width in the kernel's widest main
+  /// element: e.g. 16 values where runs of 8 E5M6 codes pack into 12 bytes,
+  /// so that each thread stores 24 contiguous bytes. Call before grid().
+  void vectorElements(int64_t elements);
   /// Each thread holds `rows` consecutive rows (4, 8 or 16) of a fragment
   /// it transposes, instead of 4: its transposed writes to shared memory are
   /// `rows`-element vectors, and a warp spans `rows` / 4 times as many rows,
@@ -164,7 +165,7 @@ private:
   bool gridBuilt_ = false;
   int64_t maxAccessBytes_ = 0; ///< 0: the target's widest access
   bool rereadThreadIndex_ = false;
-  bool ieeeLoneDivisions_ = false;
+  int64_t vectorElements_ = 0; ///< 0: derived from the target's access width
   int64_t transposeRows_ = 0;
 };
 

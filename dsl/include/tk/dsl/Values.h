@@ -79,6 +79,13 @@ private:
   DType dtype_;
 };
 
+/// How the division of silu() and sigmoid() is carried out: both forms give
+/// the same, correctly rounded value.
+enum class QuotientForm {
+  Fast,    ///< the compiler's choice: a multiply-and-correct sequence where it is proven exact
+  IeeeDiv, ///< div.rn.f32 always (for a kernel measured faster with it)
+};
+
 class Scalar {
 public:
   Scalar(mlir::OpBuilder *b, mlir::Value v) : b_(b), v_(v) {}
@@ -117,6 +124,13 @@ public:
   /// e^a (f32). On the GPU this is CUDA's accurate device `expf`, bit for bit;
   /// on the CPU path the C library's `expf` (the two differ by up to 2 ulp).
   friend Scalar exp(const Scalar &a);
+  /// x / (1 + e^-x) (f32, SiLU) and 1 / (1 + e^-x) (the sigmoid), every
+  /// step rounded as written (tile.silu, tile.sigmoid): the same value as
+  /// `x / (one + exp(-x))`, but the compiler knows the quotient and may
+  /// divide it without div.rn.f32's slow-path branch. A silu and a sigmoid
+  /// of the same x share 1 + e^-x.
+  friend Scalar silu(const Scalar &x, QuotientForm form);
+  friend Scalar sigmoid(const Scalar &x, QuotientForm form);
   /// a * b + c with one rounding (f32).
   friend Scalar fma(const Scalar &a, const Scalar &b, const Scalar &c);
   friend Scalar operator-(const Scalar &a);
@@ -131,6 +145,9 @@ private:
   mlir::OpBuilder *b_;
   mlir::Value v_;
 };
+
+Scalar silu(const Scalar &x, QuotientForm form = QuotientForm::Fast);
+Scalar sigmoid(const Scalar &x, QuotientForm form = QuotientForm::Fast);
 
 class Tile {
 public:

@@ -50,7 +50,7 @@ struct CompileOptions {
   /// kernel writes E5M6, 8 where it reads it, on sm_80 and sm_90a).
   int64_t e5m6Run = 0;
   /// Values of a thread under one range check of a lone division by
-  /// 1 + exp(-x) (TK_LOGISTIC_GUARD=1, 2, 4, ... 64; LogisticDivision.cpp),
+  /// 1 + exp(-x) (TK_LOGISTIC_GUARD=1, 2, 4, ... 64; tile-logistic-quotients),
   /// a tuning experiment: fewer values per check, shorter straight-line
   /// stretches (fewer registers), more branches. 0: all of them.
   int64_t logisticGuard = 0;

@@ -14,6 +14,10 @@ struct Target {
   int vectorBytes;         ///< widest per-thread global access
   bool fp8Conversion;      ///< cvt.satfinite e4m3x2 available (sm_89+)
   int computeCapability;   ///< 80, 90, 100
+  /// tile.silu / tile.sigmoid may take the multiply-and-correct division
+  /// (tile-logistic-quotients): checked against div.rn.f32 for every f32
+  /// input on a device of this target (it rests on the hardware rcp.approx).
+  bool multiplyAndCorrectQuotients;
 };
 
 /// sm_80, sm_90a, sm_100a.

@@ -98,8 +98,7 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     arithmetic (bit-exact, used for sm_80). `math.exp` on f32 becomes the
     instruction sequence of CUDA's accurate device `expf` (bit-identical to
     nvcc's, which SwiGLU oracles use), `math.fma` a single-rounding
-    `llvm.intr.fma` (DeviceMath.cpp). Divisions by 1 + exp(-x) of x or 1 become a
-    correctly rounded multiply-and-correct sequence (LogisticDivision.cpp, `logistic-division`).
+    `llvm.intr.fma` (DeviceMath.cpp).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
@@ -115,7 +114,7 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
            "Ask ptxas for registers enough for this many blocks per SM (nvvm.minctasm, "
            "PTX .minnctapersm); 0: no limit">,
     Option<"rereadThreadIndex", "reread-thread-index", "bool", /*default=*/"true",
-           "In kernels marked tile.reread_thread_index, read the thread index again at the top "
+           "In kernels whose schedule asks (reread_thread_index), read the thread index again at the top "
            "of each loop over tile ops, so that per-thread addresses are computed in the loop, "
            "not held in registers across it (false: never)">,
     Option<"swizzle", "swizzle", "bool", /*default=*/"true",
@@ -124,14 +123,48 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"swizzleBytes", "swizzle-bytes", "int64_t", /*default=*/"1",
            "The smallest element size in bytes (1, 2 or 4) whose transposes are swizzled; "
            "narrower elements get padded rows">,
-    Option<"logisticDivision", "logistic-division", "bool", /*default=*/"true",
-           "Divide by 1 + exp(-x) (SiLU x / (1 + exp(-x)), sigmoid 1 / (1 + exp(-x))) with a "
-           "correctly rounded multiply-and-correct sequence instead of div.rn.f32: branch-free where "
-           "two quotients share the divisor, under one range check per thread for a lone one, except "
-           "in kernels marked tile.ieee_lone_divisions (LogisticDivision.cpp)">,
-    Option<"logisticGuard", "logistic-guard", "int64_t", /*default=*/"0",
-           "Values of a thread under one range check of a lone such division (0: all)">,
   ];
+}
+
+def TileLogisticQuotients : Pass<"tile-logistic-quotients", "::mlir::ModuleOp"> {
+  let summary = "Expand tile.silu and tile.sigmoid: 1 + exp(-x), then the division";
+  let description = [{
+    Every `tile.silu %x` (x / (1 + e^-x)) and `tile.sigmoid %x`
+    (1 / (1 + e^-x)), on f32 scalars or per-thread vectors, becomes
+    `d = 1 + math.exp(-x)` (one per x, shared by its quotients) and its
+    division. Without `multiply-and-correct` the division is `arith.divf`
+    (IEEE, div.rn.f32 on the GPU). With it (targets where the sequence was
+    checked against div.rn.f32 for every f32 x, Pipeline.cpp), a quotient of
+    form `fast` is the multiply-and-correct sequence that div.rn.f32 runs
+    without its slow-path branch: branch-free with exact scaling and the
+    IEEE result of non-finite operands where a silu and a sigmoid share x
+    (and so the reciprocal), and, for a lone quotient, the short sequence
+    under one range check per thread (every |x| <= 80, else div.rn.f32 for
+    all of the thread's values). Form `ieee_div` is always arith.divf. Runs
+    after a lowering (tile-lower-to-gpu or -cpu), before tile-device-math.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+  let options = [
+    Option<"multiplyAndCorrect", "multiply-and-correct", "bool", /*default=*/"false",
+           "Divide quotients of form fast by the multiply-and-correct sequence (false: arith.divf)">,
+    Option<"guardValues", "guard-values", "int64_t", /*default=*/"0",
+           "Values of a thread under one range check of a lone quotient (0: all)">,
+  ];
+}
+
+def TileDeviceMath : Pass<"tile-device-math", "::mlir::ModuleOp"> {
+  let summary = "math.exp (f32) as CUDA's accurate device expf, math.fma as fma.rn";
+  let description = [{
+    On the GPU, `math.exp` on f32 (scalars or vectors) becomes the instruction
+    sequence nvcc emits for CUDA's accurate `expf` (fma range reduction,
+    fma.rm, ex2.approx.ftz and a power-of-two scale), bit-identical to it, not
+    libdevice's call or the one-instruction __expf; `math.fma` becomes
+    `llvm.intr.fma` (one rounding). Runs after tile-lower-to-gpu.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TileLowerToCPU : Pass<"tile-lower-to-cpu", "::mlir::ModuleOp"> {

@@ -22,6 +22,9 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // Kernel arguments carry the launcher's promises as `tile.align` (bytes)
+  // and `tile.dim_multiples` (one multiple per dimension), checked here.
+  let hasRegionArgAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
@@ -104,6 +107,44 @@ def Tile_FragmentType : Tile_Type<"Fragment", "frag"> {
 
 def Tile_AnyFragment : Type<CPred<"::llvm::isa<::tk::tile::FragmentType>($_self)">,
                             "tile fragment", "::tk::tile::FragmentType">;
+
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
+  let summary = "How a kernel asks to be compiled: choices that change its speed, never its results";
+  let description = [{
+    The kernel's own choices of code shape, each optional (a field left out
+    takes the compiler's default). Kernels state them through the DSL
+    (KernelBuilder::schedule); passes read them here, never from ad hoc
+    attributes.
+      tile.kernel @k(...) attributes {schedule = #tile.schedule<max_access_bytes = 8, transpose_rows = 8>, threads = 64 : i64}
+    * `max_access_bytes` (4, 8 or 16; 0: the target's widest): caps each
+      thread's contiguous global access; the default layouts then give a
+      thread fewer values along the last dimension and more lanes across it.
+    * `vector_elements` (1 to 64, a power of two or a multiple of 8; 0:
+      derived): the values each thread holds consecutively along the last
+      dimension in default layouts, instead of the target's access width
+      in the kernel's widest main element.
+    * `transpose_rows` (4, 8 or 16; 0: 4): consecutive rows a thread holds of
+      a fragment it transposes (its transposed writes are vectors that long).
+    * `reread_thread_index`: loops over tile ops read the thread index again
+      at the top of each iteration, so that per-thread addresses are computed
+      inside the loop instead of held in registers across it.
+  }];
+  let parameters = (ins DefaultValuedParameter<"int64_t", "0">:$max_access_bytes,
+                        DefaultValuedParameter<"int64_t", "0">:$vector_elements,
+                        DefaultValuedParameter<"int64_t", "0">:$transpose_rows,
+                        DefaultValuedParameter<"bool", "false">:$reread_thread_index);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_QuotientForm : I32EnumAttr<"QuotientForm", "how a logistic quotient is divided", [
+    I32EnumAttrCase<"fast", 0>, I32EnumAttrCase<"ieee_div", 1>]> {
+  let cppNamespace = "::tk::tile";
+}
 
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,

@@ -28,7 +28,7 @@ def Tile_KernelOp : Tile_Op<"kernel", [IsolatedFromAbove, Symbol, FunctionOpInte
       }
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<FunctionType>:$function_type,
-                       I64Attr:$threads,
+                       I64Attr:$threads, OptionalAttr<Tile_ScheduleAttr>:$schedule,
                        OptionalAttr<DictArrayAttr>:$arg_attrs, OptionalAttr<DictArrayAttr>:$res_attrs);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -38,6 +38,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [IsolatedFromAbove, Symbol, FunctionOpInte
     ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
     ::mlir::Region *getCallableRegion() { return &getBody(); }
     int64_t getNumWarps() { return getThreads() / 32; }
+    /// The kernel's schedule, or the default one (every field at its default).
+    ScheduleAttr getScheduleOrDefault();
     /// The single grid op of the body, or null.
     class GridOp getGrid();
   }];
@@ -468,6 +470,45 @@ def Tile_UnpackE5M6Op : Tile_Op<"unpack_e5m6", [Pure]> {
   let results = (outs Tile_AnyFragment:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar math inside elementwise regions
+//===----------------------------------------------------------------------===//
+
+class Tile_LogisticQuotientOp<string mnemonic, string formula> :
+    Tile_Op<mnemonic, [Pure, Elementwise, AllTypesMatch<["x", "result"]>]> {
+  let arguments = (ins AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$x,
+                       DefaultValuedAttr<Tile_QuotientForm, "::tk::tile::QuotientForm::fast">:$form);
+  let results = (outs AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$result);
+  let assemblyFormat = "$x (`form` $form^)? attr-dict `:` type($x)";
+}
+
+def Tile_SiluOp : Tile_LogisticQuotientOp<"silu", "x / (1 + e^-x)"> {
+  let summary = "x / (1 + e^-x) in f32, each step rounded (the SiLU of SwiGLU)";
+  let description = [{
+    Exactly fl(x / fl(1 + exp(-x))): `exp` is `math.exp` (on the GPU CUDA's
+    accurate device `expf`, on the CPU the C library's), the addition and the
+    division are correctly rounded. How the division is carried out is the
+    lowering's choice where it is proven exact (tile-logistic-quotients: a
+    multiply-and-correct sequence on targets where it was checked against
+    `div.rn.f32` for every f32 input); `form ieee_div` asks for `div.rn.f32`
+    always (the same value, for kernels measured faster with it). Used in
+    `tile.parallel` bodies, on scalars; the GPU lowering applies it to
+    per-thread vectors.
+      %s = tile.silu %x : f32
+      %s = tile.silu %x form ieee_div : f32
+  }];
+}
+
+def Tile_SigmoidOp : Tile_LogisticQuotientOp<"sigmoid", "1 / (1 + e^-x)"> {
+  let summary = "1 / (1 + e^-x) in f32, each step rounded (the logistic sigmoid)";
+  let description = [{
+    Exactly fl(1 / fl(1 + exp(-x))), with `exp` and the division as for
+    `tile.silu`. A silu and a sigmoid of the same x share 1 + e^-x and, where
+    the multiply-and-correct form is used, its reciprocal.
+      %s = tile.sigmoid %x : f32
+  }];
 }
 
 def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
