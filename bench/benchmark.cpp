@@ -418,7 +418,9 @@ int runBenchmark(const BenchOptions &options) {
     }
     js << " ],\n \"jit\": [\n";
     for (size_t i = 0; i < compiled.size(); ++i)
-      js << "  {\"key\": \"" << jsonEscape(compiled[i]->cacheKey) << "\", \"compile_ms\": "
+      js << "  {\"kernel\": \"" << jsonEscape(compiled[i]->signature.name) << "\", \"config\": \""
+         << jsonEscape(compiled[i]->config) << "\", \"content_key\": \"" << compiled[i]->contentKey
+         << "\", \"compile_ms\": "
          << jsonNumber(compiled[i]->compileMs) << ", \"load_ms\": " << jsonNumber(compiled[i]->loadMs) << "}"
          << (i + 1 < compiled.size() ? "," : "") << "\n";
     js << " ]\n}\n";

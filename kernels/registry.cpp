@@ -30,7 +30,7 @@ static KernelVariant perTokenCastVariant(const std::string &name, quant::PerToke
   c.mode = mode;
   c.xContiguous = true; // what the C API compiles for contiguous rows, the common case
   c = tuned(name, c, quant::applyScheduleOverride);
-  return {name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerTokenCast(ctx, c); }};
+  return {name, runtime::factoryOf(quant::buildPerTokenCast, c)};
 }
 
 static quant::PerTokenCastConfig e2m1(quant::PerTokenCastConfig c) {
@@ -89,7 +89,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                                          {7168, 128, DType::BF16, false}, quant::PerTokenMode::PrecomputedSf)}});
     auto perBlock = [](const std::string &name, quant::PerBlockCastConfig c, quant::PerBlockMode mode) {
       c.mode = mode;
-      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerBlockCast(ctx, c); }};
+      return KernelVariant{name, runtime::factoryOf(quant::buildPerBlockCast, c)};
     };
     using quant::PerBlockMode;
     list.push_back({"per_block_cast", "quant", "tk_per_block_cast",
@@ -114,11 +114,11 @@ const std::vector<ShippedKernel> &shippedKernels() {
                               {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
     auto perChannel = [](const std::string &name, quant::PerChannelCastConfig c) {
       c = tuned(name, c, quant::applyTuningOverrides);
-      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerChannelCast(ctx, c); }};
+      return KernelVariant{name, runtime::factoryOf(quant::buildPerChannelCast, c)};
     };
     auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {
       c = tuned(name, c, quant::applyLosslessTuning);
-      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildPerBlockCastLossless(ctx, c); }};
+      return KernelVariant{name, runtime::factoryOf(quant::buildPerBlockCastLossless, c)};
     };
     list.push_back({"per_block_cast_lossless", "quant", "tk_per_block_cast_lossless",
                     "FP4 with power-of-two scales -> e4m3 with larger blocks, exactly",
@@ -158,7 +158,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
       return tuned(name, c, quant::applyBackwardTileOverride);
     };
     auto swigluBackward = [](const std::string &name, const quant::SwigluBackwardConfig &c) {
-      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildSwigluBackward(ctx, c); }};
+      return KernelVariant{name, runtime::factoryOf(quant::buildSwigluBackward, c)};
     };
     const quant::SwigluBackwardConfig g128 = backwardConfig("swiglu_backward.h7168.g128", 7168, 128, {});
     const int64_t chunks = g128.numChunks(); // the weight gradient sums the g128 kernel's chunks
@@ -167,14 +167,12 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {swigluBackward("swiglu_backward.h7168.g128", g128),
                      swigluBackward("swiglu_backward.h7168.g32.clamp0.5",
                                     backwardConfig("swiglu_backward.h7168.g32.clamp0.5", 7168, 32, 0.5f)),
-                     KernelVariant{"swiglu_backward.weight_grad.h7168", quant::weightGradFromRowDotsKey(chunks),
-                                   [chunks](mlir::MLIRContext &ctx) {
-                                     return quant::buildWeightGradFromRowDots(ctx, chunks);
-                                   }}}});
+                     KernelVariant{"swiglu_backward.weight_grad.h7168",
+                                   runtime::factoryOf(quant::buildWeightGradFromRowDots,
+                                                      quant::WeightGradConfig{chunks})}}});
     auto swigluToken = [](const std::string &name, quant::SwigluPerTokenCastConfig c) {
       c = tuned(name, c, quant::applySwigluTokenTuning);
-      return KernelVariant{name, c.key(),
-                           [c](mlir::MLIRContext &ctx) { return quant::buildSwigluPerTokenCast(ctx, c); }};
+      return KernelVariant{name, runtime::factoryOf(quant::buildSwigluPerTokenCast, c)};
     };
     auto swigluTokenConfig = [](int64_t h, int64_t g, bool routed, std::optional<float> clamp) {
       quant::SwigluPerTokenCastConfig c;
@@ -205,7 +203,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perChannel("swiglu_per_channel.h7168.b128.transposed", swiglu(128, true, {})),
                      perChannel("swiglu_per_channel.h7168.b32.clamp0.5", swiglu(32, false, 0.5f))}});
     auto castBack = [](const std::string &name, quant::CastBackConfig c) {
-      return KernelVariant{name, c.key(), [c](mlir::MLIRContext &ctx) { return quant::buildCastBack(ctx, c); }};
+      return KernelVariant{name, runtime::factoryOf(quant::buildCastBack, c)};
     };
     list.push_back({"cast_back", "quant", "tk_cast_back", "e4m3, e2m1 or e5m6 x block scale factor -> bf16 or fp32",
                     {castBack("cast_back.e4m3.k7168.b1.g128.bf16", {7168, 1, 128, DType::BF16}),
@@ -229,8 +227,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                      }())}});
     auto transposeVariant = [](const std::string &name, transpose::TransposeConfig c) {
       c = tuned(name, c, transpose::applyTileOverride);
-      return KernelVariant{name, c.key(),
-                           [c](mlir::MLIRContext &ctx) { return transpose::buildBatchedTranspose(ctx, c); }};
+      return KernelVariant{name, runtime::factoryOf(transpose::buildBatchedTranspose, c)};
     };
     list.push_back({"batched_transpose", "transpose", "tk_batched_transpose",
                     "out[b, c, r] = x[b, r, c], 64 x 64 tiles (128 x 64 for 2-byte elements) through shared memory",

@@ -11,7 +11,6 @@ namespace tk::kernels {
 /// One representative configuration of a kernel (what `tk compile` emits).
 struct KernelVariant {
   std::string name; ///< file-name safe: per_token_cast.bf16.k7168.g128
-  std::string key;  ///< the JIT cache key of this configuration
   runtime::KernelFactory build;
 };
 

@@ -36,14 +36,12 @@ Type toMlirType(MLIRContext &ctx, DType t) {
   return {};
 }
 
-KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, const std::string &configKey,
-                             int64_t threads)
+KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, int64_t threads)
     : ctx_(ctx), b_(&ctx), loc_(NameLoc::get(StringAttr::get(&ctx, name))),
       module_(ModuleOp::create(UnknownLoc::get(&ctx))) {
   ctx.loadDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect, memref::MemRefDialect>();
   signature_.name = name;
   signature_.threads = threads;
-  key_ = name + "|" + configKey;
 }
 
 void KernelBuilder::requireBeforeGrid(const char *setting) const {
@@ -387,7 +385,6 @@ BuiltKernel KernelBuilder::finish() {
   BuiltKernel out;
   out.module = std::move(module_);
   out.signature = signature_;
-  out.key = key_;
   return out;
 }
 

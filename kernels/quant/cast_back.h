@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/quant/formats.h"
+#include "tk/compiler/Target/Targets.h"
 #include "tk/dsl/KernelBuilder.h"
 
 #include <string>
@@ -38,7 +39,8 @@ struct CastBackConfig {
   std::string key() const;
 };
 
-dsl::BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &config);
+/// `target` sizes the E5M6 input's runs (its access width).
+dsl::BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &config, const compiler::Target &target);
 
 /// C++ reference: out[i, j] = round_out(decode(x[i, j]) * sf[(i / b) * sfStride0 + (j / g) * sfStride1]),
 /// x (M, K) e4m3 codes contiguous (or (M, K / 2) packed e2m1 bytes, or (M, 3 K / 2)

@@ -89,6 +89,5 @@ extern "C" tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_t
     return tk::runtime::report(s);
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildCastBack(mctx, config); };
-  return tk::runtime::report(ctx->run(config.key(), factory, {x, config.packedSf ? &packed : x_sf, out}, stream));
+  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(buildCastBack, config), {x, config.packedSf ? &packed : x_sf, out}, stream));
 }

@@ -27,7 +27,7 @@ std::string PerBlockCastConfig::key() const {
 BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), g = c.blockK, blocksPerTile = bk / g;
   const bool writesData = c.mode != PerBlockMode::SfOnly, computesSf = c.mode != PerBlockMode::PrecomputedSf;
-  KernelBuilder k(ctx, c.kernelName(), c.key(), c.threads());
+  KernelBuilder k(ctx, c.kernelName(), c.threads());
   Dim tokens = k.dynamic("num_tokens");
   Dim blockRows = ceil_div(tokens, c.blockM);
   const int64_t blockCols = ceilDiv(c.hidden, g);

@@ -76,8 +76,7 @@ tk_status launch(tk_context ctx, const PerBlockCastConfig &config, const tk_tens
                  std::vector<const tk_tensor *> tensors, tk_stream stream) {
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerBlockCast(mctx, config); };
-  return tk::runtime::report(ctx->run(config.key(), factory, tensors, stream));
+  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(buildPerBlockCast, config), tensors, stream));
 }
 
 } // namespace

@@ -80,7 +80,7 @@ std::string applyTuningOverrides(PerChannelCastConfig &c) {
 
 BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), b = c.blockM;
-  KernelBuilder k(ctx, kernelName(c), c.key(), c.numThreads());
+  KernelBuilder k(ctx, kernelName(c), c.numThreads());
   if (c.maxAccess())
     k.maxAccessBytes(c.maxAccess());
   if (c.rereadsThreadIndex())

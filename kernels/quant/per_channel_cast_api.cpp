@@ -21,8 +21,7 @@ Status launch(const char *op, tk_context ctx, PerChannelCastConfig config, std::
               tk_stream stream) {
   if (std::string error = applyTuningOverrides(config); !error.empty())
     return invalid(op, error);
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerChannelCast(mctx, config); };
-  return ctx->run(config.key(), factory, args, stream);
+  return ctx->run(tk::runtime::factoryOf(buildPerChannelCast, config), args, stream);
 }
 
 /// fmt, flags and b: e4m3, TK_ROUND_SF only, b = 128 (or 32 with `anyBlock`).

@@ -60,7 +60,7 @@ std::string PerTokenCastConfig::key() const {
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
          (xContiguous ? ",xcontig" : "") +
          ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : out == Format::E5M6 ? ",out=e5m6" : "") +
-         (packedSf ? ",ue8m0" : "") +
+         (packedSf ? ",ue8m0" : "") + (out == Format::E5M6 && e5m6Run != 16 ? ",run=" + std::to_string(e5m6Run) : "") +
          (persistentBlocksPerSm ? ",persistent=" + std::to_string(persistentBlocksPerSm) : "") +
          (tileRows ? ",rows=" + std::to_string(tileRows) : "") +
          (pipelineStages ? ",pipeline=" + std::to_string(pipelineStages) + "x" + std::to_string(tilesPerBlock) : "");
@@ -92,7 +92,7 @@ std::string applyScheduleOverride(PerTokenCastConfig &c) {
 BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), g = c.group == c.hidden ? bk : c.group;
   const bool writesData = c.mode != PerTokenMode::SfOnly, computesSf = c.mode != PerTokenMode::PrecomputedSf;
-  KernelBuilder k(ctx, c.kernelName(), c.key(), /*threads=*/128);
+  KernelBuilder k(ctx, c.kernelName(), /*threads=*/128);
   Dim tokens = k.dynamic("num_tokens");
   const bool quantizedIn = c.quantizedInput(), fp4In = c.in == DType::I8; // FP4: two codes per byte
   const int64_t xWidth = fp4In ? c.hidden / 2 : c.hidden;
@@ -108,6 +108,8 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   if (!computesSf) // scale factors in: row-major, any row stride
     sf = k.input("sf", {tokens, c.groups()}, DType::F32, {kDynamicStride, 1}, 4);
   const bool fp4 = c.out == Format::E2M1, e5m6 = c.out == Format::E5M6;
+  if (e5m6)
+    k.vectorElements(c.e5m6Run);
   if (writesData)
     out = fp4    ? k.output("out", {tokens, c.hidden / 2}, DType::I8, {}, c.outAlignBytes)
           : e5m6 ? k.output("out", {tokens, c.hidden / 2 * 3}, DType::U8, {}, c.outAlignBytes)

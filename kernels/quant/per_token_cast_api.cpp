@@ -130,8 +130,7 @@ tk_status launch(tk_context ctx, PerTokenCastConfig config, const tk_tensor *x, 
     return tk::runtime::report(Status::invalid(config.kernelName() + ": " + error));
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildPerTokenCast(mctx, config); };
-  return tk::runtime::report(ctx->run(config.key(), factory, tensors, stream));
+  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(buildPerTokenCast, config), tensors, stream));
 }
 
 } // namespace

@@ -67,9 +67,11 @@ dsl::BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwar
 /// token_topk_to_pos (T k, 1) i32, row_dots (N, chunks) f32 -> weight_grad
 /// (T k, 1) f32: weight_grad[s] = sum_c row_dots[token_topk_to_pos[s], c],
 /// 0 where token_topk_to_pos[s] is negative or not below N.
-dsl::BuiltKernel buildWeightGradFromRowDots(mlir::MLIRContext &ctx, int64_t chunks);
-/// Its cache key.
-std::string weightGradFromRowDotsKey(int64_t chunks);
+struct WeightGradConfig {
+  int64_t chunks = 1; ///< columns of row_dots (SwigluBackwardConfig::numChunks)
+  std::string key() const;
+};
+dsl::BuiltKernel buildWeightGradFromRowDots(mlir::MLIRContext &ctx, const WeightGradConfig &config);
 
 /// C++ reference for rows [rowBegin, rowEnd): the per-element math of
 /// quant.md 4.18 steps 1-7, and rowDot[p] = sum_j fl(go * act), summed in

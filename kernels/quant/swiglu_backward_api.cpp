@@ -133,8 +133,7 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
     return report(s);
   tk_tensor rowDots = rowDotsBuffer.tensor(TK_F32, n, chunks);
   if (n > 0) {
-    auto rows = [config](mlir::MLIRContext &mctx) { return buildSwigluBackward(mctx, config); };
-    s = ctx->run(config.key(), rows,
+    s = ctx->run(tk::runtime::factoryOf(buildSwigluBackward, config),
                  {&xv, x_sf, &gv, &topkView, &weightFlat, out, x_grad_fp8, x_grad_sf, x_grad, &rowDots}, stream);
     if (!s.isOk())
       return report(s);
@@ -143,7 +142,6 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
     return report(Status::ok());
   // Slot s gets the dot product of row token_topk_to_pos[s]; zero for -1 and,
   // without rows, everywhere (quant.md 4.18).
-  auto slots = [chunks](mlir::MLIRContext &mctx) { return buildWeightGradFromRowDots(mctx, chunks); };
-  return report(ctx->run(weightGradFromRowDotsKey(chunks), slots,
+  return report(ctx->run(tk::runtime::factoryOf(buildWeightGradFromRowDots, WeightGradConfig{chunks}),
                          {&ttpView, &rowDots, &gradSlots}, stream));
 }

@@ -139,6 +139,5 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
   if (std::string error = applySwigluTokenTuning(config); !error.empty())
     return report(invalid(error));
   config.wholeTiles = n % config.tileM() == 0;
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildSwigluPerTokenCast(mctx, config); };
-  return report(ctx->run(config.key(), factory, tensors, stream));
+  return report(ctx->run(tk::runtime::factoryOf(buildSwigluPerTokenCast, config), tensors, stream));
 }

@@ -75,8 +75,7 @@ tk_status run(const char *op, tk_context ctx, const tk_tensor &x, const tk_tenso
   config.xAlignBytes = alignmentOf(&x, tk::dsl::byteSize(config.dtype));
   if (std::string error = applyTileOverride(config); !error.empty())
     return tk::runtime::report(invalid(op, error));
-  auto factory = [config](mlir::MLIRContext &mctx) { return buildBatchedTranspose(mctx, config); };
-  return tk::runtime::report(ctx->run(config.key(), factory, {&xBits, &outBits}, stream));
+  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(buildBatchedTranspose, config), {&xBits, &outBits}, stream));
 }
 
 /// A 2-D tensor as a batch of one.

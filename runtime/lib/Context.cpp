@@ -88,8 +88,8 @@ static bool cpuForced() {
   return b && std::string(b) == "cpu";
 }
 
-Status tk_context_s::run(const std::string &kernelKey, const KernelFactory &factory,
-                         const std::vector<const tk_tensor *> &tensors, tk_stream stream) {
+Status tk_context_s::run(const KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
+                         tk_stream stream) {
   size_t onHost = 0;
   for (const tk_tensor *t : tensors)
     onHost += t->device == TK_DEVICE_CPU;
@@ -97,7 +97,7 @@ Status tk_context_s::run(const std::string &kernelKey, const KernelFactory &fact
     return Status::invalid("tensors of one call must all be in host memory or all on the CUDA device");
   if (onHost || cpuForced()) {
     std::shared_ptr<CpuKernel> kernel;
-    Status s = cpuCache.get(kernelKey, factory, kernel);
+    Status s = cpuCache.get(factory, kernel);
     if (!s.isOk())
       return s;
     return runOnCpu(*kernel, tensors);
@@ -106,7 +106,7 @@ Status tk_context_s::run(const std::string &kernelKey, const KernelFactory &fact
   if (!s.isOk())
     return s;
   std::shared_ptr<CompiledKernel> kernel;
-  if (!(s = cache.get(kernelKey, *target, factory, driver, kernel)).isOk())
+  if (!(s = cache.get(factory, *target, driver, kernel)).isOk())
     return s;
   if (!(s = checkNumSms(numSms)).isOk())
     return s;

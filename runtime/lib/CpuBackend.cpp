@@ -18,30 +18,43 @@ namespace tk::runtime {
 
 CpuKernel::~CpuKernel() = default;
 
-Status compileForCpu(const KernelFactory &factory, CpuKernel &out) {
-  static const bool nativeReady = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)nativeReady;
-  auto t0 = std::chrono::steady_clock::now();
-  // Each CPU kernel owns its context: the engine keeps references into it.
+namespace {
+/// The CPU path's MLIR context (each kernel's engine keeps references into
+/// it) and the lock its builds and compilations take turns under.
+std::mutex &cpuCompilerMutex() {
   static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  return mutex;
+}
+mlir::MLIRContext &cpuContext() {
   static mlir::DialectRegistry *registry = [] {
     auto *r = new mlir::DialectRegistry();
     compiler::registerDialects(*r);
     return r;
   }();
   static mlir::MLIRContext context(*registry, mlir::MLIRContext::Threading::DISABLED);
-  context.loadAllAvailableDialects();
-  dsl::BuiltKernel built;
+  static bool loaded = (context.loadAllAvailableDialects(), true);
+  (void)loaded;
+  return context;
+}
+
+Status buildForCpu(const KernelFactory &factory, compiler::BuiltKernel &built) {
   try {
-    built = factory(context);
+    built = factory.build(cpuContext(), compiler::cpuTarget());
   } catch (const std::exception &e) {
     return {TK_ERROR_COMPILE, std::string("building the kernel failed: ") + e.what()};
   }
+  return Status::ok();
+}
+
+/// Lowers a built kernel for the host and JIT-compiles it (the lock held).
+Status jitForCpu(compiler::BuiltKernel &built, CpuKernel &out) {
+  static const bool nativeReady = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)nativeReady;
+  mlir::MLIRContext &context = cpuContext();
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
@@ -63,6 +76,18 @@ Status compileForCpu(const KernelFactory &factory, CpuKernel &out) {
   }
   out.engine = std::move(*engine);
   out.signature = built.signature;
+  return Status::ok();
+}
+} // namespace
+
+Status compileForCpu(const KernelFactory &factory, CpuKernel &out) {
+  std::lock_guard<std::mutex> lock(cpuCompilerMutex());
+  auto t0 = std::chrono::steady_clock::now();
+  compiler::BuiltKernel built;
+  Status s = buildForCpu(factory, built);
+  if (!s.isOk() || !(s = jitForCpu(built, out)).isOk())
+    return s;
+  out.config = factory.config;
   out.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return Status::ok();
 }
@@ -83,34 +108,48 @@ Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &t
   return Status::ok();
 }
 
-Status CpuCache::get(const std::string &kernelKey, const KernelFactory &factory, std::shared_ptr<CpuKernel> &out) {
-  std::string key = kernelKey + "|cpu|" + compilerVersion();
+Status CpuCache::get(const KernelFactory &factory, std::shared_ptr<CpuKernel> &out) {
+  const std::string name = factory.program ? JitCache::memoryKey(factory, compiler::cpuTarget()) : "";
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = entries_.find(key);
-  if (it != entries_.end()) {
+  if (auto it = byName_.find(name); factory.program && it != byName_.end()) {
     out = it->second;
     return Status::ok();
   }
-  auto kernel = std::make_shared<CpuKernel>();
-  kernel->cacheKey = key;
-  Status s = compileForCpu(factory, *kernel);
+  std::lock_guard<std::mutex> compiling(cpuCompilerMutex());
+  auto t0 = std::chrono::steady_clock::now();
+  compiler::BuiltKernel built;
+  Status s = buildForCpu(factory, built);
   if (!s.isOk())
     return s;
-  entries_[key] = kernel;
+  const std::string content = contentKey(built, compiler::cpuTarget(), compiler::CompileOptions());
+  std::shared_ptr<CpuKernel> kernel;
+  if (auto it = byContent_.find(content); it != byContent_.end()) {
+    kernel = it->second;
+  } else {
+    kernel = std::make_shared<CpuKernel>();
+    kernel->contentKey = content;
+    kernel->config = factory.config;
+    if (!(s = jitForCpu(built, *kernel)).isOk())
+      return s;
+    kernel->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    byContent_[content] = kernel;
+  }
+  if (factory.program)
+    byName_[name] = kernel;
   out = kernel;
   return Status::ok();
 }
 
 size_t CpuCache::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return entries_.size();
+  return byContent_.size();
 }
 
-std::vector<std::string> CpuCache::keys() const {
+std::vector<std::string> CpuCache::configs() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> out;
-  for (const auto &[key, kernel] : entries_)
-    out.push_back(key);
+  for (const auto &[key, kernel] : byContent_)
+    out.push_back(kernel->config);
   return out;
 }
 

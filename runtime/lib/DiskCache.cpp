@@ -1,10 +1,14 @@
 //===- DiskCache.cpp ------------------------------------------------------===//
 #include "tk/runtime/DiskCache.h"
-#include "tk/runtime/JitCache.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <fcntl.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,13 +16,17 @@
 namespace tk::runtime {
 
 namespace {
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
+
+constexpr const char *kMagic = "tk-ptx 1";
+/// No PTX tk writes is larger; anything claiming more is not an entry.
+constexpr size_t kMaxEntryBytes = 64u << 20;
+
+std::string sha256(const std::string &bytes) {
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
+  char hex[65];
+  for (int i = 0; i < 32; ++i)
+    std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+  return hex;
 }
 
 bool makeDirs(const std::string &path) {
@@ -30,60 +38,88 @@ bool makeDirs(const std::string &path) {
     }
   return true;
 }
+
+/// The whole of a regular file, or nothing: opened without blocking (a FIFO
+/// in its place would otherwise wait for a writer forever).
+std::optional<std::string> readRegularFile(const std::string &path) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt;
+  struct stat st;
+  std::optional<std::string> out;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= kMaxEntryBytes) {
+    std::string bytes((size_t)st.st_size, '\0');
+    size_t got = 0;
+    while (got < bytes.size()) {
+      ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n <= 0)
+        break;
+      got += (size_t)n;
+    }
+    if (got == bytes.size())
+      out = std::move(bytes);
+  }
+  close(fd);
+  return out;
+}
+
 } // namespace
 
-DiskCache DiskCache::fromEnvironment() {
+DiskCache DiskCache::at(const std::string &dir) {
   DiskCache c;
-  std::string version = compilerVersion();
-  if (version.find("dirty") != std::string::npos || version.find("unknown") != std::string::npos)
-    return c;
-  std::string dir;
-  if (const char *d = std::getenv("TK_CACHE_DIR"))
-    dir = d;
-  else if (const char *x = std::getenv("XDG_CACHE_HOME"))
-    dir = std::string(x) + "/tk";
-  else if (const char *h = std::getenv("HOME"))
-    dir = std::string(h) + "/.cache/tk";
-  if (dir.empty() || !makeDirs(dir))
-    return c;
-  c.dir_ = dir;
+  if (!dir.empty() && makeDirs(dir))
+    c.dir_ = dir;
   return c;
 }
 
-std::string DiskCache::pathFor(const std::string &key) const {
-  char name[32];
-  std::snprintf(name, sizeof(name), "%016llx.ptx", (unsigned long long)fnv1a(key));
-  return dir_ + "/" + name;
+DiskCache DiskCache::fromEnvironment() {
+  if (const char *d = std::getenv("TK_CACHE_DIR"))
+    return at(d);
+  if (const char *x = std::getenv("XDG_CACHE_HOME"))
+    return at(std::string(x) + "/tk");
+  if (const char *h = std::getenv("HOME"))
+    return at(std::string(h) + "/.cache/tk");
+  return {};
 }
+
+std::string DiskCache::pathFor(const std::string &key) const { return dir_ + "/" + key.substr(0, 40) + ".ptx"; }
 
 std::optional<std::string> DiskCache::read(const std::string &key) const {
   if (!enabled())
     return std::nullopt;
-  std::ifstream in(pathFor(key), std::ios::binary);
-  if (!in)
+  std::optional<std::string> bytes = readRegularFile(pathFor(key));
+  if (!bytes)
     return std::nullopt;
-  // The file starts with its full key: a hash collision is a miss.
-  std::string header;
-  if (!std::getline(in, header) || header != "// tk cache key: " + key)
+  // "tk-ptx 1 <key> <length> <sha256>\n<ptx>": anything else is a miss.
+  size_t eol = bytes->find('\n');
+  if (eol == std::string::npos)
     return std::nullopt;
-  std::ostringstream body;
-  body << in.rdbuf();
-  return body.str();
+  std::istringstream header(bytes->substr(0, eol));
+  std::string magic, version, storedKey, digest;
+  size_t length = 0;
+  if (!(header >> magic >> version >> storedKey >> length >> digest) || magic + " " + version != kMagic ||
+      storedKey != key || length != bytes->size() - eol - 1)
+    return std::nullopt;
+  std::string ptx = bytes->substr(eol + 1);
+  if (sha256(ptx) != digest)
+    return std::nullopt;
+  return ptx;
 }
 
 void DiskCache::write(const std::string &key, const std::string &ptx) const {
   if (!enabled())
     return;
-  std::string path = pathFor(key), tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << "// tk cache key: " << key << "\n" << ptx;
-    if (!out) {
-      std::remove(tmp.c_str());
-      return;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+  static std::atomic<unsigned> serial{0};
+  std::string path = pathFor(key),
+              tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(serial++);
+  FILE *f = std::fopen(tmp.c_str(), "wb");
+  if (!f)
+    return;
+  std::string header = std::string(kMagic) + " " + key + " " + std::to_string(ptx.size()) + " " + sha256(ptx) + "\n";
+  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+            std::fwrite(ptx.data(), 1, ptx.size(), f) == ptx.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0)
     std::remove(tmp.c_str());
 }
 

@@ -2,19 +2,22 @@
 #include "tk/runtime/JitCache.h"
 
 #include "tk/compiler/Registration.h"
-#include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
 
 #include <chrono>
+#include <cstdio>
 
 namespace tk::runtime {
 
 std::string compilerVersion() { return std::string(compiler::version()) + "+" + compiler::commit(); }
 
 namespace {
-/// One MLIR context for the process; kernels are compiled one at a time.
+
+/// One MLIR context for the process; kernels are built and compiled one at a time.
 struct CompilerState {
   std::mutex mutex;
   std::unique_ptr<mlir::MLIRContext> context;
@@ -29,26 +32,81 @@ CompilerState &compilerState() {
   static CompilerState state;
   return state;
 }
+
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
+
+/// Runs the DSL program (under the compiler's lock).
+Status build(const KernelFactory &factory, const compiler::Target &target, compiler::BuiltKernel &out) {
+  try {
+    out = factory.build(*compilerState().context, target);
+  } catch (const std::exception &e) {
+    return {TK_ERROR_COMPILE, std::string("building the kernel failed: ") + e.what()};
+  }
+  if (!out.module)
+    return {TK_ERROR_COMPILE, "building the kernel produced no module"};
+  return Status::ok();
+}
+
+/// Compiles a built kernel (consumed) to PTX (under the compiler's lock).
+Status compileBuilt(compiler::BuiltKernel &built, const compiler::Target &target,
+                    const compiler::CompileOptions &options, std::string &ptx) {
+  std::string error;
+  if (!compiler::compileToPtx(*built.module, target, options, ptx, error))
+    return {TK_ERROR_COMPILE, built.signature.name + ": " + error};
+  return Status::ok();
+}
+
+/// The launch contract, in words: two programs with the same IR but another
+/// contract (a grid or promise the runtime checks) are different kernels.
+std::string describe(const dsl::KernelSignature &s) {
+  std::string out = s.name + ";threads=" + std::to_string(s.threads) +
+                    ";persistent=" + std::to_string(s.persistentBlocksPerSm) + ";grid=";
+  for (const dsl::Dim &d : s.grid)
+    out += d.str() + ",";
+  for (const dsl::TensorParam &t : s.tensors) {
+    out += ";" + t.name + ":" + dsl::name(t.dtype) + (t.isOutput ? ":out" : ":in") + ":align=" +
+           std::to_string(t.alignBytes) + ":shape=";
+    for (const dsl::Dim &d : t.shape)
+      out += d.str() + ",";
+    out += ":strides=";
+    for (int64_t st : t.strides)
+      out += std::to_string(st) + ",";
+  }
+  for (const auto &[symbol, multiple] : s.symbolMultiples)
+    out += ";" + symbol + "%" + std::to_string(multiple);
+  return out;
+}
+
 } // namespace
+
+std::string contentKey(const compiler::BuiltKernel &built, const compiler::Target &target,
+                       const compiler::CompileOptions &options) {
+  std::string text = compiler::contentHash(*built.module) + "\n" + describe(built.signature) + "\n" + target.name +
+                     "\n" + options.cacheTag() + "\n" + compiler::buildId();
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
+  char hex[65];
+  for (int i = 0; i < 32; ++i)
+    std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+  return hex;
+}
 
 Status compileKernel(const KernelFactory &factory, const compiler::Target &target, CompiledKernel &out) {
   CompilerState &state = compilerState();
   std::lock_guard<std::mutex> lock(state.mutex);
   auto t0 = std::chrono::steady_clock::now();
-  dsl::BuiltKernel built;
-  try {
-    built = factory(*state.context);
-  } catch (const std::exception &e) {
-    return {TK_ERROR_COMPILE, std::string("building the kernel failed: ") + e.what()};
-  }
-  std::string error;
-  if (!compiler::compileToPtx(*built.module, target, compiler::CompileOptions::fromEnvironment(), out.ptx, error))
-    return {TK_ERROR_COMPILE, built.signature.name + ": " + error};
+  compiler::BuiltKernel built;
+  Status s = build(factory, target, built);
+  if (!s.isOk())
+    return s;
+  compiler::CompileOptions options = compiler::CompileOptions::fromEnvironment();
+  out.contentKey = contentKey(built, target, options);
+  out.config = factory.config;
   out.signature = built.signature;
   out.target = target.name;
+  if (!(s = compileBuilt(built, target, options, out.ptx)).isOk())
+    return s;
   out.compileMs = msSince(t0);
   return Status::ok();
 }
@@ -71,71 +129,84 @@ Status loadModule(const Driver &d, CompiledKernel &kernel) {
   return Status::ok();
 }
 
-Status signatureOf(const KernelFactory &factory, CompiledKernel &out) {
-  CompilerState &state = compilerState();
-  std::lock_guard<std::mutex> lock(state.mutex);
-  auto t0 = std::chrono::steady_clock::now();
-  try {
-    out.signature = factory(*state.context).signature;
-  } catch (const std::exception &e) {
-    return {TK_ERROR_COMPILE, std::string("building the kernel failed: ") + e.what()};
-  }
-  out.compileMs = msSince(t0);
-  return Status::ok();
-}
-
-std::string JitCache::makeKey(const std::string &kernelKey, const compiler::Target &target) {
+std::string JitCache::memoryKey(const KernelFactory &factory, const compiler::Target &target) {
+  char program[32];
+  std::snprintf(program, sizeof(program), "%p", factory.program);
   // Kernels compiled with passes switched off (TK_ABLATE) never meet normal ones.
   std::string tag = compiler::CompileOptions::fromEnvironment().cacheTag();
-  return kernelKey + "|" + target.name + "|" + compilerVersion() + (tag.empty() ? "" : "|" + tag);
+  return std::string(program) + "|" + factory.config + "|" + target.name + (tag.empty() ? "" : "|" + tag);
 }
 
-Status JitCache::get(const std::string &kernelKey, const compiler::Target &target, const KernelFactory &factory,
-                     const Driver *driver, std::shared_ptr<CompiledKernel> &out) {
-  std::string key = makeKey(kernelKey, target);
+Status JitCache::get(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
+                     std::shared_ptr<CompiledKernel> &out) {
+  const std::string name = factory.program ? memoryKey(factory, target) : "";
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = entries_.find(key);
-  if (it != entries_.end() && (!driver || it->second->function)) {
+  if (auto it = byName_.find(name); factory.program && it != byName_.end() && (!driver || it->second->function)) {
     ++hits_;
     out = it->second;
     return Status::ok();
   }
   ++misses_;
-  auto kernel = std::make_shared<CompiledKernel>();
-  kernel->cacheKey = key;
-  Status s;
-  if (std::optional<std::string> ptx = disk_.read(key)) {
-    // The PTX is on disk; the DSL still runs (cheaply) for the launch signature.
-    if (!(s = signatureOf(factory, *kernel)).isOk())
-      return s;
-    kernel->ptx = *ptx;
-    kernel->target = target.name;
-    kernel->fromDisk = true;
-    ++diskHits_;
+  CompilerState &state = compilerState();
+  std::unique_lock<std::mutex> compiling(state.mutex);
+  auto t0 = std::chrono::steady_clock::now();
+  compiler::BuiltKernel built;
+  Status s = build(factory, target, built);
+  if (!s.isOk())
+    return s;
+  compiler::CompileOptions options = compiler::CompileOptions::fromEnvironment();
+  const std::string content = contentKey(built, target, options);
+  std::shared_ptr<CompiledKernel> kernel;
+  if (auto it = byContent_.find(content); it != byContent_.end() && (!driver || it->second->function)) {
+    kernel = it->second; // the same IR from another factory
   } else {
-    if (!(s = compileKernel(factory, target, *kernel)).isOk())
-      return s;
-    disk_.write(key, kernel->ptx);
+    kernel = std::make_shared<CompiledKernel>();
+    kernel->contentKey = content;
+    kernel->config = factory.config;
+    kernel->signature = built.signature;
+    kernel->target = target.name;
+    if (std::optional<std::string> ptx = disk_.read(content)) {
+      kernel->ptx = std::move(*ptx);
+      kernel->fromDisk = true;
+      ++diskHits_;
+    } else {
+      if (!(s = compileBuilt(built, target, options, kernel->ptx)).isOk())
+        return s;
+      disk_.write(content, kernel->ptx);
+    }
+    kernel->compileMs = msSince(t0);
+    if (driver) {
+      s = loadModule(*driver, *kernel);
+      // A disk entry the driver refuses (written by another toolkit, say)
+      // is compiled again once and replaced.
+      if (!s.isOk() && kernel->fromDisk) {
+        if (!(s = compileBuilt(built, target, options, kernel->ptx)).isOk())
+          return s;
+        kernel->fromDisk = false;
+        disk_.write(content, kernel->ptx);
+        s = loadModule(*driver, *kernel);
+      }
+      if (!s.isOk())
+        return s;
+      driver_ = driver;
+    }
+    byContent_[content] = kernel;
   }
-  if (driver) {
-    if (!(s = loadModule(*driver, *kernel)).isOk())
-      return s;
-    driver_ = driver;
-  }
-  entries_[key] = kernel;
+  if (factory.program)
+    byName_[name] = kernel;
   out = kernel;
   return Status::ok();
 }
 
 size_t JitCache::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return entries_.size();
+  return byContent_.size();
 }
 
 std::vector<std::shared_ptr<CompiledKernel>> JitCache::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::shared_ptr<CompiledKernel>> out;
-  for (auto &[key, kernel] : entries_)
+  for (auto &[key, kernel] : byContent_)
     out.push_back(kernel);
   return out;
 }
@@ -143,7 +214,7 @@ std::vector<std::shared_ptr<CompiledKernel>> JitCache::snapshot() const {
 JitCache::~JitCache() {
   if (!driver_)
     return;
-  for (auto &[key, kernel] : entries_)
+  for (auto &[key, kernel] : byContent_)
     if (kernel->module)
       driver_->cuModuleUnload(kernel->module);
 }

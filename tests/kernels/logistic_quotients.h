@@ -14,7 +14,7 @@ constexpr int64_t kCols = 1024, kRowsPerBlock = 4;
 inline dsl::BuiltKernel logisticKernel(mlir::MLIRContext &ctx, bool siluAlone) {
   using namespace tk::dsl;
   const char *name = siluAlone ? "silu_alone" : "logistic_quotients";
-  KernelBuilder k(ctx, name, name, 256);
+  KernelBuilder k(ctx, name, 256);
   Dim rows = k.dynamic("rows", kRowsPerBlock);
   Tensor x = k.input("x", {rows, kCols}, DType::F32, {kCols, 1}, 16);
   Tensor siluOut = k.output("silu", {rows, kCols}, DType::F32, {}, 16);

@@ -31,6 +31,12 @@ std::string compile(const kernels::quant::PerChannelCastConfig &c) {
   return compileKernel([c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerChannelCast(ctx, c); });
 }
 
+/// The in-memory cache key of a kernel with config key `config` for
+/// `target`, under the environment's compile options.
+std::string cacheKey(const std::string &config, const compiler::Target &target) {
+  return runtime::JitCache::memoryKey(runtime::KernelFactory(nullptr, config, {}), target);
+}
+
 size_t count(const std::string &s, const std::string &what) {
   size_t n = 0;
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
@@ -78,12 +84,12 @@ TEST(Compile, UnalignedRowsFallBackToNarrowLoads) {
 TEST(Compile, AblationsSwitchPassesOff) {
   kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
   auto sm90 = *compiler::findTarget("sm_90a");
-  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
+  std::string normalKey = cacheKey(c.key(), sm90);
   setenv("TK_ABLATE", "vectorize", 1);
   std::string narrow = compile(c, "sm_90a");
   EXPECT_EQ(count(narrow, "ld.global.v4.b32"), 0u);
   EXPECT_GT(count(narrow, "ld.global.b32"), 0u);
-  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  EXPECT_NE(cacheKey(c.key(), sm90), normalKey);
   setenv("TK_ABLATE", "fp8-hardware", 1);
   std::string software = compile(c, "sm_90a");
   EXPECT_EQ(count(software, "cvt.rn.satfinite.e4m3x2"), 0u);
@@ -99,12 +105,12 @@ TEST(Compile, AblationsSwitchPassesOff) {
   std::string unfused = compile(c, "sm_90a");
   EXPECT_GE(count(unfused, "bar.sync"), count(uninferred, "bar.sync")) << unfused;
   EXPECT_GT(count(unfused, "ld.shared"), count(normal, "ld.shared"));
-  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  EXPECT_NE(cacheKey(c.key(), sm90), normalKey);
   setenv("TK_ABLATE", "layouts", 1);
   std::string error = compileError(c);
   EXPECT_NE(error.find("TK_ABLATE: unknown pass 'layouts'"), std::string::npos) << error;
   unsetenv("TK_ABLATE");
-  EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  EXPECT_EQ(cacheKey(c.key(), sm90), normalKey);
 }
 
 // tile.silu and tile.sigmoid (tile-logistic-quotients). Where two share x (the
@@ -139,7 +145,7 @@ TEST(Compile, SharedLogisticDivisorsDivideWithoutSlowPath) {
   EXPECT_GE(forwardDivisions, 32u); // the branch for |x| > 80
 
   auto sm90 = *compiler::findTarget("sm_90a");
-  std::string normalKey = runtime::JitCache::makeKey("k", sm90);
+  std::string normalKey = cacheKey("k", sm90);
   setenv("TK_ABLATE", "logistic-division", 1);
   std::string ieee = compileKernel(backward);
   EXPECT_EQ(count(ieee, "rcp.approx.ftz.f32"), 0u);
@@ -147,7 +153,7 @@ TEST(Compile, SharedLogisticDivisorsDivideWithoutSlowPath) {
   EXPECT_EQ(count(ieee, "rcp.rn.f32"), 8u);
   EXPECT_EQ(count(compile(forward), "div.rn.f32"), forwardDivisions);
   EXPECT_EQ(count(compile(forward), "rcp.approx.ftz.f32"), 0u);
-  EXPECT_NE(runtime::JitCache::makeKey("k", sm90), normalKey);
+  EXPECT_NE(cacheKey("k", sm90), normalKey);
   unsetenv("TK_ABLATE");
 }
 
@@ -158,13 +164,13 @@ TEST(Compile, LogisticGuardGroups) {
   kernels::quant::PerChannelCastConfig forward;
   forward.hidden = 7168, forward.blockM = 32, forward.roundSf = true, forward.swiglu = true, forward.clamp = 0.5f;
   auto sm90 = *compiler::findTarget("sm_90a");
-  std::string normalKey = runtime::JitCache::makeKey(forward.key(), sm90);
+  std::string normalKey = cacheKey(forward.key(), sm90);
   size_t whole = count(compile(forward), "bra.uni");
   setenv("TK_LOGISTIC_GUARD", "8", 1);
   std::string grouped = compile(forward);
   EXPECT_EQ(count(grouped, "rcp.approx.ftz.f32"), 32u);
   EXPECT_EQ(count(grouped, "bra.uni"), whole + 3) << "4 checks of 8 values instead of one of 32";
-  EXPECT_NE(runtime::JitCache::makeKey(forward.key(), sm90), normalKey);
+  EXPECT_NE(cacheKey(forward.key(), sm90), normalKey);
   setenv("TK_LOGISTIC_GUARD", "3", 1);
   runtime::CompiledKernel out;
   runtime::Status st = runtime::compileKernel(
@@ -218,13 +224,13 @@ TEST(Compile, ByteTransposeSwizzleAndItsSetting) {
   kernels::transpose::TransposeConfig c{4096, 7168, dsl::DType::I8};
   auto factory = [c](mlir::MLIRContext &ctx) { return kernels::transpose::buildBatchedTranspose(ctx, c); };
   auto sm90 = *compiler::findTarget("sm_90a");
-  std::string normalKey = runtime::JitCache::makeKey("k", sm90);
+  std::string normalKey = cacheKey("k", sm90);
   std::string swizzled = compileKernel(factory);
   EXPECT_NE(swizzled.find("__wg_batched_transpose_0[16384]"), std::string::npos) << swizzled;
   EXPECT_GT(count(swizzled, "xor.b"), 0u);
   setenv("TK_SWIZZLE_BYTES", "2", 1);
   std::string padded = compileKernel(factory);
-  EXPECT_NE(runtime::JitCache::makeKey("k", sm90), normalKey);
+  EXPECT_NE(cacheKey("k", sm90), normalKey);
   setenv("TK_SWIZZLE_BYTES", "3", 1);
   runtime::CompiledKernel out;
   runtime::Status st = runtime::compileKernel(factory, sm90, out);
@@ -232,7 +238,7 @@ TEST(Compile, ByteTransposeSwizzleAndItsSetting) {
   EXPECT_NE(padded.find("[18432]"), std::string::npos) << padded; // 128 rows of 128 + 16 bytes
   EXPECT_EQ(count(padded, "xor.b"), 0u);
   EXPECT_NE(st.message().find("TK_SWIZZLE_BYTES must be 1, 2 or 4"), std::string::npos) << st.message();
-  EXPECT_EQ(runtime::JitCache::makeKey("k", sm90), normalKey);
+  EXPECT_EQ(cacheKey("k", sm90), normalKey);
 }
 
 // The pipelined SwiGLU per-channel kernel reads the thread index again in its
@@ -266,39 +272,39 @@ TEST(Compile, LoopsReadTheThreadIndexAgain) {
 TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
   kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
   auto sm90 = *compiler::findTarget("sm_90a");
-  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
+  std::string normalKey = cacheKey(c.key(), sm90);
   EXPECT_EQ(count(compile(c, "sm_90a"), ".minnctapersm"), 0u);
   setenv("TK_MIN_BLOCKS_PER_SM", "4", 1);
   EXPECT_EQ(count(compile(c, "sm_90a"), ".minnctapersm 4"), 1u);
-  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  EXPECT_NE(cacheKey(c.key(), sm90), normalKey);
   setenv("TK_MIN_BLOCKS_PER_SM", "99", 1);
   std::string error = compileError(c);
   EXPECT_NE(error.find("TK_MIN_BLOCKS_PER_SM must be 0 to 32, got 99"), std::string::npos) << error;
   unsetenv("TK_MIN_BLOCKS_PER_SM");
-  EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  EXPECT_EQ(cacheKey(c.key(), sm90), normalKey);
 }
 
 // An E5M6 cast stores 24 bytes per thread (runs of 16 codes, three 8-byte
-// words) by default; TK_E5M6_RUN=8 (a cache tag of its own) gives the runs
-// of 8 and their 4-byte stores back; a run that is not a multiple of 8 is an
-// error.
+// words) by default; runs of 8 (the config's e5m6Run, a key of its own)
+// give 4-byte stores; a run that is not a multiple of 8 is an error.
 TEST(Compile, E5M6RunsOfSixteenStoreEightByteWords) {
   kernels::quant::PerTokenCastConfig c{7168, 7168, dsl::DType::F32, true};
   c.out = kernels::quant::Format::E5M6;
   auto sm90 = *compiler::findTarget("sm_90a");
-  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
+  std::string normalKey = cacheKey(c.key(), sm90);
   std::string ptx = compile(c, "sm_90a");
   EXPECT_GT(count(ptx, "st.global.b64"), 0u);
   EXPECT_EQ(count(ptx, "st.global.b32"), 1u); // the row's scale factor
-  setenv("TK_E5M6_RUN", "8", 1);
+  c.e5m6Run = 8;
   ptx = compile(c, "sm_90a");
   EXPECT_EQ(count(ptx, "st.global.b64"), 0u);
   EXPECT_GT(count(ptx, "st.global.b32"), 1u);
-  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
-  setenv("TK_E5M6_RUN", "12", 1);
+  EXPECT_NE(cacheKey(c.key(), sm90), normalKey);
+  c.e5m6Run = 4;
   std::string error = compileError(c);
-  EXPECT_NE(error.find("TK_E5M6_RUN must be a multiple of 8"), std::string::npos) << error;
-  unsetenv("TK_E5M6_RUN");
+  EXPECT_NE(error.find("schedule: vector_elements = 4 is not a multiple of 8, which tile.pack_e5m6 needs"),
+            std::string::npos)
+      << error;
 }
 
 // A pipelined per-token cast (the schedule experiment's config) with each
@@ -309,7 +315,7 @@ TEST(Compile, CopyEngines) {
   kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
   c.pipelineStages = 3, c.tilesPerBlock = 4;
   auto sm90 = *compiler::findTarget("sm_90a");
-  std::string normalKey = runtime::JitCache::makeKey(c.key(), sm90);
+  std::string normalKey = cacheKey(c.key(), sm90);
   std::string cpAsync = compile(c, "sm_90a");
   EXPECT_GT(count(cpAsync, "cp.async.cg.shared.global"), 0u);
   EXPECT_EQ(count(cpAsync, "cp.async.wait_group"), 2u); // in the loop (2 pending) and after it (0)
@@ -321,7 +327,7 @@ TEST(Compile, CopyEngines) {
   EXPECT_EQ(count(bulk, "mbarrier.init.shared.b64"), 3u); // one per stage
   EXPECT_GT(count(bulk, "mbarrier.try_wait.parity"), 0u);
   EXPECT_EQ(count(bulk, "cp.async.commit_group"), 0u);
-  EXPECT_NE(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  EXPECT_NE(cacheKey(c.key(), sm90), normalKey);
   runtime::CompiledKernel out;
   runtime::Status st = runtime::compileKernel(
       [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); },
@@ -331,7 +337,7 @@ TEST(Compile, CopyEngines) {
   std::string error = compileError(c);
   EXPECT_NE(error.find("TK_COPY_ENGINE must be cp.async or bulk, got 'tma'"), std::string::npos) << error;
   unsetenv("TK_COPY_ENGINE");
-  EXPECT_EQ(runtime::JitCache::makeKey(c.key(), sm90), normalKey);
+  EXPECT_EQ(cacheKey(c.key(), sm90), normalKey);
 }
 
 TEST(Compile, DumpsIrAfterEveryPass) {

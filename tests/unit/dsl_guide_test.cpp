@@ -20,7 +20,7 @@ namespace {
 // y = x / s with s = max(|x|) over each row's groups of 128 columns (1 where
 // the group is all zero); s is written too. x f32 (M, 1024), M a multiple of 4.
 BuiltKernel buildGroupNormalize(mlir::MLIRContext &ctx) {
-  KernelBuilder k(ctx, "group_normalize", "group_normalize:k=1024,g=128", /*threads=*/128);
+  KernelBuilder k(ctx, "group_normalize", /*threads=*/128);
   Dim rows = k.dynamic("num_rows", /*multipleOf=*/4);
   Tensor x = k.input("x", {rows, 1024}, DType::F32);
   Tensor y = k.output("y", {rows, 1024}, DType::F32);
@@ -66,7 +66,7 @@ TEST(DslGuide, KernelCompilesForTheGpuAndRunsOnTheCpuPath) {
     x[i] = std::sin(0.37f * (float)i) * (float)(1 + i % 7);
   std::fill(x.begin() + 3 * 1024 + 256, x.begin() + 3 * 1024 + 384, 0.0f); // an all-zero group
   tk_tensor tx = host(x.data(), {m, 1024}), ty = host(y.data(), {m, 1024}), ts = host(sc.data(), {m, 8});
-  s = ctx->run("group_normalize:k=1024,g=128", buildGroupNormalize, {&tx, &ty, &ts}, nullptr);
+  s = ctx->run(runtime::factoryOf(buildGroupNormalize), {&tx, &ty, &ts}, nullptr);
   ASSERT_TRUE(s.isOk()) << s.message();
   int wrong = 0;
   for (int64_t i = 0; i < m; ++i)
@@ -84,7 +84,7 @@ TEST(DslGuide, KernelCompilesForTheGpuAndRunsOnTheCpuPath) {
 
   // The promise on num_rows is checked at launch: 10 rows is not a multiple of 4.
   tx.shape[0] = ty.shape[0] = ts.shape[0] = 10;
-  s = ctx->run("group_normalize:k=1024,g=128", buildGroupNormalize, {&tx, &ty, &ts}, nullptr);
+  s = ctx->run(runtime::factoryOf(buildGroupNormalize), {&tx, &ty, &ts}, nullptr);
   EXPECT_EQ(s.code(), TK_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(s.message().find("num_rows is 10, which the kernel needs to be a multiple of 4"), std::string::npos)
       << s.message();

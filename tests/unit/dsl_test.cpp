@@ -56,7 +56,6 @@ TEST(KernelBuilder, PerTokenCastReadsLikeItsMath) {
   EXPECT_EQ(k.signature.tensors[1].strides[0], 7168);
   EXPECT_EQ(k.signature.grid[0].evaluate({{"num_tokens", 8001}}), 4001);
   EXPECT_EQ(k.signature.grid[1].evaluate({}), 7);
-  EXPECT_NE(k.key.find("K=7168,g=128"), std::string::npos);
 }
 
 // Rows per block of per_token_cast (PerTokenCastConfig::tileM), the
@@ -168,12 +167,12 @@ TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
 TEST(KernelBuilder, MisuseIsAnError) {
   Ctx c;
   {
-    KernelBuilder k(c.ctx, "no_grid", "");
+    KernelBuilder k(c.ctx, "no_grid");
     k.input("x", {Dim::symbol("n"), 64}, DType::F32);
     EXPECT_THROW(k.finish(), std::logic_error);
   }
   {
-    KernelBuilder k(c.ctx, "bad_map", "");
+    KernelBuilder k(c.ctx, "bad_map");
     Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
     EXPECT_THROW(k.grid({1},
                         [&](const std::vector<Index> &) {
@@ -185,7 +184,7 @@ TEST(KernelBuilder, MisuseIsAnError) {
   }
   {
     // Code-generation settings: allowed values only, and only before grid().
-    KernelBuilder k(c.ctx, "settings", "");
+    KernelBuilder k(c.ctx, "settings");
     Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
     EXPECT_THROW(k.maxAccessBytes(12), std::invalid_argument);
     EXPECT_THROW(k.transposeRowsPerThread(2), std::invalid_argument);
@@ -209,7 +208,7 @@ TEST(KernelBuilder, MisuseIsAnError) {
 // build an i32 amount, which MLIR's verifier rejects (arith.shli needs one type).
 TEST(KernelBuilder, ShiftsOfInt64ValuesVerify) {
   Ctx c;
-  KernelBuilder k(c.ctx, "shift64", "");
+  KernelBuilder k(c.ctx, "shift64");
   Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::I32);
   Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::I64);
   k.grid({1}, [&](const std::vector<Index> &) {
@@ -233,7 +232,7 @@ TEST(KernelBuilder, ShiftsOfInt64ValuesVerify) {
 // the DSL's own checks (stage count, element types).
 TEST(KernelBuilder, PipelineBuildsTilePipeline) {
   Ctx c;
-  KernelBuilder k(c.ctx, "staged", "");
+  KernelBuilder k(c.ctx, "staged");
   Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::BF16);
   Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::BF16);
   k.grid({ceil_div(Dim::symbol("n"), 32 * 4)}, [&](const std::vector<Index> &b) {
@@ -261,7 +260,7 @@ TEST(KernelBuilder, PipelineBuildsTilePipeline) {
 // added once per block after the grid; mismatches are errors at build time.
 TEST(KernelBuilder, GridWithTotalsBuildsBlockTotals) {
   Ctx c;
-  KernelBuilder k(c.ctx, "count", "");
+  KernelBuilder k(c.ctx, "count");
   Tensor x = k.input("x", {Dim::symbol("n"), 128}, DType::I32);
   Tensor counts = k.output("counts", {1, 2}, DType::I64);
   Tensor narrow = k.output("narrow", {1}, DType::I32);
@@ -281,7 +280,7 @@ TEST(KernelBuilder, GridWithTotalsBuildsBlockTotals) {
   EXPECT_NE(ir.find("-> (i64, i64)"), std::string::npos) << ir;
   EXPECT_NE(ir.find("tile.atomic_add"), std::string::npos) << ir;
 
-  KernelBuilder bad(c.ctx, "bad", "");
+  KernelBuilder bad(c.ctx, "bad");
   Tensor y = bad.input("y", {Dim::symbol("n"), 128}, DType::I32);
   EXPECT_THROW(bad.gridWithTotals(0, {Dim::symbol("n")}, {DType::I64},
                                   [&](const std::vector<Index> &) { return std::vector<Tile>{}; }),

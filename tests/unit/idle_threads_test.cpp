@@ -53,7 +53,7 @@ TEST(IdleThreads, ShippedKernelsFillTheirThreadsOnEveryTarget) {
       for (const auto &variant : k.variants) {
         mlir::MLIRContext ctx(registry);
         ctx.loadAllAvailableDialects();
-        dsl::BuiltKernel built = variant.build(ctx);
+        compiler::BuiltKernel built = variant.build.build(ctx, target);
         mlir::PassManager pm(&ctx);
         tile::TileAssignLayoutsOptions layouts;
         layouts.vectorBytes = target.vectorBytes;

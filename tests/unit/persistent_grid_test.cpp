@@ -19,7 +19,7 @@ namespace {
 /// `blocksPerSm` blocks per SM.
 runtime::KernelFactory doubler(int64_t blocksPerSm) {
   return [blocksPerSm](mlir::MLIRContext &ctx) {
-    KernelBuilder k(ctx, "double_rows", "double_rows:persistent=" + std::to_string(blocksPerSm), 128);
+    KernelBuilder k(ctx, "double_rows", 128);
     Dim rows = k.dynamic("rows");
     Tensor x = k.input("x", {rows, 256}, DType::F32, {256, 1});
     Tensor y = k.output("y", {rows, 256}, DType::F32);
@@ -63,7 +63,7 @@ TEST(PersistentGrid, LaunchesAtMostBlocksPerSmTimesSms) {
 TEST(PersistentGrid, OrdinaryGridsLaunchTheirExtents) {
   runtime::CompiledKernel k;
   auto plain = [](mlir::MLIRContext &ctx) {
-    KernelBuilder k(ctx, "double_rows", "double_rows:plain", 128);
+    KernelBuilder k(ctx, "double_rows", 128);
     Dim rows = k.dynamic("rows");
     Tensor x = k.input("x", {rows, 256}, DType::F32, {256, 1});
     Tensor y = k.output("y", {rows, 256}, DType::F32);
@@ -106,7 +106,7 @@ TEST(PersistentGrid, CpuPathComputesEveryTile) {
   }
   tx.data = x.data();
   ty.data = y.data();
-  runtime::Status s = ctx->run("double_rows:persistent=2", doubler(2), {&tx, &ty}, nullptr);
+  runtime::Status s = ctx->run(doubler(2), {&tx, &ty}, nullptr);
   ASSERT_TRUE(s.isOk()) << s.message();
   int wrong = 0;
   for (size_t i = 0; i < x.size(); ++i)

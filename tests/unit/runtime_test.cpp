@@ -15,7 +15,7 @@ using namespace tk;
 namespace {
 
 runtime::KernelFactory factory(const kernels::quant::PerTokenCastConfig &c) {
-  return [c](mlir::MLIRContext &ctx) { return kernels::quant::buildPerTokenCast(ctx, c); };
+  return runtime::factoryOf(kernels::quant::buildPerTokenCast, c);
 }
 
 tk_tensor tensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
@@ -46,62 +46,34 @@ TEST(Runtime, ContextNeedsNoGpuAndLaunchSaysWhyNot) {
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
 }
 
-TEST(Runtime, CacheKeysSeparateConfigsTargetsAndCompilers) {
+// In memory, a kernel is named by its DSL program, its config and the
+// target (and ablations, CompileOptions::cacheTag): never by a string alone.
+TEST(Runtime, MemoryKeysSeparateProgramsConfigsAndTargets) {
   auto sm90 = *compiler::findTarget("sm_90a"), sm80 = *compiler::findTarget("sm_80");
-  std::string a = runtime::JitCache::makeKey("per_token_cast|K=7168", sm90);
-  EXPECT_NE(a, runtime::JitCache::makeKey("per_token_cast|K=7168", sm80));
-  EXPECT_NE(a, runtime::JitCache::makeKey("per_token_cast|K=4096", sm90));
-  EXPECT_NE(a.find(runtime::compilerVersion()), std::string::npos);
+  kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, false}, d = c;
+  d.hidden = 4096;
+  std::string a = runtime::JitCache::memoryKey(factory(c), sm90);
+  EXPECT_NE(a, runtime::JitCache::memoryKey(factory(c), sm80));
+  EXPECT_NE(a, runtime::JitCache::memoryKey(factory(d), sm90));
+  // Another program with a config that prints alike is another kernel.
+  runtime::KernelFactory other(reinterpret_cast<const void *>(&kernels::quant::buildPerChannelCast), c.key(), {});
+  EXPECT_NE(a, runtime::JitCache::memoryKey(other, sm90));
 }
 
-TEST(Runtime, CacheCompilesOncePerKey) {
+TEST(Runtime, CacheCompilesOncePerKernel) {
   runtime::JitCache cache;
   auto target = *compiler::findTarget("sm_90a");
   kernels::quant::PerTokenCastConfig c{2048, 128, dsl::DType::BF16, false};
   std::shared_ptr<runtime::CompiledKernel> k1, k2, k3;
-  ASSERT_TRUE(cache.get("ptc|" + c.key(), target, factory(c), nullptr, k1).isOk());
-  ASSERT_TRUE(cache.get("ptc|" + c.key(), target, factory(c), nullptr, k2).isOk());
+  ASSERT_TRUE(cache.get(factory(c), target, nullptr, k1).isOk());
+  ASSERT_TRUE(cache.get(factory(c), target, nullptr, k2).isOk());
   EXPECT_EQ(k1.get(), k2.get());
   EXPECT_EQ(cache.hits(), 1u);
   c.group = 64;
-  ASSERT_TRUE(cache.get("ptc|" + c.key(), target, factory(c), nullptr, k3).isOk());
+  ASSERT_TRUE(cache.get(factory(c), target, nullptr, k3).isOk());
   EXPECT_NE(k1.get(), k3.get());
+  EXPECT_NE(k1->contentKey, k3->contentKey);
   EXPECT_EQ(cache.size(), 2u);
-  EXPECT_GT(k1->compileMs, 0.0);
-}
-
-TEST(Runtime, DiskCacheKeepsPtxAcrossCaches) {
-  char dir[] = "/tmp/tk_disk_cache_XXXXXX";
-  ASSERT_TRUE(mkdtemp(dir));
-  setenv("TK_CACHE_DIR", dir, 1);
-  auto target = *compiler::findTarget("sm_90a");
-  kernels::quant::PerTokenCastConfig c{2048, 64, dsl::DType::BF16, true};
-  std::shared_ptr<runtime::CompiledKernel> first, second;
-  runtime::JitCache a;
-  ASSERT_TRUE(a.get(c.key(), target, factory(c), nullptr, first).isOk());
-  runtime::JitCache b; // a new process would start like this
-  ASSERT_TRUE(b.get(c.key(), target, factory(c), nullptr, second).isOk());
-  unsetenv("TK_CACHE_DIR");
-  if (runtime::compilerVersion().find("dirty") != std::string::npos) {
-    // A build from a modified tree never trusts the disk: its key would not change with the code.
-    EXPECT_FALSE(a.disk().enabled());
-    EXPECT_EQ(b.diskHits(), 0u);
-    return;
-  }
-  ASSERT_TRUE(a.disk().enabled());
-  EXPECT_EQ(a.disk().dir(), dir);
-  EXPECT_FALSE(first->fromDisk);
-  EXPECT_TRUE(second->fromDisk);
-  EXPECT_EQ(b.diskHits(), 1u);
-  EXPECT_EQ(first->ptx, second->ptx);
-  EXPECT_EQ(second->signature.name, "per_token_cast");
-  // A file whose key line does not match (a hash collision, a truncated file) is a miss.
-  std::string path = a.disk().pathFor(runtime::JitCache::makeKey(c.key(), target));
-  FILE *f = fopen(path.c_str(), "w");
-  ASSERT_TRUE(f);
-  fputs("// tk cache key: something else\n", f);
-  fclose(f);
-  EXPECT_FALSE(a.disk().read(runtime::JitCache::makeKey(c.key(), target)).has_value());
 }
 
 TEST(Runtime, CompileErrorsCarryDiagnostics) {
@@ -143,7 +115,7 @@ TEST(AccessAlignment, ContiguousCallsCompileTheWideVariant) {
   ASSERT_EQ(uintptr_t(x.data()) % 16, 0u);
   ASSERT_EQ(tk_per_token_cast(ctx, &tx, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &tout, &tsf, nullptr), TK_SUCCESS)
       << tk_last_error();
-  auto keys = ctx->cpuCache.keys();
+  auto keys = ctx->cpuCache.configs();
   ASSERT_EQ(keys.size(), 1u);
   // Contiguous rows: the row stride is compiled in (",xcontig").
   EXPECT_NE(keys[0].find("xalign=16,xcontig,outalign=16"), std::string::npos) << keys[0];
@@ -154,7 +126,7 @@ TEST(AccessAlignment, ContiguousCallsCompileTheWideVariant) {
   ASSERT_EQ(tk_per_token_cast(ctx, &strided, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &tout, &tsf, nullptr),
             TK_SUCCESS)
       << tk_last_error();
-  keys = ctx->cpuCache.keys();
+  keys = ctx->cpuCache.configs();
   ASSERT_EQ(keys.size(), 2u);
   EXPECT_NE(keys[0].find("xcontig") == std::string::npos, keys[1].find("xcontig") == std::string::npos);
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
@@ -221,7 +193,7 @@ TEST(Launcher, ChecksPromisedMultiples) {
 
 TEST(KernelBuilder, RejectsConflictingMultiples) {
   mlir::MLIRContext ctx;
-  dsl::KernelBuilder k(ctx, "k", "k", 32);
+  dsl::KernelBuilder k(ctx, "k", 32);
   k.dynamic("n", 16);
   EXPECT_THROW(k.dynamic("n", 8), std::invalid_argument);
   EXPECT_THROW(k.dynamic("m", 0), std::invalid_argument);

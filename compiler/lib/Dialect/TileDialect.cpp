@@ -16,6 +16,11 @@ using namespace tk::tile;
 #define GET_TYPEDEF_CLASSES
 #include "tk/compiler/Dialect/Tile/TileTypes.cpp.inc"
 
+#include "tk/compiler/Dialect/Tile/TileInterfaces.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "tk/compiler/Dialect/Tile/TileOps.cpp.inc"
+
 void TileDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST

@@ -26,7 +26,6 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   tile::TileAssignLayoutsOptions layouts;
   layouts.vectorBytes = ablated("vectorize") ? 4 : target.vectorBytes;
   layouts.infer = !ablated("layout-inference");
-  layouts.e5m6Run = options.e5m6Run;
   pm.addPass(tile::createTileAssignLayouts(layouts));
   if (ablated("fusion"))
     pm.addPass(tile::createTileMaterializeIntermediates());

@@ -34,8 +34,6 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.minBlocksPerSm = std::atoll(m);
   if (const char *e = std::getenv("TK_COPY_ENGINE"); e && *e)
     o.copyEngine = e;
-  if (const char *r = std::getenv("TK_E5M6_RUN"))
-    o.e5m6Run = std::atoll(r);
   if (const char *g = std::getenv("TK_LOGISTIC_GUARD"))
     o.logisticGuard = std::atoll(g);
   if (const char *s = std::getenv("TK_SWIZZLE_BYTES"); s && *s)
@@ -63,8 +61,6 @@ std::string CompileOptions::problem(const Target &target) const {
   if (copyEngine == "bulk" && target.computeCapability < 90)
     return "TK_COPY_ENGINE=bulk needs sm_90a or newer (the bulk copy engine and mbarrier transactions); the "
            "target is " + target.name;
-  if (e5m6Run < 0 || e5m6Run % 8 || e5m6Run > 64)
-    return "TK_E5M6_RUN must be a multiple of 8 from 8 to 64 (0: the default), got " + std::to_string(e5m6Run);
   if (logisticGuard < 0 || logisticGuard > 64 || (logisticGuard & (logisticGuard - 1)))
     return "TK_LOGISTIC_GUARD must be a power of two from 1 to 64 (0: all of a thread's values), got " +
            std::to_string(logisticGuard);
@@ -84,8 +80,6 @@ std::string CompileOptions::cacheTag() const {
     add("minblocks=" + std::to_string(minBlocksPerSm));
   if (copyEngine != "cp.async")
     add("engine=" + copyEngine);
-  if (e5m6Run > 0)
-    add("e5m6run=" + std::to_string(e5m6Run));
   if (logisticGuard > 0)
     add("lguard=" + std::to_string(logisticGuard));
   if (swizzleBytes > 0)

@@ -12,6 +12,11 @@ const std::vector<Target> &supportedTargets() {
   return targets;
 }
 
+const Target &cpuTarget() {
+  static const Target cpu = {"cpu", "", "", 16, false, 0, false};
+  return cpu;
+}
+
 std::optional<Target> findTarget(const std::string &name) {
   for (const Target &t : supportedTargets())
     if (t.name == name)

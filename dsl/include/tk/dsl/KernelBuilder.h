@@ -1,6 +1,6 @@
 //===- KernelBuilder.h - write a tile kernel in C++ ------------------------===//
 //
-//   KernelBuilder k(ctx, "scale_rows", key, /*threads=*/128);
+//   KernelBuilder k(ctx, "scale_rows", /*threads=*/128);
 //   Dim rows = k.dynamic("rows");
 //   Tensor x = k.input("x", {rows, 1024}, DType::BF16);
 //   Tensor y = k.output("y", {rows, 1024}, DType::F32);
@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tk/compiler/BuiltKernel.h"
 #include "tk/dsl/Signature.h"
 #include "tk/dsl/Values.h"
 
@@ -23,17 +24,13 @@
 
 namespace tk::dsl {
 
-/// A kernel in tile IR plus what the launcher needs to know about it.
-struct BuiltKernel {
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  KernelSignature signature;
-  std::string key; ///< kernel name + config: part of the JIT cache key
-};
+/// A kernel in tile IR plus what the launcher needs to know about it. The
+/// runtime names compiled kernels by a hash of this IR, never by a string.
+using BuiltKernel = compiler::BuiltKernel;
 
 class KernelBuilder {
 public:
-  KernelBuilder(mlir::MLIRContext &ctx, const std::string &name, const std::string &configKey,
-                int64_t threads = 128);
+  KernelBuilder(mlir::MLIRContext &ctx, const std::string &name, int64_t threads = 128);
 
   /// A size known only at launch; bound from the first tensor that uses it.
   Dim dynamic(const std::string &name);
@@ -158,7 +155,6 @@ private:
   mlir::Location loc_;
   mlir::OwningOpRef<mlir::ModuleOp> module_;
   KernelSignature signature_;
-  std::string key_;
   std::vector<mlir::Type> argTypes_;
   std::vector<std::pair<std::string, std::pair<int, int>>> symbols_; ///< name -> (tensor, dim)
   mlir::Operation *kernel_ = nullptr;

@@ -19,11 +19,11 @@ struct tk_context_s {
 
   /// Binds the device on first use and picks its target.
   tk::runtime::Status ensureDevice();
-  /// Compiles (cached) and runs the kernel `kernelKey` built by `factory`: on
-  /// the CPU when the tensors are in host memory (or TK_BACKEND=cpu), else on
-  /// the CUDA device, asynchronously on `stream`.
-  tk::runtime::Status run(const std::string &kernelKey, const tk::runtime::KernelFactory &factory,
-                          const std::vector<const tk_tensor *> &tensors, tk_stream stream);
+  /// Compiles (cached) and runs the kernel `factory` builds: on the CPU
+  /// when the tensors are in host memory (or TK_BACKEND=cpu), else on the
+  /// CUDA device, asynchronously on `stream`.
+  tk::runtime::Status run(const tk::runtime::KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
+                          tk_stream stream);
 
   /// tk_set_num_sms: the SM count persistent grids are sized for (0: the device's).
   int numSms = 0;

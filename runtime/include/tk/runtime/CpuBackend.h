@@ -16,7 +16,8 @@ class ExecutionEngine;
 namespace tk::runtime {
 
 struct CpuKernel {
-  std::string cacheKey;
+  std::string contentKey; ///< a hash of the kernel's IR and launch contract (JitCache.h)
+  std::string config;     ///< the config's key, for reports
   dsl::KernelSignature signature;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   double compileMs = 0; ///< DSL -> tile IR -> LLVM -> native code
@@ -28,17 +29,18 @@ Status compileForCpu(const KernelFactory &factory, CpuKernel &out);
 /// Binds the tensors (host memory) and runs every block on the calling thread.
 Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &tensors);
 
-/// CPU kernels by (kernel + config, compiler version).
+/// CPU kernels of one context: in memory by (program, config), else by
+/// the content of the IR the program builds (as JitCache).
 class CpuCache {
 public:
-  Status get(const std::string &kernelKey, const KernelFactory &factory, std::shared_ptr<CpuKernel> &out);
+  Status get(const KernelFactory &factory, std::shared_ptr<CpuKernel> &out);
   size_t size() const;
-  /// Keys of the kernels compiled so far (kernel + config | cpu | compiler).
-  std::vector<std::string> keys() const;
+  /// The configs of the kernels compiled so far.
+  std::vector<std::string> configs() const;
 
 private:
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<CpuKernel>> entries_;
+  std::unordered_map<std::string, std::shared_ptr<CpuKernel>> byName_, byContent_;
 };
 
 } // namespace tk::runtime

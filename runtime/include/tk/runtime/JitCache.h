@@ -1,13 +1,13 @@
-//===- JitCache.h - compiled kernels, keyed by kernel, config, SM, compiler ===//
+//===- JitCache.h - compiled kernels, in memory and on disk ---------------===//
 #pragma once
 
+#include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Target/Targets.h"
-#include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/DiskCache.h"
 #include "tk/runtime/Driver.h"
+#include "tk/runtime/KernelFactory.h"
 #include "tk/runtime/Status.h"
 
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,55 +16,62 @@
 
 namespace tk::runtime {
 
-/// Builds a kernel's tile IR (a DSL program applied to one config).
-using KernelFactory = std::function<dsl::BuiltKernel(mlir::MLIRContext &)>;
-
 struct CompiledKernel {
-  std::string cacheKey;
+  /// What the disk cache knows it by: a hash of the kernel's IR and launch
+  /// contract, the target, the compile options and the compiler's build id.
+  std::string contentKey;
+  /// The config's key (KernelFactory::config), for reports.
+  std::string config;
   std::string target;
   dsl::KernelSignature signature;
   std::string ptx;
-  double compileMs = 0; ///< DSL -> tile IR -> PTX
+  double compileMs = 0; ///< DSL -> tile IR -> PTX (the DSL run alone when the PTX came from disk)
   double loadMs = 0;    ///< PTX -> loaded module (driver JIT), 0 when not loaded
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   /// Blocks of this kernel one SM holds at once (registers, shared memory,
   /// threads), from the driver at load; 0 when not loaded.
   int residentBlocksPerSm = 0;
-  bool fromDisk = false; ///< PTX read from the disk cache (compileMs is then the DSL run only)
+  bool fromDisk = false; ///< PTX read from the disk cache
 };
 
-/// The compiler's identity in cache keys: version and commit.
+/// The compiler's identity for reports: version and commit.
 std::string compilerVersion();
 
-/// Runs `factory` and the pipeline for `target` (no driver needed).
+/// Runs the factory and the pipeline for `target` (no driver, no cache).
 Status compileKernel(const KernelFactory &factory, const compiler::Target &target, CompiledKernel &out);
 
-/// Runs only the DSL program, for the launch signature of cached PTX.
-Status signatureOf(const KernelFactory &factory, CompiledKernel &out);
+/// The disk key of a built kernel: a hash of its IR, its launch contract,
+/// the target, the options that change code and the compiler's build id.
+std::string contentKey(const compiler::BuiltKernel &built, const compiler::Target &target,
+                       const compiler::CompileOptions &options);
 
-/// In-memory cache, backed by the disk cache (DiskCache.h). The key is (kernel name + config, target SM, compiler
-/// version); `kernelKey` must name every config value the IR depends on.
+/// Compiled kernels of one context. In memory by (program, config, target,
+/// options); a miss runs the DSL program and finds the kernel by its
+/// content key, in memory (another factory built the same IR) or on disk,
+/// and compiles it only when neither has it.
 class JitCache {
 public:
   ~JitCache();
-  static std::string makeKey(const std::string &kernelKey, const compiler::Target &target);
+  /// The in-memory name of `factory`'s kernel for `target` under the
+  /// environment's compile options (an ablation is another kernel).
+  static std::string memoryKey(const KernelFactory &factory, const compiler::Target &target);
 
   /// The cached kernel, compiling (and, when `driver` is given, loading) it on a miss.
-  Status get(const std::string &kernelKey, const compiler::Target &target, const KernelFactory &factory,
-             const Driver *driver, std::shared_ptr<CompiledKernel> &out);
+  Status get(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
+             std::shared_ptr<CompiledKernel> &out);
 
   size_t size() const;
   /// Every cached kernel (for reports: compile and load times).
   std::vector<std::shared_ptr<CompiledKernel>> snapshot() const;
   size_t hits() const { return hits_; }
   size_t diskHits() const { return diskHits_; }
-  const DiskCache &disk() const { return disk_; }
   size_t misses() const { return misses_; }
+  const DiskCache &disk() const { return disk_; }
 
 private:
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> entries_;
+  std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> byName_, byContent_;
   const Driver *driver_ = nullptr;
   size_t hits_ = 0, misses_ = 0, diskHits_ = 0;
   DiskCache disk_ = DiskCache::fromEnvironment();

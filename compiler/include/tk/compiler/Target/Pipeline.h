@@ -44,11 +44,6 @@ struct CompileOptions {
   /// (the default, every target) or "bulk" (cp.async.bulk rows signalling
   /// mbarriers; sm_90a and newer).
   std::string copyEngine = "cp.async";
-  /// Values per thread and run of an E5M6 kernel's rows (TK_E5M6_RUN=8, 16,
-  /// 32, ...; 12 packed bytes per 8 values), a tuning experiment: longer
-  /// runs store wider pieces. 0: the layout pass's default (16 where a
-  /// kernel writes E5M6, 8 where it reads it, on sm_80 and sm_90a).
-  int64_t e5m6Run = 0;
   /// Values of a thread under one range check of a lone division by
   /// 1 + exp(-x) (TK_LOGISTIC_GUARD=1, 2, 4, ... 64; tile-logistic-quotients),
   /// a tuning experiment: fewer values per check, shorter straight-line
@@ -60,7 +55,7 @@ struct CompileOptions {
   /// rows, as before S19).
   int64_t swizzleBytes = 0;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE,
-  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_E5M6_RUN, TK_LOGISTIC_GUARD and
+  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD and
   /// TK_SWIZZLE_BYTES.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
@@ -70,7 +65,7 @@ struct CompileOptions {
   static const std::vector<std::string> &ablations();
   /// "" when every setting is valid for `target`, else the first problem,
   /// named by its environment variable (an unknown TK_ABLATE pass, with the
-  /// known ones; an out-of-range TK_E5M6_RUN, TK_LOGISTIC_GUARD, ...).
+  /// known ones; an out-of-range TK_LOGISTIC_GUARD, ...).
   std::string problem(const Target &target) const;
 };
 

@@ -22,6 +22,9 @@ struct Target {
 
 /// sm_80, sm_90a, sm_100a.
 const std::vector<Target> &supportedTargets();
+/// What kernels are built for on the CPU path (tile-lower-to-cpu ignores
+/// layouts; schedules that depend on a target see 16-byte accesses).
+const Target &cpuTarget();
 std::optional<Target> findTarget(const std::string &name);
 /// The best target for a device of compute capability major.minor, if any.
 std::optional<Target> targetForDevice(int major, int minor);

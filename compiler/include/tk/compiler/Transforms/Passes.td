@@ -46,15 +46,22 @@ def TilePipelineCopies : Pass<"tile-pipeline-copies", "::mlir::ModuleOp"> {
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Give every fragment without a layout a blocked (or reduced) layout";
   let description = [{
-    For each kernel, fragments produced by reductions get the reduced form of
-    their input's layout, fragments produced by expansions the parent layout of
-    their input, and every other fragment a blocked layout chosen from its shape,
-    the block's warp count and the vector width: each thread owns `vector-bytes`
-    worth of the widest element type the kernel loads, in consecutive elements
-    along the last dimension (so each warp-wide load is one contiguous span), and
-    lanes then warps tile the last dimension first. Layouts already present (author
-    annotations) are kept; an elementwise op whose operands disagree is an error
-    that names the op and both layouts.
+    Every fragment without a layout gets one, from the rules each op states
+    through LayoutInferenceOpInterface (TileInterfaces.td): backwards, ops
+    hint the layouts they want for their operands (an expansion's input the
+    reduced form of its layout, packed bytes the values' layout scaled by
+    bytes per value, a transposed fragment rows in runs); forwards, a result
+    takes its hint or what its op infers (a reduction the reduced form of
+    its input, elementwise ops their operands' layout), else the default
+    blocked layout: each thread owns `vector-bytes` worth of the widest
+    element type the kernel moves to or from memory, in consecutive
+    elements along the last dimension (so each warp-wide access is one
+    contiguous span), and lanes then warps tile the last dimension first.
+    The kernel's schedule may cap the bytes (max_access_bytes) or set the
+    values per thread (vector_elements); ops may require a multiple.
+    Layouts already present (author annotations) are kept; an op whose
+    operands' layouts conflict with its rules is an error that names the op
+    and both layouts.
   }];
   let options = [
     Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"16",
@@ -63,9 +70,6 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
            "Infer layouts from annotations, expansions, transposes and packing. false (the ablation of layout "
            "inference): every result gets its annotation or the default layout of its shape, and an operand "
            "laid out otherwise than its op needs moves through shared memory (tile.relayout)">,
-    Option<"e5m6Run", "e5m6-run", "int64_t", /*default=*/"0",
-           "Values per thread and run in a kernel that packs or unpacks E5M6 (a multiple of 8); 0: the "
-           "default, 8 per 16 vector bytes, at least 16 where the kernel packs">,
   ];
 }
 

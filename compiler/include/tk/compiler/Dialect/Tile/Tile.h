@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "tk/compiler/Dialect/Tile/LayoutInference.h"
 #include "tk/compiler/Dialect/Tile/TileDialect.h.inc"
 #include "tk/compiler/Dialect/Tile/TileEnums.h.inc"
 
@@ -20,6 +21,8 @@
 
 #define GET_TYPEDEF_CLASSES
 #include "tk/compiler/Dialect/Tile/TileTypes.h.inc"
+
+#include "tk/compiler/Dialect/Tile/TileInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tk/compiler/Dialect/Tile/TileOps.h.inc"

@@ -1,0 +1,137 @@
+//===- ComputeOps.td - computation on fragments and scalar math -*- tablegen -*-===//
+#ifndef TK_TILE_COMPUTE_OPS_TD
+#define TK_TILE_COMPUTE_OPS_TD
+
+include "tk/compiler/Dialect/Tile/TileOpBase.td"
+
+def Tile_ParallelOp : Tile_Op<"parallel", [Pure, SingleBlockImplicitTerminator<"YieldOp">, Tile_ElementwiseLayouts]> {
+  let summary = "An elementwise region over fragments of one shape";
+  let description = [{
+    The body runs once per element, on the elements of the inputs at that
+    position, and yields the result element.
+      %y = tile.parallel %a, %b : (!tile.frag<4x1024xf32>, !tile.frag<4x1024xf32>) -> !tile.frag<4x1024xf32> {
+      ^bb0(%u: f32, %v: f32):
+        %p = arith.mulf %u, %v : f32
+        tile.yield %p : f32
+      }
+  }];
+  let arguments = (ins Variadic<Tile_AnyFragment>:$inputs);
+  let results = (outs Tile_AnyFragment:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $result) $body";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure, Tile_LayoutRules<["inferResultLayout"]>]> {
+  let summary = "Reduces a fragment along one dimension, in groups";
+  let description = [{
+    Combines the elements along `dim` in consecutive groups of `group` elements
+    (the whole dimension when `group` equals its size); the result has
+    `size / group` elements along `dim`. `absmax` is the maximum of absolute
+    values. The combination order is fixed, so results are deterministic.
+      %m = tile.reduce absmax %t {dim = 1 : i64, group = 128 : i64} : !tile.frag<4x1024xf32> -> !tile.frag<4x8xf32>
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_AnyFragment:$input, I64Attr:$dim, I64Attr:$group);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandOp : Tile_Op<"expand", [Pure, Tile_LayoutRules<["hintOperandLayouts", "inferResultLayout", "requiredOperandLayout"]>]> {
+  let summary = "Broadcasts each element over a group along one dimension";
+  let description = [{
+    The inverse shape change of a grouped `tile.reduce`: element `i` along `dim`
+    is repeated `group` times.
+      %e = tile.expand %m {dim = 1 : i64, group = 128 : i64} : !tile.frag<4x8xf32> -> !tile.frag<4x1024xf32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input, I64Attr:$dim, I64Attr:$group);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertOp : Tile_Op<"convert", [Pure, Tile_ElementwiseLayouts]> {
+  let summary = "Converts the element type of a fragment";
+  let description = [{
+    Widening float conversions are exact. Narrowing to bf16/f16/f32 rounds to
+    nearest even. Narrowing to f8E4M3FN rounds to nearest even on the e4m3 grid
+    and saturates: finite values beyond 448 and infinities give +-448, NaN gives
+    0x7F.
+      %q = tile.convert %t : !tile.frag<4x1024xf32> -> !tile.frag<4x1024xf8E4M3FN>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure, Tile_LayoutRules<["hintOperandLayouts", "inferResultLayout"]>]> {
+  let summary = "Swaps the last two dimensions of a fragment";
+  let description = [{
+    `result[..., j, i] = input[..., i, j]`. On the GPU the elements move
+    through a padded shared-memory buffer, so input and result may have any
+    layouts.
+      %t = tile.transpose %x : !tile.frag<1x64x32xbf16> -> !tile.frag<1x32x64xbf16>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_RelayoutOp : Tile_Op<"relayout", [Pure, Tile_LayoutInferenceOpInterface]> {
+  let summary = "Moves a fragment into another layout through shared memory";
+  let description = [{
+    The same elements, held as the result's layout says. On the GPU every
+    thread writes its elements to a shared-memory buffer of the fragment's
+    shape, the block synchronizes and every thread reads the elements of the
+    result layout (then synchronizes again, so the buffer can be reused). The
+    CPU lowering forwards the value. Kernels do not need it: layout inference
+    (tile-assign-layouts) gives producers the layouts their users want. Its
+    ablations insert it: `infer=false` where an op's operand has another
+    layout than the op needs, tile-materialize-intermediates (the ablation of
+    fusion) after every computed fragment, to its own layout.
+      %r = tile.relayout %s : !tile.frag<4x8xf32, #tile.blocked<...>> -> !tile.frag<4x8xf32, #tile.reduced<...>>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+class Tile_LogisticQuotientOp<string mnemonic, string formula> :
+    Tile_Op<mnemonic, [Pure, Elementwise, AllTypesMatch<["x", "result"]>]> {
+  let arguments = (ins AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$x,
+                       DefaultValuedAttr<Tile_QuotientForm, "::tk::tile::QuotientForm::fast">:$form);
+  let results = (outs AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$result);
+  let assemblyFormat = "$x (`form` $form^)? attr-dict `:` type($x)";
+}
+
+def Tile_SiluOp : Tile_LogisticQuotientOp<"silu", "x / (1 + e^-x)"> {
+  let summary = "x / (1 + e^-x) in f32, each step rounded (the SiLU of SwiGLU)";
+  let description = [{
+    Exactly fl(x / fl(1 + exp(-x))): `exp` is `math.exp` (on the GPU CUDA's
+    accurate device `expf`, on the CPU the C library's), the addition and the
+    division are correctly rounded. How the division is carried out is the
+    lowering's choice where it is proven exact (tile-logistic-quotients: a
+    multiply-and-correct sequence on targets where it was checked against
+    `div.rn.f32` for every f32 input); `form ieee_div` asks for `div.rn.f32`
+    always (the same value, for kernels measured faster with it). Used in
+    `tile.parallel` bodies, on scalars; the GPU lowering applies it to
+    per-thread vectors.
+      %s = tile.silu %x : f32
+      %s = tile.silu %x form ieee_div : f32
+  }];
+}
+
+def Tile_SigmoidOp : Tile_LogisticQuotientOp<"sigmoid", "1 / (1 + e^-x)"> {
+  let summary = "1 / (1 + e^-x) in f32, each step rounded (the logistic sigmoid)";
+  let description = [{
+    Exactly fl(1 / fl(1 + exp(-x))), with `exp` and the division as for
+    `tile.silu`. A silu and a sigmoid of the same x share 1 + e^-x and, where
+    the multiply-and-correct form is used, its reciprocal.
+      %s = tile.sigmoid %x : f32
+  }];
+}
+
+#endif

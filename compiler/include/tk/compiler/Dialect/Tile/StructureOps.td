@@ -1,0 +1,128 @@
+//===- StructureOps.td - kernels, grids, loops, block totals -*- tablegen -*-===//
+#ifndef TK_TILE_STRUCTURE_OPS_TD
+#define TK_TILE_STRUCTURE_OPS_TD
+
+include "tk/compiler/Dialect/Tile/TileOpBase.td"
+
+def Tile_KernelOp : Tile_Op<"kernel", [IsolatedFromAbove, Symbol, FunctionOpInterface,
+                                        AutomaticAllocationScope]> {
+  let summary = "A GPU kernel: global tensor arguments and a block size";
+  let description = [{
+    The kernel's arguments are global tensors (`memref`s with dynamic sizes and
+    strides) and index scalars. `threads` is the number of threads per block. The
+    body holds exactly one `tile.grid` that says how many blocks run.
+      tile.kernel @scale(%x: memref<?x128xf32, strided<[?, 1]>>) attributes {threads = 128 : i64} {
+        ...
+        tile.return
+      }
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<FunctionType>:$function_type,
+                       I64Attr:$threads, OptionalAttr<Tile_ScheduleAttr>:$schedule,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs, OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    int64_t getNumWarps() { return getThreads() / 32; }
+    /// The kernel's schedule, or the default one (every field at its default).
+    ScheduleAttr getScheduleOrDefault();
+    /// The single grid op of the body, or null.
+    class GridOp getGrid();
+  }];
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [Pure, HasParent<"KernelOp">, Terminator, ReturnLike]> {
+  let summary = "Ends a kernel";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_GridOp : Tile_Op<"grid", [HasParent<"KernelOp">, SingleBlockImplicitTerminator<"YieldOp">,
+                                    RecursiveMemoryEffects]> {
+  let summary = "The grid of blocks: one to three block indices and their extents";
+  let description = [{
+    Runs the body once per block. The block arguments are the block's indices,
+    the operands the grid extents (computed from the kernel's dynamic sizes).
+      tile.grid (%bm, %bk) in (%nm, %nk) { ... }
+    With `persistent = k`, the launch has at most k blocks per SM (in one
+    dimension), and each block runs the body for the tiles t = block,
+    block + blocks, ... of the extents' product (grid-stride; dimension 0
+    fastest). The body must not assume one block per tile (shared buffers are
+    fenced with a barrier between tiles).
+      tile.grid (%bm, %bk) in (%nm, %nk) { ... } {persistent = 4 : i64}
+    Block totals: with results, the body's `tile.yield` gives one fragment per
+    result, and result i is the sum of every element of fragment i over the
+    tiles this block ran (each fragment element widened to the result type).
+    A persistent block carries its threads' partial sums in registers from
+    tile to tile and combines them across its threads once, after its last
+    tile, so a per-block counter costs no barrier or atomic per tile. The
+    rest of the kernel body runs once per block (on the CPU path, once) and
+    uses the totals, e.g. with `tile.atomic_add`:
+      %n = tile.grid (%b) in (%nb) -> (i64) {
+        ...
+        tile.yield %hits : !tile.frag<1x2048xi32>
+      } {persistent = 4 : i64}
+      tile.atomic_add %n, %counts[%c0, %c0] : i64, memref<1x3xi64>
+  }];
+  let arguments = (ins Variadic<Index>:$sizes, OptionalAttr<I64Attr>:$persistent);
+  let results = (outs Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat]>>:$totals);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getBlockIndices() { return getBody().getArguments(); }
+  }];
+}
+
+def Tile_PipelineOp : Tile_Op<"pipeline", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+  let summary = "A loop whose shared-memory copies run `stages - 1` iterations ahead";
+  let description = [{
+    Runs the body for %i = %lb, %lb + 1, ..., %ub - 1, in order, with the
+    results of a plain loop. The body's `tile.copy` ops (its loads of global
+    tiles into shared buffers) are its producer stage: `tile-pipeline-copies`
+    gives each destination buffer `stages` versions and issues the copies of
+    iteration i + stages - 1 asynchronously (cp.async) while iteration i
+    computes, with the waits and barriers that order them.
+      tile.pipeline %i = %c0 to %n {stages = 3 : i64} {
+        tile.copy %x[%r, %c], %buf : memref<?x64xbf16>, memref<128x64xbf16, #gpu.address_space<workgroup>>
+        %t = tile.load %buf[%c0, %c0] : ... -> !tile.frag<128x64xbf16>
+        ...
+      }
+    The rules (checked): 1 to 8 stages; copies are direct children of the
+    body, into distinct buffers allocated outside it that nothing else in the
+    pipeline writes and nothing reads before the copy; a copy's source and
+    indices are computed from %i and values defined outside the pipeline by
+    side-effect-free ops (they are recomputed for the iterations ahead).
+  }];
+  let arguments = (ins Index:$lowerBound, Index:$upperBound, I64Attr:$stages);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::BlockArgument getInductionVar() { return getBody().getArgument(0); }
+  }];
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
+                                      ParentOneOf<["GridOp", "ParallelOp", "PipelineOp"]>]> {
+  let summary = "Ends a grid or pipeline body, or yields the scalar result of a parallel region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` qualified(type($values)))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ }]>];
+}
+
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [HasParent<"KernelOp">, MemoryEffects<[MemWrite]>]> {
+  let summary = "Adds a block total to one element of a tensor, once per block";
+  let description = [{
+    After the grid, where code runs once per block: dest[indices] += value,
+    atomically (integer or float), issued by the block's first thread.
+      tile.atomic_add %n, %counts[%c0, %c1] : i64, memref<1x3xi64>
+  }];
+  let arguments = (ins AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$value, AnyMemRef:$dest, Variadic<Index>:$indices);
+  let assemblyFormat = "$value `,` $dest `[` $indices `]` attr-dict `:` type($value) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
+#endif

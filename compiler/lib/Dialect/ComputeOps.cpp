@@ -1,0 +1,217 @@
+//===- ComputeOps.cpp - computation on fragments: verifiers and layout rules ===//
+#include "tk/compiler/Dialect/Tile/Tile.h"
+#include "OpHelpers.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace tk::tile;
+
+LogicalResult ParallelOp::verify() {
+  FragmentType resultType = getResult().getType();
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body has " << body.getNumArguments() << " arguments for "
+                         << getInputs().size() << " inputs";
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    auto type = cast<FragmentType>(input.getType());
+    if (type.getShape() != resultType.getShape())
+      return emitOpError() << "input " << i << " shape does not match the result shape";
+    if (!layoutsCompatible(type.getLayout(), resultType.getLayout()))
+      return emitOpError() << "input " << i << " layout " << type.getLayout()
+                           << " differs from the result layout " << resultType.getLayout();
+    if (body.getArgument(i).getType() != type.getElementType())
+      return emitOpError() << "body argument " << i << " has type " << body.getArgument(i).getType()
+                           << " but input element type is " << type.getElementType();
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != 1 || yield.getValues()[0].getType() != resultType.getElementType())
+    return emitOpError() << "body must yield exactly one " << resultType.getElementType();
+  return success();
+}
+
+/// Checks the shape relation of a grouped reduce/expand: `wide` has `group`
+/// times the extent of `narrow` along `dim`.
+static LogicalResult verifyGrouping(Operation *op, FragmentType wide, FragmentType narrow, int64_t dim,
+                                    int64_t group) {
+  if (wide.getRank() != narrow.getRank())
+    return op->emitOpError() << "input and result ranks differ";
+  if (dim < 0 || dim >= wide.getRank())
+    return op->emitOpError() << "dim " << dim << " out of range for rank " << wide.getRank();
+  int64_t size = wide.getShape()[dim];
+  if (group <= 0 || size % group != 0)
+    return op->emitOpError() << "group " << group << " does not divide dimension " << dim << " of size "
+                             << size;
+  for (int64_t d = 0; d < wide.getRank(); ++d) {
+    int64_t expect = d == dim ? size / group : wide.getShape()[d];
+    if (narrow.getShape()[d] != expect)
+      return op->emitOpError() << "expected extent " << expect << " along dimension " << d << ", got "
+                               << narrow.getShape()[d];
+  }
+  if (wide.getElementType() != narrow.getElementType())
+    return op->emitOpError() << "element types differ";
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (failed(verifyGrouping(*this, in, out, getDim(), getGroup())))
+    return failure();
+  if (getKind() == ReduceKind::absmax && !isa<FloatType>(in.getElementType()))
+    return emitOpError() << "absmax needs a float element type, got " << in.getElementType();
+  if (getKind() == ReduceKind::sum && isa<FloatType>(in.getElementType()) &&
+      in.getElementType().getIntOrFloatBitWidth() < 32)
+    return emitOpError() << "a sum of " << in.getElementType()
+                         << " elements would round at every step: convert the fragment to f32 first";
+  if (isa<Float8E4M3FNType>(in.getElementType()))
+    return emitOpError() << "reductions of f8E4M3FN elements are not defined: convert to f32 first";
+  if (in.getLayout() && out.getLayout()) {
+    auto blocked = dyn_cast<BlockedLayoutAttr>(in.getLayout());
+    auto reduced = dyn_cast<ReducedLayoutAttr>(in.getLayout());
+    if (!blocked && !(reduced && isa<BlockedLayoutAttr>(reduced.getParent())))
+      return emitOpError() << "reduce input must have a blocked layout or a reduced one of a blocked layout, got "
+                           << in.getLayout();
+    auto expected = ReducedLayoutAttr::get(getContext(), in.getLayout(), getDim(), getGroup());
+    if (out.getLayout() != expected)
+      return emitOpError() << "result layout " << out.getLayout() << " must be " << expected;
+  }
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (failed(verifyGrouping(*this, out, in, getDim(), getGroup())))
+    return failure();
+  if (in.getLayout() && out.getLayout()) {
+    auto reduced = dyn_cast<ReducedLayoutAttr>(in.getLayout());
+    if (!reduced || reduced.getParent() != out.getLayout() || reduced.getDim() != (int64_t)getDim() ||
+        reduced.getGroup() != (int64_t)getGroup())
+      return emitOpError() << "input layout " << in.getLayout()
+                           << " must be the reduced form of the result layout " << out.getLayout();
+  }
+  return success();
+}
+
+static bool isSupportedFloat(Type t) {
+  return t.isF32() || t.isBF16() || t.isF16() || isa<Float8E4M3FNType>(t);
+}
+
+LogicalResult ConvertOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError() << "convert keeps the shape";
+  if (!layoutsCompatible(in.getLayout(), out.getLayout()))
+    return emitOpError() << "convert keeps the layout";
+  Type from = in.getElementType(), to = out.getElementType();
+  if (!isSupportedFloat(from) || !isSupportedFloat(to))
+    return emitOpError() << "unsupported conversion from " << from << " to " << to
+                         << " (supported: f32, bf16, f16, f8E4M3FN)";
+  if (isa<Float8E4M3FNType>(to) && !from.isF32())
+    return emitOpError() << "conversion to f8E4M3FN is defined from f32 only, got " << from;
+  if (isa<Float8E4M3FNType>(from) && !isa<Float8E4M3FNType>(to) && !to.isF32())
+    return emitOpError() << "conversion from f8E4M3FN is defined to f32 only, got " << to;
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (in.getRank() < 2)
+    return emitOpError() << "transposes the last two dimensions: needs rank >= 2, got " << in.getRank();
+  SmallVector<int64_t> expected(in.getShape());
+  std::swap(expected[in.getRank() - 1], expected[in.getRank() - 2]);
+  if (out.getShape() != ArrayRef<int64_t>(expected) || out.getElementType() != in.getElementType())
+    return emitOpError() << "result must be the input with its last two dimensions swapped, got " << out;
+  return success();
+}
+
+LogicalResult RelayoutOp::verify() {
+  FragmentType in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape() || in.getElementType() != out.getElementType())
+    return emitOpError() << "changes only the layout: the result must have the input's shape and element type, got "
+                         << in << " -> " << out;
+  if (!out.getLayout())
+    return emitOpError() << "needs the result's layout";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout rules
+//===----------------------------------------------------------------------===//
+
+// Elementwise: one layout for the result and its operands.
+LogicalResult ParallelOp::hintOperandLayouts(LayoutInference &inference) {
+  inference.hintSameShapeOperands(*this);
+  return success();
+}
+Attribute ParallelOp::requiredOperandLayout(LayoutInference &inference, OpOperand &) {
+  return inference.resultLayoutOrDefault(*this);
+}
+LogicalResult ParallelOp::verifyOperandLayouts(LayoutInference &) { return LayoutInference::verifySameLayouts(*this); }
+
+LogicalResult ConvertOp::hintOperandLayouts(LayoutInference &inference) {
+  inference.hintSameShapeOperands(*this);
+  return success();
+}
+Attribute ConvertOp::requiredOperandLayout(LayoutInference &inference, OpOperand &) {
+  return inference.resultLayoutOrDefault(*this);
+}
+LogicalResult ConvertOp::verifyOperandLayouts(LayoutInference &) { return LayoutInference::verifySameLayouts(*this); }
+
+// A reduction's result is the reduced form of its input's layout (hints do
+// not apply: the input decides). The input is blocked, or the result of a
+// reduction along another dimension (a two-step block reduction).
+FailureOr<Attribute> ReduceOp::inferResultLayout(LayoutInference &, OpResult, Attribute) {
+  Attribute parent = LayoutInference::layoutOf(getInput());
+  auto reducedParent = dyn_cast_or_null<ReducedLayoutAttr>(parent);
+  if (!isa_and_nonnull<BlockedLayoutAttr>(parent) && !(reducedParent && isa<BlockedLayoutAttr>(reducedParent.getParent())))
+    return emitOpError() << "reduces a fragment whose layout " << parent
+                         << " is neither blocked nor a reduction of a blocked one";
+  // The attribute's verifier forbids nesting along one dimension: that is a
+  // single reduction with the product of the groups.
+  if (reducedParent && reducedParent.getDim() == (int64_t)getDim())
+    return emitOpError() << "reduces dimension " << getDim() << " of a fragment already reduced along it (group "
+                         << reducedParent.getGroup() << "): reduce once with group "
+                         << reducedParent.getGroup() * getGroup() << " instead";
+  return Attribute(ReducedLayoutAttr::get(getContext(), parent, getDim(), getGroup()));
+}
+
+// An expansion's input (directly, or through elementwise ops, e.g. scale
+// factors loaded from memory) is laid out as the reduced form of the
+// expansion's layout, so that it arrives distributed like a reduction's
+// result; its hint overrides any other.
+LogicalResult ExpandOp::hintOperandLayouts(LayoutInference &inference) {
+  Attribute parent = inference.layoutOrHintOrDefault(getResult());
+  if (auto r = dyn_cast<ReducedLayoutAttr>(parent); r && r.getDim() == (int64_t)getDim())
+    return emitOpError() << "expands dimension " << getDim() << " of a fragment that is itself expanded along it (group "
+                         << r.getGroup() << "): expand once with group " << r.getGroup() * getGroup() << " instead";
+  inference.want(getInput(), ReducedLayoutAttr::get(getContext(), parent, getDim(), getGroup()), /*overrides=*/true);
+  return success();
+}
+FailureOr<Attribute> ExpandOp::inferResultLayout(LayoutInference &inference, OpResult result, Attribute hint) {
+  if (hint)
+    return hint;
+  auto reduced = dyn_cast_or_null<ReducedLayoutAttr>(LayoutInference::layoutOf(getInput()));
+  return reduced ? reduced.getParent() : inference.defaultLayout(getResult().getType());
+}
+Attribute ExpandOp::requiredOperandLayout(LayoutInference &inference, OpOperand &) {
+  return ReducedLayoutAttr::get(getContext(), inference.resultLayoutOrDefault(*this), getDim(), getGroup());
+}
+
+// A transposed fragment holds its rows in runs (the schedule's
+// transpose_rows, 4 by default), so that its transposed writes to shared
+// memory are vectors; the result is written as it comes out of shared
+// memory, in chunks of the access width of its own elements (16 e4m3
+// values where the kernel's widest access is bf16).
+LogicalResult TransposeOp::hintOperandLayouts(LayoutInference &inference) {
+  inference.want(getInput(), inference.blocked(getInput().getType().getShape(), inference.vectorElements(),
+                                               inference.transposeRows()));
+  return success();
+}
+FailureOr<Attribute> TransposeOp::inferResultLayout(LayoutInference &inference, OpResult, Attribute hint) {
+  if (hint)
+    return hint;
+  FragmentType type = getResult().getType();
+  int64_t bytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  return inference.blocked(type.getShape(), std::max<int64_t>(inference.vectorElements(), inference.vectorBytes() / bytes));
+}

@@ -1,0 +1,71 @@
+//===- KernelFactory.h - how to build one kernel --------------------------===//
+//
+// A DSL program applied to one config, for a target. The runtime names a
+// compiled kernel two ways, neither of them a string a caller writes by
+// hand: in a context's memory by the program's identity (the address of its
+// build function) and the config's key, so a warm call costs a map lookup;
+// on disk by a hash of the IR the program built (BuiltKernel.h), so an
+// edited kernel is never served the PTX of its old self.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/compiler/BuiltKernel.h"
+#include "tk/compiler/Target/Targets.h"
+
+#include <functional>
+#include <string>
+#include <type_traits>
+
+namespace mlir {
+class MLIRContext;
+}
+
+namespace tk::runtime {
+
+struct KernelFactory {
+  using Build = std::function<compiler::BuiltKernel(mlir::MLIRContext &, const compiler::Target &)>;
+
+  /// The DSL program: the address of its build function. Null for an
+  /// anonymous factory, which contexts do not keep in memory by name (they
+  /// still find its kernel by content).
+  const void *program = nullptr;
+  /// The config's key: every value the program's IR depends on.
+  std::string config;
+  Build build;
+
+  KernelFactory() = default;
+  KernelFactory(const void *program, std::string config, Build build)
+      : program(program), config(std::move(config)), build(std::move(build)) {}
+  /// An anonymous factory from a callable taking (MLIRContext &) or
+  /// (MLIRContext &, const Target &).
+  template <typename F, typename = std::enable_if_t<std::is_invocable_v<F, mlir::MLIRContext &> ||
+                                                    std::is_invocable_v<F, mlir::MLIRContext &, const compiler::Target &>>>
+  KernelFactory(F f) {
+    if constexpr (std::is_invocable_v<F, mlir::MLIRContext &, const compiler::Target &>)
+      build = std::move(f);
+    else
+      build = [f = std::move(f)](mlir::MLIRContext &ctx, const compiler::Target &) { return f(ctx); };
+  }
+};
+
+/// The factory of a program without a config.
+inline KernelFactory factoryOf(compiler::BuiltKernel (*buildFn)(mlir::MLIRContext &)) {
+  return {reinterpret_cast<const void *>(buildFn), "",
+          [buildFn](mlir::MLIRContext &ctx, const compiler::Target &) { return buildFn(ctx); }};
+}
+
+/// The factory of `buildFn` applied to `config` (named by config.key()).
+/// `buildFn` takes the config, and the target where its choices depend on it.
+template <typename Config>
+KernelFactory factoryOf(compiler::BuiltKernel (*buildFn)(mlir::MLIRContext &, const Config &), const Config &config) {
+  return {reinterpret_cast<const void *>(buildFn), config.key(),
+          [buildFn, config](mlir::MLIRContext &ctx, const compiler::Target &) { return buildFn(ctx, config); }};
+}
+template <typename Config>
+KernelFactory factoryOf(compiler::BuiltKernel (*buildFn)(mlir::MLIRContext &, const Config &, const compiler::Target &),
+                        const Config &config) {
+  return {reinterpret_cast<const void *>(buildFn), config.key(),
+          [buildFn, config](mlir::MLIRContext &ctx, const compiler::Target &t) { return buildFn(ctx, config, t); }};
+}
+
+} // namespace tk::runtime
