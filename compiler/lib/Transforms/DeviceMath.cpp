@@ -18,7 +18,7 @@
 // math.fma becomes llvm.intr.fma (one rounding), which the generic GPU
 // conversion would otherwise turn into a libdevice call.
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
 #include "tk/compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -64,22 +64,7 @@ static Value deviceExpScalar(OpBuilder &b, Location loc, Value x) {
   return arith::MulFOp::create(b, loc, p, scale);
 }
 
-Value perLane(OpBuilder &b, Location loc, ValueRange operands,
-              function_ref<Value(OpBuilder &, Location, ValueRange)> scalar) {
-  auto vec = dyn_cast<VectorType>(operands.front().getType());
-  if (!vec)
-    return scalar(b, loc, operands);
-  SmallVector<Value> lanes;
-  for (int64_t i = 0; i < vec.getNumElements(); ++i) {
-    SmallVector<Value> args;
-    for (Value v : operands)
-      args.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
-    lanes.push_back(scalar(b, loc, args));
-  }
-  return vector::FromElementsOp::create(b, loc, vec, lanes);
-}
-
-Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
+static Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
   return perLane(b, loc, x, [](OpBuilder &b, Location loc, ValueRange v) { return deviceExpScalar(b, loc, v[0]); });
 }
 

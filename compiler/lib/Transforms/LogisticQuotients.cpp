@@ -32,7 +32,7 @@
 // logistic_division_gpu_test.cpp). It ran on sm_90, so the pipeline asks
 // for the sequence there only (Pipeline.cpp).
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
 #include "tk/compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -133,6 +133,14 @@ def Tile_WaitBarrierOp : Tile_Op<"wait_barrier", [MemoryEffects<[MemRead, MemWri
 
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "A block-wide barrier (every thread's shared-memory accesses before it are done)";
+  let description = [{
+    With `if_shared_memory`, a barrier only where the kernel uses shared
+    memory by then (the fence between the tiles of a persistent grid: no
+    thread refills a buffer another still reads), else nothing.
+      tile.barrier
+      tile.barrier {if_shared_memory}
+  }];
+  let arguments = (ins UnitAttr:$if_shared_memory);
   let assemblyFormat = "attr-dict";
 }
 

@@ -113,6 +113,35 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
   let builders = [OpBuilder<(ins), [{ }]>];
 }
 
+def Tile_ThreadTotalOp : Tile_Op<"thread_total", [Pure]> {
+  let summary = "A thread's share of a block total: the sum of the fragment elements it holds";
+  let description = [{
+    Made by tile-lower-to-gpu from a grid's block totals, right after the
+    fragment's definition: the sum, in the result type, of the elements of
+    the fragment the thread holds inside the tile (integers summed in their
+    own type, then sign-extended; floats widened per element). Only
+    distributed fragments have such shares, so no other lowering sees it.
+      %s = tile.thread_total %hits : !tile.frag<1x2048xi32, #tile.blocked<...>> -> i64
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$total);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` type($total)";
+}
+
+def Tile_BlockSumOp : Tile_Op<"block_sum", [MemoryEffects<[MemRead, MemWrite]>, AllTypesMatch<["partial", "total"]>]> {
+  let summary = "The sum of a value over the threads of the block, the same on every thread";
+  let description = [{
+    Made by tile-lower-to-gpu from a grid's block totals, after the block's
+    last tile: an xor butterfly over each warp's lanes, then the warps' sums
+    through shared memory, added in warp order by every thread (one barrier),
+    so the total is the same on every thread and from run to run.
+      %n = tile.block_sum %partial : i64
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64, F32, F64]>:$partial);
+  let results = (outs AnyTypeOf<[I32, I64, F32, F64]>:$total);
+  let assemblyFormat = "$partial attr-dict `:` type($partial)";
+}
+
 def Tile_AtomicAddOp : Tile_Op<"atomic_add", [HasParent<"KernelOp">, MemoryEffects<[MemWrite]>]> {
   let summary = "Adds a block total to one element of a tensor, once per block";
   let description = [{

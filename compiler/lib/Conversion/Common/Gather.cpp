@@ -4,7 +4,8 @@
 // (scalars): one scf.if per element, so a negative index (MoE padding) or one
 // past the end never touches memory and reads as zero.
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "tk/compiler/Conversion/FloatEncoding.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -3,8 +3,9 @@
 // The CPU semantics of every tile op (see the pass description): the same
 // tile IR the GPU path compiles, run block by block on one thread.
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
-#include "NestedControlFlow.h"
+#include "tk/compiler/Conversion/FloatEncoding.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
+#include "../../Transforms/NestedControlFlow.h"
 #include "tk/compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -13,7 +13,7 @@
 // one per input block) builds its table once: 8 products and 4 pair
 // encodes.
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "ThreadEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

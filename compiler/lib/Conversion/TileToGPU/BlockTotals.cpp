@@ -9,7 +9,7 @@
 // in warp order by every thread. So the total is the same on every thread and
 // from run to run.
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "ThreadEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

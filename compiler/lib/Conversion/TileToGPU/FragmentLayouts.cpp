@@ -52,4 +52,26 @@ FailureOr<Grouping> groupingOrSingletons(Operation *op, FragmentType type) {
   return out;
 }
 
+std::optional<int64_t> slotsPerThread(FragmentType type) {
+  if (auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(type.getLayout()))
+    return compiler::toBlockedLayout(blocked, type.getShape()).slotsPerThread();
+  auto reduced = dyn_cast_or_null<ReducedLayoutAttr>(type.getLayout());
+  if (!reduced)
+    return std::nullopt;
+  auto inner = dyn_cast<ReducedLayoutAttr>(reduced.getParent());
+  SmallVector<int64_t> rootShape(type.getShape());
+  rootShape[reduced.getDim()] *= reduced.getGroup();
+  if (inner)
+    rootShape[inner.getDim()] *= inner.getGroup();
+  auto root = dyn_cast<BlockedLayoutAttr>(inner ? inner.getParent() : reduced.getParent());
+  if (!root)
+    return std::nullopt;
+  GroupedReduction g;
+  std::string error;
+  if (!GroupedReduction::analyze(compiler::toBlockedLayout(root, rootShape), reduced.getDim(), reduced.getGroup(), g,
+                                 error))
+    return std::nullopt;
+  return g.reducedSlots();
+}
+
 } // namespace tk::compiler

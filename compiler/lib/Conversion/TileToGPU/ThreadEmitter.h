@@ -1,12 +1,16 @@
-//===- Distribute.h - per-thread code for distributed fragments -----------===//
+//===- ThreadEmitter.h - per-thread code for distributed fragments --------===//
 //
-// Shared by the tile-lower-to-gpu pieces: a fragment becomes one vector per
-// thread (its slots, see BlockedLayout.h); these helpers emit the per-thread
-// code of each tile op.
+// tile-lower-to-gpu turns every fragment into one vector per thread (its
+// slots, see BlockedLayout.h). KernelState is what the lowering knows of one
+// kernel while its ops are converted; a ThreadEmitter, made for each op a
+// pattern lowers, emits that op's per-thread code through the pattern's
+// rewriter.
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/Conversion/FloatEncoding.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
 #include "tk/compiler/Layout/BlockedLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -15,17 +19,23 @@
 
 namespace tk::compiler {
 
-/// Element type a fragment element is held in per thread and in memory
-/// (f8E4M3FN as i8; everything else as itself).
-mlir::Type storageType(mlir::Type elementType);
-
-/// The per-thread code generator of one kernel.
-struct ThreadEmitter {
-  mlir::OpBuilder &b;
-  mlir::Location loc;
-  mlir::gpu::GPUFuncOp func;
-  bool fp8Hardware;
+/// What lane, warp and the thread coordinates of layouts derive from: the
+/// thread index read at the kernel's entry, or again at the top of a loop
+/// body (the schedule's reread_thread_index).
+struct ThreadIndexScope {
   mlir::Value lane, warp;
+  /// Per layout (printed) and dimension, the thread's first coordinate,
+  /// computed once, right after `warp`.
+  llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> coords;
+};
+
+/// What tile-lower-to-gpu knows of one kernel (a gpu.func) while its ops
+/// are converted.
+struct KernelState {
+  mlir::gpu::GPUFuncOp func;
+  mlir::Location loc;
+  int64_t threads = 32, numWarps = 1;
+  bool fp8Hardware = true;
   /// Byte alignment promised for each memref value (kernel arguments, buffers).
   llvm::DenseMap<mlir::Value, int64_t> alignment;
   /// Multiples promised for the dynamic sizes of kernel arguments
@@ -34,22 +44,57 @@ struct ThreadEmitter {
   /// Block indices whose grid extent is ceil(E / c) for a constant c: the
   /// block index times c is then below E (tiles of c start inside E).
   llvm::DenseMap<mlir::Value, std::pair<mlir::Value, int64_t>> blockIndexTiles;
-
   /// Emit a remark for every access narrower than the layout's chunk, saying why.
   bool remarks = false;
   /// Transposes' shared buffers with an XOR swizzle where the rows allow (else padded rows).
   bool swizzle = true;
   /// The smallest element size (bytes) whose transposes are swizzled.
   int64_t swizzleBytes = 1;
-  /// Loops over tile ops read the thread index again (rereadThreadIndex):
-  /// the kernel asks for it in its schedule (reread_thread_index).
-  bool rereadInLoops = false;
+  ThreadIndexScope entry;
+  /// Loop bodies that read the thread index again (the schedule's reread_thread_index).
+  llvm::DenseMap<mlir::Block *, ThreadIndexScope> loopScopes;
+  /// The bytes every tile.relayout of the kernel uses (each is done with
+  /// them before the next starts): the largest; its buffer, made on first use.
+  int64_t relayoutBytes = 0;
+  mlir::Value relayoutScratch;
+  /// Set when a pattern reported an error (the pass then fails).
+  bool failed = false;
 
-  /// `tid`: the thread index (index type), from which lane and warp derive.
-  ThreadEmitter(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::GPUFuncOp func, bool fp8Hardware, mlir::Value tid)
-      : b(b), loc(loc), func(func), fp8Hardware(fp8Hardware) {
-    setThreadIndex(tid);
-  }
+  KernelState(mlir::gpu::GPUFuncOp func, mlir::Location loc) : func(func), loc(loc) {}
+  /// The scope of code inserted into `block`: its innermost enclosing loop
+  /// body with a scope of its own, else the kernel's entry.
+  ThreadIndexScope &scopeAt(mlir::Block *block);
+};
+
+/// The per-thread code generator of one op.
+struct ThreadEmitter {
+  mlir::OpBuilder &b;
+  KernelState &state;
+  mlir::Location loc;
+  mlir::gpu::GPUFuncOp func;
+  bool fp8Hardware;
+  ThreadIndexScope &scope;
+  mlir::Value &lane, &warp;
+  llvm::DenseMap<mlir::Value, int64_t> &alignment;
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<int64_t>> &dimMultiples;
+  llvm::DenseMap<mlir::Value, std::pair<mlir::Value, int64_t>> &blockIndexTiles;
+  bool remarks, swizzle;
+  int64_t swizzleBytes;
+
+  /// Emits at `b`'s insertion point, in the thread index scope there.
+  ThreadEmitter(mlir::OpBuilder &b, KernelState &state)
+      : b(b), state(state), loc(state.loc), func(state.func), fp8Hardware(state.fp8Hardware),
+        scope(state.scopeAt(b.getInsertionBlock())), lane(scope.lane), warp(scope.warp), alignment(state.alignment),
+        dimMultiples(state.dimMultiples), blockIndexTiles(state.blockIndexTiles), remarks(state.remarks),
+        swizzle(state.swizzle), swizzleBytes(state.swizzleBytes), threadCoordCache(scope.coords) {}
+
+  /// lane = tid % 32, warp = tid / 32, emitted at `b`'s insertion point.
+  static ThreadIndexScope threadIndexScope(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tid);
+  /// The same from the thread index read again, through an instruction
+  /// LLVM does not move: at the top of a loop body this keeps per-thread
+  /// address arithmetic inside the loop (LLVM's loop-invariant code motion
+  /// would hoist it and hold every address in registers across the body).
+  static ThreadIndexScope rereadThreadIndex(mlir::OpBuilder &b, mlir::Location loc);
 
   mlir::Value index(int64_t v);
   /// Whether `origin` (a tile's start along dimension `d` of `mem`) is
@@ -59,21 +104,6 @@ struct ThreadEmitter {
   /// A block-wide shared-memory buffer (a workgroup attribution of the
   /// kernel), 16-byte aligned.
   mlir::Value sharedBuffer(mlir::MemRefType type);
-  /// What lane, warp and the thread coordinates derive from.
-  struct ThreadIndex {
-    mlir::Value lane, warp;
-    llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> coords;
-  };
-  /// Reads the thread index again at the insertion point, through an
-  /// instruction LLVM does not move, and derives lane, warp and the thread
-  /// coordinates from it; returns what they derived from before, for
-  /// restoreThreadIndex. At the top of a loop body this keeps per-thread
-  /// address arithmetic inside the loop: LLVM's loop-invariant code motion
-  /// would hoist it and hold every address in registers across the body.
-  ThreadIndex rereadThreadIndex();
-  /// lane = tid % 32, warp = tid / 32.
-  void setThreadIndex(mlir::Value tid);
-  void restoreThreadIndex(ThreadIndex saved);
   mlir::Value laneCoord(const BlockedLayout &l, int64_t d);
   mlir::Value warpCoord(const BlockedLayout &l, int64_t d);
   mlir::Value threadCoord(const BlockedLayout &l, int64_t d);
@@ -164,9 +194,8 @@ struct ThreadEmitter {
                         mlir::Type elt);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);
   /// tile.relayout of per-thread vector `value` through shared memory
-  /// (Relayout.cpp). `scratch`: the kernel's relayout buffer, made on first
-  /// use and sized for the kernel's largest relayout.
-  mlir::FailureOr<mlir::Value> relayout(tile::RelayoutOp op, mlir::Value value, mlir::Value &scratch);
+  /// (Relayout.cpp), in the kernel's relayout buffer (KernelState).
+  mlir::FailureOr<mlir::Value> relayout(tile::RelayoutOp op, mlir::Value value);
   /// tile.e2m1_to_e4m3 on per-thread vectors: `codes` (i8, two per byte) and
   /// `shifts` (i32, one per value) to e4m3 codes (i8), by table lookup
   /// (E2M1ToE4M3.cpp).
@@ -196,7 +225,7 @@ private:
   int64_t dimMultiple(mlir::Value mem, int64_t dim) const;
   AccessPlan planAccess(mlir::Operation *op, mlir::Value mem, mlir::ValueRange origin, const BlockedLayout &l,
                         mlir::Type elt, bool quiet = false);
-  llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> threadCoordCache;
+  llvm::DenseMap<std::pair<mlir::Attribute, int64_t>, mlir::Value> &threadCoordCache;
   /// The size of `mem` along `d` (a constant when static).
   mlir::Value extentOf(mlir::Value mem, int64_t d);
   /// Coordinates in `mem` of reduced slot `slot` (one group of the thread) and
@@ -234,90 +263,12 @@ private:
   int64_t accessAlignment(mlir::Value mem, int64_t chunkBytes);
 };
 
+/// The bytes a tile.relayout of fragment type `t` moves through shared memory.
+int64_t relayoutBytes(tile::FragmentType t);
+
 /// Where slot `slot` of per-thread vector `v` comes from, looking through
 /// expansions (shuffles of one vector, broadcasts of a scalar): that source
 /// and the slot there. Slots with the same source hold the same value.
 std::pair<mlir::Value, int64_t> slotSource(mlir::Value v, int64_t slot);
-
-/// The neutral element of a reduction kind for element type `t`.
-mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKind kind, mlir::Type t);
-/// One combining step of a reduction (max/absmax/min ignore NaN like fmax).
-mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKind kind, mlir::Value a,
-                          mlir::Value c);
-/// |v| by clearing the sign bit (exact; math.absf would become a libdevice call on the GPU).
-mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
-
-/// source[index] for a scalar or vector of i32 indices into a 1-D memref, zero
-/// where an index is negative or past the end (one guarded scalar load each).
-mlir::Value emitGather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source, mlir::Value index,
-                       mlir::Type elementType);
-
-/// dest[index] = value for a scalar i32 index into a 1-D memref, skipped when
-/// the index is negative or past the end.
-void emitScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dest, mlir::Value index, mlir::Value value);
-
-/// Constants and types shaped like a value: the encoders run on scalars (CPU
-/// lowering) and on whole per-thread vectors (GPU lowering) alike.
-struct Shaped {
-  mlir::OpBuilder &b;
-  mlir::Location loc;
-  mlir::VectorType vt;
-  Shaped(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like)
-      : b(b), loc(loc), vt(llvm::dyn_cast<mlir::VectorType>(like.getType())) {}
-  mlir::Type of(mlir::Type elt) const { return vt ? mlir::Type(mlir::VectorType::get(vt.getShape(), elt)) : elt; }
-  /// `scalar` as a constant of this shape (FloatEncoding.cpp).
-  mlir::Value splat(mlir::TypedAttr scalar) const;
-  mlir::Value i32(int64_t v) const { return splat(b.getI32IntegerAttr(v)); }
-  mlir::Value f32(float v) const { return splat(b.getF32FloatAttr(v)); }
-};
-
-/// `scalar` applied to the lanes of same-shaped per-thread vectors (or once
-/// to scalars), the results gathered into a vector of that shape.
-mlir::Value perLane(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange operands,
-                    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> scalar);
-/// e^x for f32 x (scalar or vector) as CUDA's accurate device expf (DeviceMath.cpp).
-mlir::Value emitDeviceExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
-/// f32 -> f8E4M3FN codes (as i8), round to nearest even, saturating, NaN -> 0x7F.
-/// `hardware` uses the sm_89+ cvt instruction on pairs; otherwise integer arithmetic.
-mlir::Value emitF32ToE4M3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware);
-/// E2M1 codes (i32 0..15) of f32 values, scalar or vector (see tile.pack_e2m1).
-mlir::Value emitE2M1Code(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Value);
-/// A per-thread vector of 2n f32 -> n bytes, element 2i in the low nibble.
-mlir::Value emitPackE2M1(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
-/// f32 values of E2M1 codes (i32 0..15), scalar or vector.
-mlir::Value emitE2M1Decode(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes);
-/// A per-thread vector of n bytes (two E2M1 codes each) -> 2n f32 values.
-mlir::Value emitUnpackE2M1(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bytes);
-/// 2^shift as an f32 (scalar i32 shift), the shift clamped to f32's normal
-/// exponents [-126, 127] (tile.e2m1_to_e4m3: beyond them every FP4 value
-/// times the power encodes as 0 or +-448 either way).
-mlir::Value emitPowerOfTwo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shift);
-/// E5M6 codes (i32, 12 bits) of f32 values, scalar or vector (tile.pack_e5m6).
-mlir::Value emitE5M6Code(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Value);
-/// A per-thread vector of 8n f32 -> 12n bytes (8 codes in 3 little-endian words).
-/// `hardware` takes step 1 (the fp16 bits rounded toward zero) from the
-/// sm_80+ cvt.rz.f16x2.f32 on pairs; otherwise integer arithmetic. The two
-/// agree on every finite value (quant.md 2.4; NaN inputs are unsupported).
-mlir::Value emitPackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, bool hardware = false);
-/// The 8 E5M6 codes (i32, 12 bits) of 3 little-endian i32 words (tile.unpack_e5m6).
-void emitE5M6CodesOfWords(mlir::OpBuilder &b, mlir::Location loc, const mlir::Value words[3], mlir::Value codes[8]);
-/// f32 values of E5M6 codes (i32, scalar or vector): the codes are the top 12
-/// bits of fp16 values, decoded exactly. `hardware` widens through f16 (one
-/// cvt per element on the GPU); otherwise integer arithmetic (no f16 library
-/// calls on the CPU).
-mlir::Value emitE5M6Decode(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes, bool hardware);
-/// A per-thread vector of 12n bytes -> 8n f32 values (inverse of emitPackE5M6).
-mlir::Value emitUnpackE5M6(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bytes);
-/// The 32-bit words of an f32 vector of even length converted pairwise to
-/// `halfType` (f16 or bf16; sm_80+ cvt.{rn,rz}.{f16x2,bf16x2}.f32), element
-/// 2p in the low half of word p, 2p + 1 in the high half: HalfPairs.cpp.
-mlir::Value emitHalfPairWords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector, mlir::Type halfType,
-                              bool towardZero);
-/// f32 -> bf16 (round to nearest even) of a per-thread vector of even length,
-/// on pairs.
-mlir::Value emitF32PairsToBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32Vector);
-/// f8E4M3FN codes (i8, scalar or vector) -> f32, exact; NaN codes give NaN.
-/// `hardware` (vectors only) uses the sm_89+ cvt on pairs; otherwise integer arithmetic.
-mlir::Value emitE4M3ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value codes, bool hardware);
 
 } // namespace tk::compiler

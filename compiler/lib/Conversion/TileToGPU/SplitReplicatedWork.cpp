@@ -11,7 +11,7 @@
 // are bit-identical. It pays when the body is expensive (divisions,
 // transcendental functions) and the thread holds several slots.
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "ThreadEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

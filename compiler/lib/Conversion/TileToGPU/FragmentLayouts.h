@@ -35,4 +35,9 @@ inline const GroupedReduction *innerOf(const Grouping &g) { return g.inner ? &*g
 /// and atomic_add) also take blocked ones, one element at a time.
 mlir::FailureOr<Grouping> groupingOrSingletons(mlir::Operation *op, tile::FragmentType type);
 
+/// The length of a fragment's per-thread vector: the slots of its blocked
+/// layout, or the reduced slots of its reduced one; none without a layout
+/// (or with one that does not fit the shape).
+std::optional<int64_t> slotsPerThread(tile::FragmentType type);
+
 } // namespace tk::compiler

@@ -8,7 +8,8 @@
 // value through its bitcast into an integer mask, one more instruction per
 // element where the max instruction takes |x| for free.)
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "tk/compiler/Conversion/FloatEncoding.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

@@ -7,7 +7,7 @@
 // reused. Only the ablations of layout inference and fusion make relayouts
 // (design.md, "Ablations that move values through shared memory").
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "ThreadEmitter.h"
 #include "FragmentLayouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,20 +19,21 @@ using tk::tile::ReducedLayoutAttr;
 
 namespace tk::compiler {
 
-FailureOr<Value> ThreadEmitter::relayout(tile::RelayoutOp op, Value value, Value &scratch) {
+int64_t relayoutBytes(FragmentType t) {
+  Type e = storageType(t.getElementType());
+  return t.getNumElements() * std::max<int64_t>(1, e.isInteger(1) ? 1 : e.getIntOrFloatBitWidth() / 8);
+}
+
+FailureOr<Value> ThreadEmitter::relayout(tile::RelayoutOp op, Value value) {
   // i1 elements are held as bytes in memory (vectors of i1 are bit-packed).
   auto memoryType = [&](FragmentType t) {
     Type e = storageType(t.getElementType());
     return e.isInteger(1) ? Type(b.getI8Type()) : e;
   };
+  Value &scratch = state.relayoutScratch;
   if (!scratch) {
-    int64_t most = 0;
-    op->getParentOfType<tile::KernelOp>().walk([&](tile::RelayoutOp r) {
-      FragmentType t = r.getResult().getType();
-      most = std::max(most, t.getNumElements() * std::max<int64_t>(1, memoryType(t).getIntOrFloatBitWidth() / 8));
-    });
     auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-    scratch = sharedBuffer(MemRefType::get({most}, b.getI8Type(), MemRefLayoutAttrInterface(), space));
+    scratch = sharedBuffer(MemRefType::get({state.relayoutBytes}, b.getI8Type(), MemRefLayoutAttrInterface(), space));
   }
   FragmentType from = op.getInput().getType(), to = op.getResult().getType();
   Type held = storageType(to.getElementType()), elt = memoryType(to);

@@ -1,5 +1,5 @@
 //===- AsyncCopy.cpp - tile.copy {async}: cp.async, or bulk rows + mbarriers ===//
-#include "Distribute.h"
+#include "ThreadEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

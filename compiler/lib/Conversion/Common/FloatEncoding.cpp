@@ -1,5 +1,6 @@
 //===- FloatEncoding.cpp - f32 <-> e4m3 conversions on per-thread values --===//
-#include "Distribute.h"
+#include "tk/compiler/Conversion/FloatEncoding.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -8,15 +9,6 @@
 using namespace mlir;
 
 namespace tk::compiler {
-
-Value Shaped::splat(TypedAttr scalar) const {
-  if (vt) {
-    auto t = VectorType::get(vt.getShape(), scalar.getType());
-    return arith::ConstantOp::create(b, loc, t, DenseElementsAttr::get(t, scalar));
-  }
-  return arith::ConstantOp::create(b, loc, scalar);
-}
-
 
 /// sm_89+: cvt.rn.satfinite.e4m3x2.f32 on pairs. The instruction puts its
 /// first operand in the high byte, so the pair is passed high element first.

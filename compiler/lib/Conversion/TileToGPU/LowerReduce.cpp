@@ -6,7 +6,7 @@
 // group spans warps, each warp's value goes through shared memory and every
 // thread combines them in warp order.
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "ThreadEmitter.h"
 
 #include <set>
 
@@ -20,54 +20,6 @@ using namespace mlir;
 using namespace tk;
 
 namespace tk::compiler {
-
-Value reduceIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type t) {
-  if (auto ft = dyn_cast<FloatType>(t)) {
-    const llvm::fltSemantics &sem = ft.getFloatSemantics();
-    switch (kind) {
-    case tile::ReduceKind::sum:
-    case tile::ReduceKind::absmax:
-      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, 0.0));
-    case tile::ReduceKind::max:
-      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, llvm::APFloat::getInf(sem, true)));
-    case tile::ReduceKind::min:
-      return arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, llvm::APFloat::getInf(sem, false)));
-    }
-  }
-  auto it = cast<IntegerType>(t);
-  unsigned w = it.getWidth();
-  switch (kind) {
-  case tile::ReduceKind::max:
-    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMinValue(w)));
-  case tile::ReduceKind::min:
-    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMaxValue(w)));
-  default:
-    return arith::ConstantOp::create(b, loc, it, b.getIntegerAttr(it, 0));
-  }
-}
-
-Value reduceCombine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value a, Value c) {
-  bool isFloat = isa<FloatType>(a.getType());
-  switch (kind) {
-  case tile::ReduceKind::sum:
-    return isFloat ? Value(arith::AddFOp::create(b, loc, a, c)) : Value(arith::AddIOp::create(b, loc, a, c));
-  case tile::ReduceKind::max:
-  case tile::ReduceKind::absmax:
-    return isFloat ? Value(arith::MaxNumFOp::create(b, loc, a, c)) : Value(arith::MaxSIOp::create(b, loc, a, c));
-  case tile::ReduceKind::min:
-    return isFloat ? Value(arith::MinNumFOp::create(b, loc, a, c)) : Value(arith::MinSIOp::create(b, loc, a, c));
-  }
-  llvm_unreachable("reduce kind");
-}
-
-Value absoluteValue(OpBuilder &b, Location loc, Value v) {
-  auto ft = cast<FloatType>(v.getType());
-  auto it = b.getIntegerType(ft.getWidth());
-  Value bits = arith::BitcastOp::create(b, loc, it, v);
-  Value mask = arith::ConstantOp::create(
-      b, loc, it, b.getIntegerAttr(it, llvm::APInt::getSignedMaxValue(ft.getWidth())));
-  return arith::BitcastOp::create(b, loc, ft, arith::AndIOp::create(b, loc, bits, mask));
-}
 
 Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedReduction &g,
                             const GroupedReduction *inner) {

@@ -23,7 +23,7 @@
 //   16-byte aligned for vector reads and consecutive rows start in different
 //   banks.
 //===----------------------------------------------------------------------===//
-#include "Distribute.h"
+#include "ThreadEmitter.h"
 #include "tk/compiler/Layout/SharedRowLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
