@@ -363,6 +363,16 @@ Tile KernelBuilder::gather(const Tensor &t, const Tile &index) {
   return Tile(this, tile::GatherOp::create(b_, loc_, type, t.value(), index.value()));
 }
 
+Tile KernelBuilder::iota(const std::vector<int64_t> &shape, int64_t dim, DType dtype) {
+  if (dim < 0 || dim >= (int64_t)shape.size())
+    throw std::invalid_argument("iota: dim " + std::to_string(dim) + " out of range for a tile of rank " +
+                                std::to_string(shape.size()));
+  if (dtype != DType::I32 && dtype != DType::I64)
+    throw std::invalid_argument(std::string("iota: coordinates are i32 or i64, got ") + name(dtype));
+  auto type = tile::FragmentType::get(&ctx_, shape, toMlirType(ctx_, dtype));
+  return Tile(this, tile::IotaOp::create(b_, loc_, type, b_.getI64IntegerAttr(dim)));
+}
+
 void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast) {
   auto op = tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
   if (splitLast)

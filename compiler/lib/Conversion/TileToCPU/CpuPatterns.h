@@ -107,5 +107,6 @@ void addTileToCpuPatterns(mlir::RewritePatternSet &set, const mlir::TypeConverte
 void populateCpuMemoryPatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, CpuKernelStates &);
 void populateCpuComputePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, CpuKernelStates &);
 void populateCpuEncodingPatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, CpuKernelStates &);
+void populateCpuCoordinatePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, CpuKernelStates &);
 
 } // namespace tk::compiler

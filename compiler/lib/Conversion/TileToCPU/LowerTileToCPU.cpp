@@ -139,6 +139,7 @@ struct TileLowerToCPU : public tk::tile::impl::TileLowerToCPUBase<TileLowerToCPU
     compiler::populateCpuMemoryPatterns(patterns, converter, states);
     compiler::populateCpuComputePatterns(patterns, converter, states);
     compiler::populateCpuEncodingPatterns(patterns, converter, states);
+    compiler::populateCpuCoordinatePatterns(patterns, converter, states);
     ConversionConfig config;
     config.foldingMode = DialectConversionFoldingMode::Never;
     ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {

@@ -100,6 +100,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     compiler::populateComputePatterns(patterns, converter, states);
     compiler::populateExchangePatterns(patterns, converter, states);
     compiler::populateEncodingPatterns(patterns, converter, states);
+    compiler::populateCoordinatePatterns(patterns, converter, states);
     FrozenRewritePatternSet frozen(std::move(patterns));
     ConversionConfig config;
     config.foldingMode = DialectConversionFoldingMode::Never;

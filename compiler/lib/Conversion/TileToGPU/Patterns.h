@@ -74,6 +74,7 @@ void populateIndexedPatterns(mlir::RewritePatternSet &, const mlir::TypeConverte
 void populateComputePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
 void populateExchangePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
 void populateEncodingPatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
+void populateCoordinatePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
 
 /// Memref types as the GPU sees them: float8 elements become i8.
 mlir::Type gpuMemRefType(mlir::Type t);

@@ -114,6 +114,9 @@ public:
   /// Reads the 1-D tensor `t` at the positions of the i32 tile `index`
   /// (tile.gather): zero where an index is negative or past the end.
   Tile gather(const Tensor &t, const Tile &index);
+  /// The tile of `shape` whose elements are their coordinates along `dim`
+  /// (tile.iota), as i32 or i64.
+  Tile iota(const std::vector<int64_t> &shape, int64_t dim, DType dtype = DType::I32);
   /// A shared-memory buffer of `shape` for the block (tile.alloc).
   Shared shared(const std::vector<int64_t> &shape, DType dtype);
   /// Copies the tile of `t` at `origin` with the buffer's shape into `buf`

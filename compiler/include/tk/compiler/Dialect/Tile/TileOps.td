@@ -9,5 +9,6 @@ include "tk/compiler/Dialect/Tile/StructureOps.td"
 include "tk/compiler/Dialect/Tile/MemoryOps.td"
 include "tk/compiler/Dialect/Tile/ComputeOps.td"
 include "tk/compiler/Dialect/Tile/EncodingOps.td"
+include "tk/compiler/Dialect/Tile/CoordinateOps.td"
 
 #endif
