@@ -91,18 +91,20 @@ def TileMaterializeIntermediates : Pass<"tile-materialize-intermediates", "::mli
 def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Distribute tile ops over threads and lower kernels to gpu.func";
   let description = [{
-    Turns every `tile.kernel` into a `gpu.func` inside a `gpu.module`: the grid's
-    block indices become `gpu.block_id`, every fragment becomes a per-thread
-    vector (its layout says which elements), loads and stores become (masked)
-    vector accesses, elementwise regions are cloned on vectors, reductions become
-    in-thread combines, warp shuffles and a shared-memory exchange between warps.
-    Float8 tensors are stored as i8. `fp8-hardware` selects the sm_89+
-    conversion instructions (f32 -> e4m3 and e4m3 -> f16 pairs); without them the
-    conversions are emitted as integer
-    arithmetic (bit-exact, used for sm_80). `math.exp` on f32 becomes the
-    instruction sequence of CUDA's accurate device `expf` (bit-identical to
-    nvcc's, which SwiGLU oracles use), `math.fma` a single-rounding
-    `llvm.intr.fma` (DeviceMath.cpp).
+    Outlines every `tile.kernel` into a `gpu.func` inside a `gpu.module` of
+    its own (KernelOutline.cpp): the thread index read at its entry, the
+    grid's block indices as `gpu.block_id` (or, for a persistent grid, a
+    loop over tiles), block totals as per-thread shares and block sums.
+    Then MLIR's dialect conversion converts every tile op with its pattern
+    (one file per family of ops): every fragment becomes a per-thread vector
+    (its layout says which elements), loads and stores become (masked)
+    vector accesses, elementwise regions are cloned on vectors, reductions
+    become in-thread combines, warp shuffles and a shared-memory exchange
+    between warps. Float8 tensors are stored as i8. `fp8-hardware` selects
+    the sm_89+ conversion instructions (f32 -> e4m3 and e4m3 -> f16 pairs);
+    without them the conversions are integer arithmetic (bit-exact, used for
+    sm_80). `tile.silu` and `tile.sigmoid` stay, on vectors, for
+    tile-logistic-quotients; `math.exp` and `math.fma` for tile-device-math.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
@@ -174,15 +176,17 @@ def TileDeviceMath : Pass<"tile-device-math", "::mlir::ModuleOp"> {
 def TileLowerToCPU : Pass<"tile-lower-to-cpu", "::mlir::ModuleOp"> {
   let summary = "Lower tile kernels to sequential loops for the CPU";
   let description = [{
-    Turns every `tile.kernel` into a `func.func` of the same name and arguments
-    (float8 tensors as i8) that runs the grid as a loop nest, one block after
-    the other. Fragments become heap buffers of the tile's shape, every tile op
-    a loop nest over its elements: loads read zero outside the tensor, stores
-    skip those elements, reductions combine a group's elements in index order,
-    conversions use the same integer e4m3 rounding as sm_80. Shared buffers are
-    ordinary buffers and copies are plain loops (one block runs at a time, so
-    there are no races to model). Layouts are ignored. `math.exp` stays for the
-    CPU pipeline, which calls the C library's `expf`.
+    Turns every `tile.kernel` into a `func.func` of the same name and
+    arguments (float8 tensors as i8) that runs the grid as a loop nest, one
+    block after the other; then MLIR's dialect conversion converts every
+    tile op with its pattern (CpuPatterns.h): fragments become heap buffers
+    of the tile's shape, every op a loop nest over its elements. Loads read
+    zero outside the tensor, stores skip those elements, reductions combine
+    a group's elements in index order, conversions use the same integer e4m3
+    rounding as sm_80. Shared buffers are ordinary buffers and copies are
+    plain loops (one block runs at a time, so there are no races to model).
+    Layouts are ignored. `math.exp` stays for the CPU pipeline, which calls
+    the C library's `expf`.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
