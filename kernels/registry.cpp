@@ -13,24 +13,11 @@
 
 namespace tk::kernels {
 
-/// `c` with a tuning setting from the environment applied (`tk compile`
-/// shows an experiment's code), or, when the setting is bad, `c` unchanged
-/// and a warning.
-template <typename Config, typename Apply> static Config tuned(const std::string &name, Config c, Apply apply) {
-  Config t = c;
-  if (std::string error = apply(t); !error.empty()) {
-    std::fprintf(stderr, "tk: %s; %s keeps its defaults\n", error.c_str(), name.c_str());
-    return c;
-  }
-  return t;
-}
-
 static KernelVariant perTokenCastVariant(const std::string &name, quant::PerTokenCastConfig c,
                                          quant::PerTokenMode mode = quant::PerTokenMode::Cast) {
   c.mode = mode;
   c.xContiguous = true; // what the C API compiles for contiguous rows, the common case
-  c = tuned(name, c, quant::applyScheduleOverride);
-  return {name, runtime::factoryOf(quant::buildPerTokenCast, c)};
+  return {name, scheduledFactory(quant::perTokenCastSchedule(), quant::buildPerTokenCast, c)};
 }
 
 static quant::PerTokenCastConfig e2m1(quant::PerTokenCastConfig c) {
@@ -53,6 +40,14 @@ static quant::PerTokenCastConfig requant(quant::PerTokenCastConfig c, int64_t bI
   c.inBlockM = bIn;
   c.inBlockK = gIn;
   return c;
+}
+
+const std::vector<const ScheduledOperator *> &scheduledOperators() {
+  static const std::vector<const ScheduledOperator *> ops = {
+      &quant::perTokenCastSchedule(),     &quant::perChannelCastSchedule(), &quant::perBlockLosslessSchedule(),
+      &quant::swigluPerTokenSchedule(),   &quant::swigluBackwardSchedule(), &transpose::transposeSchedule(),
+  };
+  return ops;
 }
 
 const std::vector<ShippedKernel> &shippedKernels() {
@@ -113,12 +108,11 @@ const std::vector<ShippedKernel> &shippedKernels() {
                     {perBlock("per_block_cast_with_precomputed_sf.bf16.k7168.b128.g128",
                               {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
     auto perChannel = [](const std::string &name, quant::PerChannelCastConfig c) {
-      c = tuned(name, c, quant::applyTuningOverrides);
-      return KernelVariant{name, runtime::factoryOf(quant::buildPerChannelCast, c)};
+      return KernelVariant{name, scheduledFactory(quant::perChannelCastSchedule(), quant::buildPerChannelCast, c)};
     };
     auto lossless = [](const std::string &name, quant::PerBlockLosslessConfig c) {
-      c = tuned(name, c, quant::applyLosslessTuning);
-      return KernelVariant{name, runtime::factoryOf(quant::buildPerBlockCastLossless, c)};
+      return KernelVariant{name,
+                           scheduledFactory(quant::perBlockLosslessSchedule(), quant::buildPerBlockCastLossless, c)};
     };
     list.push_back({"per_block_cast_lossless", "quant", "tk_per_block_cast_lossless",
                     "FP4 with power-of-two scales -> e4m3 with larger blocks, exactly",
@@ -155,24 +149,31 @@ const std::vector<ShippedKernel> &shippedKernels() {
     auto backwardConfig = [](const std::string &name, int64_t h, int64_t g, std::optional<float> clamp) {
       quant::SwigluBackwardConfig c;
       c.hidden = h, c.group = g, c.roundSf = true, c.clamp = clamp;
-      return tuned(name, c, quant::applyBackwardTileOverride);
+      return c;
     };
     auto swigluBackward = [](const std::string &name, const quant::SwigluBackwardConfig &c) {
-      return KernelVariant{name, runtime::factoryOf(quant::buildSwigluBackward, c)};
+      return KernelVariant{name, scheduledFactory(quant::swigluBackwardSchedule(), quant::buildSwigluBackward, c)};
     };
     const quant::SwigluBackwardConfig g128 = backwardConfig("swiglu_backward.h7168.g128", 7168, 128, {});
-    const int64_t chunks = g128.numChunks(); // the weight gradient sums the g128 kernel's chunks
+    // The weight gradient sums the chunks of the g128 kernel, as scheduled for the target.
+    runtime::KernelFactory weightGrad = runtime::factoryOf(quant::buildWeightGradFromRowDots, quant::WeightGradConfig{});
+    weightGrad.build = [g128](mlir::MLIRContext &ctx, const compiler::Target &target) {
+      quant::SwigluBackwardConfig c = g128;
+      runtime::ScheduleChoice choice;
+      if (runtime::Status s = quant::swigluBackwardSchedule().choose(runtime::ScheduleSettings::fromEnvironment(),
+                                                                      target, c, choice);
+          !s.isOk())
+        throw std::invalid_argument(s.message());
+      return quant::buildWeightGradFromRowDots(ctx, quant::WeightGradConfig{c.numChunks()});
+    };
     list.push_back({"swiglu_backward_and_per_token_cast", "quant", "tk_swiglu_backward_and_per_token_cast",
                     "SwiGLU backward from e4m3 input: bf16 + per-token e4m3 gradients, weight gradient",
                     {swigluBackward("swiglu_backward.h7168.g128", g128),
                      swigluBackward("swiglu_backward.h7168.g32.clamp0.5",
                                     backwardConfig("swiglu_backward.h7168.g32.clamp0.5", 7168, 32, 0.5f)),
-                     KernelVariant{"swiglu_backward.weight_grad.h7168",
-                                   runtime::factoryOf(quant::buildWeightGradFromRowDots,
-                                                      quant::WeightGradConfig{chunks})}}});
+                     KernelVariant{"swiglu_backward.weight_grad.h7168", weightGrad}}});
     auto swigluToken = [](const std::string &name, quant::SwigluPerTokenCastConfig c) {
-      c = tuned(name, c, quant::applySwigluTokenTuning);
-      return KernelVariant{name, runtime::factoryOf(quant::buildSwigluPerTokenCast, c)};
+      return KernelVariant{name, scheduledFactory(quant::swigluPerTokenSchedule(), quant::buildSwigluPerTokenCast, c)};
     };
     auto swigluTokenConfig = [](int64_t h, int64_t g, bool routed, std::optional<float> clamp) {
       quant::SwigluPerTokenCastConfig c;
@@ -226,8 +227,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
                        return c;
                      }())}});
     auto transposeVariant = [](const std::string &name, transpose::TransposeConfig c) {
-      c = tuned(name, c, transpose::applyTileOverride);
-      return KernelVariant{name, runtime::factoryOf(transpose::buildBatchedTranspose, c)};
+      return KernelVariant{name, scheduledFactory(transpose::transposeSchedule(), transpose::buildBatchedTranspose, c)};
     };
     list.push_back({"batched_transpose", "transpose", "tk_batched_transpose",
                     "out[b, c, r] = x[b, r, c], 64 x 64 tiles (128 x 64 for 2-byte elements) through shared memory",

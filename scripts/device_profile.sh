@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine: tile sweeps of the per-channel kernels
-# (TK_PER_CHANNEL_TILE) and an Nsight Compute profile of one launch of each
-# slow operator. Arguments: the operators to profile (tk bench --only names);
-# SWEEP and SWEEP_OPS (comma-separated) choose the sweep. Each SWEEP entry is
-# ROWSxCOLSxTHREADS (a TK_PER_CHANNEL_TILE value) or VAR=VALUE[,VAR=VALUE...]
-# (e.g. TK_PER_CHANNEL_PIPELINE=3x8,TK_PER_CHANNEL_TILE=128x32x128).
+# Runs on the GPU machine: schedule sweeps (tk bench under each TK_SCHEDULE
+# value; `tk tune` searches the declared spaces, this times values of your
+# own) and an Nsight Compute profile of one launch of each slow operator.
+# Arguments: the operators to profile (tk bench --only names); SWEEP and
+# SWEEP_OPS (comma-separated) choose the sweep. Each SWEEP entry is a
+# TK_SCHEDULE value without spaces (e.g. per_channel_cast:rows=128,cols=32,
+# threads=128,stages=3,tiles=8).
 # NCU_MATCH=TEXT profiles only the rows whose text contains it (tk bench
 # --match), NCU_SECONDS bounds each profile.
 # SWEEP_FLAGS adds tk bench flags (e.g. --headline) to every sweep run.
@@ -14,9 +15,8 @@ source scripts/unpack_carry.sh
 tk=/tmp/tk-bin/tk
 export TK_PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 for entry in ${SWEEP:-}; do
-  [[ $entry == *=* ]] || entry="TK_PER_CHANNEL_TILE=$entry"
-  echo "== $entry"
-  env ${entry//,/ } "$tk" bench ${SWEEP_FLAGS:-} --only "$SWEEP_OPS" --json "$out/sweep_${entry//[=,]/_}.json" 2>&1 |
+  echo "== TK_SCHEDULE=$entry"
+  TK_SCHEDULE="$entry" "$tk" bench ${SWEEP_FLAGS:-} --only "$SWEEP_OPS" --json "$out/sweep_${entry//[=,:;]/_}.json" 2>&1 |
     grep -E "^(per_|swiglu|batched|cast_back|tk:)"
 done
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)

@@ -1,6 +1,7 @@
 //===- per_block_cast_lossless.h - FP4 -> FP8 re-blocking (quant.md 4.9) --===//
 #pragma once
 
+#include "kernels/common/operator_schedule.h"
 #include "kernels/quant/formats.h"
 #include "tk/dsl/KernelBuilder.h"
 
@@ -17,8 +18,7 @@ struct PerBlockLosslessConfig {
   bool outPackedSf = false; ///< output scale factors as packed UE8M0 words (byte view)
   int64_t xAlignBytes = 16, outAlignBytes = 16;
 
-  /// The CTA's tile and threads for a tuning experiment (TK_LOSSLESS_TILE,
-  /// applyLosslessTuning); 0: the defaults below.
+  /// The CTA's tile and threads (the schedule); 0: the defaults below.
   int64_t tileRows = 0, tileCols = 0, threadCount = 0;
 
   /// max(b_out, 32) rows by about 16384 / rows columns, a multiple of g_out
@@ -41,13 +41,8 @@ struct PerBlockLosslessConfig {
 /// powers of two (so output blocks tile the 32-row minimum evenly).
 dsl::BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLosslessConfig &config);
 
-/// Applies TK_LOSSLESS_TILE=ROWSxCOLSxTHREADS (a tuning experiment: the
-/// tile and threads of every lossless kernel launched after it is set).
-/// Rows must be a multiple of both block heights, columns of both block
-/// widths, threads a power of two from 32 to 1024 with a multiple of 16
-/// values each. Returns the error of a malformed or unusable value, ""
-/// otherwise (also when unset).
-std::string applyLosslessTuning(PerBlockLosslessConfig &config);
+/// The lossless kernel's schedule: its tile and threads.
+const OperatorSchedule<PerBlockLosslessConfig> &perBlockLosslessSchedule();
 
 /// C++ reference. x is (M, K / 2) packed e2m1 bytes; sfIn(p, q) at
 /// sfIn[p * in0 + q * in1] (powers of two or zero); out (M, K) e4m3 codes;

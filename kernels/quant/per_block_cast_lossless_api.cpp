@@ -135,8 +135,11 @@ extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor 
     return tk::runtime::report(s);
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
-  if (std::string error = applyLosslessTuning(config); !error.empty())
-    return tk::runtime::report(Status::invalid("tk_per_block_cast_lossless: " + error));
+  tk::compiler::Target target;
+  if ((s = ctx->targetFor({x, x_sf, out, out_sf}, target)).isOk())
+    s = perBlockLosslessSchedule().resolve(ctx, target, config);
+  if (!s.isOk())
+    return tk::runtime::report(s);
   return tk::runtime::report(run(ctx, config, x, config.inPackedSf ? &packedIn : x_sf, out,
                                  config.outPackedSf ? &packedOut : out_sf, stream));
 }

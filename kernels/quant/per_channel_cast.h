@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "kernels/common/tuning_setting.h"
+#include "kernels/common/operator_schedule.h"
 #include "kernels/quant/formats.h"
 #include "kernels/quant/swiglu.h"
 #include "tk/dsl/KernelBuilder.h"
@@ -119,13 +119,11 @@ struct PerChannelCastConfig {
   /// 431.3 µs, with clamp 469.5 -> 439.3. Not the non-transposed b = 32
   /// form: 136 -> 123 registers, but 365.5 -> 380.5 µs.
   bool rereadsThreadIndex() const { return rereadIndex >= 0 ? rereadIndex == 1 : swiglu && transposed; }
-  /// -1: the default above; 0 off, 1 on (TK_PER_CHANNEL_REREAD, a tuning
-  /// experiment).
+  /// -1: the default above; 0 off, 1 on.
   int64_t rereadIndex = -1;
   /// The transposed forms: consecutive rows per thread of the tile
   /// transposed (KernelBuilder::transposeRowsPerThread: 4, 8 or 16); 0: the
-  /// default, transposeRowsPerThread() (TK_PER_CHANNEL_TRANSPOSE_ROWS, a
-  /// tuning experiment).
+  /// default, transposeRowsPerThread().
   int64_t transposeRows = 0;
   /// 8 for the plain transposed cast, on tiles of 64 threads: at b = 32
   /// (64 x 64 tiles) a 32-row column group then lies inside one warp (4
@@ -170,22 +168,15 @@ struct PerChannelCastConfig {
   }
   /// SwiGLU without a transpose at b = 32: each tile one block of rows.
   bool swigluRowsOfOneBlock() const { return swiglu && !transposed && blockM == 32; }
+  /// The problem's values and the schedule's fields that are set.
   std::string key() const;
 };
 
 dsl::BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &config);
 
-/// Applies the tuning experiments set in the environment to `config`:
-/// TK_PER_CHANNEL_TILE=ROWSxCOLSxTHREADS (the tile and threads of every
-/// per-channel kernel launched after it is set), then
-/// TK_PER_CHANNEL_ACCESS_BYTES=4|8|16 (accessBytes), TK_PER_CHANNEL_RELOAD=0|1
-/// (reload), TK_PER_CHANNEL_REREAD=0|1 (rereadIndex),
-/// TK_PER_CHANNEL_TRANSPOSE_ROWS=4|8|16 (transposeRows), then
-/// TK_PER_CHANNEL_PIPELINE=STAGESxTILES (kernels/common/tuning_setting.h;
-/// STAGES is capped at what kPipelineSharedBytes holds; the row gather, whose
-/// rows are data-dependent, keeps its unpipelined kernel). Returns the error
-/// of a malformed or unusable value, "" otherwise (also when unset).
-std::string applyTuningOverrides(PerChannelCastConfig &config);
+/// The schedule of the per-channel kernels (tile, threads, access width,
+/// reloading, the thread index in loops, transposed rows, pipeline).
+const OperatorSchedule<PerChannelCastConfig> &perChannelCastSchedule();
 
 /// C++ reference. x (M, K) contiguous (bf16 bits, fp32, or e4m3 codes with
 /// their dequantization multipliers xs (M, K / 128)); out (M, K), or (K, M)

@@ -19,9 +19,7 @@ Status invalid(const char *op, const std::string &what) { return Status::invalid
 /// Compiles (or finds) the kernel of `config` and launches it on `args`.
 Status launch(const char *op, tk_context ctx, PerChannelCastConfig config, std::vector<const tk_tensor *> args,
               tk_stream stream) {
-  if (std::string error = applyTuningOverrides(config); !error.empty())
-    return invalid(op, error);
-  return ctx->run(tk::runtime::factoryOf(buildPerChannelCast, config), args, stream);
+  return runScheduled(ctx, perChannelCastSchedule(), buildPerChannelCast, config, args, stream);
 }
 
 /// fmt, flags and b: e4m3, TK_ROUND_SF only, b = 128 (or 32 with `anyBlock`).

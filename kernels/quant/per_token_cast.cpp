@@ -1,6 +1,5 @@
 //===- per_token_cast.cpp - the kernel, in the DSL, and its reference -----===//
 #include "kernels/quant/per_token_cast.h"
-#include "kernels/common/tuning_setting.h"
 #include "kernels/quant/scale_rule.h"
 
 #include <algorithm>
@@ -53,6 +52,7 @@ std::string PerTokenCastConfig::kernelName() const {
 }
 
 std::string PerTokenCastConfig::key() const {
+  const std::string schedule = perTokenCastSchedule().spec().print(*this);
   return kernelName() + ":K=" + std::to_string(hidden) + ",g=" + std::to_string(group) + ",in=" + name(in) +
          (quantizedInput() ? ",inblock=" + std::to_string(inBlockM) + "x" + std::to_string(inBlockK) +
                                          (inPackedSf ? ",inue8m0" : "")
@@ -60,33 +60,67 @@ std::string PerTokenCastConfig::key() const {
          ",round=" + std::to_string(roundSf) + ",xalign=" + std::to_string(xAlignBytes) +
          (xContiguous ? ",xcontig" : "") +
          ",outalign=" + std::to_string(outAlignBytes) + (out == Format::E2M1 ? ",out=e2m1" : out == Format::E5M6 ? ",out=e5m6" : "") +
-         (packedSf ? ",ue8m0" : "") + (out == Format::E5M6 && e5m6Run != 16 ? ",run=" + std::to_string(e5m6Run) : "") +
-         (persistentBlocksPerSm ? ",persistent=" + std::to_string(persistentBlocksPerSm) : "") +
-         (tileRows ? ",rows=" + std::to_string(tileRows) : "") +
-         (pipelineStages ? ",pipeline=" + std::to_string(pipelineStages) + "x" + std::to_string(tilesPerBlock) : "");
+         (packedSf ? ",ue8m0" : "") + (schedule.empty() ? "" : "|" + schedule);
 }
 
-std::string applyScheduleOverride(PerTokenCastConfig &c) {
+/// What the kernel needs of a schedule beyond each field's range.
+static std::string checkSchedule(const PerTokenCastConfig &c) {
+  const bool set = c.tileRows || c.persistentBlocksPerSm || c.pipelineStages || c.tilesPerBlock != 1;
+  if (set && c.quantizedInput())
+    return "a quantized input's kernel keeps its schedule (rows, persistent and the pipeline are for bf16 and f32 "
+           "inputs)";
+  if (c.tileRows * c.tileK() > 16384) // the kernel holds the whole tile in registers
+    return std::to_string(c.tileRows) + " rows of " + std::to_string(c.tileK()) +
+           " columns exceed 16384 elements per block";
+  if (c.persistentBlocksPerSm && (c.pipelineStages || c.tilesPerBlock != 1))
+    return "persistent and the pipeline (stages, tiles) are separate schedules: set one";
+  if (c.pipelineStages * c.tileM() * c.tileK() * byteSize(c.in) > kPipelineSharedBytes)
+    return std::to_string(c.pipelineStages) + " stages exceed the " + std::to_string(kPipelineSharedBytes) +
+           " bytes a pipeline may take";
+  if (c.out != Format::E5M6 && c.e5m6Run != 16)
+    return "run is for an E5M6 output";
+  return "";
+}
+
+/// Rows per block around the heuristic's, a persistent grid, a short pipeline.
+static std::vector<std::string> searchSpace(const PerTokenCastConfig &c, const compiler::Target &) {
   if (c.quantizedInput())
-    return "";
-  int64_t rows = 0;
-  if (std::string error = readIntSetting("TK_PER_TOKEN_ROWS", 1, 64, "rows per block", rows); !error.empty())
-    return error;
-  if (rows * c.tileK() > 16384) // the kernel holds the whole tile in registers
-    return "TK_PER_TOKEN_ROWS=" + std::to_string(rows) + ": " + std::to_string(rows) + " rows of " +
-           std::to_string(c.tileK()) + " columns exceed 16384 elements per block";
-  if (rows)
-    c.tileRows = rows;
-  const char *persistent = std::getenv("TK_PER_TOKEN_PERSISTENT"), *pipeline = std::getenv("TK_PER_TOKEN_PIPELINE");
-  const bool persistentSet = persistent && *persistent, pipelineSet = pipeline && *pipeline;
-  if (persistentSet && pipelineSet)
-    return "TK_PER_TOKEN_PERSISTENT and TK_PER_TOKEN_PIPELINE are separate experiments: set one";
-  if (persistentSet)
-    return readIntSetting("TK_PER_TOKEN_PERSISTENT", 1, 32, "blocks per SM", c.persistentBlocksPerSm);
-  if (!pipelineSet)
-    return "";
-  return readPipelineSetting("TK_PER_TOKEN_PIPELINE", c.tileM() * c.tileK() * byteSize(c.in), c.pipelineStages,
-                             c.tilesPerBlock);
+    return {};
+  std::vector<std::string> out;
+  for (int64_t rows : {c.tileM() / 2, c.tileM() * 2, c.tileM() * 4})
+    if (rows >= 1 && rows * c.tileK() <= 16384)
+      out.push_back("rows=" + std::to_string(rows));
+  out.push_back("persistent=4");
+  out.push_back("stages=2,tiles=4");
+  if (c.out == Format::E5M6)
+    out.push_back("run=8");
+  return out;
+}
+
+/// A quantized input's kernel has one schedule; run shapes E5M6 outputs
+/// only; stages are as many as fit.
+static void leaveAside(PerTokenCastConfig &c) {
+  if (c.quantizedInput())
+    c.tileRows = c.persistentBlocksPerSm = c.pipelineStages = 0, c.tilesPerBlock = 1;
+  if (c.out != Format::E5M6)
+    c.e5m6Run = 16;
+  c.pipelineStages = stagesThatFit(c.pipelineStages, c.tileM() * c.tileK() * byteSize(c.in));
+}
+
+const OperatorSchedule<PerTokenCastConfig> &perTokenCastSchedule() {
+  using C = PerTokenCastConfig;
+  static const OperatorSchedule<C> schedule(
+      "per_token_cast",
+      "tk_per_token_cast, tk_per_token_cast_with_sf_only, tk_per_token_cast_with_precomputed_sf",
+      ScheduleSpec<C>({
+          {&C::tileRows, {"rows", "rows per block (the tile holds at most 16384 elements)", 1, 64, false, 0}},
+          {&C::persistentBlocksPerSm, {"persistent", "a persistent grid of this many blocks per SM", 1, 32, false, 0}},
+          {&C::pipelineStages, {"stages", "pipeline stages of the row tiles a block walks", 1, 8, false, 0}},
+          {&C::tilesPerBlock, {"tiles", "row tiles each block walks (with stages)", 1, 64, false, 1}},
+          {&C::e5m6Run, {"run", "values per thread along a row of E5M6 output", 8, 64, false, 16}},
+      }),
+      checkSchedule, searchSpace, leaveAside);
+  return schedule;
 }
 
 BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &c) {

@@ -1,6 +1,7 @@
 //===- per_token_cast.h - 1 x g group quantization (spec quant.md 4.1) ----===//
 #pragma once
 
+#include "kernels/common/operator_schedule.h"
 #include "kernels/quant/formats.h"
 #include "tk/dsl/KernelBuilder.h"
 
@@ -76,14 +77,9 @@ struct PerTokenCastConfig {
 
 dsl::BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &config);
 
-/// Applies TK_PER_TOKEN_PERSISTENT=K (1 to 32 blocks per SM) or
-/// TK_PER_TOKEN_PIPELINE=STAGESxTILES (stages 1 to 8 as far as 40 KB of
-/// buffers allow, tiles per CTA 1 to 64; 0x0: off) to a bf16 or f32 input's
-/// config (tuning experiments; other inputs keep their schedule). Returns an
-/// error message for a malformed value or both at once, "" otherwise.
-/// TK_PER_TOKEN_ROWS=n (1 to 64, at most 16384 elements per block) sets the
-/// rows per block, with either.
-std::string applyScheduleOverride(PerTokenCastConfig &config);
+/// The per-token kernels' schedule (rows per block, a persistent grid or a
+/// pipeline, E5M6 runs), for bf16 and f32 inputs.
+const OperatorSchedule<PerTokenCastConfig> &perTokenCastSchedule();
 
 /// C++ reference of the same operator. x is (M, K) with row stride `xRowStride`
 /// (elements; bf16 as raw uint16 bits or fp32); out is (M, K) contiguous e4m3

@@ -126,11 +126,9 @@ Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, Per
 
 tk_status launch(tk_context ctx, PerTokenCastConfig config, const tk_tensor *x, std::vector<const tk_tensor *> tensors,
                  tk_stream stream) {
-  if (std::string error = applyScheduleOverride(config); !error.empty())
-    return tk::runtime::report(Status::invalid(config.kernelName() + ": " + error));
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
-  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(buildPerTokenCast, config), tensors, stream));
+  return tk::runtime::report(runScheduled(ctx, perTokenCastSchedule(), buildPerTokenCast, config, tensors, stream));
 }
 
 } // namespace

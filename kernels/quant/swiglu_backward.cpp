@@ -13,12 +13,11 @@ using namespace tk::dsl;
 namespace tk::kernels::quant {
 
 std::string SwigluBackwardConfig::key() const {
+  const std::string schedule = swigluBackwardSchedule().spec().print(*this);
   return "swiglu_backward_and_per_token_cast:H=" + std::to_string(hidden) + ",g=" + std::to_string(group) +
          ",round=" + std::to_string(roundSf) + (clamp ? ",clampbits=" + std::to_string(bits(*clamp)) : "") +
          ",xalign=" + std::to_string(xAlignBytes) + ",galign=" + std::to_string(gradAlignBytes) +
-         ",outalign=" + std::to_string(outAlignBytes) + ",chunk=" + std::to_string(chunk()) + "x" +
-         std::to_string(numThreads()) +
-         (stages() ? ",pipeline=" + std::to_string(stages()) + "x" + std::to_string(rowsPerBlock()) : "");
+         ",outalign=" + std::to_string(outAlignBytes) + (schedule.empty() ? "" : "|" + schedule);
 }
 
 namespace {
@@ -83,18 +82,42 @@ int64_t SwigluBackwardConfig::stages() const {
   return std::min<int64_t>(wanted, kPipelineSharedBytes / stageBytes());
 }
 
-std::string applyBackwardTileOverride(SwigluBackwardConfig &c) {
-  SizesSetting tile;
-  if (std::string error = readSizesSetting("TK_SWIGLU_BACKWARD_TILE", "COLSxTHREADS", tile); !error.empty())
+static std::string checkSchedule(const SwigluBackwardConfig &c) {
+  if (std::string error = c.tileError(); !error.empty())
     return error;
-  if (!tile.text.empty()) {
-    SwigluBackwardConfig tried = c;
-    tried.chunkCols = tile.values[0], tried.threads = tile.values[1];
-    if (std::string error = tried.tileError(); !error.empty())
-      return tile.unusable("TK_SWIGLU_BACKWARD_TILE", error);
-    c = tried;
-  }
-  return readPipelineSetting("TK_SWIGLU_BACKWARD_PIPELINE", c.stageBytes(), c.pipelineStages, c.tilesPerBlock);
+  if (c.pipelineStages > 0 && c.pipelineStages * c.stageBytes() > kPipelineSharedBytes)
+    return std::to_string(c.pipelineStages) + " stages of " + std::to_string(c.stageBytes()) + " bytes exceed the " +
+           std::to_string(kPipelineSharedBytes) + " bytes a pipeline may take";
+  return "";
+}
+
+/// Chunks of half and twice the heuristic's width; a pipeline down a chunk.
+static std::vector<std::string> searchSpace(const SwigluBackwardConfig &c, const compiler::Target &) {
+  std::vector<std::string> out;
+  for (int64_t cols : {c.chunk() / 2, c.chunk() * 2})
+    for (int64_t threads : {cols / 8, cols / 4})
+      if (cols >= c.group && c.hidden % cols == 0 && threads >= 32 && threads <= 1024)
+        out.push_back("cols=" + std::to_string(cols) + ",threads=" + std::to_string(threads));
+  out.push_back("threads=" + std::to_string(std::min<int64_t>(1024, c.numThreads() * 2)));
+  out.push_back("stages=2,rows=4");
+  return out;
+}
+
+/// Stages are as many as fit.
+static void leaveAside(SwigluBackwardConfig &c) { c.pipelineStages = stagesThatFit(c.pipelineStages, c.stageBytes()); }
+
+const OperatorSchedule<SwigluBackwardConfig> &swigluBackwardSchedule() {
+  using C = SwigluBackwardConfig;
+  static const OperatorSchedule<C> schedule(
+      "swiglu_backward_and_per_token_cast", "tk_swiglu_backward_and_per_token_cast",
+      ScheduleSpec<C>({
+          {&C::chunkCols, {"cols", "columns of each half per block (a multiple of g dividing H)", 32, 16384, false, 0}},
+          {&C::threads, {"threads", "threads per block", 32, 1024, true, 0}},
+          {&C::pipelineStages, {"stages", "pipeline stages down a chunk (0: one row per block)", 0, 8, false, -1}},
+          {&C::tilesPerBlock, {"rows", "rows each block walks down its chunk", 1, 64, false, 0}},
+      }),
+      checkSchedule, searchSpace, leaveAside);
+  return schedule;
 }
 
 BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConfig &c) {

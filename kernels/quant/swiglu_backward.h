@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "kernels/common/tuning_setting.h"
+#include "kernels/common/operator_schedule.h"
 #include "kernels/quant/formats.h"
 #include "kernels/quant/swiglu.h"
 #include "tk/dsl/KernelBuilder.h"
@@ -52,12 +52,8 @@ struct SwigluBackwardConfig {
   std::string key() const;
 };
 
-/// TK_SWIGLU_BACKWARD_TILE=COLSxTHREADS (a tuning experiment): the chunk and
-/// threads of every backward kernel launched after it is set; then
-/// TK_SWIGLU_BACKWARD_PIPELINE=STAGESxROWS (kernels/common/tuning_setting.h).
-/// Returns the error of a malformed or unusable value, "" otherwise (also
-/// when unset).
-std::string applyBackwardTileOverride(SwigluBackwardConfig &config);
+/// The per-chunk kernel's schedule: its chunk, threads and pipeline.
+const OperatorSchedule<SwigluBackwardConfig> &swigluBackwardSchedule();
 
 /// The per-chunk kernel: tensors x (N, 2H) e4m3, x_sf (N, 2H / g) f32,
 /// grad_out (N, H) bf16, pos_to_token_topk (N, 1) i32, weight (T k) f32 ->

@@ -123,8 +123,11 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
   config.xAlignBytes = alignmentOf(&xv, 1);
   config.gradAlignBytes = alignmentOf(&gv, 2);
   config.outAlignBytes = std::min({alignmentOf(out, 2), alignmentOf(x_grad_fp8, 1), alignmentOf(x_grad, 2)});
-  if (std::string error = applyBackwardTileOverride(config); !error.empty())
-    return report(invalid(error));
+  tk::compiler::Target target;
+  if ((s = ctx->targetFor({&xv, x_sf, &gv, out, x_grad_fp8, x_grad_sf, x_grad}, target)).isOk())
+    s = swigluBackwardSchedule().resolve(ctx, target, config);
+  if (!s.isOk())
+    return report(s);
   // Each chunk's share of its row's dot product, from the first kernel to the
   // second, in a buffer allocated and freed in the stream's order.
   const int64_t chunks = config.numChunks();

@@ -1,6 +1,5 @@
 //===- swiglu_per_token_cast.cpp - the kernel, in the DSL, and its reference
 #include "kernels/quant/swiglu_per_token_cast.h"
-#include "kernels/common/tuning_setting.h"
 #include "kernels/quant/scale_rule.h"
 
 #include <cmath>
@@ -23,32 +22,57 @@ int64_t SwigluPerTokenCastConfig::tileM() const {
   return tileRows ? tileRows : 4096 % tileK() ? 1 : 4096 / tileK();
 }
 
-std::string applySwigluTokenTuning(SwigluPerTokenCastConfig &c) {
-  if (c.countClamps)
-    if (std::string error = readIntSetting("TK_SWIGLU_COUNT_BLOCKS_PER_SM", 0, 32,
-                                           "blocks per SM (0: one tile per block)", c.countingBlocksPerSm);
-        !error.empty())
-      return error;
-  SizesSetting tile;
-  if (std::string error = readSizesSetting("TK_SWIGLU_TILE", "ROWSxTHREADS", tile); !error.empty() ||
-      tile.text.empty())
-    return error;
-  if (!isPowerOfTwoIn(tile.values[0], 1, 64) || !isPowerOfTwoIn(tile.values[1], 32, 1024))
-    return tile.unusable("TK_SWIGLU_TILE", "rows a power of two up to 64, threads a power of two from 32 to 1024");
-  c.tileRows = tile.values[0], c.threadCount = tile.values[1];
+static std::string checkSchedule(const SwigluPerTokenCastConfig &c) {
+  if (c.countingBlocksPerSm && !c.countClamps)
+    return "count_blocks is for the kernel that counts clamps";
   return "";
 }
 
+/// count_blocks shapes the kernel that counts clamps only.
+static void leaveAside(SwigluPerTokenCastConfig &c) {
+  if (!c.countClamps)
+    c.countingBlocksPerSm = 0;
+}
+
+/// Rows per tile and threads around the heuristic's; the counting grid persistent.
+static std::vector<std::string> searchSpace(const SwigluPerTokenCastConfig &c, const compiler::Target &) {
+  std::vector<std::string> out;
+  const int64_t m = c.tileM();
+  for (auto [rows, threads] : {std::pair{m, int64_t(128)}, std::pair{m, int64_t(512)}, std::pair{m * 2, int64_t(256)},
+                               std::pair{std::max<int64_t>(1, m / 2), int64_t(128)}})
+    if (rows <= 64)
+      out.push_back("rows=" + std::to_string(rows) + ",threads=" + std::to_string(threads));
+  if (c.countClamps)
+    out.push_back("count_blocks=4");
+  return out;
+}
+
+const OperatorSchedule<SwigluPerTokenCastConfig> &swigluPerTokenSchedule() {
+  using C = SwigluPerTokenCastConfig;
+  static const OperatorSchedule<C> schedule(
+      "swiglu_forward_and_per_token_cast", "tk_swiglu_forward_and_per_token_cast",
+      ScheduleSpec<C>({
+          {&C::tileRows, {"rows", "rows per tile", 1, 64, true, 0}},
+          {&C::threadCount, {"threads", "threads per block", 32, 1024, true, 0}},
+          {&C::countingBlocksPerSm,
+           {"count_blocks", "the kernel that counts clamps on a persistent grid of this many blocks per SM (unset: a block per tile)",
+            1, 32, false, 0}},
+      }),
+      checkSchedule, searchSpace, leaveAside);
+  return schedule;
+}
+
 std::string SwigluPerTokenCastConfig::key() const {
+  const std::string schedule = swigluPerTokenSchedule().spec().print(*this);
   auto bitsOf = [](float f) { return std::to_string(bits(f)); };
   return "swiglu_forward_and_per_token_cast:H=" + std::to_string(hidden) + ",g=" + std::to_string(group) +
          ",in=" + name(in) + ",round=" + std::to_string(roundSf) + (packedSf ? ",ue8m0" : "") +
          (weights ? ",weights" : "") + (expertMask ? ",experts" : "") +
          (clamp ? ",clampbits=" + bitsOf(*clamp) : "") +
-         (countClamps ? ",count,persistent=" + std::to_string(countingBlocksPerSm) : "") +
+         (countClamps ? ",count" : "") +
          ",sfclamp=" + std::to_string(sfClampBits) + ",xalign=" + std::to_string(xAlignBytes) +
          ",outalign=" + std::to_string(outAlignBytes) + (wholeTiles ? ",whole" : "") +
-         (tileRows || threadCount ? ",tile=" + std::to_string(tileM()) + "x" + std::to_string(threads()) : "");
+         (schedule.empty() ? "" : "|" + schedule);
 }
 
 BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerTokenCastConfig &c) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kernels/common/operator_schedule.h"
 #include "kernels/quant/formats.h"
 #include "kernels/quant/swiglu.h"
 #include "tk/dsl/KernelBuilder.h"
@@ -43,8 +44,8 @@ struct SwigluPerTokenCastConfig {
   /// the counting form from 47.2% to 49.9%).
   int64_t tileK() const;
   int64_t tileM() const;
-  /// A tuning experiment (TK_SWIGLU_TILE): rows per tile and threads per
-  /// block instead of the defaults above and 256; 0 = the default.
+  /// Rows per tile and threads per block instead of the defaults above and
+  /// 256 (the schedule); 0 = the default.
   int64_t tileRows = 0, threadCount = 0;
   int64_t threads() const { return threadCount ? threadCount : 256; }
   int64_t groups() const { return ceilDiv(hidden, group); }
@@ -53,13 +54,9 @@ struct SwigluPerTokenCastConfig {
 
 dsl::BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerTokenCastConfig &config);
 
-/// Tuning experiments set in the environment: TK_SWIGLU_COUNT_BLOCKS_PER_SM=k
-/// (0 to 32, counting kernels only): the counting grid's blocks per SM (k = 4
-/// is the reference's persistent grid); TK_SWIGLU_TILE=ROWSxTHREADS: rows per
-/// tile (a power of two up to 64) and threads per block (a power of two from
-/// 32 to 1024). Returns an error message for a malformed value, "" otherwise
-/// (unset: nothing changes).
-std::string applySwigluTokenTuning(SwigluPerTokenCastConfig &config);
+/// The schedule: rows per tile, threads per block, and for the counting
+/// kernel a persistent grid of blocks per SM carrying block totals.
+const OperatorSchedule<SwigluPerTokenCastConfig> &swigluPerTokenSchedule();
 
 /// C++ reference for rows [rowBegin, rowEnd). x (N, 2H) contiguous (bf16 bits
 /// or fp32); weights: null or topk_weights flat with posToTokenTopk (N);

@@ -136,8 +136,12 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
   tensors.push_back(config.packedSf ? &packed : out_sf);
   if (n == 0)
     return report(Status::ok());
-  if (std::string error = applySwigluTokenTuning(config); !error.empty())
-    return report(invalid(error));
+  tk::compiler::Target target;
+  s = ctx->targetFor(tensors, target);
+  if (s.isOk())
+    s = swigluPerTokenSchedule().resolve(ctx, target, config);
+  if (!s.isOk())
+    return report(s);
   config.wholeTiles = n % config.tileM() == 0;
   return report(ctx->run(tk::runtime::factoryOf(buildSwigluPerTokenCast, config), tensors, stream));
 }

@@ -1,6 +1,5 @@
 //===- batched_transpose.cpp - the kernel, in the DSL, and its reference --===//
 #include "kernels/transpose/batched_transpose.h"
-#include "kernels/common/tuning_setting.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,31 +11,43 @@ using namespace tk::dsl;
 namespace tk::kernels::transpose {
 
 std::string TransposeConfig::key() const {
+  const std::string schedule = transposeSchedule().spec().print(*this);
   return std::string("batched_transpose:R=") + std::to_string(rows) + ",C=" + std::to_string(cols) +
-         ",dtype=" + name(dtype) + ",xalign=" + std::to_string(xAlignBytes) +
-         (tileR() == 64 && tileC() == 64 ? "" : ",tile=" + std::to_string(tileR()) + "x" + std::to_string(tileC())) +
-         (threads ? ",threads=" + std::to_string(threads) : "");
+         ",dtype=" + name(dtype) + ",xalign=" + std::to_string(xAlignBytes) + (schedule.empty() ? "" : "|" + schedule);
 }
 
-std::string applyTileOverride(TransposeConfig &c) {
-  if (std::string error = readPowerOfTwoSetting("TK_TRANSPOSE_THREADS", 32, 1024, "threads", c.threads);
-      !error.empty())
-    return error;
-  SizesSetting tile;
-  if (std::string error = readSizesSetting("TK_TRANSPOSE_TILE", "ROWSxCOLS", tile); !error.empty() ||
-      tile.text.empty())
-    return error;
-  const int64_t r = tile.values[0], k = tile.values[1];
-  if (!isPowerOfTwoIn(r, 16, 256) || !isPowerOfTwoIn(k, 16, 256))
-    return tile.unusable("TK_TRANSPOSE_TILE", "ROWSxCOLS must be powers of two from 16 to 256");
+/// A tile that divides the matrix, whose shared buffer stays within 48 KB.
+static std::string checkSchedule(const TransposeConfig &c) {
+  const int64_t r = c.tileR(), k = c.tileC();
   if (r * k * byteSize(c.dtype) > 32768) // its padded shared buffer stays within 48 KB
-    return "TK_TRANSPOSE_TILE '" + tile.text + "' takes " + std::to_string(r * k * byteSize(c.dtype)) +
-           " bytes of " + name(c.dtype) + ", over 32768";
+    return "a " + std::to_string(r) + " x " + std::to_string(k) + " tile takes " +
+           std::to_string(r * k * byteSize(c.dtype)) + " bytes of " + name(c.dtype) + ", over 32768";
   if (c.rows % r || c.cols % k)
-    return "TK_TRANSPOSE_TILE '" + tile.text + "' does not divide " + std::to_string(c.rows) + " x " +
-           std::to_string(c.cols);
-  c.tileRows = r, c.tileCols = k;
+    return "a " + std::to_string(r) + " x " + std::to_string(k) + " tile does not divide " + std::to_string(c.rows) +
+           " x " + std::to_string(c.cols);
   return "";
+}
+
+/// Square and oblong tiles of 64 and 128, with 128 and 256 threads.
+static std::vector<std::string> searchSpace(const TransposeConfig &, const compiler::Target &) {
+  std::vector<std::string> out;
+  for (const char *tile : {"rows=64,cols=64", "rows=128,cols=64", "rows=64,cols=128", "rows=128,cols=128"})
+    for (const char *threads : {",threads=128", ",threads=256"})
+      out.push_back(std::string(tile) + threads);
+  return out;
+}
+
+const OperatorSchedule<TransposeConfig> &transposeSchedule() {
+  using C = TransposeConfig;
+  static const OperatorSchedule<C> schedule(
+      "transpose", "tk_transpose, tk_batched_transpose",
+      ScheduleSpec<C>({
+          {&C::tileRows, {"rows", "rows of the CTA's tile of x (dividing its rows)", 16, 256, true, 0}},
+          {&C::tileCols, {"cols", "columns of the CTA's tile of x (dividing its columns)", 16, 256, true, 0}},
+          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+      }),
+      checkSchedule, searchSpace);
+  return schedule;
 }
 
 BuiltKernel buildBatchedTranspose(mlir::MLIRContext &ctx, const TransposeConfig &c) {

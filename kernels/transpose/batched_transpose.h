@@ -1,6 +1,7 @@
 //===- batched_transpose.h - out[b, c, r] = x[b, r, c] (quant.md 4.19) ----===//
 #pragma once
 
+#include "kernels/common/operator_schedule.h"
 #include "tk/dsl/KernelBuilder.h"
 
 #include <string>
@@ -30,17 +31,13 @@ struct TransposeConfig {
     return tileRows ? tileRows : wideTile() || (dtype == dsl::DType::I16 && rows % 128 == 0) ? 128 : 64;
   }
   int64_t tileC() const { return tileCols ? tileCols : wideTile() ? 128 : 64; }
-  /// 256 for a 128 x 128 tile (default or TK_TRANSPOSE_TILE), else 128.
+  /// 256 for a 128 x 128 tile, else 128.
   int64_t numThreads() const { return threads ? threads : tileR() == 128 && tileC() == 128 ? 256 : 128; }
   std::string key() const;
 };
 
-/// Applies TK_TRANSPOSE_TILE=ROWSxCOLS (a tuning experiment: powers of two
-/// from 16 to 256 dividing the config's rows and columns, at most 32 KB)
-/// and TK_TRANSPOSE_THREADS=N (a power of two from 32 to 1024). Unset or
-/// empty: "" and nothing changes; otherwise "" with the tile or the threads
-/// set, or an error naming the variable.
-std::string applyTileOverride(TransposeConfig &config);
+/// The transposes' schedule: tile and threads.
+const OperatorSchedule<TransposeConfig> &transposeSchedule();
 
 dsl::BuiltKernel buildBatchedTranspose(mlir::MLIRContext &ctx, const TransposeConfig &config);
 

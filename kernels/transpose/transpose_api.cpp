@@ -73,9 +73,8 @@ tk_status run(const char *op, tk_context ctx, const tk_tensor &x, const tk_tenso
   config.cols = x.shape[2];
   config.dtype = static_cast<tk::dsl::DType>(xBits.dtype);
   config.xAlignBytes = alignmentOf(&x, tk::dsl::byteSize(config.dtype));
-  if (std::string error = applyTileOverride(config); !error.empty())
-    return tk::runtime::report(invalid(op, error));
-  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(buildBatchedTranspose, config), {&xBits, &outBits}, stream));
+  return tk::runtime::report(
+      runScheduled(ctx, transposeSchedule(), buildBatchedTranspose, config, {&xBits, &outBits}, stream));
 }
 
 /// A 2-D tensor as a batch of one.

@@ -41,14 +41,8 @@ const char *tk_version(void) {
   return v.c_str();
 }
 
-tk_status tk_context_create(tk_context *ctx) {
-  if (!ctx)
-    return report(Status::invalid("tk_context_create: ctx is null"));
-  *ctx = new (std::nothrow) tk_context_s();
-  if (!*ctx)
-    return report({TK_ERROR_INTERNAL, "out of host memory"});
-  return report(Status::ok());
-}
+// tk_context_create is the kernels layer's (kernels/context_api.cpp): it
+// checks TK_SCHEDULE against the operators' schedules.
 
 tk_status tk_context_destroy(tk_context ctx) {
   delete ctx;

@@ -88,14 +88,39 @@ static bool cpuForced() {
   return b && std::string(b) == "cpu";
 }
 
-Status tk_context_s::run(const KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
-                         tk_stream stream) {
+/// Whether a call on `tensors` runs on the CPU path; an error for tensors in
+/// both places.
+static Status onCpu(const std::vector<const tk_tensor *> &tensors, bool &cpu) {
   size_t onHost = 0;
   for (const tk_tensor *t : tensors)
-    onHost += t->device == TK_DEVICE_CPU;
+    onHost += t && t->device == TK_DEVICE_CPU;
   if (onHost != 0 && onHost != tensors.size())
     return Status::invalid("tensors of one call must all be in host memory or all on the CUDA device");
-  if (onHost || cpuForced()) {
+  cpu = onHost || cpuForced();
+  return Status::ok();
+}
+
+Status tk_context_s::targetFor(const std::vector<const tk_tensor *> &tensors, tk::compiler::Target &out) {
+  bool cpu = false;
+  Status s = onCpu(tensors, cpu);
+  if (!s.isOk())
+    return s;
+  if (cpu) {
+    out = tk::compiler::cpuTarget();
+    return Status::ok();
+  }
+  if (!(s = ensureDevice()).isOk())
+    return s;
+  out = *target;
+  return Status::ok();
+}
+
+Status tk_context_s::run(const KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
+                         tk_stream stream) {
+  bool cpu = false;
+  if (Status s = onCpu(tensors, cpu); !s.isOk())
+    return s;
+  if (cpu) {
     std::shared_ptr<CpuKernel> kernel;
     Status s = cpuCache.get(factory, kernel);
     if (!s.isOk())

@@ -2,6 +2,8 @@
 // bit-exact against the reference and the lossless property per element.
 #include "bench/lossless_check.h"
 
+#include "tests/kernels/schedule_context.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -50,26 +52,30 @@ TEST(Cpu_per_block_cast_lossless, OutOfRangeExponentIsAnError) {
   tk_context_destroy(ctx);
 }
 
-// TK_LOSSLESS_TILE (a tuning experiment) changes the tile and threads of
-// every lossless kernel, results unchanged; a malformed or unusable value is
-// an error through the C API, not a silent default.
-TEST(Cpu_per_block_cast_lossless, TileOverrideKeepsResultsAndRejectsBadValues) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (const char *tile : {"32x256x128", "128x256x512"}) {
-    setenv("TK_LOSSLESS_TILE", tile, 1);
+// The schedule's tile and threads change every lossless kernel's split of
+// the work, results unchanged; a tile that does not fit is an error through
+// the C API, not a silent default.
+TEST(Cpu_per_block_cast_lossless, ScheduledTilesKeepResultsAndRejectBadValues) {
+  for (const char *tile : {"rows=32,cols=256,threads=128", "rows=128,cols=256,threads=512"}) {
+    tk::test::ScheduledContext ctx(std::string("per_block_cast_lossless:") + tile);
     expectExact(ctx, {130, 2048, 1, 32, 1, 128, true, true, 31});
     expectExact(ctx, {130, 576, 1, 32, 32, 128, false, false, 32}); // partial tiles along both dimensions
   }
-  for (const char *bad : {"32x256", "32x200x128", "32x256x96", "16x256x128", "32x128x512"}) {
-    setenv("TK_LOSSLESS_TILE", bad, 1);
+  // Columns not whole blocks; rows not whole 32-row blocks; 512 threads with
+  // fewer than 16 values each.
+  for (const char *bad : {"rows=32,cols=200,threads=128", "rows=16,cols=256,threads=128",
+                          "rows=32,cols=128,threads=512"}) {
+    tk::test::ScheduledContext ctx(std::string("per_block_cast_lossless:") + bad);
     tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, {64, 576, 1, 32, 32, 128}, false);
     EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
-    EXPECT_NE(r.error.find("TK_LOSSLESS_TILE"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("TK_SCHEDULE: per_block_cast_lossless: "), std::string::npos) << r.error;
   }
-  unsetenv("TK_LOSSLESS_TILE");
-  expectExact(ctx, {64, 576, 1, 32, 32, 128, false, false, 33});
-  tk_context_destroy(ctx);
+  for (const char *bad : {"threads=96", "cols=16", "rows=32x256"}) {
+    setenv("TK_SCHEDULE", (std::string("per_block_cast_lossless:") + bad).c_str(), 1);
+    tk_context ctx = nullptr;
+    EXPECT_EQ(tk_context_create(&ctx), TK_ERROR_INVALID_ARGUMENT) << bad;
+    unsetenv("TK_SCHEDULE");
+  }
 }
 
 // Block heights that are not powers of two are valid per the spec but not

@@ -1,6 +1,7 @@
 // The per-channel casts on the CPU path through the C API with host tensors,
 // bit-exact against the C++ reference.
 #include "bench/per_channel_cast_check.h"
+#include "tests/kernels/schedule_context.h"
 
 #include <gtest/gtest.h>
 
@@ -17,17 +18,31 @@ void runCase(tk_context ctx, const tk::bench::PerChannelCastCase &c) {
   EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
 }
 
-/// Each of `bad` as the value of the tuning setting `var` is refused through
-/// the C API with an error that names the setting; `var` is unset after.
-void expectSettingRefused(tk_context ctx, const char *var, std::initializer_list<const char *> bad,
-                          const tk::bench::PerChannelCastCase &c = {128, 576, 128, TK_BF16, true, false, 9}) {
-  for (const char *value : bad) {
-    setenv(var, value, 1);
-    tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, c, false);
-    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << var << "=" << value;
-    EXPECT_NE(r.error.find(var), std::string::npos) << r.error;
+using tk::test::ScheduledContext;
+
+/// Each of `bad` as per_channel_cast's schedule is refused through the C API
+/// with an error that names TK_SCHEDULE and `expected`: by tk_context_create
+/// where the fields do not parse, else by the call.
+void expectScheduleRefused(std::initializer_list<const char *> bad, const std::string &expected,
+                           const tk::bench::PerChannelCastCase &c = {128, 576, 128, TK_BF16, true, false, 9}) {
+  for (const char *fields : bad) {
+    const std::string schedule = std::string("per_channel_cast:") + fields;
+    setenv("TK_SCHEDULE", schedule.c_str(), 1);
+    tk_context ctx = nullptr;
+    tk_status created = tk_context_create(&ctx);
+    unsetenv("TK_SCHEDULE");
+    std::string error = created == TK_SUCCESS ? "" : tk_last_error();
+    if (created == TK_SUCCESS) {
+      tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, c, false);
+      EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << schedule;
+      error = r.error;
+      tk_context_destroy(ctx);
+    } else {
+      EXPECT_EQ(created, TK_ERROR_INVALID_ARGUMENT) << schedule;
+    }
+    EXPECT_NE(error.find("TK_SCHEDULE"), std::string::npos) << schedule << ": " << error;
+    EXPECT_NE(error.find(expected), std::string::npos) << schedule << ": " << error;
   }
-  unsetenv(var);
 }
 
 // Suite names Cpu_<kernel>: the coverage test looks for them.
@@ -120,79 +135,61 @@ TEST(Cpu_swiglu_forward_and_per_channel_cast_and_transpose, SmallGridIsBitExact)
 
 namespace {
 
-// TK_PER_CHANNEL_TILE (a tuning experiment) changes the tile and threads of
-// every per-channel kernel, results unchanged; a malformed or unusable value
-// is an error through the C API, not a silent default.
-TEST(Cpu_per_channel_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (const char *tile : {"256x128x256", "128x16x64"}) {
-    setenv("TK_PER_CHANNEL_TILE", tile, 1);
+// The schedule's tile and threads change every per-channel kernel's split of
+// the work, results unchanged; a tile that does not fit is an error through
+// the C API, not a silent default.
+TEST(Cpu_per_channel_cast, ScheduledTilesKeepResultsAndRejectBadValues) {
+  for (const char *tile : {"rows=256,cols=128,threads=256", "rows=128,cols=16,threads=64"}) {
+    ScheduledContext ctx(std::string("per_channel_cast:") + tile);
     runCase(ctx, {384, 576, 128, TK_BF16, true, false, 7});
     runCase(ctx, {384, 576, 128, TK_BF16, false, true, 8});
   }
-  expectSettingRefused(ctx, "TK_PER_CHANNEL_TILE", {"128x64", "96x64x128", "128x40x128", "128x64x96"});
-  runCase(ctx, {128, 576, 128, TK_BF16, true, false, 10});
-  tk_context_destroy(ctx);
+  expectScheduleRefused({"rows=96"}, "rows must be a multiple of b = 128, got 96");
+  expectScheduleRefused({"cols=40"}, "cols must be a multiple of 16, got 40");
+  expectScheduleRefused({"threads=96"}, "threads must be a power of two from 32 to 1024, got 96");
+  expectScheduleRefused({"rows=128x64", "tile=128"}, "per_channel_cast");
 }
 
-// TK_PER_CHANNEL_TRANSPOSE_ROWS (a tuning experiment) changes the rows per
-// thread of the transposed tile, results unchanged; other values are refused.
-TEST(Cpu_per_channel_cast, TransposeRowsOverrideKeepsResultsAndRejectsBadValues) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+// trows changes the rows per thread of the transposed tile, results
+// unchanged; other values are refused.
+TEST(Cpu_per_channel_cast, TransposeRowsKeepResultsAndRejectBadValues) {
   for (const char *rows : {"4", "16"}) {
-    setenv("TK_PER_CHANNEL_TRANSPOSE_ROWS", rows, 1);
+    ScheduledContext ctx(std::string("per_channel_cast:trows=") + rows);
     runCase(ctx, {384, 576, 32, TK_BF16, true, true, 11});
     runCase(ctx, {384, 576, 128, TK_BF16, false, true, 12});
   }
-  expectSettingRefused(ctx, "TK_PER_CHANNEL_TRANSPOSE_ROWS", {"2", "12", "32", "eight"},
-                       {128, 576, 32, TK_BF16, true, true, 13});
-  runCase(ctx, {384, 576, 32, TK_BF16, true, true, 14});
-  tk_context_destroy(ctx);
+  expectScheduleRefused({"trows=2", "trows=12", "trows=32"}, "trows must be a power of two from 4 to 16");
+  expectScheduleRefused({"trows=eight"}, "trows takes an integer, got 'eight'");
 }
 
 // A per-token quantized input's multipliers cover 128 channels each: a tile
-// wider than 128 channels reads one per 128 (S11 run 4 found 128 x 256 tiles
-// using the first for all), one narrower must not straddle two, and a tile
-// width that would is refused.
+// wider than 128 channels reads one per 128 (an earlier kernel used the
+// first for all), one narrower must not straddle two, and a tile width that
+// would is refused.
 TEST(Cpu_per_channel_cast_fused, WideAndNarrowTilesOfAQuantizedInputAreBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (const char *tile : {"128x256x256", "128x512x256", "128x32x64"})
+  for (const char *tile : {"rows=128,cols=256,threads=256", "rows=128,cols=512,threads=256", "rows=128,cols=32,threads=64"})
     for (bool gather : {false, true}) {
-      setenv("TK_PER_CHANNEL_TILE", tile, 1);
       // 128 x 256 codes fill one 32 KB stage; 128 x 512 would not fit one.
-      setenv("TK_PER_CHANNEL_PIPELINE", gather || std::string(tile) != "128x256x256" ? "" : "1x1", 1);
+      const bool oneStage = !gather && std::string(tile) == "rows=128,cols=256,threads=256";
+      ScheduledContext ctx(std::string("per_channel_cast:") + tile + (oneStage ? ",stages=1,tiles=1" : ""));
       tk::bench::PerChannelCastCase c{gather ? 97 : 256, 1024, 128, TK_BF16, true, false, 41};
       c.quantized = true;
       if (gather)
         c.gatherTopk = 2, c.totalExperts = 8, c.localExperts = 3;
       runCase(ctx, c);
     }
-  unsetenv("TK_PER_CHANNEL_PIPELINE");
-  setenv("TK_PER_CHANNEL_TILE", "128x48x64", 1);
   tk::bench::PerChannelCastCase q{128, 1024, 128, TK_BF16, true, false, 42};
   q.quantized = true;
-  tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, q, false);
-  EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(r.error.find("128 channels"), std::string::npos) << r.error;
-  unsetenv("TK_PER_CHANNEL_TILE");
-  tk_context_destroy(ctx);
+  expectScheduleRefused({"rows=128,cols=48,threads=64"}, "128 channels", q);
 }
 
-// TK_PER_CHANNEL_ACCESS_BYTES and TK_PER_CHANNEL_RELOAD (tuning experiments:
-// narrower accesses; the input read again after the reduction instead of
-// kept in registers) keep results exact, pipelined or not, quantized or
-// gathered; other values, and of TK_PER_CHANNEL_REREAD, are C API errors
-// that name the setting.
-TEST(Cpu_per_channel_cast, AccessAndReloadSettingsKeepResultsAndRejectBadValues) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+// access and reload (narrower accesses; the input read again after the
+// reduction instead of kept in registers) keep results exact, pipelined or
+// not, quantized or gathered; other values, and of reread, are refused.
+TEST(Cpu_per_channel_cast, AccessAndReloadKeepResultsAndRejectBadValues) {
   for (const char *access : {"4", "8", "16"})
     for (const char *reload : {"0", "1"}) {
-      setenv("TK_PER_CHANNEL_ACCESS_BYTES", access, 1);
-      setenv("TK_PER_CHANNEL_RELOAD", reload, 1);
+      ScheduledContext ctx(std::string("per_channel_cast:access=") + access + ",reload=" + reload);
       runCase(ctx, {384, 576, 128, TK_BF16, true, false, 31});  // pipelined: the reload reads shared memory
       runCase(ctx, {384, 576, 32, TK_BF16, false, true, 32});   // transposed: no reload
       tk::bench::PerChannelCastCase q{256, 640, 128, TK_BF16, true, false, 33};
@@ -202,52 +199,54 @@ TEST(Cpu_per_channel_cast, AccessAndReloadSettingsKeepResultsAndRejectBadValues)
       g.quantized = true, g.gatherTopk = 2, g.totalExperts = 8, g.localExperts = 3;
       runCase(ctx, g);                                          // gathers the rows again
     }
-  unsetenv("TK_PER_CHANNEL_RELOAD");
-  expectSettingRefused(ctx, "TK_PER_CHANNEL_ACCESS_BYTES", {"2", "12", "32", "x"});
-  for (const char *setting : {"TK_PER_CHANNEL_RELOAD", "TK_PER_CHANNEL_REREAD"})
-    expectSettingRefused(ctx, setting, {"2", "-1", "on"});
-  tk_context_destroy(ctx);
+  expectScheduleRefused({"access=2", "access=12", "access=32"}, "access must be a power of two from 4 to 16");
+  expectScheduleRefused({"reload=2", "reload=-1", "reread=2"}, "must be 0..1");
+  expectScheduleRefused({"reload=on"}, "reload takes an integer");
 }
 
 } // namespace
 
 namespace {
 
-// TK_PER_CHANNEL_PIPELINE: each CTA walks several row tiles through a
-// tile.pipeline (buffer versions, copies ahead, guards past the last tile).
-// The CPU path runs the pipelined schedule sequentially, so its indexing is
-// checked bit-exact here; the row gather keeps its unpipelined kernel; an
-// unusable value is a C API error.
+// A pipeline: each CTA walks several row tiles through a tile.pipeline
+// (buffer versions, copies ahead, guards past the last tile). The CPU path
+// runs the pipelined schedule sequentially, so its indexing is checked
+// bit-exact here; a tile whose one stage does not fit is a C API error.
 TEST(Cpu_per_channel_cast, PipelinedScheduleIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (const char *pipeline : {"1x3", "2x2", "3x5", "8x4"}) {
-    setenv("TK_PER_CHANNEL_TILE", "128x32x128", 1); // 8 KB bf16 stages: up to 5 fit
-    setenv("TK_PER_CHANNEL_PIPELINE", pipeline, 1);
+  for (const char *pipeline : {"stages=1,tiles=3", "stages=2,tiles=2", "stages=3,tiles=5", "stages=5,tiles=4"}) {
+    // 8 KB bf16 stages: up to 5 fit
+    ScheduledContext ctx(std::string("per_channel_cast:rows=128,cols=32,threads=128,") + pipeline);
     runCase(ctx, {640, 576, 128, TK_BF16, false, false, 21});     // 5 row tiles, tiles per CTA do not divide them
-    runCase(ctx, {384, 576, 128, TK_F32, true, false, 22});       // f32: fewer stages fit
     runCase(ctx, {384, 576, 32, TK_BF16, false, true, 23});       // transposed, b = 32
     tk::bench::PerChannelCastCase q{384, 640, 128, TK_BF16, false, false, 24};
     q.quantized = true;
     runCase(ctx, q);
+  }
+  for (const char *pipeline : {"stages=1,tiles=3", "stages=2,tiles=3"}) {
+    // 16 KB stages (SwiGLU's gate and linear buffers; f32): 2 fit
+    ScheduledContext ctx(std::string("per_channel_cast:rows=128,cols=32,threads=128,") + pipeline);
     tk::bench::PerChannelCastCase s{256, 576, 128, TK_BF16, false, true, 25};
-    s.swiglu = true, s.clamp = 0.5f;                               // two buffers (gate, linear)
+    s.swiglu = true, s.clamp = 0.5f;
     runCase(ctx, s);
+    runCase(ctx, {384, 576, 128, TK_F32, true, false, 22});
+  }
+  {
+    // TK_SCHEDULE applies to every per-channel call: the row gather, which
+    // has no pipeline, leaves the stages and tiles aside.
+    ScheduledContext ctx("per_channel_cast:stages=2,tiles=2");
     tk::bench::PerChannelCastCase g{97, 640, 128, TK_BF16, false, false, 26};
     g.gatherTopk = 2, g.totalExperts = 8, g.localExperts = 3;
     runCase(ctx, g);
   }
-  unsetenv("TK_PER_CHANNEL_TILE");
-  expectSettingRefused(ctx, "TK_PER_CHANNEL_PIPELINE", {"3", "0x4", "9x2", "2x65", "2x4x1"});
-  setenv("TK_PER_CHANNEL_TILE", "256x64x256", 1); // one f32 stage is 64 KB: none fits
-  setenv("TK_PER_CHANNEL_PIPELINE", "2x2", 1);
-  tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, {256, 576, 128, TK_F32, false, false, 9},
-                                                            false);
-  EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(r.error.find("shared memory"), std::string::npos) << r.error;
-  unsetenv("TK_PER_CHANNEL_TILE");
-  unsetenv("TK_PER_CHANNEL_PIPELINE");
-  tk_context_destroy(ctx);
+  expectScheduleRefused({"stages=9", "tiles=65", "tiles=0"}, "per_channel_cast");
+  // One f32 stage of a 256 x 64 tile is 64 KB: none fits.
+  expectScheduleRefused({"rows=256,cols=64,threads=256,stages=2,tiles=2"}, "bytes a pipeline may take",
+                        {256, 576, 128, TK_F32, false, false, 9});
+  {
+    // Stages are a ceiling: 3 stages of 16 KB f32 tiles run as the 2 that fit.
+    ScheduledContext ctx("per_channel_cast:rows=128,cols=32,threads=128,stages=3,tiles=2");
+    runCase(ctx, {384, 576, 128, TK_F32, true, false, 22});
+  }
 }
 
 } // namespace

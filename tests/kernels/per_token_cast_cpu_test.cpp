@@ -3,6 +3,7 @@
 #include "bench/per_token_cast_check.h"
 #include "kernels/quant/per_token_cast.h"
 #include "tk/tk.h"
+#include "tests/kernels/schedule_context.h"
 
 #include <cmath>
 #include <cstring>
@@ -316,60 +317,55 @@ TEST(Cpu_per_token_cast, E2M1OutputIsBitExact) {
 
 namespace {
 
-// The schedule experiments: a persistent grid and a tile.pipeline (row tiles
-// per CTA, copies ahead; the CPU path runs the pipelined schedule
-// sequentially, so its indexing is checked here), results unchanged, over
-// row counts that leave partial CTAs, strided rows and e2m1/e5m6 outputs;
-// malformed values are C API errors.
-TEST(Cpu_per_token_cast, ScheduleExperimentsAreBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (const char *var : {"TK_PER_TOKEN_PERSISTENT", "TK_PER_TOKEN_PIPELINE", "TK_PER_TOKEN_ROWS"})
-    for (const char *value : {"1", "3", "1x1", "2x3", "4x2", "8x5", "8"}) {
-      if ((std::strchr(value, 'x') != nullptr) != (std::strcmp(var, "TK_PER_TOKEN_PIPELINE") == 0) ||
-          (!std::strcmp(value, "8") && std::strcmp(var, "TK_PER_TOKEN_ROWS")))
-        continue;
-      setenv(var, value, 1);
-      for (bench::PerTokenCastCase c : {bench::PerTokenCastCase{37, 7168, 128, TK_BF16, 0, 0, 3},
-                                        bench::PerTokenCastCase{21, 2560, 32, TK_F32, TK_ROUND_SF, 2600, 4},
-                                        bench::PerTokenCastCase{9, 576, 576, TK_BF16, TK_ROUND_SF, 0, 5},
-                                        bench::PerTokenCastCase{13, 2048, 32, TK_BF16, 0, 0, 6, TK_FORMAT_E2M1}}) {
-        auto [badOut, badSf] = runCase(ctx, c);
-        EXPECT_EQ(badOut, 0) << var << "=" << value << " " << bench::describe(c);
-        EXPECT_EQ(badSf, 0) << var << "=" << value << " " << bench::describe(c);
-      }
-      unsetenv(var);
+// Schedules: a persistent grid, a tile.pipeline (row tiles per CTA, copies
+// ahead; the CPU path runs the pipelined schedule sequentially, so its
+// indexing is checked here) and rows per block, results unchanged, over row
+// counts that leave partial CTAs, strided rows and e2m1 outputs; values out
+// of range and schedules that do not fit are C API errors.
+TEST(Cpu_per_token_cast, SchedulesAreBitExact) {
+  for (const char *schedule : {"persistent=1", "persistent=3", "stages=1,tiles=1", "stages=2,tiles=3",
+                               "stages=4,tiles=2", "stages=8,tiles=5", "rows=1", "rows=3", "rows=8"}) {
+    tk::test::ScheduledContext ctx(std::string("per_token_cast:") + schedule);
+    for (bench::PerTokenCastCase c : {bench::PerTokenCastCase{37, 7168, 128, TK_BF16, 0, 0, 3},
+                                      bench::PerTokenCastCase{21, 2560, 32, TK_F32, TK_ROUND_SF, 2600, 4},
+                                      bench::PerTokenCastCase{9, 576, 576, TK_BF16, TK_ROUND_SF, 0, 5},
+                                      bench::PerTokenCastCase{13, 2048, 32, TK_BF16, 0, 0, 6, TK_FORMAT_E2M1}}) {
+      auto [badOut, badSf] = runCase(ctx, c);
+      EXPECT_EQ(badOut, 0) << schedule << " " << bench::describe(c);
+      EXPECT_EQ(badSf, 0) << schedule << " " << bench::describe(c);
     }
-  const std::pair<const char *, const char *> bad[] = {{"TK_PER_TOKEN_PERSISTENT", "0"},
-                                                       {"TK_PER_TOKEN_PERSISTENT", "33"},
-                                                       {"TK_PER_TOKEN_PERSISTENT", "4x"},
-                                                       {"TK_PER_TOKEN_PIPELINE", "2"},
-                                                       {"TK_PER_TOKEN_PIPELINE", "9x1"},
-                                                       {"TK_PER_TOKEN_PIPELINE", "2x0"},
-                                                       {"TK_PER_TOKEN_ROWS", "0"},
-                                                       {"TK_PER_TOKEN_ROWS", "65"}};
-  for (auto [var, value] : bad) {
-    setenv(var, value, 1);
-    bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, {4, 576, 128, TK_BF16, 0},
-                                                    bench::makeInput({4, 576, 128, TK_BF16, 0}), false);
-    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << var << "=" << value;
-    EXPECT_NE(r.error.find(var), std::string::npos) << r.error;
-    unsetenv(var);
   }
-  setenv("TK_PER_TOKEN_ROWS", "3", 1); // 3 rows of a whole-row group of 7168: over 16384 elements
-  bench::CheckResult wide = bench::checkPerTokenCast(nullptr, ctx, {4, 7168, 7168, TK_BF16, 0},
-                                                     bench::makeInput({4, 7168, 7168, TK_BF16, 0}), false);
-  EXPECT_EQ(wide.status, TK_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(wide.error.find("3 rows of 7168 columns exceed 16384 elements"), std::string::npos) << wide.error;
-  unsetenv("TK_PER_TOKEN_ROWS");
-  setenv("TK_PER_TOKEN_PERSISTENT", "2", 1);
-  setenv("TK_PER_TOKEN_PIPELINE", "2x2", 1);
-  bench::CheckResult both = bench::checkPerTokenCast(nullptr, ctx, {4, 576, 128, TK_BF16, 0},
-                                                     bench::makeInput({4, 576, 128, TK_BF16, 0}), false);
-  EXPECT_EQ(both.status, TK_ERROR_INVALID_ARGUMENT);
-  unsetenv("TK_PER_TOKEN_PERSISTENT");
-  unsetenv("TK_PER_TOKEN_PIPELINE");
-  tk_context_destroy(ctx);
+  for (const char *bad : {"persistent=0", "persistent=33", "persistent=4x", "stages=9", "tiles=0", "rows=0",
+                          "rows=65", "run=4"}) {
+    setenv("TK_SCHEDULE", (std::string("per_token_cast:") + bad).c_str(), 1);
+    tk_context ctx = nullptr;
+    EXPECT_EQ(tk_context_create(&ctx), TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(std::string(tk_last_error()).find("TK_SCHEDULE: per_token_cast: "), std::string::npos)
+        << tk_last_error();
+    unsetenv("TK_SCHEDULE");
+  }
+  auto refused = [](const char *schedule, bench::PerTokenCastCase c, const std::string &expected) {
+    tk::test::ScheduledContext ctx(std::string("per_token_cast:") + schedule);
+    bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, c, bench::makeInput(c), false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << schedule;
+    EXPECT_NE(r.error.find(expected), std::string::npos) << schedule << ": " << r.error;
+  };
+  // 3 rows of a whole-row group of 7168: over 16384 elements.
+  refused("rows=3", {4, 7168, 7168, TK_BF16, 0}, "3 rows of 7168 columns exceed 16384 elements");
+  refused("persistent=2,stages=2,tiles=2", {4, 576, 128, TK_BF16, 0}, "separate schedules: set one");
+}
+
+// TK_SCHEDULE applies to every call of an operator: fields that do not shape
+// a call's kernel (a pipeline for a quantized input's, run for outputs other
+// than E5M6) are left aside there, not refused.
+TEST(Cpu_per_token_cast, FieldsThatDoNotApplyAreLeftAside) {
+  tk::test::ScheduledContext ctx("per_token_cast:stages=2,tiles=3,run=32");
+  bench::PerTokenCastCase c{37, 2048, 128, TK_BF16, 0, 0, 3};
+  auto [badOut, badSf] = runCase(ctx, c);
+  EXPECT_EQ(badOut + badSf, 0);
+  bench::CheckResult r = bench::checkPerTokenRequant(nullptr, ctx, c, {32, 32});
+  EXPECT_EQ(r.status, TK_SUCCESS) << r.error;
+  EXPECT_EQ(r.outMismatches + r.sfMismatches, 0);
 }
 
 } // namespace

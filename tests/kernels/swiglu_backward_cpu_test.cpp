@@ -4,6 +4,8 @@
 // within tolerance and zero on unrouted slots.
 #include "bench/swiglu_backward_check.h"
 
+#include "tests/kernels/schedule_context.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -35,46 +37,43 @@ TEST(Cpu_swiglu_backward_and_per_token_cast, MoeGridIsBitExact) {
   tk_context_destroy(ctx);
 }
 
-// TK_SWIGLU_BACKWARD_TILE (a tuning experiment) changes the chunk and threads,
-// results unchanged; a malformed or unusable value is an error through the C
-// API, not a silent default.
-TEST(Cpu_swiglu_backward_and_per_token_cast, TileOverrideKeepsResultsAndRejectsBadValues) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  auto check = [&](int64_t g, uint64_t seed) {
+// The schedule's chunk, threads and pipeline change how blocks split the
+// work, results unchanged; a schedule that does not fit is an error through
+// the C API, not a silent default.
+TEST(Cpu_swiglu_backward_and_per_token_cast, SchedulesKeepResultsAndRejectBadValues) {
+  auto check = [](tk_context ctx, int64_t g, uint64_t seed) {
     tk::bench::SwigluBackwardCase c{512, g, true, 0.5f};
     c.tokens = 40, c.topk = 3, c.totalExperts = 8, c.localExperts = 3, c.seed = seed;
     return tk::bench::checkSwigluBackward(nullptr, ctx, c, false);
   };
-  for (const char *tile : {"128x32", "256x64", "512x256"}) {
-    setenv("TK_SWIGLU_BACKWARD_TILE", tile, 1);
-    tk::bench::CheckResult r = check(32, 3);
+  const std::string op = "swiglu_backward_and_per_token_cast:";
+  for (const char *tile : {"cols=128,threads=32", "cols=256,threads=64", "cols=512,threads=256"}) {
+    tk::test::ScheduledContext ctx(op + tile);
+    tk::bench::CheckResult r = check(ctx, 32, 3);
     EXPECT_EQ(r.status, TK_SUCCESS) << tile << ": " << r.error;
     EXPECT_EQ(r.outMismatches + r.sfMismatches + r.countMismatches, 0) << tile;
   }
-  // Not COLSxTHREADS; a chunk not dividing H = 512; one smaller than g = 128;
-  // threads not a power of two.
-  for (const char *bad : {"512", "384x64", "64x32", "512x96"}) {
-    setenv("TK_SWIGLU_BACKWARD_TILE", bad, 1);
-    tk::bench::CheckResult r = check(128, 4);
+  // A chunk not dividing H = 512; one smaller than g = 128.
+  for (const char *bad : {"cols=384", "cols=64"}) {
+    tk::test::ScheduledContext ctx(op + bad);
+    tk::bench::CheckResult r = check(ctx, 128, 4);
     EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
-    EXPECT_NE(r.error.find("TK_SWIGLU_BACKWARD_TILE"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("TK_SCHEDULE: swiglu_backward_and_per_token_cast: "), std::string::npos) << r.error;
   }
-  unsetenv("TK_SWIGLU_BACKWARD_TILE");
-  // TK_SWIGLU_BACKWARD_PIPELINE: blocks walk several rows (3 of 40 rows: a
-  // partial last group) with their inputs staged in shared memory.
-  for (const char *pipeline : {"2x4", "3x3", "0x0"}) {
-    setenv("TK_SWIGLU_BACKWARD_PIPELINE", pipeline, 1);
-    tk::bench::CheckResult r = check(128, 5);
+  // A pipeline: blocks walk several rows (3 of 40 rows: a partial last
+  // group) with their inputs staged in shared memory.
+  for (const char *pipeline : {"stages=2,rows=4", "stages=3,rows=3", "stages=0"}) {
+    tk::test::ScheduledContext ctx(op + pipeline);
+    tk::bench::CheckResult r = check(ctx, 128, 5);
     EXPECT_EQ(r.status, TK_SUCCESS) << pipeline << ": " << r.error;
     EXPECT_EQ(r.outMismatches + r.sfMismatches + r.countMismatches, 0) << pipeline;
   }
-  for (const char *bad : {"2", "9x4", "2x0"}) {
-    setenv("TK_SWIGLU_BACKWARD_PIPELINE", bad, 1);
-    EXPECT_EQ(check(128, 6).status, TK_ERROR_INVALID_ARGUMENT) << bad;
+  for (const char *bad : {"threads=96", "stages=9", "rows=0", "cols=512x64"}) {
+    setenv("TK_SCHEDULE", (op + bad).c_str(), 1);
+    tk_context ctx = nullptr;
+    EXPECT_EQ(tk_context_create(&ctx), TK_ERROR_INVALID_ARGUMENT) << bad;
+    unsetenv("TK_SCHEDULE");
   }
-  unsetenv("TK_SWIGLU_BACKWARD_PIPELINE");
-  tk_context_destroy(ctx);
 }
 
 // No rows: every weight_grad slot is zero (the reference would leave it

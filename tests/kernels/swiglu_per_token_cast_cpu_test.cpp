@@ -3,6 +3,8 @@
 // the C library's expf here), clamp counts exact.
 #include "bench/swiglu_check.h"
 
+#include "tests/kernels/schedule_context.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -51,51 +53,54 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, VariantsAreBitExact) {
   tk_context_destroy(ctx);
 }
 
-// The persistent counting schedule (block totals; TK_SWIGLU_COUNT_BLOCKS_PER_SM)
-// counts the same; a malformed setting is a clear error.
+using tk::test::ScheduledContext;
+
+// The persistent counting schedule (block totals; count_blocks) counts the
+// same; a value out of range is a clear error when the context is made.
 TEST(Cpu_swiglu_forward_and_per_token_cast, PersistentCountingIsExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  setenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM", "4", 1);
-  tk::bench::SwigluCastCase c{1280, 128};
-  c.weights = c.experts = true, c.clamp = 0.5f, c.count = true;
-  c.tokens = 97, c.topk = 3, c.totalExperts = 8, c.localExperts = 3, c.alignment = 16;
-  runCase(ctx, c);
-  setenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM", "33", 1);
-  tk::bench::CheckResult r = tk::bench::checkSwigluPerTokenCast(nullptr, ctx, c, false);
-  EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(r.error.find("TK_SWIGLU_COUNT_BLOCKS_PER_SM must be 0"), std::string::npos) << r.error;
-  unsetenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM");
-  tk_context_destroy(ctx);
+  {
+    ScheduledContext ctx("swiglu_forward_and_per_token_cast:count_blocks=4");
+    tk::bench::SwigluCastCase c{1280, 128};
+    c.weights = c.experts = true, c.clamp = 0.5f, c.count = true;
+    c.tokens = 97, c.topk = 3, c.totalExperts = 8, c.localExperts = 3, c.alignment = 16;
+    runCase(ctx, c);
+    tk::bench::SwigluCastCase plain{256, 128}; // no counting: count_blocks does not apply
+    plain.plainRows = 16;
+    runCase(ctx, plain);
+  }
+  setenv("TK_SCHEDULE", "swiglu_forward_and_per_token_cast:count_blocks=33", 1);
+  tk_context ctx = nullptr;
+  EXPECT_EQ(tk_context_create(&ctx), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("count_blocks must be 1..32, got 33"), std::string::npos)
+      << tk_last_error();
+  unsetenv("TK_SCHEDULE");
 }
 
 // A tile's three clamp counts are reduced in two int32 reductions (the first
 // two as 16-bit fields of one word) when the tile has fewer than 2^16
 // values, else in three reductions: whole rows of H = 32768 (g = H) take the
 // packed form one row per tile (the default) and the three reductions 64
-// rows per tile (TK_SWIGLU_TILE=64x256); both count exactly (a mutation of
+// rows per tile (rows=64,threads=256); both count exactly (a mutation of
 // either path fails it). With the clamp 0.05 about half of the randn values
 // are past it.
 TEST(Cpu_swiglu_forward_and_per_token_cast, PackedAndWideTileCountsAreExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   tk::bench::SwigluCastCase c{32768, 32768};
   c.clamp = 0.05f, c.count = true, c.plainRows = 70, c.seed = 7;
-  runCase(ctx, c);
-  setenv("TK_SWIGLU_TILE", "64x256", 1);
-  runCase(ctx, c);
-  unsetenv("TK_SWIGLU_TILE");
-  tk_context_destroy(ctx);
+  {
+    tk_context ctx;
+    ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+    runCase(ctx, c);
+    tk_context_destroy(ctx);
+  }
+  ScheduledContext wide("swiglu_forward_and_per_token_cast:rows=64,threads=256");
+  runCase(wide, c);
 }
 
-// TK_SWIGLU_TILE (a tuning experiment: rows per tile, threads per block)
-// keeps results and counts exact, with a partial last tile of rows; a
-// malformed or unusable value is a clear error.
-TEST(Cpu_swiglu_forward_and_per_token_cast, TileSettingKeepsResultsAndRejectsBadValues) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (const char *tile : {"2x256", "1x128", "4x64"}) {
-    setenv("TK_SWIGLU_TILE", tile, 1);
+// rows per tile and threads per block keep results and counts exact, with a
+// partial last tile of rows; a value that does not parse is a clear error.
+TEST(Cpu_swiglu_forward_and_per_token_cast, ScheduledTilesKeepResultsAndRejectBadValues) {
+  for (const char *tile : {"rows=2,threads=256", "rows=1,threads=128", "rows=4,threads=64"}) {
+    ScheduledContext ctx(std::string("swiglu_forward_and_per_token_cast:") + tile);
     tk::bench::SwigluCastCase c{2048, 128};
     c.weights = true, c.clamp = 0.5f, c.count = true, c.plainRows = 7;
     runCase(ctx, c);
@@ -104,16 +109,15 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, TileSettingKeepsResultsAndRejectsBad
     moe.alignment = 16;
     runCase(ctx, moe);
   }
-  for (const char *bad : {"3x256", "2x48", "128x256", "2"}) {
-    setenv("TK_SWIGLU_TILE", bad, 1);
-    tk::bench::SwigluCastCase c{256, 128};
-    c.plainRows = 16;
-    tk::bench::CheckResult r = tk::bench::checkSwigluPerTokenCast(nullptr, ctx, c, false);
-    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
-    EXPECT_NE(r.error.find("TK_SWIGLU_TILE"), std::string::npos) << r.error;
+  for (const char *bad : {"rows=3", "threads=48", "rows=128", "rows"}) {
+    setenv("TK_SCHEDULE", (std::string("swiglu_forward_and_per_token_cast:") + bad).c_str(), 1);
+    tk_context ctx = nullptr;
+    EXPECT_EQ(tk_context_create(&ctx), TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(std::string(tk_last_error()).find("TK_SCHEDULE: swiglu_forward_and_per_token_cast: "),
+              std::string::npos)
+        << tk_last_error();
+    unsetenv("TK_SCHEDULE");
   }
-  unsetenv("TK_SWIGLU_TILE");
-  tk_context_destroy(ctx);
 }
 
 } // namespace

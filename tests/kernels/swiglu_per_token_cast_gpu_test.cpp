@@ -3,6 +3,7 @@
 // Skips visibly without a device.
 #include "bench/swiglu_check.h"
 #include "tests/kernels/gpu_suite.h"
+#include "tests/kernels/schedule_context.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +23,7 @@ TEST_F(SwigluPerTokenCastGpu, MoeGridIsBitExact) {
   TK_SKIP_WITHOUT_EXPF_ORACLE();
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  tk::test::ScheduledContext persistent("swiglu_forward_and_per_token_cast:count_blocks=4");
   tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, tk::bench::bf16SwigluExpArguments());
   CaseTally tally;
   int i = 0;
@@ -35,13 +37,10 @@ TEST_F(SwigluPerTokenCastGpu, MoeGridIsBitExact) {
     // default is one tile per block) on a grid sized for 20 fewer SMs: the
     // spec runs each case for num_SMs in {SMs - 20, SMs} (tk_set_num_sms).
     int32_t sms = 0;
-    if (c.count && tk_get_num_sms(ctx, &sms) == TK_SUCCESS && sms > 20) {
-      setenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM", "4", 1);
-      ASSERT_EQ(tk_set_num_sms(ctx, sms - 20), TK_SUCCESS);
-      tally.check(tk::bench::checkSwigluPerTokenCast(session, ctx, c, false, &deviceExp),
+    if (c.count && tk_get_num_sms(persistent, &sms) == TK_SUCCESS && sms > 20) {
+      ASSERT_EQ(tk_set_num_sms(persistent, sms - 20), TK_SUCCESS);
+      tally.check(tk::bench::checkSwigluPerTokenCast(session, persistent, c, false, &deviceExp),
                   tk::bench::describe(c) + " persistent num_sms=" + std::to_string(sms - 20));
-      ASSERT_EQ(tk_set_num_sms(ctx, 0), TK_SUCCESS);
-      unsetenv("TK_SWIGLU_COUNT_BLOCKS_PER_SM");
     }
   }
   // fp32 input (its own expf table) and a custom scale clamp.

@@ -1,6 +1,6 @@
 // `tk bench` rows: a case that did not run prints no rate and writes null in
-// the JSON (S18 run 1: a refused TK_TRANSPOSE_TILE printed "0.0 -nan -nan%"
-// and would have written -nan, which no JSON reader accepts).
+// the JSON (a refused schedule once printed "0.0 -nan -nan%" and would have
+// written -nan, which no JSON reader accepts).
 #include "bench/bench_row.h"
 
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ TEST(BenchRow, TimedRowHasItsRate) {
 TEST(BenchRow, FailedRowHasNoRate) {
   for (double ms : {0.0, -1.0, std::nan("")}) {
     Row r = row(ms);
-    r.check = "invalid argument: tk_batched_transpose: TK_TRANSPOSE_TILE '128x128' takes 65536 bytes";
+    r.check = "invalid argument: TK_SCHEDULE: transpose: a 128 x 128 tile takes 65536 bytes of i32, over 32768";
     EXPECT_FALSE(r.timed());
     EXPECT_TRUE(r.failed());
     std::string line = r.tableLine(), json = r.json();

@@ -253,16 +253,14 @@ TEST(Compile, LoopsReadTheThreadIndexAgain) {
   std::string hoisted = compile(c);
   unsetenv("TK_ABLATE");
   EXPECT_EQ(count(hoisted, "%tid.x;"), 1u);
-  // TK_PER_CHANNEL_REREAD (a tuning experiment) overrides the kernel's
-  // choice, in both directions, with a key of its own.
+  // The schedule's reread field overrides the kernel's choice, in both
+  // directions, with a key of its own.
   kernels::quant::PerChannelCastConfig rows = c;
   rows.transposed = false, rows.blockM = 32;
   EXPECT_FALSE(rows.rereadsThreadIndex());
-  setenv("TK_PER_CHANNEL_REREAD", "1", 1);
-  ASSERT_EQ(kernels::quant::applyTuningOverrides(rows), "");
-  unsetenv("TK_PER_CHANNEL_REREAD");
+  ASSERT_EQ(kernels::quant::perChannelCastSchedule().spec().parse("reread=1", rows), "");
   EXPECT_TRUE(rows.rereadsThreadIndex());
-  EXPECT_NE(rows.key().find(",reread=1"), std::string::npos) << rows.key();
+  EXPECT_NE(rows.key().find("|reread=1"), std::string::npos) << rows.key();
   EXPECT_EQ(count(compile(rows), "%tid.x;"), 2u);
   kernels::quant::PerChannelCastConfig off = c;
   off.rereadIndex = 0;

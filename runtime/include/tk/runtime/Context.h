@@ -5,6 +5,7 @@
 #include "tk/runtime/Device.h"
 #include "tk/runtime/JitCache.h"
 #include "tk/runtime/Launcher.h"
+#include "tk/runtime/ScheduleSettings.h"
 
 #include <functional>
 #include <mutex>
@@ -19,6 +20,14 @@ struct tk_context_s {
 
   /// Binds the device on first use and picks its target.
   tk::runtime::Status ensureDevice();
+  /// TK_SCHEDULE as read when the context was made, and what each
+  /// operator's calls ran with.
+  tk::runtime::ScheduleSettings schedules = tk::runtime::ScheduleSettings::fromEnvironment();
+  tk::runtime::ScheduleLog scheduleLog;
+  /// The target a call on `tensors` compiles for: the CPU path's for host
+  /// tensors (or TK_BACKEND=cpu), else the device's (bound on first use).
+  /// An error for tensors in both places.
+  tk::runtime::Status targetFor(const std::vector<const tk_tensor *> &tensors, tk::compiler::Target &out);
   /// Compiles (cached) and runs the kernel `factory` builds: on the CPU
   /// when the tensors are in host memory (or TK_BACKEND=cpu), else on the
   /// CUDA device, asynchronously on `stream`.

@@ -1,0 +1,80 @@
+//===- schedule.cpp - finding operator schedules, the tuning table --------===//
+#include "kernels/common/operator_schedule.h"
+
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace tk::kernels {
+
+/// kernels/tuning/table.tsv, embedded at build time (embed_table.cmake).
+extern const char *const kTuningTable;
+
+namespace {
+
+using TableKey = std::tuple<std::string, std::string, std::string>; // operator, target, shape class
+
+struct TuningTable {
+  std::map<TableKey, std::string> rows;
+  std::string problem; ///< a malformed row, "" when all parse
+};
+
+const TuningTable &table() {
+  static const TuningTable t = [] {
+    TuningTable out;
+    std::istringstream in(kTuningTable);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (line.empty() || line[0] == '#')
+        continue;
+      std::vector<std::string> cells;
+      std::istringstream fields(line);
+      for (std::string cell; std::getline(fields, cell, '\t');)
+        cells.push_back(cell);
+      if (cells.size() != 4 || cells[3].empty()) {
+        out.problem = "kernels/tuning/table.tsv line " + std::to_string(n) +
+                      ": expected operator, target, shape class and schedule separated by tabs";
+        continue;
+      }
+      out.rows[{cells[0], cells[1], cells[2]}] = cells[3];
+    }
+    return out;
+  }();
+  return t;
+}
+
+} // namespace
+
+const ScheduledOperator *findScheduledOperator(const std::string &name) {
+  for (const ScheduledOperator *op : scheduledOperators())
+    if (op->name() == name)
+      return op;
+  return nullptr;
+}
+
+const std::string *tunedSchedule(const std::string &op, const std::string &target, const std::string &problem) {
+  const TuningTable &t = table();
+  auto it = t.rows.find({op, target, problem});
+  return it == t.rows.end() ? nullptr : &it->second;
+}
+
+std::string tuningTableProblem() { return table().problem; }
+
+runtime::Status checkScheduleOverrides(const runtime::ScheduleSettings &settings) {
+  if (!settings.status().isOk())
+    return settings.status();
+  for (const auto &[op, fields] : settings.overrides()) {
+    const ScheduledOperator *known = findScheduledOperator(op);
+    if (!known) {
+      std::string names;
+      for (const ScheduledOperator *o : scheduledOperators())
+        names += (names.empty() ? "" : ", ") + o->name();
+      return runtime::Status::invalid("TK_SCHEDULE: '" + op + "' is no operator's schedule (" + names + ")");
+    }
+    if (std::string error = known->checkFields(fields); !error.empty())
+      return runtime::Status::invalid("TK_SCHEDULE: " + op + ": " + error);
+  }
+  return runtime::Status::ok();
+}
+
+} // namespace tk::kernels

@@ -1,0 +1,59 @@
+//===- ScheduleSettings.h - what a context knows of operators' schedules ---===//
+//
+// TK_SCHEDULE (experiments: "per_channel_cast:rows=128,cols=64;transpose:
+// threads=256"), read once when the context is made, and what each
+// operator's calls ran with, for `tk bench` and `tk tune`. Which fields an
+// operator's schedule has is the operator's (kernels/common/schedule.h); the
+// context only holds the text.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/runtime/Status.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace tk::runtime {
+
+/// Where a call's schedule came from.
+struct ScheduleChoice {
+  std::string source;   ///< "TK_SCHEDULE", "table", "heuristic" or "explicit" (a caller set it)
+  std::string problem;  ///< the config's key without its schedule (the tuning table's shape class)
+  std::string schedule; ///< the fields set, "rows=128,threads=64" ("" for the heuristic's own choice)
+};
+
+class ScheduleSettings {
+public:
+  /// Parses `text` (TK_SCHEDULE's syntax): ';'-separated OPERATOR:FIELDS.
+  static Status parse(const std::string &text, std::map<std::string, std::string> &out);
+  /// TK_SCHEDULE as set now; a malformed value is an error every call returns.
+  static ScheduleSettings fromEnvironment();
+
+  /// The fields TK_SCHEDULE sets for `op` ("" for none).
+  const std::string &overrideFor(const std::string &op) const;
+  const std::map<std::string, std::string> &overrides() const { return overrides_; }
+  /// A malformed TK_SCHEDULE (ok otherwise).
+  const Status &status() const { return status_; }
+  /// Whether schedules come from the tuning table at all (tk bench and tk
+  /// tune compare against the heuristic alone).
+  bool useTable = true;
+
+private:
+  std::map<std::string, std::string> overrides_;
+  Status status_ = Status::ok();
+};
+
+/// What each operator's last call in a context ran with.
+class ScheduleLog {
+public:
+  void record(const std::string &op, const ScheduleChoice &choice);
+  /// Empty when `op` has not run.
+  ScheduleChoice last(const std::string &op) const;
+
+private:
+  mutable std::mutex mutex_;
+  std::map<std::string, ScheduleChoice> last_;
+};
+
+} // namespace tk::runtime

@@ -1,0 +1,53 @@
+//===- ScheduleSettings.cpp -----------------------------------------------===//
+#include "tk/runtime/ScheduleSettings.h"
+
+#include <cstdlib>
+
+namespace tk::runtime {
+
+Status ScheduleSettings::parse(const std::string &text, std::map<std::string, std::string> &out) {
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(';', at);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string item = text.substr(at, end - at);
+    at = end + 1;
+    if (item.empty())
+      continue;
+    size_t colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+      return Status::invalid("TK_SCHEDULE: '" + item +
+                             "' is not OPERATOR:FIELD=VALUE[,FIELD=VALUE...] (e.g. per_channel_cast:rows=128,threads=64)");
+    std::string op = item.substr(0, colon);
+    if (!out.emplace(op, item.substr(colon + 1)).second)
+      return Status::invalid("TK_SCHEDULE: '" + op + "' is set twice");
+  }
+  return Status::ok();
+}
+
+ScheduleSettings ScheduleSettings::fromEnvironment() {
+  ScheduleSettings s;
+  if (const char *text = std::getenv("TK_SCHEDULE"))
+    s.status_ = parse(text, s.overrides_);
+  return s;
+}
+
+const std::string &ScheduleSettings::overrideFor(const std::string &op) const {
+  static const std::string none;
+  auto it = overrides_.find(op);
+  return it == overrides_.end() ? none : it->second;
+}
+
+void ScheduleLog::record(const std::string &op, const ScheduleChoice &choice) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_[op] = choice;
+}
+
+ScheduleChoice ScheduleLog::last(const std::string &op) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = last_.find(op);
+  return it == last_.end() ? ScheduleChoice{} : it->second;
+}
+
+} // namespace tk::runtime
