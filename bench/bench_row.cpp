@@ -22,14 +22,17 @@ void Row::setTime(double ms, double ceilingGbps) {
 }
 
 std::string Row::tableLine() const {
-  char buf[1024];
+  char buf[1280];
   if (timed())
     std::snprintf(buf, sizeof buf, "%-16s %-12s %-26s %10.1f %8.0f %6.1f%%  %s", op.c_str(), shape.c_str(),
                   variant.c_str(), us, gbps, 100 * frac, check.c_str());
   else
     std::snprintf(buf, sizeof buf, "%-16s %-12s %-26s %10s %8s %7s  %s", op.c_str(), shape.c_str(), variant.c_str(),
                   "-", "-", "-", check.c_str());
-  return buf;
+  std::string line = buf;
+  if (!schedule.empty() && schedule != "heuristic")
+    line += "  [" + schedule + "]";
+  return line;
 }
 
 std::string tableHeader() {
@@ -69,7 +72,7 @@ std::string Row::json() const {
   return "{\"op\": \"" + jsonEscape(op) + "\", \"shape\": \"" + jsonEscape(shape) + "\", \"variant\": \"" +
          jsonEscape(variant) + "\", \"us\": " + jsonNumber(t ? us : NAN) + ", \"bytes\": " + jsonNumber(bytes) +
          ", \"gbps\": " + jsonNumber(t ? gbps : NAN) + ", \"frac\": " + jsonNumber(t ? frac : NAN) +
-         ", \"check\": \"" + jsonEscape(check) + "\"}";
+         ", \"check\": \"" + jsonEscape(check) + "\", \"schedule\": \"" + jsonEscape(schedule) + "\"}";
 }
 
 } // namespace tk::bench

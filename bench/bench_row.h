@@ -12,6 +12,9 @@ struct Row {
   std::string op, shape, variant;
   double us = 0, gbps = 0, frac = 0, bytes = 0;
   std::string check;
+  /// Where the operator's schedule came from and what it set ("table
+  /// rows=2,threads=256", "heuristic"); "" when it has none.
+  std::string schedule;
 
   bool timed() const;
   /// Its check found a difference or its call failed (an empty check: not
@@ -19,7 +22,8 @@ struct Row {
   bool failed() const;
   /// Sets us, gbps and frac from a median time in ms (<= 0: not timed).
   void setTime(double ms, double ceilingGbps);
-  /// The table line: op, shape, variant, µs, GB/s, fraction of the ceiling, check.
+  /// The table line: op, shape, variant, µs, GB/s, fraction of the ceiling,
+  /// check, and the schedule in brackets when it did not come from the heuristic.
   std::string tableLine() const;
   /// The JSON object (numbers that are not finite as null).
   std::string json() const;

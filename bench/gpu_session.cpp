@@ -15,6 +15,17 @@ GpuSession::~GpuSession() {
   driver_->cuCtxSynchronize();
   for (auto p : buffers_)
     driver_->cuMemFree(p);
+  if (busyBuffer_)
+    driver_->cuMemFree(reinterpret_cast<runtime::CUdeviceptr>(busyBuffer_));
+}
+
+void GpuSession::releaseSince(size_t mark) {
+  if (buffers_.size() <= mark)
+    return;
+  driver_->cuCtxSynchronize(); // kernels may still use them
+  for (size_t i = mark; i < buffers_.size(); ++i)
+    driver_->cuMemFree(buffers_[i]);
+  buffers_.resize(mark);
 }
 
 void GpuSession::check(const char *call, int r) {
@@ -51,8 +62,11 @@ double GpuSession::medianMs(const std::function<void()> &fn, int warmup, int ite
   runtime::CUevent start, stop;
   check("cuEventCreate", driver_->cuEventCreate(&start, 0));
   check("cuEventCreate", driver_->cuEventCreate(&stop, 0));
-  if (!busyBuffer_)
-    busyBuffer_ = alloc(kBusyBytes);
+  if (!busyBuffer_) { // the session's own, outside any Scope
+    runtime::CUdeviceptr p = 0;
+    check("cuMemAlloc", driver_->cuMemAlloc(&p, kBusyBytes));
+    busyBuffer_ = reinterpret_cast<void *>(p);
+  }
   std::vector<double> times;
   for (int i = 0; i < iters; ++i) {
     check("cuMemsetD32Async", driver_->cuMemsetD32Async(reinterpret_cast<runtime::CUdeviceptr>(busyBuffer_),

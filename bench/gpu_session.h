@@ -24,8 +24,21 @@ public:
   const runtime::DeviceInfo &device() const { return info_; }
   const runtime::Driver &driver() const { return *driver_; }
 
-  /// Device memory, freed when the session ends.
+  /// Device memory, freed when the session ends (or its Scope does).
   void *alloc(size_t bytes);
+  /// Frees, when it ends, what the session allocated while it lived: a
+  /// benchmark case run many times (tk tune) holds one run's buffers at once.
+  class Scope {
+  public:
+    explicit Scope(GpuSession &gpu) : gpu_(gpu), mark_(gpu.buffers_.size()) {}
+    ~Scope() { gpu_.releaseSince(mark_); }
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+
+  private:
+    GpuSession &gpu_;
+    size_t mark_;
+  };
   void upload(void *dst, const void *src, size_t bytes);
   void download(void *dst, const void *src, size_t bytes);
   void fill(void *dst, unsigned char byte, size_t bytes);
@@ -45,6 +58,7 @@ public:
   ~GpuSession();
 
 private:
+  void releaseSince(size_t mark);
   static constexpr size_t kBusyBytes = 64u << 20;
   void check(const char *call, int r);
   runtime::Status status_;

@@ -42,6 +42,16 @@ const ScheduledOperator *findScheduledOperator(const std::string &name);
 const std::string *tunedSchedule(const std::string &op, const std::string &target, const std::string &problem);
 /// A row of the table that does not parse ("" when every row does).
 std::string tuningTableProblem();
+/// One row of the tuning table.
+struct TableRow {
+  std::string op, target, problem, schedule;
+};
+/// The table's rows, sorted by operator, target and shape class.
+std::vector<TableRow> tuningTableRows();
+/// Makes `text` (table.tsv's format, read from `source`) the process's
+/// table: `tk bench --table` times a table `tk tune` wrote before it is
+/// built in. Not safe while other threads run operators. "" or the error.
+std::string replaceTuningTable(const std::string &text, const std::string &source);
 /// TK_SCHEDULE parsed, every operator it names exists and its fields parse
 /// (tk_context_create refuses a context otherwise).
 runtime::Status checkScheduleOverrides(const runtime::ScheduleSettings &settings);
@@ -85,7 +95,7 @@ public:
   /// parse or fit.
   runtime::Status choose(const runtime::ScheduleSettings &settings, const compiler::Target &target, Config &c,
                          runtime::ScheduleChoice &choice) const {
-    choice = {"explicit", problem(c), spec_.print(c)};
+    choice = {"explicit", problem(c), spec_.print(c), target.name};
     if (!choice.schedule.empty()) {
       std::string error = check_(c);
       return error.empty() ? runtime::Status::ok()
@@ -122,6 +132,8 @@ public:
   runtime::Status resolve(tk_context ctx, const compiler::Target &target, Config &c) const {
     runtime::ScheduleChoice choice;
     runtime::Status s = choose(ctx->schedules, target, c, choice);
+    if (s.isOk() && ctx->scheduleLog.recordSpaces)
+      choice.space = space_(c, target);
     if (s.isOk())
       ctx->scheduleLog.record(name_, choice);
     return s;

@@ -19,27 +19,30 @@ struct TuningTable {
   std::string problem; ///< a malformed row, "" when all parse
 };
 
-const TuningTable &table() {
-  static const TuningTable t = [] {
-    TuningTable out;
-    std::istringstream in(kTuningTable);
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-      if (line.empty() || line[0] == '#')
-        continue;
-      std::vector<std::string> cells;
-      std::istringstream fields(line);
-      for (std::string cell; std::getline(fields, cell, '\t');)
-        cells.push_back(cell);
-      if (cells.size() != 4 || cells[3].empty()) {
-        out.problem = "kernels/tuning/table.tsv line " + std::to_string(n) +
+TuningTable parseTable(const std::string &text, const std::string &source) {
+  TuningTable out;
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, '\t');)
+      cells.push_back(cell);
+    if (cells.size() != 4 || cells[3].empty()) {
+      if (out.problem.empty())
+        out.problem = source + " line " + std::to_string(n) +
                       ": expected operator, target, shape class and schedule separated by tabs";
-        continue;
-      }
-      out.rows[{cells[0], cells[1], cells[2]}] = cells[3];
+      continue;
     }
-    return out;
-  }();
+    out.rows[{cells[0], cells[1], cells[2]}] = cells[3];
+  }
+  return out;
+}
+
+TuningTable &table() {
+  static TuningTable t = parseTable(kTuningTable, "kernels/tuning/table.tsv");
   return t;
 }
 
@@ -50,6 +53,21 @@ const ScheduledOperator *findScheduledOperator(const std::string &name) {
     if (op->name() == name)
       return op;
   return nullptr;
+}
+
+std::vector<TableRow> tuningTableRows() {
+  std::vector<TableRow> out;
+  for (const auto &[key, schedule] : table().rows)
+    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), schedule});
+  return out;
+}
+
+std::string replaceTuningTable(const std::string &text, const std::string &source) {
+  TuningTable t = parseTable(text, source);
+  if (!t.problem.empty())
+    return t.problem;
+  table() = std::move(t);
+  return "";
 }
 
 const std::string *tunedSchedule(const std::string &op, const std::string &target, const std::string &problem) {

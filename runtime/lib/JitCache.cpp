@@ -129,17 +129,17 @@ Status loadModule(const Driver &d, CompiledKernel &kernel) {
   return Status::ok();
 }
 
-std::string JitCache::memoryKey(const KernelFactory &factory, const compiler::Target &target) {
+std::string JitCache::memoryKey(const KernelFactory &factory, const compiler::Target &target,
+                                const std::string &optionsTag) {
   char program[32];
   std::snprintf(program, sizeof(program), "%p", factory.program);
   // Kernels compiled with passes switched off (TK_ABLATE) never meet normal ones.
-  std::string tag = compiler::CompileOptions::fromEnvironment().cacheTag();
-  return std::string(program) + "|" + factory.config + "|" + target.name + (tag.empty() ? "" : "|" + tag);
+  return std::string(program) + "|" + factory.config + "|" + target.name + (optionsTag.empty() ? "" : "|" + optionsTag);
 }
 
 Status JitCache::get(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
                      std::shared_ptr<CompiledKernel> &out) {
-  const std::string name = factory.program ? memoryKey(factory, target) : "";
+  const std::string name = factory.program ? memoryKey(factory, target, optionsTag_) : "";
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = byName_.find(name); factory.program && it != byName_.end() && (!driver || it->second->function)) {
     ++hits_;
@@ -154,7 +154,7 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
   Status s = build(factory, target, built);
   if (!s.isOk())
     return s;
-  compiler::CompileOptions options = compiler::CompileOptions::fromEnvironment();
+  const compiler::CompileOptions &options = options_;
   const std::string content = contentKey(built, target, options);
   std::shared_ptr<CompiledKernel> kernel;
   if (auto it = byContent_.find(content); it != byContent_.end() && (!driver || it->second->function)) {

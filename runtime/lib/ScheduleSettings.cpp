@@ -27,9 +27,13 @@ Status ScheduleSettings::parse(const std::string &text, std::map<std::string, st
 }
 
 ScheduleSettings ScheduleSettings::fromEnvironment() {
+  const char *text = std::getenv("TK_SCHEDULE");
+  return fromText(text ? text : "");
+}
+
+ScheduleSettings ScheduleSettings::fromText(const std::string &text) {
   ScheduleSettings s;
-  if (const char *text = std::getenv("TK_SCHEDULE"))
-    s.status_ = parse(text, s.overrides_);
+  s.status_ = parse(text, s.overrides_);
   return s;
 }
 
@@ -48,6 +52,20 @@ ScheduleChoice ScheduleLog::last(const std::string &op) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = last_.find(op);
   return it == last_.end() ? ScheduleChoice{} : it->second;
+}
+
+} // namespace tk::runtime
+
+namespace tk::runtime {
+
+std::map<std::string, ScheduleChoice> ScheduleLog::all() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_;
+}
+
+void ScheduleLog::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_.clear();
 }
 
 } // namespace tk::runtime

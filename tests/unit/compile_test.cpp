@@ -34,7 +34,8 @@ std::string compile(const kernels::quant::PerChannelCastConfig &c) {
 /// The in-memory cache key of a kernel with config key `config` for
 /// `target`, under the environment's compile options.
 std::string cacheKey(const std::string &config, const compiler::Target &target) {
-  return runtime::JitCache::memoryKey(runtime::KernelFactory(nullptr, config, {}), target);
+  return runtime::JitCache::memoryKey(runtime::KernelFactory(nullptr, config, {}), target,
+                                      compiler::CompileOptions::fromEnvironment().cacheTag());
 }
 
 size_t count(const std::string &s, const std::string &what) {

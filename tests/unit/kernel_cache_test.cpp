@@ -102,6 +102,25 @@ TEST(KernelCache, AnEditedKernelRunsAsEditedInTheSameProcess) {
   EXPECT_NE(three->ptx.find("0f40A00000"), std::string::npos); // 5.0
 }
 
+// A cache reads the compile options (TK_MIN_BLOCKS_PER_SM, TK_ABLATE, ...)
+// once, when its context is made: a variable changed later does not change
+// the kernels that context compiles, nor costs a getenv per launch.
+TEST(KernelCache, CompileOptionsAreReadOncePerCache) {
+  unsetenv("TK_MIN_BLOCKS_PER_SM");
+  runtime::JitCache before;
+  setenv("TK_MIN_BLOCKS_PER_SM", "4", 1);
+  runtime::JitCache after;
+  unsetenv("TK_MIN_BLOCKS_PER_SM");
+  EXPECT_EQ(before.options().minBlocksPerSm, 0);
+  EXPECT_EQ(after.options().minBlocksPerSm, 4);
+  std::shared_ptr<runtime::CompiledKernel> plain, bounded;
+  ASSERT_TRUE(before.get(runtime::factoryOf(buildScale, ScaleConfig{}), sm90(), nullptr, plain).isOk());
+  ASSERT_TRUE(after.get(runtime::factoryOf(buildScale, ScaleConfig{}), sm90(), nullptr, bounded).isOk());
+  EXPECT_EQ(plain->ptx.find(".minnctapersm"), std::string::npos);
+  EXPECT_NE(bounded->ptx.find(".minnctapersm 4"), std::string::npos);
+  EXPECT_NE(plain->contentKey, bounded->contentKey);
+}
+
 // Across processes the disk cache is keyed by content: a process whose
 // kernel source says x5 never loads the PTX a process with x3 left behind,
 // with the same program, name and config key; a third process with x3 does.

@@ -10,4 +10,5 @@ int cmdCompile(const std::vector<std::string> &args);
 int cmdRun(const std::vector<std::string> &args);
 int cmdVersion();
 int cmdBench(const std::vector<std::string> &args);
+int cmdTune(const std::vector<std::string> &args);
 } // namespace tk::tools

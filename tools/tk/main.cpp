@@ -3,7 +3,10 @@
 //   tk list                                   shipped kernels
 //   tk compile --all [--target T] -o DIR      one .ptx per kernel variant
 //   tk run [--quick]                          GPU: run, check, time; else the CPU path and the compile table
-//   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--baselines FILE] GPU benchmark of every shipped operator
+//   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--no-table|--table FILE]
+//                                             GPU benchmark of every shipped operator
+//   tk tune [--only OP] [--match TEXT] [-o FILE] [--seconds S] | --list
+//                                             search the operators' declared schedules
 //   tk version
 //===----------------------------------------------------------------------===//
 #include "tools/tk/commands.h"
@@ -18,7 +21,11 @@ static int usage(FILE *to = stderr) {
                        "  tk list\n"
                        "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] -o DIR\n"
                        "  tk run [--quick]\n"
-                       "  tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--baselines FILE]   (TK_ABLATE=pass,... switches passes off; see README)\n"
+                       "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
+                       "           [--no-table | --table FILE]\n"
+                       "  tk tune [--full|--headline] [--only OP[,OP]] [--match TEXT] [-o FILE] [--seconds S]\n"
+                       "          [--min-gain F] [--table FILE]\n"
+                       "  tk tune --list      every operator's schedule fields (TK_SCHEDULE=OP:FIELD=V,...;OP2:...)\n"
                        "  tk version\n");
   return to == stderr ? 2 : 0;
 }
@@ -40,6 +47,8 @@ int main(int argc, char **argv) {
     return tk::tools::cmdRun(args);
   if (cmd == "bench")
     return tk::tools::cmdBench(args);
+  if (cmd == "tune")
+    return tk::tools::cmdTune(args);
   if (cmd == "version")
     return tk::tools::cmdVersion();
   return usage();

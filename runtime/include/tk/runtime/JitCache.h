@@ -53,9 +53,14 @@ std::string contentKey(const compiler::BuiltKernel &built, const compiler::Targe
 class JitCache {
 public:
   ~JitCache();
-  /// The in-memory name of `factory`'s kernel for `target` under the
-  /// environment's compile options (an ablation is another kernel).
-  static std::string memoryKey(const KernelFactory &factory, const compiler::Target &target);
+  /// The in-memory name of `factory`'s kernel for `target` under compile
+  /// options whose cacheTag() is `optionsTag` (an ablation is another kernel).
+  static std::string memoryKey(const KernelFactory &factory, const compiler::Target &target,
+                               const std::string &optionsTag = "");
+  /// The compile options of this cache's kernels: the environment's
+  /// (TK_ABLATE, TK_MIN_BLOCKS_PER_SM, ...) when the cache was made, read
+  /// once per context rather than on every launch.
+  const compiler::CompileOptions &options() const { return options_; }
 
   /// The cached kernel, compiling (and, when `driver` is given, loading) it on a miss.
   Status get(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
@@ -75,6 +80,8 @@ private:
   const Driver *driver_ = nullptr;
   size_t hits_ = 0, misses_ = 0, diskHits_ = 0;
   DiskCache disk_ = DiskCache::fromEnvironment();
+  compiler::CompileOptions options_ = compiler::CompileOptions::fromEnvironment();
+  std::string optionsTag_ = options_.cacheTag();
 };
 
 /// Loads PTX into the current CUDA context and finds the entry `name`.

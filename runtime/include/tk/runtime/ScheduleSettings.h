@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace tk::runtime {
 
@@ -21,6 +22,9 @@ struct ScheduleChoice {
   std::string source;   ///< "TK_SCHEDULE", "table", "heuristic" or "explicit" (a caller set it)
   std::string problem;  ///< the config's key without its schedule (the tuning table's shape class)
   std::string schedule; ///< the fields set, "rows=128,threads=64" ("" for the heuristic's own choice)
+  std::string target;   ///< the target it was chosen for ("sm_90a", "cpu")
+  /// The schedules `tk tune` would time for this call (ScheduleLog::recordSpaces).
+  std::vector<std::string> space;
 };
 
 class ScheduleSettings {
@@ -29,6 +33,8 @@ public:
   static Status parse(const std::string &text, std::map<std::string, std::string> &out);
   /// TK_SCHEDULE as set now; a malformed value is an error every call returns.
   static ScheduleSettings fromEnvironment();
+  /// `text` in TK_SCHEDULE's syntax (tk tune's candidates).
+  static ScheduleSettings fromText(const std::string &text);
 
   /// The fields TK_SCHEDULE sets for `op` ("" for none).
   const std::string &overrideFor(const std::string &op) const;
@@ -47,9 +53,14 @@ private:
 /// What each operator's last call in a context ran with.
 class ScheduleLog {
 public:
+  /// Also record each call's search space (tk tune; off: calls stay cheap).
+  bool recordSpaces = false;
   void record(const std::string &op, const ScheduleChoice &choice);
   /// Empty when `op` has not run.
   ScheduleChoice last(const std::string &op) const;
+  /// Every operator's last choice.
+  std::map<std::string, ScheduleChoice> all() const;
+  void clear();
 
 private:
   mutable std::mutex mutex_;

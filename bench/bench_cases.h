@@ -1,0 +1,46 @@
+//===- bench_cases.h - the cases `tk bench` times and `tk tune` searches ---===//
+#pragma once
+
+#include "bench/bench_row.h"
+#include "bench/gpu_session.h"
+#include "tk/tk.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tk::bench {
+
+/// Which cases: the options `tk bench` and `tk tune` share.
+struct CaseOptions {
+  bool full = false;     ///< the spec's whole benchmark grid instead of a representative subset
+  bool headline = false; ///< only the headline shapes (for ablation runs: TK_ABLATE)
+  /// Only the operators named here, comma-separated ("" = all), e.g. for a
+  /// profiler run or a schedule sweep (TK_SCHEDULE).
+  std::string only;
+  /// Only the cases whose "shape variant" text (as printed) contains this
+  /// ("" = all), e.g. one row for a profiler: --only per_token_cast
+  /// --match e5m6.
+  std::string match;
+  /// Check every case's results, not only the first of a family whose
+  /// other cases are timed unchecked (tk tune checks every schedule it times).
+  bool checkAll = false;
+};
+
+/// One benchmark case: run in a context, it checks and times the operator
+/// and returns its row (a failed call: a row with no time, its check says why).
+struct BenchCase {
+  std::string op;        ///< the operator, as --only names it
+  std::string described; ///< "<shape> <variant>", as --match sees it
+  std::function<Row(tk_context)> run;
+};
+
+/// Every operator --only accepts, in table order.
+const std::vector<std::string> &benchOperators();
+/// "" when every name in `only` is an operator, else the message.
+std::string checkOnly(const std::string &only);
+/// The cases the options choose, in table order. Their runs use `gpu` and
+/// rate bytes against `ceilingGbps`.
+std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceilingGbps);
+
+} // namespace tk::bench

@@ -1,0 +1,202 @@
+//===- tune.cpp - `tk tune` -----------------------------------------------===//
+#include "bench/tune.h"
+#include "kernels/common/operator_schedule.h"
+#include "tk/compiler/Version.h"
+#include "tk/runtime/Context.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace tk::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct TableKey {
+  std::string op, target, problem;
+  bool operator<(const TableKey &o) const {
+    return std::tie(op, target, problem) < std::tie(o.op, o.target, o.problem);
+  }
+};
+
+/// What the search found for one table row.
+struct Search {
+  std::vector<size_t> cases;                            ///< indices of the cases that share it
+  std::map<std::string, std::vector<double>> ratios;    ///< schedule -> its time / the heuristic's, per case
+  std::map<std::string, std::string> refused;           ///< schedule -> why it did not run or check
+};
+
+double geomean(const std::vector<double> &v) {
+  double s = 0;
+  for (double x : v)
+    s += std::log(x);
+  return v.empty() ? 1 : std::exp(s / v.size());
+}
+
+/// Runs `c` in `ctx` with TK_SCHEDULE's `schedule` ("" = the heuristic's),
+/// the table aside; the row and what `op`'s calls ran with.
+Row runWith(tk_context ctx, const BenchCase &c, const std::string &schedule) {
+  ctx->schedules = runtime::ScheduleSettings::fromText(schedule);
+  ctx->schedules.useTable = false;
+  ctx->scheduleLog.clear();
+  return c.run(ctx);
+}
+
+std::string today() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
+
+} // namespace
+
+std::string describeSchedules() {
+  std::string out;
+  for (const kernels::ScheduledOperator *op : kernels::scheduledOperators())
+    out += op->name() + " (" + op->entryPoints() + ")\n" + op->describe() + "\n";
+  return out;
+}
+
+int runTune(const TuneOptions &options) {
+  if (std::string error = checkOnly(options.only); !error.empty()) {
+    std::printf("tk tune --only: %s\n", error.c_str());
+    return 2;
+  }
+  GpuSession gpu;
+  if (!gpu.ok()) {
+    std::printf("tk tune needs a CUDA device: %s\n", gpu.status().message().c_str());
+    return 1;
+  }
+  const auto &dev = gpu.device();
+  const double ceiling = gpu.copyGBps(size_t(1) << 31);
+  std::printf("%s, %d SMs, driver %d, tk %s (commit %s); copy ceiling %.0f GB/s\n", dev.name.c_str(), dev.smCount,
+              dev.driverVersion, tk::compiler::version(), tk::compiler::commit(), ceiling);
+  tk_context ctx;
+  if (tk_context_create(&ctx) != TK_SUCCESS) {
+    std::printf("tk tune: %s\n", tk_last_error());
+    return 2;
+  }
+  ctx->scheduleLog.recordSpaces = true;
+  CaseOptions caseOptions = options;
+  caseOptions.checkAll = true;
+  const std::vector<BenchCase> cases = benchCases(gpu, caseOptions, ceiling);
+  const auto start = Clock::now();
+  auto outOfTime = [&] {
+    return options.seconds > 0 && std::chrono::duration<double>(Clock::now() - start).count() > options.seconds;
+  };
+
+  std::map<TableKey, Search> searches;
+  std::vector<double> heuristicUs(cases.size(), 0);
+  size_t skipped = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const BenchCase &c = cases[i];
+    if (outOfTime()) {
+      ++skipped;
+      continue;
+    }
+    Row base = runWith(ctx, c, "");
+    auto choices = ctx->scheduleLog.all();
+    std::printf("%-34s %-40s heuristic %9.1f us  %s\n", c.op.c_str(), c.described.c_str(), base.us,
+                base.check.c_str());
+    if (!base.timed() || base.failed())
+      continue;
+    heuristicUs[i] = base.us;
+    for (const auto &[op, choice] : choices) {
+      if (choice.source != "heuristic")
+        continue;
+      Search &s = searches[{op, choice.target, choice.problem}];
+      s.cases.push_back(i);
+      for (const std::string &fields : choice.space) {
+        Row r = runWith(ctx, c, op + ":" + fields);
+        const std::string ran = ctx->scheduleLog.last(op).schedule; // after fields that do not apply are left aside
+        if (ran.empty())
+          continue; // the heuristic's own schedule
+        if (!r.timed() || r.failed()) {
+          s.refused[ran] = r.check;
+          std::printf("    %-40s refused: %s\n", ran.c_str(), r.check.c_str());
+          continue;
+        }
+        s.ratios[ran].push_back(r.us / base.us);
+        std::printf("    %-40s %9.1f us  %.3f\n", ran.c_str(), r.us, r.us / base.us);
+      }
+    }
+  }
+
+  // Per table row: the schedule with the best geometric mean over all of its
+  // cases, timed again against the heuristic in the same run.
+  std::map<TableKey, std::string> tuned;
+  std::printf("\ntable rows (same-run times, heuristic -> tuned):\n");
+  for (const auto &[key, s] : searches) {
+    std::string best;
+    double bestMean = 1 - options.minGain;
+    for (const auto &[fields, ratios] : s.ratios)
+      if (ratios.size() == s.cases.size() && !s.refused.count(fields) && geomean(ratios) < bestMean)
+        best = fields, bestMean = geomean(ratios);
+    if (best.empty()) {
+      std::printf("  %s %s [%s]: the heuristic's schedule (no declared schedule %.0f%% faster)\n", key.op.c_str(),
+                  key.target.c_str(), key.problem.c_str(), 100 * options.minGain);
+      continue;
+    }
+    std::vector<double> again;
+    std::string line;
+    for (size_t i : s.cases) {
+      Row h = runWith(ctx, cases[i], "");
+      Row t = runWith(ctx, cases[i], key.op + ":" + best);
+      if (!h.timed() || !t.timed() || t.failed())
+        break;
+      again.push_back(t.us / h.us);
+      char buf[160];
+      std::snprintf(buf, sizeof buf, " %s: %.1f -> %.1f us;", cases[i].described.c_str(), h.us, t.us);
+      line += buf;
+    }
+    const bool kept = again.size() == s.cases.size() && geomean(again) < 1 - options.minGain;
+    std::printf("  %s %s [%s]: %s %s (%.3f, again %.3f)%s\n", key.op.c_str(), key.target.c_str(),
+                key.problem.c_str(), kept ? "tuned" : "not kept", best.c_str(), bestMean, geomean(again),
+                line.c_str());
+    if (kept)
+      tuned[key] = best + "\t# " + line.substr(1);
+  }
+  if (skipped)
+    std::printf("%zu of %zu cases not searched (--seconds %.0f)\n", skipped, cases.size(), options.seconds);
+
+  // The table: its rows for what was searched replaced (dropped where the
+  // heuristic won), the others kept.
+  std::ostringstream table;
+  table << "# The tuning table: the schedule each operator's kernel takes on a target for\n"
+           "# a shape class (its config's key without the schedule), where `tk tune`\n"
+           "# found one faster than the heuristic's. Read at build time; each row's\n"
+           "# comment gives the same-run times it was kept for.\n"
+        << "# Last written by: " << options.command << "\n# on " << dev.name << ", driver " << dev.driverVersion
+        << ", tk " << tk::compiler::commit() << ", " << today() << "\n"
+        << "# operator\ttarget\tshape class\tschedule\n";
+  for (const kernels::TableRow &r : kernels::tuningTableRows())
+    if (!searches.count({r.op, r.target, r.problem}))
+      table << r.op << "\t" << r.target << "\t" << r.problem << "\t" << r.schedule << "\n";
+  for (const auto &[key, row] : tuned) {
+    const std::string fields = row.substr(0, row.find('\t')), note = row.substr(row.find('\t') + 1);
+    table << note << "\n" << key.op << "\t" << key.target << "\t" << key.problem << "\t" << fields << "\n";
+  }
+  tk_context_destroy(ctx);
+  if (options.outPath.empty()) {
+    std::printf("\n%s", table.str().c_str());
+    return 0;
+  }
+  std::ofstream out(options.outPath);
+  out << table.str();
+  if (!out) {
+    std::printf("tk tune: cannot write %s\n", options.outPath.c_str());
+    return 1;
+  }
+  std::printf("wrote %s (%zu rows tuned)\n", options.outPath.c_str(), tuned.size());
+  return 0;
+}
+
+} // namespace tk::bench

@@ -1,0 +1,203 @@
+// Where a call's schedule comes from (TK_SCHEDULE, the tuning table, the
+// heuristic), and that every schedule `tk tune` may time for a call computes
+// what the heuristic's does: each operator's declared search space, run on
+// the CPU path, is bit-exact or refused with a clear error.
+#include "bench/lossless_check.h"
+#include "bench/per_channel_cast_check.h"
+#include "bench/per_token_cast_check.h"
+#include "bench/swiglu_backward_check.h"
+#include "bench/swiglu_check.h"
+#include "bench/transpose_check.h"
+#include "kernels/common/operator_schedule.h"
+#include "kernels/transpose/batched_transpose.h"
+#include "tests/kernels/schedule_context.h"
+#include "tk/runtime/Context.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+namespace {
+
+using tk::bench::CheckResult;
+using Check = std::function<CheckResult(tk_context)>;
+
+/// The tuning table's text (table.tsv's format) from its rows.
+std::string tableText(const std::vector<tk::kernels::TableRow> &rows) {
+  std::string out;
+  for (const auto &r : rows)
+    out += r.op + "\t" + r.target + "\t" + r.problem + "\t" + r.schedule + "\n";
+  return out;
+}
+
+/// Puts the built-in table back when a test that replaced it ends.
+struct TableRestore {
+  std::vector<tk::kernels::TableRow> saved = tk::kernels::tuningTableRows();
+  ~TableRestore() { EXPECT_EQ(tk::kernels::replaceTuningTable(tableText(saved), "saved"), ""); }
+};
+
+const tk::bench::TransposeCase kTranspose{2, 256, 256, TK_BF16, 0, /*batched=*/true};
+
+/// What the last call in `ctx` ran with for `op`.
+tk::runtime::ScheduleChoice last(tk_context ctx, const std::string &op) { return ctx->scheduleLog.last(op); }
+
+// The table's row for (operator, target, shape class) gives the call its
+// schedule; TK_SCHEDULE comes first; without the table, the heuristic.
+TEST(Schedules, TableRowsTKScheduleAndTheHeuristic) {
+  TableRestore restore;
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  CheckResult r = tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+  ASSERT_TRUE(r.exact()) << r.describe();
+  tk::runtime::ScheduleChoice heuristic = last(ctx, "transpose");
+  EXPECT_EQ(heuristic.source, "heuristic");
+  EXPECT_EQ(heuristic.schedule, "");
+  EXPECT_EQ(heuristic.target, "cpu");
+  EXPECT_NE(heuristic.problem.find("batched_transpose:R=256,C=256"), std::string::npos) << heuristic.problem;
+
+  ASSERT_EQ(tk::kernels::replaceTuningTable(
+                "# a comment\ntranspose\tcpu\t" + heuristic.problem + "\trows=32,cols=128,threads=64\n", "test"),
+            "");
+  r = tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(last(ctx, "transpose").source, "table");
+  EXPECT_EQ(last(ctx, "transpose").schedule, "rows=32,cols=128,threads=64");
+  // Another shape class, or another target, is not the row's.
+  r = tk::bench::checkTranspose(nullptr, ctx, {2, 256, 128, TK_BF16, 0, true}, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(last(ctx, "transpose").source, "heuristic");
+
+  ctx->schedules.useTable = false; // tk bench --no-table
+  r = tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(last(ctx, "transpose").source, "heuristic");
+  tk_context_destroy(ctx);
+
+  tk::test::ScheduledContext experiment("transpose:rows=64,cols=32");
+  r = tk::bench::checkTranspose(nullptr, experiment, kTranspose, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(last(experiment, "transpose").source, "TK_SCHEDULE");
+  EXPECT_EQ(last(experiment, "transpose").schedule, "rows=64,cols=32");
+}
+
+// A table row that does not fit its call is an internal error naming the
+// table (the table is built in: tk tune wrote a row it did not time); a
+// malformed table is refused whole.
+TEST(Schedules, BadTableRowsAreErrors) {
+  TableRestore restore;
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  ASSERT_TRUE(tk::bench::checkTranspose(nullptr, ctx, kTranspose, false).exact());
+  const std::string problem = last(ctx, "transpose").problem;
+  ASSERT_EQ(tk::kernels::replaceTuningTable("transpose\tcpu\t" + problem + "\trows=512\n", "test"), "");
+  CheckResult r = tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+  EXPECT_EQ(r.status, TK_ERROR_INTERNAL);
+  EXPECT_NE(r.error.find("tuning table, transpose rows=512: rows must be a power of two from 16 to 256"),
+            std::string::npos)
+      << r.error;
+  const std::string before = tableText(tk::kernels::tuningTableRows());
+  EXPECT_NE(tk::kernels::replaceTuningTable("transpose\tcpu\tonly three cells\n", "bad.tsv"), "");
+  EXPECT_EQ(tk::kernels::replaceTuningTable("transpose cpu x rows=64\n", "bad.tsv"),
+            "bad.tsv line 1: expected operator, target, shape class and schedule separated by tabs");
+  EXPECT_EQ(tableText(tk::kernels::tuningTableRows()), before);
+  tk_context_destroy(ctx);
+}
+
+// The built-in table parses, and each of its rows names an operator and
+// fields that parse (tk tune wrote them; a hand edit could break one).
+TEST(Schedules, BuiltInTableParses) {
+  EXPECT_EQ(tk::kernels::tuningTableProblem(), "");
+  for (const auto &row : tk::kernels::tuningTableRows()) {
+    const tk::kernels::ScheduledOperator *op = tk::kernels::findScheduledOperator(row.op);
+    ASSERT_NE(op, nullptr) << row.op;
+    EXPECT_EQ(op->checkFields(row.schedule), "") << row.op << " " << row.schedule;
+    EXPECT_TRUE(tk::compiler::findTarget(row.target).has_value()) << row.target;
+  }
+}
+
+/// Runs `check` with the heuristic's schedule, then with each schedule of
+/// `op`'s search space for that call: each is bit-exact, or refused as an
+/// invalid TK_SCHEDULE. Returns how many ran.
+int everyCandidate(const std::string &op, const Check &check) {
+  tk_context ctx;
+  EXPECT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  ctx->scheduleLog.recordSpaces = true;
+  CheckResult base = check(ctx);
+  EXPECT_TRUE(base.exact()) << op << ": " << base.describe();
+  const std::vector<std::string> space = last(ctx, op).space;
+  EXPECT_FALSE(space.empty()) << op;
+  tk_context_destroy(ctx);
+  int ran = 0;
+  for (const std::string &fields : space) {
+    tk::test::ScheduledContext candidate(op + ":" + fields);
+    CheckResult r = check(candidate);
+    if (r.status == TK_ERROR_INVALID_ARGUMENT) {
+      EXPECT_NE(r.error.find("TK_SCHEDULE: " + op + ": "), std::string::npos) << fields << ": " << r.error;
+      continue;
+    }
+    EXPECT_TRUE(r.exact()) << op << ":" << fields << ": " << r.describe();
+    ++ran;
+  }
+  std::printf("[ %s ] %d of %zu candidate schedules ran bit-exact\n", op.c_str(), ran, space.size());
+  return ran;
+}
+
+TEST(Schedules, EveryTransposeCandidateIsBitExact) {
+  EXPECT_GT(everyCandidate("transpose", [](tk_context ctx) {
+              return tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+            }),
+            4);
+}
+
+TEST(Schedules, EveryPerChannelCandidateIsBitExact) {
+  for (tk::bench::PerChannelCastCase c : {tk::bench::PerChannelCastCase{512, 1024, 128, TK_BF16, true, false, 1},
+                                          tk::bench::PerChannelCastCase{512, 1024, 32, TK_BF16, true, true, 2}}) {
+    EXPECT_GT(everyCandidate("per_channel_cast",
+                             [c](tk_context ctx) { return tk::bench::checkPerChannelCast(nullptr, ctx, c, false); }),
+              2);
+    c.swiglu = true, c.clamp = 0.5f;
+    EXPECT_GT(everyCandidate("per_channel_cast",
+                             [c](tk_context ctx) { return tk::bench::checkPerChannelCast(nullptr, ctx, c, false); }),
+              2);
+  }
+}
+
+TEST(Schedules, EveryPerTokenCandidateIsBitExact) {
+  for (tk::bench::PerTokenCastCase c : {tk::bench::PerTokenCastCase{67, 7168, 128, TK_BF16, TK_ROUND_SF, 0, 1},
+                                        tk::bench::PerTokenCastCase{33, 2048, 2048, TK_BF16, 0, 0, 2, TK_FORMAT_E5M6},
+                                        tk::bench::PerTokenCastCase{45, 2048, 32, TK_BF16, 0, 0, 3, TK_FORMAT_E2M1}})
+    EXPECT_GT(everyCandidate("per_token_cast",
+                             [c](tk_context ctx) {
+                               return tk::bench::checkPerTokenCast(nullptr, ctx, c, tk::bench::makeInput(c), false);
+                             }),
+              0);
+}
+
+TEST(Schedules, EveryLosslessCandidateIsBitExact) {
+  EXPECT_GT(everyCandidate("per_block_cast_lossless",
+                           [](tk_context ctx) {
+                             return tk::bench::checkPerBlockLossless(nullptr, ctx, {256, 2048, 1, 32, 1, 128, true, true, 5},
+                                                                     false);
+                           }),
+            0);
+}
+
+TEST(Schedules, EverySwigluCandidateIsBitExact) {
+  tk::bench::SwigluCastCase forward{2048, 128};
+  forward.weights = true, forward.clamp = 0.5f, forward.count = true, forward.plainRows = 37;
+  EXPECT_GT(everyCandidate("swiglu_forward_and_per_token_cast",
+                           [forward](tk_context ctx) {
+                             return tk::bench::checkSwigluPerTokenCast(nullptr, ctx, forward, false);
+                           }),
+            0);
+  tk::bench::SwigluBackwardCase backward{1024, 128, true, 0.5f};
+  backward.tokens = 40, backward.topk = 3, backward.totalExperts = 8, backward.localExperts = 3;
+  EXPECT_GT(everyCandidate("swiglu_backward_and_per_token_cast",
+                           [backward](tk_context ctx) {
+                             return tk::bench::checkSwigluBackward(nullptr, ctx, backward, false);
+                           }),
+            0);
+}
+
+} // namespace
