@@ -4,7 +4,7 @@
 # cuobjdump. Prints, per kernel, the instruction count and the order of its
 # global loads, cp.async copies, waits, barriers, shuffles and stores
 # (consecutive repeats as xN), then the total. A load after a wait or a
-# barrier that it could have overlapped is the pattern to look for (S13: the
+# barrier that it could have overlapped is the pattern to look for (e.g. the
 # fused per-channel cast's multipliers, 190 -> 137.7 µs once copied with the
 # codes).
 #
@@ -13,7 +13,7 @@
 #     TARGET  sm_80, sm_90a (default) or sm_100a
 #     OUTDIR  where the PTX and cubins go (default /tmp/tk-sass)
 #   HIST=REGEX also prints the opcode counts (most frequent first) of the
-#   kernels whose name matches: which pipe the instructions load (S14: the
+#   kernels whose name matches: which pipe the instructions load (e.g. the
 #   e5m6 cast's byte permutes, the SwiGLU kernels' per-value F2F).
 #
 # The CUDA toolkit here has ptxas but not cuobjdump/nvdisasm: without them

@@ -44,7 +44,7 @@ def ue8m0_pack(e):
     kq, p = (kb + 3) // 4, (m + 3) // 4 * 4
     b = torch.nn.functional.pad(e.to(torch.int32) & 0xFF, (0, 4 * kq - kb, 0, p - m)).view(p, kq, 4)
     # Little-endian bytes, put together arithmetically: torch.compile rejected a byte -> int32 view of the
-    # transposed copy (S12 run 4: "self.stride(-1) must be 1 to view Byte as Int").
+    # transposed copy ("self.stride(-1) must be 1 to view Byte as Int").
     words = b[..., 0] | (b[..., 1] << 8) | (b[..., 2] << 16) | (b[..., 3] << 24)  # (p, kq)
     out = torch.empty_strided((p, kq), (1, p), dtype=torch.int32, device=e.device)  # column-major words
     out.copy_(words)

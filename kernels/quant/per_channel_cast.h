@@ -44,7 +44,7 @@ struct PerChannelCastConfig {
   /// maxAccessBytes: 4, 8 or 16); 0 = the default, maxAccess().
   int64_t accessBytes = 0;
   /// 8 bytes for an e4m3 input and for the row gather, whose 128-row column
-  /// reductions then cross 4 lanes instead of 8 (S11 run 1 sweep,
+  /// reductions then cross 4 lanes instead of 8 (a sweep on the H200,
   /// docs/performance.md), and for oneStagedTile(); 0 (the target's widest)
   /// for the rest.
   int64_t maxAccess() const {
@@ -53,7 +53,7 @@ struct PerChannelCastConfig {
   /// Reads the input again after the scales are known instead of keeping
   /// every value in registers across the block reduction (from L1 or the
   /// pipeline's shared memory): fewer registers, more CTAs per SM. -1: the
-  /// default (on for the row gather: 128 -> 72 registers, S11 run 1; for a
+  /// default (on for the row gather: 128 -> 72 registers; for a
   /// quantized input; and for oneStagedTile(), which reads its staged tile
   /// again), 0 off, 1 on. Never for the transposed forms (the transpose
   /// wants the second read laid out otherwise than the reduction's).
@@ -69,12 +69,11 @@ struct PerChannelCastConfig {
   /// thread). The transposed b = 32 form: tiles of 64 x 64. The plain
   /// transposed forms: 64 threads, 8 rows per thread (transposeRowsPerThread()).
   /// Fewer warps per CTA mean shorter cross-warp reductions and more CTAs
-  /// per SM: the S5 run 2 sweep (TK_PER_CHANNEL_TILE,
-  /// docs/performance-history-s5-s7.md) took the plain cast from 50.8% of the copy
-  /// ceiling to 70.7% and the transposed SwiGLU form from 15.0% to 47.9%;
-  /// fewer elements per thread, fewer registers: the S10 sweeps
-  /// (docs/performance.md) took SwiGLU b = 32 from 43.8% to 71.7% and the
-  /// transposed b = 32 form from 70.5% to 78.0%.
+  /// per SM: a sweep of the schedule's rows, cols and threads took the plain
+  /// cast from 50.8% of the copy ceiling to 70.7% and the transposed SwiGLU
+  /// form from 15.0% to 47.9%; fewer elements per thread, fewer registers:
+  /// later sweeps (docs/performance.md) took SwiGLU b = 32 from 43.8% to
+  /// 71.7% and the transposed b = 32 form from 70.5% to 78.0%.
   ///
   /// Software pipelining (tile.pipeline): each CTA walks tiles() row tiles
   /// down its column strip, their inputs copied into shared memory
@@ -91,17 +90,16 @@ struct PerChannelCastConfig {
   /// A quantized input's multipliers per row of a tile: one per 128 channels
   /// (a narrower tile lies inside one 128-channel group).
   int64_t multiplierColumns() const { return std::max<int64_t>(1, tileK() / 128); }
-  /// Default (S6 run 1 sweep, docs/performance-history-s5-s7.md): 1 stage of
+  /// Default (from sweeps of stages and tiles on the H200): 1 stage of
   /// 1 tile for the plain bf16 and e4m3 casts (oneStagedTile()); 2 stages of
   /// 8 tiles for SwiGLU without a transpose (with 64-thread CTAs: 33.0% ->
-  /// 39.6%) and for the transposed SwiGLU form at b = 128 (S9 run 4, once its
-  /// stores were 16 bytes wide: 48.5% -> 60.3%; S14 run 1: one tile per CTA,
-  /// 96 registers instead of 150, was slower, 472.0 -> 507.0 us), which takes
-  /// 16 tiles since it holds 118 registers (S15 run 4, three passes
-  /// alternating: 450.8 -> 448.0 us, with clamp 456.1 -> 447.8; 3x8 and 2x4
-  /// no better, run 3); none for
-  /// the plain transposed cast (S14 runs 1-2: 196.1 -> 189.5 us, 88.5% of the
-  /// copy ceiling, without the pipeline that S9 run 4 had found faster), the
+  /// 39.6%) and for the transposed SwiGLU form at b = 128 (once its stores
+  /// were 16 bytes wide: 48.5% -> 60.3%; one tile per CTA, 96 registers
+  /// instead of 150, was slower, 472.0 -> 507.0 us), which takes 16 tiles
+  /// since it holds 118 registers (three passes alternating: 450.8 -> 448.0
+  /// us, with clamp 456.1 -> 447.8; 3x8 and 2x4 no better); none for the
+  /// plain transposed cast (196.1 -> 189.5 us, 88.5% of the copy ceiling,
+  /// without the pipeline that an earlier form of it ran faster with), the
   /// transposed b = 32 form (no gain), the row gather (data-dependent rows)
   /// and the others. Never more stages than kPipelineSharedBytes hold.
   int64_t stages() const;
@@ -114,7 +112,7 @@ struct PerChannelCastConfig {
                                             : 4;
   }
   /// The pipelined transposed SwiGLU form reads the thread index again in
-  /// each iteration (KernelBuilder::rereadThreadIndexInLoops): S15 run 2,
+  /// each iteration (KernelBuilder::rereadThreadIndexInLoops): at
   /// b = 128 149 -> 118 registers (4 CTAs per SM instead of 3), 456.5 ->
   /// 431.3 µs, with clamp 469.5 -> 439.3. Not the non-transposed b = 32
   /// form: 136 -> 123 registers, but 365.5 -> 380.5 µs.
@@ -128,11 +126,11 @@ struct PerChannelCastConfig {
   /// 8 for the plain transposed cast, on tiles of 64 threads: at b = 32
   /// (64 x 64 tiles) a 32-row column group then lies inside one warp (4
   /// lanes of 8 rows), so the column maximum needs no exchange through
-  /// shared memory and no barrier (S19 runs 2-3: 210.2 -> 192.2 µs, 81.8% ->
-  /// 90.0% of the copy ceiling; Nsight Compute had the old kernel at 94% of
-  /// its L1 throughput); at b = 128 (128 x 64 tiles, 167 registers) S19
-  /// runs 3-4 measured 187.8 -> 185.9 µs, and 185.4 -> 183.8 with e4m3
-  /// transposes swizzled. 4 for the SwiGLU form.
+  /// shared memory and no barrier (210.2 -> 192.2 µs, 81.8% -> 90.0% of the
+  /// copy ceiling; Nsight Compute had the old kernel at 94% of its L1
+  /// throughput); at b = 128 (128 x 64 tiles, 167 registers) 187.8 ->
+  /// 185.9 µs, and 185.4 -> 183.8 with e4m3 transposes swizzled. 4 for the
+  /// SwiGLU form.
   int64_t transposeRowsPerThread() const { return transposeRows ? transposeRows : plainTransposed() ? 8 : 4; }
   bool plainTransposed() const { return transposed && !swiglu; }
   bool transposedB128() const { return transposed && blockM == 128 && in == dsl::DType::BF16; }
@@ -157,12 +155,12 @@ struct PerChannelCastConfig {
   /// per_channel_cast of a bf16 or quantized (e4m3) input with no SwiGLU,
   /// gather or transpose: tiles of 128 x 128 with 256 threads, 8-byte
   /// accesses, one tile per CTA staged in shared memory (with an e4m3 input's
-  /// multipliers) and read again for the cast. bf16: S12 run 2, 207.5 ->
-  /// 193.6 µs, 80.7% -> 86.9% of the copy ceiling, 39 registers, not 128.
+  /// multipliers) and read again for the cast. bf16: 207.5 -> 193.6 µs,
+  /// 80.7% -> 86.9% of the copy ceiling, 39 registers, not 128.
   /// e4m3: once the multipliers were copied with the codes, 189.7 µs (2
-  /// stages of 8 tiles of 128 x 64) -> 148.8 µs with 128 x 128 tiles (S13
-  /// run 2), and 137.6 µs, 82.4%, with 128 x 256 (256 bytes of codes per
-  /// row; S13 run 3), the width taken when K is a multiple of 256.
+  /// stages of 8 tiles of 128 x 64) -> 148.8 µs with 128 x 128 tiles,
+  /// and 137.6 µs, 82.4%, with 128 x 256 (256 bytes of codes per
+  /// row), the width taken when K is a multiple of 256.
   bool oneStagedTile() const {
     return !swiglu && !transposed && !rowGather && (in == dsl::DType::BF16 || in == dsl::DType::F8E4M3);
   }

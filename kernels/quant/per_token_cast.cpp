@@ -28,14 +28,14 @@ int64_t PerTokenCastConfig::tileM() const {
   int64_t m = elements % tileK() ? 1 : elements / tileK();
   // A bf16 input's e2m1 output: its encode costs more instructions per value
   // than the load, and up to 8 rows (8192 elements) per block spread each
-  // thread's fixed work over more values (S12 run 3, TK_PER_TOKEN_ROWS=8 on
-  // 32768x7168 g=32, 8 rows of 1024: 269.4 -> 244.6 us). At most 8 rows, so
+  // thread's fixed work over more values (the schedule's rows=8 on 32768x7168
+  // g=32, 8 rows of 1024: 269.4 -> 244.6 us on the H200). At most 8 rows, so
   // narrow tiles (K = 576: 64 columns) keep their grid; f32 inputs, not
   // measured, keep theirs.
   if (in == DType::BF16 && out == Format::E2M1 && 8192 % tileK() == 0)
     m = std::max(m, std::min<int64_t>(8192 / tileK(), 8));
-  // bf16 rows of 2048 to 8192 columns: two rows per block, not one (S12 run 2,
-  // TK_PER_TOKEN_ROWS=2: e5m6 32768x7168 272 -> 239 us, 8001x2048 22.9 -> 21.6;
+  // bf16 rows of 2048 to 8192 columns: two rows per block, not one (rows=2 on
+  // the H200: e5m6 32768x7168 272 -> 239 us, 8001x2048 22.9 -> 21.6;
   // f32 rows, at twice the bytes, were slower with two).
   if (in == DType::BF16 && !quantizedInput() && m == 1 && 2 * tileK() <= 16384)
     m = 2;

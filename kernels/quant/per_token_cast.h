@@ -54,7 +54,7 @@ struct PerTokenCastConfig {
   /// of 32: 323.5 us).
   int64_t e5m6Run = 16;
   /// Rows per block instead of tileM()'s choice (0 = that choice; bf16 and
-  /// f32 inputs only; TK_PER_TOKEN_ROWS).
+  /// f32 inputs only; the schedule's rows).
   int64_t tileRows = 0;
 
   /// Columns per block: the whole row when one group spans it, else at least
@@ -64,8 +64,8 @@ struct PerTokenCastConfig {
   /// other inputs, where that divides evenly, else 1; a bf16 input's e2m1
   /// output up to 8192 elements in at most 8 rows; and at least 2 rows of
   /// bf16 up to 8192 columns. (bf16 at 32768x7168,
-  /// g=128 on the H200: 2 rows of 1024 ran at 89.9% of the copy ceiling in
-  /// S7 runs 1 and 3, against 88.0-88.8% for 4 rows and 84.9% for 8.)
+  /// g=128 on the H200: 2 rows of 1024 ran at 89.9% of the copy ceiling,
+  /// against 88.0-88.8% for 4 rows and 84.9% for 8.)
   /// With a quantized input, a power of two dividing the input's scale block
   /// rows, so every tile lies in one row of input scale blocks.
   int64_t tileM() const;

@@ -10,7 +10,7 @@
 // stream order. The second fills weight_grad per slot: the sum, in one fixed
 // order, of the chunks of row token_topk_to_pos[s], or zero for -1 (the
 // mapping is consistent, quant.md 4.18 step 9). The result is deterministic;
-// whole rows per block (S6: 224 registers, one block per SM) were 30-36% of
+// whole rows per block (224 registers, one block per SM) were 30-36% of
 // the copy ceiling.
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -73,7 +73,7 @@ dsl::BuiltKernel buildWeightGradFromRowDots(mlir::MLIRContext &ctx, const Weight
 /// quant.md 4.18 steps 1-7, and rowDot[p] = sum_j fl(go * act), summed in
 /// double (the spec leaves the fp32 summation order free and compares with a
 /// tolerance; a sequential fp32 sum was itself off by more than 1e-4 for
-/// rows of 7168 on the H200, S4 run 3).
+/// rows of 7168 on the H200).
 struct SwigluBackwardRows {
   const uint8_t *xq;
   const float *xs;

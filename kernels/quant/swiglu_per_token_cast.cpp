@@ -101,7 +101,7 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
   // three int64 atomics. With countingBlocksPerSm = k > 0 (the reference's
   // design, k = 4): a persistent grid whose blocks total their counts over
   // their tiles in registers (block totals) and add them once, after their
-  // last tile. On the H200 the first ran faster (S7 runs 3-5; performance-history-s5-s7.md).
+  // last tile. On the H200 the first ran faster.
   const bool persistentCounts = c.countClamps && c.countingBlocksPerSm > 0;
   const bool packedCounts = c.countClamps && !persistentCounts && bm * bk < (int64_t(1) << kCountBits);
   const std::vector<Dim> tiles = {ceil_div(rows, bm), ceil_div(h, bk)};
@@ -114,7 +114,7 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
     Tile gate = k.load(x, {row, col}, {bm, bk}), linear = k.load(x, {row, col + h}, {bm, bk});
     // The rows' weights: a gather (an index, then the weight). With clamp
     // counting they, and the experts, are read before the SwiGLU, without
-    // it after (S13 run 5, A/B: count row 318.6, 319.9 -> 302.0, 300.4 µs
+    // it after (A/B on the H200: count row 318.6, 319.9 -> 302.0, 300.4 µs
     // with both read first; the weights-only row 200.9, 200.9 -> 206.8,
     // 207.0, its x loads then waiting behind the index's latency). Read after
     // the SwiGLU, the gather comes after the exponentials' slow-path
@@ -155,9 +155,9 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
     if (packedCounts) {
       // This tile's three counts, added now, in two block reductions of
       // int32: the first two counts as 16-bit fields of one word (the tile
-      // has fewer than 2^16 values), the third alone. S15 packed all three
-      // as 21-bit fields of an int64, one reduction, but 64-bit shifts and
-      // adds on every value.
+      // has fewer than 2^16 values), the third alone. All three as 21-bit
+      // fields of an int64 took one reduction, but 64-bit shifts and adds on
+      // every value.
       Tile firstTwo = tileTotal(map(in, DType::I32, [&](const std::vector<Scalar> &s) {
         return hit(0, s) + (hit(1, s) << kCountBits);
       }));
@@ -177,7 +177,7 @@ BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerToken
       if (!persistentCounts)
         hits.clear();
     }
-    // The SwiGLU after the counts (S18 run 2, div.rn.f32 for the SiLU in
+    // The SwiGLU after the counts (div.rn.f32 for the SiLU in
     // both: the count row 240.4 -> 232.3 us; with the guarded SiLU, counts
     // taken after it kept the unclamped inputs live across its branch, 78
     // registers against 64).

@@ -39,7 +39,7 @@ struct SwigluPerTokenCastConfig {
 
   /// Whole rows when g = H, else the largest divisor of 2048 and H (at least
   /// g) wide, with rows to make 4096 elements per half where they fit: 16
-  /// values per thread (S11 run 4, TK_SWIGLU_TILE sweep at H = 2048: 2 rows
+  /// values per thread (a sweep of the schedule's rows at H = 2048: 2 rows
   /// of 2048 took the weighted form from 63.6% of the copy ceiling to 75.3%,
   /// the counting form from 47.2% to 49.9%).
   int64_t tileK() const;

@@ -20,11 +20,11 @@ struct TransposeConfig {
   int64_t threads = 0;
 
   /// 1- and 2-byte elements: 128 x 128 tiles and 256 threads where 128
-  /// divides rows and columns (TileKernels' shape; S18 run 1, 8 x 4096 x
-  /// 7168 on the H200: bf16 238.3 -> 231.5 us, e4m3 129.8 -> 123.6 against
-  /// the earlier defaults in the same call). Else, 128 x 64 for 2-byte
+  /// divides rows and columns (TileKernels' shape; 8 x 4096 x 7168 on the
+  /// H200: bf16 238.3 -> 231.5 us, e4m3 129.8 -> 123.6 against the earlier
+  /// defaults in the same call). Else, 128 x 64 for 2-byte
   /// elements when 128 divides the rows (91.1% of the copy ceiling against
-  /// 88.2% for 64 x 64, S7 run 3), and 64 x 64 (f32 ran slower with 128 rows
+  /// 88.2% for 64 x 64), and 64 x 64 (f32 ran slower with 128 rows
   /// and takes 64 KiB of shared memory at 128 x 128), with 128 threads.
   bool wideTile() const { return dtype != dsl::DType::I32 && rows % 128 == 0 && cols % 128 == 0; }
   int64_t tileR() const {

@@ -59,7 +59,7 @@ TEST(KernelBuilder, PerTokenCastReadsLikeItsMath) {
 }
 
 // Rows per block of per_token_cast (PerTokenCastConfig::tileM), the
-// schedule the S12 measurements chose: what each input and output gets.
+// schedule the H200 measurements chose: what each input and output gets.
 TEST(PerTokenCastSchedule, RowsPerBlockFollowTheMeasuredRules) {
   using tk::kernels::quant::Format;
   using tk::kernels::quant::PerTokenCastConfig;
@@ -80,7 +80,7 @@ TEST(PerTokenCastSchedule, RowsPerBlockFollowTheMeasuredRules) {
 }
 
 // Tiles, threads and pipelines of the per-channel casts
-// (PerChannelCastConfig), the schedule the S12-S13 measurements chose.
+// (PerChannelCastConfig), the schedule the H200 measurements chose.
 TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
   using tk::kernels::quant::PerChannelCastConfig;
   auto config = [](int64_t k, DType in) {
@@ -89,7 +89,7 @@ TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
     return c;
   };
   // A quantized input: one staged 128 x 256 tile per 256-thread CTA, its
-  // multipliers in the same stage (S13 runs 3-4: 190.0 -> 137.7 us).
+  // multipliers in the same stage (190.0 -> 137.7 us).
   PerChannelCastConfig e4m3 = config(7168, DType::F8E4M3);
   EXPECT_TRUE(e4m3.oneStagedTile());
   EXPECT_EQ(e4m3.tileM(), 128);
@@ -104,7 +104,7 @@ TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
   PerChannelCastConfig narrow = config(2176, DType::F8E4M3);
   EXPECT_EQ(narrow.tileK(), 128);
   EXPECT_EQ(narrow.stageBytes(), 128 * 128 + 128 * 4);
-  // bf16: the same structure at 128 x 128 (S12 run 2).
+  // bf16: the same structure at 128 x 128.
   PerChannelCastConfig bf16 = config(7168, DType::BF16);
   EXPECT_EQ(bf16.tileK(), 128);
   EXPECT_EQ(bf16.numThreads(), 256);
@@ -122,11 +122,11 @@ TEST(PerChannelCastSchedule, DefaultsFollowTheMeasuredRules) {
   PerChannelCastConfig f32 = config(7168, DType::F32);
   EXPECT_FALSE(f32.oneStagedTile());
   EXPECT_EQ(f32.stages(), 0);
-  // The transposed cast at b = 128: register-resident (S14 runs 1-2: 196.1
-  // -> 189.5 us); its SwiGLU form keeps 2 stages, of 16 tiles (S14 run 1: one
-  // tile per CTA was slower; S15 run 4: 16 tiles against 8, 450.8 -> 448.0
-  // us), and reads the thread index again in its loop; the non-transposed
-  // b = 32 form keeps 8 tiles and the entry's thread index.
+  // The transposed cast at b = 128: register-resident (196.1 -> 189.5 us);
+  // its SwiGLU form keeps 2 stages, of 16 tiles (one tile per CTA was
+  // slower; 16 tiles against 8, 450.8 -> 448.0 us), and reads the thread
+  // index again in its loop; the non-transposed b = 32 form keeps 8 tiles
+  // and the entry's thread index.
   PerChannelCastConfig transposed = config(7168, DType::BF16);
   transposed.transposed = true;
   EXPECT_FALSE(transposed.oneStagedTile());

@@ -1,7 +1,7 @@
 // No shipped kernel leaves half its threads or more idle because its vectors
 // are wider than its tiles allow: on every target, along every dimension of
 // each blocked layout tile-assign-layouts gives, at least half the threads
-// have a vector of the fragment to hold (S19 found five kernels with half
+// have a vector of the fragment to hold (five kernels once had half
 // their threads idle on sm_100a, whose 32-byte vectors the tiles were not
 // sized for). The 576-channel rows (576 = 72 vectors of 8) are the known
 // exception: no vector width fills 128 threads there.

@@ -101,7 +101,7 @@ TEST(AccessAlignment, UnitInnermostStrideDoesNotLimitVectorWidth) {
 }
 
 // A plain contiguous call must pick the 16-byte variant of the kernel: the
-// alignment is part of the kernel's key (H200 sessions ran the 2-byte variant
+// alignment is part of the kernel's key (H200 runs once took the 2-byte variant
 // for every call until this was caught: 245 us instead of 184 us at 32768x7168).
 TEST(AccessAlignment, ContiguousCallsCompileTheWideVariant) {
   tk_context ctx = nullptr;

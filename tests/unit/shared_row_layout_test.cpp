@@ -109,9 +109,9 @@ TEST(SharedRowLayout, Float32Swizzled) {
 }
 
 // The e4m3 transposes of the shipped kernels (their input vectors, rows per
-// thread and warps): padded rows (minSwizzleBytes 2, before S19) make the
+// thread and warps): padded rows (minSwizzleBytes 2) make the
 // lanes whose rows lie 8 apart write one bank, 4x to 8x the store
-// wavefronts, as Nsight Compute measured (S19 run 3: 13.1 M conflicts in
+// wavefronts, as Nsight Compute measured (13.1 M conflicts in
 // 15.2 M); swizzled, the 128-row transposes are conflict-free and the
 // narrower ones (rows of 64 or 32 bytes, half the banks or less) take 2x.
 TEST(SharedRowLayout, OneByteTransposesSwizzled) {

@@ -7,7 +7,7 @@
 // with a volatile instruction LLVM does not hoist, and the body's per-thread
 // coordinates derive from that read: LLVM's loop-invariant code motion would
 // otherwise compute every per-thread address once, before the loop, and hold
-// them all in registers across it (S15: 149 -> 118 registers on the
+// them all in registers across it (149 -> 118 registers on the
 // transposed SwiGLU per-channel kernel). TK_ABLATE=loop-thread-index (the
 // pass option reread-thread-index=false) keeps the kernel entry's index.
 // CHECK-LABEL: gpu.func @strip

@@ -6,7 +6,7 @@
 // E5M6 packs 8 codes into 12 bytes, so each thread needs runs of 8. A
 // kernel that writes E5M6 takes runs of 16 (two per thread chunk): 24 bytes
 // out per thread, stored as three 8-byte words, where runs of 8 stored three
-// 4-byte words that each covered a third of every sector (S16 run 4: the
+// 4-byte words that each covered a third of every sector (on the H200 the
 // e5m6 cast 240.8 -> 212.5 µs). Reading kernels keep 8 (unpack_e5m6.mlir).
 // LAYOUT: tile.load {{.*}} -> !tile.frag<1x1024xf32, #tile.blocked<vec = [1, 16], lanes = [1, 32], warps = [1, 4]>>
 // LAYOUT: tile.pack_e5m6 {{.*}} -> !tile.frag<1x1536xi8, #tile.blocked<vec = [1, 24], lanes = [1, 32], warps = [1, 4]>>

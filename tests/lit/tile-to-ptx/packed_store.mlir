@@ -5,7 +5,7 @@
 // builds three 32-bit words per 8 codes, and the thread's 24-byte chunk (16
 // codes) is stored as those words, in pairs (8-byte aligned). Sliced byte by
 // byte, the backend rebuilt every word from its bytes with byte permutes
-// (S14: 350 prmt in the bf16 e5m6 cast, 56 after).
+// (350 prmt in the bf16 e5m6 cast, 56 after).
 // CHECK-LABEL: .entry e5m6
 // HW: cvt.rz.f16x2.f32
 // CHECK-NOT: prmt

@@ -257,7 +257,7 @@ Value emitPackE5M6(OpBuilder &b, Location loc, Value f32Vector, bool hardware) {
   }
   // The words' little-endian bytes, as the target (NVPTX) stores them: a
   // bitcast, where truncating each byte out of its word made the backend
-  // assemble the words again from bytes (byte permutes per word, S14).
+  // assemble the words again from bytes (byte permutes per word).
   auto wordsType = VectorType::get({(int64_t)words.size()}, b.getI32Type());
   return vector::BitCastOp::create(b, loc, VectorType::get({4 * (int64_t)words.size()}, b.getI8Type()),
                                    vector::FromElementsOp::create(b, loc, wordsType, words));

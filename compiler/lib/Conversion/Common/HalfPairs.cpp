@@ -4,7 +4,7 @@
 // instruction (cvt.{rn,rz}.{f16x2,bf16x2}.f32). The E5M6 encode takes its
 // fp16 bits rounded toward zero that way, and f32 -> bf16 rounds pairs so,
 // where one conversion per element took one F2F each. (bf16 -> f32 as a shift
-// and a mask per word was tried in S14 and dropped: LLVM folds an absolute
+// and a mask per word was tried and dropped: LLVM folds an absolute
 // value through its bitcast into an integer mask, one more instruction per
 // element where the max instruction takes |x| for free.)
 //===----------------------------------------------------------------------===//

@@ -225,7 +225,7 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
       if (wordChunks) {
         // Bytes taken as whole 32-bit words: a chunk sliced byte by byte out
         // of words (packed codes) made the backend rebuild each stored word
-        // from its bytes (S14: 350 byte permutes in the e5m6 cast); sliced
+        // from its bytes (350 byte permutes in the e5m6 cast); sliced
         // as words and cast back, the store is of the words themselves.
         SmallVector<int64_t> lanes;
         for (int64_t i = 0; i < chunk / 4; ++i)

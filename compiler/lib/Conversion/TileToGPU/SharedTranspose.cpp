@@ -10,13 +10,13 @@
 //   with 2^s the input layout's vector along its last dimension. The threads
 //   of a warp write rows that differ by multiples of 2^s, so their vector
 //   writes land in different units (banks), and a row read stays one row:
-//   conflict-free both ways, with no padding. For e4m3 since S19: with
+//   conflict-free both ways, with no padding. For e4m3 too: with
 //   padded rows their 4-byte writes from 8 lanes 8 rows apart met in one
-//   bank (Nsight Compute, S19 run 3: 13.1 M of 15.2 M shared-store
-//   wavefronts were conflicts, the L1 at 87-94%); swizzled, S19 run 4 took
+//   bank (Nsight Compute: 13.1 M of 15.2 M shared-store
+//   wavefronts were conflicts, the L1 at 87-94%); swizzled, the H200 took
 //   the e4m3 batched transpose 123.6 -> 122.1 µs and the transposed
 //   per-channel casts 188.1 -> 185.5 (b = 128), 191.5 -> 190.4 (b = 32).
-//   (S7 run 3 had found the swizzle 8% slower on an earlier form of that
+//   (The swizzle had measured 8% slower on an earlier form of that
 //   kernel.) The pass option swizzle-bytes (TK_SWIZZLE_BYTES=2) restores
 //   padded rows for them.
 // * Padded rows (otherwise): each row is 16 bytes longer, so rows stay

@@ -55,7 +55,7 @@ public:
   /// again at the top of each iteration, so that their per-thread addresses
   /// are computed inside the loop rather than hoisted out of it by LLVM and
   /// held in registers across the whole body: fewer registers, a few more
-  /// instructions per iteration. Call before grid(). (S15 run 2: the
+  /// instructions per iteration. Call before grid(). (On the H200: the
   /// transposed SwiGLU per-channel kernel 149 -> 118 registers, 456.5 ->
   /// 431.3 µs; the non-transposed b = 32 form 136 -> 123, but 365.5 -> 380.5.)
   void rereadThreadIndexInLoops();

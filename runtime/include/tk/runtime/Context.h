@@ -42,8 +42,8 @@ struct tk_context_s {
   /// The pool the operators' scratch buffers come from (created on first
   /// use). It keeps the memory freed into it: the device's default pool
   /// gives its memory back at every synchronization, so a call that reads
-  /// its scratch back (and thus waits) mapped fresh memory each time (S10
-  /// run 2: 161 -> 237 us for the lossless re-blocking).
+  /// its scratch back (and thus waits) mapped fresh memory each time (161 ->
+  /// 237 us for the lossless re-blocking).
   tk::runtime::Status scratchPool(tk::runtime::CUmemoryPool &pool);
   /// Copies `bytes` at device address `src` to `dst` in `stream`'s order and
   /// waits for it, through a page-locked buffer the context keeps (grown on

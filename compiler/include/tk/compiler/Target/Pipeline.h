@@ -52,7 +52,7 @@ struct CompileOptions {
   /// The smallest element size whose transposes get an XOR-swizzled shared
   /// buffer (TK_SWIZZLE_BYTES=1, 2 or 4), a tuning experiment; 0: the
   /// pass's default (1: every element size; 2 gives e4m3 transposes padded
-  /// rows, as before S19).
+  /// rows, their earlier layout).
   int64_t swizzleBytes = 0;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE,
   /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD and
