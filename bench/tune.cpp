@@ -162,7 +162,7 @@ int runTune(const TuneOptions &options) {
                 key.problem.c_str(), kept ? "tuned" : "not kept", best.c_str(), bestMean, geomean(again),
                 line.c_str());
     if (kept)
-      tuned[key] = best + "\t# " + line.substr(1);
+      tuned[key] = best + "\t# " + dev.name + ", " + today() + ", heuristic -> tuned:" + line;
   }
   if (skipped)
     std::printf("%zu of %zu cases not searched (--seconds %.0f)\n", skipped, cases.size(), options.seconds);
@@ -172,18 +172,20 @@ int runTune(const TuneOptions &options) {
   std::ostringstream table;
   table << "# The tuning table: the schedule each operator's kernel takes on a target for\n"
            "# a shape class (its config's key without the schedule), where `tk tune`\n"
-           "# found one faster than the heuristic's. Read at build time; each row's\n"
-           "# comment gives the same-run times it was kept for.\n"
-        << "# Last written by: " << options.command << "\n# on " << dev.name << ", driver " << dev.driverVersion
-        << ", tk " << tk::compiler::commit() << ", " << today() << "\n"
-        << "# operator\ttarget\tshape class\tschedule\n";
+           "# found one faster than the heuristic's (docs/tuning.md). Read at build\n"
+           "# time. Each row: operator, target, shape class, schedule, separated by\n"
+           "# tabs; the comment above it gives the same-run times it was kept for.\n"
+        << "# Last written by `" << options.command << "` on " << dev.name << " (CUDA driver API "
+        << dev.driverVersion / 1000 << "." << dev.driverVersion % 1000 / 10 << "), tk " << tk::compiler::commit()
+        << ", " << today() << ".\n";
+  std::map<TableKey, std::pair<std::string, std::string>> rows; // schedule, note
   for (const kernels::TableRow &r : kernels::tuningTableRows())
     if (!searches.count({r.op, r.target, r.problem}))
-      table << r.op << "\t" << r.target << "\t" << r.problem << "\t" << r.schedule << "\n";
-  for (const auto &[key, row] : tuned) {
-    const std::string fields = row.substr(0, row.find('\t')), note = row.substr(row.find('\t') + 1);
-    table << note << "\n" << key.op << "\t" << key.target << "\t" << key.problem << "\t" << fields << "\n";
-  }
+      rows[{r.op, r.target, r.problem}] = {r.schedule, r.note};
+  for (const auto &[key, row] : tuned)
+    rows[key] = {row.substr(0, row.find('\t')), row.substr(row.find('\t') + 1) + "\n"};
+  for (const auto &[key, row] : rows)
+    table << "\n" << row.second << key.op << "\t" << key.target << "\t" << key.problem << "\t" << row.first << "\n";
   tk_context_destroy(ctx);
   if (options.outPath.empty()) {
     std::printf("\n%s", table.str().c_str());

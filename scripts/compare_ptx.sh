@@ -9,6 +9,9 @@
 #
 # A git ref works in place of the first binary: it is built in a worktree
 # under ${TMPDIR:-/tmp} (a full build, several minutes on 2 cores).
+# OLD_FLAGS / NEW_FLAGS add `tk compile` flags to either side, e.g.
+# NEW_FLAGS=--no-table compares the heuristic's schedules with a binary that
+# predates the tuning table.
 set -euo pipefail
 old=${1:?usage: compare_ptx.sh OLD_TK_OR_GIT_REF [NEW_TK]} new=${2:-}
 [[ -x $old ]] && old=$(realpath "$old")
@@ -29,8 +32,10 @@ for target in sm_80 sm_90a sm_100a; do
   for side in old new; do
     mkdir -p "$work/$side/$target"
     tk=${!side}
+    flags=${OLD_FLAGS:-}
+    [[ $side == new ]] && flags=${NEW_FLAGS:-}
     # ptxas is not needed for the comparison; an absent one only skips its check.
-    if ! "$tk" compile --all --target "$target" -o "$work/$side/$target" >"$work/$side/$target.log" 2>&1; then
+    if ! "$tk" compile --all $flags --target "$target" -o "$work/$side/$target" >"$work/$side/$target.log" 2>&1; then
       echo "$side tk failed to compile for $target:"; tail -5 "$work/$side/$target.log"; status=1
     fi
   done

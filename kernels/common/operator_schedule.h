@@ -45,6 +45,7 @@ std::string tuningTableProblem();
 /// One row of the tuning table.
 struct TableRow {
   std::string op, target, problem, schedule;
+  std::string note; ///< the comment lines right above it (what tk tune measured), kept when the table is rewritten
 };
 /// The table's rows, sorted by operator, target and shape class.
 std::vector<TableRow> tuningTableRows();

@@ -16,16 +16,24 @@ using TableKey = std::tuple<std::string, std::string, std::string>; // operator,
 
 struct TuningTable {
   std::map<TableKey, std::string> rows;
+  std::map<TableKey, std::string> notes; ///< each row's comment lines
+
   std::string problem; ///< a malformed row, "" when all parse
 };
 
 TuningTable parseTable(const std::string &text, const std::string &source) {
   TuningTable out;
   std::istringstream in(text);
-  std::string line;
+  std::string line, note;
   for (int n = 1; std::getline(in, line); ++n) {
-    if (line.empty() || line[0] == '#')
+    if (line.empty()) {
+      note.clear();
       continue;
+    }
+    if (line[0] == '#') {
+      note += line + "\n";
+      continue;
+    }
     std::vector<std::string> cells;
     std::istringstream fields(line);
     for (std::string cell; std::getline(fields, cell, '\t');)
@@ -37,6 +45,8 @@ TuningTable parseTable(const std::string &text, const std::string &source) {
       continue;
     }
     out.rows[{cells[0], cells[1], cells[2]}] = cells[3];
+    out.notes[{cells[0], cells[1], cells[2]}] = note;
+    note.clear();
   }
   return out;
 }
@@ -58,7 +68,7 @@ const ScheduledOperator *findScheduledOperator(const std::string &name) {
 std::vector<TableRow> tuningTableRows() {
   std::vector<TableRow> out;
   for (const auto &[key, schedule] : table().rows)
-    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), schedule});
+    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), schedule, table().notes[key]});
   return out;
 }
 

@@ -19,7 +19,7 @@
 static int usage(FILE *to = stderr) {
   std::fprintf(to, "usage:\n"
                        "  tk list\n"
-                       "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] -o DIR\n"
+                       "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] [--no-table] -o DIR\n"
                        "  tk run [--quick]\n"
                        "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
                        "           [--no-table | --table FILE]\n"
