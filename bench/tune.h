@@ -20,7 +20,7 @@ namespace tk::bench {
 struct TuneOptions : CaseOptions {
   std::string outPath;  ///< where to write the table ("" = print it)
   double seconds = 0;   ///< stop starting cases after this long (0 = no limit)
-  double minGain = 0.01; ///< a schedule must be this much faster (0.01: 1%)
+  double minGain = 0.02; ///< a schedule must be this much faster (0.02: 2%; less is within the noise of short rows)
   std::string command;  ///< the command line, for the table's header
 };
 

@@ -230,7 +230,7 @@ const std::vector<ShippedKernel> &shippedKernels() {
       return KernelVariant{name, scheduledFactory(transpose::transposeSchedule(), transpose::buildBatchedTranspose, c)};
     };
     list.push_back({"batched_transpose", "transpose", "tk_batched_transpose",
-                    "out[b, c, r] = x[b, r, c], 64 x 64 tiles (128 x 64 for 2-byte elements) through shared memory",
+                    "out[b, c, r] = x[b, r, c], tiles through a swizzled shared buffer (128 x 128 for 1- and 2-byte elements where 128 divides both dimensions, else 64 x 64)",
                     {transposeVariant("batched_transpose.b16.r4096.c7168", {4096, 7168, DType::I16}),
                      transposeVariant("batched_transpose.b8.r4096.c7168", {4096, 7168, DType::I8}),
                      transposeVariant("batched_transpose.b32.r4096.c7168", {4096, 7168, DType::I32})}});

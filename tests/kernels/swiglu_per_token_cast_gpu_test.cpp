@@ -26,7 +26,7 @@ TEST_F(SwigluPerTokenCastGpu, MoeGridIsBitExact) {
   tk::test::ScheduledContext persistent("swiglu_forward_and_per_token_cast:count_blocks=4");
   tk::bench::ExpTable deviceExp = tk::bench::deviceExpTable(*session, tk::bench::bf16SwigluExpArguments());
   CaseTally tally;
-  int i = 0;
+  int i = 0, persistentCases = 0;
   for (tk::bench::SwigluCastCase c : tk::bench::swigluCastGrid(
            {1024, 1280, 1536, 2048, 3072, 3584}, {std::nullopt, 10.0f, 0.5f}, /*packedWithWeights=*/false)) {
     tk::bench::MoeShape moe = tk::bench::specMoeShape(i);
@@ -36,13 +36,17 @@ TEST_F(SwigluPerTokenCastGpu, MoeGridIsBitExact) {
     // The persistent counting schedule (4 blocks per SM, block totals; the
     // default is one tile per block) on a grid sized for 20 fewer SMs: the
     // spec runs each case for num_SMs in {SMs - 20, SMs} (tk_set_num_sms).
+    // The device's count comes from `ctx`, which has launched (a context
+    // knows its device from its first launch on).
     int32_t sms = 0;
-    if (c.count && tk_get_num_sms(persistent, &sms) == TK_SUCCESS && sms > 20) {
+    if (c.count && tk_get_num_sms(ctx, &sms) == TK_SUCCESS && sms > 20) {
       ASSERT_EQ(tk_set_num_sms(persistent, sms - 20), TK_SUCCESS);
       tally.check(tk::bench::checkSwigluPerTokenCast(session, persistent, c, false, &deviceExp),
                   tk::bench::describe(c) + " persistent num_sms=" + std::to_string(sms - 20));
+      ++persistentCases;
     }
   }
+  EXPECT_GT(persistentCases, 0) << "the persistent counting schedule never ran";
   // fp32 input (its own expf table) and a custom scale clamp.
   tk::bench::SwigluCastCase f32{2048, 128, TK_F32};
   f32.weights = f32.experts = true, f32.clamp = 0.5f, f32.count = true;
