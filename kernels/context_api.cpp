@@ -11,16 +11,20 @@
 
 using tk::runtime::Status;
 
-extern "C" tk_status tk_context_create(tk_context *ctx) {
+static tk_status tk_context_create_unguarded(tk_context *ctx) {
   if (!ctx)
     return tk::runtime::report(Status::invalid("tk_context_create: ctx is null"));
   *ctx = new (std::nothrow) tk_context_s();
   if (!*ctx)
-    return tk::runtime::report({TK_ERROR_INTERNAL, "out of host memory"});
+    return tk::runtime::report({TK_ERROR_OUT_OF_MEMORY, "tk_context_create: out of host memory"});
   if (Status s = tk::kernels::checkScheduleOverrides((*ctx)->schedules); !s.isOk()) {
     delete *ctx;
     *ctx = nullptr;
     return tk::runtime::report(s);
   }
   return tk::runtime::report(Status::ok());
+}
+
+extern "C" tk_status tk_context_create(tk_context *ctx) {
+  return tk::runtime::guardEntry("tk_context_create", [&] { return tk_context_create_unguarded(ctx); });
 }

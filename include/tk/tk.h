@@ -26,7 +26,8 @@ typedef enum tk_status {
   TK_ERROR_NO_DEVICE = 4,        /* no CUDA device, or none tk can compile for */
   TK_ERROR_COMPILE = 5,          /* the kernel failed to compile or load */
   TK_ERROR_LAUNCH = 6,           /* the CUDA driver refused the launch */
-  TK_ERROR_INTERNAL = 7
+  TK_ERROR_INTERNAL = 7,
+  TK_ERROR_OUT_OF_MEMORY = 8     /* host or device memory ran out (e.g. sizes whose scratch cannot be allocated) */
 } tk_status;
 
 /* Values match tk::dsl::DType. */

@@ -29,6 +29,43 @@ int64_t numElements(const tk_tensor *t) {
   return n;
 }
 
+int64_t elementBytes(tk_dtype t) {
+  switch (t) {
+  case TK_F8_E4M3:
+  case TK_I8:
+  case TK_U8: return 1;
+  case TK_BF16:
+  case TK_F16:
+  case TK_I16: return 2;
+  case TK_F32:
+  case TK_I32: return 4;
+  case TK_I64: return 8;
+  }
+  return 0;
+}
+
+/// The bytes from the first to past the last element, or -1 when that (or
+/// the element count) does not fit in an int64: sizes that wrap would pass
+/// every later check and index outside the data.
+static int64_t spanBytes(const tk_tensor *t) {
+  int64_t count = 1, last = 0;
+  for (int i = 0; i < t->ndim; ++i) {
+    int64_t step = 0;
+    if (__builtin_mul_overflow(count, t->shape[i], &count))
+      return -1;
+    if (t->shape[i] > 1 && (__builtin_mul_overflow(t->shape[i] - 1, t->strides[i] < 0 ? -t->strides[i] : t->strides[i],
+                                                   &step) ||
+                            __builtin_add_overflow(last, step, &last)))
+      return -1;
+  }
+  int64_t bytes = 0;
+  if (count == 0)
+    return 0;
+  if (__builtin_add_overflow(last, int64_t(1), &last) || __builtin_mul_overflow(last, elementBytes(t->dtype), &bytes))
+    return -1;
+  return bytes;
+}
+
 Status checkTensor(const char *op, const char *name, const tk_tensor *t, int ndim) {
   std::string where = std::string(op) + ": " + name;
   if (!t)
@@ -40,8 +77,15 @@ Status checkTensor(const char *op, const char *name, const tk_tensor *t, int ndi
     if (t->shape[i] < 0)
       return Status::invalid(where + " has negative size " + std::to_string(t->shape[i]) + " in dimension " +
                              std::to_string(i));
+  if (elementBytes(t->dtype) == 0)
+    return Status::invalid(where + " has an unknown dtype " + std::to_string((int)t->dtype));
+  if (spanBytes(t) < 0)
+    return Status::invalid(where + " spans more elements or bytes than an int64 counts (shape and strides overflow)");
   if (!t->data && numElements(t) > 0)
     return Status::invalid(where + " has a null data pointer");
+  if (numElements(t) > 0 && reinterpret_cast<uintptr_t>(t->data) % elementBytes(t->dtype))
+    return Status::invalid(where + " data pointer is not aligned to its " + std::to_string(elementBytes(t->dtype)) +
+                           "-byte " + dtypeName(t->dtype) + " elements");
   if (t->device != TK_DEVICE_CUDA && t->device != TK_DEVICE_CPU)
     return Status::invalid(where + " has an unknown device type");
   return Status::ok();
@@ -71,6 +115,8 @@ tk_tensor columnView(const tk_tensor *t) {
 }
 
 bool isContiguous(const tk_tensor *t) {
+  if (numElements(t) == 0)
+    return true; // nothing to address: any strides (torch's (4, 0) has (1, 1))
   int64_t s = 1;
   for (int i = t->ndim - 1; i >= 0; --i) {
     if (t->shape[i] > 1 && t->strides[i] != s)

@@ -9,8 +9,10 @@
 namespace tk::kernels {
 
 const char *dtypeName(tk_dtype t);
-/// Non-null tensor with a non-null pointer (unless empty), `ndim` dims,
-/// non-negative sizes, on a known device (CUDA or host).
+int64_t elementBytes(tk_dtype t);
+/// Non-null tensor with a non-null pointer (unless empty) aligned to its
+/// elements, `ndim` dims, non-negative sizes whose element count and byte
+/// span fit in an int64, a known dtype, on a known device (CUDA or host).
 runtime::Status checkTensor(const char *op, const char *name, const tk_tensor *t, int ndim);
 runtime::Status checkDtype(const char *op, const char *name, const tk_tensor *t, tk_dtype expected);
 /// Row-major contiguous.

@@ -80,14 +80,20 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const i
 
 } // namespace
 
-extern "C" tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
-                                  const int32_t *x_block_size, tk_tensor *out, tk_stream stream) {
+static tk_status tk_cast_back_unguarded(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                        const int32_t *x_block_size, tk_tensor *out, tk_stream stream) {
   CastBackConfig config;
   tk_tensor packed{};
   Status s = validate(ctx, x, x_sf, x_block_size, out, config, packed);
   if (!s.isOk())
     return tk::runtime::report(s);
-  if (x->shape[0] == 0)
+  if (x->shape[0] == 0 || x->shape[1] == 0) // nothing to read or write
     return tk::runtime::report(Status::ok());
   return tk::runtime::report(ctx->run(tk::runtime::factoryOf(buildCastBack, config), {x, config.packedSf ? &packed : x_sf, out}, stream));
+}
+
+extern "C" tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                  const int32_t *x_block_size, tk_tensor *out, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_cast_back",
+                                 [&] { return tk_cast_back_unguarded(ctx, x, x_sf, x_block_size, out, stream); });
 }

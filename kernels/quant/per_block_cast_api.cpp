@@ -81,8 +81,9 @@ tk_status launch(tk_context ctx, const PerBlockCastConfig &config, const tk_tens
 
 } // namespace
 
-extern "C" tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block_size,
-                                       uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+static tk_status tk_per_block_cast_unguarded(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                             const int32_t *block_size, uint32_t flags, tk_tensor *out,
+                                             tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_per_block_cast";
   PerBlockCastConfig config;
   tk_tensor packed{};
@@ -96,9 +97,16 @@ extern "C" tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_fo
   return launch(ctx, config, x, {x, out, config.packedSf ? &packed : out_sf}, stream);
 }
 
-extern "C" tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_tensor *x, tk_format fmt,
-                                                    const int32_t *block_size, uint32_t flags, tk_tensor *out_sf,
-                                                    tk_stream stream) {
+extern "C" tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block_size,
+                                       uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_per_block_cast", [&] {
+    return tk_per_block_cast_unguarded(ctx, x, fmt, block_size, flags, out, out_sf, stream);
+  });
+}
+
+static tk_status tk_per_block_cast_with_sf_only_unguarded(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                          const int32_t *block_size, uint32_t flags, tk_tensor *out_sf,
+                                                          tk_stream stream) {
   const char *op = "tk_per_block_cast_with_sf_only";
   PerBlockCastConfig config;
   tk_tensor packed{};
@@ -111,9 +119,17 @@ extern "C" tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_ten
   return launch(ctx, config, x, {x, config.packedSf ? &packed : out_sf}, stream);
 }
 
-extern "C" tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
-                                                           const int32_t *block_size, const tk_tensor *sf,
-                                                           uint32_t flags, tk_tensor *out, tk_stream stream) {
+extern "C" tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                    const int32_t *block_size, uint32_t flags, tk_tensor *out_sf,
+                                                    tk_stream stream) {
+  return tk::runtime::guardEntry("tk_per_block_cast_with_sf_only", [&] {
+    return tk_per_block_cast_with_sf_only_unguarded(ctx, x, fmt, block_size, flags, out_sf, stream);
+  });
+}
+
+static tk_status tk_per_block_cast_with_precomputed_sf_unguarded(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                                 const int32_t *block_size, const tk_tensor *sf,
+                                                                 uint32_t flags, tk_tensor *out, tk_stream stream) {
   const char *op = "tk_per_block_cast_with_precomputed_sf";
   PerBlockCastConfig config;
   if (flags & (TK_SF_COL_MAJOR | TK_PACKED_UE8M0))
@@ -129,4 +145,12 @@ extern "C" tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const
   config.mode = PerBlockMode::PrecomputedSf;
   config.roundSf = false; // ignored by this operator (spec 4.8)
   return launch(ctx, config, x, {x, sf, out}, stream);
+}
+
+extern "C" tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                           const int32_t *block_size, const tk_tensor *sf,
+                                                           uint32_t flags, tk_tensor *out, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_per_block_cast_with_precomputed_sf", [&] {
+    return tk_per_block_cast_with_precomputed_sf_unguarded(ctx, x, fmt, block_size, sf, flags, out, stream);
+  });
 }

@@ -123,10 +123,10 @@ Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, 
 
 } // namespace
 
-extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
-                                                const int32_t *x_block_size, tk_format fmt,
-                                                const int32_t *out_block_size, uint32_t flags, tk_tensor *out,
-                                                tk_tensor *out_sf, tk_stream stream) {
+static tk_status tk_per_block_cast_lossless_unguarded(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                                      const int32_t *x_block_size, tk_format fmt,
+                                                      const int32_t *out_block_size, uint32_t flags, tk_tensor *out,
+                                                      tk_tensor *out_sf, tk_stream stream) {
   PerBlockLosslessConfig config;
   tk_tensor packedIn{}, packedOut{};
   Status s = validate(ctx, x, x_sf, x_block_size, fmt, out_block_size, flags, out, out_sf, config, packedIn,
@@ -142,4 +142,14 @@ extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor 
     return tk::runtime::report(s);
   return tk::runtime::report(run(ctx, config, x, config.inPackedSf ? &packedIn : x_sf, out,
                                  config.outPackedSf ? &packedOut : out_sf, stream));
+}
+
+extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                                const int32_t *x_block_size, tk_format fmt,
+                                                const int32_t *out_block_size, uint32_t flags, tk_tensor *out,
+                                                tk_tensor *out_sf, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_per_block_cast_lossless", [&] {
+    return tk_per_block_cast_lossless_unguarded(ctx, x, x_sf, x_block_size, fmt, out_block_size, flags, out, out_sf,
+                                                stream);
+  });
 }

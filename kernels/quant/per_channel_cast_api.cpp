@@ -184,24 +184,40 @@ Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_te
 
 } // namespace
 
+static tk_status tk_per_channel_cast_unguarded(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                               int32_t num_per_tokens, uint32_t flags, tk_tensor *out,
+                                               tk_tensor *out_sf, tk_stream stream) {
+  return run("tk_per_channel_cast", ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, false);
+}
+
 extern "C" tk_status tk_per_channel_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens,
                                          uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
-  return run("tk_per_channel_cast", ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, false);
+  return tk::runtime::guardEntry("tk_per_channel_cast", [&] {
+    return tk_per_channel_cast_unguarded(ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream);
+  });
+}
+
+static tk_status tk_per_channel_cast_and_transpose_unguarded(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                             int32_t num_per_tokens, uint32_t flags, tk_tensor *out,
+                                                             tk_tensor *out_sf, tk_stream stream) {
+  return run("tk_per_channel_cast_and_transpose", ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, true);
 }
 
 extern "C" tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x, tk_format fmt,
                                                        int32_t num_per_tokens, uint32_t flags, tk_tensor *out,
                                                        tk_tensor *out_sf, tk_stream stream) {
-  return run("tk_per_channel_cast_and_transpose", ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, true);
+  return tk::runtime::guardEntry("tk_per_channel_cast_and_transpose", [&] {
+    return tk_per_channel_cast_and_transpose_unguarded(ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream);
+  });
 }
 
 /// per_channel_cast_fused (quant.md 4.14) without the row gather: a plain x as
 /// tk_per_channel_cast, or a per-token quantized one (e4m3 x with fp32 x_sf
 /// (N, K / 128) of dequantization multipliers, num_per_channels = 128).
-extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
-                                               tk_format fmt, int32_t num_per_tokens, uint32_t flags,
-                                               int32_t num_per_channels, const tk_tensor *pos_to_token,
-                                               tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+static tk_status tk_per_channel_cast_fused_unguarded(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                                     tk_format fmt, int32_t num_per_tokens, uint32_t flags,
+                                                     int32_t num_per_channels, const tk_tensor *pos_to_token,
+                                                     tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_per_channel_cast_fused";
   if (pos_to_token)
     return tk::runtime::report(runGather(op, ctx, x, x_sf, fmt, num_per_tokens, flags, num_per_channels, pos_to_token,
@@ -231,11 +247,20 @@ extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *
   return tk::runtime::report(launch(op, ctx, config, {x, x_sf, out, out_sf}, stream));
 }
 
+extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, tk_format fmt,
+                                               int32_t num_per_tokens, uint32_t flags, int32_t num_per_channels,
+                                               const tk_tensor *pos_to_token, tk_tensor *out, tk_tensor *out_sf,
+                                               tk_stream stream) {
+  return tk::runtime::guardEntry("tk_per_channel_cast_fused", [&] {
+    return tk_per_channel_cast_fused_unguarded(ctx, x, x_sf, fmt, num_per_tokens, flags, num_per_channels, pos_to_token,
+                                               out, out_sf, stream);
+  });
+}
+
 /// swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17).
-extern "C" tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(
+static tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose_unguarded(
     tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens, uint32_t flags,
-    int32_t without_transpose, const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *out_sf,
-    tk_stream stream) {
+    int32_t without_transpose, const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_swiglu_forward_and_per_channel_cast_and_transpose";
   Status s = ctx ? checkTensor(op, "x", x, 2) : invalid(op, "ctx is null");
   if (!s.isOk())
@@ -268,4 +293,13 @@ extern "C" tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
   return tk::runtime::report(launch(op, ctx, config, {x, out, out_sf}, stream));
+}
+
+extern "C" tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(
+    tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens, uint32_t flags,
+    int32_t without_transpose, const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_swiglu_forward_and_per_channel_cast_and_transpose", [&] {
+    return tk_swiglu_forward_and_per_channel_cast_and_transpose_unguarded(
+        ctx, x, fmt, num_per_tokens, flags, without_transpose, swiglu_clamp_value, out, out_sf, stream);
+  });
 }

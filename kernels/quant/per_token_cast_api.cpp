@@ -65,7 +65,7 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
     if (xSf->strides[0] < 0 || xSf->strides[1] < 0)
       return invalid(op, "x_sf strides must not be negative");
   }
-  bool groupOk = g == 16 || g == 32 || g == 64 || g == 128 || (g == k && k % 64 == 0 && allowWholeRowGroup);
+  bool groupOk = g == 16 || g == 32 || g == 64 || g == 128 || (g == k && k > 0 && k % 64 == 0 && allowWholeRowGroup);
   if (!groupOk)
     return invalid(op, "num_per_channels must be 16, 32, 64, 128" +
                            std::string(allowWholeRowGroup ? ", or the hidden size when it is a multiple of 64" : "") +
@@ -126,16 +126,16 @@ Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, Per
 
 tk_status launch(tk_context ctx, PerTokenCastConfig config, const tk_tensor *x, std::vector<const tk_tensor *> tensors,
                  tk_stream stream) {
-  if (x->shape[0] == 0)
+  if (x->shape[0] == 0 || x->shape[1] == 0) // nothing to read or write
     return tk::runtime::report(Status::ok());
   return tk::runtime::report(runScheduled(ctx, perTokenCastSchedule(), buildPerTokenCast, config, tensors, stream));
 }
 
 } // namespace
 
-extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
-                                       const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
-                                       uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+static tk_status tk_per_token_cast_unguarded(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                             const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
+                                             uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_per_token_cast";
   PerTokenCastConfig config;
   tk_tensor packed{}, packedIn{};
@@ -152,10 +152,18 @@ extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const
   return launch(ctx, config, x, {x, out, sfOut}, stream);
 }
 
-extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
-                                                    const int32_t *x_block_size, tk_format fmt,
-                                                    int32_t num_per_channels, uint32_t flags, tk_tensor *out_sf,
-                                                    tk_stream stream) {
+extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                       const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
+                                       uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_per_token_cast", [&] {
+    return tk_per_token_cast_unguarded(ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, out, out_sf, stream);
+  });
+}
+
+static tk_status tk_per_token_cast_with_sf_only_unguarded(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                                          const int32_t *x_block_size, tk_format fmt,
+                                                          int32_t num_per_channels, uint32_t flags, tk_tensor *out_sf,
+                                                          tk_stream stream) {
   const char *op = "tk_per_token_cast_with_sf_only";
   PerTokenCastConfig config;
   tk_tensor packed{}, packedIn{};
@@ -170,9 +178,19 @@ extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_ten
   return launch(ctx, config, x, {x, config.packedSf ? &packed : out_sf}, stream);
 }
 
-extern "C" tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
-                                                           int32_t num_per_channels, const tk_tensor *sf,
-                                                           uint32_t flags, tk_tensor *out, tk_stream stream) {
+extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                                    const int32_t *x_block_size, tk_format fmt,
+                                                    int32_t num_per_channels, uint32_t flags, tk_tensor *out_sf,
+                                                    tk_stream stream) {
+  return tk::runtime::guardEntry("tk_per_token_cast_with_sf_only", [&] {
+    return tk_per_token_cast_with_sf_only_unguarded(ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, out_sf,
+                                                    stream);
+  });
+}
+
+static tk_status tk_per_token_cast_with_precomputed_sf_unguarded(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                                 int32_t num_per_channels, const tk_tensor *sf,
+                                                                 uint32_t flags, tk_tensor *out, tk_stream stream) {
   const char *op = "tk_per_token_cast_with_precomputed_sf";
   PerTokenCastConfig config;
   if (flags & (TK_SF_COL_MAJOR | TK_PACKED_UE8M0))
@@ -200,4 +218,12 @@ extern "C" tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const
   config.mode = PerTokenMode::PrecomputedSf;
   config.roundSf = false; // ignored by this operator (spec 4.4)
   return launch(ctx, config, x, {x, sf, out}, stream);
+}
+
+extern "C" tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                           int32_t num_per_channels, const tk_tensor *sf,
+                                                           uint32_t flags, tk_tensor *out, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_per_token_cast_with_precomputed_sf", [&] {
+    return tk_per_token_cast_with_precomputed_sf_unguarded(ctx, x, fmt, num_per_channels, sf, flags, out, stream);
+  });
 }

@@ -69,7 +69,7 @@ Status exact(const char *name, const tk_tensor *t, tk_dtype dtype, std::vector<i
 
 } // namespace
 
-extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
+static tk_status tk_swiglu_backward_and_per_token_cast_unguarded(
     tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, const tk_tensor *grad_out, const tk_tensor *weight,
     const tk_tensor *pos_to_token_topk, const tk_tensor *token_topk_to_pos, int32_t num_per_channels, uint32_t flags,
     const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *x_grad_fp8, tk_tensor *x_grad_sf, tk_tensor *x_grad,
@@ -123,8 +123,12 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
   config.xAlignBytes = alignmentOf(&xv, 1);
   config.gradAlignBytes = alignmentOf(&gv, 2);
   config.outAlignBytes = std::min({alignmentOf(out, 2), alignmentOf(x_grad_fp8, 1), alignmentOf(x_grad, 2)});
+  // Every tensor of both kernels is on one place before the first launch (no
+  // output is written when a call fails).
   tk::compiler::Target target;
-  if ((s = ctx->targetFor({&xv, x_sf, &gv, out, x_grad_fp8, x_grad_sf, x_grad}, target)).isOk())
+  if ((s = ctx->targetFor(
+           {&xv, x_sf, &gv, &topkView, &weightFlat, out, x_grad_fp8, x_grad_sf, x_grad, &ttpView, &gradSlots}, target))
+          .isOk())
     s = swigluBackwardSchedule().resolve(ctx, target, config);
   if (!s.isOk())
     return report(s);
@@ -147,4 +151,16 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
   // without rows, everywhere (quant.md 4.18).
   return report(ctx->run(tk::runtime::factoryOf(buildWeightGradFromRowDots, WeightGradConfig{chunks}),
                          {&ttpView, &rowDots, &gradSlots}, stream));
+}
+
+extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
+    tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, const tk_tensor *grad_out, const tk_tensor *weight,
+    const tk_tensor *pos_to_token_topk, const tk_tensor *token_topk_to_pos, int32_t num_per_channels, uint32_t flags,
+    const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *x_grad_fp8, tk_tensor *x_grad_sf, tk_tensor *x_grad,
+    tk_tensor *weight_grad, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_swiglu_backward_and_per_token_cast", [&] {
+    return tk_swiglu_backward_and_per_token_cast_unguarded(
+        ctx, x, x_sf, grad_out, weight, pos_to_token_topk, token_topk_to_pos, num_per_channels, flags,
+        swiglu_clamp_value, out, x_grad_fp8, x_grad_sf, x_grad, weight_grad, stream);
+  });
 }

@@ -37,7 +37,7 @@ Status rowIndex(const char *name, const tk_tensor *t, int64_t n, tk_tensor &view
 
 } // namespace
 
-extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
+static tk_status tk_swiglu_forward_and_per_token_cast_unguarded(
     tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_channels, const tk_tensor *pos_to_token_topk,
     const tk_tensor *topk_weights, const tk_tensor *pos_to_expert, uint32_t flags, const float *swiglu_clamp_value,
     tk_tensor *clamped_count, const float *sf_clamp_min, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
@@ -58,7 +58,7 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
     return report(invalid("x holds (gate | linear) halves of H columns, H % 128 == 0: its column count must be a "
                         "multiple of 256, got " + std::to_string(x->shape[1])));
   const int32_t g = num_per_channels;
-  if (g != 128 && g != h)
+  if (g <= 0 || (g != 128 && g != h))
     return report(invalid("num_per_channels must be 128 or H = " + std::to_string(h) + ", got " + std::to_string(g)));
   if (flags & ~(uint32_t)(TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0))
     return report(invalid("unknown flag bits " + std::to_string(flags)));
@@ -134,7 +134,7 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
   config.outAlignBytes = alignmentOf(out, 1);
   tensors.push_back(out);
   tensors.push_back(config.packedSf ? &packed : out_sf);
-  if (n == 0)
+  if (n == 0 || h == 0) // nothing to read or write (clamped_count gains nothing)
     return report(Status::ok());
   tk::compiler::Target target;
   s = ctx->targetFor(tensors, target);
@@ -144,4 +144,17 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(
     return report(s);
   config.wholeTiles = n % config.tileM() == 0;
   return report(ctx->run(tk::runtime::factoryOf(buildSwigluPerTokenCast, config), tensors, stream));
+}
+
+extern "C" tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const tk_tensor *x, tk_format fmt,
+                                                          int32_t num_per_channels, const tk_tensor *pos_to_token_topk,
+                                                          const tk_tensor *topk_weights, const tk_tensor *pos_to_expert,
+                                                          uint32_t flags, const float *swiglu_clamp_value,
+                                                          tk_tensor *clamped_count, const float *sf_clamp_min,
+                                                          tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_swiglu_forward_and_per_token_cast", [&] {
+    return tk_swiglu_forward_and_per_token_cast_unguarded(ctx, x, fmt, num_per_channels, pos_to_token_topk,
+                                                          topk_weights, pos_to_expert, flags, swiglu_clamp_value,
+                                                          clamped_count, sf_clamp_min, out, out_sf, stream);
+  });
 }

@@ -92,7 +92,7 @@ tk_tensor asBatch(const tk_tensor &t) {
 
 } // namespace
 
-extern "C" tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
+static tk_status tk_batched_transpose_unguarded(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
   const char *op = "tk_batched_transpose";
   Status s = checkTensor(op, "x", x, 3);
   if (s.isOk())
@@ -102,7 +102,12 @@ extern "C" tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk
   return run(op, ctx, *x, *out, stream);
 }
 
-extern "C" tk_status tk_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
+extern "C" tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_batched_transpose",
+                                 [&] { return tk_batched_transpose_unguarded(ctx, x, out, stream); });
+}
+
+static tk_status tk_transpose_unguarded(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
   const char *op = "tk_transpose";
   Status s = checkTensor(op, "x", x, 2);
   if (s.isOk())
@@ -110,4 +115,8 @@ extern "C" tk_status tk_transpose(tk_context ctx, const tk_tensor *x, tk_tensor 
   if (!s.isOk())
     return tk::runtime::report(s);
   return run(op, ctx, asBatch(*x), asBatch(*out), stream);
+}
+
+extern "C" tk_status tk_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_transpose", [&] { return tk_transpose_unguarded(ctx, x, out, stream); });
 }

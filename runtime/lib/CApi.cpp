@@ -32,6 +32,7 @@ const char *tk_status_string(tk_status status) {
   case TK_ERROR_COMPILE: return "compilation failed";
   case TK_ERROR_LAUNCH: return "launch failed";
   case TK_ERROR_INTERNAL: return "internal error";
+  case TK_ERROR_OUT_OF_MEMORY: return "out of memory";
   }
   return "unknown status";
 }

@@ -3,6 +3,8 @@
 
 #include "tk/tk.h"
 
+#include <exception>
+#include <new>
 #include <string>
 
 namespace tk::runtime {
@@ -28,5 +30,21 @@ private:
 /// Records `s` as the calling thread's last error (cleared on success) and
 /// returns its code: the one exit path of every C API function.
 tk_status report(const Status &s);
+
+/// Runs an entry point's body so that no C++ exception crosses the C
+/// boundary: std::bad_alloc (a size whose host buffers cannot be made)
+/// becomes TK_ERROR_OUT_OF_MEMORY, any other exception TK_ERROR_INTERNAL,
+/// each with the entry point's name in tk_last_error().
+template <typename Body> tk_status guardEntry(const char *entry, Body &&body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return report({TK_ERROR_OUT_OF_MEMORY, std::string(entry) + ": out of host memory"});
+  } catch (const std::exception &e) {
+    return report({TK_ERROR_INTERNAL, std::string(entry) + ": " + e.what()});
+  } catch (...) {
+    return report({TK_ERROR_INTERNAL, std::string(entry) + ": an unknown C++ exception"});
+  }
+}
 
 } // namespace tk::runtime

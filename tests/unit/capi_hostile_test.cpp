@@ -1,0 +1,149 @@
+// Arguments a hostile or careless caller passes: zero widths, sizes whose
+// element counts overflow, sizes whose host scratch cannot be allocated,
+// misaligned pointers, and calls that fail after part of their checks. Each
+// returns a status with a message, never a crash, and writes no output. Host
+// tensors: these run on the CPU path, without a GPU.
+#include "tk/tk.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+tk_tensor host(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
+  tk_tensor t{};
+  t.data = data, t.dtype = dtype, t.ndim = (int32_t)shape.size(), t.device = TK_DEVICE_CPU;
+  for (size_t i = 0; i < shape.size(); ++i)
+    t.shape[i] = shape[i];
+  int64_t s = 1;
+  for (int i = (int)shape.size() - 1; i >= 0; --i) {
+    t.strides[i] = strides.empty() ? s : strides[i];
+    s *= shape[i] ? shape[i] : 1;
+  }
+  return t;
+}
+
+class Hostile : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS); }
+  void TearDown() override { tk_context_destroy(ctx); }
+  void expectError(tk_status got, tk_status want, const std::string &message) {
+    EXPECT_EQ(got, want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(message), std::string::npos) << tk_last_error();
+  }
+  tk_context ctx = nullptr;
+  alignas(16) unsigned char buf[4096] = {};
+};
+
+// A zero-width x with num_per_channels 0 took g == K (0 % 64 == 0) and then
+// divided by zero (SIGFPE); a zero-width x with a real group has nothing to do.
+TEST_F(Hostile, ZeroWidthPerTokenCast) {
+  tk_tensor x = host(buf, TK_BF16, {4, 0}), out = host(buf, TK_F8_E4M3, {4, 0}), sf = host(buf, TK_F32, {4, 0});
+  expectError(tk_per_token_cast(ctx, &x, nullptr, nullptr, TK_FORMAT_E4M3, 0, 0, &out, &sf, nullptr),
+              TK_ERROR_INVALID_ARGUMENT, "num_per_channels must be 16, 32, 64, 128");
+  EXPECT_EQ(tk_per_token_cast(ctx, &x, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &out, &sf, nullptr), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(tk_per_token_cast_with_sf_only(ctx, &x, nullptr, nullptr, TK_FORMAT_E4M3, 32, 0, &sf, nullptr), TK_SUCCESS)
+      << tk_last_error();
+}
+
+// H = 0 with num_per_channels 0 divided by zero; H = 0 with g = 128 is empty.
+TEST_F(Hostile, ZeroWidthSwigluForward) {
+  tk_tensor x = host(buf, TK_BF16, {4, 0}), out = host(buf, TK_F8_E4M3, {4, 0}), sf = host(buf, TK_F32, {4, 0});
+  expectError(tk_swiglu_forward_and_per_token_cast(ctx, &x, TK_FORMAT_E4M3, 0, nullptr, nullptr, nullptr, 0, nullptr,
+                                                   nullptr, nullptr, &out, &sf, nullptr),
+              TK_ERROR_INVALID_ARGUMENT, "num_per_channels must be 128 or H = 0, got 0");
+  EXPECT_EQ(tk_swiglu_forward_and_per_token_cast(ctx, &x, TK_FORMAT_E4M3, 128, nullptr, nullptr, nullptr, 0, nullptr,
+                                                 nullptr, nullptr, &out, &sf, nullptr),
+            TK_SUCCESS)
+      << tk_last_error();
+}
+
+// cast_back of a zero-width x built a kernel with a tile width of 0 (SIGFPE).
+TEST_F(Hostile, ZeroWidthCastBack) {
+  tk_tensor x = host(buf, TK_F8_E4M3, {4, 0}), sf = host(buf, TK_F32, {4, 0}), out = host(buf, TK_BF16, {4, 0});
+  const int32_t block[2] = {1, 128};
+  EXPECT_EQ(tk_cast_back(ctx, &x, &sf, block, &out, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+// (2^43, 2^24) elements wrap an int64 count to 0: the NULL-data check passed
+// and the kernel read through NULL (SIGSEGV).
+TEST_F(Hostile, ElementCountsThatOverflowAreRefused) {
+  tk_tensor x = host(nullptr, TK_BF16, {int64_t(1) << 43, int64_t(1) << 24});
+  tk_tensor out = host(nullptr, TK_F8_E4M3, {int64_t(1) << 43, int64_t(1) << 24});
+  tk_tensor sf = host(nullptr, TK_F32, {int64_t(1) << 43, int64_t(1) << 17});
+  expectError(tk_per_token_cast(ctx, &x, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &out, &sf, nullptr),
+              TK_ERROR_INVALID_ARGUMENT, "x spans more elements or bytes than an int64 counts");
+}
+
+// A 2^32 x 2^32 transpose wrapped its element count to 0 and returned
+// TK_SUCCESS having done nothing.
+TEST_F(Hostile, HugeTransposeIsRefusedNotSkipped) {
+  const int64_t n = int64_t(1) << 32;
+  tk_tensor x = host(buf, TK_BF16, {n, n}), out = host(buf, TK_BF16, {n, n});
+  expectError(tk_transpose(ctx, &x, &out, nullptr), TK_ERROR_INVALID_ARGUMENT, "spans more elements or bytes");
+  tk_tensor bx = host(buf, TK_BF16, {1, n, n}), bout = host(buf, TK_BF16, {1, n, n});
+  expectError(tk_batched_transpose(ctx, &bx, &bout, nullptr), TK_ERROR_INVALID_ARGUMENT,
+              "spans more elements or bytes");
+}
+
+// A claimed size whose host scratch cannot be allocated threw std::bad_alloc
+// through the C boundary (abort); it is an out-of-memory status, and nothing
+// is written.
+TEST_F(Hostile, ScratchThatCannotBeAllocatedIsOutOfMemory) {
+  const int64_t n = int64_t(1) << 40, h = 7168, t = 8, k = 2;
+  std::memset(buf, 0x5A, sizeof buf);
+  // Shapes only: the call must fail before it reads or writes any element.
+  tk_tensor x = host(buf, TK_F8_E4M3, {n, 2 * h}), xs = host(buf, TK_F32, {n, 2 * h / 128});
+  tk_tensor go = host(buf, TK_BF16, {n, h}), w = host(buf, TK_F32, {t, k}), topk = host(buf, TK_I32, {n});
+  tk_tensor ttp = host(buf, TK_I32, {t, k}), out = host(buf, TK_BF16, {n, h}), fp8 = host(buf, TK_F8_E4M3, {n, 2 * h});
+  tk_tensor sf = host(buf, TK_F32, {n, 2 * h / 128}), grad = host(buf, TK_BF16, {n, 2 * h});
+  tk_tensor wg = host(buf, TK_F32, {t, k});
+  tk_status s = tk_swiglu_backward_and_per_token_cast(ctx, &x, &xs, &go, &w, &topk, &ttp, 128, 0, nullptr, &out, &fp8,
+                                                      &sf, &grad, &wg, nullptr);
+  EXPECT_EQ(s, TK_ERROR_OUT_OF_MEMORY) << tk_last_error();
+  EXPECT_NE(std::string(tk_last_error()).find("tk_swiglu_backward_and_per_token_cast: out of host memory"),
+            std::string::npos)
+      << tk_last_error();
+  for (unsigned char b : buf)
+    ASSERT_EQ(b, 0x5A) << "a failed call wrote its outputs";
+}
+
+// Misaligned element pointers are refused by the common checks, before any
+// kernel of the operator runs: the SwiGLU backward's second kernel's
+// token_topk_to_pos was checked after the first kernel had written out,
+// x_grad_fp8, x_grad_sf and x_grad.
+TEST_F(Hostile, LateArgumentsFailBeforeAnyOutputIsWritten) {
+  const int64_t n = 4, h = 128, t = 4, k = 1;
+  std::vector<uint8_t> mem(1 << 16, 0x5A);
+  uint8_t *p = mem.data();
+  auto at = [&](size_t offset) { return p + offset; };
+  tk_tensor x = host(at(0), TK_F8_E4M3, {n, 2 * h}), xs = host(at(1024), TK_F32, {n, 2});
+  tk_tensor go = host(at(2048), TK_BF16, {n, h}), w = host(at(4096), TK_F32, {t, k});
+  tk_tensor topk = host(at(4160), TK_I32, {n}), ttp = host(at(4194), TK_I32, {t, k}); // 4194: not 4-byte aligned
+  tk_tensor out = host(at(8192), TK_BF16, {n, h}), fp8 = host(at(12288), TK_F8_E4M3, {n, 2 * h});
+  tk_tensor sf = host(at(16384), TK_F32, {n, 2}), grad = host(at(20480), TK_BF16, {n, 2 * h});
+  tk_tensor wg = host(at(28672), TK_F32, {t, k});
+  std::memset(at(0), 0, 4096); // finite x, x_sf, grad_out
+  std::memset(at(4160), 0, 16);
+  const std::vector<uint8_t> before(mem.begin() + 8192, mem.end());
+  expectError(tk_swiglu_backward_and_per_token_cast(ctx, &x, &xs, &go, &w, &topk, &ttp, 128, 0, nullptr, &out, &fp8,
+                                                    &sf, &grad, &wg, nullptr),
+              TK_ERROR_INVALID_ARGUMENT, "token_topk_to_pos data pointer is not aligned to its 4-byte i32 elements");
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), mem.begin() + 8192)) << "a failed call wrote its outputs";
+  // A weight_grad on another device than the first kernel's tensors.
+  ttp = host(at(4224), TK_I32, {t, k});
+  wg.device = TK_DEVICE_CUDA;
+  EXPECT_EQ(tk_swiglu_backward_and_per_token_cast(ctx, &x, &xs, &go, &w, &topk, &ttp, 128, 0, nullptr, &out, &fp8, &sf,
+                                                  &grad, &wg, nullptr),
+            TK_ERROR_INVALID_ARGUMENT)
+      << tk_last_error();
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), mem.begin() + 8192)) << "a failed call wrote its outputs";
+}
+
+TEST(StatusStrings, OutOfMemoryHasItsName) { EXPECT_STREQ(tk_status_string(TK_ERROR_OUT_OF_MEMORY), "out of memory"); }
+
+} // namespace
