@@ -91,6 +91,8 @@ static tk_status tk_swiglu_backward_and_per_token_cast_unguarded(
   if (!s.isOk())
     return report(s);
   const int64_t n = xv.shape[0], h = xv.shape[1] / 2;
+  if (h == 0)
+    return report(invalid("x has 2H columns with H > 0, got 0"));
   if (xv.shape[1] % (2 * g))
     return report(invalid("x has 2H columns with H a multiple of num_per_channels = " + std::to_string(g) +
                           ", got " + std::to_string(xv.shape[1])));

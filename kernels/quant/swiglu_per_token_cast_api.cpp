@@ -80,12 +80,14 @@ static tk_status tk_swiglu_forward_and_per_token_cast_unguarded(
   config.roundSf = flags & TK_ROUND_SF;
   config.packedSf = flags & TK_PACKED_UE8M0;
   if (sf_clamp_min) {
-    const float minNormalScale = std::ldexp(448.0f, -126); // the exponent trick needs a normal scale
+    // A smaller clamp gives an all-zero row a scale that underflows to 0 (or,
+    // with TK_ROUND_SF, defeats the exponent trick) and NaN codes.
+    const float minNormalScale = std::ldexp(448.0f, -126);
     if (!(*sf_clamp_min > 0.0f && *sf_clamp_min < INFINITY))
       return report(invalid("sf_clamp_min must be a finite positive number, got " + std::to_string(*sf_clamp_min)));
-    if (config.roundSf && *sf_clamp_min < minNormalScale)
-      return report(invalid("with TK_ROUND_SF sf_clamp_min must be at least 448 * 2^-126, got " +
-                          std::to_string(*sf_clamp_min)));
+    if (*sf_clamp_min < minNormalScale)
+      return report(invalid("sf_clamp_min must be at least 448 * 2^-126 (a normal scale), got " +
+                            std::to_string(*sf_clamp_min)));
     config.sfClampBits = bits(*sf_clamp_min);
   }
   if (swiglu_clamp_value)

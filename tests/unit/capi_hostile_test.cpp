@@ -144,6 +144,23 @@ TEST_F(Hostile, LateArgumentsFailBeforeAnyOutputIsWritten) {
   EXPECT_TRUE(std::equal(before.begin(), before.end(), mem.begin() + 8192)) << "a failed call wrote its outputs";
 }
 
+// sf_clamp_min = 1e-45 gave an all-zero row the scale 0 and NaN codes with
+// TK_SUCCESS; H = 0 in the SwiGLU backward came back as TK_ERROR_COMPILE.
+TEST_F(Hostile, DegenerateOptionsAreArgumentErrors) {
+  tk_tensor x = host(buf, TK_BF16, {4, 256}), out = host(buf, TK_F8_E4M3, {4, 128}), sf = host(buf, TK_F32, {4, 1});
+  const float tiny = 1e-45f;
+  expectError(tk_swiglu_forward_and_per_token_cast(ctx, &x, TK_FORMAT_E4M3, 128, nullptr, nullptr, nullptr, 0,
+                                                   nullptr, nullptr, &tiny, &out, &sf, nullptr),
+              TK_ERROR_INVALID_ARGUMENT, "sf_clamp_min must be at least 448 * 2^-126");
+  tk_tensor bx = host(buf, TK_F8_E4M3, {4, 0}), xs = host(buf, TK_F32, {4, 0}), go = host(buf, TK_BF16, {4, 0});
+  tk_tensor w = host(buf, TK_F32, {2, 2}), topk = host(buf, TK_I32, {4}), ttp = host(buf, TK_I32, {2, 2});
+  tk_tensor bout = host(buf, TK_BF16, {4, 0}), fp8 = host(buf, TK_F8_E4M3, {4, 0}), bsf = host(buf, TK_F32, {4, 0});
+  tk_tensor grad = host(buf, TK_BF16, {4, 0}), wg = host(buf, TK_F32, {2, 2});
+  expectError(tk_swiglu_backward_and_per_token_cast(ctx, &bx, &xs, &go, &w, &topk, &ttp, 128, 0, nullptr, &bout, &fp8,
+                                                    &bsf, &grad, &wg, nullptr),
+              TK_ERROR_INVALID_ARGUMENT, "x has 2H columns with H > 0, got 0");
+}
+
 TEST(StatusStrings, OutOfMemoryHasItsName) { EXPECT_STREQ(tk_status_string(TK_ERROR_OUT_OF_MEMORY), "out of memory"); }
 
 } // namespace

@@ -562,7 +562,7 @@ TEST_F(Validation, SwigluPerTokenCast) {
   clamp = 0.5f;
   sfMinPtr = &sfMin;
   sfMin = 1e-40f;
-  expect(TK_ERROR_INVALID_ARGUMENT, "with TK_ROUND_SF sf_clamp_min must be at least 448 * 2^-126");
+  expect(TK_ERROR_INVALID_ARGUMENT, "sf_clamp_min must be at least 448 * 2^-126 (a normal scale)");
   sfMin = 0.0f;
   expect(TK_ERROR_INVALID_ARGUMENT, "sf_clamp_min must be a finite positive number");
   sfMinPtr = nullptr;
