@@ -24,7 +24,13 @@ void buildCpuPipeline(mlir::OpPassManager &pm) {
   pm.addPass(tile::createTileLogisticQuotients()); // IEEE division, math.exp as the C library's expf
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::arith::createArithExpandOpsPass());
+  // bf16 conversions as integer arithmetic (round to nearest even, NaN kept
+  // quiet), not fptrunc / fpext: LLVM would call __truncsfbf2 on hosts
+  // without native bf16 conversion, which GCC 12's runtime does not have,
+  // and native conversions flush denormals where the GPU's cvt.rn does not.
+  mlir::arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(mlir::arith::createArithExpandOpsPass(expand));
   pm.addPass(mlir::createSCFToControlFlowPass());
   pm.addPass(mlir::memref::createExpandStridedMetadataPass());
   pm.addPass(mlir::createLowerAffinePass()); // the offsets of subviews (pipeline buffer versions)
