@@ -85,7 +85,7 @@ CheckResult checkPerBlockLossless(GpuSession *gpu, tk_context ctx, const Lossles
     if (r.status == TK_SUCCESS) {
       r.status = TK_ERROR_INTERNAL;
       r.error = "accepted an input block that cannot be re-blocked exactly";
-    } else if (r.status == TK_ERROR_INVALID_ARGUMENT) {
+    } else if (r.status == TK_ERROR_INVALID_DATA) {
       r.status = TK_SUCCESS; // the expected refusal
     } else {
       r.error = tk_last_error();

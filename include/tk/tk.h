@@ -5,8 +5,11 @@
  * (pointer, dtype, shape, strides in elements, device) and a CUDA stream.
  *
  * Every function returns a tk_status. On failure, tk_last_error() returns a
- * message for the calling thread that says what was wrong; no operator writes
- * its outputs when it returns an error.
+ * message for the calling thread that says what was wrong. An operator that
+ * returns an error has written none of its outputs, with one exception:
+ * TK_ERROR_INVALID_DATA, a fault in the tensors' values that only the kernel
+ * can see (it is found while the outputs are written, which then hold
+ * unspecified values).
  *===-------------------------------------------------------------------------===*/
 #ifndef TK_TK_H
 #define TK_TK_H
@@ -27,7 +30,9 @@ typedef enum tk_status {
   TK_ERROR_COMPILE = 5,          /* the kernel failed to compile or load */
   TK_ERROR_LAUNCH = 6,           /* the CUDA driver refused the launch */
   TK_ERROR_INTERNAL = 7,
-  TK_ERROR_OUT_OF_MEMORY = 8     /* host or device memory ran out (e.g. sizes whose scratch cannot be allocated) */
+  TK_ERROR_OUT_OF_MEMORY = 8,    /* host or device memory ran out (e.g. sizes whose scratch cannot be allocated) */
+  TK_ERROR_INVALID_DATA = 9      /* the values (not the descriptors) break a precondition the kernel checks;
+                                    the outputs hold unspecified values */
 } tk_status;
 
 /* Values match tk::dsl::DType. */
@@ -163,7 +168,7 @@ tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
  * as tk_per_block_cast writes it (TK_ROUND_SF is accepted and ignored: output
  * scales are always powers of two). An input block with a scale more than
  * 2^11 below the largest of its output block cannot be represented and returns
- * TK_ERROR_INVALID_ARGUMENT. To find out, the call waits for `stream` (the
+ * TK_ERROR_INVALID_DATA (out and out_sf are then incomplete). To find out, the call waits for `stream` (the
  * kernel's per-tile flags come back through page-locked memory the context
  * keeps; concurrent calls on one context take turns for it).
  * Block heights that are not powers of two return TK_ERROR_UNSUPPORTED in

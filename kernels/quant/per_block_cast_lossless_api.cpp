@@ -15,6 +15,7 @@ namespace {
 const char *op = "tk_per_block_cast_lossless";
 
 Status invalid(const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
+Status invalidData(const std::string &what) { return Status::invalidData(std::string(op) + ": " + what); }
 
 bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -113,7 +114,7 @@ Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, 
            .isOk())
     return s;
   if (i >= 0)
-    return invalid("an input scale block in rows [" + std::to_string(i / cols * c.tileM()) + ", " +
+    return invalidData("an input scale block in rows [" + std::to_string(i / cols * c.tileM()) + ", " +
                    std::to_string((i / cols + 1) * c.tileM()) + ") and columns [" +
                    std::to_string(i % cols * c.tileK()) + ", " + std::to_string((i % cols + 1) * c.tileK()) +
                    ") has a scale more than 2^11 below the largest of its output block: its values cannot be "

@@ -33,6 +33,7 @@ const char *tk_status_string(tk_status status) {
   case TK_ERROR_LAUNCH: return "launch failed";
   case TK_ERROR_INTERNAL: return "internal error";
   case TK_ERROR_OUT_OF_MEMORY: return "out of memory";
+  case TK_ERROR_INVALID_DATA: return "invalid data";
   }
   return "unknown status";
 }

@@ -3,6 +3,7 @@
 //   tk list                                   shipped kernels
 //   tk compile --all [--target T] -o DIR      one .ptx per kernel variant
 //   tk run [--quick]                          GPU: run, check, time; else the CPU path and the compile table
+//   tk check [--sms N] [--only OP]            every entry point at small shapes, checked (for sanitizers)
 //   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--no-table|--table FILE]
 //                                             GPU benchmark of every shipped operator
 //   tk tune [--only OP] [--match TEXT] [-o FILE] [--seconds S] | --list
@@ -21,6 +22,7 @@ static int usage(FILE *to = stderr) {
                        "  tk list\n"
                        "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] [--no-table] -o DIR\n"
                        "  tk run [--quick]\n"
+                       "  tk check [--sms N] [--only OP] [--out-of-bounds-control]\n"
                        "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
                        "           [--no-table | --table FILE]\n"
                        "  tk tune [--full|--headline] [--only OP[,OP]] [--match TEXT] [-o FILE] [--seconds S]\n"
@@ -45,6 +47,8 @@ int main(int argc, char **argv) {
     return tk::tools::cmdCompile(args);
   if (cmd == "run")
     return tk::tools::cmdRun(args);
+  if (cmd == "check")
+    return tk::tools::cmdCheck(args);
   if (cmd == "bench")
     return tk::tools::cmdBench(args);
   if (cmd == "tune")

@@ -45,9 +45,15 @@ LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
                                    ArrayRef<int64_t> shape, Type elementType, Attribute layout) {
   if (shape.empty())
     return emitError() << "fragment must have rank >= 1";
-  for (int64_t d : shape)
+  int64_t elements = 1;
+  for (int64_t d : shape) {
     if (d <= 0)
       return emitError() << "fragment dimensions must be static and positive, got " << d;
+    if (__builtin_mul_overflow(elements, d, &elements) || elements > FragmentType::kMaxElements)
+      return emitError() << "fragment of more than " << FragmentType::kMaxElements
+                         << " elements: a fragment is split over one block's threads and unrolled into their "
+                            "registers, so tk compiles none larger";
+  }
   if (!elementType.isIntOrFloat())
     return emitError() << "fragment element type must be an integer or float, got " << elementType;
   if (!layout)

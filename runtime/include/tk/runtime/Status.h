@@ -16,6 +16,8 @@ public:
   Status(tk_status code, std::string message) : code_(code), message_(std::move(message)) {}
   static Status ok() { return {}; }
   static Status invalid(std::string m) { return {TK_ERROR_INVALID_ARGUMENT, std::move(m)}; }
+  /// The values break a precondition only the kernel checks (outputs written).
+  static Status invalidData(std::string m) { return {TK_ERROR_INVALID_DATA, std::move(m)}; }
   static Status unsupported(std::string m) { return {TK_ERROR_UNSUPPORTED, std::move(m)}; }
 
   bool isOk() const { return code_ == TK_SUCCESS; }

@@ -94,6 +94,8 @@ def Tile_FragmentType : Tile_Type<"Fragment", "frag"> {
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// The most elements a fragment may have (the verifier refuses more).
+    static constexpr int64_t kMaxElements = int64_t(1) << 20;
     int64_t getRank() const { return getShape().size(); }
     int64_t getNumElements() const;
     FragmentType withLayout(::mlir::Attribute layout) const {

@@ -1,0 +1,233 @@
+//===- fuzz_input.cpp -----------------------------------------------------===//
+#include "fuzz_input.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace tk::fuzz {
+
+uint32_t Input::u32() {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= uint32_t(byte()) << (8 * i);
+  return v;
+}
+
+float Input::f32() {
+  static const float common[] = {0.5f, 10.0f, 1.0f, 0.0f, -1.0f, 1e-4f, 1e-45f, 448.0f, 3.0f};
+  if (choose(4))
+    return pick(common);
+  uint32_t bits = u32(); // any bit pattern: NaNs, infinities, subnormals
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+static size_t pageSize() { return (size_t)sysconf(_SC_PAGESIZE); }
+constexpr uint8_t kCanary = 0xA5;
+
+GuardedBuffer::GuardedBuffer(size_t bytes, size_t misalign, Input &in) : bytes_(bytes) {
+  const size_t page = pageSize();
+  // Data ends where the guard pages begin; before it, `slack_` canary bytes
+  // fill the rest of the first accessible page (at least 64).
+  const size_t used = bytes + misalign;
+  const size_t dataPages = (used + 64 + page - 1) / page;
+  mapBytes_ = (dataPages + 2) * page;
+  void *m = mmap(nullptr, mapBytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) {
+    mapBytes_ = 0;
+    return;
+  }
+  map_ = static_cast<uint8_t *>(m);
+  mprotect(map_ + (dataPages + 1) * page, page, PROT_NONE); // after the data
+  mprotect(map_, page, PROT_NONE);                          // and before the canaries
+  // The end of the data is aligned down to 16 bytes below the guard, the
+  // start moved by `misalign` bytes from its natural alignment.
+  uint8_t *end = map_ + (dataPages + 1) * page;
+  data_ = end - ((bytes + 15) / 16) * 16 - 16 + misalign;
+  slack_ = (size_t)(data_ - (map_ + page));
+  std::memset(map_ + page, kCanary, slack_);
+  std::memset(data_ + bytes, kCanary, (size_t)(end - (data_ + bytes)));
+  uint64_t s = in.u32() | 1ull << 40;
+  for (size_t i = 0; i < bytes; i += 8) { // xorshift: random element bits (NaNs and infinities among them)
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    std::memcpy(data_ + i, &s, std::min<size_t>(8, bytes - i));
+  }
+}
+
+GuardedBuffer::~GuardedBuffer() {
+  if (map_)
+    munmap(map_, mapBytes_);
+}
+
+bool GuardedBuffer::intact() const {
+  if (!map_)
+    return true;
+  const uint8_t *end = map_ + mapBytes_ - pageSize();
+  for (const uint8_t *p = map_ + pageSize(); p < data_; ++p)
+    if (*p != kCanary)
+      return false;
+  for (const uint8_t *p = data_ + bytes_; p < end; ++p)
+    if (*p != kCanary)
+      return false;
+  return true;
+}
+
+uint64_t GuardedBuffer::digest() const {
+  uint64_t h = 1469598103934665603ull;
+  size_t i = 0;
+  for (uint64_t w; i + 8 <= bytes_; i += 8) { // a word at a time: buffers reach megabytes
+    std::memcpy(&w, data_ + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  for (; i < bytes_; ++i)
+    h = (h ^ data_[i]) * 1099511628211ull;
+  return h;
+}
+
+Sizes Sizes::draw(Input &in) {
+  static const int64_t rows[] = {64, 128, 256, 16, 130, 37, 1, 0, 3, 2};
+  static const int64_t cols[] = {256, 2048, 512, 128, 1024, 576, 64, 192, 32, 0, 1, 136, 16};
+  Sizes s;
+  s.m = in.pick(rows);
+  s.k = in.pick(cols);
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  s.vocabulary = {s.m, s.k, s.k / 2, s.k / 2 * 3, 2 * s.k, ceilDiv(s.m, 128), ceilDiv(s.m, 32), ceilDiv(s.k, 128),
+                  ceilDiv(s.k, 32), (s.m + 3) / 4 * 4, 3, 8, 1, 0};
+  return s;
+}
+
+int64_t Sizes::dim(Input &in) const {
+  switch (in.choose(16)) {
+  case 0: return -1;
+  case 1: return int64_t(1) << (30 + in.choose(34)); // up to 2^63
+  case 2: return in.u32() & 0xFFFF;
+  default: return vocabulary[in.choose(vocabulary.size())];
+  }
+}
+
+static int64_t elementBytes(tk_dtype t) {
+  switch (t) {
+  case TK_BF16:
+  case TK_F16:
+  case TK_I16: return 2;
+  case TK_F32:
+  case TK_I32: return 4;
+  case TK_I64: return 8;
+  default: return 1;
+  }
+}
+
+const tk_tensor *Tensors::optional(Input &in, const Sizes &sizes, const Hint &hint) {
+  return in.byte() % 2 ? draw(in, sizes, hint) : nullptr;
+}
+
+static void rowMajor(tk_tensor &t) {
+  int64_t s = 1;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    t.strides[d] = s;
+    if (__builtin_mul_overflow(s, std::max<int64_t>(1, t.shape[d]), &s))
+      s = INT64_MAX / 2;
+  }
+}
+
+const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) {
+  auto t = std::make_unique<tk_tensor>();
+  std::memset(t.get(), 0, sizeof(tk_tensor));
+  t->dtype = hint.dtype;
+  t->ndim = (int32_t)hint.shape.size();
+  for (int d = 0; d < t->ndim; ++d)
+    t->shape[d] = hint.shape[d];
+  t->device = TK_DEVICE_CPU;
+  const int mutations = in.byte() % 4 == 3 ? 1 + in.choose(3) : 0;
+  size_t misalign = 0;
+  for (int i = 0; i < mutations; ++i) {
+    switch (in.choose(10)) {
+    case 0: return nullptr;
+    case 1: {
+      static const tk_dtype dtypes[] = {TK_BF16, TK_F32, TK_F8_E4M3, TK_I8,  TK_U8,
+                                        TK_I32,  TK_I64, TK_I16,     TK_F16, (tk_dtype)77};
+      t->dtype = in.pick(dtypes);
+      break;
+    }
+    case 2: {
+      static const int32_t ranks[] = {1, 2, 3, 0, 9, -1};
+      t->ndim = in.pick(ranks);
+      for (int d = 0; d < std::clamp(t->ndim, 0, TK_MAX_DIMS); ++d)
+        t->shape[d] = sizes.dim(in);
+      break;
+    }
+    case 3:
+    case 4:
+      if (t->ndim > 0)
+        t->shape[in.choose(t->ndim)] = sizes.dim(in);
+      break;
+    case 5: misalign = 1; break;
+    case 6: t->device = in.choose(2) ? TK_DEVICE_CUDA : (tk_device_type)5; break;
+    default: break; // strides, below
+    }
+  }
+  const int n = std::clamp(t->ndim, 0, TK_MAX_DIMS);
+  rowMajor(*t);
+  if (mutations && in.choose(4) == 0) {
+    switch (in.choose(3)) {
+    case 0: // column-major
+      for (int d = 0, s = 1; d < n; s *= std::max<int64_t>(1, t->shape[d]), ++d)
+        t->strides[d] = s;
+      break;
+    case 1: // padded rows
+      if (n >= 2)
+        t->strides[n - 2] += in.choose(2) ? 16 : 1;
+      break;
+    default:
+      for (int d = 0; d < n; ++d) {
+        static const int64_t strides[] = {0, 1, -1, 2, 3, 64, 4096, int64_t(1) << 40};
+        t->strides[d] = in.pick(strides);
+      }
+    }
+  }
+  // The span of elements the descriptor claims, with overflow checks.
+  const int64_t elt = elementBytes(t->dtype);
+  __int128 lo = 0, hi = 0;
+  bool empty = false;
+  for (int d = 0; d < n; ++d) {
+    if (t->shape[d] <= 0) {
+      empty = true;
+      continue;
+    }
+    __int128 reach = (__int128)(t->shape[d] - 1) * t->strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const __int128 bytes = (hi - lo + 1) * elt;
+  if (t->device == TK_DEVICE_CPU && !empty && bytes > 0 && bytes <= (8 << 20) && t->ndim >= 0 &&
+      t->ndim <= TK_MAX_DIMS) {
+    if (elt == 1)
+      misalign = 0;
+    buffers_.push_back(std::make_unique<GuardedBuffer>((size_t)bytes, misalign, in));
+    if (buffers_.back()->data())
+      t->data = buffers_.back()->data() - (int64_t)lo * elt;
+  } else if ((empty || t->device != TK_DEVICE_CPU) && in.choose(4) == 0) {
+    // A pointer to nothing, for a tensor whose elements tk must not touch
+    // (empty, or in a place it must refuse). Tensors that claim elements in
+    // host memory but were not allocated (too large) stay NULL.
+    t->data = reinterpret_cast<void *>(uintptr_t(0x10));
+  }
+  tensors_.push_back(std::move(t));
+  return tensors_.back().get();
+}
+
+bool Tensors::intact() const {
+  return std::all_of(buffers_.begin(), buffers_.end(), [](const auto &b) { return b->intact(); });
+}
+
+std::vector<uint64_t> Tensors::digests() const {
+  std::vector<uint64_t> d;
+  for (const auto &b : buffers_)
+    d.push_back(b->digest());
+  return d;
+}
+
+} // namespace tk::fuzz
