@@ -13,7 +13,8 @@ using namespace kernels::quant;
 std::string describe(const LosslessCase &c) {
   return std::to_string(c.m) + "x" + std::to_string(c.k) + " " + std::to_string(c.bIn) + "x" + std::to_string(c.gIn) +
          (c.inPacked ? " ue8m0" : "") + " -> " + std::to_string(c.bOut) + "x" + std::to_string(c.gOut) +
-         (c.outPacked ? " ue8m0" : "") + (c.outOfRange ? " out-of-range" : "");
+         (c.outPacked ? " ue8m0" : "") + (c.outOfRange ? " out-of-range" : "") +
+         (c.badScale != 0.0f || c.badScale != c.badScale ? " scale=" + std::to_string(c.badScale) : "");
 }
 
 CheckResult checkPerBlockLossless(GpuSession *gpu, tk_context ctx, const LosslessCase &c, bool time) {
@@ -52,6 +53,8 @@ CheckResult checkPerBlockLossless(GpuSession *gpu, tk_context ctx, const Lossles
     sfIn[0] = fromBits(200u << 23);
     sfIn[in1] = fromBits(188u << 23);
   }
+  if (c.badScale != 0.0f || c.badScale != c.badScale)
+    sfIn[in1] = c.badScale;
   const int64_t wordStride = alignUp(mbIn, 4) + 4;
   std::vector<uint32_t> packedIn;
   if (c.inPacked)

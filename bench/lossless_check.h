@@ -16,6 +16,9 @@ struct LosslessCase {
   /// Puts one input block 12 exponents below its output block's maximum:
   /// the call must fail with TK_ERROR_INVALID_ARGUMENT.
   bool outOfRange = false;
+  /// Nonzero: input block (0, 1) gets this scale, not a power of two (3,
+  /// -2, NaN, Inf): the call must fail with TK_ERROR_INVALID_DATA.
+  float badScale = 0.0f;
 };
 
 std::string describe(const LosslessCase &c);

@@ -20,7 +20,7 @@ if [[ ! -f $build/build.ninja ]]; then
 fi
 ninja -C "$build" "${harness}_fuzzer"
 source scripts/find_ptxas.sh
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+export ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0:abort_on_error=1  # as scripts/sanitize.sh
 corpus=fuzz-corpus/$harness
 mkdir -p "$corpus" fuzz-findings
 [[ $harness == tk_opt ]] && python3 tests/fuzz/make_corpus.py tests/lit "$corpus" >/dev/null

@@ -24,9 +24,14 @@ address)
   fi
   ninja -C "$build" tk_unit_tests tk_cpu_kernel_tests tk_cli capi_fuzzer tk_opt_fuzzer tk-opt
   # LLVM's and the driver's static state outlives main: leaks are not checked.
-  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=1
+  # LLVM's allocators poison memory from inline code in tk's (instrumented)
+  # objects but not inside Debian's (uninstrumented) libMLIR, which then
+  # reads it: user poisoning is off, the sanitizer's own checks stay.
+  export ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0:abort_on_error=1:detect_stack_use_after_return=1
   export UBSAN_OPTIONS=print_stacktrace=1
-  "$build"/tests/tk_unit_tests --gtest_brief=1
+  # ASan reports a 30 TB allocation instead of throwing std::bad_alloc, which
+  # the out-of-memory test asks for (it runs in the plain build).
+  "$build"/tests/tk_unit_tests --gtest_brief=1 --gtest_filter=-Hostile.ScratchThatCannotBeAllocatedIsOutOfMemory
   "$build"/tests/tk_cpu_kernel_tests --gtest_brief=1
   "$build"/bin/tk check
   python3 tests/fuzz/make_corpus.py tests/lit "$build"/fuzz-corpus/tk_opt >/dev/null

@@ -166,8 +166,9 @@ tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor 
  * sizes powers of two. fmt must be TK_FORMAT_E4M3. out is e4m3 (M, K)
  * contiguous; out_sf (ceil(M / b_out), ceil(K / g_out)) in the flags' layout
  * as tk_per_block_cast writes it (TK_ROUND_SF is accepted and ignored: output
- * scales are always powers of two). An input block with a scale more than
- * 2^11 below the largest of its output block cannot be represented and returns
+ * scales are always powers of two). An input scale that is not a power of two
+ * or 0 (NaN, an infinity, a negative value, a mantissa), or one more than 2^11
+ * below the largest of its output block, cannot be represented and returns
  * TK_ERROR_INVALID_DATA (out and out_sf are then incomplete). To find out, the call waits for `stream` (the
  * kernel's per-tile flags come back through page-locked memory the context
  * keeps; concurrent calls on one context take turns for it).

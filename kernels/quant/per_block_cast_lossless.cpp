@@ -71,6 +71,19 @@ Tile reduceMax2(const Tile &t, int64_t rows, int64_t cols) {
   return rows > 1 ? reduce_max(r, 0, rows) : r;
 }
 Scalar exponentOf(const Scalar &scale) { return (scale.bitsAsI32() >> 23) & scale.constantI32(0xFF); }
+/// fp32 input scales as the kernel reads them: a power of two, +-0 or an
+/// infinity stays; anything else (a mantissa, a negative power of two, NaN)
+/// becomes +Inf, whose exponent 255 marks its output block as invalid data.
+/// Per input block, before the expansion to elements.
+Tile infinityUnlessPowerOfTwo(const Tile &scales) {
+  return map({scales}, DType::F32, [](auto &s) {
+    Scalar b = s[0].bitsAsI32(), one = s[0].constantI32(1);
+    Scalar mantissa = b & s[0].constantI32(0x7FFFFF), exponent = (b >> 23) & s[0].constantI32(0xFF);
+    Scalar negative = (b >> 31) & one;
+    Scalar bad = min(min(mantissa, one) + negative * min(exponent, one), one);
+    return (b + bad * (s[0].constantI32(0x7F800000) - b)).bitsAsF32();
+  });
+}
 } // namespace
 
 // Everything is computed at element granularity: the input scales expanded to
@@ -103,11 +116,15 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
     Tile codes = k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2});
     // Input scales of the tile's blocks (out of bounds: 0, i.e. absent), per element.
     Tile loaded = k.load(sfIn, {b[0] * rowsIn, b[1] * colsIn}, {rowsIn, colsIn}, c.inPackedSf ? 4 : 0);
-    Tile scales = expand2(c.inPackedSf ? ue8m0ToF32(loaded) : loaded, c.inBlockM, c.inBlockK);
+    Tile scales = expand2(c.inPackedSf ? ue8m0ToF32(loaded) : infinityUnlessPowerOfTwo(loaded), c.inBlockM, c.inBlockK);
     // Scales are powers of two (or 0): the largest has the largest exponent.
     Tile largest = reduceMax2(scales, c.outBlockM, c.outBlockK);
+    // An exponent of 255 (an infinite or NaN scale, or one that is not a
+    // power of two) puts e_out 1000 higher: every present block of the output
+    // block is then "too far below" and flags the tile, at no cost per element.
     Tile eOut = map({largest}, DType::I32, [](auto &s) {
-      return max(exponentOf(s[0]) - s[0].constantI32(6), s[0].constantI32(0));
+      Scalar e = exponentOf(s[0]), zero = s[0].constantI32(0);
+      return max(e - s[0].constantI32(6), zero) + max(e - s[0].constantI32(254), zero) * s[0].constantI32(1000);
     });
     Tile sfTile = map({eOut}, DType::F32, [](auto &e) { return (e[0] << 23).bitsAsF32(); });
     Index sfRow = b[0] * (bm / c.outBlockM), sfCol = b[1] * (bk / c.outBlockK);
@@ -145,8 +162,12 @@ bool perBlockCastLosslessReference(const uint8_t *x, int64_t m, int64_t k, const
       const int64_t j0 = q * gOut / gIn, j1 = std::min(ceilDiv(k, gIn), (q + 1) * gOut / gIn);
       int eMax = 0;
       for (int64_t i = i0; i < i1; ++i)
-        for (int64_t j = j0; j < j1; ++j)
+        for (int64_t j = j0; j < j1; ++j) {
+          const uint32_t b = bits(sfIn[i * in0 + j * in1]);
+          if ((b & 0x7FFFFF) || exponent(sfIn[i * in0 + j * in1]) == 255 || (b >> 31 && (b & 0x7FFFFFFF)))
+            return false; // not a power of two (or 0)
           eMax = std::max(eMax, exponent(sfIn[i * in0 + j * in1]));
+        }
       const int eOut = eMax >= 6 ? eMax - 6 : 0;
       sfOut[p * out0 + q * out1] = fromBits((uint32_t)eOut << 23);
       for (int64_t i = i0; i < i1; ++i)

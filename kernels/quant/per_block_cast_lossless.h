@@ -36,8 +36,9 @@ struct PerBlockLosslessConfig {
 
 /// The kernel. Besides out and out_sf it writes one f32 per tile into
 /// `violations` (ceil(M / tileM), ceil(K / tileK)): 1 where an input block of
-/// the tile has an exponent more than 11 below its output block's maximum
-/// (the values cannot be re-blocked exactly), else 0. Block heights are
+/// the tile has an exponent more than 11 below its output block's maximum, or
+/// a scale that is not a power of two or 0 (the values cannot be re-blocked
+/// exactly), else 0. Block heights are
 /// powers of two (so output blocks tile the 32-row minimum evenly).
 dsl::BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLosslessConfig &config);
 

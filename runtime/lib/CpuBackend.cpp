@@ -65,8 +65,12 @@ Status jitForCpu(compiler::BuiltKernel &built, CpuKernel &out) {
   compiler::buildCpuPipeline(pm);
   if (mlir::failed(pm.run(*built.module)))
     return {TK_ERROR_COMPILE, built.signature.name + ": CPU lowering failed:\n" + diagnostics};
+  // options.transformer is a function_ref: the function it refers to must
+  // outlive create() (a temporary here dangled).
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      mlir::makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
   mlir::ExecutionEngineOptions options;
-  options.transformer = mlir::makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
+  options.transformer = optimize;
   auto engine = mlir::ExecutionEngine::create(*built.module, options);
   if (!engine) {
     std::string msg;

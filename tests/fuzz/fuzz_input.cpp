@@ -28,7 +28,7 @@ float Input::f32() {
 static size_t pageSize() { return (size_t)sysconf(_SC_PAGESIZE); }
 constexpr uint8_t kCanary = 0xA5;
 
-GuardedBuffer::GuardedBuffer(size_t bytes, size_t misalign, Input &in) : bytes_(bytes) {
+GuardedBuffer::GuardedBuffer(size_t bytes, size_t misalign, Input &in, bool powersOfTwo) : bytes_(bytes) {
   const size_t page = pageSize();
   // Data ends where the guard pages begin; before it, `slack_` canary bytes
   // fill the rest of the first accessible page (at least 64).
@@ -55,6 +55,11 @@ GuardedBuffer::GuardedBuffer(size_t bytes, size_t misalign, Input &in) : bytes_(
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
     std::memcpy(data_ + i, &s, std::min<size_t>(8, bytes - i));
   }
+  if (powersOfTwo) // 2^-7 .. 2^0 in every aligned f32 word
+    for (size_t i = (size_t)((4 - (uintptr_t)data_ % 4) % 4); i + 4 <= bytes; i += 4) {
+      const uint32_t w = uint32_t(120 + data_[i] % 8) << 23;
+      std::memcpy(data_ + i, &w, 4);
+    }
 }
 
 GuardedBuffer::~GuardedBuffer() {
@@ -89,7 +94,7 @@ uint64_t GuardedBuffer::digest() const {
 }
 
 Sizes Sizes::draw(Input &in) {
-  static const int64_t rows[] = {64, 128, 256, 16, 130, 37, 1, 0, 3, 2};
+  static const int64_t rows[] = {128, 64, 256, 16, 130, 37, 1, 0, 3, 2};
   static const int64_t cols[] = {256, 2048, 512, 128, 1024, 576, 64, 192, 32, 0, 1, 136, 16};
   Sizes s;
   s.m = in.pick(rows);
@@ -127,7 +132,7 @@ const tk_tensor *Tensors::optional(Input &in, const Sizes &sizes, const Hint &hi
 
 static void rowMajor(tk_tensor &t) {
   int64_t s = 1;
-  for (int d = t.ndim - 1; d >= 0; --d) {
+  for (int d = std::min(t.ndim, TK_MAX_DIMS) - 1; d >= 0; --d) {
     t.strides[d] = s;
     if (__builtin_mul_overflow(s, std::max<int64_t>(1, t.shape[d]), &s))
       s = INT64_MAX / 2;
@@ -142,6 +147,7 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
   for (int d = 0; d < t->ndim; ++d)
     t->shape[d] = hint.shape[d];
   t->device = TK_DEVICE_CPU;
+  const bool corrupted = drawn_++ == corruptIndex_;
   const int mutations = in.byte() % 4 == 3 ? 1 + in.choose(3) : 0;
   size_t misalign = 0;
   for (int i = 0; i < mutations; ++i) {
@@ -169,6 +175,17 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
     case 6: t->device = in.choose(2) ? TK_DEVICE_CUDA : (tk_device_type)5; break;
     default: break; // strides, below
     }
+  }
+  if (corrupted) {
+    if (corruption_ == Corruption::Dtype)
+      t->dtype = (tk_dtype)77;
+    else if (corruption_ == Corruption::Shape && t->ndim > 0)
+      t->shape[t->ndim - 1] += 3;
+    else if (corruption_ == Corruption::Misalign)
+      misalign = 1;
+    else if (corruption_ == Corruption::Device)
+      t->device = TK_DEVICE_CUDA; // its pointer stays host memory: tk must not touch it
+
   }
   const int n = std::clamp(t->ndim, 0, TK_MAX_DIMS);
   rowMajor(*t);
@@ -206,7 +223,8 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
       t->ndim <= TK_MAX_DIMS) {
     if (elt == 1)
       misalign = 0;
-    buffers_.push_back(std::make_unique<GuardedBuffer>((size_t)bytes, misalign, in));
+    buffers_.push_back(std::make_unique<GuardedBuffer>((size_t)bytes, misalign, in,
+                                                       hint.fill == Hint::Fill::PowersOfTwo && !mutations));
     if (buffers_.back()->data())
       t->data = buffers_.back()->data() - (int64_t)lo * elt;
   } else if ((empty || t->device != TK_DEVICE_CPU) && in.choose(4) == 0) {

@@ -39,7 +39,7 @@ private:
 /// found by intact().
 class GuardedBuffer {
 public:
-  GuardedBuffer(size_t bytes, size_t misalign, Input &in);
+  GuardedBuffer(size_t bytes, size_t misalign, Input &in, bool powersOfTwo = false);
   ~GuardedBuffer();
   GuardedBuffer(const GuardedBuffer &) = delete;
   GuardedBuffer &operator=(const GuardedBuffer &) = delete;
@@ -58,7 +58,7 @@ private:
 /// The problem sizes a call is built around, and the sizes its tensors'
 /// dimensions are drawn from.
 struct Sizes {
-  int64_t m = 0, k = 0; ///< the first choice of each: 64 x 256
+  int64_t m = 0, k = 0; ///< the first choice of each: 128 x 256
   std::vector<int64_t> vocabulary;
   static Sizes draw(Input &in);
   int64_t dim(Input &in) const;
@@ -69,6 +69,9 @@ struct Sizes {
 struct Hint {
   tk_dtype dtype;
   std::vector<int64_t> shape;
+  /// What the elements hold: random bits, or (f32) powers of two within 8
+  /// binades, as scale factors some operators require.
+  enum class Fill { Random, PowersOfTwo } fill = Fill::Random;
 };
 
 /// Tensors made for one call; owns their buffers.
@@ -82,12 +85,20 @@ public:
   const tk_tensor *draw(Input &in, const Sizes &sizes, const Hint &hint);
   /// Null when the next byte is even, else draw(): an optional argument.
   const tk_tensor *optional(Input &in, const Sizes &sizes, const Hint &hint);
+  /// For tests: the `index`-th tensor drawn (counting from 0) is made
+  /// invalid in the way `what` says, after its other choices.
+  enum class Corruption { None, Dtype, Shape, Misalign, Device };
+  void corrupt(int index, Corruption what) { corruptIndex_ = index, corruption_ = what; }
+  /// How many tensors were drawn (optional ones left null not counted).
+  int drawn() const { return drawn_; }
   /// Every buffer's canaries are intact.
   bool intact() const;
   /// Digests of every buffer, in order.
   std::vector<uint64_t> digests() const;
 
 private:
+  int drawn_ = 0, corruptIndex_ = -1;
+  Corruption corruption_ = Corruption::None;
   std::vector<std::unique_ptr<tk_tensor>> tensors_;
   std::vector<std::unique_ptr<GuardedBuffer>> buffers_;
 };

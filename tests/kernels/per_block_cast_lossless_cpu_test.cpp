@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <limits>
 
 namespace {
 
@@ -49,6 +50,28 @@ TEST(Cpu_per_block_cast_lossless, OutOfRangeExponentIsAnError) {
     EXPECT_NE(std::string(tk_last_error()).find("cannot be re-blocked into e4m3 exactly"), std::string::npos)
         << tk_last_error();
   }
+  tk_context_destroy(ctx);
+}
+
+// An input scale that is not a power of two (or 0) cannot be re-blocked
+// exactly: the call fails with TK_ERROR_INVALID_DATA (it was accepted with an
+// inexact result). Packed UE8M0 input holds exponents only: its NaN byte.
+TEST(Cpu_per_block_cast_lossless, ScalesThatAreNotPowersOfTwoAreInvalidData) {
+  tk_context ctx;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (bool inPacked : {false, true})
+    for (float bad : {3.0f, -2.0f, nan, inf, 1.5e-40f}) {
+      if (inPacked && bad != inf)
+        continue; // only an exponent byte of 255 is not a power of two there
+      for (auto [bOut, gOut] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {128, 128}}) {
+        tk::bench::LosslessCase c{37, 576, 1, 32, bOut, gOut, inPacked, false, 9};
+        c.badScale = bad;
+        tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, c, false);
+        EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+        EXPECT_NE(std::string(tk_last_error()).find("not a power of two"), std::string::npos) << tk_last_error();
+      }
+    }
   tk_context_destroy(ctx);
 }
 

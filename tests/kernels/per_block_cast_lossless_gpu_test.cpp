@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace {
 
 class PerBlockLosslessGpu : public GpuSuite<PerBlockLosslessGpu> {};
@@ -27,6 +29,11 @@ TEST_F(PerBlockLosslessGpu, SpecGridIsExact) {
           }
   tk::bench::LosslessCase bad{4001, 7168, 1, 32, 1, 128, true, true, 5, /*outOfRange=*/true};
   tally.check(tk::bench::checkPerBlockLossless(session, ctx, bad, false), tk::bench::describe(bad));
+  for (float scale : {3.0f, -2.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    tk::bench::LosslessCase notPowerOfTwo{4001, 7168, 1, 32, 128, 128, false, true, 6};
+    notPowerOfTwo.badScale = scale;
+    tally.check(tk::bench::checkPerBlockLossless(session, ctx, notPowerOfTwo, false), tk::bench::describe(notPowerOfTwo));
+  }
   tally.report("per_block_cast_lossless", *session);
   tk_context_destroy(ctx);
 }

@@ -18,10 +18,10 @@ tk_tensor host(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vect
   t.data = data, t.dtype = dtype, t.ndim = (int32_t)shape.size(), t.device = TK_DEVICE_CPU;
   for (size_t i = 0; i < shape.size(); ++i)
     t.shape[i] = shape[i];
-  int64_t s = 1;
+  uint64_t s = 1; // wraps for the overflowing shapes these tests describe (never used then)
   for (int i = (int)shape.size() - 1; i >= 0; --i) {
-    t.strides[i] = strides.empty() ? s : strides[i];
-    s *= shape[i] ? shape[i] : 1;
+    t.strides[i] = strides.empty() ? (int64_t)s : strides[i];
+    s *= shape[i] ? (uint64_t)shape[i] : 1;
   }
   return t;
 }
@@ -67,6 +67,31 @@ TEST_F(Hostile, ZeroWidthCastBack) {
   tk_tensor x = host(buf, TK_F8_E4M3, {4, 0}), sf = host(buf, TK_F32, {4, 0}), out = host(buf, TK_BF16, {4, 0});
   const int32_t block[2] = {1, 128};
   EXPECT_EQ(tk_cast_back(ctx, &x, &sf, block, &out, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+// Block sizes far beyond the tensor: (2^31 - 1, 128) is refused; (1, 2^31 - 1)
+// is one scale per row, as wide as the row (re-quantization built a kernel
+// with a tile that wide, and failed with TK_ERROR_COMPILE).
+TEST_F(Hostile, HugeBlockSizesAreRefusedOrOneScalePerRow) {
+  const int32_t huge[2] = {1, 2147483647}, tall[2] = {2147483647, 128};
+  tk_tensor x = host(buf, TK_F8_E4M3, {4, 256}), sf = host(buf, TK_F32, {4, 1}), out = host(buf, TK_BF16, {4, 256});
+  for (const int32_t *block : {huge, tall}) {
+    const bool wide = block == huge; // one scale per row: valid
+    auto expectRefusedUnlessWide = [&](tk_status s) {
+      if (wide)
+        EXPECT_EQ(s, TK_SUCCESS) << tk_last_error();
+      else
+        EXPECT_TRUE(s == TK_ERROR_INVALID_ARGUMENT || s == TK_ERROR_UNSUPPORTED) << s << ": " << tk_last_error();
+    };
+    expectRefusedUnlessWide(tk_cast_back(ctx, &x, &sf, block, &out, nullptr));
+    tk_tensor bx = host(buf, TK_BF16, {4, 256}), bout = host(buf, TK_F8_E4M3, {4, 256});
+    tk_tensor bsf = host(buf, TK_F32, {1, 1});
+    tk_status s = tk_per_block_cast(ctx, &bx, TK_FORMAT_E4M3, block, 0, &bout, &bsf, nullptr);
+    EXPECT_TRUE(s == TK_ERROR_INVALID_ARGUMENT || s == TK_ERROR_UNSUPPORTED) << s << ": " << tk_last_error();
+    tk_tensor qx = host(buf, TK_F8_E4M3, {4, 256}), qsf = host(buf, TK_F32, {4, 1}), qout = host(buf, TK_F8_E4M3, {4, 256});
+    tk_tensor qosf = host(buf, TK_F32, {4, 2});
+    expectRefusedUnlessWide(tk_per_token_cast(ctx, &qx, &qsf, block, TK_FORMAT_E4M3, 128, 0, &qout, &qosf, nullptr));
+  }
 }
 
 // (2^43, 2^24) elements wrap an int64 count to 0: the NULL-data check passed

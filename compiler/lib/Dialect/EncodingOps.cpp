@@ -169,8 +169,9 @@ Attribute E2M1ToE4M3Op::requiredOperandLayout(LayoutInference &inference, OpOper
 LogicalResult E2M1ToE4M3Op::verifyOperandLayouts(LayoutInference &) {
   Attribute values = LayoutInference::layoutOf(getResult());
   BlockedLayoutAttr half = halfLastVector(values);
-  for (auto [operand, want] : {std::pair<Value, Attribute>{getShift(), values}, std::pair<Value, Attribute>{getCodes(), half}})
-    if (!want || LayoutInference::layoutOf(operand) != want)
+  for (const auto &[operand, wanted] :
+       {std::pair<Value, Attribute>{getShift(), values}, std::pair<Value, Attribute>{getCodes(), half}})
+    if (Attribute want = wanted; !want || LayoutInference::layoutOf(operand) != want)
       return LayoutInference::conflict(*this, operand, [&](InFlightDiagnostic &d) {
         d << " but the values' layout " << values << " needs "
           << (want ? want : Attribute(StringAttr::get(getContext(), "an even vector")));

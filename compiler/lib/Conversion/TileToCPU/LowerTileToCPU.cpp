@@ -126,8 +126,10 @@ struct TileLowerToCPU : public tk::tile::impl::TileLowerToCPUBase<TileLowerToCPU
   void runOnOperation() override {
     ModuleOp module = getOperation();
     compiler::CpuKernelStates states;
-    for (KernelOp kernel : llvm::make_early_inc_range(module.getOps<KernelOp>()))
-      states.add(outline(kernel), kernel.getLoc());
+    for (KernelOp kernel : llvm::make_early_inc_range(module.getOps<KernelOp>())) {
+      Location loc = kernel.getLoc(); // outline() erases the kernel
+      states.add(outline(kernel), loc);
+    }
     MLIRContext *ctx = &getContext();
     compiler::CpuTypeConverter converter;
     ConversionTarget target(*ctx);

@@ -1,0 +1,241 @@
+//===- capi_calls.cpp -----------------------------------------------------===//
+#include "capi_calls.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace tk::fuzz {
+
+namespace {
+
+tk_context sharedContext() {
+  static tk_context ctx = [] {
+    tk_context c = nullptr;
+    if (tk_context_create(&c) != TK_SUCCESS) {
+      std::fprintf(stderr, "capi_fuzzer: tk_context_create: %s\n", tk_last_error());
+      std::abort();
+    }
+    return c;
+  }();
+  return ctx;
+}
+
+} // namespace
+
+Call::Call(const uint8_t *data, size_t size) : in(data, size) {
+  sizes = Sizes::draw(in);
+  ctx = in.choose(64) == 63 ? nullptr : sharedContext();
+}
+
+tk_format Call::fmt() {
+  static const tk_format formats[] = {TK_FORMAT_E4M3, TK_FORMAT_E4M3, TK_FORMAT_E2M1, TK_FORMAT_E5M6, (tk_format)9};
+  return in.pick(formats);
+}
+
+int32_t Call::group(int32_t preferred) {
+  static const int32_t groups[] = {0, 128, 32, 16, 64, 1, 0, -1, 7, 2147483647};
+  switch (in.choose(12)) {
+  case 0: return preferred;
+  case 1: return (int32_t)sizes.k;
+  case 2: return (int32_t)in.u32();
+  default: return in.pick(groups);
+  }
+}
+
+uint32_t Call::flags() { return in.choose(16) == 15 ? in.u32() : in.byte() & 7; }
+
+const int32_t *Call::blockSize(int32_t m, int32_t k) {
+  if (in.choose(16) == 15 || pairCount == 2)
+    return nullptr;
+  int32_t *p = pairs[pairCount++];
+  p[0] = m, p[1] = k;
+  if (in.choose(4) == 3) {
+    static const int32_t sizes[] = {1, 128, 32, 64, 16, 0, -1, 2147483647};
+    p[0] = in.pick(sizes), p[1] = in.pick(sizes);
+  }
+  return p;
+}
+
+const float *Call::scalar() {
+  if (in.choose(2) == 0 || floatCount == 2)
+    return nullptr;
+  floats[floatCount] = in.f32();
+  return &floats[floatCount++];
+}
+
+tk_tensor *Call::castOut(tk_format f) {
+  if (f == TK_FORMAT_E2M1)
+    return out(TK_I8, {m(), k() / 2});
+  if (f == TK_FORMAT_E5M6)
+    return out(TK_U8, {m(), k() / 2 * 3});
+  return out(TK_F8_E4M3, {m(), k()});
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
+
+std::function<tk_status()> decode(Call &c, int &entry) {
+  const int64_t m = c.m(), k = c.k();
+  switch (entry = (int)c.in.choose(16)) {
+  case 0:
+  case 1: {
+    const bool sfOnly = entry == 1;
+    auto f = c.fmt();
+    auto g = c.group(128);
+    auto fl = c.flags();
+    auto x = c.t(TK_BF16, {m, k});
+    auto xsf = c.opt(TK_F32, {ceilDiv(m, 128), ceilDiv(k, 128)});
+    auto xb = xsf ? c.blockSize(128, 128) : nullptr;
+    auto out = sfOnly ? nullptr : c.castOut(f);
+    auto sf = c.out(TK_F32, {m, ceilDiv(k, g)});
+    if (sfOnly)
+      return [=, ctx = c.ctx] { return tk_per_token_cast_with_sf_only(ctx, x, xsf, xb, f, g, fl, sf, nullptr); };
+    return [=, ctx = c.ctx] { return tk_per_token_cast(ctx, x, xsf, xb, f, g, fl, out, sf, nullptr); };
+  }
+  case 2: {
+    auto f = c.fmt();
+    auto g = c.group(128);
+    auto fl = c.flags();
+    auto x = c.t(TK_BF16, {m, k});
+    auto sf = c.t(TK_F32, {m, ceilDiv(k, g)});
+    auto out = c.castOut(f);
+    return [=, ctx = c.ctx] { return tk_per_token_cast_with_precomputed_sf(ctx, x, f, g, sf, fl, out, nullptr); };
+  }
+  case 3:
+  case 4:
+  case 5: {
+    auto f = c.fmt();
+    auto b = c.blockSize(128, 128);
+    auto fl = c.flags();
+    auto x = c.t(TK_F32, {m, k});
+    const int64_t bm = b && b[0] > 0 ? b[0] : 128, bk = b && b[1] > 0 ? b[1] : 128;
+    auto sf = c.t(TK_F32, {ceilDiv(m, bm), ceilDiv(k, bk)});
+    auto out = entry == 4 ? nullptr : c.castOut(f);
+    if (entry == 3)
+      return [=, ctx = c.ctx] { return tk_per_block_cast(ctx, x, f, b, fl, out, const_cast<tk_tensor *>(sf), nullptr); };
+    if (entry == 4)
+      return [=, ctx = c.ctx] { return tk_per_block_cast_with_sf_only(ctx, x, f, b, fl, const_cast<tk_tensor *>(sf), nullptr); };
+    return [=, ctx = c.ctx] { return tk_per_block_cast_with_precomputed_sf(ctx, x, f, b, sf, fl, out, nullptr); };
+  }
+  case 6: {
+    auto f = c.fmt();
+    auto xb = c.blockSize(1, 32);
+    auto ob = c.blockSize(1, 128);
+    auto fl = c.flags();
+    auto x = c.t(TK_I8, {m, k / 2});
+    auto xsf = c.tensors.draw(c.in, c.sizes, {TK_F32, {m, ceilDiv(k, 32)}, Hint::Fill::PowersOfTwo});
+    auto out = c.out(TK_F8_E4M3, {m, k});
+    auto sf = c.out(TK_F32, {m, ceilDiv(k, 128)});
+    return [=, ctx = c.ctx] { return tk_per_block_cast_lossless(ctx, x, xsf, xb, f, ob, fl, out, sf, nullptr); };
+  }
+  case 7:
+  case 8:
+  case 9: {
+    auto f = c.fmt();
+    auto b = c.group(128);
+    auto fl = c.flags();
+    auto x = c.t(TK_BF16, {m, k});
+    const int64_t bb = b > 0 ? b : 128;
+    if (entry == 7) {
+      auto out = c.out(TK_F8_E4M3, {m, k});
+      auto sf = c.out(TK_F32, {ceilDiv(m, bb), k});
+      return [=, ctx = c.ctx] { return tk_per_channel_cast(ctx, x, f, b, fl, out, sf, nullptr); };
+    }
+    if (entry == 9) {
+      auto out = c.out(TK_F8_E4M3, {k, m});
+      auto sf = c.out(TK_F32, {ceilDiv(m, bb), k});
+      return [=, ctx = c.ctx] { return tk_per_channel_cast_and_transpose(ctx, x, f, b, fl, out, sf, nullptr); };
+    }
+    auto g = c.group(0);
+    auto xsf = c.opt(TK_F32, {m, ceilDiv(k, 128)});
+    auto pos = c.opt(TK_I32, {m});
+    auto out = c.out(TK_F8_E4M3, {m, k});
+    auto sf = c.out(TK_F32, {ceilDiv(m, bb), k});
+    return [=, ctx = c.ctx] { return tk_per_channel_cast_fused(ctx, x, xsf, f, b, fl, g, pos, out, sf, nullptr); };
+  }
+  case 10: {
+    auto f = c.fmt();
+    auto g = c.group(128);
+    auto fl = c.flags();
+    auto clamp = c.scalar();
+    auto sfMin = c.scalar();
+    auto x = c.t(TK_BF16, {m, 2 * k});
+    auto pos = c.opt(TK_I32, {m});
+    auto w = pos ? c.t(TK_F32, {m, 2}) : nullptr;
+    auto experts = c.opt(TK_I32, {m});
+    auto count = clamp ? c.outOpt(TK_I64, {3}) : nullptr;
+    auto out = c.out(TK_F8_E4M3, {m, k});
+    auto sf = c.out(TK_F32, {m, ceilDiv(k, g)});
+    return [=, ctx = c.ctx] {
+      return tk_swiglu_forward_and_per_token_cast(ctx, x, f, g, pos, w, experts, fl, clamp, count, sfMin, out, sf,
+                                                  nullptr);
+    };
+  }
+  case 11: {
+    auto g = c.group(128);
+    auto fl = c.flags();
+    auto clamp = c.scalar();
+    const int64_t tokens = std::max<int64_t>(1, m / 2), topk = 2;
+    auto x = c.t(TK_F8_E4M3, {m, 2 * k});
+    auto xsf = c.t(TK_F32, {m, ceilDiv(2 * k, g)});
+    auto grad = c.t(TK_BF16, {m, k});
+    auto w = c.t(TK_F32, {tokens, topk});
+    auto pos = c.t(TK_I32, {m});
+    auto inv = c.t(TK_I32, {tokens, topk});
+    auto out = c.out(TK_BF16, {m, k});
+    auto fp8 = c.out(TK_F8_E4M3, {m, 2 * k});
+    auto sf = c.out(TK_F32, {m, ceilDiv(2 * k, g)});
+    auto xg = c.out(TK_BF16, {m, 2 * k});
+    auto wg = c.out(TK_F32, {tokens, topk});
+    return [=, ctx = c.ctx] {
+      return tk_swiglu_backward_and_per_token_cast(ctx, x, xsf, grad, w, pos, inv, g, fl, clamp, out, fp8, sf, xg,
+                                                   wg, nullptr);
+    };
+  }
+  case 12: {
+    auto f = c.fmt();
+    auto b = c.group(128);
+    auto fl = c.flags();
+    int32_t without = c.in.choose(8) == 7 ? (int32_t)c.in.u32() : (int32_t)c.in.choose(2);
+    auto clamp = c.scalar();
+    const int64_t bb = b > 0 ? b : 128;
+    auto x = c.t(TK_BF16, {m, 2 * k});
+    auto out = without ? c.out(TK_F8_E4M3, {m, k}) : c.out(TK_F8_E4M3, {k, m});
+    auto sf = c.out(TK_F32, {ceilDiv(m, bb), k});
+    return [=, ctx = c.ctx] {
+      return tk_swiglu_forward_and_per_channel_cast_and_transpose(ctx, x, f, b, fl, without, clamp, out, sf, nullptr);
+    };
+  }
+  case 13: {
+    auto b = c.blockSize(1, 128);
+    const int64_t bm = b && b[0] > 0 ? b[0] : 1, bk = b && b[1] > 0 ? b[1] : 128;
+    auto x = c.t(TK_F8_E4M3, {m, k});
+    auto xsf = c.t(TK_F32, {ceilDiv(m, bm), ceilDiv(k, bk)});
+    auto out = c.out(TK_BF16, {m, k});
+    return [=, ctx = c.ctx] { return tk_cast_back(ctx, x, xsf, b, out, nullptr); };
+  }
+  case 14: {
+    auto x = c.t(TK_BF16, {m, k});
+    auto out = c.out(TK_BF16, {k, m});
+    return [=, ctx = c.ctx] { return tk_transpose(ctx, x, out, nullptr); };
+  }
+  default: {
+    auto x = c.t(TK_F32, {2, m, k});
+    auto out = c.out(TK_F32, {2, k, m});
+    return [=, ctx = c.ctx] { return tk_batched_transpose(ctx, x, out, nullptr); };
+  }
+  }
+}
+
+const char *entryName(int entry) {
+  static const char *const names[kNumEntryPoints] = {
+      "tk_per_token_cast", "tk_per_token_cast_with_sf_only", "tk_per_token_cast_with_precomputed_sf",
+      "tk_per_block_cast", "tk_per_block_cast_with_sf_only", "tk_per_block_cast_with_precomputed_sf",
+      "tk_per_block_cast_lossless", "tk_per_channel_cast", "tk_per_channel_cast_fused",
+      "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
+      "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
+      "tk_cast_back", "tk_transpose", "tk_batched_transpose"};
+  return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
+}
+
+} // namespace tk::fuzz
