@@ -199,16 +199,21 @@ int cmdCheck(const std::vector<std::string> &args) {
     return 2;
   }
   if (control) {
-    // A caller who lies: the input claims twice the rows its buffer holds, so
-    // the kernel reads past the allocation. Only for showing that a memory
-    // checker sees inside tk's kernels (compute_sanitizer.sh expects errors).
+    // A caller who hands over freed memory: the input's buffer is freed
+    // before the call, so every read the kernel makes is out of bounds. Only
+    // for showing that a memory checker sees inside tk's kernels
+    // (compute_sanitizer.sh expects memcheck to report it).
     int rc = 2;
     if (gpu) {
-      void *x = gpu->alloc(256 * 512 * 2), *out = gpu->alloc(512 * 512 * 2);
+      void *out = gpu->alloc(512 * 512 * 2), *x = nullptr;
+      {
+        bench::GpuSession::Scope freedAtItsEnd(*gpu);
+        x = gpu->alloc(512 * 512 * 2);
+      }
       tk_tensor xt = bench::deviceTensor(x, TK_BF16, {512, 512}), ot = bench::deviceTensor(out, TK_BF16, {512, 512});
       tk_status st = tk_transpose(ctx, &xt, &ot, nullptr);
       gpu->synchronize();
-      std::printf("out-of-bounds control: tk_transpose read 256 KiB past a 256 KiB buffer: %s\n",
+      std::printf("out-of-bounds control: tk_transpose of a freed 512 KiB buffer: %s\n",
                   st == TK_SUCCESS ? "launched" : tk_last_error());
       rc = st == TK_SUCCESS ? 0 : 1;
     } else {
