@@ -100,7 +100,7 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
     // A block at least as wide as the row is one scale per row: the same as a
     // block of the row's width, which keeps the kernel's tile within the row
     // (a block of 2^31 - 1 columns made a tile that wide).
-    config.inBlockK = std::min<int64_t>(xBlock[1], k);
+    config.inBlockK = std::min<int64_t>(xBlock[1], std::max<int64_t>(k, 1));
     // The kernel's tiles must not straddle the input's scale blocks unevenly.
     if ((config.inBlockM != 1 && config.inBlockM % config.tileM()) || config.tileK() % config.inBlockK)
       return Status::unsupported(std::string(op) + ": input scale blocks (" + std::to_string(xBlock[0]) + ", " +

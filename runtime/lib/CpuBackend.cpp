@@ -9,7 +9,9 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -46,8 +48,19 @@ Status buildForCpu(const KernelFactory &factory, compiler::BuiltKernel &built) {
   return Status::ok();
 }
 
-/// Lowers a built kernel for the host and JIT-compiles it (the lock held).
-Status jitForCpu(compiler::BuiltKernel &built, CpuKernel &out) {
+/// A target machine for `cpu` on the host's architecture, with none of the
+/// host's extensions.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machineFor(const std::string &cpu) {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCPU(cpu);
+  builder->getFeatures() = llvm::SubtargetFeatures();
+  return builder->createTargetMachine();
+}
+
+/// Lowers a built kernel for the host (or `cpu`) and JIT-compiles it (the lock held).
+Status jitForCpu(compiler::BuiltKernel &built, CpuKernel &out, const std::string &cpu) {
   static const bool nativeReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -71,7 +84,18 @@ Status jitForCpu(compiler::BuiltKernel &built, CpuKernel &out) {
       mlir::makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
   mlir::ExecutionEngineOptions options;
   options.transformer = optimize;
-  auto engine = mlir::ExecutionEngine::create(*built.module, options);
+  std::unique_ptr<llvm::TargetMachine> machine;
+  if (!cpu.empty()) {
+    auto m = machineFor(cpu);
+    if (!m) {
+      std::string msg;
+      llvm::raw_string_ostream os(msg);
+      os << m.takeError();
+      return {TK_ERROR_COMPILE, "no target machine for CPU '" + cpu + "': " + msg};
+    }
+    machine = std::move(*m);
+  }
+  auto engine = mlir::ExecutionEngine::create(*built.module, options, std::move(machine));
   if (!engine) {
     std::string msg;
     llvm::raw_string_ostream os(msg);
@@ -84,12 +108,12 @@ Status jitForCpu(compiler::BuiltKernel &built, CpuKernel &out) {
 }
 } // namespace
 
-Status compileForCpu(const KernelFactory &factory, CpuKernel &out) {
+Status compileForCpu(const KernelFactory &factory, CpuKernel &out, const std::string &cpu) {
   std::lock_guard<std::mutex> lock(cpuCompilerMutex());
   auto t0 = std::chrono::steady_clock::now();
   compiler::BuiltKernel built;
   Status s = buildForCpu(factory, built);
-  if (!s.isOk() || !(s = jitForCpu(built, out)).isOk())
+  if (!s.isOk() || !(s = jitForCpu(built, out, cpu)).isOk())
     return s;
   out.config = factory.config;
   out.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -133,7 +157,7 @@ Status CpuCache::get(const KernelFactory &factory, std::shared_ptr<CpuKernel> &o
     kernel = std::make_shared<CpuKernel>();
     kernel->contentKey = content;
     kernel->config = factory.config;
-    if (!(s = jitForCpu(built, *kernel)).isOk())
+    if (!(s = jitForCpu(built, *kernel, cpu_)).isOk())
       return s;
     kernel->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     byContent_[content] = kernel;
@@ -142,6 +166,13 @@ Status CpuCache::get(const KernelFactory &factory, std::shared_ptr<CpuKernel> &o
     byName_[name] = kernel;
   out = kernel;
   return Status::ok();
+}
+
+void CpuCache::setTargetCpu(const std::string &cpu) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cpu_ = cpu;
+  byName_.clear(); // compiled for the previous CPU
+  byContent_.clear();
 }
 
 size_t CpuCache::size() const {

@@ -7,6 +7,9 @@
 // runs use libFuzzer (-DTK_FUZZ=ON, scripts/fuzz.sh).
 //===----------------------------------------------------------------------===//
 #include <algorithm>
+#include <csignal>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +22,28 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+// The input being run, written to ./crash-standalone when a signal ends the
+// process (as libFuzzer writes crash-<sha1>): a finding becomes a file.
+static const uint8_t *currentData;
+static size_t currentSize;
+static void saveInput(int sig) {
+  int fd = open("crash-standalone", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    ssize_t ignored = write(fd, currentData, currentSize);
+    (void)ignored;
+    close(fd);
+  }
+  const char msg[] = "fuzz: a signal ended the run; its input is in ./crash-standalone\n";
+  ssize_t ignored = write(2, msg, sizeof msg - 1);
+  (void)ignored;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+static int run(const std::vector<uint8_t> &in) {
+  currentData = in.data(), currentSize = in.size();
+  return LLVMFuzzerTestOneInput(in.data(), in.size());
+}
 
 static void readInputs(const std::string &path, std::vector<std::vector<uint8_t>> &inputs) {
   struct stat st;
@@ -61,8 +86,10 @@ int main(int argc, char **argv) {
     } else
       readInputs(a, corpus);
   }
+  for (int sig : {SIGSEGV, SIGFPE, SIGABRT, SIGBUS, SIGILL})
+    signal(sig, saveInput);
   for (const auto &in : corpus)
-    LLVMFuzzerTestOneInput(in.data(), in.size());
+    run(in);
   uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
   auto next = [&s] {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
@@ -86,7 +113,7 @@ int main(int argc, char **argv) {
       for (uint8_t &b : buf)
         b = uint8_t(next());
     }
-    LLVMFuzzerTestOneInput(buf.data(), buf.size());
+    run(buf);
   }
   std::printf("%zu corpus inputs and %ld generated inputs (seed %llu): no finding\n", corpus.size(), runs,
               (unsigned long long)seed);

@@ -94,6 +94,16 @@ TEST_F(Hostile, HugeBlockSizesAreRefusedOrOneScalePerRow) {
   }
 }
 
+// Re-quantization of a zero-width x: the block width clamped to the row
+// width (0) divided by zero (SIGFPE; found by capi_fuzzer).
+TEST_F(Hostile, ZeroWidthRequantization) {
+  const int32_t block[2] = {128, 128};
+  tk_tensor x = host(buf, TK_F8_E4M3, {4, 0}), xsf = host(buf, TK_F32, {1, 0});
+  tk_tensor out = host(buf, TK_F8_E4M3, {4, 0}), sf = host(buf, TK_F32, {4, 0});
+  tk_status s = tk_per_token_cast(ctx, &x, &xsf, block, TK_FORMAT_E4M3, 128, 0, &out, &sf, nullptr);
+  EXPECT_TRUE(s == TK_SUCCESS || s == TK_ERROR_INVALID_ARGUMENT) << s << ": " << tk_last_error();
+}
+
 // (2^43, 2^24) elements wrap an int64 count to 0: the NULL-data check passed
 // and the kernel read through NULL (SIGSEGV).
 TEST_F(Hostile, ElementCountsThatOverflowAreRefused) {

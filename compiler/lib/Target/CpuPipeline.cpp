@@ -11,6 +11,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -28,6 +29,14 @@ void buildCpuPipeline(mlir::OpPassManager &pm) {
   // quiet), not fptrunc / fpext: LLVM would call __truncsfbf2 on hosts
   // without native bf16 conversion, which GCC 12's runtime does not have,
   // and native conversions flush denormals where the GPU's cvt.rn does not.
+  // Arithmetic on bf16 values (a max, an absolute value) first becomes f32
+  // arithmetic between explicit conversions: LLVM would promote it the same
+  // way, but with its own fptrunc (the helper again).
+  pm.addPass(mlir::math::createMathExtendToSupportedTypes());
+  mlir::arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(mlir::arith::createArithEmulateUnsupportedFloats(emulate));
   mlir::arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(mlir::arith::createArithExpandOpsPass(expand));
@@ -40,6 +49,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createConvertControlFlowToLLVMPass());
   pm.addPass(mlir::createConvertFuncToLLVMPass());
   pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+  pm.addPass(createLoadAndStoreBf16AsBitsPass());
 }
 
 } // namespace tk::compiler

@@ -76,6 +76,12 @@ public:
 };
 mlir::Type cpuMemRefType(mlir::Type t);
 
+/// scf.if and arith.select with bf16 results carry i16 bits instead
+/// (Bf16AsBits.cpp): no bf16 phi or select reaches LLVM.
+void carryBf16AsBits(mlir::ModuleOp module);
+/// After the lowering to LLVM: bf16 loads and stores as i16 ones.
+void loadAndStoreBf16AsBits(mlir::ModuleOp module);
+
 /// The pattern of tile op `Op` on the CPU; a failure is an error it has reported.
 template <typename Op> class TileToCpuPattern : public mlir::OpConversionPattern<Op> {
 public:

@@ -154,6 +154,7 @@ struct TileLowerToCPU : public tk::tile::impl::TileLowerToCPUBase<TileLowerToCPU
       for (Value buf : state->buffers)
         memref::DeallocOp::create(b, state->loc, buf);
     }
+    compiler::carryBf16AsBits(module);
   }
 };
 

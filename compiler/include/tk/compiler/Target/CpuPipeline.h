@@ -9,4 +9,9 @@ namespace tk::compiler {
 /// func -> LLVM dialect); the result is JIT-compiled by MLIR's ExecutionEngine.
 void buildCpuPipeline(mlir::OpPassManager &pm);
 
+/// The pipeline's last step: bf16 loads and stores of the LLVM dialect as
+/// i16 ones (Bf16AsBits.cpp), so no bf16 value reaches a host without bf16
+/// support (LLVM would call __truncsfbf2).
+std::unique_ptr<mlir::Pass> createLoadAndStoreBf16AsBitsPass();
+
 } // namespace tk::compiler
