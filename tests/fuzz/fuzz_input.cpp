@@ -1,6 +1,8 @@
 //===- fuzz_input.cpp -----------------------------------------------------===//
 #include "fuzz_input.h"
 
+#include "kernels/common/validate.h"
+
 #include <algorithm>
 #include <cstring>
 #include <sys/mman.h>
@@ -114,18 +116,6 @@ int64_t Sizes::dim(Input &in) const {
   }
 }
 
-static int64_t elementBytes(tk_dtype t) {
-  switch (t) {
-  case TK_BF16:
-  case TK_F16:
-  case TK_I16: return 2;
-  case TK_F32:
-  case TK_I32: return 4;
-  case TK_I64: return 8;
-  default: return 1;
-  }
-}
-
 const tk_tensor *Tensors::optional(Input &in, const Sizes &sizes, const Hint &hint) {
   return in.byte() % 2 ? draw(in, sizes, hint) : nullptr;
 }
@@ -207,7 +197,7 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
     }
   }
   // The span of elements the descriptor claims, with overflow checks.
-  const int64_t elt = elementBytes(t->dtype);
+  const int64_t elt = kernels::elementBytes(t->dtype); // 0 for an unknown dtype: no buffer
   __int128 lo = 0, hi = 0;
   bool empty = false;
   for (int d = 0; d < n; ++d) {
