@@ -2,7 +2,7 @@
 #pragma once
 
 #include "bench/bench_row.h"
-#include "bench/gpu_session.h"
+#include "checks/gpu_session.h"
 #include "tk/tk.h"
 
 #include <functional>
@@ -10,6 +10,8 @@
 #include <vector>
 
 namespace tk::bench {
+
+using checks::GpuSession;
 
 /// Which cases: the options `tk bench` and `tk tune` share.
 struct CaseOptions {

@@ -13,6 +13,8 @@
 
 namespace tk::bench {
 
+using namespace tk::checks;
+
 std::string schedulesRun(tk_context ctx) {
   std::string out;
   for (const auto &[op, choice] : ctx->scheduleLog.all())

@@ -15,6 +15,8 @@
 
 namespace tk::bench {
 
+using namespace tk::checks;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -1,4 +1,17 @@
-//===- registry.h - the kernels tk ships ----------------------------------===//
+//===- registry.h - the operators tk ships, registered by their own files --===//
+//
+// Each operator's entry-point file (kernels/<family>/<unit>_api.cpp) ends with
+//
+//   TK_REGISTER_OPERATORS(<unit>) {
+//     registerOperator({"<op>", "<family>", "tk_<op>", "summary", {variants...}});
+//     registerSchedule(<op>Schedule());   // when its kernel has a schedule
+//   }
+//
+// The build lists every *_api.cpp of tk_kernels and calls these functions
+// (a file generated from the source list), so adding the file to
+// kernels/CMakeLists.txt is all it takes; a file without its registration is a
+// link error naming it.
+//===----------------------------------------------------------------------===//
 #pragma once
 
 #include "tk/runtime/JitCache.h"
@@ -7,6 +20,8 @@
 #include <vector>
 
 namespace tk::kernels {
+
+class ScheduledOperator;
 
 /// One representative configuration of a kernel (what `tk compile` emits).
 struct KernelVariant {
@@ -22,6 +37,17 @@ struct ShippedKernel {
   std::vector<KernelVariant> variants;
 };
 
+/// Every registered operator, in the order of kernels/CMakeLists.txt's sources.
 const std::vector<ShippedKernel> &shippedKernels();
 
+/// Called from TK_REGISTER_OPERATORS bodies only (under the registry's lock).
+void registerOperator(ShippedKernel kernel);
+void registerSchedule(const ScheduledOperator &schedule);
+
 } // namespace tk::kernels
+
+#define TK_REGISTER_OPERATORS(unit)                                                                                   \
+  namespace tk::kernels::registration {                                                                              \
+  void register_##unit();                                                                                            \
+  }                                                                                                                  \
+  void tk::kernels::registration::register_##unit()

@@ -34,7 +34,7 @@ public:
   virtual std::string describe() const = 0;
 };
 
-/// Every operator's schedule (kernels/registry.cpp lists them).
+/// Every operator's schedule (each registers it: kernels/registry.h).
 const std::vector<const ScheduledOperator *> &scheduledOperators();
 const ScheduledOperator *findScheduledOperator(const std::string &name);
 

@@ -1,5 +1,6 @@
 //===- cast_back_api.cpp - tk_cast_back (quant.md 4.10): checks, launch ---===//
 #include "kernels/common/validate.h"
+#include "kernels/registry.h"
 #include "kernels/quant/cast_back.h"
 #include "kernels/quant/packed_sf.h"
 #include "tk/runtime/Context.h"
@@ -96,4 +97,26 @@ extern "C" tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_t
                                   const int32_t *x_block_size, tk_tensor *out, tk_stream stream) {
   return tk::runtime::guardEntry("tk_cast_back",
                                  [&] { return tk_cast_back_unguarded(ctx, x, x_sf, x_block_size, out, stream); });
+}
+
+TK_REGISTER_OPERATORS(cast_back) {
+  using dsl::DType;
+  auto castBack = [](const std::string &name, CastBackConfig c) {
+    return KernelVariant{name, runtime::factoryOf(buildCastBack, c)};
+  };
+  auto format = [](CastBackConfig c, Format in, bool packed = false) {
+    c.in = in;
+    c.packedSf = packed;
+    return c;
+  };
+  registerOperator({"cast_back", "quant", "tk_cast_back", "e4m3, e2m1 or e5m6 x block scale factor -> bf16 or fp32",
+                    {castBack("cast_back.e4m3.k7168.b1.g128.bf16", {7168, 1, 128, DType::BF16}),
+                     castBack("cast_back.e4m3.k7168.b128.g128.f32", {7168, 128, 128, DType::F32}),
+                     castBack("cast_back.e4m3.k7168.b128.g1.bf16", {7168, 128, 1, DType::BF16}),
+                     castBack("cast_back.e4m3.k576.b1.g576.bf16", {576, 1, 576, DType::BF16}),
+                     castBack("cast_back.e2m1.k7168.b1.g32.bf16", format({7168, 1, 32, DType::BF16}, Format::E2M1)),
+                     castBack("cast_back.e5m6.k7168.b1.g7168.bf16",
+                              format({7168, 1, 7168, DType::BF16}, Format::E5M6)),
+                     castBack("cast_back.e4m3.k7168.b1.g128.bf16.ue8m0",
+                              format({7168, 1, 128, DType::BF16}, Format::E4M3, true))}});
 }

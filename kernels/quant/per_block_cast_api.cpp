@@ -4,6 +4,7 @@
 // tk_per_block_cast_with_precomputed_sf (4.8): checks, config, launch.
 //===----------------------------------------------------------------------===//
 #include "kernels/common/validate.h"
+#include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
 #include "kernels/quant/per_block_cast.h"
 #include "tk/runtime/Context.h"
@@ -153,4 +154,32 @@ extern "C" tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const
   return tk::runtime::guardEntry("tk_per_block_cast_with_precomputed_sf", [&] {
     return tk_per_block_cast_with_precomputed_sf_unguarded(ctx, x, fmt, block_size, sf, flags, out, stream);
   });
+}
+
+TK_REGISTER_OPERATORS(per_block_cast) {
+  using dsl::DType;
+  auto perBlock = [](const std::string &name, PerBlockCastConfig c, PerBlockMode mode) {
+    c.mode = mode;
+    return KernelVariant{name, runtime::factoryOf(buildPerBlockCast, c)};
+  };
+  registerOperator({"per_block_cast", "quant", "tk_per_block_cast",
+                    "b x g block absmax -> scale -> e4m3 cast, fp32 scale factors",
+                    {perBlock("per_block_cast.bf16.k7168.b128.g128", {7168, 128, 128, DType::BF16}, PerBlockMode::Cast),
+                     perBlock("per_block_cast.f32.k7168.b32.g32.round", {7168, 32, 32, DType::F32, true},
+                              PerBlockMode::Cast),
+                     perBlock("per_block_cast.bf16.k7168.b128.g128.round.ue8m0",
+                              [] {
+                                PerBlockCastConfig c{7168, 128, 128, DType::BF16, true};
+                                c.packedSf = true;
+                                return c;
+                              }(),
+                              PerBlockMode::Cast)}});
+  registerOperator({"per_block_cast_with_sf_only", "quant", "tk_per_block_cast_with_sf_only",
+                    "the scale factors of per_block_cast only",
+                    {perBlock("per_block_cast_with_sf_only.bf16.k7168.b128.g128.round",
+                              {7168, 128, 128, DType::BF16, true}, PerBlockMode::SfOnly)}});
+  registerOperator({"per_block_cast_with_precomputed_sf", "quant", "tk_per_block_cast_with_precomputed_sf",
+                    "e4m3 cast with caller-given per-block scale factors",
+                    {perBlock("per_block_cast_with_precomputed_sf.bf16.k7168.b128.g128",
+                              {7168, 128, 128, DType::BF16}, PerBlockMode::PrecomputedSf)}});
 }

@@ -1,6 +1,7 @@
 //===- per_block_cast_lossless_api.cpp - tk_per_block_cast_lossless (4.9) -===//
 #include "kernels/common/first_nonzero.h"
 #include "kernels/common/validate.h"
+#include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
 #include "kernels/quant/per_block_cast_lossless.h"
 #include "tk/runtime/Context.h"
@@ -153,4 +154,21 @@ extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor 
     return tk_per_block_cast_lossless_unguarded(ctx, x, x_sf, x_block_size, fmt, out_block_size, flags, out, out_sf,
                                                 stream);
   });
+}
+
+TK_REGISTER_OPERATORS(per_block_cast_lossless) {
+  auto lossless = [](const std::string &name, PerBlockLosslessConfig c) {
+    return KernelVariant{name, scheduledFactory(perBlockLosslessSchedule(), buildPerBlockCastLossless, c)};
+  };
+  registerSchedule(perBlockLosslessSchedule());
+  registerOperator({"per_block_cast_lossless", "quant", "tk_per_block_cast_lossless",
+                    "FP4 with power-of-two scales -> e4m3 with larger blocks, exactly",
+                    {lossless("per_block_cast_lossless.k7168.in1x32.out1x128", {7168, 1, 32, 1, 128}),
+                     lossless("per_block_cast_lossless.k7168.in1x32.out32x32", {7168, 1, 32, 32, 32}),
+                     lossless("per_block_cast_lossless.k7168.in1x32.out128x128", {7168, 1, 32, 128, 128}),
+                     lossless("per_block_cast_lossless.k7168.in1x32.out1x128.ue8m0", [] {
+                       PerBlockLosslessConfig c{7168, 1, 32, 1, 128};
+                       c.inPackedSf = c.outPackedSf = true;
+                       return c;
+                     }())}});
 }

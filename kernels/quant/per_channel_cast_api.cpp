@@ -3,6 +3,7 @@
 // quant.md 4.13 and 4.15: checks, config, launch.
 //===----------------------------------------------------------------------===//
 #include "kernels/common/validate.h"
+#include "kernels/registry.h"
 #include "kernels/quant/per_channel_cast.h"
 #include "tk/runtime/Context.h"
 
@@ -302,4 +303,45 @@ extern "C" tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(
     return tk_swiglu_forward_and_per_channel_cast_and_transpose_unguarded(
         ctx, x, fmt, num_per_tokens, flags, without_transpose, swiglu_clamp_value, out, out_sf, stream);
   });
+}
+
+TK_REGISTER_OPERATORS(per_channel_cast) {
+  using dsl::DType;
+  auto perChannel = [](const std::string &name, PerChannelCastConfig c) {
+    return KernelVariant{name, scheduledFactory(perChannelCastSchedule(), buildPerChannelCast, c)};
+  };
+  registerSchedule(perChannelCastSchedule());
+  registerOperator({"per_channel_cast", "quant", "tk_per_channel_cast",
+                    "128 x 1 (per-column) absmax -> scale -> e4m3 cast",
+                    {perChannel("per_channel_cast.bf16.k7168.b128", {7168, 128, DType::BF16, false, false}),
+                     perChannel("per_channel_cast.f32.k7168.b128.round", {7168, 128, DType::F32, true, false})}});
+  registerOperator({"per_channel_cast_fused", "quant", "tk_per_channel_cast_fused",
+                    "per_channel_cast of a gathered (pos_to_token) and/or per-token quantized input",
+                    {perChannel("per_channel_cast_fused.e4m3.k7168.b128", {7168, 128, DType::F8E4M3, false, false}),
+                     perChannel("per_channel_cast_fused.bf16.k7168.b128.gather", [] {
+                       PerChannelCastConfig c{7168, 128, DType::BF16, true, false};
+                       c.rowGather = true;
+                       return c;
+                     }()),
+                     perChannel("per_channel_cast_fused.e4m3.k7168.b128.gather", [] {
+                       PerChannelCastConfig c{7168, 128, DType::F8E4M3, false, false};
+                       c.rowGather = true;
+                       return c;
+                     }())}});
+  registerOperator({"per_channel_cast_and_transpose", "quant", "tk_per_channel_cast_and_transpose",
+                    "b x 1 e4m3 cast written transposed (K-major)",
+                    {perChannel("per_channel_cast_and_transpose.bf16.k7168.b128", {7168, 128, DType::BF16, false, true}),
+                     perChannel("per_channel_cast_and_transpose.bf16.k7168.b32.round",
+                                {7168, 32, DType::BF16, true, true})}});
+  auto swiglu = [](int64_t b, bool transposed, std::optional<float> clamp) {
+    PerChannelCastConfig c{7168, b, DType::BF16, false, transposed};
+    c.swiglu = true;
+    c.clamp = clamp;
+    return c;
+  };
+  registerOperator({"swiglu_forward_and_per_channel_cast_and_transpose", "quant",
+                    "tk_swiglu_forward_and_per_channel_cast_and_transpose",
+                    "SwiGLU (device expf) -> bf16 -> b x 1 e4m3 cast, transposed or not",
+                    {perChannel("swiglu_per_channel.h7168.b128.transposed", swiglu(128, true, {})),
+                     perChannel("swiglu_per_channel.h7168.b32.clamp0.5", swiglu(32, false, 0.5f))}});
 }

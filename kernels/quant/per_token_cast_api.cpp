@@ -4,6 +4,7 @@
 // tk_per_token_cast_with_precomputed_sf (4.4): checks, config, launch.
 //===----------------------------------------------------------------------===//
 #include "kernels/common/validate.h"
+#include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
 #include "kernels/quant/per_token_cast.h"
 #include "tk/runtime/Context.h"
@@ -229,4 +230,69 @@ extern "C" tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const
   return tk::runtime::guardEntry("tk_per_token_cast_with_precomputed_sf", [&] {
     return tk_per_token_cast_with_precomputed_sf_unguarded(ctx, x, fmt, num_per_channels, sf, flags, out, stream);
   });
+}
+
+namespace {
+
+KernelVariant perTokenCastVariant(const std::string &name, PerTokenCastConfig c, PerTokenMode mode = PerTokenMode::Cast) {
+  c.mode = mode;
+  c.xContiguous = true; // what the C API compiles for contiguous rows, the common case
+  return {name, scheduledFactory(perTokenCastSchedule(), buildPerTokenCast, c)};
+}
+
+PerTokenCastConfig e2m1(PerTokenCastConfig c) {
+  c.out = Format::E2M1;
+  return c;
+}
+
+PerTokenCastConfig e5m6(PerTokenCastConfig c) {
+  c.out = Format::E5M6;
+  return c;
+}
+
+PerTokenCastConfig packedUe8m0(PerTokenCastConfig c) {
+  c.packedSf = true;
+  return c;
+}
+
+PerTokenCastConfig requant(PerTokenCastConfig c, int64_t bIn, int64_t gIn) {
+  c.in = tk::dsl::DType::F8E4M3;
+  c.inBlockM = bIn;
+  c.inBlockK = gIn;
+  return c;
+}
+
+} // namespace
+
+TK_REGISTER_OPERATORS(per_token_cast) {
+  using dsl::DType;
+  registerSchedule(perTokenCastSchedule());
+  registerOperator({"per_token_cast", "quant", "tk_per_token_cast",
+                    "1 x g group absmax -> scale -> e4m3 cast, fp32 scale factors",
+                    {perTokenCastVariant("per_token_cast.bf16.k7168.g128", {7168, 128, DType::BF16, false}),
+                     perTokenCastVariant("per_token_cast.f32.k7168.g128.round", {7168, 128, DType::F32, true}),
+                     perTokenCastVariant("per_token_cast.bf16.k2560.g32.round", {2560, 32, DType::BF16, true}),
+                     perTokenCastVariant("per_token_cast.bf16.k576.g576", {576, 576, DType::BF16, false}),
+                     perTokenCastVariant("per_token_cast.bf16.k7168.g7168", {7168, 7168, DType::BF16, false}),
+                     perTokenCastVariant("per_token_cast.bf16.k7168.g32.round.e2m1",
+                                         e2m1({7168, 32, DType::BF16, true})),
+                     perTokenCastVariant("per_token_cast.f32.k7168.g7168.round.e5m6",
+                                         e5m6({7168, 7168, DType::F32, true})),
+                     perTokenCastVariant("per_token_cast.bf16.k7168.g128.round.ue8m0",
+                                         packedUe8m0({7168, 128, DType::BF16, true})),
+                     perTokenCastVariant("per_token_cast.e4m3.k7168.g128.in128x128",
+                                         requant({7168, 128, DType::BF16, true}, 128, 128)),
+                     perTokenCastVariant("per_token_cast.e2m1.k7168.g32.in32x32.e2m1", [] {
+                       PerTokenCastConfig c = e2m1(requant({7168, 32, DType::BF16, true}, 32, 32));
+                       c.in = DType::I8; // packed FP4 input
+                       return c;
+                     }())}});
+  registerOperator({"per_token_cast_with_sf_only", "quant", "tk_per_token_cast_with_sf_only",
+                    "the scale factors of per_token_cast only",
+                    {perTokenCastVariant("per_token_cast_with_sf_only.bf16.k7168.g128.round",
+                                         {7168, 128, DType::BF16, true}, PerTokenMode::SfOnly)}});
+  registerOperator({"per_token_cast_with_precomputed_sf", "quant", "tk_per_token_cast_with_precomputed_sf",
+                    "e4m3 cast with caller-given per-token scale factors",
+                    {perTokenCastVariant("per_token_cast_with_precomputed_sf.bf16.k7168.g128",
+                                         {7168, 128, DType::BF16, false}, PerTokenMode::PrecomputedSf)}});
 }

@@ -5,7 +5,7 @@
 // y = fl(fl(l / fl(1 + expf(-l))) * r). The exponential is CUDA's device expf
 // on the GPU (the DSL's `exp`) and is a parameter of the reference, so the
 // same reference checks the CPU path (C library expf) and the GPU (a table of
-// device values, bench/expf_oracle.h).
+// device values, checks/expf_oracle.h).
 //===----------------------------------------------------------------------===//
 #pragma once
 

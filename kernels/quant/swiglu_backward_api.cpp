@@ -4,6 +4,7 @@
 // per-chunk kernel, then weight_grad per slot from the chunks' dot products).
 //===----------------------------------------------------------------------===//
 #include "kernels/common/validate.h"
+#include "kernels/registry.h"
 #include "kernels/quant/swiglu_backward.h"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
@@ -165,4 +166,33 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
         ctx, x, x_sf, grad_out, weight, pos_to_token_topk, token_topk_to_pos, num_per_channels, flags,
         swiglu_clamp_value, out, x_grad_fp8, x_grad_sf, x_grad, weight_grad, stream);
   });
+}
+
+TK_REGISTER_OPERATORS(swiglu_backward) {
+  auto config = [](int64_t h, int64_t g, std::optional<float> clamp) {
+    SwigluBackwardConfig c;
+    c.hidden = h, c.group = g, c.roundSf = true, c.clamp = clamp;
+    return c;
+  };
+  auto variant = [](const std::string &name, const SwigluBackwardConfig &c) {
+    return KernelVariant{name, scheduledFactory(swigluBackwardSchedule(), buildSwigluBackward, c)};
+  };
+  const SwigluBackwardConfig g128 = config(7168, 128, {});
+  // The weight gradient sums the chunks of the g128 kernel, as scheduled for the target.
+  runtime::KernelFactory weightGrad = runtime::factoryOf(buildWeightGradFromRowDots, WeightGradConfig{});
+  weightGrad.build = [g128](mlir::MLIRContext &ctx, const compiler::Target &target) {
+    SwigluBackwardConfig c = g128;
+    runtime::ScheduleChoice choice;
+    if (runtime::Status s =
+            swigluBackwardSchedule().choose(runtime::ScheduleSettings::fromEnvironment(), target, c, choice);
+        !s.isOk())
+      throw std::invalid_argument(s.message());
+    return buildWeightGradFromRowDots(ctx, WeightGradConfig{c.numChunks()});
+  };
+  registerSchedule(swigluBackwardSchedule());
+  registerOperator({"swiglu_backward_and_per_token_cast", "quant", "tk_swiglu_backward_and_per_token_cast",
+                    "SwiGLU backward from e4m3 input: bf16 + per-token e4m3 gradients, weight gradient",
+                    {variant("swiglu_backward.h7168.g128", g128),
+                     variant("swiglu_backward.h7168.g32.clamp0.5", config(7168, 32, 0.5f)),
+                     KernelVariant{"swiglu_backward.weight_grad.h7168", weightGrad}}});
 }

@@ -5,6 +5,7 @@
 // clamped_count as (1, 3).
 //===----------------------------------------------------------------------===//
 #include "kernels/common/validate.h"
+#include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
 #include "kernels/quant/swiglu_per_token_cast.h"
 #include "tk/runtime/Context.h"
@@ -159,4 +160,28 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const 
                                                           topk_weights, pos_to_expert, flags, swiglu_clamp_value,
                                                           clamped_count, sf_clamp_min, out, out_sf, stream);
   });
+}
+
+TK_REGISTER_OPERATORS(swiglu_per_token_cast) {
+  auto variant = [](const std::string &name, SwigluPerTokenCastConfig c) {
+    return KernelVariant{name, scheduledFactory(swigluPerTokenSchedule(), buildSwigluPerTokenCast, c)};
+  };
+  auto config = [](int64_t h, int64_t g, bool routed, std::optional<float> clamp) {
+    SwigluPerTokenCastConfig c;
+    c.hidden = h, c.group = g, c.roundSf = true, c.weights = c.expertMask = routed;
+    c.clamp = clamp, c.countClamps = clamp.has_value();
+    c.wholeTiles = true; // as the benchmark's row counts
+    return c;
+  };
+  registerSchedule(swigluPerTokenSchedule());
+  registerOperator({"swiglu_forward_and_per_token_cast", "quant", "tk_swiglu_forward_and_per_token_cast",
+                    "SwiGLU (device expf) x routing weight -> per-token e4m3, clamp counts",
+                    {variant("swiglu_per_token.h2048.g128.weights", config(2048, 128, true, {})),
+                     variant("swiglu_per_token.h2048.g128.clamp0.5.count", config(2048, 128, true, 0.5f)),
+                     variant("swiglu_per_token.h3584.gH.clamp10.count", config(3584, 3584, false, 10.0f)),
+                     variant("swiglu_per_token.h1024.g128.ue8m0", [&] {
+                       SwigluPerTokenCastConfig c = config(1024, 128, false, {});
+                       c.packedSf = true;
+                       return c;
+                     }())}});
 }

@@ -1,5 +1,7 @@
 //===- transpose_api.cpp - tk_transpose and tk_batched_transpose ----------===//
+#include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
+#include "kernels/registry.h"
 #include "kernels/transpose/batched_transpose.h"
 #include "tk/runtime/Context.h"
 
@@ -8,13 +10,6 @@ using namespace tk::kernels;
 using namespace tk::kernels::transpose;
 
 namespace {
-
-Status invalid(const char *op, const std::string &what) { return Status::invalid(std::string(op) + ": " + what); }
-
-bool supportedDtype(tk_dtype t) {
-  return t == TK_F8_E4M3 || t == TK_I8 || t == TK_U8 || t == TK_BF16 || t == TK_F16 || t == TK_I16 || t == TK_F32 ||
-         t == TK_I32;
-}
 
 /// A transpose moves bits: it runs on integers of the element's width, so no
 /// float value (a NaN payload, say) can be altered on the way.
@@ -29,50 +24,38 @@ tk_dtype bitsOf(tk_dtype t) {
   }
 }
 
-/// Checks a (B, R, C) input view and its (B, C, R) output (quant.md 4.19).
-Status validate(const char *op, tk_context ctx, const tk_tensor &x, const tk_tensor &out) {
-  if (!ctx)
-    return invalid(op, "ctx is null");
-  const int64_t b = x.shape[0], r = x.shape[1], c = x.shape[2];
-  if (!supportedDtype(x.dtype))
-    return invalid(op, std::string("x has dtype ") + dtypeName(x.dtype) + "; 1, 2 and 4-byte dtypes are supported");
-  if (out.dtype != x.dtype)
-    return invalid(op, std::string("out must have x's dtype ") + dtypeName(x.dtype) + ", got " + dtypeName(out.dtype));
-  if (r % 64 || c % 64)
-    return invalid(op, "rows and columns must be multiples of 64, got " + std::to_string(r) + " x " +
-                           std::to_string(c));
-  if (c > 1 && x.strides[2] != 1)
-    return invalid(op, "x needs a unit innermost stride, got " + std::to_string(x.strides[2]));
-  if (x.strides[1] % 4 || (r > 1 && x.strides[1] < c))
-    return invalid(op, "x row stride must be a multiple of 4 and at least the row width, got " +
-                           std::to_string(x.strides[1]));
-  if (b > 1 && x.strides[0] != r * x.strides[1])
-    return invalid(op, "x batch stride must be rows x row stride = " + std::to_string(r * x.strides[1]) + ", got " +
-                           std::to_string(x.strides[0]));
-  if (out.shape[0] != b || out.shape[1] != c || out.shape[2] != r || !isContiguous(&out))
-    return invalid(op, "out must be a contiguous (" + std::to_string(b) + ", " + std::to_string(c) + ", " +
-                           std::to_string(r) + ") tensor");
-  return Status::ok();
-}
-
-
-} // namespace
-
-namespace {
-
-tk_status run(const char *op, tk_context ctx, const tk_tensor &x, const tk_tensor &out, tk_stream stream) {
-  Status s = validate(op, ctx, x, out);
-  if (!s.isOk())
-    return tk::runtime::report(s);
-  if (numElements(&x) == 0)
+/// quant.md 4.19's contract: x (B, R, C) with contiguous rows, out (B, C, R)
+/// contiguous of x's dtype; R and C multiples of 64. `x` and `out` are the
+/// caller's tensors or (tk_transpose) their views as a batch of one.
+tk_status run(const char *op, tk_context ctx, const tk_tensor *x, const tk_tensor *out, tk_stream stream) {
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("x", x, {"B", "R", "C"}, {TK_F8_E4M3, TK_I8, TK_U8, TK_BF16, TK_F16, TK_I16, TK_F32, TK_I32},
+              Layout::UnitInnerStride);
+  if (args.ok())
+    args.tensor("out", out, {"B", "C", "R"}, {x->dtype}, Layout::Contiguous);
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  const int64_t b = args["B"], r = args["R"], c = args["C"];
+  args.require(r % 64 == 0 && c % 64 == 0,
+               "rows and columns must be multiples of 64, got " + std::to_string(r) + " x " + std::to_string(c));
+  args.require(x->strides[1] % 4 == 0 && (r <= 1 || x->strides[1] >= c),
+               "x row stride must be a multiple of 4 and at least the row width, got " +
+                   std::to_string(x->strides[1]));
+  args.require(b <= 1 || x->strides[0] == r * x->strides[1], "x batch stride must be rows x row stride = " +
+                                                                  std::to_string(r * x->strides[1]) + ", got " +
+                                                                  std::to_string(x->strides[0]));
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  if (numElements(x) == 0)
     return tk::runtime::report(Status::ok());
-  tk_tensor xBits = x, outBits = out;
-  xBits.dtype = outBits.dtype = bitsOf(x.dtype);
+  tk_tensor xBits = *x, outBits = *out;
+  xBits.dtype = outBits.dtype = bitsOf(x->dtype);
   TransposeConfig config;
-  config.rows = x.shape[1];
-  config.cols = x.shape[2];
+  config.rows = r;
+  config.cols = c;
   config.dtype = static_cast<tk::dsl::DType>(xBits.dtype);
-  config.xAlignBytes = alignmentOf(&x, tk::dsl::byteSize(config.dtype));
+  config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.dtype));
   return tk::runtime::report(
       runScheduled(ctx, transposeSchedule(), buildBatchedTranspose, config, {&xBits, &outBits}, stream));
 }
@@ -93,13 +76,7 @@ tk_tensor asBatch(const tk_tensor &t) {
 } // namespace
 
 static tk_status tk_batched_transpose_unguarded(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
-  const char *op = "tk_batched_transpose";
-  Status s = checkTensor(op, "x", x, 3);
-  if (s.isOk())
-    s = checkTensor(op, "out", out, 3);
-  if (!s.isOk())
-    return tk::runtime::report(s);
-  return run(op, ctx, *x, *out, stream);
+  return run("tk_batched_transpose", ctx, x, out, stream);
 }
 
 extern "C" tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
@@ -109,14 +86,31 @@ extern "C" tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk
 
 static tk_status tk_transpose_unguarded(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
   const char *op = "tk_transpose";
-  Status s = checkTensor(op, "x", x, 2);
-  if (s.isOk())
-    s = checkTensor(op, "out", out, 2);
-  if (!s.isOk())
-    return tk::runtime::report(s);
-  return run(op, ctx, asBatch(*x), asBatch(*out), stream);
+  Arguments args(op); // the 2-D contract, (R, C) -> (C, R); then that of a batch of one
+  args.tensor("x", x, {"R", "C"}, {});
+  args.tensor("out", out, {"C", "R"}, {});
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  const tk_tensor bx = asBatch(*x), bout = asBatch(*out);
+  return run(op, ctx, &bx, &bout, stream);
 }
 
 extern "C" tk_status tk_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
   return tk::runtime::guardEntry("tk_transpose", [&] { return tk_transpose_unguarded(ctx, x, out, stream); });
+}
+
+TK_REGISTER_OPERATORS(transpose) {
+  using dsl::DType;
+  auto variant = [](const std::string &name, TransposeConfig c) {
+    return KernelVariant{name, scheduledFactory(transposeSchedule(), buildBatchedTranspose, c)};
+  };
+  registerSchedule(transposeSchedule());
+  registerOperator({"batched_transpose", "transpose", "tk_batched_transpose",
+                    "out[b, c, r] = x[b, r, c], tiles through a swizzled shared buffer (128 x 128 for 1- and 2-byte "
+                    "elements where 128 divides both dimensions, else 64 x 64)",
+                    {variant("batched_transpose.b16.r4096.c7168", {4096, 7168, DType::I16}),
+                     variant("batched_transpose.b8.r4096.c7168", {4096, 7168, DType::I8}),
+                     variant("batched_transpose.b32.r4096.c7168", {4096, 7168, DType::I32})}});
+  registerOperator({"transpose", "transpose", "tk_transpose", "2-D transpose (batched_transpose with one batch)",
+                    {variant("transpose.b16.r8064.c7168", {8064, 7168, DType::I16})}});
 }

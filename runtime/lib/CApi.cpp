@@ -43,7 +43,7 @@ const char *tk_version(void) {
   return v.c_str();
 }
 
-// tk_context_create is the kernels layer's (kernels/context_api.cpp): it
+// tk_context_create is the kernels layer's (kernels/context_create.cpp): it
 // checks TK_SCHEDULE against the operators' schedules.
 
 tk_status tk_context_destroy(tk_context ctx) {

@@ -2,10 +2,10 @@
 // thread, through the C API on the CPU path: every result bit-exact against
 // the C++ reference. The ThreadSanitizer build (scripts/sanitize.sh thread)
 // runs this test for races in the contexts' caches, schedules and error state.
-#include "bench/cast_back_check.h"
-#include "bench/per_token_cast_check.h"
-#include "bench/swiglu_check.h"
-#include "bench/transpose_check.h"
+#include "checks/cast_back_check.h"
+#include "checks/per_token_cast_check.h"
+#include "checks/swiglu_check.h"
+#include "checks/transpose_check.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 
 namespace {
 
-using namespace tk::bench;
+using namespace tk::checks;
 
 constexpr int kThreads = 8;
 constexpr int kRounds = 3;

@@ -3,9 +3,9 @@
 // bit-exact. bf16 conversions are lowered to integer arithmetic, so the JIT
 // code needs no runtime helper (a fptrunc to bf16 would call __truncsfbf2,
 // which GCC 12's runtime lacks: "Symbols not found").
-#include "bench/cast_back_check.h"
-#include "bench/per_token_cast_check.h"
-#include "bench/swiglu_check.h"
+#include "checks/cast_back_check.h"
+#include "checks/per_token_cast_check.h"
+#include "checks/swiglu_check.h"
 #include "tk/runtime/Context.h"
 
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ TEST(GenericCpu, Bf16KernelsRunOnTheBaselineTarget) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   ctx->cpuCache.setTargetCpu("x86-64");
-  using namespace tk::bench;
+  using namespace tk::checks;
   PerTokenCastCase token{37, 2048, 128, TK_BF16, TK_ROUND_SF}; // bf16 -> f32 in
   CheckResult r = checkPerTokenCast(nullptr, ctx, token, makeInput(token), false);
   EXPECT_TRUE(r.exact()) << describe(token) << ": " << r.verdict();

@@ -2,9 +2,9 @@
 // test visibly when no CUDA device is present.
 #pragma once
 
-#include "bench/expf_oracle.h"
-#include "bench/gpu_session.h"
-#include "bench/per_token_cast_check.h"
+#include "checks/expf_oracle.h"
+#include "checks/gpu_session.h"
+#include "checks/per_token_cast_check.h"
 
 #include <cstdio>
 #include <string>
@@ -13,7 +13,7 @@
 
 template <typename Suite> class GpuSuite : public ::testing::Test {
 protected:
-  static void SetUpTestSuite() { session = new tk::bench::GpuSession(); }
+  static void SetUpTestSuite() { session = new tk::checks::GpuSession(); }
   static void TearDownTestSuite() {
     delete session;
     session = nullptr;
@@ -22,14 +22,14 @@ protected:
     if (!session->ok())
       GTEST_SKIP() << "skipped: no CUDA device (" << session->status().message() << ")";
   }
-  static inline tk::bench::GpuSession *session = nullptr;
+  static inline tk::checks::GpuSession *session = nullptr;
 };
 
 /// Expects each checked case to have run without mismatches, counts them and
 /// prints "[ name ] passed of total cases bit-exact on <GPU>".
 struct CaseTally {
   int passed = 0, total = 0;
-  void check(const tk::bench::CheckResult &r, const std::string &what) {
+  void check(const tk::checks::CheckResult &r, const std::string &what) {
     EXPECT_EQ(r.status, TK_SUCCESS) << what << ": " << r.error;
     EXPECT_EQ(r.outMismatches, 0) << what;
     EXPECT_EQ(r.sfMismatches, 0) << what;
@@ -37,7 +37,7 @@ struct CaseTally {
     passed += r.status == TK_SUCCESS && r.outMismatches == 0 && r.sfMismatches == 0 && r.countMismatches == 0;
     ++total;
   }
-  void report(const std::string &name, const tk::bench::GpuSession &gpu) const {
+  void report(const std::string &name, const tk::checks::GpuSession &gpu) const {
     std::printf("[ %s ] %d of %d cases bit-exact on %s\n", name.c_str(), passed, total, gpu.device().name.c_str());
   }
 };
@@ -45,5 +45,5 @@ struct CaseTally {
 /// Skips the test visibly when the build has no nvcc-compiled expf oracle
 /// (the SwiGLU suites' reference exponential).
 #define TK_SKIP_WITHOUT_EXPF_ORACLE()                                                                           \
-  if (!tk::bench::haveExpfOracle())                                                                              \
+  if (!tk::checks::haveExpfOracle())                                                                              \
   GTEST_SKIP() << "skipped: this build has no expf oracle (nvcc was not found at configure time)"

@@ -13,7 +13,7 @@ TEST_F(IotaGpu, CoordinatesOfEveryElement) {
   int passed = 0;
   for (int64_t m : {4, 12, 4096}) {
     std::string error;
-    int64_t wrong = tk::test_kernels::checkPlaces(ctx, tk::bench::Placement{session}, m, error);
+    int64_t wrong = tk::test_kernels::checkPlaces(ctx, tk::checks::Placement{session}, m, error);
     EXPECT_EQ(wrong, 0) << m << " rows: " << error;
     passed += wrong == 0;
   }

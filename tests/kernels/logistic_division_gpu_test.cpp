@@ -48,7 +48,7 @@ class LogisticDivisionGpu : public GpuSuite<LogisticDivisionGpu> {};
 /// Runs `factory` (outputs: x / (1 + exp(-x)), then 1 / (1 + exp(-x)) or x
 /// itself) as shipped and with the pass ablated over all 2^32 inputs and
 /// compares the outputs; `quotients` of them are quotients.
-void checkEveryInput(bench::GpuSession *session, const runtime::KernelFactory &factory, int quotients,
+void checkEveryInput(checks::GpuSession *session, const runtime::KernelFactory &factory, int quotients,
                      const std::string &what) {
   const runtime::DeviceInfo &dev = session->device();
   std::optional<compiler::Target> target = compiler::targetForDevice(dev.ccMajor, dev.ccMinor);
@@ -80,10 +80,10 @@ void checkEveryInput(bench::GpuSession *session, const runtime::KernelFactory &f
     for (uint64_t i = 0; i < kChunk; ++i)
       hostX[i] = uint32_t(base + i);
     session->upload(x, hostX.data(), bytes);
-    tk_tensor tx = bench::deviceTensor(x, TK_F32, {rows, kCols});
+    tk_tensor tx = checks::deviceTensor(x, TK_F32, {rows, kCols});
     tk_tensor t[4];
     for (int i = 0; i < 4; ++i)
-      t[i] = bench::deviceTensor(out[i], TK_F32, {rows, kCols});
+      t[i] = checks::deviceTensor(out[i], TK_F32, {rows, kCols});
     s = runtime::launch(session->driver(), fast, {&tx, &t[0], &t[1]}, nullptr, dev.smCount);
     ASSERT_TRUE(s.isOk()) << s.message();
     s = runtime::launch(session->driver(), ieee, {&tx, &t[2], &t[3]}, nullptr, dev.smCount);

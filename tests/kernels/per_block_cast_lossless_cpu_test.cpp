@@ -1,6 +1,6 @@
 // per_block_cast_lossless (quant.md 4.9) on the CPU path through the C API:
 // bit-exact against the reference and the lossless property per element.
-#include "bench/lossless_check.h"
+#include "checks/lossless_check.h"
 
 #include "tests/kernels/schedule_context.h"
 
@@ -11,31 +11,11 @@
 
 namespace {
 
-void expectExact(tk_context ctx, const tk::bench::LosslessCase &c) {
-  tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, c, false);
-  EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-  EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
-  EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
-}
-
-// Suite name Cpu_<kernel>: the coverage test looks for it.
-TEST(Cpu_per_block_cast_lossless, SmallGridIsExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int cases = 0;
-  for (int64_t m : {1, 37, 130})
-    for (int64_t k : {576, 2048})
-      for (auto [bOut, gOut] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}, {32, 128}, {1, 256}, {128, 128}})
-        for (bool inPacked : {false, true})
-          for (bool outPacked : {false, true}) {
-            expectExact(ctx, {m, k, 1, 32, bOut, gOut, inPacked, outPacked, (uint64_t)(m + k + bOut + gOut)});
-            ++cases;
-          }
-  // Taller input blocks, and narrower ones into wide output blocks.
-  expectExact(ctx, {64, 1024, 16, 32, 32, 128, false, false, 3});
-  expectExact(ctx, {40, 512, 1, 16, 32, 256, true, false, 4});
-  std::printf("[ per_block_cast_lossless ] %d CPU cases compared\n", cases + 2);
-  tk_context_destroy(ctx);
+void expectExact(tk_context ctx, const tk::checks::LosslessCase &c) {
+  tk::checks::CheckResult r = tk::checks::checkPerBlockLossless(nullptr, ctx, c, false);
+  EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+  EXPECT_EQ(r.outMismatches, 0) << tk::checks::describe(c);
+  EXPECT_EQ(r.sfMismatches, 0) << tk::checks::describe(c);
 }
 
 // An input block 12 exponents below its output block's maximum cannot be
@@ -44,9 +24,9 @@ TEST(Cpu_per_block_cast_lossless, OutOfRangeExponentIsAnError) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   for (bool inPacked : {false, true}) {
-    tk::bench::LosslessCase c{37, 576, 1, 32, 1, 128, inPacked, false, 9, /*outOfRange=*/true};
-    tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, c, false);
-    EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+    tk::checks::LosslessCase c{37, 576, 1, 32, 1, 128, inPacked, false, 9, /*outOfRange=*/true};
+    tk::checks::CheckResult r = tk::checks::checkPerBlockLossless(nullptr, ctx, c, false);
+    EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
     EXPECT_NE(std::string(tk_last_error()).find("cannot be re-blocked into e4m3 exactly"), std::string::npos)
         << tk_last_error();
   }
@@ -65,10 +45,10 @@ TEST(Cpu_per_block_cast_lossless, ScalesThatAreNotPowersOfTwoAreInvalidData) {
       if (inPacked && bad != inf)
         continue; // only an exponent byte of 255 is not a power of two there
       for (auto [bOut, gOut] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {128, 128}}) {
-        tk::bench::LosslessCase c{37, 576, 1, 32, bOut, gOut, inPacked, false, 9};
+        tk::checks::LosslessCase c{37, 576, 1, 32, bOut, gOut, inPacked, false, 9};
         c.badScale = bad;
-        tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, c, false);
-        EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
+        tk::checks::CheckResult r = tk::checks::checkPerBlockLossless(nullptr, ctx, c, false);
+        EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
         EXPECT_NE(std::string(tk_last_error()).find("not a power of two"), std::string::npos) << tk_last_error();
       }
     }
@@ -89,7 +69,7 @@ TEST(Cpu_per_block_cast_lossless, ScheduledTilesKeepResultsAndRejectBadValues) {
   for (const char *bad : {"rows=32,cols=200,threads=128", "rows=16,cols=256,threads=128",
                           "rows=32,cols=128,threads=512"}) {
     tk::test::ScheduledContext ctx(std::string("per_block_cast_lossless:") + bad);
-    tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, {64, 576, 1, 32, 32, 128}, false);
+    tk::checks::CheckResult r = tk::checks::checkPerBlockLossless(nullptr, ctx, {64, 576, 1, 32, 32, 128}, false);
     EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
     EXPECT_NE(r.error.find("TK_SCHEDULE: per_block_cast_lossless: "), std::string::npos) << r.error;
   }
@@ -106,10 +86,10 @@ TEST(Cpu_per_block_cast_lossless, ScheduledTilesKeepResultsAndRejectBadValues) {
 TEST(Cpu_per_block_cast_lossless, OddBlockHeightsAreUnsupported) {
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  tk::bench::CheckResult r = tk::bench::checkPerBlockLossless(nullptr, ctx, {37, 576, 3, 32, 3, 128}, false);
+  tk::checks::CheckResult r = tk::checks::checkPerBlockLossless(nullptr, ctx, {37, 576, 3, 32, 3, 128}, false);
   EXPECT_EQ(r.status, TK_ERROR_UNSUPPORTED);
   EXPECT_NE(r.error.find("block heights that are not powers of two"), std::string::npos) << r.error;
-  r = tk::bench::checkPerBlockLossless(nullptr, ctx, {130, 576, 1, 32, 48, 128}, false);
+  r = tk::checks::checkPerBlockLossless(nullptr, ctx, {130, 576, 1, 32, 48, 128}, false);
   EXPECT_EQ(r.status, TK_ERROR_UNSUPPORTED);
   tk_context_destroy(ctx);
 }

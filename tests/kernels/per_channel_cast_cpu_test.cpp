@@ -1,6 +1,6 @@
 // The per-channel casts on the CPU path through the C API with host tensors,
 // bit-exact against the C++ reference.
-#include "bench/per_channel_cast_check.h"
+#include "checks/per_channel_cast_check.h"
 #include "tests/kernels/schedule_context.h"
 
 #include <gtest/gtest.h>
@@ -11,11 +11,11 @@
 
 namespace {
 
-void runCase(tk_context ctx, const tk::bench::PerChannelCastCase &c) {
-  tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, c, false);
-  EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-  EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
-  EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
+void runCase(tk_context ctx, const tk::checks::PerChannelCastCase &c) {
+  tk::checks::CheckResult r = tk::checks::checkPerChannelCast(nullptr, ctx, c, false);
+  EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+  EXPECT_EQ(r.outMismatches, 0) << tk::checks::describe(c);
+  EXPECT_EQ(r.sfMismatches, 0) << tk::checks::describe(c);
 }
 
 using tk::test::ScheduledContext;
@@ -24,7 +24,7 @@ using tk::test::ScheduledContext;
 /// with an error that names TK_SCHEDULE and `expected`: by tk_context_create
 /// where the fields do not parse, else by the call.
 void expectScheduleRefused(std::initializer_list<const char *> bad, const std::string &expected,
-                           const tk::bench::PerChannelCastCase &c = {128, 576, 128, TK_BF16, true, false, 9}) {
+                           const tk::checks::PerChannelCastCase &c = {128, 576, 128, TK_BF16, true, false, 9}) {
   for (const char *fields : bad) {
     const std::string schedule = std::string("per_channel_cast:") + fields;
     setenv("TK_SCHEDULE", schedule.c_str(), 1);
@@ -33,7 +33,7 @@ void expectScheduleRefused(std::initializer_list<const char *> bad, const std::s
     unsetenv("TK_SCHEDULE");
     std::string error = created == TK_SUCCESS ? "" : tk_last_error();
     if (created == TK_SUCCESS) {
-      tk::bench::CheckResult r = tk::bench::checkPerChannelCast(nullptr, ctx, c, false);
+      tk::checks::CheckResult r = tk::checks::checkPerChannelCast(nullptr, ctx, c, false);
       EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << schedule;
       error = r.error;
       tk_context_destroy(ctx);
@@ -45,91 +45,9 @@ void expectScheduleRefused(std::initializer_list<const char *> bad, const std::s
   }
 }
 
-// Suite names Cpu_<kernel>: the coverage test looks for them.
-TEST(Cpu_per_channel_cast, SmallGridIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (int64_t m : {128, 384})
-    for (int64_t k : {576, 2048})
-      for (tk_dtype in : {TK_BF16, TK_F32})
-        for (bool round : {false, true})
-          runCase(ctx, {m, k, 128, in, round, false, (uint64_t)(m + k)});
-  // 64 channels: narrower than the bf16 cast's 128-channel tile.
-  runCase(ctx, {256, 64, 128, TK_BF16, true, false, 64});
-  tk_context_destroy(ctx);
-}
-
-TEST(Cpu_per_channel_cast_and_transpose, SmallGridIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (int64_t m : {128, 384})
-    for (int64_t k : {576, 2048})
-      for (int64_t b : {32, 128})
-        for (bool round : {false, true})
-          runCase(ctx, {m, k, b, TK_BF16, round, true, (uint64_t)(m * 3 + k)});
-  tk_context_destroy(ctx);
-}
-
-// per_channel_cast_fused with a per-token quantized x (quant.md 4.14; the
-// multipliers are not powers of two, so the order fl(fl(dec * xs) * INV)
-// matters); its plain form is tk_per_channel_cast's kernel.
-TEST(Cpu_per_channel_cast_fused, QuantizedInputIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (int64_t m : {128, 384})
-    for (int64_t k : {640, 2048})
-      for (bool round : {false, true}) {
-        tk::bench::PerChannelCastCase c{m, k, 128, TK_BF16, round, false, (uint64_t)(m + k + round)};
-        c.quantized = true;
-        runCase(ctx, c);
-      }
-  tk_context_destroy(ctx);
-}
-
-// The row gather (quant.md 4.14): output rows from a MoE routing
-// (alignment 128; padding rows -1 read as zeros), plain and quantized x.
-TEST(Cpu_per_channel_cast_fused, RowGatherIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int i = 0;
-  for (int64_t k : {640, 1024})
-    for (bool quantized : {false, true})
-      for (bool round : {false, true}) {
-        if (quantized && k % 128)
-          continue;
-        tk::bench::PerChannelCastCase c{97, k, 128, i % 2 ? TK_F32 : TK_BF16, round, false, (uint64_t)(50 + i)};
-        c.quantized = quantized;
-        c.gatherTopk = 2 + i % 3, c.totalExperts = 8, c.localExperts = 3;
-        ++i;
-        runCase(ctx, c);
-      }
-  tk_context_destroy(ctx);
-}
-
 } // namespace
 
 namespace {
-
-// swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17) on the CPU
-// path, whose exponential is the C library's expf (as the reference's here).
-TEST(Cpu_swiglu_forward_and_per_channel_cast_and_transpose, SmallGridIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  // M is a multiple of 128 (quant.md 4.17): at b = 32 a CTA walks 8 tiles of
-  // 32 rows, so both M here leave one CTA's walk short; 576 channels leave a
-  // partial 128-channel tile.
-  for (int64_t m : {128, 256})
-    for (int64_t h : {576, 1024})
-      for (int64_t b : {32, 128})
-        for (bool transposed : {true, false})
-          for (std::optional<float> clamp : {std::optional<float>(), std::optional<float>(0.5f)}) {
-            tk::bench::PerChannelCastCase c{m, h, b, TK_BF16, b == 32, transposed, (uint64_t)(m + h + b)};
-            c.swiglu = true;
-            c.clamp = clamp;
-            runCase(ctx, c);
-          }
-  tk_context_destroy(ctx);
-}
 
 } // namespace
 
@@ -172,13 +90,13 @@ TEST(Cpu_per_channel_cast_fused, WideAndNarrowTilesOfAQuantizedInputAreBitExact)
       // 128 x 256 codes fill one 32 KB stage; 128 x 512 would not fit one.
       const bool oneStage = !gather && std::string(tile) == "rows=128,cols=256,threads=256";
       ScheduledContext ctx(std::string("per_channel_cast:") + tile + (oneStage ? ",stages=1,tiles=1" : ""));
-      tk::bench::PerChannelCastCase c{gather ? 97 : 256, 1024, 128, TK_BF16, true, false, 41};
+      tk::checks::PerChannelCastCase c{gather ? 97 : 256, 1024, 128, TK_BF16, true, false, 41};
       c.quantized = true;
       if (gather)
         c.gatherTopk = 2, c.totalExperts = 8, c.localExperts = 3;
       runCase(ctx, c);
     }
-  tk::bench::PerChannelCastCase q{128, 1024, 128, TK_BF16, true, false, 42};
+  tk::checks::PerChannelCastCase q{128, 1024, 128, TK_BF16, true, false, 42};
   q.quantized = true;
   expectScheduleRefused({"rows=128,cols=48,threads=64"}, "128 channels", q);
 }
@@ -192,10 +110,10 @@ TEST(Cpu_per_channel_cast, AccessAndReloadKeepResultsAndRejectBadValues) {
       ScheduledContext ctx(std::string("per_channel_cast:access=") + access + ",reload=" + reload);
       runCase(ctx, {384, 576, 128, TK_BF16, true, false, 31});  // pipelined: the reload reads shared memory
       runCase(ctx, {384, 576, 32, TK_BF16, false, true, 32});   // transposed: no reload
-      tk::bench::PerChannelCastCase q{256, 640, 128, TK_BF16, true, false, 33};
+      tk::checks::PerChannelCastCase q{256, 640, 128, TK_BF16, true, false, 33};
       q.quantized = true;                                       // reloads codes and multipliers
       runCase(ctx, q);
-      tk::bench::PerChannelCastCase g{97, 640, 128, TK_BF16, false, false, 34};
+      tk::checks::PerChannelCastCase g{97, 640, 128, TK_BF16, false, false, 34};
       g.quantized = true, g.gatherTopk = 2, g.totalExperts = 8, g.localExperts = 3;
       runCase(ctx, g);                                          // gathers the rows again
     }
@@ -218,14 +136,14 @@ TEST(Cpu_per_channel_cast, PipelinedScheduleIsBitExact) {
     ScheduledContext ctx(std::string("per_channel_cast:rows=128,cols=32,threads=128,") + pipeline);
     runCase(ctx, {640, 576, 128, TK_BF16, false, false, 21});     // 5 row tiles, tiles per CTA do not divide them
     runCase(ctx, {384, 576, 32, TK_BF16, false, true, 23});       // transposed, b = 32
-    tk::bench::PerChannelCastCase q{384, 640, 128, TK_BF16, false, false, 24};
+    tk::checks::PerChannelCastCase q{384, 640, 128, TK_BF16, false, false, 24};
     q.quantized = true;
     runCase(ctx, q);
   }
   for (const char *pipeline : {"stages=1,tiles=3", "stages=2,tiles=3"}) {
     // 16 KB stages (SwiGLU's gate and linear buffers; f32): 2 fit
     ScheduledContext ctx(std::string("per_channel_cast:rows=128,cols=32,threads=128,") + pipeline);
-    tk::bench::PerChannelCastCase s{256, 576, 128, TK_BF16, false, true, 25};
+    tk::checks::PerChannelCastCase s{256, 576, 128, TK_BF16, false, true, 25};
     s.swiglu = true, s.clamp = 0.5f;
     runCase(ctx, s);
     runCase(ctx, {384, 576, 128, TK_F32, true, false, 22});
@@ -234,7 +152,7 @@ TEST(Cpu_per_channel_cast, PipelinedScheduleIsBitExact) {
     // TK_SCHEDULE applies to every per-channel call: the row gather, which
     // has no pipeline, leaves the stages and tiles aside.
     ScheduledContext ctx("per_channel_cast:stages=2,tiles=2");
-    tk::bench::PerChannelCastCase g{97, 640, 128, TK_BF16, false, false, 26};
+    tk::checks::PerChannelCastCase g{97, 640, 128, TK_BF16, false, false, 26};
     g.gatherTopk = 2, g.totalExperts = 8, g.localExperts = 3;
     runCase(ctx, g);
   }

@@ -1,6 +1,6 @@
 // per_token_cast on the CPU path (tile-lower-to-cpu + ExecutionEngine) through
 // the C API with host tensors, bit-exact against the C++ reference.
-#include "bench/per_token_cast_check.h"
+#include "checks/per_token_cast_check.h"
 #include "kernels/quant/per_token_cast.h"
 #include "tk/tk.h"
 #include "tests/kernels/schedule_context.h"
@@ -15,38 +15,16 @@ using namespace tk::kernels::quant;
 namespace {
 
 tk_tensor host(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  tk_tensor t = bench::deviceTensor(data, dtype, std::move(shape), std::move(strides));
+  tk_tensor t = checks::deviceTensor(data, dtype, std::move(shape), std::move(strides));
   t.device = TK_DEVICE_CPU;
   return t;
 }
 
 /// Runs one case on the CPU; returns the number of differing output bytes and SFs.
-std::pair<int64_t, int64_t> runCase(tk_context ctx, const bench::PerTokenCastCase &c) {
-  bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, c, bench::makeInput(c), false);
-  EXPECT_EQ(r.status, TK_SUCCESS) << bench::describe(c) << ": " << r.error;
+std::pair<int64_t, int64_t> runCase(tk_context ctx, const checks::PerTokenCastCase &c) {
+  checks::CheckResult r = checks::checkPerTokenCast(nullptr, ctx, c, checks::makeInput(c), false);
+  EXPECT_EQ(r.status, TK_SUCCESS) << checks::describe(c) << ": " << r.error;
   return {r.outMismatches, r.sfMismatches};
-}
-
-// Suite name Cpu_<kernel>: the coverage test below looks for it.
-TEST(Cpu_per_token_cast, SmallGridIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int cases = 0;
-  for (int64_t m : {1, 37})
-    for (int64_t k : {576, 2048, 2560, 7168})
-      for (tk_dtype in : {TK_BF16, TK_F32})
-        for (int64_t g : {16l, 32l, 64l, 128l, k})
-          for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)}) {
-            if (g == k && k % 64)
-              continue;
-            bench::PerTokenCastCase c{m, k, g, in, flags, 0, (uint64_t)(m * 31 + k)};
-            auto [badOut, badSf] = runCase(ctx, c);
-            EXPECT_EQ(badOut, 0) << bench::describe(c);
-            EXPECT_EQ(badSf, 0) << bench::describe(c);
-            ++cases;
-          }
-  std::printf("[ per_token_cast ] %d CPU cases compared\n", cases);
-  tk_context_destroy(ctx);
 }
 
 TEST(Cpu_per_token_cast, StridedRowsAndTiesAndExtremes) {
@@ -125,31 +103,6 @@ TEST(Cpu_per_token_cast, MixedDevicesAreRejected) {
 
 namespace {
 
-void variantsGrid(bool withCol) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int cases = 0;
-  for (int64_t m : {1, 37})
-    for (int64_t k : {576, 2560, 7168})
-      for (tk_dtype in : {TK_BF16, TK_F32})
-        for (int64_t g : {16l, 32l, 128l})
-          for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF}) {
-            bench::PerTokenCastCase c{m, k, g, in, flags | (withCol ? (uint32_t)TK_SF_COL_MAJOR : 0u), 0,
-                                      (uint64_t)(m + k + g)};
-            bench::CheckResult r = bench::checkPerTokenVariants(nullptr, ctx, c, bench::makeInput(c));
-            EXPECT_EQ(r.status, TK_SUCCESS) << bench::describe(c) << ": " << r.error;
-            EXPECT_EQ(r.outMismatches, 0) << bench::describe(c);
-            EXPECT_EQ(r.sfMismatches, 0) << bench::describe(c);
-            ++cases;
-          }
-  std::printf("[ per_token_cast variants ] %d CPU cases compared\n", cases);
-  tk_context_destroy(ctx);
-}
-
-TEST(Cpu_per_token_cast_with_sf_only, MatchesTheReferenceScaleFactors) { variantsGrid(/*withCol=*/true); }
-
-TEST(Cpu_per_token_cast_with_precomputed_sf, MatchesTheReferenceCast) { variantsGrid(/*withCol=*/false); }
-
 } // namespace
 
 namespace {
@@ -165,8 +118,8 @@ TEST(Cpu_per_token_cast, E5M6OutputIsBitExact) {
   for (int64_t k : {576, 2048, 7168})
     for (tk_dtype in : {TK_BF16, TK_F32})
       for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR | TK_PACKED_UE8M0)}) {
-        tk::bench::PerTokenCastCase c{37, k, k, in, flags, 0, (uint64_t)k, TK_FORMAT_E5M6};
-        auto x = tk::bench::makeInput(c);
+        tk::checks::PerTokenCastCase c{37, k, k, in, flags, 0, (uint64_t)k, TK_FORMAT_E5M6};
+        auto x = tk::checks::makeInput(c);
         for (int special = 0; special <= 3; ++special) {
           if (special) // constant rows, last column 65024
             for (int64_t i = 0; i < c.m; ++i)
@@ -179,9 +132,9 @@ TEST(Cpu_per_token_cast, E5M6OutputIsBitExact) {
                   std::memcpy(&x[(i * k + j) * 2], &h, 2);
                 }
               }
-          tk::bench::CheckResult r = tk::bench::checkPerTokenCast(nullptr, ctx, c, x, false);
-          EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c) << " special " << special;
+          tk::checks::CheckResult r = tk::checks::checkPerTokenCast(nullptr, ctx, c, x, false);
+          EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::checks::describe(c) << " special " << special;
           ++cases;
         }
       }
@@ -198,11 +151,11 @@ TEST(Cpu_per_token_cast, WideRangeInputsAreBitExact) {
     for (tk_dtype in : {TK_BF16, TK_F32})
       for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF}) {
         const int64_t k = 2048, g = fmt == TK_FORMAT_E5M6 ? k : fmt == TK_FORMAT_E2M1 ? 32 : 128;
-        tk::bench::PerTokenCastCase c{37, k, g, in, flags, 0, (uint64_t)(7 + flags), fmt};
+        tk::checks::PerTokenCastCase c{37, k, g, in, flags, 0, (uint64_t)(7 + flags), fmt};
         c.exponentSpread = 40;
-        tk::bench::CheckResult r = tk::bench::checkPerTokenCast(nullptr, ctx, c, tk::bench::makeInput(c), false);
-        EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-        EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
+        tk::checks::CheckResult r = tk::checks::checkPerTokenCast(nullptr, ctx, c, tk::checks::makeInput(c), false);
+        EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+        EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::checks::describe(c);
       }
   tk_context_destroy(ctx);
 }
@@ -218,14 +171,14 @@ TEST(Cpu_per_token_cast, PackedUe8m0ScaleFactorsAreBitExact) {
     for (int64_t k : {576, 2560, 7168})
       for (int64_t g : {32l, 128l, k})
         for (tk_format fmt : {TK_FORMAT_E4M3, TK_FORMAT_E2M1}) {
-          tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, ttt, 0, (uint64_t)(m + k + g), fmt};
-          auto x = tk::bench::makeInput(c);
-          tk::bench::CheckResult r = tk::bench::checkPerTokenCast(nullptr, ctx, c, x, false);
-          EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
+          tk::checks::PerTokenCastCase c{m, k, g, TK_BF16, ttt, 0, (uint64_t)(m + k + g), fmt};
+          auto x = tk::checks::makeInput(c);
+          tk::checks::CheckResult r = tk::checks::checkPerTokenCast(nullptr, ctx, c, x, false);
+          EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::checks::describe(c);
           if (g != k) {
-            r = tk::bench::checkPerTokenVariants(nullptr, ctx, c, x);
-            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "sf_only " << tk::bench::describe(c);
+            r = tk::checks::checkPerTokenVariants(nullptr, ctx, c, x);
+            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "sf_only " << tk::checks::describe(c);
           }
           ++cases;
         }
@@ -244,21 +197,21 @@ TEST(Cpu_per_token_cast, RequantizationIsBitExact) {
       for (int64_t g : {32, 128})
         for (auto [bIn, gIn] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}, {128, 128}})
           for (uint32_t flags : {(uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR), 0u}) {
-            tk::bench::PerTokenCastCase c{m, k, g, TK_BF16, flags, 0, (uint64_t)(m + k + g)};
-            tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, flags == 0});
-            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn << ": "
+            tk::checks::PerTokenCastCase c{m, k, g, TK_BF16, flags, 0, (uint64_t)(m + k + g)};
+            tk::checks::CheckResult r = tk::checks::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, flags == 0});
+            EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << " in block " << bIn << "x" << gIn << ": "
                                             << r.error;
-            EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn;
-            EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c) << " in block " << bIn << "x" << gIn;
+            EXPECT_EQ(r.outMismatches, 0) << tk::checks::describe(c) << " in block " << bIn << "x" << gIn;
+            EXPECT_EQ(r.sfMismatches, 0) << tk::checks::describe(c) << " in block " << bIn << "x" << gIn;
             ++cases;
           }
   // Packed UE8M0 input scale factors (the spec builds quantized inputs with (T, T, T)).
   for (int64_t k : {576, 7168})
     for (auto [bIn, gIn] : std::vector<std::pair<int64_t, int64_t>>{{1, 128}, {32, 32}, {128, 128}}) {
-      tk::bench::PerTokenCastCase c{37, k, 128, TK_BF16, TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0, 0, 5};
-      tk::bench::CheckResult r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, true, /*sfPacked=*/true});
-      EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-      EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "packed input " << tk::bench::describe(c);
+      tk::checks::PerTokenCastCase c{37, k, 128, TK_BF16, TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0, 0, 5};
+      tk::checks::CheckResult r = tk::checks::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, true, /*sfPacked=*/true});
+      EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+      EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "packed input " << tk::checks::describe(c);
       ++cases;
     }
   // FP4 input (two codes per byte, the logical width twice the stored one) to
@@ -268,11 +221,11 @@ TEST(Cpu_per_token_cast, RequantizationIsBitExact) {
       for (tk_format fmt : {TK_FORMAT_E4M3, TK_FORMAT_E2M1})
         for (bool packed : {false, true}) {
           const uint32_t flags = packed ? TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0 : TK_ROUND_SF;
-          tk::bench::PerTokenCastCase c{37, k, 32, TK_BF16, flags, packed ? 0 : k + 64, 11, fmt};
-          tk::bench::CheckResult r =
-              tk::bench::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, packed, packed, TK_FORMAT_E2M1});
-          EXPECT_EQ(r.status, TK_SUCCESS) << "from e2m1 " << tk::bench::describe(c) << ": " << r.error;
-          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "from e2m1 " << tk::bench::describe(c);
+          tk::checks::PerTokenCastCase c{37, k, 32, TK_BF16, flags, packed ? 0 : k + 64, 11, fmt};
+          tk::checks::CheckResult r =
+              tk::checks::checkPerTokenRequant(nullptr, ctx, c, {bIn, gIn, packed, packed, TK_FORMAT_E2M1});
+          EXPECT_EQ(r.status, TK_SUCCESS) << "from e2m1 " << tk::checks::describe(c) << ": " << r.error;
+          EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "from e2m1 " << tk::checks::describe(c);
           ++cases;
         }
   std::printf("[ per_token_cast ] %d CPU re-quantization cases compared\n", cases);
@@ -294,18 +247,18 @@ TEST(Cpu_per_token_cast, E2M1OutputIsBitExact) {
       for (tk_dtype in : {TK_BF16, TK_F32})
         for (int64_t g : {16l, 32l, 128l, k})
           for (uint32_t flags : {0u, (uint32_t)TK_ROUND_SF, (uint32_t)(TK_ROUND_SF | TK_SF_COL_MAJOR)}) {
-            tk::bench::PerTokenCastCase c{m, k, g, in, flags, 0, (uint64_t)(m * 5 + k), TK_FORMAT_E2M1};
-            auto x = tk::bench::makeInput(c);
-            tk::bench::CheckResult r = tk::bench::checkPerTokenCast(nullptr, ctx, c, x, false);
-            EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::bench::describe(c);
+            tk::checks::PerTokenCastCase c{m, k, g, in, flags, 0, (uint64_t)(m * 5 + k), TK_FORMAT_E2M1};
+            auto x = tk::checks::makeInput(c);
+            tk::checks::CheckResult r = tk::checks::checkPerTokenCast(nullptr, ctx, c, x, false);
+            EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+            EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << tk::checks::describe(c);
             if (g != k) {
-              r = tk::bench::checkPerTokenVariants(nullptr, ctx, c, x);
-              EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-              EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "variants " << tk::bench::describe(c);
-              r = tk::bench::checkPerTokenRequant(nullptr, ctx, c, {32, 32});
-              EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-              EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "requant " << tk::bench::describe(c);
+              r = tk::checks::checkPerTokenVariants(nullptr, ctx, c, x);
+              EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+              EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "variants " << tk::checks::describe(c);
+              r = tk::checks::checkPerTokenRequant(nullptr, ctx, c, {32, 32});
+              EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+              EXPECT_EQ(r.outMismatches + r.sfMismatches, 0) << "requant " << tk::checks::describe(c);
             }
             ++cases;
           }
@@ -326,13 +279,13 @@ TEST(Cpu_per_token_cast, SchedulesAreBitExact) {
   for (const char *schedule : {"persistent=1", "persistent=3", "stages=1,tiles=1", "stages=2,tiles=3",
                                "stages=4,tiles=2", "stages=8,tiles=5", "rows=1", "rows=3", "rows=8"}) {
     tk::test::ScheduledContext ctx(std::string("per_token_cast:") + schedule);
-    for (bench::PerTokenCastCase c : {bench::PerTokenCastCase{37, 7168, 128, TK_BF16, 0, 0, 3},
-                                      bench::PerTokenCastCase{21, 2560, 32, TK_F32, TK_ROUND_SF, 2600, 4},
-                                      bench::PerTokenCastCase{9, 576, 576, TK_BF16, TK_ROUND_SF, 0, 5},
-                                      bench::PerTokenCastCase{13, 2048, 32, TK_BF16, 0, 0, 6, TK_FORMAT_E2M1}}) {
+    for (checks::PerTokenCastCase c : {checks::PerTokenCastCase{37, 7168, 128, TK_BF16, 0, 0, 3},
+                                      checks::PerTokenCastCase{21, 2560, 32, TK_F32, TK_ROUND_SF, 2600, 4},
+                                      checks::PerTokenCastCase{9, 576, 576, TK_BF16, TK_ROUND_SF, 0, 5},
+                                      checks::PerTokenCastCase{13, 2048, 32, TK_BF16, 0, 0, 6, TK_FORMAT_E2M1}}) {
       auto [badOut, badSf] = runCase(ctx, c);
-      EXPECT_EQ(badOut, 0) << schedule << " " << bench::describe(c);
-      EXPECT_EQ(badSf, 0) << schedule << " " << bench::describe(c);
+      EXPECT_EQ(badOut, 0) << schedule << " " << checks::describe(c);
+      EXPECT_EQ(badSf, 0) << schedule << " " << checks::describe(c);
     }
   }
   for (const char *bad : {"persistent=0", "persistent=33", "persistent=4x", "stages=9", "tiles=0", "rows=0",
@@ -344,9 +297,9 @@ TEST(Cpu_per_token_cast, SchedulesAreBitExact) {
         << tk_last_error();
     unsetenv("TK_SCHEDULE");
   }
-  auto refused = [](const char *schedule, bench::PerTokenCastCase c, const std::string &expected) {
+  auto refused = [](const char *schedule, checks::PerTokenCastCase c, const std::string &expected) {
     tk::test::ScheduledContext ctx(std::string("per_token_cast:") + schedule);
-    bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, c, bench::makeInput(c), false);
+    checks::CheckResult r = checks::checkPerTokenCast(nullptr, ctx, c, checks::makeInput(c), false);
     EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << schedule;
     EXPECT_NE(r.error.find(expected), std::string::npos) << schedule << ": " << r.error;
   };
@@ -360,10 +313,10 @@ TEST(Cpu_per_token_cast, SchedulesAreBitExact) {
 // than E5M6) are left aside there, not refused.
 TEST(Cpu_per_token_cast, FieldsThatDoNotApplyAreLeftAside) {
   tk::test::ScheduledContext ctx("per_token_cast:stages=2,tiles=3,run=32");
-  bench::PerTokenCastCase c{37, 2048, 128, TK_BF16, 0, 0, 3};
+  checks::PerTokenCastCase c{37, 2048, 128, TK_BF16, 0, 0, 3};
   auto [badOut, badSf] = runCase(ctx, c);
   EXPECT_EQ(badOut + badSf, 0);
-  bench::CheckResult r = bench::checkPerTokenRequant(nullptr, ctx, c, {32, 32});
+  checks::CheckResult r = checks::checkPerTokenRequant(nullptr, ctx, c, {32, 32});
   EXPECT_EQ(r.status, TK_SUCCESS) << r.error;
   EXPECT_EQ(r.outMismatches + r.sfMismatches, 0);
 }

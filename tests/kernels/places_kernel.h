@@ -3,7 +3,7 @@
 // tests/kernels/iota_gpu_test.cpp).
 #pragma once
 
-#include "bench/gpu_session.h"
+#include "checks/gpu_session.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -33,7 +33,7 @@ inline dsl::BuiltKernel buildPlaces(mlir::MLIRContext &ctx) {
 
 /// Runs buildPlaces over `m` rows where `where` puts its outputs; the
 /// number of wrong elements, or -1 (and `error`) when the call fails.
-inline int64_t checkPlaces(tk_context ctx, bench::Placement where, int64_t m, std::string &error) {
+inline int64_t checkPlaces(tk_context ctx, checks::Placement where, int64_t m, std::string &error) {
   std::vector<int32_t> places(m * 128, -1);
   std::vector<int64_t> rows(m * 128, -1);
   void *dp = where.poisoned(places.data(), places.size() * 4, 0xFF);

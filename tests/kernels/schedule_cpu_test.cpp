@@ -2,12 +2,12 @@
 // heuristic), and that every schedule `tk tune` may time for a call computes
 // what the heuristic's does: each operator's declared search space, run on
 // the CPU path, is bit-exact or refused with a clear error.
-#include "bench/lossless_check.h"
-#include "bench/per_channel_cast_check.h"
-#include "bench/per_token_cast_check.h"
-#include "bench/swiglu_backward_check.h"
-#include "bench/swiglu_check.h"
-#include "bench/transpose_check.h"
+#include "checks/lossless_check.h"
+#include "checks/per_channel_cast_check.h"
+#include "checks/per_token_cast_check.h"
+#include "checks/swiglu_backward_check.h"
+#include "checks/swiglu_check.h"
+#include "checks/transpose_check.h"
 #include "kernels/common/operator_schedule.h"
 #include "kernels/transpose/batched_transpose.h"
 #include "tests/kernels/schedule_context.h"
@@ -20,7 +20,7 @@
 
 namespace {
 
-using tk::bench::CheckResult;
+using tk::checks::CheckResult;
 using Check = std::function<CheckResult(tk_context)>;
 
 /// The tuning table's text (table.tsv's format) from its rows.
@@ -37,7 +37,7 @@ struct TableRestore {
   ~TableRestore() { EXPECT_EQ(tk::kernels::replaceTuningTable(tableText(saved), "saved"), ""); }
 };
 
-const tk::bench::TransposeCase kTranspose{2, 256, 256, TK_BF16, 0, /*batched=*/true};
+const tk::checks::TransposeCase kTranspose{2, 256, 256, TK_BF16, 0, /*batched=*/true};
 
 /// What the last call in `ctx` ran with for `op`.
 tk::runtime::ScheduleChoice last(tk_context ctx, const std::string &op) { return ctx->scheduleLog.last(op); }
@@ -48,7 +48,7 @@ TEST(Schedules, TableRowsTKScheduleAndTheHeuristic) {
   TableRestore restore;
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  CheckResult r = tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+  CheckResult r = tk::checks::checkTranspose(nullptr, ctx, kTranspose, false);
   ASSERT_TRUE(r.exact()) << r.describe();
   tk::runtime::ScheduleChoice heuristic = last(ctx, "transpose");
   EXPECT_EQ(heuristic.source, "heuristic");
@@ -59,23 +59,23 @@ TEST(Schedules, TableRowsTKScheduleAndTheHeuristic) {
   ASSERT_EQ(tk::kernels::replaceTuningTable(
                 "# a comment\ntranspose\tcpu\t" + heuristic.problem + "\trows=32,cols=128,threads=64\n", "test"),
             "");
-  r = tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+  r = tk::checks::checkTranspose(nullptr, ctx, kTranspose, false);
   EXPECT_TRUE(r.exact()) << r.describe();
   EXPECT_EQ(last(ctx, "transpose").source, "table");
   EXPECT_EQ(last(ctx, "transpose").schedule, "rows=32,cols=128,threads=64");
   // Another shape class, or another target, is not the row's.
-  r = tk::bench::checkTranspose(nullptr, ctx, {2, 256, 128, TK_BF16, 0, true}, false);
+  r = tk::checks::checkTranspose(nullptr, ctx, {2, 256, 128, TK_BF16, 0, true}, false);
   EXPECT_TRUE(r.exact()) << r.describe();
   EXPECT_EQ(last(ctx, "transpose").source, "heuristic");
 
   ctx->schedules.useTable = false; // tk bench --no-table
-  r = tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+  r = tk::checks::checkTranspose(nullptr, ctx, kTranspose, false);
   EXPECT_TRUE(r.exact()) << r.describe();
   EXPECT_EQ(last(ctx, "transpose").source, "heuristic");
   tk_context_destroy(ctx);
 
   tk::test::ScheduledContext experiment("transpose:rows=64,cols=32");
-  r = tk::bench::checkTranspose(nullptr, experiment, kTranspose, false);
+  r = tk::checks::checkTranspose(nullptr, experiment, kTranspose, false);
   EXPECT_TRUE(r.exact()) << r.describe();
   EXPECT_EQ(last(experiment, "transpose").source, "TK_SCHEDULE");
   EXPECT_EQ(last(experiment, "transpose").schedule, "rows=64,cols=32");
@@ -88,10 +88,10 @@ TEST(Schedules, BadTableRowsAreErrors) {
   TableRestore restore;
   tk_context ctx;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  ASSERT_TRUE(tk::bench::checkTranspose(nullptr, ctx, kTranspose, false).exact());
+  ASSERT_TRUE(tk::checks::checkTranspose(nullptr, ctx, kTranspose, false).exact());
   const std::string problem = last(ctx, "transpose").problem;
   ASSERT_EQ(tk::kernels::replaceTuningTable("transpose\tcpu\t" + problem + "\trows=512\n", "test"), "");
-  CheckResult r = tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+  CheckResult r = tk::checks::checkTranspose(nullptr, ctx, kTranspose, false);
   EXPECT_EQ(r.status, TK_ERROR_INTERNAL);
   EXPECT_NE(r.error.find("tuning table, transpose rows=512: rows must be a power of two from 16 to 256"),
             std::string::npos)
@@ -145,31 +145,31 @@ int everyCandidate(const std::string &op, const Check &check) {
 
 TEST(Schedules, EveryTransposeCandidateIsBitExact) {
   EXPECT_GT(everyCandidate("transpose", [](tk_context ctx) {
-              return tk::bench::checkTranspose(nullptr, ctx, kTranspose, false);
+              return tk::checks::checkTranspose(nullptr, ctx, kTranspose, false);
             }),
             4);
 }
 
 TEST(Schedules, EveryPerChannelCandidateIsBitExact) {
-  for (tk::bench::PerChannelCastCase c : {tk::bench::PerChannelCastCase{512, 1024, 128, TK_BF16, true, false, 1},
-                                          tk::bench::PerChannelCastCase{512, 1024, 32, TK_BF16, true, true, 2}}) {
+  for (tk::checks::PerChannelCastCase c : {tk::checks::PerChannelCastCase{512, 1024, 128, TK_BF16, true, false, 1},
+                                          tk::checks::PerChannelCastCase{512, 1024, 32, TK_BF16, true, true, 2}}) {
     EXPECT_GT(everyCandidate("per_channel_cast",
-                             [c](tk_context ctx) { return tk::bench::checkPerChannelCast(nullptr, ctx, c, false); }),
+                             [c](tk_context ctx) { return tk::checks::checkPerChannelCast(nullptr, ctx, c, false); }),
               2);
     c.swiglu = true, c.clamp = 0.5f;
     EXPECT_GT(everyCandidate("per_channel_cast",
-                             [c](tk_context ctx) { return tk::bench::checkPerChannelCast(nullptr, ctx, c, false); }),
+                             [c](tk_context ctx) { return tk::checks::checkPerChannelCast(nullptr, ctx, c, false); }),
               2);
   }
 }
 
 TEST(Schedules, EveryPerTokenCandidateIsBitExact) {
-  for (tk::bench::PerTokenCastCase c : {tk::bench::PerTokenCastCase{67, 7168, 128, TK_BF16, TK_ROUND_SF, 0, 1},
-                                        tk::bench::PerTokenCastCase{33, 2048, 2048, TK_BF16, 0, 0, 2, TK_FORMAT_E5M6},
-                                        tk::bench::PerTokenCastCase{45, 2048, 32, TK_BF16, 0, 0, 3, TK_FORMAT_E2M1}})
+  for (tk::checks::PerTokenCastCase c : {tk::checks::PerTokenCastCase{67, 7168, 128, TK_BF16, TK_ROUND_SF, 0, 1},
+                                        tk::checks::PerTokenCastCase{33, 2048, 2048, TK_BF16, 0, 0, 2, TK_FORMAT_E5M6},
+                                        tk::checks::PerTokenCastCase{45, 2048, 32, TK_BF16, 0, 0, 3, TK_FORMAT_E2M1}})
     EXPECT_GT(everyCandidate("per_token_cast",
                              [c](tk_context ctx) {
-                               return tk::bench::checkPerTokenCast(nullptr, ctx, c, tk::bench::makeInput(c), false);
+                               return tk::checks::checkPerTokenCast(nullptr, ctx, c, tk::checks::makeInput(c), false);
                              }),
               0);
 }
@@ -177,25 +177,25 @@ TEST(Schedules, EveryPerTokenCandidateIsBitExact) {
 TEST(Schedules, EveryLosslessCandidateIsBitExact) {
   EXPECT_GT(everyCandidate("per_block_cast_lossless",
                            [](tk_context ctx) {
-                             return tk::bench::checkPerBlockLossless(nullptr, ctx, {256, 2048, 1, 32, 1, 128, true, true, 5},
+                             return tk::checks::checkPerBlockLossless(nullptr, ctx, {256, 2048, 1, 32, 1, 128, true, true, 5},
                                                                      false);
                            }),
             0);
 }
 
 TEST(Schedules, EverySwigluCandidateIsBitExact) {
-  tk::bench::SwigluCastCase forward{2048, 128};
+  tk::checks::SwigluCastCase forward{2048, 128};
   forward.weights = true, forward.clamp = 0.5f, forward.count = true, forward.plainRows = 37;
   EXPECT_GT(everyCandidate("swiglu_forward_and_per_token_cast",
                            [forward](tk_context ctx) {
-                             return tk::bench::checkSwigluPerTokenCast(nullptr, ctx, forward, false);
+                             return tk::checks::checkSwigluPerTokenCast(nullptr, ctx, forward, false);
                            }),
             0);
-  tk::bench::SwigluBackwardCase backward{1024, 128, true, 0.5f};
+  tk::checks::SwigluBackwardCase backward{1024, 128, true, 0.5f};
   backward.tokens = 40, backward.topk = 3, backward.totalExperts = 8, backward.localExperts = 3;
   EXPECT_GT(everyCandidate("swiglu_backward_and_per_token_cast",
                            [backward](tk_context ctx) {
-                             return tk::bench::checkSwigluBackward(nullptr, ctx, backward, false);
+                             return tk::checks::checkSwigluBackward(nullptr, ctx, backward, false);
                            }),
             0);
 }

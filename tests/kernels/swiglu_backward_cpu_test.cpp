@@ -2,7 +2,7 @@
 // the C API with host tensors: out, x_grad, x_grad_fp8 and x_grad_sf bit-exact
 // against the C++ reference (both with the C library's expf), weight_grad
 // within tolerance and zero on unrouted slots.
-#include "bench/swiglu_backward_check.h"
+#include "checks/swiglu_backward_check.h"
 
 #include "tests/kernels/schedule_context.h"
 
@@ -13,50 +13,26 @@
 
 namespace {
 
-// Suite names Cpu_<kernel>: the coverage test looks for them.
-TEST(Cpu_swiglu_backward_and_per_token_cast, MoeGridIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int i = 0;
-  // Chunks of the row per block: H = 256 one, 640 five of 128 columns, 1536
-  // three of 512 (the weight gradient sums them per slot).
-  for (int64_t h : {256, 640, 1536})
-    for (int64_t g : {32, 128})
-      for (bool round : {false, true})
-        for (std::optional<float> clamp : {std::optional<float>(), std::optional<float>(0.5f)}) {
-          if (h % g || (h == 1536 && (g == 32 || round)))
-            continue;
-          tk::bench::SwigluBackwardCase c{h, g, round, clamp};
-          c.tokens = 50, c.topk = 2 + i % 3, c.totalExperts = 8, c.localExperts = 3, c.seed = 10 + i++;
-          tk::bench::CheckResult r = tk::bench::checkSwigluBackward(nullptr, ctx, c, false);
-          EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-          EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
-          EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
-          EXPECT_EQ(r.countMismatches, 0) << tk::bench::describe(c) << " (weight_grad)";
-        }
-  tk_context_destroy(ctx);
-}
-
 // The schedule's chunk, threads and pipeline change how blocks split the
 // work, results unchanged; a schedule that does not fit is an error through
 // the C API, not a silent default.
 TEST(Cpu_swiglu_backward_and_per_token_cast, SchedulesKeepResultsAndRejectBadValues) {
   auto check = [](tk_context ctx, int64_t g, uint64_t seed) {
-    tk::bench::SwigluBackwardCase c{512, g, true, 0.5f};
+    tk::checks::SwigluBackwardCase c{512, g, true, 0.5f};
     c.tokens = 40, c.topk = 3, c.totalExperts = 8, c.localExperts = 3, c.seed = seed;
-    return tk::bench::checkSwigluBackward(nullptr, ctx, c, false);
+    return tk::checks::checkSwigluBackward(nullptr, ctx, c, false);
   };
   const std::string op = "swiglu_backward_and_per_token_cast:";
   for (const char *tile : {"cols=128,threads=32", "cols=256,threads=64", "cols=512,threads=256"}) {
     tk::test::ScheduledContext ctx(op + tile);
-    tk::bench::CheckResult r = check(ctx, 32, 3);
+    tk::checks::CheckResult r = check(ctx, 32, 3);
     EXPECT_EQ(r.status, TK_SUCCESS) << tile << ": " << r.error;
     EXPECT_EQ(r.outMismatches + r.sfMismatches + r.countMismatches, 0) << tile;
   }
   // A chunk not dividing H = 512; one smaller than g = 128.
   for (const char *bad : {"cols=384", "cols=64"}) {
     tk::test::ScheduledContext ctx(op + bad);
-    tk::bench::CheckResult r = check(ctx, 128, 4);
+    tk::checks::CheckResult r = check(ctx, 128, 4);
     EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << bad;
     EXPECT_NE(r.error.find("TK_SCHEDULE: swiglu_backward_and_per_token_cast: "), std::string::npos) << r.error;
   }
@@ -64,7 +40,7 @@ TEST(Cpu_swiglu_backward_and_per_token_cast, SchedulesKeepResultsAndRejectBadVal
   // group) with their inputs staged in shared memory.
   for (const char *pipeline : {"stages=2,rows=4", "stages=3,rows=3", "stages=0"}) {
     tk::test::ScheduledContext ctx(op + pipeline);
-    tk::bench::CheckResult r = check(ctx, 128, 5);
+    tk::checks::CheckResult r = check(ctx, 128, 5);
     EXPECT_EQ(r.status, TK_SUCCESS) << pipeline << ": " << r.error;
     EXPECT_EQ(r.outMismatches + r.sfMismatches + r.countMismatches, 0) << pipeline;
   }

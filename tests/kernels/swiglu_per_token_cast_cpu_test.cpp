@@ -1,7 +1,7 @@
 // swiglu_forward_and_per_token_cast (quant.md 4.16) on the CPU path through
 // the C API with host tensors, bit-exact against the C++ reference (both use
 // the C library's expf here), clamp counts exact.
-#include "bench/swiglu_check.h"
+#include "checks/swiglu_check.h"
 
 #include "tests/kernels/schedule_context.h"
 
@@ -12,45 +12,12 @@
 
 namespace {
 
-void runCase(tk_context ctx, const tk::bench::SwigluCastCase &c) {
-  tk::bench::CheckResult r = tk::bench::checkSwigluPerTokenCast(nullptr, ctx, c, false);
-  EXPECT_EQ(r.status, TK_SUCCESS) << tk::bench::describe(c) << ": " << r.error;
-  EXPECT_EQ(r.outMismatches, 0) << tk::bench::describe(c);
-  EXPECT_EQ(r.sfMismatches, 0) << tk::bench::describe(c);
-  EXPECT_EQ(r.countMismatches, 0) << tk::bench::describe(c);
-}
-
-// Suite names Cpu_<kernel>: the coverage test looks for them.
-TEST(Cpu_swiglu_forward_and_per_token_cast, MoeGridIsBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int i = 0;
-  for (tk::bench::SwigluCastCase c :
-       tk::bench::swigluCastGrid({256, 1280}, {std::nullopt, 0.5f}, /*packedWithWeights=*/true)) {
-    c.tokens = 97, c.topk = 2 + i % 3, c.totalExperts = 8, c.localExperts = 3, c.alignment = 16;
-    c.seed = 100 + i++;
-    runCase(ctx, c);
-  }
-  tk_context_destroy(ctx);
-}
-
-// Weights without an expert mask, fp32 input, a custom scale clamp, and
-// plain rows (no mapping at all).
-TEST(Cpu_swiglu_forward_and_per_token_cast, VariantsAreBitExact) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  tk::bench::SwigluCastCase weightsOnly{512, 128};
-  weightsOnly.weights = true, weightsOnly.tokens = 60, weightsOnly.totalExperts = 4, weightsOnly.localExperts = 2;
-  runCase(ctx, weightsOnly);
-  tk::bench::SwigluCastCase f32{384, 384, TK_F32};
-  f32.plainRows = 33, f32.clamp = 10.0f, f32.count = true;
-  runCase(ctx, f32);
-  tk::bench::SwigluCastCase sfClamp{256, 128};
-  sfClamp.plainRows = 16, sfClamp.sfClampMin = 0.25f; // most groups' absmax is below it
-  runCase(ctx, sfClamp);
-  sfClamp.flags = TK_ROUND_SF;
-  runCase(ctx, sfClamp);
-  tk_context_destroy(ctx);
+void runCase(tk_context ctx, const tk::checks::SwigluCastCase &c) {
+  tk::checks::CheckResult r = tk::checks::checkSwigluPerTokenCast(nullptr, ctx, c, false);
+  EXPECT_EQ(r.status, TK_SUCCESS) << tk::checks::describe(c) << ": " << r.error;
+  EXPECT_EQ(r.outMismatches, 0) << tk::checks::describe(c);
+  EXPECT_EQ(r.sfMismatches, 0) << tk::checks::describe(c);
+  EXPECT_EQ(r.countMismatches, 0) << tk::checks::describe(c);
 }
 
 using tk::test::ScheduledContext;
@@ -60,11 +27,11 @@ using tk::test::ScheduledContext;
 TEST(Cpu_swiglu_forward_and_per_token_cast, PersistentCountingIsExact) {
   {
     ScheduledContext ctx("swiglu_forward_and_per_token_cast:count_blocks=4");
-    tk::bench::SwigluCastCase c{1280, 128};
+    tk::checks::SwigluCastCase c{1280, 128};
     c.weights = c.experts = true, c.clamp = 0.5f, c.count = true;
     c.tokens = 97, c.topk = 3, c.totalExperts = 8, c.localExperts = 3, c.alignment = 16;
     runCase(ctx, c);
-    tk::bench::SwigluCastCase plain{256, 128}; // no counting: count_blocks does not apply
+    tk::checks::SwigluCastCase plain{256, 128}; // no counting: count_blocks does not apply
     plain.plainRows = 16;
     runCase(ctx, plain);
   }
@@ -84,7 +51,7 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, PersistentCountingIsExact) {
 // either path fails it). With the clamp 0.05 about half of the randn values
 // are past it.
 TEST(Cpu_swiglu_forward_and_per_token_cast, PackedAndWideTileCountsAreExact) {
-  tk::bench::SwigluCastCase c{32768, 32768};
+  tk::checks::SwigluCastCase c{32768, 32768};
   c.clamp = 0.05f, c.count = true, c.plainRows = 70, c.seed = 7;
   {
     tk_context ctx;
@@ -101,10 +68,10 @@ TEST(Cpu_swiglu_forward_and_per_token_cast, PackedAndWideTileCountsAreExact) {
 TEST(Cpu_swiglu_forward_and_per_token_cast, ScheduledTilesKeepResultsAndRejectBadValues) {
   for (const char *tile : {"rows=2,threads=256", "rows=1,threads=128", "rows=4,threads=64"}) {
     ScheduledContext ctx(std::string("swiglu_forward_and_per_token_cast:") + tile);
-    tk::bench::SwigluCastCase c{2048, 128};
+    tk::checks::SwigluCastCase c{2048, 128};
     c.weights = true, c.clamp = 0.5f, c.count = true, c.plainRows = 7;
     runCase(ctx, c);
-    tk::bench::SwigluCastCase moe{1280, 128};
+    tk::checks::SwigluCastCase moe{1280, 128};
     moe.weights = moe.experts = true, moe.tokens = 41, moe.topk = 2, moe.totalExperts = 8, moe.localExperts = 3,
     moe.alignment = 16;
     runCase(ctx, moe);

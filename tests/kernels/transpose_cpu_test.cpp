@@ -1,5 +1,5 @@
 // transpose and batched_transpose on the CPU path, bit-exact against the reference.
-#include "bench/transpose_check.h"
+#include "checks/transpose_check.h"
 #include "kernels/transpose/batched_transpose.h"
 #include "tests/kernels/schedule_context.h"
 
@@ -9,28 +9,6 @@
 #include <string>
 
 namespace {
-
-void grid(bool batched) {
-  tk_context ctx;
-  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  int n = 0;
-  for (int64_t b : batched ? std::vector<int64_t>{1, 3} : std::vector<int64_t>{1})
-    for (int64_t r : {64, 192, 256}) // 256 x 128: the 128 x 128 default tile of 1- and 2-byte elements
-      for (int64_t c : {64, 128})
-        for (tk_dtype t : {TK_F8_E4M3, TK_BF16, TK_F32})
-          for (int64_t stride : {0l, 2 * c}) {
-            tk::bench::TransposeCase tc{b, r, c, t, stride, batched};
-            tk::bench::CheckResult res = tk::bench::checkTranspose(nullptr, ctx, tc, false);
-            EXPECT_EQ(res.status, TK_SUCCESS) << tk::bench::describe(tc) << ": " << res.error;
-            EXPECT_EQ(res.outMismatches, 0) << tk::bench::describe(tc);
-            ++n;
-          }
-  std::printf("[ %s ] %d CPU cases compared\n", batched ? "batched_transpose" : "transpose", n);
-  tk_context_destroy(ctx);
-}
-
-TEST(Cpu_transpose, MatchesTheReference) { grid(false); }
-TEST(Cpu_batched_transpose, MatchesTheReference) { grid(true); }
 
 // The default tile and threads per element size (batched_transpose.h).
 TEST(Cpu_batched_transpose, DefaultTilePerElementSize) {
@@ -62,20 +40,20 @@ TEST(Cpu_batched_transpose, ScheduledTilesAreBitExact) {
       for (int64_t stride : {0l, 512l}) {
         if (t == TK_F32 && std::string(tile) == "rows=128,cols=128")
           continue; // 64 KB: refused below
-        tk::bench::TransposeCase tc{2, 256, 256, t, stride, /*batched=*/true};
-        tk::bench::CheckResult res = tk::bench::checkTranspose(nullptr, ctx, tc, false);
-        EXPECT_EQ(res.status, TK_SUCCESS) << tile << " " << tk::bench::describe(tc) << ": " << res.error;
-        EXPECT_EQ(res.outMismatches, 0) << tile << " " << tk::bench::describe(tc);
+        tk::checks::TransposeCase tc{2, 256, 256, t, stride, /*batched=*/true};
+        tk::checks::CheckResult res = tk::checks::checkTranspose(nullptr, ctx, tc, false);
+        EXPECT_EQ(res.status, TK_SUCCESS) << tile << " " << tk::checks::describe(tc) << ": " << res.error;
+        EXPECT_EQ(res.outMismatches, 0) << tile << " " << tk::checks::describe(tc);
         ++n;
       }
   }
   {
     ScheduledContext ctx("transpose:rows=128,cols=128");
-    tk::bench::CheckResult res = tk::bench::checkTranspose(nullptr, ctx, {1, 192, 128, TK_BF16, 0, true}, false);
+    tk::checks::CheckResult res = tk::checks::checkTranspose(nullptr, ctx, {1, 192, 128, TK_BF16, 0, true}, false);
     EXPECT_EQ(res.status, TK_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(res.error.find("TK_SCHEDULE: transpose: a 128 x 128 tile does not divide 192 x 128"), std::string::npos)
         << res.error;
-    res = tk::bench::checkTranspose(nullptr, ctx, {1, 256, 256, TK_F32, 0, true}, false);
+    res = tk::checks::checkTranspose(nullptr, ctx, {1, 256, 256, TK_F32, 0, true}, false);
     EXPECT_EQ(res.status, TK_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(res.error.find("takes 65536 bytes of i32, over 32768"), std::string::npos) << res.error;
   }
@@ -83,10 +61,10 @@ TEST(Cpu_batched_transpose, ScheduledTilesAreBitExact) {
   for (const char *schedule : {"transpose:rows=128,cols=128,threads=256", "transpose:rows=64,cols=64,threads=64"}) {
     ScheduledContext ctx(schedule);
     for (tk_dtype t : {TK_F8_E4M3, TK_BF16}) {
-      tk::bench::TransposeCase tc{2, 256, 256, t, 0, /*batched=*/true};
-      tk::bench::CheckResult res = tk::bench::checkTranspose(nullptr, ctx, tc, false);
-      EXPECT_EQ(res.status, TK_SUCCESS) << schedule << " " << tk::bench::describe(tc) << ": " << res.error;
-      EXPECT_EQ(res.outMismatches, 0) << schedule << " " << tk::bench::describe(tc);
+      tk::checks::TransposeCase tc{2, 256, 256, t, 0, /*batched=*/true};
+      tk::checks::CheckResult res = tk::checks::checkTranspose(nullptr, ctx, tc, false);
+      EXPECT_EQ(res.status, TK_SUCCESS) << schedule << " " << tk::checks::describe(tc) << ": " << res.error;
+      EXPECT_EQ(res.outMismatches, 0) << schedule << " " << tk::checks::describe(tc);
       ++n;
     }
   }

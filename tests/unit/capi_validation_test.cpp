@@ -1,6 +1,6 @@
 // The operators reject bad input with a status and a message, before
 // touching any device (these run without a GPU).
-#include "bench/gpu_session.h"
+#include "checks/gpu_session.h"
 #include "tk/tk.h"
 
 #include <functional>
@@ -13,7 +13,7 @@ namespace {
 alignas(16) char fake[16];
 
 tk_tensor tensor(tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
-  return tk::bench::deviceTensor(fake, dtype, std::move(shape), std::move(strides));
+  return tk::checks::deviceTensor(fake, dtype, std::move(shape), std::move(strides));
 }
 
 struct Call {
@@ -188,12 +188,14 @@ TEST_F(Validation, Transpose) {
   expect(TK_ERROR_INVALID_ARGUMENT, "row stride must be a multiple of 4");
   x = tensor(TK_BF16, {128, 256});
   out = tensor(TK_F32, {256, 128});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must have x's dtype bf16, got f32");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be bf16, got f32");
   out = tensor(TK_BF16, {128, 256});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (1, 256, 128) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (128, 256); the contract is (C, R) with C = 256 (x dimension 1)");
+  out = tensor(TK_BF16, {256, 128}, {1, 256});
+  expect(TK_ERROR_INVALID_ARGUMENT, "out must be contiguous (row-major) (1, 256, 128)");
   x = tensor(TK_I64, {128, 256});
   out = tensor(TK_I64, {256, 128});
-  expect(TK_ERROR_INVALID_ARGUMENT, "1, 2 and 4-byte dtypes are supported");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be e4m3, i8, u8, bf16, f16, i16, f32 or i32, got i64");
   // batched: the batch stride must be rows x row stride.
   tk_tensor bx = tensor(TK_BF16, {2, 128, 256}, {128 * 256 + 64, 256, 1}), bout = tensor(TK_BF16, {2, 256, 128});
   EXPECT_EQ(tk_batched_transpose(ctx, &bx, &bout, nullptr), TK_ERROR_INVALID_ARGUMENT);

@@ -26,7 +26,7 @@ TEST(Iota, RunsOnTheCpuPath) {
   tk_context ctx = nullptr;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   std::string error;
-  EXPECT_EQ(test_kernels::checkPlaces(ctx, bench::Placement{}, 12, error), 0) << error;
+  EXPECT_EQ(test_kernels::checkPlaces(ctx, checks::Placement{}, 12, error), 0) << error;
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
 }
 

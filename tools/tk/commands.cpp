@@ -3,15 +3,7 @@
 #include "tools/tk/ptxas.h"
 
 #include "bench/benchmark.h"
-#include "bench/gpu_session.h"
-#include "bench/per_token_cast_check.h"
-#include "bench/cast_back_check.h"
-#include "bench/per_block_cast_check.h"
-#include "bench/per_channel_cast_check.h"
-#include "bench/lossless_check.h"
-#include "bench/swiglu_backward_check.h"
-#include "bench/swiglu_check.h"
-#include "bench/transpose_check.h"
+#include "checks/operator_table.h"
 #include "kernels/common/operator_schedule.h"
 #include "kernels/registry.h"
 #include "tk/compiler/Target/Targets.h"
@@ -141,150 +133,62 @@ int cmdCompile(const std::vector<std::string> &args) {
   return compileTable(all ? std::vector<std::string>{} : names, *target, dir) ? 1 : 0;
 }
 
-/// per_token_cast_with_sf_only and _with_precomputed_sf, checked (not timed;
-/// `tk bench` times them) on the GPU of `gpu`, or on the CPU path.
-static int checkVariants(bench::GpuSession *gpu, tk_context ctx) {
-  bench::PerTokenCastCase c = gpu ? bench::PerTokenCastCase{8001, 7168, 128, TK_BF16, TK_ROUND_SF}
-                                  : bench::PerTokenCastCase{256, 7168, 128, TK_BF16, TK_ROUND_SF};
-  bench::CheckResult r = bench::checkPerTokenVariants(gpu, ctx, c, bench::makeInput(c));
-  bool ok = r.exact();
-  std::printf("%-16s %-34s %s\n", "+ sf_only, precomputed_sf", bench::describe(c).c_str(),
-              r.verdict().c_str());
-  return ok ? 0 : 1;
-}
-
 /// One checked (and, on a GPU, timed) case as a table row; returns 1 on a failure.
-static int printRow(bench::GpuSession *gpu, const std::string &op, const std::string &what,
-                    const bench::CheckResult &r, double ceiling) {
-  bool ok = r.exact();
+static int printRow(checks::GpuSession *gpu, const std::string &op, const std::string &what,
+                    const checks::CheckResult &r, double ceiling) {
   if (gpu) {
     double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e-3) / 1e9 : 0;
-    std::printf("%-16s %-34s %-28s %9.1f %8.0f %5.1f%%\n", op.c_str(), what.c_str(),
-                r.verdict().c_str(), r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
+    std::printf("%-34s %-40s %-28s %9.1f %8.0f %5.1f%%\n", op.c_str(), what.c_str(), r.verdict().c_str(),
+                r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
   } else {
-    std::printf("%-16s %-34s %s\n", op.c_str(), what.c_str(), r.verdict().c_str());
+    std::printf("%-34s %-40s %-28s %9.2f\n", op.c_str(), what.c_str(), r.verdict().c_str(), r.ms);
   }
-  return ok ? 0 : 1;
+  std::fflush(stdout);
+  return r.exact() ? 0 : 1;
 }
 
-/// The transposes and cast_back, checked (and timed on a GPU) on representative shapes.
-static int checkOthers(bench::GpuSession *gpu, tk_context ctx, double ceiling) {
-  int failures = 0;
-  std::vector<bench::TransposeCase> transposes =
-      gpu ? std::vector<bench::TransposeCase>{{8, 4096, 7168, TK_BF16}, {1, 8064, 7168, TK_F8_E4M3, 2 * 7168, false}}
-          : std::vector<bench::TransposeCase>{{2, 256, 512, TK_BF16}, {1, 256, 512, TK_F8_E4M3, 1024, false}};
-  for (const auto &c : transposes)
-    failures += printRow(gpu, c.batched ? "batched_transpose" : "transpose", bench::describe(c),
-                         bench::checkTranspose(gpu, ctx, c, gpu != nullptr), ceiling);
-  const int64_t m = gpu ? 32768 : 256;
-  for (const bench::PerBlockCastCase &c : {bench::PerBlockCastCase{m, 7168, 128, 128, TK_BF16, TK_ROUND_SF},
-                                           bench::PerBlockCastCase{m, 7168, 32, 32, TK_F32, TK_ROUND_SF | TK_SF_COL_MAJOR}})
-    failures += printRow(gpu, "per_block_cast", bench::describe(c),
-                         bench::checkPerBlockCast(gpu, ctx, c, gpu != nullptr), ceiling);
-  for (const bench::PerChannelCastCase &c : {bench::PerChannelCastCase{m, 7168, 128, TK_BF16, true, false},
-                                             bench::PerChannelCastCase{m, 7168, 32, TK_BF16, false, true}})
-    failures += printRow(gpu, c.transposed ? "per_channel_cast_and_transpose" : "per_channel_cast",
-                         bench::describe(c), bench::checkPerChannelCast(gpu, ctx, c, gpu != nullptr), ceiling);
-  for (const bench::CastBackCase &c : {bench::CastBackCase{m, 7168, 1, 128, TK_BF16},
-                                       bench::CastBackCase{m, 7168, 128, 128, TK_F32, false, true}})
-    failures += printRow(gpu, "cast_back", bench::describe(c), bench::checkCastBack(gpu, ctx, c, gpu != nullptr),
-                         ceiling);
-  const bench::LosslessCase lossless{m, 7168, 1, 32, 1, 128, true, true};
-  failures += printRow(gpu, "per_block_cast_lossless", bench::describe(lossless),
-                       bench::checkPerBlockLossless(gpu, ctx, lossless, gpu != nullptr), ceiling);
-  // The row gather, and the SwiGLU operators: on a GPU their reference's
-  // expf is CUDA's, from the nvcc-compiled oracle; on the CPU the C library's.
-  bench::PerChannelCastCase gathered{gpu ? 4001 : 200, 7168, 128, TK_BF16, true, false};
-  gathered.gatherTopk = 6;
-  failures += printRow(gpu, "per_channel_cast_fused", bench::describe(gathered),
-                       bench::checkPerChannelCast(gpu, ctx, gathered, gpu != nullptr), ceiling);
-  std::optional<bench::ExpTable> deviceExp;
-  bench::CheckResult noOracle;
-  if (gpu) {
-    try {
-      deviceExp.emplace(bench::deviceExpTable(*gpu, bench::bf16SwigluExpArguments()));
-    } catch (const std::exception &e) {
-      noOracle.status = TK_ERROR_UNSUPPORTED, noOracle.error = std::string("no expf oracle: ") + e.what();
-    }
+/// Every operator table's first case, checked against the reference and
+/// timed: on a GPU its first benchmark row, on the CPU path its first small
+/// case. --quick: the first operator only.
+static int runTables(checks::GpuSession *gpu, bool quick, double ceiling) {
+  tk_context ctx;
+  if (tk_context_create(&ctx) != TK_SUCCESS) {
+    std::fprintf(stderr, "tk run: %s\n", tk_last_error());
+    return 1;
   }
-  const bool haveExp = !gpu || deviceExp;
-  const bench::ExpTable *exp = deviceExp ? &*deviceExp : nullptr;
-  bench::PerChannelCastCase perChannel{m, 7168, 128, TK_BF16, true, true};
-  perChannel.swiglu = true, perChannel.clamp = 0.5f;
-  failures += printRow(gpu, "swiglu_forward_and_per_channel_cast_and_transpose", bench::describe(perChannel),
-                       haveExp ? bench::checkPerChannelCast(gpu, ctx, perChannel, gpu != nullptr, nullptr, exp)
-                               : noOracle,
-                       ceiling);
-  bench::SwigluCastCase perToken{2048, 128};
-  perToken.plainRows = gpu ? 65536 : 256, perToken.weights = true, perToken.clamp = 0.5f, perToken.count = true;
-  perToken.flags = TK_SF_COL_MAJOR | TK_ROUND_SF;
-  failures += printRow(gpu, "swiglu_forward_and_per_token_cast", bench::describe(perToken),
-                       haveExp ? bench::checkSwigluPerTokenCast(gpu, ctx, perToken, gpu != nullptr, exp) : noOracle,
-                       ceiling);
-  bench::SwigluBackwardCase backward{7168, 128, true, {}};
-  backward.topk = 8, backward.tokens = gpu ? 4001 : 100;
-  failures += printRow(gpu, "swiglu_backward_and_per_token_cast", bench::describe(backward),
-                       haveExp ? bench::checkSwigluBackward(gpu, ctx, backward, gpu != nullptr) : noOracle, ceiling);
+  std::printf("%-34s %-40s %-28s %9s", "op", "case", "check vs reference", gpu ? "us" : "cpu ms");
+  std::printf(gpu ? " %8s %6s\n" : "\n", "GB/s", "ceil");
+  int failures = 0;
+  for (const checks::OperatorTable &table : checks::operatorTables()) {
+    std::vector<checks::TableCase> cases = gpu ? table.bench({}) : table.small;
+    if (cases.empty())
+      continue;
+    std::optional<checks::GpuSession::Scope> scope; // frees the case's device buffers after it
+    if (gpu)
+      scope.emplace(*gpu);
+    failures += printRow(gpu, table.op, cases[0].described, checks::runCase(cases[0], gpu, ctx, /*time=*/true),
+                         ceiling);
+    if (quick)
+      break;
+  }
+  tk_context_destroy(ctx);
   return failures;
 }
 
-static int runOnGpu(bench::GpuSession &gpu, bool quick) {
+static int runOnGpu(checks::GpuSession &gpu, bool quick) {
   const auto &dev = gpu.device();
   auto target = compiler::targetForDevice(dev.ccMajor, dev.ccMinor);
   std::printf("GPU: %s, compute capability %d.%d, %d SMs, driver %d -> target %s\n", dev.name.c_str(), dev.ccMajor,
               dev.ccMinor, dev.smCount, dev.driverVersion, target ? target->name.c_str() : "none");
   double ceiling = gpu.copyGBps(size_t(1) << 31);
   std::printf("device-to-device copy ceiling (2 GiB, read+write): %.0f GB/s\n\n", ceiling);
-  tk_context ctx;
-  tk_context_create(&ctx);
-  std::vector<bench::PerTokenCastCase> cases = {
-      {32768, 7168, 128, TK_BF16, 0},
-      {32768, 7168, 128, TK_BF16, TK_SF_COL_MAJOR | TK_ROUND_SF},
-      {32768, 7168, 128, TK_F32, TK_ROUND_SF},
-      {32768, 2560, 32, TK_BF16, TK_ROUND_SF},
-      {16384, 7168, 7168, TK_BF16, 0},
-  };
-  if (quick)
-    cases.resize(1);
-  int failures = 0;
-  std::printf("%-16s %-34s %-28s %9s %8s %6s\n", "op", "case", "check vs reference", "us", "GB/s", "ceil");
-  for (const auto &c : cases) {
-    bench::CheckResult r = bench::checkPerTokenCast(&gpu, ctx, c, bench::makeInput(c), /*time=*/true);
-    failures += printRow(&gpu, "per_token_cast", bench::describe(c), r, ceiling);
-  }
-  failures += checkVariants(&gpu, ctx);
-  failures += checkOthers(&gpu, ctx, ceiling);
-  tk_context_destroy(ctx);
-  return failures ? 1 : 0;
+  return runTables(&gpu, quick, ceiling) ? 1 : 0;
 }
 
 /// Without a GPU: the same operators on the CPU path, checked against the reference.
 static int runOnCpu(bool quick) {
-  std::printf("Running every shipped kernel on the CPU path (tile-lower-to-cpu + MLIR ExecutionEngine):\n\n");
-  tk_context ctx;
-  tk_context_create(&ctx);
-  std::vector<bench::PerTokenCastCase> cases = {
-      {256, 7168, 128, TK_BF16, 0},
-      {256, 7168, 128, TK_BF16, TK_SF_COL_MAJOR | TK_ROUND_SF},
-      {256, 7168, 128, TK_F32, TK_ROUND_SF},
-      {256, 2560, 32, TK_BF16, TK_ROUND_SF},
-      {64, 7168, 7168, TK_BF16, 0},
-  };
-  if (quick)
-    cases.resize(1);
-  int failures = 0;
-  std::printf("%-16s %-34s %-28s %9s\n", "op", "case", "check vs reference", "cpu ms");
-  for (const auto &c : cases) {
-    bench::CheckResult r = bench::checkPerTokenCast(nullptr, ctx, c, bench::makeInput(c), /*time=*/true);
-    bool ok = r.exact();
-    failures += !ok;
-    std::printf("%-16s %-34s %-28s %9.2f\n", "per_token_cast", bench::describe(c).c_str(),
-                r.verdict().c_str(), r.ms);
-  }
-  failures += checkVariants(nullptr, ctx);
-  failures += checkOthers(nullptr, ctx, 0);
-  tk_context_destroy(ctx);
-  return failures;
+  std::printf("Running every shipped operator on the CPU path (tile-lower-to-cpu + MLIR ExecutionEngine):\n\n");
+  return runTables(nullptr, quick, 0);
 }
 
 int cmdRun(const std::vector<std::string> &args) {
@@ -298,7 +202,7 @@ int cmdRun(const std::vector<std::string> &args) {
   }
   std::printf("tk %s\n", tk_version());
   {
-    bench::GpuSession gpu;
+    checks::GpuSession gpu;
     if (gpu.ok())
       return runOnGpu(gpu, quick);
     std::printf("no CUDA device: %s\n", gpu.status().message().c_str());

@@ -1,0 +1,58 @@
+//===- operator_table.cpp - the registered tables -------------------------===//
+#include "checks/operator_table.h"
+
+#include <stdexcept>
+
+namespace tk::checks {
+
+namespace registration {
+void registerAll(); // generated from checks/CMakeLists.txt's *_cases.cpp sources
+}
+
+namespace {
+
+std::vector<OperatorTable> *filling = nullptr;
+
+const std::vector<OperatorTable> &tables() {
+  static const std::vector<OperatorTable> all = [] {
+    std::vector<OperatorTable> built;
+    filling = &built;
+    registration::registerAll();
+    filling = nullptr;
+    return built;
+  }();
+  return all;
+}
+
+} // namespace
+
+void registerTable(OperatorTable table) {
+  if (!filling)
+    throw std::logic_error("registerTable outside a TK_REGISTER_CASES body");
+  for (const OperatorTable &t : *filling)
+    if (t.op == table.op)
+      throw std::logic_error("two tables for operator " + table.op);
+  filling->push_back(std::move(table));
+}
+
+const std::vector<OperatorTable> &operatorTables() { return tables(); }
+
+const OperatorTable *findTable(const std::string &op) {
+  for (const OperatorTable &t : tables())
+    if (t.op == op)
+      return &t;
+  return nullptr;
+}
+
+CheckResult runCase(const TableCase &c, GpuSession *gpu, tk_context ctx, bool time) {
+  try {
+    return c.run(gpu, ctx, time);
+  } catch (const std::exception &e) {
+    CheckResult r;
+    r.status = TK_ERROR_INTERNAL;
+    r.error = std::string("the check failed: ") + e.what();
+    return r;
+  }
+}
+
+} // namespace tk::checks
