@@ -1,4 +1,5 @@
 //===- cast_back_api.cpp - tk_cast_back (quant.md 4.10): checks, launch ---===//
+#include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/registry.h"
 #include "kernels/quant/cast_back.h"
@@ -11,60 +12,51 @@ using namespace tk::kernels::quant;
 
 namespace {
 
-Status invalid(const std::string &what) { return Status::invalid("tk_cast_back: " + what); }
-
+/// quant.md 4.10-4.12's contract: x (M, Kx) contiguous codes, x_sf per
+/// (b, g) block (fp32 (Mb, Kb) in any non-negative strides, or packed UE8M0
+/// words), out (M, K) contiguous, where K = Kx for e4m3, 2 Kx for packed
+/// e2m1 (i8), 2/3 Kx for packed e5m6 (u8).
 Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *sf, const int32_t *block, const tk_tensor *out,
                 CastBackConfig &config, tk_tensor &packed) {
   const char *op = "tk_cast_back";
-  if (!ctx)
-    return invalid("ctx is null");
-  Status s = checkTensor(op, "x", x, 2);
-  if (s.isOk())
-    s = checkTensor(op, "x_sf", sf, 2);
-  if (s.isOk())
-    s = checkTensor(op, "out", out, 2);
-  if (!s.isOk())
-    return s;
-  if (!block)
-    return invalid("x_block_size is null");
-  if (block[0] <= 0 || block[1] <= 0)
-    return invalid("x_block_size must be positive, got (" + std::to_string(block[0]) + ", " +
-                   std::to_string(block[1]) + ")");
-  if (x->dtype != TK_F8_E4M3 && x->dtype != TK_I8 && x->dtype != TK_U8)
-    return invalid(std::string("x must be e4m3, i8 (packed e2m1) or u8 (packed e5m6), got ") + dtypeName(x->dtype));
-  if (out->dtype != TK_BF16 && out->dtype != TK_F32)
-    return invalid(std::string("out must be bf16 or f32, got ") + dtypeName(out->dtype));
-  if (sf->dtype != TK_F32 && sf->dtype != TK_I32)
-    return invalid(std::string("x_sf must be f32 or i32 (packed UE8M0), got ") + dtypeName(sf->dtype));
-  if (!isContiguous(x))
-    return invalid("x must be contiguous");
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("x", x, {"M", "Kx"}, {TK_F8_E4M3, TK_I8, TK_U8}, Layout::Contiguous);
+  args.tensor("x_sf", sf, {"Mb", "Kb"}, {TK_F32, TK_I32});
+  args.require(block != nullptr, "x_block_size is null");
+  if (!args.ok())
+    return args.status();
+  args.require(block[0] > 0 && block[1] > 0, "x_block_size must be positive, got (" + std::to_string(block[0]) +
+                                                 ", " + std::to_string(block[1]) + ")");
   // The logical width: two e2m1 codes per byte, or 8 e5m6 codes per 12 bytes.
   const bool fp4 = x->dtype == TK_I8, e5m6 = x->dtype == TK_U8;
-  if (e5m6 && x->shape[1] % 12)
-    return invalid("packed e5m6 rows hold 12 bytes per 8 values: x's width must be a multiple of 12, got " +
-                   std::to_string(x->shape[1]));
-  const int64_t m = x->shape[0], k = fp4 ? 2 * x->shape[1] : e5m6 ? x->shape[1] / 3 * 2 : x->shape[1];
+  const int64_t m = args["M"], kx = args["Kx"];
+  args.require(!e5m6 || kx % 12 == 0,
+               "packed e5m6 rows hold 12 bytes per 8 values: x's width must be a multiple of 12, got " +
+                   std::to_string(kx));
+  const int64_t k = fp4 ? 2 * kx : e5m6 ? kx / 3 * 2 : kx;
+  args.define("K", k, fp4 ? "twice x's width: two e2m1 codes per byte" : e5m6 ? "x's width x 2/3: 8 e5m6 codes per 12 bytes" : "x's width");
+  args.require(e5m6 || k % 64 == 0, // quant.md 4.10; e5m6 (4.12) only needs K % 8 == 0
+               "the row width must be a multiple of 64, got " + std::to_string(k));
+  if (!args.ok())
+    return args.status();
   const int64_t b = block[0], g = block[1];
-  if (!e5m6 && k % 64) // quant.md 4.10; e5m6 (4.12) only needs K % 8 == 0
-    return invalid("the row width must be a multiple of 64, got " + std::to_string(k));
   if (sf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
     if (b == 1 && g == 1)
       return Status::unsupported("tk_cast_back: packed UE8M0 scale factors per element (block 1 x 1) are not "
                                  "implemented");
-    Status s = packedSfView("tk_cast_back", "x_sf", sf, ceilDiv(m, b), ceilDiv(k, g), packed, /*anyWordStride=*/true);
+    Status s = packedSfView(op, "x_sf", sf, ceilDiv(m, b), ceilDiv(k, g), packed, /*anyWordStride=*/true);
     if (!s.isOk())
       return s;
     config.packedSf = true;
+  } else if (args["Mb"] != ceilDiv(m, b) || args["Kb"] != ceilDiv(k, g)) {
+    return Status::invalid(std::string(op) + ": x_sf must have shape (" + std::to_string(ceilDiv(m, b)) + ", " +
+                           std::to_string(ceilDiv(k, g)) + ") for x (" + std::to_string(m) + ", " + std::to_string(k) +
+                           ") and blocks (" + std::to_string(b) + ", " + std::to_string(g) + "), got (" +
+                           std::to_string(args["Mb"]) + ", " + std::to_string(args["Kb"]) + ")");
   }
-  if (!config.packedSf && (sf->shape[0] != ceilDiv(m, b) || sf->shape[1] != ceilDiv(k, g)))
-    return invalid("x_sf must have shape (" + std::to_string(ceilDiv(m, b)) + ", " + std::to_string(ceilDiv(k, g)) +
-                   ") for x (" + std::to_string(m) + ", " + std::to_string(k) + ") and blocks (" +
-                   std::to_string(b) + ", " + std::to_string(g) + "), got (" + std::to_string(sf->shape[0]) + ", " +
-                   std::to_string(sf->shape[1]) + ")");
-  if (sf->strides[0] < 0 || sf->strides[1] < 0)
-    return invalid("x_sf strides must not be negative");
-  if (out->shape[0] != m || out->shape[1] != k || !isContiguous(out))
-    return invalid("out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor");
+  if (!args.tensor("out", out, {"M", "K"}, {TK_BF16, TK_F32}, Layout::Contiguous))
+    return args.status();
   config.hidden = k;
   config.blockM = b;
   config.blockK = g;

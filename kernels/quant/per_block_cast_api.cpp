@@ -3,6 +3,7 @@
 // tk_per_block_cast (quant.md 4.6), tk_per_block_cast_with_sf_only (4.7) and
 // tk_per_block_cast_with_precomputed_sf (4.8): checks, config, launch.
 //===----------------------------------------------------------------------===//
+#include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
@@ -25,11 +26,10 @@ int64_t blockCols(const tk_tensor *x, const int32_t *block) { return ceilDiv(x->
 /// flags; fills the input half of `config`.
 Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block,
                      uint32_t flags, PerBlockCastConfig &config) {
-  if (!ctx)
-    return invalid(op, "ctx is null");
-  Status s = checkTensor(op, "x", x, 2);
-  if (!s.isOk())
-    return s;
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  if (!args.tensor("x", x, {"M", "K"}, {TK_BF16, TK_F32}, Layout::Contiguous))
+    return args.status();
   if (!block)
     return invalid(op, "block_size is null");
   if ((block[0] != 32 && block[0] != 128) || (block[1] != 32 && block[1] != 128))
@@ -41,10 +41,6 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, tk_form
     return invalid(op, "unknown flag bits " + std::to_string(flags));
   if ((flags & TK_PACKED_UE8M0) && !((flags & TK_SF_COL_MAJOR) && (flags & TK_ROUND_SF)))
     return invalid(op, "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR and TK_ROUND_SF");
-  if (x->dtype != TK_BF16 && x->dtype != TK_F32)
-    return invalid(op, std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype));
-  if (!isContiguous(x))
-    return invalid(op, "x must be contiguous");
   if (x->shape[1] % 64)
     return invalid(op, "the row width must be a multiple of 64, got " + std::to_string(x->shape[1]));
   // Valid per the spec, not built yet (they land with the rest of the quant family).
@@ -62,13 +58,11 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, tk_form
 /// out: (M, K) e4m3, or (M, K / 2) i8 holding two e2m1 codes per byte.
 Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, PerBlockCastConfig &config) {
   const bool fp4 = config.out == Format::E2M1;
-  Status s = checkTensor(op, "out", out, 2);
-  if (!s.isOk() || !(s = checkDtype(op, "out", out, fp4 ? TK_I8 : TK_F8_E4M3)).isOk())
-    return s;
-  const int64_t m = x->shape[0], k = fp4 ? x->shape[1] / 2 : x->shape[1];
-  if (out->shape[0] != m || out->shape[1] != k || !isContiguous(out))
-    return invalid(op, "out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor" +
-                           (fp4 ? " (two e2m1 codes per byte)" : ""));
+  Arguments args(op);
+  args.define("M", x->shape[0], "x's rows");
+  args.define("Kout", fp4 ? x->shape[1] / 2 : x->shape[1], fp4 ? "K / 2: two e2m1 codes per byte" : "K");
+  if (!args.tensor("out", out, {"M", "Kout"}, {fp4 ? TK_I8 : TK_F8_E4M3}, Layout::Contiguous))
+    return args.status();
   config.outAlignBytes = alignmentOf(out, 1);
   return Status::ok();
 }

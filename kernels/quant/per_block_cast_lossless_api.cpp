@@ -1,5 +1,6 @@
 //===- per_block_cast_lossless_api.cpp - tk_per_block_cast_lossless (4.9) -===//
 #include "kernels/common/first_nonzero.h"
+#include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
@@ -25,17 +26,14 @@ std::string pair(int64_t a, int64_t b) { return "(" + std::to_string(a) + ", " +
 Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const int32_t *inBlock, tk_format fmt,
                 const int32_t *outBlock, uint32_t flags, const tk_tensor *out, const tk_tensor *outSf,
                 PerBlockLosslessConfig &c, tk_tensor &packedIn, tk_tensor &packedOut) {
-  if (!ctx)
-    return invalid("ctx is null");
-  Status s = checkTensor(op, "x", x, 2);
-  if (s.isOk())
-    s = checkTensor(op, "x_sf", xSf, 2);
-  if (s.isOk())
-    s = checkTensor(op, "out", out, 2);
-  if (s.isOk())
-    s = checkTensor(op, "out_sf", outSf, 2);
-  if (!s.isOk())
-    return s;
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  // x: packed e2m1, two codes per byte; out: e4m3 of the logical width K = 2 Kx.
+  args.tensor("x", x, {"M", "Kx"}, {TK_I8}, Layout::Contiguous);
+  args.tensor("x_sf", xSf, {"Mb", "Kb"}, {TK_F32, TK_I32});
+  if (!args.ok())
+    return args.status();
+  Status s = Status::ok();
   if (!inBlock || !outBlock)
     return invalid(std::string(inBlock ? "out_block_size" : "x_block_size") + " is null");
   if (fmt != TK_FORMAT_E4M3)
@@ -44,10 +42,6 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const 
     return invalid("unknown flag bits " + std::to_string(flags));
   if ((flags & TK_PACKED_UE8M0) && !(flags & TK_SF_COL_MAJOR))
     return invalid("TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR");
-  if (x->dtype != TK_I8)
-    return invalid(std::string("x must be i8 (packed e2m1, two codes per byte), got ") + dtypeName(x->dtype));
-  if (!isContiguous(x))
-    return invalid("x must be contiguous");
   const int64_t m = x->shape[0], k = 2 * x->shape[1];
   const int64_t bIn = inBlock[0], gIn = inBlock[1], bOut = outBlock[0], gOut = outBlock[1];
   if (k % 32)
@@ -65,24 +59,18 @@ Status validate(tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const 
                                pair(bIn, gIn) + ", out_block_size " + pair(bOut, gOut) +
                                ") are not supported: a reduction group along the rows must divide the rows a "
                                "thread layout covers");
+  args.define("K", k, "twice x's width: two e2m1 codes per byte");
+  if (!args.tensor("out", out, {"M", "K"}, {TK_F8_E4M3}, Layout::Contiguous))
+    return args.status();
   if (xSf->dtype == TK_I32) { // packed UE8M0 words, column-major (quant.md 3.3)
     if (!(s = packedSfView(op, "x_sf", xSf, ceilDiv(m, bIn), ceilDiv(k, gIn), packedIn, /*anyWordStride=*/true))
              .isOk())
       return s;
     c.inPackedSf = true;
-  } else if (xSf->dtype != TK_F32) {
-    return invalid(std::string("x_sf must be f32 or i32 (packed UE8M0), got ") + dtypeName(xSf->dtype));
   } else if (xSf->shape[0] != ceilDiv(m, bIn) || xSf->shape[1] != ceilDiv(k, gIn)) {
     return invalid("x_sf must have shape " + pair(ceilDiv(m, bIn), ceilDiv(k, gIn)) + ", got " +
                    pair(xSf->shape[0], xSf->shape[1]));
-  } else if (xSf->strides[0] < 0 || xSf->strides[1] < 0) {
-    return invalid("x_sf strides must not be negative");
   }
-  if ((s = checkDtype(op, "out", out, TK_F8_E4M3)).isOk() &&
-      (out->shape[0] != m || out->shape[1] != k || !isContiguous(out)))
-    return invalid("out must be a contiguous " + pair(m, k) + " tensor");
-  if (!s.isOk())
-    return s;
   if (!(s = outSfView(op, "out_sf", outSf, ceilDiv(m, bOut), ceilDiv(k, gOut), flags, packedOut)).isOk())
     return s;
   c.outPackedSf = flags & TK_PACKED_UE8M0;

@@ -2,6 +2,7 @@
 //
 // quant.md 4.13 and 4.15: checks, config, launch.
 //===----------------------------------------------------------------------===//
+#include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/registry.h"
 #include "kernels/quant/per_channel_cast.h"
@@ -37,34 +38,22 @@ Status checkOptions(const char *op, tk_format fmt, uint32_t flags, int32_t b, bo
 }
 
 /// out e4m3 (rows, k), or (k, rows) `transposed`, and out_sf f32
-/// (ceil(rows / b), k), both contiguous; `note` explains rows in messages.
+/// (ceil(rows / b), k), both contiguous; `rowsMeaning` says where rows come from.
 Status checkOutputs(const char *op, const tk_tensor *out, const tk_tensor *sf, int64_t rows, int64_t k, int64_t b,
-                    bool transposed, const std::string &note = "") {
-  Status s = checkTensor(op, "out", out, 2);
-  if (s.isOk())
-    s = checkTensor(op, "out_sf", sf, 2);
-  if (s.isOk())
-    s = checkDtype(op, "out", out, TK_F8_E4M3);
-  if (s.isOk())
-    s = checkDtype(op, "out_sf", sf, TK_F32);
-  if (!s.isOk())
-    return s;
-  const int64_t o0 = transposed ? k : rows, o1 = transposed ? rows : k, sfRows = (rows + b - 1) / b;
-  if (out->shape[0] != o0 || out->shape[1] != o1 || !isContiguous(out))
-    return invalid(op, "out must be a contiguous (" + std::to_string(o0) + ", " + std::to_string(o1) + ") tensor" +
-                           note);
-  if (sf->shape[0] != sfRows || sf->shape[1] != k || !isContiguous(sf))
-    return invalid(op, "out_sf must be a contiguous (" + std::to_string(sfRows) + ", " + std::to_string(k) +
-                           ") tensor");
-  return Status::ok();
+                    bool transposed, const std::string &rowsMeaning = "x's rows") {
+  Arguments args(op);
+  args.define("R", rows, rowsMeaning);
+  args.define("K", k, "the columns cast");
+  args.define("Rb", (rows + b - 1) / b, "ceil(R / num_per_tokens)");
+  args.tensor("out", out, transposed ? std::vector<Extent>{"K", "R"} : std::vector<Extent>{"R", "K"}, {TK_F8_E4M3},
+              Layout::Contiguous);
+  args.tensor("out_sf", sf, {"Rb", "K"}, {TK_F32}, Layout::Contiguous);
+  return args.status();
 }
 
 /// A per-token quantized x (quant.md 4.14): e4m3 (N, K), K % 128 == 0, with
 /// fp32 multipliers x_sf (N, K / 128) contiguous and num_per_channels = 128.
 Status checkQuantizedX(const char *op, const tk_tensor *x, const tk_tensor *xSf, int32_t perChannels) {
-  Status s = checkTensor(op, "x_sf", xSf, 2);
-  if (!s.isOk())
-    return s;
   if (x->dtype != TK_F8_E4M3)
     return invalid(op, std::string("a quantized x (with x_sf) must be e4m3, got ") + dtypeName(x->dtype));
   if (perChannels != 128)
@@ -72,11 +61,11 @@ Status checkQuantizedX(const char *op, const tk_tensor *x, const tk_tensor *xSf,
   const int64_t n = x->shape[0], k = x->shape[1];
   if (k % 128)
     return invalid(op, "a quantized x needs a multiple of 128 columns, got " + std::to_string(k));
-  if (xSf->dtype != TK_F32 || xSf->shape[0] != n || xSf->shape[1] != k / 128 || !isContiguous(xSf))
-    return invalid(op, "x_sf must be a contiguous f32 (" + std::to_string(n) + ", " + std::to_string(k / 128) +
-                           ") tensor, got " + dtypeName(xSf->dtype) + " (" + std::to_string(xSf->shape[0]) + ", " +
-                           std::to_string(xSf->shape[1]) + ")");
-  return Status::ok();
+  Arguments args(op);
+  args.define("N", n, "x's rows");
+  args.define("Kq", k / 128, "K / 128");
+  args.tensor("x_sf", xSf, {"N", "Kq"}, {TK_F32}, Layout::Contiguous);
+  return args.status();
 }
 
 /// `x` is the (M, K) input as the cast sees it (for SwiGLU: a stand-in of
@@ -84,22 +73,15 @@ Status checkQuantizedX(const char *op, const tk_tensor *x, const tk_tensor *xSf,
 Status validate(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t b, uint32_t flags,
                 const tk_tensor *out, const tk_tensor *sf, bool transposed, PerChannelCastConfig &config,
                 bool anyBlock = false) {
-  if (!ctx)
-    return invalid(op, "ctx is null");
-  Status s = checkTensor(op, "x", x, 2);
-  if (s.isOk())
-    s = checkTensor(op, "out", out, 2);
-  if (s.isOk())
-    s = checkTensor(op, "out_sf", sf, 2);
-  if (s.isOk())
-    s = checkOptions(op, fmt, flags, b, transposed || anyBlock);
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("x", x, {"M", "K"}, transposed ? std::vector<tk_dtype>{TK_BF16} : std::vector<tk_dtype>{TK_BF16, TK_F32},
+              Layout::Contiguous);
+  if (!args.ok())
+    return args.status();
+  Status s = checkOptions(op, fmt, flags, b, transposed || anyBlock);
   if (!s.isOk())
     return s;
-  if (transposed ? x->dtype != TK_BF16 : (x->dtype != TK_BF16 && x->dtype != TK_F32))
-    return invalid(op, std::string("x must be ") + (transposed ? "bf16" : "bf16 or f32") + ", got " +
-                           dtypeName(x->dtype));
-  if (!isContiguous(x))
-    return invalid(op, "x must be contiguous");
   const int64_t m = x->shape[0], k = x->shape[1];
   if (m % 128 || k % 64)
     return invalid(op, "x must have a multiple of 128 rows and of 64 columns, got (" + std::to_string(m) + ", " +
@@ -132,24 +114,20 @@ tk_status run(const char *op, tk_context ctx, const tk_tensor *x, tk_format fmt,
 Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, tk_format fmt, int32_t b,
                  uint32_t flags, int32_t perChannels, const tk_tensor *pos, tk_tensor *out, tk_tensor *sf,
                  tk_stream stream) {
-  if (!ctx)
-    return invalid(op, "ctx is null");
-  Status s = checkTensor(op, "x", x, 2);
-  if (s.isOk())
-    s = checkTensor(op, "pos_to_token", pos, 1);
-  if (s.isOk())
-    s = checkDtype(op, "pos_to_token", pos, TK_I32);
-  if (s.isOk())
-    s = checkOptions(op, fmt, flags, b, /*anyBlock=*/false);
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  // A plain x is bf16 or f32; a quantized one (with x_sf) e4m3.
+  args.tensor("x", x, {"N", "K"}, xSf ? std::vector<tk_dtype>{TK_F8_E4M3} : std::vector<tk_dtype>{TK_BF16, TK_F32},
+              Layout::Contiguous);
+  args.tensor("pos_to_token", pos, {"N_out"}, {TK_I32}, Layout::Contiguous);
+  if (!args.ok())
+    return args.status();
+  Status s = checkOptions(op, fmt, flags, b, /*anyBlock=*/false);
   if (!s.isOk())
     return s;
   const int64_t n = x->shape[0], k = x->shape[1], nOut = pos->shape[0];
-  if (nOut > 1 && pos->strides[0] != 1)
-    return invalid(op, "pos_to_token must be contiguous");
   if (nOut % 16)
     return invalid(op, "pos_to_token's length (N_out) must be a multiple of 16, got " + std::to_string(nOut));
-  if (!isContiguous(x))
-    return invalid(op, "x must be contiguous");
   PerChannelCastConfig config;
   if (xSf) {
     if (!(s = checkQuantizedX(op, x, xSf, perChannels)).isOk())
@@ -159,13 +137,11 @@ Status runGather(const char *op, tk_context ctx, const tk_tensor *x, const tk_te
     if (perChannels != 0)
       return invalid(op, "num_per_channels is for a quantized x (with x_sf); pass 0, got " +
                              std::to_string(perChannels));
-    if (x->dtype != TK_BF16 && x->dtype != TK_F32)
-      return invalid(op, std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype));
     config.in = x->dtype == TK_BF16 ? tk::dsl::DType::BF16 : tk::dsl::DType::F32;
   }
   if (k % 64)
     return invalid(op, "x must have a multiple of 64 columns, got " + std::to_string(k));
-  if (!(s = checkOutputs(op, out, sf, nOut, k, 128, false, " (N_out = len(pos_to_token))")).isOk())
+  if (!(s = checkOutputs(op, out, sf, nOut, k, 128, false, "N_out = len(pos_to_token)")).isOk())
     return s;
   config.hidden = k;
   config.blockM = 128;
@@ -230,7 +206,10 @@ static tk_status tk_per_channel_cast_fused_unguarded(tk_context ctx, const tk_te
     return run(op, ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream, false);
   }
   // A quantized x: check it as an e4m3 tensor, then the shared checks on a bf16 stand-in.
-  Status s = ctx ? checkTensor(op, "x", x, 2) : invalid(op, "ctx is null");
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("x", x, {"N", "K"}, {TK_F8_E4M3}, Layout::Contiguous);
+  Status s = args.status();
   if (s.isOk())
     s = checkQuantizedX(op, x, x_sf, num_per_channels);
   if (!s.isOk())
@@ -263,9 +242,12 @@ static tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose_unguarded(
     tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens, uint32_t flags,
     int32_t without_transpose, const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   const char *op = "tk_swiglu_forward_and_per_channel_cast_and_transpose";
-  Status s = ctx ? checkTensor(op, "x", x, 2) : invalid(op, "ctx is null");
-  if (!s.isOk())
-    return tk::runtime::report(s);
+  Arguments args(op); // x: (gate | linear) halves of H columns each
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("x", x, {"M", "2H"}, {TK_BF16}, Layout::Contiguous);
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  Status s = Status::ok();
   if (x->shape[1] % 128)
     return tk::runtime::report(invalid(op, "x holds (gate | linear) halves of H columns each, H % 64 == 0, so its "
                                            "column count must be a multiple of 128, got " +
@@ -277,16 +259,13 @@ static tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose_unguarded(
                                                std::to_string(*swiglu_clamp_value)));
   tk_tensor standIn = *x; // the (M, H) activation that is cast
   standIn.shape[1] = x->shape[1] / 2;
-  if (x->dtype == TK_BF16 && isContiguous(x))
-    standIn.strides[0] = standIn.shape[1], standIn.strides[1] = 1;
+  standIn.strides[0] = standIn.shape[1], standIn.strides[1] = 1;
   PerChannelCastConfig config;
   const bool transposed = without_transpose == 0;
   if (!(s = validate(op, ctx, &standIn, fmt, num_per_tokens, flags, out, out_sf, transposed, config,
                      /*anyBlock=*/true))
            .isOk())
     return tk::runtime::report(s);
-  if (x->dtype != TK_BF16)
-    return tk::runtime::report(invalid(op, std::string("x must be bf16, got ") + dtypeName(x->dtype)));
   config.swiglu = true;
   if (swiglu_clamp_value)
     config.clamp = *swiglu_clamp_value;

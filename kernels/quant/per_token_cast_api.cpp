@@ -3,6 +3,7 @@
 // tk_per_token_cast (quant.md 4.1), tk_per_token_cast_with_sf_only (4.3) and
 // tk_per_token_cast_with_precomputed_sf (4.4): checks, config, launch.
 //===----------------------------------------------------------------------===//
+#include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
@@ -22,11 +23,16 @@ Status invalid(const char *op, const std::string &what) { return Status::invalid
 Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const tk_tensor *xSf, const int32_t *xBlock,
                      tk_format fmt, int32_t g, uint32_t flags, bool allowWholeRowGroup, PerTokenCastConfig &config,
                      tk_tensor &packedIn) {
-  if (!ctx)
-    return invalid(op, "ctx is null");
-  Status s = checkTensor(op, "x", x, 2);
-  if (!s.isOk())
-    return s;
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  // Plain x is bf16 or f32; a quantized one (with x_sf) e4m3 or packed e2m1 (i8).
+  args.tensor("x", x, {"M", "Kx"},
+              xSf ? std::vector<tk_dtype>{TK_F8_E4M3, TK_I8} : std::vector<tk_dtype>{TK_BF16, TK_F32},
+              Layout::UnitInnerStride);
+  args.tensor("x_sf", xSf, {"Mb", "Kb"}, {TK_F32, TK_I32}, Layout::Strided, /*optional=*/true);
+  if (!args.ok())
+    return args.status();
+  Status s = Status::ok();
   if (fmt != TK_FORMAT_E4M3 && fmt != TK_FORMAT_E2M1 && fmt != TK_FORMAT_E5M6)
     return invalid(op, "fmt must be TK_FORMAT_E4M3, TK_FORMAT_E2M1 or TK_FORMAT_E5M6");
   if (flags & ~(uint32_t)(TK_SF_COL_MAJOR | TK_ROUND_SF | TK_PACKED_UE8M0))
@@ -38,16 +44,7 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
   // The logical width: packed FP4 input holds two values per byte (quant.md 4.2).
   const bool fp4In = xSf && x->dtype == TK_I8;
   const int64_t m = x->shape[0], stored = x->shape[1], k = fp4In ? 2 * stored : stored;
-  if (!xSf && x->dtype != TK_BF16 && x->dtype != TK_F32)
-    return invalid(op, std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype) +
-                           " (quantized inputs come with x_sf)");
   if (xSf) {
-    if (x->dtype != TK_F8_E4M3 && x->dtype != TK_I8)
-      return invalid(op, std::string("a quantized x must be e4m3 or i8 (packed e2m1), got ") + dtypeName(x->dtype));
-    if (!(s = checkTensor(op, "x_sf", xSf, 2)).isOk())
-      return s;
-    if (xSf->dtype != TK_F32 && xSf->dtype != TK_I32)
-      return invalid(op, std::string("x_sf must be f32 or i32 (packed UE8M0), got ") + dtypeName(xSf->dtype));
     if (xBlock[0] <= 0 || xBlock[1] <= 0)
       return invalid(op, "x_block_size must be positive, got (" + std::to_string(xBlock[0]) + ", " +
                              std::to_string(xBlock[1]) + ")");
@@ -63,16 +60,12 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
       return invalid(op, "x_sf must have shape (" + std::to_string(ceilDiv(m, xBlock[0])) + ", " +
                              std::to_string(ceilDiv(k, xBlock[1])) + "), got (" + std::to_string(xSf->shape[0]) +
                              ", " + std::to_string(xSf->shape[1]) + ")");
-    if (xSf->strides[0] < 0 || xSf->strides[1] < 0)
-      return invalid(op, "x_sf strides must not be negative");
   }
   bool groupOk = g == 16 || g == 32 || g == 64 || g == 128 || (g == k && k > 0 && k % 64 == 0 && allowWholeRowGroup);
   if (!groupOk)
     return invalid(op, "num_per_channels must be 16, 32, 64, 128" +
                            std::string(allowWholeRowGroup ? ", or the hidden size when it is a multiple of 64" : "") +
                            "; got " + std::to_string(g) + " for hidden size " + std::to_string(k));
-  if (x->strides[1] != 1 && stored > 1)
-    return invalid(op, "x needs a unit column stride, got " + std::to_string(x->strides[1]));
   if (x->strides[0] < stored && m > 1)
     return invalid(op, "x row stride " + std::to_string(x->strides[0]) + " is smaller than the row width " +
                            std::to_string(stored));
@@ -117,13 +110,12 @@ Status validateInput(const char *op, tk_context ctx, const tk_tensor *x, const t
 /// (M, 3 K / 2) u8 holding 8 e5m6 codes per 3 words.
 Status validateOut(const char *op, const tk_tensor *x, const tk_tensor *out, PerTokenCastConfig &config) {
   const bool fp4 = config.out == Format::E2M1, e5m6 = config.out == Format::E5M6;
-  Status s = checkTensor(op, "out", out, 2);
-  if (!s.isOk() || !(s = checkDtype(op, "out", out, fp4 ? TK_I8 : e5m6 ? TK_U8 : TK_F8_E4M3)).isOk())
-    return s;
-  const int64_t m = x->shape[0], k = fp4 ? config.hidden / 2 : e5m6 ? config.hidden / 2 * 3 : config.hidden;
-  if (out->shape[0] != m || out->shape[1] != k || !isContiguous(out))
-    return invalid(op, "out must be a contiguous (" + std::to_string(m) + ", " + std::to_string(k) + ") tensor" +
-                           (fp4 ? " (two e2m1 codes per byte)" : e5m6 ? " (8 e5m6 codes per 12 bytes)" : ""));
+  Arguments args(op);
+  args.define("M", x->shape[0], "x's rows");
+  args.define("Kout", fp4 ? config.hidden / 2 : e5m6 ? config.hidden / 2 * 3 : config.hidden,
+              fp4 ? "K / 2: two e2m1 codes per byte" : e5m6 ? "K x 3/2: 8 e5m6 codes per 12 bytes" : "K");
+  if (!args.tensor("out", out, {"M", "Kout"}, {fp4 ? TK_I8 : e5m6 ? TK_U8 : TK_F8_E4M3}, Layout::Contiguous))
+    return args.status();
   config.outAlignBytes = alignmentOf(out, 1);
   return Status::ok();
 }
@@ -204,21 +196,16 @@ static tk_status tk_per_token_cast_with_precomputed_sf_unguarded(tk_context ctx,
   Status s = validateInput(op, ctx, x, nullptr, nullptr, fmt, num_per_channels, flags, false, config, packedIn);
   if (s.isOk())
     s = validateOut(op, x, out, config);
-  if (s.isOk())
-    s = checkTensor(op, "sf", sf, 2);
-  if (s.isOk())
-    s = checkDtype(op, "sf", sf, TK_F32);
   if (!s.isOk())
     return tk::runtime::report(s);
-  const int64_t m = x->shape[0], kb = ceilDiv(x->shape[1], num_per_channels);
-  if (sf->shape[0] != m || sf->shape[1] != kb)
-    return tk::runtime::report(invalid(op, "sf must have shape (" + std::to_string(m) + ", " + std::to_string(kb) +
-                                               "), got (" + std::to_string(sf->shape[0]) + ", " +
-                                               std::to_string(sf->shape[1]) + ")"));
-  if ((sf->strides[1] != 1 && kb > 1) || (sf->strides[0] < kb && m > 1))
-    return tk::runtime::report(invalid(op, "sf must be row-major with a unit column stride, got strides (" +
-                                               std::to_string(sf->strides[0]) + ", " +
-                                               std::to_string(sf->strides[1]) + ")"));
+  Arguments args(op); // sf: one row-major fp32 scale per (row, group)
+  args.define("M", x->shape[0], "x's rows");
+  args.define("Kb", ceilDiv(x->shape[1], num_per_channels), "ceil(K / num_per_channels)");
+  if (!args.tensor("sf", sf, {"M", "Kb"}, {TK_F32}, Layout::UnitInnerStride) ||
+      !args.require(sf->strides[0] >= args["Kb"] || args["M"] <= 1,
+                    "sf rows must not overlap: row stride " + std::to_string(sf->strides[0]) + " is below " +
+                        std::to_string(args["Kb"])))
+    return tk::runtime::report(args.status());
   config.mode = PerTokenMode::PrecomputedSf;
   config.roundSf = false; // ignored by this operator (spec 4.4)
   return launch(ctx, config, x, {x, sf, out}, stream);

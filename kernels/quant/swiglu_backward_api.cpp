@@ -3,6 +3,7 @@
 // quant.md 4.18: checks, configs, two launches on the caller's stream (the
 // per-chunk kernel, then weight_grad per slot from the chunks' dot products).
 //===----------------------------------------------------------------------===//
+#include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/registry.h"
 #include "kernels/quant/swiglu_backward.h"
@@ -50,24 +51,6 @@ Status rowsView(const char *name, const tk_tensor *t, tk_dtype dtype, tk_tensor 
   return Status::ok();
 }
 
-Status exact(const char *name, const tk_tensor *t, tk_dtype dtype, std::vector<int64_t> shape) {
-  Status s = checkTensor(kOp, name, t, (int)shape.size());
-  if (s.isOk())
-    s = checkDtype(kOp, name, t, dtype);
-  if (!s.isOk())
-    return s;
-  bool same = true;
-  for (size_t i = 0; i < shape.size(); ++i)
-    same = same && t->shape[i] == shape[i];
-  if (!same || !isContiguous(t)) {
-    std::string want = "(";
-    for (size_t i = 0; i < shape.size(); ++i)
-      want += (i ? ", " : "") + std::to_string(shape[i]);
-    return invalid(std::string(name) + " must be a contiguous " + want + ") tensor, got " + shapeOf(t));
-  }
-  return Status::ok();
-}
-
 } // namespace
 
 static tk_status tk_swiglu_backward_and_per_token_cast_unguarded(
@@ -97,25 +80,31 @@ static tk_status tk_swiglu_backward_and_per_token_cast_unguarded(
   if (xv.shape[1] % (2 * g))
     return report(invalid("x has 2H columns with H a multiple of num_per_channels = " + std::to_string(g) +
                           ", got " + std::to_string(xv.shape[1])));
-  if (!(s = exact("x_sf", x_sf, TK_F32, {n, 2 * h / g})).isOk())
-    return report(s);
+  // The contract of the other tensors: per row of x (N of them, 2H columns)
+  // and per (token, slot) (T, k) of the routing.
+  Arguments args(kOp);
+  args.define("N", n, "x's rows");
+  args.define("2H", 2 * h, "x's columns");
+  args.define("H", h, "x's columns / 2");
+  args.define("S", 2 * h / g, "2H / num_per_channels");
+  if (!args.tensor("x_sf", x_sf, {"N", "S"}, {TK_F32}, Layout::Contiguous))
+    return report(args.status());
   if (!(s = rowsView("grad_out", grad_out, TK_BF16, gv)).isOk())
     return report(s);
   if (gv.shape[0] != n || gv.shape[1] != h)
     return report(invalid("grad_out must be viewable as (" + std::to_string(n) + ", " + std::to_string(h) +
                           "), got " + shapeOf(grad_out)));
-  if (!weight || (s = checkTensor(kOp, "weight", weight, 2)).isOk() == false)
-    return report(weight ? s : invalid("weight is null"));
-  const int64_t t = weight->shape[0], topk = weight->shape[1];
-  if (!(s = exact("weight", weight, TK_F32, {t, topk})).isOk() ||
-      !(s = exact("pos_to_token_topk", pos_to_token_topk, TK_I32, {n})).isOk() ||
-      !(s = exact("token_topk_to_pos", token_topk_to_pos, TK_I32, {t, topk})).isOk() ||
-      !(s = exact("out", out, TK_BF16, {n, h})).isOk() ||
-      !(s = exact("x_grad_fp8", x_grad_fp8, TK_F8_E4M3, {n, 2 * h})).isOk() ||
-      !(s = exact("x_grad_sf", x_grad_sf, TK_F32, {n, 2 * h / g})).isOk() ||
-      !(s = exact("x_grad", x_grad, TK_BF16, {n, 2 * h})).isOk() ||
-      !(s = exact("weight_grad", weight_grad, TK_F32, {t, topk})).isOk())
-    return report(s);
+  args.tensor("weight", weight, {"T", "k"}, {TK_F32}, Layout::Contiguous);
+  args.tensor("pos_to_token_topk", pos_to_token_topk, {"N"}, {TK_I32}, Layout::Contiguous);
+  args.tensor("token_topk_to_pos", token_topk_to_pos, {"T", "k"}, {TK_I32}, Layout::Contiguous);
+  args.tensor("out", out, {"N", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("x_grad_fp8", x_grad_fp8, {"N", "2H"}, {TK_F8_E4M3}, Layout::Contiguous);
+  args.tensor("x_grad_sf", x_grad_sf, {"N", "S"}, {TK_F32}, Layout::Contiguous);
+  args.tensor("x_grad", x_grad, {"N", "2H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("weight_grad", weight_grad, {"T", "k"}, {TK_F32}, Layout::Contiguous);
+  if (!args.ok())
+    return report(args.status());
+  const int64_t t = args["T"], topk = args["k"];
   // The kernels' flat and (rows, 1) views of the index and weight tensors.
   tk_tensor topkView = columnView(pos_to_token_topk), weightFlat = flatView(weight);
   tk_tensor ttpView = columnView(token_topk_to_pos), gradSlots = columnView(weight_grad);

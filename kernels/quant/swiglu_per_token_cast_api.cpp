@@ -4,6 +4,7 @@
 // the kernel as (N, 1) views, topk_weights as its flat (T k) view and
 // clamped_count as (1, 3).
 //===----------------------------------------------------------------------===//
+#include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
@@ -22,20 +23,6 @@ const char *kOp = "tk_swiglu_forward_and_per_token_cast";
 
 Status invalid(const std::string &what) { return Status::invalid(std::string(kOp) + ": " + what); }
 
-/// A 1-D int32 (N) index tensor as the (N, 1) view the kernel reads.
-Status rowIndex(const char *name, const tk_tensor *t, int64_t n, tk_tensor &view) {
-  Status s = checkTensor(kOp, name, t, 1);
-  if (s.isOk())
-    s = checkDtype(kOp, name, t, TK_I32);
-  if (!s.isOk())
-    return s;
-  if (t->shape[0] != n || (n > 1 && t->strides[0] != 1))
-    return invalid(std::string(name) + " must be a contiguous (" + std::to_string(n) + ") tensor, got (" +
-                   std::to_string(t->shape[0]) + ") with stride " + std::to_string(t->strides[0]));
-  view = columnView(t);
-  return Status::ok();
-}
-
 } // namespace
 
 static tk_status tk_swiglu_forward_and_per_token_cast_unguarded(
@@ -43,17 +30,17 @@ static tk_status tk_swiglu_forward_and_per_token_cast_unguarded(
     const tk_tensor *topk_weights, const tk_tensor *pos_to_expert, uint32_t flags, const float *swiglu_clamp_value,
     tk_tensor *clamped_count, const float *sf_clamp_min, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
   auto report = [](const Status &s) { return tk::runtime::report(s); };
-  if (!ctx)
-    return report(invalid("ctx is null"));
-  Status s = checkTensor(kOp, "x", x, 2);
-  if (!s.isOk())
-    return report(s);
+  // The contract: x (N, 2H) holds (gate | linear) halves; the routing
+  // tensors are per row (pos_to_token_topk, pos_to_expert: (N), int32) or
+  // per (token, slot) (topk_weights (T, k) fp32); out (N, H) e4m3.
+  Arguments args(kOp);
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("x", x, {"N", "2H"}, {TK_BF16, TK_F32}, Layout::Contiguous);
+  if (!args.ok())
+    return report(args.status());
+  Status s = Status::ok();
   if (fmt != TK_FORMAT_E4M3)
     return report(invalid("fmt must be TK_FORMAT_E4M3"));
-  if (x->dtype != TK_BF16 && x->dtype != TK_F32)
-    return report(invalid(std::string("x must be bf16 or f32, got ") + dtypeName(x->dtype)));
-  if (!isContiguous(x))
-    return report(invalid("x must be contiguous"));
   const int64_t n = x->shape[0], h = x->shape[1] / 2;
   if (x->shape[1] % 256)
     return report(invalid("x holds (gate | linear) halves of H columns, H % 128 == 0: its column count must be a "
@@ -95,31 +82,27 @@ static tk_status tk_swiglu_forward_and_per_token_cast_unguarded(
     config.clamp = *swiglu_clamp_value;
   std::vector<const tk_tensor *> tensors = {x};
   tk_tensor topkView{}, weightsView{}, expertView{}, countsView{}, packed{};
+  args.define("H", h, "x's columns / 2");
+  if (args.tensor("pos_to_token_topk", pos_to_token_topk, {"N"}, {TK_I32}, Layout::Contiguous, /*optional=*/true))
+    args.tensor("topk_weights", topk_weights, {"T", "k"}, {TK_F32}, Layout::Contiguous);
+  args.tensor("pos_to_expert", pos_to_expert, {"N"}, {TK_I32}, Layout::Contiguous, /*optional=*/true);
+  args.tensor("clamped_count", clamped_count, {3}, {TK_I64}, Layout::Contiguous, /*optional=*/true);
+  args.tensor("out", out, {"N", "H"}, {TK_F8_E4M3}, Layout::Contiguous);
+  if (!args.ok())
+    return report(args.status());
   if (pos_to_token_topk) {
-    if (!(s = rowIndex("pos_to_token_topk", pos_to_token_topk, n, topkView)).isOk())
-      return report(s);
-    if (!(s = checkTensor(kOp, "topk_weights", topk_weights, 2)).isOk() ||
-        !(s = checkDtype(kOp, "topk_weights", topk_weights, TK_F32)).isOk())
-      return report(s);
-    if (!isContiguous(topk_weights))
-      return report(invalid("topk_weights must be a contiguous (T, k) tensor"));
+    topkView = columnView(pos_to_token_topk); // (N, 1): one index per row of a tile
     weightsView = flatView(topk_weights); // (T k)
     config.weights = true;
     tensors.push_back(&topkView);
     tensors.push_back(&weightsView);
   }
   if (pos_to_expert) {
-    if (!(s = rowIndex("pos_to_expert", pos_to_expert, n, expertView)).isOk())
-      return report(s);
+    expertView = columnView(pos_to_expert);
     config.expertMask = true;
     tensors.push_back(&expertView);
   }
   if (clamped_count) {
-    if (!(s = checkTensor(kOp, "clamped_count", clamped_count, 1)).isOk() ||
-        !(s = checkDtype(kOp, "clamped_count", clamped_count, TK_I64)).isOk())
-      return report(s);
-    if (clamped_count->shape[0] != 3 || clamped_count->strides[0] != 1)
-      return report(invalid("clamped_count must be a contiguous (3) tensor"));
     countsView = flatView(clamped_count); // as the kernel's (1, 3) row
     countsView.ndim = 2;
     countsView.shape[0] = 1, countsView.shape[1] = 3;
@@ -127,10 +110,6 @@ static tk_status tk_swiglu_forward_and_per_token_cast_unguarded(
     config.countClamps = true;
     tensors.push_back(&countsView);
   }
-  if (!(s = checkTensor(kOp, "out", out, 2)).isOk() || !(s = checkDtype(kOp, "out", out, TK_F8_E4M3)).isOk())
-    return report(s);
-  if (out->shape[0] != n || out->shape[1] != h || !isContiguous(out))
-    return report(invalid("out must be a contiguous (" + std::to_string(n) + ", " + std::to_string(h) + ") tensor"));
   if (!(s = outSfView(kOp, "out_sf", out_sf, n, ceilDiv(h, g), flags, packed)).isOk())
     return report(s);
   config.xAlignBytes = alignmentOf(x, x->dtype == TK_BF16 ? 2 : 4);

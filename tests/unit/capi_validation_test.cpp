@@ -81,7 +81,7 @@ TEST_F(Validation, DtypesAndShapes) {
   expectRejected([](Call &c) { c.sf.dtype = TK_BF16; }, TK_ERROR_INVALID_ARGUMENT, "out_sf must be f32");
   expectRejected([](Call &c) { c.x.ndim = 3; }, TK_ERROR_INVALID_ARGUMENT, "x must have 2 dimensions, got 3");
   expectRejected([](Call &c) { c.out = tensor(TK_F8_E4M3, {64, 7040}); }, TK_ERROR_INVALID_ARGUMENT,
-                 "out must be a contiguous (64, 7168) tensor");
+                 "out has shape (64, 7040); the contract is (M, Kout) with Kout = 7168 (K)");
   expectRejected([](Call &c) { c.sf = tensor(TK_F32, {64, 57}); }, TK_ERROR_INVALID_ARGUMENT,
                  "out_sf must have shape (64, 56), got (64, 57)");
   expectRejected([](Call &c) { c.x.shape[0] = -1; }, TK_ERROR_INVALID_ARGUMENT, "negative size");
@@ -101,7 +101,7 @@ TEST_F(Validation, GroupSizes) {
 }
 
 TEST_F(Validation, Strides) {
-  expectRejected([](Call &c) { c.x.strides[1] = 2; }, TK_ERROR_INVALID_ARGUMENT, "x needs a unit column stride");
+  expectRejected([](Call &c) { c.x.strides[1] = 2; }, TK_ERROR_INVALID_ARGUMENT, "x needs a unit innermost stride, got 2");
   expectRejected([](Call &c) { c.x.strides[0] = 100; }, TK_ERROR_INVALID_ARGUMENT,
                  "row stride 100 is smaller than the row width 7168");
   expectRejected([](Call &c) { c.sf.strides[0] = 1; }, TK_ERROR_INVALID_ARGUMENT,
@@ -136,7 +136,7 @@ TEST_F(Validation, FlagsAndFormats) {
         c.fmt = TK_FORMAT_E2M1;
         c.out = tensor(TK_I8, {64, 7168});
       },
-      TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (64, 3584) tensor (two e2m1 codes per byte)");
+      TK_ERROR_INVALID_ARGUMENT, "out has shape (64, 7168); the contract is (M, Kout) with Kout = 3584 (K / 2: two e2m1 codes per byte)");
   expectRejected([](Call &c) { c.x.device = (tk_device_type)7; }, TK_ERROR_INVALID_ARGUMENT, "unknown device type");
 }
 
@@ -164,11 +164,11 @@ TEST_F(Validation, SfOnlyAndPrecomputedSf) {
   tk_tensor sfShape = tensor(TK_F32, {64, 57});
   EXPECT_EQ(tk_per_token_cast_with_precomputed_sf(ctx, &x, TK_FORMAT_E4M3, 128, &sfShape, 0, &c.out, nullptr),
             TK_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(tk_last_error()).find("sf must have shape (64, 56), got (64, 57)"), std::string::npos);
+  EXPECT_NE(std::string(tk_last_error()).find("sf has shape (64, 57); the contract is (M, Kb) with Kb = 56 (ceil(K / num_per_channels))"), std::string::npos);
   tk_tensor sfCol = tensor(TK_F32, {64, 56}, {1, 64});
   EXPECT_EQ(tk_per_token_cast_with_precomputed_sf(ctx, &x, TK_FORMAT_E4M3, 128, &sfCol, 0, &c.out, nullptr),
             TK_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(tk_last_error()).find("unit column stride"), std::string::npos);
+  EXPECT_NE(std::string(tk_last_error()).find("sf needs a unit innermost stride, got 64"), std::string::npos);
   EXPECT_EQ(tk_per_token_cast_with_precomputed_sf(ctx, &x, TK_FORMAT_E4M3, 128, nullptr, 0, &c.out, nullptr),
             TK_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tk_last_error()).find("sf is null"), std::string::npos);
@@ -224,9 +224,9 @@ TEST_F(Validation, CastBack) {
   sf = tensor(TK_F32, {2, 5});
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (2, 4) for x (256, 512) and blocks (128, 128), got (2, 5)");
   sf = tensor(TK_F32, {2, 4}, {-1, 2});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf strides must not be negative");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf has a negative stride in dimension 0");
   sf = tensor(TK_BF16, {2, 4});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be f32 or i32 (packed UE8M0), got bf16");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be f32 or i32, got bf16");
   sf = tensor(TK_I32, {2, 4}, {1, 4});
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf (packed UE8M0) must have shape (2, 1), got (2, 4)");
   sf = tensor(TK_I32, {2, 1}, {2, 4});
@@ -235,10 +235,10 @@ TEST_F(Validation, CastBack) {
   out = tensor(TK_F16, {256, 512});
   expect(TK_ERROR_INVALID_ARGUMENT, "out must be bf16 or f32, got f16");
   out = tensor(TK_F32, {256, 448});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 512) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (256, 448); the contract is (M, K) with K = 512 (x's width)");
   out = tensor(TK_BF16, {256, 512});
   x = tensor(TK_BF16, {256, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x must be e4m3, i8 (packed e2m1) or u8 (packed e5m6), got bf16");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be e4m3, i8 or u8, got bf16");
   x = tensor(TK_U8, {256, 770});
   expect(TK_ERROR_INVALID_ARGUMENT, "x's width must be a multiple of 12, got 770");
   x = tensor(TK_U8, {256, 384}); // packed e5m6: logical K = 256, not 512
@@ -274,17 +274,17 @@ TEST_F(Validation, QuantizedInput) {
   xsf = tensor(TK_F32, {2, 5});
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (2, 4), got (2, 5)");
   xsf = tensor(TK_BF16, {2, 4});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be f32 or i32 (packed UE8M0), got bf16");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be f32 or i32, got bf16");
   xsf = tensor(TK_I32, {2, 4}, {1, 4});
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf (packed UE8M0) must have shape (2, 1), got (2, 4)");
   xsf = tensor(TK_F32, {2, 4});
   x = tensor(TK_BF16, {256, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x must be e4m3 or i8 (packed e2m1), got bf16");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be e4m3 or i8, got bf16");
   x = tensor(TK_I8, {256, 128}); // packed e2m1: the logical width is 256, not 128
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (2, 2), got (2, 4)");
   x = tensor(TK_I8, {256, 256}); // logical 512: x_sf fits, out must be (256, 512)
   out = tensor(TK_F8_E4M3, {256, 256});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 512) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (256, 256); the contract is (M, Kout) with Kout = 512 (K)");
   out = tensor(TK_F8_E4M3, {256, 512});
   x = tensor(TK_F8_E4M3, {256, 512});
   g = 512;
@@ -339,7 +339,7 @@ TEST_F(Validation, PerBlockCast) {
   fmt = TK_FORMAT_E2M1;
   expect(TK_ERROR_INVALID_ARGUMENT, "out must be i8, got e4m3");
   out = tensor(TK_I8, {256, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 256) tensor (two e2m1 codes per byte)");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (256, 512); the contract is (M, Kout) with Kout = 256 (K / 2: two e2m1 codes per byte)");
   out = tensor(TK_F8_E4M3, {256, 512});
   fmt = TK_FORMAT_E4M3;
   sf = tensor(TK_F32, {2, 5});
@@ -384,10 +384,10 @@ TEST_F(Validation, PerChannelCast) {
   expect(TK_ERROR_INVALID_ARGUMENT, "x must have a multiple of 128 rows and of 64 columns, got (200, 512)");
   x = tensor(TK_BF16, {256, 512});
   out = tensor(TK_F8_E4M3, {512, 256});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 512) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (512, 256); the contract is (R, K) with R = 256 (x's rows)");
   out = tensor(TK_F8_E4M3, {256, 512});
   sf = tensor(TK_F32, {1, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must be a contiguous (2, 512) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf has shape (1, 512); the contract is (Rb, K) with Rb = 2 (ceil(R / num_per_tokens))");
   sf = tensor(TK_F32, {2, 512});
   x = tensor(TK_I32, {256, 512});
   expect(TK_ERROR_INVALID_ARGUMENT, "x must be bf16 or f32, got i32");
@@ -405,7 +405,7 @@ TEST_F(Validation, PerChannelCast) {
   out = tensor(TK_F8_E4M3, {256, 512});
   EXPECT_EQ(tk_per_channel_cast_and_transpose(ctx, &x, TK_FORMAT_E4M3, 32, 0, &out, &sf, nullptr),
             TK_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(tk_last_error()).find("out must be a contiguous (512, 256) tensor"), std::string::npos);
+  EXPECT_NE(std::string(tk_last_error()).find("out has shape (256, 512); the contract is (K, R) with K = 512 (the columns cast)"), std::string::npos);
   // Empty: nothing to do.
   x = tensor(TK_BF16, {0, 512});
   out = tensor(TK_F8_E4M3, {0, 512});
@@ -443,7 +443,7 @@ TEST_F(Validation, PerBlockCastLossless) {
   expect(TK_ERROR_INVALID_ARGUMENT, "fmt must be TK_FORMAT_E4M3");
   fmt = TK_FORMAT_E4M3;
   x = tensor(TK_F8_E4M3, {64, 256});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x must be i8 (packed e2m1, two codes per byte), got e4m3");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be i8, got e4m3");
   x = tensor(TK_I8, {64, 8});
   expect(TK_ERROR_INVALID_ARGUMENT, "the logical row width (twice x's) must be a multiple of 32, got 16");
   x = tensor(TK_I8, {64, 256});
@@ -462,7 +462,7 @@ TEST_F(Validation, PerBlockCastLossless) {
   expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must have shape (64, 16), got (64, 15)");
   xsf = tensor(TK_F32, {64, 16});
   out = tensor(TK_F8_E4M3, {64, 256});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (64, 512) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (64, 256); the contract is (M, K) with K = 512 (twice x's width: two e2m1 codes per byte)");
   out = tensor(TK_F8_E4M3, {64, 512});
   flags = TK_PACKED_UE8M0;
   expect(TK_ERROR_INVALID_ARGUMENT, "TK_PACKED_UE8M0 needs TK_SF_COL_MAJOR");
@@ -508,10 +508,10 @@ TEST_F(Validation, SwigluPerChannelCast) {
   expect(TK_ERROR_INVALID_ARGUMENT, "swiglu_clamp_value must be a finite positive number");
   clamp = 0.5f;
   out = tensor(TK_F8_E4M3, {256, 512}); // (M, H) but transposed was asked for
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (512, 256) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (256, 512); the contract is (K, R) with K = 512 (the columns cast)");
   without = 1;
   sf = tensor(TK_F32, {2, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must be a contiguous (8, 512) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf has shape (2, 512); the contract is (Rb, K) with Rb = 8 (ceil(R / num_per_tokens))");
   EXPECT_EQ(tk_swiglu_forward_and_per_channel_cast_and_transpose(nullptr, &x, TK_FORMAT_E4M3, 32, 0, 0, nullptr, &out,
                                                                  &sf, nullptr),
             TK_ERROR_INVALID_ARGUMENT);
@@ -569,7 +569,7 @@ TEST_F(Validation, SwigluPerTokenCast) {
   expect(TK_ERROR_INVALID_ARGUMENT, "sf_clamp_min must be a finite positive number");
   sfMinPtr = nullptr;
   topk = tensor(TK_I32, {63});
-  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk must be a contiguous (64) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk has shape (63,); the contract is (N,) with N = 64 (x dimension 0)");
   topk = tensor(TK_I64, {64});
   expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk");
   topk = tensor(TK_I32, {64});
@@ -579,13 +579,13 @@ TEST_F(Validation, SwigluPerTokenCast) {
   counts = tensor(TK_I32, {3});
   expect(TK_ERROR_INVALID_ARGUMENT, "clamped_count");
   counts = tensor(TK_I64, {4});
-  expect(TK_ERROR_INVALID_ARGUMENT, "clamped_count must be a contiguous (3) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "clamped_count has shape (4,); its dimension 0 must be 3 (the contract is (3,))");
   counts = tensor(TK_I64, {3});
   weights = tensor(TK_F32, {32, 2}, {4, 1});
-  expect(TK_ERROR_INVALID_ARGUMENT, "topk_weights must be a contiguous (T, k) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "topk_weights must be contiguous (row-major) (32, 2)");
   weights = tensor(TK_F32, {32, 2});
   out = tensor(TK_F8_E4M3, {64, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (64, 256) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (64, 512); the contract is (N, H) with H = 256 (x's columns / 2)");
   out = tensor(TK_F8_E4M3, {64, 256});
   sf = tensor(TK_F32, {64, 3});
   expect(TK_ERROR_INVALID_ARGUMENT, "out_sf");
@@ -631,22 +631,22 @@ TEST_F(Validation, SwigluBackward) {
   expect(TK_ERROR_INVALID_ARGUMENT, "x has 2H columns with H a multiple of num_per_channels = 128, got 192");
   x = tensor(TK_F8_E4M3, {n, 2 * h});
   xs = tensor(TK_F32, {n, 8});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be a contiguous (32, 4) tensor, got (32, 8)");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf has shape (32, 8); the contract is (N, S) with S = 4 (2H / num_per_channels)");
   xs = tensor(TK_F32, {n, 4});
   go = tensor(TK_BF16, {n, 2 * h});
   expect(TK_ERROR_INVALID_ARGUMENT, "grad_out must be viewable as (32, 256)");
   go = tensor(TK_BF16, {n, h});
   ttp = tensor(TK_I32, {t, k + 1});
-  expect(TK_ERROR_INVALID_ARGUMENT, "token_topk_to_pos must be a contiguous (16, 2) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "token_topk_to_pos has shape (16, 3); the contract is (T, k) with k = 2 (weight dimension 1)");
   ttp = tensor(TK_I32, {t, k});
   topk = tensor(TK_I32, {n + 1});
-  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk must be a contiguous (32) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token_topk has shape (33,); the contract is (N,) with N = 32 (x's rows)");
   topk = tensor(TK_I32, {n});
   wg = tensor(TK_F32, {t, k}, {4, 1});
-  expect(TK_ERROR_INVALID_ARGUMENT, "weight_grad must be a contiguous (16, 2) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "weight_grad must be contiguous (row-major) (16, 2)");
   wg = tensor(TK_F32, {t, k});
   sf = tensor(TK_F32, {n, 2 * h / 32});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x_grad_sf must be a contiguous (32, 4) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_grad_sf has shape (32, 16); the contract is (N, S) with S = 4 (2H / num_per_channels)");
   sf = tensor(TK_F32, {n, 4});
   // 3-D x and grad_out are flattened to rows.
   x = tensor(TK_F8_E4M3, {4, 8, 2 * h});
@@ -672,14 +672,14 @@ TEST_F(Validation, PerChannelCastFused) {
   expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x needs num_per_channels = 128, got 64");
   perChannels = 128;
   x = tensor(TK_BF16, {256, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x (with x_sf) must be e4m3, got bf16");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x must be e4m3, got bf16");
   x = tensor(TK_F8_E4M3, {256, 576});
   out = tensor(TK_F8_E4M3, {256, 576});
   expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x needs a multiple of 128 columns, got 576");
   x = tensor(TK_F8_E4M3, {256, 512});
   out = tensor(TK_F8_E4M3, {256, 512});
   xs = tensor(TK_F32, {256, 4}, {8, 1});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be a contiguous f32 (256, 4) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be contiguous (row-major) (256, 4)");
   xs = tensor(TK_F32, {256, 4});
   x = tensor(TK_F8_E4M3, {200, 512});
   xs = tensor(TK_F32, {200, 4});
@@ -709,10 +709,10 @@ TEST_F(Validation, PerChannelCastFusedRowGather) {
   expect(TK_ERROR_INVALID_ARGUMENT, "pos_to_token");
   pos = tensor(TK_I32, {256});
   out = tensor(TK_F8_E4M3, {100, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out must be a contiguous (256, 512) tensor (N_out = len(pos_to_token))");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out has shape (100, 512); the contract is (R, K) with R = 256 (N_out = len(pos_to_token))");
   out = tensor(TK_F8_E4M3, {256, 512});
   sf = tensor(TK_F32, {1, 512});
-  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf must be a contiguous (2, 512) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "out_sf has shape (1, 512); the contract is (Rb, K) with Rb = 2 (ceil(R / num_per_tokens))");
   sf = tensor(TK_F32, {2, 512});
   x = tensor(TK_BF16, {100, 576 + 32});
   out = tensor(TK_F8_E4M3, {256, 608});
@@ -724,7 +724,7 @@ TEST_F(Validation, PerChannelCastFusedRowGather) {
   expect(TK_ERROR_INVALID_ARGUMENT, "a quantized x needs num_per_channels = 128, got 0");
   perChannels = 128;
   scales = tensor(TK_F32, {256, 4});
-  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf must be a contiguous f32 (100, 4) tensor");
+  expect(TK_ERROR_INVALID_ARGUMENT, "x_sf has shape (256, 4); the contract is (N, Kq) with N = 100 (x's rows)");
   // No output rows: nothing to do.
   scales = tensor(TK_F32, {100, 4}), pos = tensor(TK_I32, {0}), out = tensor(TK_F8_E4M3, {0, 512});
   sf = tensor(TK_F32, {0, 512});
