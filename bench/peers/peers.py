@@ -102,7 +102,8 @@ class Worker:
         self.tk_why = None
         if TK in self.impls:
             try:
-                import tile_kernels.quant  # noqa: F401  the reference library, if installed
+                import tile_kernels.moe  # noqa: F401  the reference library, if installed
+                import tile_kernels.quant  # noqa: F401
                 import tile_kernels.transpose  # noqa: F401
             except Exception as e:  # report exactly why it is missing
                 self.tk_why = fmt_exc(e)

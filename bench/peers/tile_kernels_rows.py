@@ -49,9 +49,10 @@ class _Ctx(Inputs):
 
     def __init__(self, device):
         super().__init__(device)
+        import tile_kernels.moe as moe
         import tile_kernels.quant as q
         import tile_kernels.transpose as t
-        self.q, self.t = q, t
+        self.q, self.t, self.moe = q, t, moe
 
 
 def _quantized(c, m, k, fmt, blocks, packed):
@@ -487,6 +488,21 @@ def _transpose(r):
     return desc, make
 
 
+def _topk_gate(r):
+    # tk 'NxE k=K' -> moe.topk_gate(scores (N, E) f32 randn, K): topk_idx (N, K) int64.
+    r.only(["k="])
+    n, e = r.dims(2)
+    k = r.value("k")
+    desc = f"moe.topk_gate(scores[{n}x{e} f32], num_topk={k})"
+
+    def make(c):
+        x = c.randn(n, e, dtype="float32")
+        fn = lambda: c.moe.topk_gate(x, k)
+        return fn, [("topk_idx", (), (n, k), "int64")]
+
+    return desc, make
+
+
 _MISSING = "TileKernels has no counterpart registered for op '{op}'"
 
 HANDLERS = {
@@ -504,6 +520,7 @@ HANDLERS = {
     "cast_back": _cast_back,
     "batched_transpose": _transpose,
     "transpose": _transpose,
+    "topk_gate": _topk_gate,
 }
 
 

@@ -307,6 +307,21 @@ def _transpose(r):
     return desc, make
 
 
+def _topk_gate(r):
+    # torch.topk's indices (what a torch user writes; not stable on ties, which randn rows do not have).
+    r.only(["k="])
+    n, e = r.dims(2)
+    k = r.value("k")
+    desc = f"torch.topk(scores[{n}x{e} f32], {k}, dim=1).indices"
+
+    def make(c):
+        x = c.randn(n, e, dtype="float32")
+        torch = c.torch
+        return (lambda s: torch.topk(s, k, dim=1).indices), (x,)
+
+    return desc, make
+
+
 _MISSING = "no torch peer written for op '{op}'"
 
 HANDLERS = {
@@ -324,6 +339,7 @@ HANDLERS = {
     "cast_back": _cast_back,
     "batched_transpose": _transpose,
     "transpose": _transpose,
+    "topk_gate": _topk_gate,
 }
 
 

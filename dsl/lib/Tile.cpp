@@ -95,6 +95,7 @@ static Tile reduce(tile::ReduceKind kind, const Tile &t, int64_t dim, int64_t gr
 
 Tile reduce_sum(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::sum, t, dim, group); }
 Tile reduce_max(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::max, t, dim, group); }
+Tile reduce_min(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::min, t, dim, group); }
 Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group) {
   return reduce(tile::ReduceKind::absmax, t, dim, group);
 }

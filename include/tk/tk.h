@@ -288,6 +288,16 @@ tk_status tk_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_st
  * matrix transposed; as tk_transpose, with batch stride R x row stride. */
 tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream);
 
+/* ---- MoE routing (moe.md) ---- */
+
+/* topk_gate (moe.md 2.1): topk_idx[t, k] = the expert of rank k of token t's
+ * scores: the greater score first, ties to the lower expert index, +0 and -0
+ * equal, NaN below every number (so each row holds K distinct experts).
+ * scores: (N, E) f32 contiguous, E <= 1024; topk_idx: (N, K) i64
+ * contiguous with K = num_topk, 1 <= K <= E. N = 0 writes nothing. */
+tk_status tk_topk_gate(tk_context ctx, const tk_tensor *scores, int32_t num_topk, tk_tensor *topk_idx,
+                       tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -76,7 +76,7 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 
 
 std::function<tk_status()> decode(Call &c, int &entry) {
   const int64_t m = c.m(), k = c.k();
-  switch (entry = (int)c.in.choose(16)) {
+  switch (entry = (int)c.in.choose(kNumEntryPoints)) {
   case 0:
   case 1: {
     const bool sfOnly = entry == 1;
@@ -219,10 +219,20 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto out = c.out(TK_BF16, {k, m});
     return [=, ctx = c.ctx] { return tk_transpose(ctx, x, out, nullptr); };
   }
-  default: {
+  case 15: {
     auto x = c.t(TK_F32, {2, m, k});
     auto out = c.out(TK_F32, {2, k, m});
     return [=, ctx = c.ctx] { return tk_batched_transpose(ctx, x, out, nullptr); };
+  }
+  default: {
+    // scores (m, E = k), topk_idx (m, K): K most often 8, sometimes past E or 0.
+    // Nothing else pins E: scores' last dimension is free.
+    static const int32_t topks[] = {8, 8, 1, 0, 6, 2000, -1};
+    const int32_t topk = c.in.pick(topks);
+    c.freeLastDimension = 0;
+    auto scores = c.t(TK_F32, {m, k});
+    auto idx = c.out(TK_I64, {m, topk});
+    return [=, ctx = c.ctx] { return tk_topk_gate(ctx, scores, topk, idx, nullptr); };
   }
   }
 }
@@ -234,7 +244,7 @@ const char *entryName(int entry) {
       "tk_per_block_cast_lossless", "tk_per_channel_cast", "tk_per_channel_cast_fused",
       "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
-      "tk_cast_back", "tk_transpose", "tk_batched_transpose"};
+      "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

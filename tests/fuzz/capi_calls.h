@@ -12,7 +12,7 @@
 
 namespace tk::fuzz {
 
-constexpr int kNumEntryPoints = 16;
+constexpr int kNumEntryPoints = 17;
 
 /// One call's state: its input, sizes, tensors, scalars, and the context
 /// (shared by every call of the process, or null).
@@ -24,6 +24,9 @@ struct Call {
   int32_t pairs[2][2];
   float floats[2];
   int pairCount = 0, floatCount = 0;
+  /// The tensor (in drawing order) whose last dimension no other argument
+  /// pins (e.g. topk_gate's expert count), or -1: changing it is a valid call.
+  int freeLastDimension = -1;
 
   /// Reads the sizes and whether ctx is null: for an input of zeros the
   /// shared context and 64 x 256.

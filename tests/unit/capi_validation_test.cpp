@@ -732,3 +732,38 @@ TEST_F(Validation, PerChannelCastFusedRowGather) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Validation, TopkGate) {
+  tk_tensor scores = tensor(TK_F32, {64, 72}), idx = tensor(TK_I64, {64, 6});
+  int32_t k = 6;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_topk_gate(ctx, &scores, k, &idx, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  k = 0;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_topk must be in [1, E = 72], got 0");
+  k = 73;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_topk must be in [1, E = 72], got 73");
+  k = 8;
+  expect(TK_ERROR_INVALID_ARGUMENT, "topk_idx has shape (64, 6); the contract is (N, K) with K = 8 (num_topk)");
+  k = 6;
+  idx = tensor(TK_I32, {64, 6});
+  expect(TK_ERROR_INVALID_ARGUMENT, "topk_idx must be i64, got i32");
+  idx = tensor(TK_I64, {63, 6});
+  expect(TK_ERROR_INVALID_ARGUMENT, "topk_idx has shape (63, 6); the contract is (N, K) with N = 64 (scores dimension 0)");
+  idx = tensor(TK_I64, {64, 6});
+  scores = tensor(TK_BF16, {64, 72});
+  expect(TK_ERROR_INVALID_ARGUMENT, "scores must be f32, got bf16");
+  scores = tensor(TK_F32, {64, 72}, {80, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "scores must be contiguous");
+  scores = tensor(TK_F32, {4, 2000});
+  idx = tensor(TK_I64, {4, 6});
+  expect(TK_ERROR_UNSUPPORTED, "at most 1024 experts, got 2000");
+  scores = tensor(TK_F32, {0, 72});
+  idx = tensor(TK_I64, {0, 6});
+  EXPECT_EQ(tk_topk_gate(ctx, &scores, k, &idx, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+} // namespace

@@ -95,6 +95,7 @@ public:
 
   Scalar constantF32(double c) const;
   Scalar constantI32(int64_t c) const;
+  Scalar constantI64(int64_t c) const;
   /// Widens a float to f32 (exact); f32 stays as it is.
   Scalar toF32() const;
   /// Reinterpret the bits (f32 <-> i32).
@@ -106,6 +107,13 @@ public:
   Scalar zextToI32() const;
   /// i32 -> i64, sign-extended.
   Scalar sextToI64() const;
+  /// i64 -> i32, the low 32 bits (two's complement wrap).
+  Scalar truncToI32() const;
+  /// A signed integer as f32, rounded to nearest even (exact below 2^24).
+  Scalar signedToF32() const;
+  /// f32 -> i32 rounded toward zero, as C's cast (values outside the i32
+  /// range and NaN have no defined result: check them first).
+  Scalar f32ToI32() const;
 
   friend Scalar operator+(const Scalar &a, const Scalar &b);
   friend Scalar operator-(const Scalar &a, const Scalar &b);
@@ -135,9 +143,25 @@ public:
   friend Scalar fma(const Scalar &a, const Scalar &b, const Scalar &c);
   friend Scalar operator-(const Scalar &a);
   /// Comparisons (ordered for floats, signed for integers): an i1 scalar.
+  /// Floats compare as IEEE: +0 == -0, and != is true when either is NaN
+  /// (as in C); the others are false with a NaN.
   friend Scalar operator>(const Scalar &a, const Scalar &b);
   friend Scalar operator<(const Scalar &a, const Scalar &b);
   friend Scalar operator>=(const Scalar &a, const Scalar &b);
+  friend Scalar operator<=(const Scalar &a, const Scalar &b);
+  friend Scalar operator==(const Scalar &a, const Scalar &b);
+  friend Scalar operator!=(const Scalar &a, const Scalar &b);
+  /// Logical not of an i1; xor of integers (i1 included).
+  friend Scalar operator!(const Scalar &a);
+  friend Scalar operator^(const Scalar &a, const Scalar &b);
+  /// Signed integer division and remainder, truncating toward zero as C's
+  /// / and % (the divisor must not be 0, nor -1 with the type's minimum).
+  friend Scalar divs(const Scalar &a, const Scalar &b);
+  friend Scalar rems(const Scalar &a, const Scalar &b);
+  /// The remainder with the divisor's sign (Python's a % b, floor division's).
+  friend Scalar floormod(const Scalar &a, const Scalar &b);
+  /// The number of set bits of an integer, in its type.
+  friend Scalar popcount(const Scalar &a);
   /// cond ? a : b for an i1 `cond`.
   friend Scalar select(const Scalar &cond, const Scalar &a, const Scalar &b);
 
@@ -146,6 +170,10 @@ private:
   mlir::Value v_;
 };
 
+Scalar divs(const Scalar &a, const Scalar &b);
+Scalar rems(const Scalar &a, const Scalar &b);
+Scalar floormod(const Scalar &a, const Scalar &b);
+Scalar popcount(const Scalar &a);
 Scalar silu(const Scalar &x, QuotientForm form = QuotientForm::Fast);
 Scalar sigmoid(const Scalar &x, QuotientForm form = QuotientForm::Fast);
 
@@ -181,6 +209,7 @@ Tile map(const std::vector<Tile> &inputs, DType result,
 Tile reduce_sum(const Tile &t, int64_t dim, int64_t group = 0);
 Tile reduce_max(const Tile &t, int64_t dim, int64_t group = 0);
 Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group = 0);
+Tile reduce_min(const Tile &t, int64_t dim, int64_t group = 0);
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
 Tile transpose(const Tile &t);
 /// Repeats every element `group` times along `dim` (undoes a grouped reduce's shape).

@@ -1,0 +1,33 @@
+//===- topk_gate_check.h - run topk_gate, check, time ---------------------===//
+#pragma once
+
+#include "checks/gpu_session.h"
+#include "checks/per_token_cast_check.h"
+#include "tk/tk.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tk::checks {
+
+/// The scores a case draws.
+enum class ScoreValues {
+  Normal,   ///< N(0, 1), as the spec's tests (randn)
+  Ties,     ///< from {-1, -0, +0, 0.5, 1}: most rows tie, +0 and -0 must compare equal
+  Extremes, ///< normal values with +-inf, NaN, subnormals and the largest finite values mixed in
+};
+
+struct TopkGateCase {
+  int64_t tokens, experts, topk;
+  ScoreValues values = ScoreValues::Normal;
+  uint64_t seed = 1;
+};
+
+std::string describe(const TopkGateCase &c);
+
+/// Scores through tk_topk_gate on the GPU of `gpu` (timed when `time`) or on
+/// the CPU path (null), topk_idx compared exactly with the reference; bytes =
+/// scores + topk_idx (moe.md 2.1).
+CheckResult checkTopkGate(GpuSession *gpu, tk_context ctx, const TopkGateCase &c, bool time);
+
+} // namespace tk::checks
