@@ -503,6 +503,20 @@ def _topk_gate(r):
     return desc, make
 
 
+def _normalize_weight(r):
+    # tk 'NxK' -> moe.normalize_weight(topk_weights (N, K) f32 rand): (denominator (N,), normalized (N, K)).
+    r.only([])
+    n, k = r.dims(2)
+    desc = f"moe.normalize_weight(topk_weights[{n}x{k} f32])"
+
+    def make(c):
+        w = c.torch.rand(n, k, device=c.dev, dtype=c.torch.float32)
+        fn = lambda: c.moe.normalize_weight(w)
+        return fn, [("denominator", (0,), (n,), "float32"), ("normalized_weights", (1,), (n, k), "float32")]
+
+    return desc, make
+
+
 _MISSING = "TileKernels has no counterpart registered for op '{op}'"
 
 HANDLERS = {
@@ -521,6 +535,7 @@ HANDLERS = {
     "batched_transpose": _transpose,
     "transpose": _transpose,
     "topk_gate": _topk_gate,
+    "normalize_weight": _normalize_weight,
 }
 
 

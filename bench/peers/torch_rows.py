@@ -322,6 +322,23 @@ def _topk_gate(r):
     return desc, make
 
 
+def _normalize_weight(r):
+    # d = 1e-20 + sum of the row (torch's summation order), w / d.
+    r.only([])
+    n, k = r.dims(2)
+    desc = f"d = 1e-20 + w.sum(1); (d, w / d[:, None]), w[{n}x{k} f32]"
+
+    def make(c):
+        w = c.torch.rand(n, k, device=c.dev, dtype=c.torch.float32)
+
+        def fn(x):
+            d = x.sum(dim=1) + 1e-20
+            return d, x / d[:, None]
+        return fn, (w,)
+
+    return desc, make
+
+
 _MISSING = "no torch peer written for op '{op}'"
 
 HANDLERS = {
@@ -340,6 +357,7 @@ HANDLERS = {
     "batched_transpose": _transpose,
     "transpose": _transpose,
     "topk_gate": _topk_gate,
+    "normalize_weight": _normalize_weight,
 }
 
 

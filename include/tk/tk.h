@@ -298,6 +298,14 @@ tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *ou
 tk_status tk_topk_gate(tk_context ctx, const tk_tensor *scores, int32_t num_topk, tk_tensor *topk_idx,
                        tk_stream stream);
 
+/* normalize_weight (moe.md 2.4): denominator[t] = (((1e-20 + w[t, 0]) +
+ * w[t, 1]) + ...) + w[t, K - 1], one fp32 addition at a time in slot order,
+ * and normalized_weights[t, k] = w[t, k] / denominator[t] (IEEE division).
+ * topk_weights and normalized_weights: (N, K) f32 contiguous, 1 <= K <= 64;
+ * denominator: (N) f32. N = 0 writes nothing. */
+tk_status tk_normalize_weight(tk_context ctx, const tk_tensor *topk_weights, tk_tensor *denominator,
+                              tk_tensor *normalized_weights, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -224,7 +224,7 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto out = c.out(TK_F32, {2, k, m});
     return [=, ctx = c.ctx] { return tk_batched_transpose(ctx, x, out, nullptr); };
   }
-  default: {
+  case 16: {
     // scores (m, E = k), topk_idx (m, K): K most often 8, sometimes past E or 0.
     // Nothing else pins E: scores' last dimension is free.
     static const int32_t topks[] = {8, 8, 1, 0, 6, 2000, -1};
@@ -233,6 +233,14 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto scores = c.t(TK_F32, {m, k});
     auto idx = c.out(TK_I64, {m, topk});
     return [=, ctx = c.ctx] { return tk_topk_gate(ctx, scores, topk, idx, nullptr); };
+  }
+  default: {
+    // topk_weights (m, K), denominator (m), normalized (m, K): K = k % 16 + 1.
+    const int64_t topk = k % 16 + 1;
+    auto w = c.t(TK_F32, {m, topk});
+    auto den = c.out(TK_F32, {m});
+    auto out = c.out(TK_F32, {m, topk});
+    return [=, ctx = c.ctx] { return tk_normalize_weight(ctx, w, den, out, nullptr); };
   }
   }
 }
@@ -244,7 +252,7 @@ const char *entryName(int entry) {
       "tk_per_block_cast_lossless", "tk_per_channel_cast", "tk_per_channel_cast_fused",
       "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
-      "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate"};
+      "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_normalize_weight"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

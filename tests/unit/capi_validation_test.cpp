@@ -767,3 +767,29 @@ TEST_F(Validation, TopkGate) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Validation, NormalizeWeight) {
+  tk_tensor w = tensor(TK_F32, {64, 8}), den = tensor(TK_F32, {64}), out = tensor(TK_F32, {64, 8});
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_normalize_weight(ctx, &w, &den, &out, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  den = tensor(TK_F32, {63});
+  expect(TK_ERROR_INVALID_ARGUMENT, "denominator has shape (63,); the contract is (N,) with N = 64 (topk_weights dimension 0)");
+  den = tensor(TK_F32, {64});
+  out = tensor(TK_F32, {64, 6});
+  expect(TK_ERROR_INVALID_ARGUMENT, "normalized_weights has shape (64, 6); the contract is (N, K) with K = 8");
+  out = tensor(TK_F32, {64, 8});
+  w = tensor(TK_BF16, {64, 8});
+  expect(TK_ERROR_INVALID_ARGUMENT, "topk_weights must be f32, got bf16");
+  w = tensor(TK_F32, {64, 0}), out = tensor(TK_F32, {64, 0});
+  expect(TK_ERROR_INVALID_ARGUMENT, "topk_weights needs at least one column");
+  w = tensor(TK_F32, {4, 65}), den = tensor(TK_F32, {4}), out = tensor(TK_F32, {4, 65});
+  expect(TK_ERROR_UNSUPPORTED, "at most 64 slots per token, got 65");
+  w = tensor(TK_F32, {0, 8}), den = tensor(TK_F32, {0}), out = tensor(TK_F32, {0, 8});
+  EXPECT_EQ(tk_normalize_weight(ctx, &w, &den, &out, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+} // namespace

@@ -1,0 +1,68 @@
+//===- normalize_weight.cpp -----------------------------------------------===//
+#include "kernels/moe/normalize_weight.h"
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+/// The reference's seed of every row's sum: an all-zero row divides by it.
+constexpr float kSeed = 1e-20f;
+
+std::string NormalizeWeightConfig::key() const {
+  const std::string schedule = normalizeWeightSchedule().spec().print(*this);
+  return "normalize_weight:K=" + std::to_string(topk) + (schedule.empty() ? "" : "|" + schedule);
+}
+
+static std::vector<std::string> searchSpace(const NormalizeWeightConfig &, const compiler::Target &) {
+  return {"rows=32", "rows=64", "rows=128", "rows=256", "rows=512"};
+}
+
+const OperatorSchedule<NormalizeWeightConfig> &normalizeWeightSchedule() {
+  using C = NormalizeWeightConfig;
+  static const OperatorSchedule<C> schedule(
+      "normalize_weight", "tk_normalize_weight",
+      ScheduleSpec<C>({{&C::rows, {"rows", "tokens per CTA, one per thread", 32, 1024, true, 0}}}),
+      [](const C &) { return std::string(); }, searchSpace);
+  return schedule;
+}
+
+BuiltKernel buildNormalizeWeight(mlir::MLIRContext &ctx, const NormalizeWeightConfig &c) {
+  if (c.topk < 1)
+    throw std::invalid_argument("normalize_weight: needs K >= 1");
+  const int64_t rows = c.rowsPerBlock();
+  KernelBuilder k(ctx, "normalize_weight", rows);
+  Dim tokens = k.dynamic("tokens");
+  Tensor w = k.input("topk_weights", {tokens, c.topk}, DType::F32);
+  Tensor den = k.output("denominator", {tokens, 1}, DType::F32);
+  Tensor out = k.output("normalized_weights", {tokens, c.topk}, DType::F32);
+  k.grid({ceil_div(tokens, rows)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * rows;
+    // One column tile per slot: the sum runs over them in slot order.
+    std::vector<Tile> slots;
+    for (int64_t s = 0; s < c.topk; ++s)
+      slots.push_back(k.load(w, {row, k.index(s)}, {rows, 1}));
+    Tile d = map(slots, DType::F32, [](const std::vector<Scalar> &v) {
+      Scalar acc = v[0].constantF32(kSeed);
+      for (const Scalar &x : v)
+        acc = acc + x;
+      return acc;
+    });
+    k.store(den, {row, k.index(0)}, d);
+    for (int64_t s = 0; s < c.topk; ++s)
+      k.store(out, {row, k.index(s)}, slots[s] / d);
+  });
+  return k.finish();
+}
+
+void normalizeWeightReference(const float *weights, int64_t tokens, int64_t k, float *denominator, float *normalized) {
+  for (int64_t t = 0; t < tokens; ++t) {
+    float d = kSeed;
+    for (int64_t s = 0; s < k; ++s)
+      d = d + weights[t * k + s];
+    denominator[t] = d;
+    for (int64_t s = 0; s < k; ++s)
+      normalized[t * k + s] = weights[t * k + s] / d;
+  }
+}
+
+} // namespace tk::kernels::moe
