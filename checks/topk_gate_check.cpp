@@ -14,7 +14,7 @@ std::string describe(const TopkGateCase &c) {
          (c.values == ScoreValues::Ties ? " ties" : c.values == ScoreValues::Extremes ? " extremes" : "");
 }
 
-static std::vector<float> makeScores(const TopkGateCase &c) {
+std::vector<float> makeScores(const TopkGateCase &c) {
   std::vector<float> s(c.tokens * c.experts);
   std::mt19937 rng((uint32_t)(c.seed * 7919 + c.experts * 31 + c.topk));
   std::normal_distribution<float> normal(0.0f, 1.0f);

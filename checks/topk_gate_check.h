@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tk::checks {
 
@@ -24,6 +25,9 @@ struct TopkGateCase {
 };
 
 std::string describe(const TopkGateCase &c);
+
+/// The scores a case draws: (tokens, experts) row-major, from its seed.
+std::vector<float> makeScores(const TopkGateCase &c);
 
 /// Scores through tk_topk_gate on the GPU of `gpu` (timed when `time`) or on
 /// the CPU path (null), topk_idx compared exactly with the reference; bytes =

@@ -517,6 +517,21 @@ def _normalize_weight(r):
     return desc, make
 
 
+def _topk_group_idx(r):
+    # tk 'NxGxEPG q=Q kg=KG' -> moe.topk_sum_and_topk_group_idx(scores (N, G, EPG) f32 randn, Q, KG).
+    r.only(["q=", "kg="])
+    n, g, epg = r.dims(3)
+    q, kg = r.value("q"), r.value("kg")
+    desc = f"moe.topk_sum_and_topk_group_idx(scores[{n}x{g}x{epg} f32], num_topk_sum={q}, num_topk_groups={kg})"
+
+    def make(c):
+        x = c.randn(n, g, epg, dtype="float32")
+        fn = lambda: c.moe.topk_sum_and_topk_group_idx(x, q, kg)
+        return fn, [("group_idx", (), (n, kg), "int64")]
+
+    return desc, make
+
+
 _MISSING = "TileKernels has no counterpart registered for op '{op}'"
 
 HANDLERS = {
@@ -536,6 +551,7 @@ HANDLERS = {
     "transpose": _transpose,
     "topk_gate": _topk_gate,
     "normalize_weight": _normalize_weight,
+    "topk_sum_and_topk_group_idx": _topk_group_idx,
 }
 
 

@@ -339,6 +339,20 @@ def _normalize_weight(r):
     return desc, make
 
 
+def _topk_group_idx(r):
+    # The group scores as torch writes them: topk(q) values summed, then topk over groups.
+    r.only(["q=", "kg="])
+    n, g, epg = r.dims(3)
+    q, kg = r.value("q"), r.value("kg")
+    desc = f"scores.topk({q}).values.sum(-1).topk({kg}).indices, scores[{n}x{g}x{epg} f32]"
+
+    def make(c):
+        x = c.randn(n, g, epg, dtype="float32")
+        return (lambda s: s.topk(q, dim=-1).values.sum(dim=-1).topk(kg, dim=-1).indices), (x,)
+
+    return desc, make
+
+
 _MISSING = "no torch peer written for op '{op}'"
 
 HANDLERS = {
@@ -358,6 +372,7 @@ HANDLERS = {
     "transpose": _transpose,
     "topk_gate": _topk_gate,
     "normalize_weight": _normalize_weight,
+    "topk_sum_and_topk_group_idx": _topk_group_idx,
 }
 
 

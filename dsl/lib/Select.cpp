@@ -24,31 +24,40 @@ Tile rankKeys(const Tile &values) {
   });
 }
 
-std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid) {
+Tile keyValues(const Tile &keys) {
+  return map({keys}, DType::F32, [](const std::vector<Scalar> &s) {
+    Scalar k = s[0];
+    return select(k < k.constantI32(0), k ^ k.constantI32(0x7FFFFFFF), k).bitsAsF32();
+  });
+}
+
+std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_t dim) {
   const std::vector<int64_t> shape = keys.shape();
-  if (shape.size() != 2 || keys.dtype() != DType::I32)
-    throw std::invalid_argument("topkColumns: needs a (rows, n) i32 key tile");
-  const int64_t n = shape[1];
+  if (dim < 0)
+    dim += (int64_t)shape.size();
+  if (dim < 0 || dim >= (int64_t)shape.size() || keys.dtype() != DType::I32)
+    throw std::invalid_argument("topkColumns: needs an i32 key tile and one of its dimensions");
+  const int64_t n = shape[dim];
   if (k < 1 || valid < k || valid > n)
     throw std::invalid_argument("topkColumns: k = " + std::to_string(k) + " of " + std::to_string(valid) +
-                                " valid columns in a tile of " + std::to_string(n));
+                                " valid positions in a dimension of " + std::to_string(n));
   KernelBuilder &kb = *keys.builder();
-  Tile column = kb.iota(shape, 1, DType::I32);
-  Tile live = map({keys, column}, DType::I32, [valid](const std::vector<Scalar> &s) {
+  Tile position = kb.iota(shape, dim, DType::I32);
+  Tile live = map({keys, position}, DType::I32, [valid](const std::vector<Scalar> &s) {
     return select(s[1] < s[1].constantI32(valid), s[0], s[0].constantI32(kTaken));
   });
   std::vector<Tile> chosen;
   for (int64_t round = 0; round < k; ++round) {
-    Tile best = expand(reduce_max(live, 1), 1, n);
-    Tile holders = map({live, best, column}, DType::I32, [](const std::vector<Scalar> &s) {
+    Tile best = expand(reduce_max(live, dim), dim, n);
+    Tile holders = map({live, best, position}, DType::I32, [](const std::vector<Scalar> &s) {
       return select(s[0] == s[1], s[2], s[2].constantI32(kNoColumn));
     });
-    Tile winner = reduce_min(holders, 1); // the lowest column holding the best key
+    Tile winner = reduce_min(holders, dim); // the lowest position holding the best key
     chosen.push_back(winner);
     if (round + 1 == k)
       break;
-    Tile winnerRow = expand(winner, 1, n);
-    live = map({live, column, winnerRow}, DType::I32, [](const std::vector<Scalar> &s) {
+    Tile winnerEverywhere = expand(winner, dim, n);
+    live = map({live, position, winnerEverywhere}, DType::I32, [](const std::vector<Scalar> &s) {
       return select(s[1] == s[2], s[0].constantI32(kTaken), s[0]);
     });
   }

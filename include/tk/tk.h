@@ -298,6 +298,15 @@ tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *ou
 tk_status tk_topk_gate(tk_context ctx, const tk_tensor *scores, int32_t num_topk, tk_tensor *topk_idx,
                        tk_stream stream);
 
+/* topk_sum_and_topk_group_idx (moe.md 2.2): group g of token t scores the sum
+ * of its num_topk_sum (q = 1 or 2) largest expert scores (a repeated maximum
+ * counts twice; one fp32 addition); group_idx[t, r] = the group of rank r, in
+ * tk_topk_gate's order (ties to the lower group, NaN last). scores: (N, G,
+ * epg) f32 contiguous, q <= epg, G epg <= 2048; group_idx: (N, Kg) i64
+ * contiguous with Kg = num_topk_groups in [1, G]. */
+tk_status tk_topk_sum_and_topk_group_idx(tk_context ctx, const tk_tensor *scores, int32_t num_topk_sum,
+                                         int32_t num_topk_groups, tk_tensor *group_idx, tk_stream stream);
+
 /* normalize_weight (moe.md 2.4): denominator[t] = (((1e-20 + w[t, 0]) +
  * w[t, 1]) + ...) + w[t, K - 1], one fp32 addition at a time in slot order,
  * and normalized_weights[t, k] = w[t, k] / denominator[t] (IEEE division).

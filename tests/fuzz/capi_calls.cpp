@@ -234,6 +234,18 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto idx = c.out(TK_I64, {m, topk});
     return [=, ctx = c.ctx] { return tk_topk_gate(ctx, scores, topk, idx, nullptr); };
   }
+  case 17: {
+    // scores (m, G, epg) with G epg = k, group_idx (m, Kg): G most often 8.
+    static const int64_t groupCounts[] = {8, 8, 4, 16, 3, 0};
+    static const int32_t sums[] = {2, 2, 1, 0, 3};
+    static const int32_t kgs[] = {4, 4, 2, 0, 9};
+    const int64_t g = c.in.pick(groupCounts), epg = g > 0 ? std::max<int64_t>(1, k / g) : 1;
+    const int32_t q = c.in.pick(sums), kg = c.in.pick(kgs);
+    c.freeLastDimension = 0; // the experts per group: nothing else pins them
+    auto scores = c.t(TK_F32, {m, g, epg});
+    auto idx = c.out(TK_I64, {m, kg});
+    return [=, ctx = c.ctx] { return tk_topk_sum_and_topk_group_idx(ctx, scores, q, kg, idx, nullptr); };
+  }
   default: {
     // topk_weights (m, K), denominator (m), normalized (m, K): K = k % 16 + 1.
     const int64_t topk = k % 16 + 1;
@@ -252,7 +264,7 @@ const char *entryName(int entry) {
       "tk_per_block_cast_lossless", "tk_per_channel_cast", "tk_per_channel_cast_fused",
       "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
-      "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_normalize_weight"};
+      "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

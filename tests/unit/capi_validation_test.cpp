@@ -793,3 +793,34 @@ TEST_F(Validation, NormalizeWeight) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Validation, TopkSumAndTopkGroupIdx) {
+  tk_tensor scores = tensor(TK_F32, {64, 8, 32}), idx = tensor(TK_I64, {64, 4});
+  int32_t q = 2, kg = 4;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_topk_sum_and_topk_group_idx(ctx, &scores, q, kg, &idx, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  q = 3;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_topk_sum must be 1 or 2, got 3");
+  q = 2;
+  scores = tensor(TK_F32, {64, 8, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_topk_sum 2 exceeds the experts per group, 1");
+  scores = tensor(TK_F32, {64, 8, 32});
+  kg = 9;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_topk_groups must be in [1, G = 8], got 9");
+  kg = 4;
+  idx = tensor(TK_I64, {64, 2});
+  expect(TK_ERROR_INVALID_ARGUMENT, "group_idx has shape (64, 2); the contract is (N, Kg) with Kg = 4 (num_topk_groups)");
+  idx = tensor(TK_I64, {64, 4});
+  scores = tensor(TK_F32, {64, 256});
+  expect(TK_ERROR_INVALID_ARGUMENT, "scores must have 3 dimensions, got 2");
+  scores = tensor(TK_F32, {64, 64, 64});
+  expect(TK_ERROR_UNSUPPORTED, "at most 2048 scores per token, got 4096");
+  scores = tensor(TK_F32, {0, 8, 32}), idx = tensor(TK_I64, {0, 4});
+  EXPECT_EQ(tk_topk_sum_and_topk_group_idx(ctx, &scores, q, kg, &idx, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+} // namespace

@@ -1,9 +1,6 @@
-//===- CoordinateOps.cpp - tile.iota: verifier ----------------------------===//
-//
-// Its layout rules are the interface's defaults (the users' hint, else the
-// default blocked layout): an op without operands has nothing to follow.
-//===----------------------------------------------------------------------===//
+//===- CoordinateOps.cpp - tile.iota: verifier, layout rule ---------------===//
 #include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/Dialect/Tile/LayoutInference.h"
 
 using namespace mlir;
 using namespace tk::tile;
@@ -15,4 +12,24 @@ LogicalResult IotaOp::verify() {
   if (!type.getElementType().isInteger(32) && !type.getElementType().isInteger(64))
     return emitOpError() << "coordinates are i32 or i64, got " << type.getElementType();
   return success();
+}
+
+// Without operands to follow: the users' hint; else the layout of a fragment
+// of its shape that an elementwise user combines it with, already laid out
+// (a coordinate compared with values made before it); else the default.
+FailureOr<Attribute> IotaOp::inferResultLayout(LayoutInference &inference, OpResult result, Attribute hint) {
+  if (hint)
+    return hint;
+  for (Operation *user : result.getUsers()) {
+    if (!isa<ParallelOp>(user))
+      continue;
+    for (Value operand : user->getOperands()) {
+      auto type = dyn_cast<FragmentType>(operand.getType());
+      if (operand == result || !type || type.getShape() != getResult().getType().getShape())
+        continue;
+      if (Attribute layout = LayoutInference::layoutOf(operand))
+        return layout;
+    }
+  }
+  return inference.defaultLayout(getResult().getType());
 }

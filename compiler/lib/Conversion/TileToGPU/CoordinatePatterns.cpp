@@ -16,13 +16,33 @@ struct IotaPattern : TileToGpuPattern<IotaOp> {
   using TileToGpuPattern::TileToGpuPattern;
   LogicalResult lower(IotaOp op, Adaptor, ThreadEmitter &emit, ConversionPatternRewriter &rw) const override {
     FragmentType type = op.getResult().getType();
-    FailureOr<BlockedLayout> l = blockedOf(op, type);
-    if (failed(l))
-      return failure();
+    const int64_t dim = op.getDim();
     SmallVector<Value> coords;
-    for (int64_t s = 0; s < l->slotsPerThread(); ++s)
-      coords.push_back(arith::IndexCastOp::create(rw, emit.loc, type.getElementType(),
-                                                  emit.tileCoord(*l, l->slotPos(s), op.getDim())));
+    auto add = [&](Value coord) {
+      coords.push_back(arith::IndexCastOp::create(rw, emit.loc, type.getElementType(), coord));
+    };
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
+      // A reduced fragment's slot holds a group: its coordinate is the group's
+      // (the root layout's coordinate divided by the group, and the inner one's).
+      FailureOr<Grouping> grouping = groupingOf(op, type);
+      if (failed(grouping))
+        return failure();
+      const GroupedReduction &g = grouping->g;
+      for (int64_t r = 0; r < g.reducedSlots(); ++r) {
+        Value t = emit.tileCoord(g.parent, g.parent.slotPos(g.representativeSlot(r)), dim);
+        if (dim == g.dim)
+          t = arith::DivUIOp::create(rw, emit.loc, t, emit.index(g.group));
+        if (const GroupedReduction *inner = innerOf(*grouping); inner && dim == inner->dim)
+          t = arith::DivUIOp::create(rw, emit.loc, t, emit.index(inner->group));
+        add(t);
+      }
+    } else {
+      FailureOr<BlockedLayout> l = blockedOf(op, type);
+      if (failed(l))
+        return failure();
+      for (int64_t s = 0; s < l->slotsPerThread(); ++s)
+        add(emit.tileCoord(*l, l->slotPos(s), dim));
+    }
     auto vector = VectorType::get({(int64_t)coords.size()}, type.getElementType());
     rw.replaceOp(op, vector::FromElementsOp::create(rw, emit.loc, vector, coords));
     return success();

@@ -23,11 +23,18 @@ namespace tk::dsl {
 /// Every key is above INT32_MIN (which marks a column already chosen).
 Tile rankKeys(const Tile &values);
 
-/// The k best columns of each row of a (rows, n) i32 key tile, best first,
-/// ties to the lower column: k tiles of (rows, 1) i32 column indices.
-/// Columns at or beyond `valid` (the padding of a tile wider than the data)
-/// are never chosen; k <= valid. K rounds of a max-reduce of the keys and a
-/// min-reduce of the columns holding it, the winner knocked out by column.
-std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid);
+/// The f32 value of each rank key (the inverse of rankKeys, with -0 as +0
+/// and NaN as a NaN).
+Tile keyValues(const Tile &keys);
+
+/// The k best positions along dimension `dim` (default: the last) of an i32
+/// key tile, best first, ties to the lower position: k tiles of the keys'
+/// shape with 1 along `dim`, of i32 positions. Positions at or beyond
+/// `valid` (the padding of a tile wider than the data) are never chosen;
+/// k <= valid. K rounds of a max-reduce of the keys and a min-reduce of the
+/// positions holding it, the winner knocked out by position. (Along a
+/// dimension other than one the keys were reduced along, e.g. the groups of
+/// a (rows, groups, 1) tile reduced along its last dimension.)
+std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_t dim = -1);
 
 } // namespace tk::dsl

@@ -1,0 +1,120 @@
+//===- topk_group_idx.cpp -------------------------------------------------===//
+#include "kernels/moe/topk_group_idx.h"
+#include "tk/dsl/Select.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+int64_t TopkGroupIdxConfig::rowsPerBlock() const {
+  return rows ? rows : std::max<int64_t>(1, std::min<int64_t>(32, 1024 / std::max<int64_t>(1, experts())));
+}
+
+std::string TopkGroupIdxConfig::key() const {
+  const std::string schedule = topkGroupIdxSchedule().spec().print(*this);
+  return "topk_sum_and_topk_group_idx:G=" + std::to_string(groups) + ",epg=" + std::to_string(perGroup) +
+         ",q=" + std::to_string(topkSum) + ",Kg=" + std::to_string(topkGroups) +
+         (schedule.empty() ? "" : "|" + schedule);
+}
+
+static std::string checkSchedule(const TopkGroupIdxConfig &c) {
+  const int64_t perThread = c.rowsPerBlock() * c.experts() / c.numThreads();
+  if (perThread > 64)
+    return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.experts()) + " scores over " +
+           std::to_string(c.numThreads()) + " threads are " + std::to_string(perThread) + " per thread, over 64";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const TopkGroupIdxConfig &, const compiler::Target &) {
+  std::vector<std::string> out;
+  for (int rows : {1, 2, 4, 8, 16})
+    for (int threads : {32, 64, 128})
+      out.push_back("rows=" + std::to_string(rows) + ",threads=" + std::to_string(threads));
+  return out;
+}
+
+const OperatorSchedule<TopkGroupIdxConfig> &topkGroupIdxSchedule() {
+  using C = TopkGroupIdxConfig;
+  static const OperatorSchedule<C> schedule(
+      "topk_sum_and_topk_group_idx", "tk_topk_sum_and_topk_group_idx",
+      ScheduleSpec<C>({
+          {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
+          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+      }),
+      checkSchedule, searchSpace);
+  return schedule;
+}
+
+BuiltKernel buildTopkGroupIdx(mlir::MLIRContext &ctx, const TopkGroupIdxConfig &c) {
+  if (c.groups < 1 || c.perGroup < 1 || (c.topkSum != 1 && c.topkSum != 2) || c.topkSum > c.perGroup ||
+      c.topkGroups < 1 || c.topkGroups > c.groups)
+    throw std::invalid_argument("topk_sum_and_topk_group_idx: needs q in {1, 2}, q <= epg, 1 <= Kg <= G");
+  const int64_t rows = c.rowsPerBlock(), e = c.experts(), epg = c.perGroup;
+  KernelBuilder k(ctx, "topk_sum_and_topk_group_idx", c.numThreads());
+  Dim tokens = k.dynamic("tokens");
+  Tensor scores = k.input("scores", {tokens, c.groups, epg}, DType::F32);
+  Tensor out = k.output("group_idx", {tokens, c.topkGroups, 1}, DType::I64);
+  k.grid({ceil_div(tokens, rows)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * rows;
+    // (rows, G, epg): the groups' scores reduce along the last dimension, and
+    // the groups rank along the middle one (two reductions of different dims).
+    Tile keys = rankKeys(k.load(scores, {row, k.index(0), k.index(0)}, {rows, c.groups, epg}));
+    Tile first = reduce_max(keys, 2); // (rows, G, 1): each group's best key
+    Tile groupScore = keyValues(first);
+    if (c.topkSum == 2) {
+      // The second best as a multiset: knock out the first position holding the best, take the best of the rest.
+      Tile position = k.iota({rows, c.groups, epg}, 2, DType::I32);
+      Tile firstAt = reduce_min(map({keys, expand(first, 2, epg), position}, DType::I32,
+                                    [](const std::vector<Scalar> &s) {
+                                      return select(s[0] == s[1], s[2], s[2].constantI32(0x7FFFFFFF));
+                                    }),
+                                2);
+      Tile rest = map({keys, position, expand(firstAt, 2, epg)}, DType::I32, [](const std::vector<Scalar> &s) {
+        return select(s[1] == s[2], s[0].constantI32(std::numeric_limits<int32_t>::min()), s[0]);
+      });
+      groupScore = groupScore + keyValues(reduce_max(rest, 2)); // one fp32 addition
+    }
+    std::vector<Tile> best = topkColumns(rankKeys(groupScore), c.topkGroups, c.groups, /*dim=*/1);
+    for (int64_t r = 0; r < c.topkGroups; ++r)
+      k.store(out, {row, k.index(r), k.index(0)},
+              map({best[r]}, DType::I64, [](const std::vector<Scalar> &v) { return v[0].sextToI64(); }));
+  });
+  return k.finish();
+}
+
+namespace {
+/// dsl/Select.h's order on values: greater first, NaN last (+0 == -0 as values).
+bool before(float a, float b) {
+  if (std::isnan(a) || std::isnan(b))
+    return !std::isnan(a) && std::isnan(b);
+  return a > b;
+}
+} // namespace
+
+void topkGroupIdxReference(const float *scores, int64_t tokens, int64_t groups, int64_t perGroup, int64_t topkSum,
+                           int64_t topkGroups, int64_t *groupIdx) {
+  std::vector<float> groupScore(groups), row(perGroup);
+  std::vector<int64_t> order(groups);
+  for (int64_t t = 0; t < tokens; ++t) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const float *s = scores + (t * groups + g) * perGroup;
+      std::copy(s, s + perGroup, row.begin());
+      std::stable_sort(row.begin(), row.end(), before);
+      // -0 and +0 sum as +0 (their rank is the same either way).
+      auto value = [](float v) { return v == 0.0f ? 0.0f : v; };
+      groupScore[g] = topkSum == 1 ? value(row[0]) : value(row[0]) + value(row[1]);
+    }
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return before(groupScore[a], groupScore[b]); });
+    std::copy(order.begin(), order.begin() + topkGroups, groupIdx + t * topkGroups);
+  }
+}
+
+} // namespace tk::kernels::moe
