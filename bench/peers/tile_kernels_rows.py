@@ -532,6 +532,22 @@ def _topk_group_idx(r):
     return desc, make
 
 
+def _mask_indices(r):
+    # tk 'NxK n=E ep=P tp=R/T i64' -> moe.mask_indices_by_tp(ids (N, K) int64 in [0, E), E, P, R, T).
+    r.only(["n=", "ep=", re.compile(r"tp=\d+/\d+"), "i64"])
+    n_tok, k = r.dims(2)
+    e, ep = r.value("n"), r.value("ep")
+    rank, tp = (int(v) for v in r.value("tp", str).split("/"))
+    desc = f"moe.mask_indices_by_tp(ids[{n_tok}x{k} int64], n={e}, num_ep_ranks={ep}, tp_rank={rank}, num_tp_ranks={tp})"
+
+    def make(c):
+        ids = c.torch.randint(0, e, (n_tok, k), device=c.dev, dtype=c.torch.int64)
+        fn = lambda: c.moe.mask_indices_by_tp(ids, e, ep, rank, tp)
+        return fn, [("masked_indices", (), (n_tok, k), "int64")]
+
+    return desc, make
+
+
 _MISSING = "TileKernels has no counterpart registered for op '{op}'"
 
 HANDLERS = {
@@ -552,6 +568,7 @@ HANDLERS = {
     "topk_gate": _topk_gate,
     "normalize_weight": _normalize_weight,
     "topk_sum_and_topk_group_idx": _topk_group_idx,
+    "mask_indices_by_tp": _mask_indices,
 }
 
 

@@ -353,6 +353,29 @@ def _topk_group_idx(r):
     return desc, make
 
 
+def _mask_indices(r):
+    # The closed form with torch's integer ops (moe.md 2.5).
+    r.only(["n=", "ep=", re.compile(r"tp=\d+/\d+"), "i64"])
+    n_tok, k = r.dims(2)
+    e, ep = r.value("n"), r.value("ep")
+    rank, tp = (int(v) for v in r.value("tp", str).split("/"))
+    per = e // ep
+    desc = f"torch where/div/remainder on ids[{n_tok}x{k} int64], R={per}, tp={rank}/{tp}"
+
+    def make(c):
+        torch = c.torch
+        ids = torch.randint(0, e, (n_tok, k), device=c.dev, dtype=torch.int64)
+
+        def fn(v):
+            q = torch.div(v, per, rounding_mode="floor")
+            keep = (v >= 0) & (torch.remainder(q, tp) == rank)
+            local = torch.div(q, tp, rounding_mode="floor") * per + torch.remainder(v, per)
+            return torch.where(keep, local, torch.full_like(v, -1))
+        return fn, (ids,)
+
+    return desc, make
+
+
 _MISSING = "no torch peer written for op '{op}'"
 
 HANDLERS = {
@@ -373,6 +396,7 @@ HANDLERS = {
     "topk_gate": _topk_gate,
     "normalize_weight": _normalize_weight,
     "topk_sum_and_topk_group_idx": _topk_group_idx,
+    "mask_indices_by_tp": _mask_indices,
 }
 
 

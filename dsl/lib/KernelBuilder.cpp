@@ -109,10 +109,24 @@ Tensor KernelBuilder::output(const std::string &name, std::vector<Dim> shape, DT
   return addTensor(name, std::move(shape), dtype, std::move(strides), alignBytes, true);
 }
 
+Uniform KernelBuilder::scalarInput(const std::string &name, DType dtype) {
+  if (kernel_)
+    throw std::logic_error("declare every scalar argument before grid()");
+  if (dtype != DType::I32 && dtype != DType::I64 && dtype != DType::F32)
+    throw std::invalid_argument("scalar argument '" + name + "': i32, i64 or f32");
+  signature_.scalars.push_back({name, dtype});
+  argTypes_.push_back(toMlirType(ctx_, dtype));
+  return Uniform(this, (int)argTypes_.size() - 1, dtype);
+}
+
+mlir::Value Uniform::value() const { return k_->argument(arg_); }
+
 Tensor KernelBuilder::addTensor(const std::string &name, std::vector<Dim> shape, DType dtype,
                                 std::vector<int64_t> strides, int64_t alignBytes, bool output) {
   if (kernel_)
     throw std::logic_error("declare every tensor before grid()");
+  if (!signature_.scalars.empty())
+    throw std::logic_error("declare the tensors before the scalar arguments");
   size_t rank = shape.size();
   if (strides.empty()) { // row-major contiguous; static wherever the trailing sizes are
     strides.assign(rank, kDynamicStride);

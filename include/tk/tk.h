@@ -315,6 +315,15 @@ tk_status tk_topk_sum_and_topk_group_idx(tk_context ctx, const tk_tensor *scores
 tk_status tk_normalize_weight(tk_context ctx, const tk_tensor *topk_weights, tk_tensor *denominator,
                               tk_tensor *normalized_weights, tk_stream stream);
 
+/* mask_indices_by_tp (moe.md 2.5): with R = n / num_ep_ranks experts per EP
+ * rank, each id v of indices becomes -1 when v < 0 or (v / R) % num_tp_ranks
+ * != tp_rank, else the local id ((v / R) / num_tp_ranks) R + v % R.
+ * indices and masked_indices: (N, K) i32 or i64 contiguous, one dtype;
+ * n >= num_ep_ranks >= 1, 0 <= tp_rank < num_tp_ranks. The ranks are the
+ * kernel's arguments at launch: one compiled kernel serves every rank. */
+tk_status tk_mask_indices_by_tp(tk_context ctx, const tk_tensor *indices, int64_t n, int32_t num_ep_ranks,
+                                int32_t tp_rank, int32_t num_tp_ranks, tk_tensor *masked_indices, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

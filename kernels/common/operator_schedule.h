@@ -152,12 +152,13 @@ private:
 /// target the tensors' place gives (OperatorSchedule::resolve).
 template <typename Config, typename Build>
 runtime::Status runScheduled(tk_context ctx, const OperatorSchedule<Config> &op, Build build, Config config,
-                             const std::vector<const tk_tensor *> &tensors, tk_stream stream) {
+                             const std::vector<const tk_tensor *> &tensors, tk_stream stream,
+                             const std::vector<int64_t> &scalars = {}) {
   compiler::Target target;
   runtime::Status s = ctx->targetFor(tensors, target);
   if (s.isOk())
     s = op.resolve(ctx, target, config);
-  return s.isOk() ? ctx->run(runtime::factoryOf(build, config), tensors, stream) : s;
+  return s.isOk() ? ctx->run(runtime::factoryOf(build, config), tensors, stream, scalars) : s;
 }
 
 /// The factory of `build` and `config` with its schedule chosen, when built,

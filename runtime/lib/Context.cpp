@@ -116,7 +116,7 @@ Status tk_context_s::targetFor(const std::vector<const tk_tensor *> &tensors, tk
 }
 
 Status tk_context_s::run(const KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
-                         tk_stream stream) {
+                         tk_stream stream, const std::vector<int64_t> &scalars) {
   bool cpu = false;
   if (Status s = onCpu(tensors, cpu); !s.isOk())
     return s;
@@ -125,7 +125,7 @@ Status tk_context_s::run(const KernelFactory &factory, const std::vector<const t
     Status s = cpuCache.get(factory, kernel);
     if (!s.isOk())
       return s;
-    return runOnCpu(*kernel, tensors);
+    return runOnCpu(*kernel, tensors, scalars);
   }
   Status s = ensureDevice();
   if (!s.isOk())
@@ -135,5 +135,5 @@ Status tk_context_s::run(const KernelFactory &factory, const std::vector<const t
     return s;
   if (!(s = checkNumSms(numSms)).isOk())
     return s;
-  return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream), numSms ? numSms : device.smCount);
+  return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream), numSms ? numSms : device.smCount, scalars);
 }

@@ -120,12 +120,15 @@ Status compileForCpu(const KernelFactory &factory, CpuKernel &out, const std::st
   return Status::ok();
 }
 
-Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &tensors) {
+Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &tensors,
+                const std::vector<int64_t> &scalars) {
   std::map<std::string, int64_t> symbols;
-  Status s = bindTensors(kernel.signature, tensors, symbols);
+  Status s = checkScalars(kernel.signature, scalars);
+  if (s.isOk())
+    s = bindTensors(kernel.signature, tensors, symbols);
   if (!s.isOk())
     return s;
-  PackedArgs args = packMemrefs(tensors);
+  PackedArgs args = packMemrefs(tensors, scalars);
   llvm::Error err = kernel.engine->invokePacked(kernel.signature.name, args.pointers);
   if (err) {
     std::string msg;

@@ -74,6 +74,8 @@ std::string describe(const dsl::KernelSignature &s) {
     for (int64_t st : t.strides)
       out += std::to_string(st) + ",";
   }
+  for (const dsl::ScalarParam &p : s.scalars)
+    out += ";" + p.name + ":" + dsl::name(p.dtype) + ":scalar";
   for (const auto &[symbol, multiple] : s.symbolMultiples)
     out += ";" + symbol + "%" + std::to_string(multiple);
   return out;

@@ -77,9 +77,16 @@ Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_t
   return Status::ok();
 }
 
-PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors) {
+Status checkScalars(const dsl::KernelSignature &sig, const std::vector<int64_t> &scalars) {
+  if (scalars.size() != sig.scalars.size())
+    return {TK_ERROR_INTERNAL, sig.name + ": takes " + std::to_string(sig.scalars.size()) +
+                                   " scalar arguments, given " + std::to_string(scalars.size())};
+  return Status::ok();
+}
+
+PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors, const std::vector<int64_t> &scalars) {
   PackedArgs args;
-  args.storage.reserve(tensors.size());
+  args.storage.reserve(tensors.size() + scalars.size());
   for (const tk_tensor *t : tensors) {
     std::vector<int64_t> desc;
     desc.push_back((int64_t)(uintptr_t)t->data);
@@ -91,6 +98,8 @@ PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors) {
       desc.push_back(t->strides[i]);
     args.storage.push_back(std::move(desc));
   }
+  for (int64_t v : scalars)
+    args.storage.push_back({v});
   for (auto &desc : args.storage)
     for (int64_t &v : desc)
       args.pointers.push_back(&v);
@@ -126,10 +135,12 @@ Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, i
 }
 
 Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,
-              CUstream stream, int smCount) {
+              CUstream stream, int smCount, const std::vector<int64_t> &scalars) {
   const dsl::KernelSignature &sig = kernel.signature;
   std::map<std::string, int64_t> symbols;
-  Status s = bindTensors(sig, tensors, symbols);
+  Status s = checkScalars(sig, scalars);
+  if (s.isOk())
+    s = bindTensors(sig, tensors, symbols);
   if (!s.isOk())
     return s;
   unsigned grid[3];
@@ -146,7 +157,7 @@ Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<c
     if (n == 0)
       return Status::invalid(sig.name + ": tensor '" + sig.tensors[i].name + "' is empty but the grid is not");
   }
-  PackedArgs args = packMemrefs(tensors);
+  PackedArgs args = packMemrefs(tensors, scalars);
   CUresult r = d.cuLaunchKernel(kernel.function, grid[0], grid[1], grid[2], (unsigned)sig.threads, 1, 1, 0, stream,
                                 args.pointers.data(), nullptr);
   if (r != 0)

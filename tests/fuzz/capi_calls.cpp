@@ -246,13 +246,25 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto idx = c.out(TK_I64, {m, kg});
     return [=, ctx = c.ctx] { return tk_topk_sum_and_topk_group_idx(ctx, scores, q, kg, idx, nullptr); };
   }
-  default: {
+  case 18: {
     // topk_weights (m, K), denominator (m), normalized (m, K): K = k % 16 + 1.
     const int64_t topk = k % 16 + 1;
     auto w = c.t(TK_F32, {m, topk});
     auto den = c.out(TK_F32, {m});
     auto out = c.out(TK_F32, {m, topk});
     return [=, ctx = c.ctx] { return tk_normalize_weight(ctx, w, den, out, nullptr); };
+  }
+  default: {
+    // indices (m, K = k % 16 + 1) i64, n experts over ep ranks: mostly valid ranks.
+    static const int64_t ns[] = {256, 256, 72, 0, -3, 1};
+    static const int32_t eps[] = {8, 8, 1, 0, -1, 300};
+    static const int32_t tps[] = {4, 2, 1, 0, 9};
+    const int64_t topk = k % 16 + 1, n = c.in.pick(ns);
+    static const int32_t ranks[] = {1, 0, 3, -1, 4};
+    const int32_t ep = c.in.pick(eps), tp = c.in.pick(tps), rank = c.in.pick(ranks);
+    auto ids = c.t(TK_I64, {m, topk});
+    auto out = c.out(TK_I64, {m, topk});
+    return [=, ctx = c.ctx] { return tk_mask_indices_by_tp(ctx, ids, n, ep, rank, tp, out, nullptr); };
   }
   }
 }
@@ -264,7 +276,8 @@ const char *entryName(int entry) {
       "tk_per_block_cast_lossless", "tk_per_channel_cast", "tk_per_channel_cast_fused",
       "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
-      "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight"};
+      "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
+      "tk_mask_indices_by_tp"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

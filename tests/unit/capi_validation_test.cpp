@@ -824,3 +824,36 @@ TEST_F(Validation, TopkSumAndTopkGroupIdx) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Validation, MaskIndicesByTp) {
+  tk_tensor ids = tensor(TK_I64, {64, 8}), out = tensor(TK_I64, {64, 8});
+  int64_t n = 256;
+  int32_t ep = 8, rank = 1, tp = 4;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_mask_indices_by_tp(ctx, &ids, n, ep, rank, tp, &out, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  rank = 4;
+  expect(TK_ERROR_INVALID_ARGUMENT, "tp_rank must be in [0, num_tp_ranks = 4), got 4");
+  rank = 1, tp = 0;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_tp_ranks must be at least 1, got 0");
+  tp = 4, ep = 0;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_ep_ranks must be at least 1, got 0");
+  ep = 8, n = 7;
+  expect(TK_ERROR_INVALID_ARGUMENT, "n (experts over all EP ranks) must be at least num_ep_ranks = 8, got 7");
+  n = 256;
+  out = tensor(TK_I32, {64, 8});
+  expect(TK_ERROR_INVALID_ARGUMENT, "masked_indices must be i64, got i32");
+  out = tensor(TK_I64, {64, 9});
+  expect(TK_ERROR_INVALID_ARGUMENT, "masked_indices has shape (64, 9); the contract is (N, K) with K = 8 (indices dimension 1)");
+  ids = tensor(TK_I32, {64, 8}), out = tensor(TK_I32, {64, 8}), n = (int64_t)1 << 40, ep = 1;
+  expect(TK_ERROR_INVALID_ARGUMENT, "overflows i32 ids");
+  ids = tensor(TK_F32, {64, 8});
+  expect(TK_ERROR_INVALID_ARGUMENT, "indices must be i32 or i64, got f32");
+  ids = tensor(TK_I64, {0, 8}), out = tensor(TK_I64, {0, 8}), n = 256, ep = 8;
+  EXPECT_EQ(tk_mask_indices_by_tp(ctx, &ids, n, ep, rank, tp, &out, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+} // namespace

@@ -43,6 +43,9 @@ public:
   /// alignment the kernel may assume for the pointer and dynamic strides.
   Tensor input(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides = {},
                int64_t alignBytes = 16);
+  /// A scalar argument (I32, I64 or F32), declared after every tensor: a
+  /// value per launch (a rank, a count), not part of the kernel's cache key.
+  Uniform scalarInput(const std::string &name, DType dtype);
   Tensor output(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides = {},
                 int64_t alignBytes = 16);
 

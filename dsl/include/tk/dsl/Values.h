@@ -52,6 +52,20 @@ private:
   int arg_;
 };
 
+/// A scalar argument of the kernel (KernelBuilder::scalarInput): one value
+/// for the whole launch, usable inside map bodies (Scalar::uniform).
+class Uniform {
+public:
+  Uniform(KernelBuilder *k, int argIndex, DType dtype) : k_(k), arg_(argIndex), dtype_(dtype) {}
+  mlir::Value value() const;
+  DType dtype() const { return dtype_; }
+
+private:
+  KernelBuilder *k_;
+  int arg_;
+  DType dtype_;
+};
+
 /// A block-wide tile buffer in shared memory (KernelBuilder::shared).
 class Shared {
 public:
@@ -96,6 +110,8 @@ public:
   Scalar constantF32(double c) const;
   Scalar constantI32(int64_t c) const;
   Scalar constantI64(int64_t c) const;
+  /// The launch's value of a scalar argument, here.
+  Scalar uniform(const Uniform &u) const { return Scalar(b_, u.value()); }
   /// Widens a float to f32 (exact); f32 stays as it is.
   Scalar toF32() const;
   /// Reinterpret the bits (f32 <-> i32).

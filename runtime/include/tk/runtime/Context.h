@@ -31,8 +31,10 @@ struct tk_context_s {
   /// Compiles (cached) and runs the kernel `factory` builds: on the CPU
   /// when the tensors are in host memory (or TK_BACKEND=cpu), else on the
   /// CUDA device, asynchronously on `stream`.
+  /// `scalars`: one value per scalar argument of the kernel (i32, i64; f32
+  /// as its bits), in their order.
   tk::runtime::Status run(const tk::runtime::KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
-                          tk_stream stream);
+                          tk_stream stream, const std::vector<int64_t> &scalars = {});
 
   /// tk_set_num_sms: the SM count persistent grids are sized for (0: the device's).
   int numSms = 0;

@@ -28,7 +28,8 @@ struct CpuKernel {
 /// for the host's CPU or, when `cpu` is set, for that one (e.g. "x86-64").
 Status compileForCpu(const KernelFactory &factory, CpuKernel &out, const std::string &cpu = "");
 /// Binds the tensors (host memory) and runs every block on the calling thread.
-Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &tensors);
+Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &tensors,
+                const std::vector<int64_t> &scalars = {});
 
 /// CPU kernels of one context: in memory by (program, config), else by
 /// the content of the IR the program builds (as JitCache).

@@ -22,7 +22,12 @@ struct PackedArgs {
   std::vector<std::vector<int64_t>> storage;
   std::vector<void *> pointers;
 };
-PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors);
+/// The kernel's parameters: each tensor's memref descriptor, then each
+/// scalar argument's value (i32 and i64 as themselves, f32 as its bits in
+/// the low half: the parameter reads the bytes it needs, little-endian).
+PackedArgs packMemrefs(const std::vector<const tk_tensor *> &tensors, const std::vector<int64_t> &scalars = {});
+/// INTERNAL unless `scalars` holds one value per scalar argument of `sig`.
+Status checkScalars(const dsl::KernelSignature &sig, const std::vector<int64_t> &scalars);
 
 /// The launch grid of `sig` for the bound sizes: its extents, or for a
 /// persistent grid min(tiles, smCount x blocks per SM) blocks in x, where
@@ -36,6 +41,6 @@ Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, i
 /// Binds, evaluates the grid and launches on `stream`. A grid with no block
 /// launches nothing and succeeds.
 Status launch(const Driver &driver, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,
-              CUstream stream, int smCount);
+              CUstream stream, int smCount, const std::vector<int64_t> &scalars = {});
 
 } // namespace tk::runtime

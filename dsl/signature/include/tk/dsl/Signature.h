@@ -29,9 +29,18 @@ struct TensorParam {
   bool isOutput = false;
 };
 
+/// A value the kernel takes at launch beside its tensors (a rank, a count):
+/// not part of the kernel's cache key.
+struct ScalarParam {
+  std::string name;
+  DType dtype; ///< I32, I64 or F32
+};
+
 struct KernelSignature {
   std::string name;
   std::vector<TensorParam> tensors;
+  /// After the tensors, in this order; the launcher passes one value each.
+  std::vector<ScalarParam> scalars;
   std::vector<Dim> grid; ///< blocks per grid dimension (1 to 3)
   int64_t threads = 128;
   /// > 0: a persistent grid (KernelBuilder::persistentGrid): at most this
