@@ -141,7 +141,9 @@ static int printRow(checks::GpuSession *gpu, const std::string &op, const std::s
     std::printf("%-34s %-40s %-28s %9.1f %8.0f %5.1f%%\n", op.c_str(), what.c_str(), r.verdict().c_str(),
                 r.ms * 1e3, gbps, 100.0 * gbps / ceiling);
   } else {
-    std::printf("%-34s %-40s %-28s %9.2f\n", op.c_str(), what.c_str(), r.verdict().c_str(), r.ms);
+    // Only some check routines time their CPU call; the others show no time rather than 0.
+    const std::string ms = r.ms > 0 ? std::to_string(r.ms).substr(0, std::to_string(r.ms).find('.') + 3) : "-";
+    std::printf("%-34s %-40s %-28s %9s\n", op.c_str(), what.c_str(), r.verdict().c_str(), ms.c_str());
   }
   std::fflush(stdout);
   return r.exact() ? 0 : 1;
