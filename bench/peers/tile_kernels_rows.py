@@ -548,6 +548,23 @@ def _mask_indices(r):
     return desc, make
 
 
+def _unique_groups(r):
+    # tk 'NxK groups=G/E' -> moe.inplace_unique_group_indices(ids (N, K) int64 of K distinct experts of E
+    # divided into G groups, G); in place, on the same ids every call (the first call changes them).
+    r.only(["groups="])
+    n, k = r.dims(2)
+    g, e = (int(v) for v in r.value("groups", str).split("/"))
+    desc = f"moe.inplace_unique_group_indices(ids[{n}x{k} int64], num_groups={g})"
+
+    def make(c):
+        torch = c.torch
+        ids = torch.rand(n, e, device=c.dev).topk(k, dim=1).indices // (e // g)
+        fn = lambda: c.moe.inplace_unique_group_indices(ids, g)
+        return fn, []
+
+    return desc, make
+
+
 _MISSING = "TileKernels has no counterpart registered for op '{op}'"
 
 HANDLERS = {
@@ -569,6 +586,7 @@ HANDLERS = {
     "normalize_weight": _normalize_weight,
     "topk_sum_and_topk_group_idx": _topk_group_idx,
     "mask_indices_by_tp": _mask_indices,
+    "inplace_unique_group_indices": _unique_groups,
 }
 
 

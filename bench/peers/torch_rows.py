@@ -376,6 +376,27 @@ def _mask_indices(r):
     return desc, make
 
 
+def _unique_groups(r):
+    # A stable sort per row marks every later equal value (the spec's torch reference), in place.
+    r.only(["groups="])
+    n, k = r.dims(2)
+    g, e = (int(v) for v in r.value("groups", str).split("/"))
+    desc = f"stable sort + scatter of repeats, ids[{n}x{k} int64], {g} groups"
+
+    def make(c):
+        torch = c.torch
+        ids = torch.rand(n, e, device=c.dev).topk(k, dim=1).indices // (e // g)
+
+        def fn(v):
+            s, order = v.sort(dim=1, stable=True)
+            repeat = torch.zeros_like(s, dtype=torch.bool)
+            repeat[:, 1:] = (s[:, 1:] == s[:, :-1]) & (s[:, 1:] >= 0)
+            return v.scatter(1, order, torch.where(repeat, torch.full_like(s, -1), s))
+        return fn, (ids,)
+
+    return desc, make
+
+
 _MISSING = "no torch peer written for op '{op}'"
 
 HANDLERS = {
@@ -397,6 +418,7 @@ HANDLERS = {
     "normalize_weight": _normalize_weight,
     "topk_sum_and_topk_group_idx": _topk_group_idx,
     "mask_indices_by_tp": _mask_indices,
+    "inplace_unique_group_indices": _unique_groups,
 }
 
 

@@ -324,6 +324,14 @@ tk_status tk_normalize_weight(tk_context ctx, const tk_tensor *topk_weights, tk_
 tk_status tk_mask_indices_by_tp(tk_context ctx, const tk_tensor *indices, int64_t n, int32_t num_ep_ranks,
                                 int32_t tp_rank, int32_t num_tp_ranks, tk_tensor *masked_indices, tk_stream stream);
 
+/* inplace_unique_group_indices (moe.md 2.8): in each row of group_indices,
+ * every later occurrence of a non-negative id becomes -1, in place (the first
+ * occurrence and negative entries stay). group_indices: (N, K) i64
+ * contiguous, K <= 64; num_groups in [1, 128] (as the reference; ids are
+ * compared, not looked up, so any value is safe). */
+tk_status tk_inplace_unique_group_indices(tk_context ctx, tk_tensor *group_indices, int32_t num_groups,
+                                          tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -254,7 +254,7 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto out = c.out(TK_F32, {m, topk});
     return [=, ctx = c.ctx] { return tk_normalize_weight(ctx, w, den, out, nullptr); };
   }
-  default: {
+  case 19: {
     // indices (m, K = k % 16 + 1) i64, n experts over ep ranks: mostly valid ranks.
     static const int64_t ns[] = {256, 256, 72, 0, -3, 1};
     static const int32_t eps[] = {8, 8, 1, 0, -1, 300};
@@ -265,6 +265,15 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto ids = c.t(TK_I64, {m, topk});
     auto out = c.out(TK_I64, {m, topk});
     return [=, ctx = c.ctx] { return tk_mask_indices_by_tp(ctx, ids, n, ep, rank, tp, out, nullptr); };
+  }
+  default: {
+    // group_indices (m, K) i64 in place, K = 8 for the default k (256), else k % 16 + 1; num_groups mostly 8.
+    static const int32_t groups[] = {8, 8, 128, 0, 129};
+    const int64_t topk = k % 16 == 0 ? 8 : k % 16 + 1;
+    const int32_t g = c.in.pick(groups);
+    c.freeLastDimension = 0; // K: nothing else pins it
+    auto ids = c.out(TK_I64, {m, topk});
+    return [=, ctx = c.ctx] { return tk_inplace_unique_group_indices(ctx, ids, g, nullptr); };
   }
   }
 }
@@ -277,7 +286,7 @@ const char *entryName(int entry) {
       "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
       "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
-      "tk_mask_indices_by_tp"};
+      "tk_mask_indices_by_tp", "tk_inplace_unique_group_indices"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

@@ -48,9 +48,13 @@ TEST(LateFailure, AnyInvalidTensorFailsAndWritesNothing) {
       decode(c, entry);
       tensors = c.tensors.drawn();
     }
-    ASSERT_GT(tensors, 1) << entryName(e);
+    ASSERT_GE(tensors, 1) << entryName(e);
     for (int i = 0; i < tensors; ++i)
       for (Corruption what : {Corruption::Dtype, Corruption::Shape, Corruption::Misalign, Corruption::Device}) {
+        // One tensor moved to the device is not a mix of places: a call of
+        // one tensor then runs on the GPU (or finds no driver), rightly.
+        if (what == Corruption::Device && tensors == 1)
+          continue;
         Call c(bytes.data(), bytes.size());
         c.tensors.corrupt(i, what);
         int entry;

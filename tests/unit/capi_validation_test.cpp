@@ -857,3 +857,27 @@ TEST_F(Validation, MaskIndicesByTp) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(Validation, InplaceUniqueGroupIndices) {
+  tk_tensor ids = tensor(TK_I64, {64, 8});
+  int32_t groups = 8;
+  auto expect = [&](tk_status want, const std::string &msg) {
+    EXPECT_EQ(tk_inplace_unique_group_indices(ctx, &ids, groups, nullptr), want) << tk_last_error();
+    EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
+  };
+  groups = 129;
+  expect(TK_ERROR_INVALID_ARGUMENT, "num_groups must be in [1, 128], got 129");
+  groups = 8;
+  ids = tensor(TK_I32, {64, 8});
+  expect(TK_ERROR_INVALID_ARGUMENT, "group_indices must be i64, got i32");
+  ids = tensor(TK_I64, {64, 8}, {16, 1});
+  expect(TK_ERROR_INVALID_ARGUMENT, "group_indices must be contiguous");
+  ids = tensor(TK_I64, {4, 65});
+  expect(TK_ERROR_UNSUPPORTED, "at most 64 ids per row, got 65");
+  ids = tensor(TK_I64, {0, 8});
+  EXPECT_EQ(tk_inplace_unique_group_indices(ctx, &ids, groups, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+} // namespace

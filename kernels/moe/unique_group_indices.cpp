@@ -1,0 +1,69 @@
+//===- unique_group_indices.cpp -------------------------------------------===//
+#include "kernels/moe/unique_group_indices.h"
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+std::string UniqueGroupIndicesConfig::key() const {
+  const std::string schedule = uniqueGroupIndicesSchedule().spec().print(*this);
+  return "inplace_unique_group_indices:K=" + std::to_string(topk) + (schedule.empty() ? "" : "|" + schedule);
+}
+
+static std::vector<std::string> searchSpace(const UniqueGroupIndicesConfig &, const compiler::Target &) {
+  return {"rows=64", "rows=128", "rows=256", "rows=512"};
+}
+
+const OperatorSchedule<UniqueGroupIndicesConfig> &uniqueGroupIndicesSchedule() {
+  using C = UniqueGroupIndicesConfig;
+  static const OperatorSchedule<C> schedule(
+      "inplace_unique_group_indices", "tk_inplace_unique_group_indices",
+      ScheduleSpec<C>({{&C::rows, {"rows", "rows per CTA, one per thread", 32, 1024, true, 0}}}),
+      [](const C &) { return std::string(); }, searchSpace);
+  return schedule;
+}
+
+BuiltKernel buildUniqueGroupIndices(mlir::MLIRContext &ctx, const UniqueGroupIndicesConfig &c) {
+  if (c.topk < 1)
+    throw std::invalid_argument("inplace_unique_group_indices: needs K >= 1");
+  const int64_t rows = c.rowsPerBlock();
+  KernelBuilder k(ctx, "inplace_unique_group_indices", rows);
+  Dim n = k.dynamic("rows");
+  Tensor ids = k.input("ids", {n, c.topk}, DType::I64);
+  Tensor out = k.output("out", {n, c.topk}, DType::I64);
+  k.grid({ceil_div(n, rows)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * rows;
+    std::vector<Tile> slots;
+    for (int64_t s = 0; s < c.topk; ++s)
+      slots.push_back(k.load(ids, {row, k.index(s)}, {rows, 1}));
+    // Slot s is a repeat when a non-negative id equals one of the slots before it.
+    for (int64_t s = 1; s < c.topk; ++s) {
+      std::vector<Tile> upTo(slots.begin(), slots.begin() + s + 1);
+      k.store(out, {row, k.index(s)}, map(upTo, DType::I64, [s](const std::vector<Scalar> &v) {
+                Scalar repeat = v[0] == v[s];
+                for (int64_t j = 1; j < s; ++j)
+                  repeat = repeat | (v[j] == v[s]);
+                Scalar zero = v[s].constantI64(0);
+                return select(repeat & (v[s] >= zero), v[s].constantI64(-1), v[s]);
+              }));
+    }
+  });
+  return k.finish();
+}
+
+void uniqueGroupIndicesReference(int64_t *ids, int64_t rows, int64_t k) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t *row = ids + r * k;
+    for (int64_t s = 1; s < k; ++s) {
+      if (row[s] < 0)
+        continue;
+      for (int64_t j = 0; j < s; ++j)
+        if (row[j] == row[s]) { // an earlier repeat, now -1, matches nothing; its first occurrence still does
+          row[s] = -1;
+          break;
+        }
+    }
+  }
+}
+
+} // namespace tk::kernels::moe
