@@ -62,7 +62,20 @@ TEST_F(MoeDeterminismGpu, HundredRunsAreBitIdentical) {
                           [&] { return tk_mask_indices_by_tp(ctx, &ids, 256, 8, 1, 4, &tm, nullptr); }),
             0)
       << "mask_indices_by_tp";
-  std::printf("[ MoE determinism ] 4 operators x 100 runs on %s\n", session->device().name.c_str());
+  // In place: each run starts from the same ids (copied in), then is compared.
+  void *groups = session->alloc(n * 8 * 8);
+  tk_tensor tg = tk::checks::deviceTensor(groups, TK_I64, {n, 8});
+  std::vector<int64_t> groupIds(n * 8);
+  for (size_t i = 0; i < groupIds.size(); ++i)
+    groupIds[i] = (int64_t)((i * 2654435761u) % 13) - 1; // repeats and -1 in every row
+  EXPECT_EQ(differingRuns(*session, groups, n * 8 * 8,
+                          [&] {
+                            session->upload(groups, groupIds.data(), n * 8 * 8);
+                            return tk_inplace_unique_group_indices(ctx, &tg, 16, nullptr);
+                          }),
+            0)
+      << "inplace_unique_group_indices";
+  std::printf("[ MoE determinism ] 5 operators x 100 runs on %s\n", session->device().name.c_str());
   tk_context_destroy(ctx);
 }
 
