@@ -33,25 +33,36 @@ std::vector<float> makeScores(const TopkGateCase &c) {
   return s;
 }
 
-CheckResult checkTopkGate(GpuSession *gpu, tk_context ctx, const TopkGateCase &c, bool time) {
+CheckResult checkScoresToIndices(GpuSession *gpu, const std::vector<float> &scores,
+                                 const std::vector<int64_t> &scoreShape, const std::vector<int64_t> &ref,
+                                 const std::vector<int64_t> &outShape,
+                                 const std::function<tk_status(const tk_tensor *, tk_tensor *)> &call, bool time) {
   CheckResult r;
-  std::vector<float> scores = makeScores(c);
-  std::vector<int64_t> ref(c.tokens * c.topk), got(c.tokens * c.topk);
-  kernels::moe::topkGateReference(scores.data(), c.tokens, c.experts, c.topk, ref.data());
+  std::vector<int64_t> got(ref.size());
   Placement p{gpu};
   const size_t scoreBytes = scores.size() * 4, idxBytes = got.size() * 8;
   void *ds = p.put(scores.data(), scoreBytes), *dout = p.poisoned(got.data(), idxBytes, 0xEE);
-  tk_tensor ts = p.tensor(ds, TK_F32, {c.tokens, c.experts}), tout = p.tensor(dout, TK_I64, {c.tokens, c.topk});
-  auto call = [&] { return tk_topk_gate(ctx, &ts, (int32_t)c.topk, &tout, nullptr); };
-  if (!r.called(call()))
+  tk_tensor ts = p.tensor(ds, TK_F32, scoreShape), tout = p.tensor(dout, TK_I64, outShape);
+  if (!r.called(call(&ts, &tout)))
     return r;
   p.get(got.data(), dout, idxBytes);
   for (size_t i = 0; i < got.size(); ++i)
     r.outMismatches += got[i] != ref[i];
   r.bytes = (double)scoreBytes + (double)idxBytes;
   if (gpu && time)
-    r.ms = gpu->medianMs([&] { call(); }, 5, 50);
+    r.ms = gpu->medianMs([&] { call(&ts, &tout); }, 5, 50);
   return r;
+}
+
+CheckResult checkTopkGate(GpuSession *gpu, tk_context ctx, const TopkGateCase &c, bool time) {
+  std::vector<float> scores = makeScores(c);
+  std::vector<int64_t> ref(c.tokens * c.topk);
+  kernels::moe::topkGateReference(scores.data(), c.tokens, c.experts, c.topk, ref.data());
+  return checkScoresToIndices(gpu, scores, {c.tokens, c.experts}, ref, {c.tokens, c.topk},
+                              [&](const tk_tensor *s, tk_tensor *out) {
+                                return tk_topk_gate(ctx, s, (int32_t)c.topk, out, nullptr);
+                              },
+                              time);
 }
 
 } // namespace tk::checks

@@ -6,6 +6,7 @@
 #include "tk/tk.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,15 @@ std::string describe(const TopkGateCase &c);
 
 /// The scores a case draws: (tokens, experts) row-major, from its seed.
 std::vector<float> makeScores(const TopkGateCase &c);
+
+/// The gates' shared check: `scores` placed as an f32 tensor of
+/// `scoreShape`, an i64 output of `outShape` poisoned, `call(scores, out)`,
+/// the output compared exactly with `ref`; bytes = scores + output, timed
+/// when `time` on a GPU.
+CheckResult checkScoresToIndices(GpuSession *gpu, const std::vector<float> &scores,
+                                 const std::vector<int64_t> &scoreShape, const std::vector<int64_t> &ref,
+                                 const std::vector<int64_t> &outShape,
+                                 const std::function<tk_status(const tk_tensor *, tk_tensor *)> &call, bool time);
 
 /// Scores through tk_topk_gate on the GPU of `gpu` (timed when `time`) or on
 /// the CPU path (null), topk_idx compared exactly with the reference; bytes =

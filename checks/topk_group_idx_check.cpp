@@ -13,29 +13,16 @@ std::string describe(const TopkGroupIdxCase &c) {
 }
 
 CheckResult checkTopkGroupIdx(GpuSession *gpu, tk_context ctx, const TopkGroupIdxCase &c, bool time) {
-  CheckResult r;
-  const int64_t e = c.groups * c.perGroup;
-  std::vector<float> scores = makeScores(TopkGateCase{c.tokens, e, 1, c.values, c.seed});
-  std::vector<int64_t> ref(c.tokens * c.topkGroups), got(ref.size());
+  std::vector<float> scores = makeScores(TopkGateCase{c.tokens, c.groups * c.perGroup, 1, c.values, c.seed});
+  std::vector<int64_t> ref(c.tokens * c.topkGroups);
   kernels::moe::topkGroupIdxReference(scores.data(), c.tokens, c.groups, c.perGroup, c.topkSum, c.topkGroups,
                                       ref.data());
-  Placement p{gpu};
-  const size_t scoreBytes = scores.size() * 4, idxBytes = got.size() * 8;
-  void *ds = p.put(scores.data(), scoreBytes), *dout = p.poisoned(got.data(), idxBytes, 0xEE);
-  tk_tensor ts = p.tensor(ds, TK_F32, {c.tokens, c.groups, c.perGroup});
-  tk_tensor tout = p.tensor(dout, TK_I64, {c.tokens, c.topkGroups});
-  auto call = [&] {
-    return tk_topk_sum_and_topk_group_idx(ctx, &ts, (int32_t)c.topkSum, (int32_t)c.topkGroups, &tout, nullptr);
-  };
-  if (!r.called(call()))
-    return r;
-  p.get(got.data(), dout, idxBytes);
-  for (size_t i = 0; i < got.size(); ++i)
-    r.outMismatches += got[i] != ref[i];
-  r.bytes = (double)scoreBytes + (double)idxBytes;
-  if (gpu && time)
-    r.ms = gpu->medianMs([&] { call(); }, 5, 50);
-  return r;
+  return checkScoresToIndices(gpu, scores, {c.tokens, c.groups, c.perGroup}, ref, {c.tokens, c.topkGroups},
+                              [&](const tk_tensor *s, tk_tensor *out) {
+                                return tk_topk_sum_and_topk_group_idx(ctx, s, (int32_t)c.topkSum,
+                                                                      (int32_t)c.topkGroups, out, nullptr);
+                              },
+                              time);
 }
 
 } // namespace tk::checks
