@@ -9,16 +9,6 @@
 
 namespace tk::checks {
 
-std::vector<MoeGridPoint> moeGrid() {
-  std::vector<MoeGridPoint> grid;
-  for (int64_t k : {2, 6, 8, 9})
-    for (auto [experts, ranks] : std::vector<std::pair<int64_t, int64_t>>{{72, 8}, {256, 8}, {256, 64}}) {
-      const double kept = 1.0 - std::pow(1.0 - 1.0 / (double)ranks, (double)k);
-      grid.push_back({(int64_t)std::llround(4001.0 * ranks * kept), k, experts, ranks});
-    }
-  return grid;
-}
-
 std::string describe(const NormalizeWeightCase &c) {
   return std::to_string(c.tokens) + "x" + std::to_string(c.topk) + (c.edges ? " edges" : "");
 }

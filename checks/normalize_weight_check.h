@@ -2,6 +2,7 @@
 #pragma once
 
 #include "checks/gpu_session.h"
+#include "checks/moe_inputs.h"
 #include "checks/per_token_cast_check.h"
 #include "tk/tk.h"
 
@@ -11,13 +12,6 @@
 
 namespace tk::checks {
 
-/// The routed token counts of moe.md 4.1's grid: for each K in {2, 6, 8, 9}
-/// and (experts, EP ranks) in {(72, 8), (256, 8), (256, 64)}, the rows a
-/// rank keeps of 4001 tokens per rank, N' = 4001 ep (1 - (1 - 1/ep)^K).
-struct MoeGridPoint {
-  int64_t tokens, topk, experts, ranks;
-};
-std::vector<MoeGridPoint> moeGrid();
 
 struct NormalizeWeightCase {
   int64_t tokens, topk;

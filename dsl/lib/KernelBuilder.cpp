@@ -359,11 +359,58 @@ Tile KernelBuilder::gatherRows(const Tensor &t, const Tile &rows, const Index &c
   return Tile(this, tile::GatherRowsOp::create(b_, loc_, type, t.value(), wide.value(), col.value()));
 }
 
-void KernelBuilder::scatter(const Tensor &t, const Tile &index, const Tile &value) {
+static std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// What scatter and scatterAdd check alike.
+static void checkScatter(const char *what, const Tensor &t, const Tile &index, const Tile &value) {
+  const std::string op = what;
   if (t.param().shape.size() != 1)
-    throw std::invalid_argument("scatter writes a 1-D tensor; '" + t.param().name + "' has " +
+    throw std::invalid_argument(op + " writes a 1-D tensor; '" + t.param().name + "' has " +
                                 std::to_string(t.param().shape.size()) + " dimensions");
+  if (index.dtype() != DType::I32)
+    throw std::invalid_argument(op + " needs an i32 index tile, got " + name(index.dtype()));
+  if (index.shape() != value.shape())
+    throw std::invalid_argument(op + " into '" + t.param().name + "': the index tile is " + shapeString(index.shape()) +
+                                " but the value tile is " + shapeString(value.shape()));
+  if (value.dtype() != t.param().dtype)
+    throw std::invalid_argument(op + " into '" + t.param().name + "': it holds " + name(t.param().dtype) +
+                                ", the values are " + name(value.dtype()));
+}
+
+void KernelBuilder::scatter(const Tensor &t, const Tile &index, const Tile &value) {
+  checkScatter("scatter", t, index, value);
   tile::ScatterOp::create(b_, loc_, value.value(), t.value(), index.value());
+}
+
+void KernelBuilder::scatterAdd(const Tensor &t, const Tile &index, const Tile &value) {
+  checkScatter("scatterAdd", t, index, value);
+  if (isFloat(value.dtype()))
+    throw std::invalid_argument("scatterAdd into '" + t.param().name + "' adds integers (a float sum would depend on "
+                                "the order of the blocks), got " + name(value.dtype()));
+  auto op = tile::ScatterOp::create(b_, loc_, value.value(), t.value(), index.value());
+  op.setAdd(true);
+}
+
+void KernelBuilder::scatterRows(const Tensor &t, const Tile &rows, const Index &col, const Tile &value) {
+  if (t.param().shape.size() != 2)
+    throw std::invalid_argument("scatterRows writes a 2-D tensor; '" + t.param().name + "' has " +
+                                std::to_string(t.param().shape.size()) + " dimensions");
+  std::vector<int64_t> shape = rows.shape(), vshape = value.shape();
+  if (rows.dtype() != DType::I32 || shape.size() != 2 || shape[1] != 1)
+    throw std::invalid_argument("scatterRows needs an i32 [m, 1] row tile");
+  if (vshape.size() != 2 || vshape[0] != shape[0])
+    throw std::invalid_argument("scatterRows into '" + t.param().name + "': " + std::to_string(shape[0]) +
+                                " rows named for a value tile of " + shapeString(vshape));
+  if (value.dtype() != t.param().dtype)
+    throw std::invalid_argument("scatterRows into '" + t.param().name + "': it holds " + name(t.param().dtype) +
+                                ", the values are " + name(value.dtype()));
+  Tile wide = vshape[1] == 1 ? rows : expand(rows, 1, vshape[1]);
+  tile::ScatterRowsOp::create(b_, loc_, value.value(), t.value(), wide.value(), col.value());
 }
 
 Tile KernelBuilder::gather(const Tensor &t, const Tile &index) {

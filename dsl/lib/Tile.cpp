@@ -197,6 +197,15 @@ Scalar Scalar::constantI32(int64_t c) const {
   return Scalar(b_, arith::ConstantOp::create(*b_, v_.getLoc(), b_->getI32IntegerAttr((int32_t)c)));
 }
 
+Scalar Scalar::zero(DType dtype) const {
+  Type t = toMlirType(*b_->getContext(), dtype);
+  return Scalar(b_, arith::ConstantOp::create(*b_, v_.getLoc(), t, b_->getZeroAttr(t)));
+}
+
+Scalar Scalar::index(const Index &i) const {
+  return Scalar(b_, arith::IndexCastOp::create(*b_, v_.getLoc(), b_->getI32Type(), i.value()));
+}
+
 Scalar Scalar::toF32() const {
   if (v_.getType().isF32())
     return *this;

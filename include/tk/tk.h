@@ -332,6 +332,46 @@ tk_status tk_mask_indices_by_tp(tk_context ctx, const tk_tensor *indices, int64_
 tk_status tk_inplace_unique_group_indices(tk_context ctx, tk_tensor *group_indices, int32_t num_groups,
                                           tk_stream stream);
 
+/* expand_to_fused (moe.md 2.10): expanded_x[p, :] = x[t, :] for every slot
+ * (t, k) whose position p = token_topk_to_pos[t, k] is in [0, M), and
+ * expanded_x[p, :] = 0 for every p with pos_to_expert[p] < 0 (padding); other
+ * rows are not written (with a mapping from get_fused_mapping there are
+ * none). A bit copy. x: (N, H) contiguous, any dtype; token_topk_to_pos:
+ * (N, K) i32 contiguous, 1 <= K <= 64; pos_to_expert: (M) i32 (only its sign
+ * is read, so pos_to_token serves too); expanded_x: (M, H) of x's dtype,
+ * contiguous. Positions outside [0, M) write nothing. Two kernels in stream
+ * order: padding rows, then the copies. */
+tk_status tk_expand_to_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *token_topk_to_pos,
+                             const tk_tensor *pos_to_expert, tk_tensor *expanded_x, tk_stream stream);
+
+/* expand_to_fused_with_sf (moe.md 2.11): expand_to_fused of x and of its
+ * per-token scale factors x_sf, copied as opaque 32-bit words (zero for
+ * padding rows). x_sf: (N, Hs) f32 with Hs = ceil(H / num_per_channels), or
+ * i32 packed UE8M0 with Hs = ceil(ceil(H / num_per_channels) / 4) (which
+ * needs use_tma_aligned_col_major_sf); num_per_channels: 32 or 128.
+ * expanded_sf: (M, Hs) of x_sf's dtype, row-major contiguous, or with
+ * use_tma_aligned_col_major_sf the column-major view of strides
+ * (1, align(M, 4)) over storage (Hs, align(M, 4)); its storage columns
+ * [M, align(M, 4)) are never written. */
+tk_status tk_expand_to_fused_with_sf(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
+                                     int32_t num_per_channels, const tk_tensor *token_topk_to_pos,
+                                     const tk_tensor *pos_to_expert, int32_t use_tma_aligned_col_major_sf,
+                                     tk_tensor *expanded_x, tk_tensor *expanded_sf, tk_stream stream);
+
+/* reduce_fused (moe.md 2.12): out[t, h] = cast(acc * sf[0]) (acc without
+ * sf), where acc starts at +0 and for k = 0 .. K-1, when p =
+ * token_topk_to_pos[t, k] is in [0, M), acc = fmaf(x[p, h], s, acc) with
+ * s = topk_weights[t, k] (1 without weights), times x_sf[p] when given. The
+ * cast is out's dtype: x's (f32 as is, bf16 round to nearest even) or e4m3
+ * (nearest even, saturating at +-448, NaN -> 0x7F; the reference's
+ * fp8_format 'e4m3'). x: (M, H) f32 or bf16 contiguous (any H; the
+ * reference asks H % 256 == 0); x_sf: NULL or (M) f32; topk_weights: NULL or
+ * (N, K) f32 contiguous; token_topk_to_pos: (N, K) i32 contiguous,
+ * 1 <= K <= 64; sf: NULL or (1) f32, only with an e4m3 out; out: (N, H)
+ * contiguous. M = 0 is valid (every token's row is cast(0 * sf)). */
+tk_status tk_reduce_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, const tk_tensor *topk_weights,
+                          const tk_tensor *token_topk_to_pos, const tk_tensor *sf, tk_tensor *out, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

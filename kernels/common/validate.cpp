@@ -144,4 +144,19 @@ int64_t alignmentOf(const tk_tensor *t, int64_t elementBytes) {
   return a;
 }
 
+tk_dtype bitsOf(tk_dtype t) {
+  switch (elementBytes(t)) {
+  case 8: return TK_I64;
+  case 4: return TK_I32;
+  case 2: return TK_I16;
+  default: return TK_I8;
+  }
+}
+
+tk_tensor bitsView(const tk_tensor *t) {
+  tk_tensor v = *t;
+  v.dtype = bitsOf(t->dtype);
+  return v;
+}
+
 } // namespace tk::kernels

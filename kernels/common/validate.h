@@ -23,6 +23,11 @@ int64_t numElements(const tk_tensor *t);
 /// one value per row of a tile).
 tk_tensor flatView(const tk_tensor *t);
 tk_tensor columnView(const tk_tensor *t);
+/// The integer type of `t`'s width (I8, I16, I32, I64): operators that only
+/// move elements run on it, so no float value (a NaN payload) is altered.
+tk_dtype bitsOf(tk_dtype t);
+/// `t` relabelled as bitsOf(t->dtype).
+tk_tensor bitsView(const tk_tensor *t);
 /// Largest power of two (<= 16) dividing the pointer and, in bytes, every
 /// stride except a unit innermost one (the contiguous run vector accesses walk).
 int64_t alignmentOf(const tk_tensor *t, int64_t elementBytes);

@@ -11,19 +11,6 @@ using namespace tk::kernels::transpose;
 
 namespace {
 
-/// A transpose moves bits: it runs on integers of the element's width, so no
-/// float value (a NaN payload, say) can be altered on the way.
-tk_dtype bitsOf(tk_dtype t) {
-  switch (t) {
-  case TK_F32:
-  case TK_I32: return TK_I32;
-  case TK_BF16:
-  case TK_F16:
-  case TK_I16: return TK_I16;
-  default: return TK_I8;
-  }
-}
-
 /// quant.md 4.19's contract: x (B, R, C) with contiguous rows, out (B, C, R)
 /// contiguous of x's dtype; R and C multiples of 64. `x` and `out` are the
 /// caller's tensors or (tk_transpose) their views as a batch of one.

@@ -2,6 +2,8 @@
 #include "tk/runtime/Scratch.h"
 #include "tk/runtime/Context.h"
 
+#include <algorithm>
+
 
 namespace tk::runtime {
 
@@ -26,11 +28,24 @@ Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_
     return s;
   const Driver &d = *ctx->driver;
   CUdeviceptr p = 0;
-  const size_t size = std::max<size_t>(bytes, 4);
+  const size_t size = (std::max<size_t>(bytes, 4) + 3) / 4 * 4; // whole words (zeroOnStream)
   if (CUresult r = d.cuMemAllocFromPoolAsync(&p, size, pool, static_cast<CUstream>(stream)))
     return {TK_ERROR_LAUNCH, d.describe("cuMemAllocFromPoolAsync", r)};
   data_ = reinterpret_cast<void *>(p);
   stream_ = stream;
+  return Status::ok();
+}
+
+Status Scratch::zeroOnStream(tk_stream stream) {
+  if (!onDevice_) {
+    std::fill(host_.begin(), host_.end(), 0);
+    return Status::ok();
+  }
+  // Whole words: the allocation is rounded up to them.
+  const size_t words = (std::max<size_t>(bytes_, 4) + 3) / 4;
+  const Driver &d = *ctx_->driver;
+  if (CUresult r = d.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(data_), 0, words, static_cast<CUstream>(stream)))
+    return {TK_ERROR_LAUNCH, d.describe("cuMemsetD32Async", r)};
   return Status::ok();
 }
 

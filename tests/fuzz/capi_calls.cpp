@@ -266,7 +266,7 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto out = c.out(TK_I64, {m, topk});
     return [=, ctx = c.ctx] { return tk_mask_indices_by_tp(ctx, ids, n, ep, rank, tp, out, nullptr); };
   }
-  default: {
+  case 20: {
     // group_indices (m, K) i64 in place, K = 8 for the default k (256), else k % 16 + 1; num_groups mostly 8.
     static const int32_t groups[] = {8, 8, 128, 0, 129};
     const int64_t topk = k % 16 == 0 ? 8 : k % 16 + 1;
@@ -274,6 +274,49 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     c.freeLastDimension = 0; // K: nothing else pins it
     auto ids = c.out(TK_I64, {m, topk});
     return [=, ctx = c.ctx] { return tk_inplace_unique_group_indices(ctx, ids, g, nullptr); };
+  }
+  case 21: {
+    // x (m, k) bf16 into M = 2m positions, K = k % 8 + 1 slots; the positions are random: guarded writes.
+    const int64_t topk = k % 8 + 1, positions = 2 * m;
+    auto x = c.t(TK_BF16, {m, k});
+    c.freeLastDimension = c.tensors.drawn(); // K: nothing else pins it
+    auto pos = c.t(TK_I32, {m, topk});
+    auto experts = c.t(TK_I32, {positions});
+    auto out = c.out(TK_BF16, {positions, k});
+    return [=, ctx = c.ctx] { return tk_expand_to_fused(ctx, x, pos, experts, out, nullptr); };
+  }
+  case 22: {
+    // e4m3 x (m, k) with f32 row-major scale factors (C = 128 mostly), or packed ones wanting column-major.
+    static const int32_t channels[] = {128, 128, 32, 64, 0};
+    const int32_t ch = c.in.pick(channels);
+    const bool packed = c.in.choose(4) == 3;
+    const int64_t topk = k % 8 + 1, positions = 2 * m, blocks = ceilDiv(k, ch > 0 ? ch : 128),
+                  hs = packed ? ceilDiv(blocks, 4) : blocks;
+    const tk_dtype sfType = packed ? TK_I32 : TK_F32;
+    auto x = c.t(TK_F8_E4M3, {m, k});
+    auto sf = c.t(sfType, {m, hs});
+    c.freeLastDimension = c.tensors.drawn(); // K: nothing else pins it
+    auto pos = c.t(TK_I32, {m, topk});
+    auto experts = c.t(TK_I32, {positions});
+    auto out = c.out(TK_F8_E4M3, {positions, k});
+    auto sfOut = c.out(sfType, {positions, hs});
+    return [=, ctx = c.ctx] {
+      return tk_expand_to_fused_with_sf(ctx, x, sf, ch, pos, experts, packed ? 1 : 0, out, sfOut, nullptr);
+    };
+  }
+  default: {
+    // x (M = 2m, k) bf16 or f32 rows gathered by random positions, optional weights, x_sf and sf.
+    const int64_t topk = k % 8 + 1, positions = 2 * m;
+    const bool f32 = c.in.choose(2) == 1, e4m3 = c.in.choose(2) == 1;
+    auto x = c.t(f32 ? TK_F32 : TK_BF16, {positions, k});
+    auto xSf = c.opt(TK_F32, {positions});
+    auto w = c.opt(TK_F32, {m, topk});
+    if (!w) // K: only the weights would pin it
+      c.freeLastDimension = c.tensors.drawn();
+    auto pos = c.t(TK_I32, {m, topk});
+    auto sf = e4m3 ? c.opt(TK_F32, {1}) : nullptr;
+    auto out = c.out(e4m3 ? TK_F8_E4M3 : (f32 ? TK_F32 : TK_BF16), {m, k});
+    return [=, ctx = c.ctx] { return tk_reduce_fused(ctx, x, xSf, w, pos, sf, out, nullptr); };
   }
   }
 }
@@ -286,7 +329,8 @@ const char *entryName(int entry) {
       "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
       "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
-      "tk_mask_indices_by_tp", "tk_inplace_unique_group_indices"};
+      "tk_mask_indices_by_tp", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
+      "tk_expand_to_fused_with_sf", "tk_reduce_fused"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

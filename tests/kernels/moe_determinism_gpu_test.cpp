@@ -2,7 +2,9 @@
 // to the lower index): each runs 100 times on one input with engineered ties
 // (+0 and -0, repeated scores) and every result is bit-identical to the
 // first, on a GPU. Skips visibly without a device.
+#include "checks/moe_inputs.h"
 #include "checks/topk_gate_check.h"
+#include "kernels/moe/fused_mapping.h"
 #include "tests/kernels/gpu_suite.h"
 
 #include <cstring>
@@ -75,7 +77,31 @@ TEST_F(MoeDeterminismGpu, HundredRunsAreBitIdentical) {
                           }),
             0)
       << "inplace_unique_group_indices";
-  std::printf("[ MoE determinism ] 5 operators x 100 runs on %s\n", session->device().name.c_str());
+  // The fused layout of moe.md 4.1's ids: expansion, then the weighted sum back (f32 FMAs in slot order).
+  const int64_t tokens = 4001, k = 8, h = 2048;
+  const std::vector<int64_t> topk = tk::checks::moeTopkIdx(tokens, k, 256, 8, 7);
+  const tk::kernels::moe::FusedMapping map = tk::kernels::moe::fusedMappingReference(topk.data(), tokens, k, 32, 16);
+  const int64_t m = map.positions;
+  void *dpos = session->alloc(tokens * k * 4), *dexp = session->alloc(m * 4), *dx = session->alloc(tokens * h * 4),
+       *dexpanded = session->alloc(m * h * 4), *dw = session->alloc(tokens * k * 4),
+       *dreduced = session->alloc(tokens * h * 4);
+  session->upload(dpos, map.tokenTopkToPos.data(), tokens * k * 4);
+  session->upload(dexp, map.posToExpert.data(), m * 4);
+  session->upload(dx, scores.data(), tokens * h * 4); // scores with ties as the tokens' rows
+  session->upload(dw, scores.data() + 12345, tokens * k * 4);
+  tk_tensor tpos = tk::checks::deviceTensor(dpos, TK_I32, {tokens, k});
+  tk_tensor texp = tk::checks::deviceTensor(dexp, TK_I32, {m});
+  tk_tensor tx = tk::checks::deviceTensor(dx, TK_F32, {tokens, h});
+  tk_tensor texpanded = tk::checks::deviceTensor(dexpanded, TK_F32, {m, h});
+  EXPECT_EQ(differingRuns(*session, dexpanded, m * h * 4,
+                          [&] { return tk_expand_to_fused(ctx, &tx, &tpos, &texp, &texpanded, nullptr); }),
+            0)
+      << "expand_to_fused";
+  tk_tensor tw = tk::checks::deviceTensor(dw, TK_F32, {tokens, k});
+  tk_tensor treduced = tk::checks::deviceTensor(dreduced, TK_F32, {tokens, h});
+  auto reduce = [&] { return tk_reduce_fused(ctx, &texpanded, nullptr, &tw, &tpos, nullptr, &treduced, nullptr); };
+  EXPECT_EQ(differingRuns(*session, dreduced, tokens * h * 4, reduce), 0) << "reduce_fused";
+  std::printf("[ MoE determinism ] 7 operators x 100 runs on %s\n", session->device().name.c_str());
   tk_context_destroy(ctx);
 }
 

@@ -35,7 +35,7 @@ static int64_t accessElementBytes(KernelOp kernel) {
     // Whole tiles moved between memory and registers at block-uniform
     // addresses: a fragment read from a memref (the first operand), or a
     // fragment (the first operand) written to one (the second). Gathers and
-    // scatters, addressed by fragments, move side data.
+    // element scatters, addressed by fragments, move side data.
     ValueRange in = op->getOperands();
     auto fragments = llvm::count_if(in, [](Value v) { return isa<FragmentType>(v.getType()); });
     if (op.hasEffect<MemoryEffects::Read>() && op->getNumResults() == 1 && fragments == 0 && !in.empty() &&
@@ -44,6 +44,9 @@ static int64_t accessElementBytes(KernelOp kernel) {
     if (op.hasEffect<MemoryEffects::Write>() && fragments == 1 && in.size() >= 2 && isa<FragmentType>(in[0].getType()) &&
         isa<MemRefType>(in[1].getType()))
       consider(in[0].getType());
+    // Rows stored at data-dependent rows are still whole rows of the main data.
+    if (auto scatter = dyn_cast<ScatterRowsOp>(op.getOperation()))
+      consider(scatter.getValue().getType());
   });
   return mainBytes ? mainBytes : 4;
 }

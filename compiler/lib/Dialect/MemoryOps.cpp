@@ -123,9 +123,22 @@ LogicalResult ScatterOp::verify() {
   FragmentType value = getValue().getType(), index = getIndex().getType();
   if (mem.getRank() != 1)
     return emitOpError() << "scatters into a 1-D tensor, got rank " << mem.getRank();
-  if (value.getNumElements() != 1 || index.getNumElements() != 1)
-    return emitOpError() << "scatters one element (a block's total): value and index must have one element";
+  if (index.getShape() != value.getShape())
+    return emitOpError() << "the index fragment has the value's shape: " << index << " against " << value;
+  if (getAdd() && !isa<IntegerType>(value.getElementType()))
+    return emitOpError() << "add needs integer elements (a float sum would depend on the order of the blocks), got "
+                         << value.getElementType();
   return verifyIndexed(*this, {"index elements", "index", "value"}, index, value, mem, /*sameLayout=*/false);
+}
+
+LogicalResult ScatterRowsOp::verify() {
+  MemRefType mem = getDest().getType();
+  if (mem.getRank() != 2 || getValue().getType().getRank() != 2)
+    return emitOpError() << "scatters rows of a 2-D tile into a 2-D tensor";
+  if (getRows().getType().getShape() != getValue().getType().getShape())
+    return emitOpError() << "the row-index fragment has the value's shape";
+  return verifyIndexed(*this, {"row indices", "row-index fragment", "value"}, getRows().getType(),
+                       getValue().getType(), mem, /*sameLayout=*/false);
 }
 
 LogicalResult StoreOp::verify() {
@@ -180,4 +193,57 @@ Attribute GatherRowsOp::requiredOperandLayout(LayoutInference &inference, OpOper
 }
 LogicalResult GatherRowsOp::verifyOperandLayouts(LayoutInference &) {
   return LayoutInference::verifySameLayouts(*this);
+}
+
+// A scatter's index (or rows) fragment is laid out like its value: each
+// thread writes the elements it holds, at the positions it holds for them.
+// With neither laid out nor hinted, both are hinted the value's default.
+static void hintIndexLikeValue(LayoutInference &inference, Value value, Value index) {
+  Attribute want = inference.layoutOrHint(value);
+  if (!want)
+    want = inference.layoutOrHint(index);
+  if (!want)
+    want = inference.defaultLayout(cast<FragmentType>(value.getType()));
+  inference.want(value, want);
+  inference.want(index, want);
+}
+
+static Attribute valueLayoutOrDefault(LayoutInference &inference, Value value) {
+  Attribute l = LayoutInference::layoutOf(value);
+  return l ? l : inference.defaultLayout(cast<FragmentType>(value.getType()));
+}
+
+static LogicalResult verifyIndexLikeValue(Operation *op, Value value, Value index) {
+  if (LayoutInference::layoutOf(index) != LayoutInference::layoutOf(value))
+    return LayoutInference::conflict(op, index, [&](InFlightDiagnostic &d) {
+      d << " but the value it places has layout " << LayoutInference::layoutOf(value);
+    });
+  return success();
+}
+
+LogicalResult ScatterOp::hintOperandLayouts(LayoutInference &inference) {
+  if (getValue().getType().getNumElements() > 1) // a single element is written by the first thread
+    hintIndexLikeValue(inference, getValue(), getIndex());
+  return success();
+}
+Attribute ScatterOp::requiredOperandLayout(LayoutInference &inference, OpOperand &operand) {
+  if (operand.get() != getIndex() || getValue().getType().getNumElements() == 1)
+    return Attribute();
+  return valueLayoutOrDefault(inference, getValue());
+}
+LogicalResult ScatterOp::verifyOperandLayouts(LayoutInference &) {
+  if (getValue().getType().getNumElements() == 1)
+    return success();
+  return verifyIndexLikeValue(*this, getValue(), getIndex());
+}
+
+LogicalResult ScatterRowsOp::hintOperandLayouts(LayoutInference &inference) {
+  hintIndexLikeValue(inference, getValue(), getRows());
+  return success();
+}
+Attribute ScatterRowsOp::requiredOperandLayout(LayoutInference &inference, OpOperand &operand) {
+  return operand.get() == getRows() ? valueLayoutOrDefault(inference, getValue()) : Attribute();
+}
+LogicalResult ScatterRowsOp::verifyOperandLayouts(LayoutInference &) {
+  return verifyIndexLikeValue(*this, getValue(), getRows());
 }

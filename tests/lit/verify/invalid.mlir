@@ -196,8 +196,36 @@ tile.kernel @k(%x: memref<?x4xf32>, %idx: memref<?x4xi32>, %g: memref<?xf32>) at
   tile.grid (%b) in (%c1) {
     %t = tile.load %x[%c0, %c0] : memref<?x4xf32> -> !tile.frag<1x4xf32>
     %i = tile.load %idx[%c0, %c0] : memref<?x4xi32> -> !tile.frag<1x4xi32>
-    // expected-error @+1 {{scatters one element (a block's total): value and index must have one element}}
-    tile.scatter %t, %g[%i] : !tile.frag<1x4xf32>, memref<?xf32>, !tile.frag<1x4xi32>
+    // expected-error @+1 {{add needs integer elements (a float sum would depend on the order of the blocks), got 'f32'}}
+    tile.scatter %t, %g[%i] {add} : !tile.frag<1x4xf32>, memref<?xf32>, !tile.frag<1x4xi32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x4xf32>, %idx: memref<?x2xi32>, %g: memref<?xf32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x4xf32> -> !tile.frag<1x4xf32>
+    %i = tile.load %idx[%c0, %c0] : memref<?x2xi32> -> !tile.frag<1x2xi32>
+    // expected-error @+1 {{the index fragment has the value's shape}}
+    tile.scatter %t, %g[%i] : !tile.frag<1x4xf32>, memref<?xf32>, !tile.frag<1x2xi32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x4xf32>, %idx: memref<?x4xi32>, %g: memref<?x4xbf16>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x4xf32> -> !tile.frag<1x4xf32>
+    %i = tile.load %idx[%c0, %c0] : memref<?x4xi32> -> !tile.frag<1x4xi32>
+    // expected-error @+1 {{the value's element type 'f32' must be the tensor's, 'bf16'}}
+    tile.scatter_rows %t, %g[%i, %c0] : !tile.frag<1x4xf32>, memref<?x4xbf16>, !tile.frag<1x4xi32>
   }
   tile.return
 }

@@ -2,7 +2,8 @@
 //
 // Shared by the GPU lowering (per-thread vectors) and the CPU lowering
 // (scalars): one scf.if per element, so a negative index (MoE padding) or one
-// past the end never touches memory and reads as zero.
+// past the end never touches memory and reads as zero. A scatter may add
+// (integer atomics: histograms) instead of storing.
 //===----------------------------------------------------------------------===//
 #include "tk/compiler/Conversion/FloatEncoding.h"
 #include "tk/compiler/Conversion/ScalarMath.h"
@@ -46,14 +47,17 @@ Value emitGather(OpBuilder &b, Location loc, Value source, Value index, Type elt
   return vector::FromElementsOp::create(b, loc, VectorType::get({vec.getNumElements()}, elt), values);
 }
 
-void emitScatter(OpBuilder &b, Location loc, Value dest, Value index, Value value) {
+void emitScatter(OpBuilder &b, Location loc, Value dest, Value index, Value value, bool add) {
   Value size = arith::IndexCastOp::create(b, loc, b.getI32Type(), memref::DimOp::create(b, loc, dest, 0));
   Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   Value inRange = arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero),
                                         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, size));
   scf::IfOp::create(b, loc, inRange, [&](OpBuilder &tb, Location l) {
-    memref::StoreOp::create(tb, l, value, dest,
-                            ValueRange{arith::IndexCastOp::create(tb, l, tb.getIndexType(), index)});
+    Value at = arith::IndexCastOp::create(tb, l, tb.getIndexType(), index);
+    if (add)
+      memref::AtomicRMWOp::create(tb, l, arith::AtomicRMWKind::addi, value, dest, ValueRange{at});
+    else
+      memref::StoreOp::create(tb, l, value, dest, ValueRange{at});
     scf::YieldOp::create(tb, l);
   });
 }

@@ -173,13 +173,37 @@ struct GatherRowsPattern : TileToCpuPattern<GatherRowsOp> {
   }
 };
 
+/// Every element in order (the one "thread" holds them all).
 struct ScatterPattern : TileToCpuPattern<ScatterOp> {
   using TileToCpuPattern::TileToCpuPattern;
   LogicalResult lower(ScatterOp op, Adaptor a, CpuEmitter &emit, ConversionPatternRewriter &rw) const override {
-    SmallVector<Value> at(op.getValue().getType().getRank(), emit.index(0));
-    Value value = memref::LoadOp::create(rw, emit.loc, a.getValue(), at);
-    Value index = memref::LoadOp::create(rw, emit.loc, a.getIndex(), at);
-    emitScatter(rw, emit.loc, a.getDest(), index, value);
+    Value values = a.getValue(), indices = a.getIndex(), dest = a.getDest();
+    const bool add = op.getAdd();
+    emit.loopNest(op.getValue().getType().getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      emitScatter(ib, l, dest, memref::LoadOp::create(ib, l, indices, ivs), memref::LoadOp::create(ib, l, values, ivs),
+                  add);
+    });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// Nothing written for a negative row (or one past the end).
+struct ScatterRowsPattern : TileToCpuPattern<ScatterRowsOp> {
+  using TileToCpuPattern::TileToCpuPattern;
+  LogicalResult lower(ScatterRowsOp op, Adaptor a, CpuEmitter &emit, ConversionPatternRewriter &rw) const override {
+    Value values = a.getValue(), rows = a.getRows(), dst = a.getDest(), col = a.getCol();
+    emit.loopNest(op.getValue().getType().getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      Value row = memref::LoadOp::create(ib, l, rows, ivs);
+      Value zero = arith::ConstantOp::create(ib, l, ib.getI32IntegerAttr(0));
+      Value rowOk = arith::CmpIOp::create(ib, l, arith::CmpIPredicate::sge, row, zero);
+      scf::IfOp::create(ib, l, rowOk, [&](OpBuilder &tb, Location tl) {
+        SmallVector<Value> at = {arith::IndexCastOp::create(tb, tl, tb.getIndexType(), row),
+                                 arith::AddIOp::create(tb, tl, col, ivs[1])};
+        emit.maskedWrite(tb, memref::LoadOp::create(tb, tl, values, ivs), dst, at, /*atomicAdd=*/false);
+        scf::YieldOp::create(tb, tl);
+      });
+    });
     rw.eraseOp(op);
     return success();
   }
@@ -206,7 +230,8 @@ void populateCpuMemoryPatterns(RewritePatternSet &set, const TypeConverter &conv
   addTileToCpuPatterns<LoadPattern, StorePattern, AllocPattern, CopyPattern, NothingPattern<CommitCopiesOp>,
                        NothingPattern<WaitCopiesOp>, NothingPattern<BarrierOp>, NothingPattern<InitBarriersOp>,
                        NothingPattern<WaitBarrierOp>, PipelinePattern, ThreadTotalPattern, BlockSumPattern,
-                       AtomicAddPattern, GatherRowsPattern, ScatterPattern, GatherPattern>(set, converter, states);
+                       AtomicAddPattern, GatherRowsPattern, ScatterPattern, ScatterRowsPattern,
+                       GatherPattern>(set, converter, states);
   set.add<SubViewPattern>(converter, set.getContext());
 }
 

@@ -146,7 +146,7 @@ ThreadEmitter::AccessPlan ThreadEmitter::planAccess(Operation *op, Value mem, Va
   return plan;
 }
 
-/// The data-dependent row of tile.gather_rows: slot `s` of `rows` as the
+/// The data-dependent row of tile.gather_rows / tile.scatter_rows: slot `s` of `rows` as the
 /// first coordinate, with the conditions that it names a row of `mem`.
 static Value gatheredRow(OpBuilder &b, Location loc, Value mem, Value rows, int64_t s, SmallVectorImpl<Value> &conds) {
   Value row = vector::ExtractOp::create(b, loc, rows, ArrayRef<int64_t>{s});
@@ -205,14 +205,16 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
   return concat(chunks);
 }
 
-void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange origin, const BlockedLayout &l) {
+void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange origin, const BlockedLayout &l,
+                          Value rows) {
   int64_t n = l.slotsPerThread();
   Type elt = cast<VectorType>(value.getType()).getElementType();
   AccessPlan plan = planAccess(op, dest, origin, l, elt);
   bool vectorized = plan.vectorized;
   int64_t chunk = plan.chunk;
   int64_t align = plan.alignment;
-  SmallVector<Value> shared = sharedBounds(dest, origin, l);
+  // A scattered row is data-dependent: checked per chunk, not from the origin.
+  SmallVector<Value> shared = rows ? SmallVector<Value>() : sharedBounds(dest, origin, l);
   const bool wordChunks = vectorized && elt.isInteger(8) && chunk % 4 == 0 && n % 4 == 0 && align >= 4;
   Value words = wordChunks ? vector::BitCastOp::create(b, loc, VectorType::get({n / 4}, b.getI32Type()), value)
                            : Value();
@@ -220,7 +222,11 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
     BlockedLayout::SlotPos pos = l.slotPos(s);
     SmallVector<Value> coords, inTile;
     chunkCoords(l, pos, origin, coords, inTile);
+    SmallVector<Value> rowConds;
+    if (rows) // the chunk's row comes from `rows`, checked against the tensor's rows
+      coords[0] = gatheredRow(b, loc, dest, rows, s, rowConds);
     SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile, shared);
+    conds.append(rowConds.begin(), rowConds.end());
     auto write = [&](OpBuilder &wb, Location wl) {
       if (wordChunks) {
         // Bytes taken as whole 32-bit words: a chunk sliced byte by byte out

@@ -35,17 +35,55 @@ struct GatherRowsPattern : TileToGpuPattern<GatherRowsOp> {
   }
 };
 
-/// One element, held (at least) by thread 0, which writes it.
+/// Each chunk goes to the row its first slot names (nowhere for a negative
+/// row or one past the end).
+struct ScatterRowsPattern : TileToGpuPattern<ScatterRowsOp> {
+  using TileToGpuPattern::TileToGpuPattern;
+  LogicalResult lower(ScatterRowsOp op, Adaptor a, ThreadEmitter &emit, ConversionPatternRewriter &rw) const override {
+    FailureOr<BlockedLayout> l = blockedOf(op, op.getValue().getType());
+    if (failed(l))
+      return failure();
+    SmallVector<Value> at = {emit.index(0), a.getCol()}; // the row comes from `rows`
+    emit.store(op, a.getValue(), a.getDest(), at, *l, a.getRows());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// A single element is held (at least) by thread 0, which writes it; larger
+/// fragments are written element by element by the threads holding them
+/// (slots in a layout's padding hold nothing).
 struct ScatterPattern : TileToGpuPattern<ScatterOp> {
   using TileToGpuPattern::TileToGpuPattern;
   LogicalResult lower(ScatterOp op, Adaptor a, ThreadEmitter &emit, ConversionPatternRewriter &rw) const override {
-    Value first = emit.isFirstThread();
-    Value value = vector::ExtractOp::create(rw, emit.loc, a.getValue(), ArrayRef<int64_t>{0});
-    Value index = vector::ExtractOp::create(rw, emit.loc, a.getIndex(), ArrayRef<int64_t>{0});
-    scf::IfOp::create(rw, emit.loc, first, [&](OpBuilder &tb, Location l) {
-      emitScatter(tb, l, a.getDest(), index, value);
-      scf::YieldOp::create(tb, l);
-    });
+    FragmentType type = op.getValue().getType();
+    const bool add = op.getAdd();
+    if (type.getNumElements() == 1) {
+      Value first = emit.isFirstThread();
+      Value value = vector::ExtractOp::create(rw, emit.loc, a.getValue(), ArrayRef<int64_t>{0});
+      Value index = vector::ExtractOp::create(rw, emit.loc, a.getIndex(), ArrayRef<int64_t>{0});
+      scf::IfOp::create(rw, emit.loc, first, [&](OpBuilder &tb, Location l) {
+        emitScatter(tb, l, a.getDest(), index, value, add);
+        scf::YieldOp::create(tb, l);
+      });
+      rw.eraseOp(op);
+      return success();
+    }
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout()))
+      return op.emitOpError() << "scatters a reduced fragment of " << type.getNumElements()
+                              << " elements, which several threads hold: relayout it to a blocked layout first";
+    FailureOr<BlockedLayout> l = blockedOf(op, type);
+    if (failed(l))
+      return failure();
+    for (int64_t s = 0; s < l->slotsPerThread(); ++s) {
+      BlockedLayout::SlotPos pos = l->slotPos(s);
+      SmallVector<Value> inside;
+      for (int64_t d = 0; d < l->rank(); ++d)
+        emit.tileCoord(*l, pos, d, &inside);
+      Value value = vector::ExtractOp::create(rw, emit.loc, a.getValue(), ArrayRef<int64_t>{s});
+      Value index = vector::ExtractOp::create(rw, emit.loc, a.getIndex(), ArrayRef<int64_t>{s});
+      emit.whenAll(inside, [&](OpBuilder &tb, Location tl) { emitScatter(tb, tl, a.getDest(), index, value, add); });
+    }
     rw.eraseOp(op);
     return success();
   }
@@ -64,7 +102,7 @@ struct GatherPattern : TileToGpuPattern<GatherOp> {
 } // namespace
 
 void populateIndexedPatterns(RewritePatternSet &set, const TypeConverter &converter, KernelStates &states) {
-  addTileToGpuPatterns<GatherRowsPattern, ScatterPattern, GatherPattern>(set, converter, states);
+  addTileToGpuPatterns<GatherRowsPattern, ScatterRowsPattern, ScatterPattern, GatherPattern>(set, converter, states);
 }
 
 } // namespace tk::compiler

@@ -128,8 +128,10 @@ struct ThreadEmitter {
   mlir::Value load(mlir::Operation *op, mlir::Value source, mlir::ValueRange origin, const BlockedLayout &l,
                    mlir::Type elt, mlir::Value rows = nullptr);
   /// Writes a blocked per-thread vector at `origin` of `dest` (masked at edges).
+  /// With `rows`, each chunk goes to the row its first slot names, and
+  /// nowhere when that row is negative or past the end (tile.scatter_rows).
   void store(mlir::Operation *op, mlir::Value value, mlir::Value dest, mlir::ValueRange origin,
-             const BlockedLayout &l);
+             const BlockedLayout &l, mlir::Value rows = nullptr);
   /// Starts copying the tile at `origin` of `source` into the whole shared
   /// buffer `dest` with cp.async (tile.copy {async}): each thread's chunks of
   /// layout `l` as 4-, 8- or 16-byte copies (16-byte ones bypass L1), zero-filled

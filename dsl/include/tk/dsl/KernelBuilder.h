@@ -111,9 +111,17 @@ public:
   /// column `col` (tile.gather_rows): zero for a negative row. `rows` is an
   /// i32 [m, 1] tile.
   Tile gatherRows(const Tensor &t, const Tile &rows, const Index &col, int64_t n);
-  /// t[index] = value for one-element tiles (tile.scatter): e.g. a block's
-  /// reduced total written where a routing map says; skipped for a negative index.
+  /// t[index[i...]] = value[i...] for every element (tile.scatter), nothing
+  /// where the index is negative or past the end: e.g. a block's reduced
+  /// total at its destination, or inverse position tables.
   void scatter(const Tensor &t, const Tile &index, const Tile &value);
+  /// t[index[i...]] += value[i...] with integer atomics (tile.scatter {add}):
+  /// histograms, the same whatever the order of the blocks.
+  void scatterAdd(const Tensor &t, const Tile &index, const Tile &value);
+  /// Row i of `value` ([m, n]) stored at row rows[i] of the 2-D tensor t,
+  /// columns [col, col + n) (tile.scatter_rows): nothing for a negative row
+  /// or one past the end. `rows` is an i32 [m, 1] tile.
+  void scatterRows(const Tensor &t, const Tile &rows, const Index &col, const Tile &value);
   /// Reads the 1-D tensor `t` at the positions of the i32 tile `index`
   /// (tile.gather): zero where an index is negative or past the end.
   Tile gather(const Tensor &t, const Tile &index);

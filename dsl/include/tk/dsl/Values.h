@@ -110,8 +110,12 @@ public:
   Scalar constantF32(double c) const;
   Scalar constantI32(int64_t c) const;
   Scalar constantI64(int64_t c) const;
+  /// Zero of `dtype` (integers, floats: all bits clear).
+  Scalar zero(DType dtype) const;
   /// The launch's value of a scalar argument, here.
   Scalar uniform(const Uniform &u) const { return Scalar(b_, u.value()); }
+  /// A block-uniform index (a tile origin, a tensor's extent) here, as i32.
+  Scalar index(const Index &i) const;
   /// Widens a float to f32 (exact); f32 stays as it is.
   Scalar toF32() const;
   /// Reinterpret the bits (f32 <-> i32).

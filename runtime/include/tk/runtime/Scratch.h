@@ -35,6 +35,8 @@ public:
   /// scope (cuMemFreeAsync): kernels launched on `stream` in between may use
   /// it, and nothing waits for them.
   Status allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream);
+  /// Sets every byte of the buffer to zero, in `stream`'s order.
+  Status zeroOnStream(tk_stream stream);
   /// A 2-D tensor over the buffer, row-major, in `like`'s memory.
   tk_tensor tensor(tk_dtype dtype, int64_t rows, int64_t cols) const;
   /// Waits for the buffer's contents in `stream`'s order and hands them

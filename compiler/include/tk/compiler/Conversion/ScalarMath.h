@@ -29,9 +29,10 @@ mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v)
 mlir::Value emitGather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source, mlir::Value index,
                        mlir::Type elementType);
 
-/// dest[index] = value for a scalar i32 index into a 1-D memref, skipped when
-/// the index is negative or past the end.
-void emitScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dest, mlir::Value index, mlir::Value value);
+/// dest[index] = value (with `add`, += by an integer atomic) for a scalar i32
+/// index into a 1-D memref, skipped when the index is negative or past the end.
+void emitScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dest, mlir::Value index, mlir::Value value,
+                 bool add = false);
 
 /// Constants and types shaped like a value: the encoders run on scalars (CPU
 /// lowering) and on whole per-thread vectors (GPU lowering) alike.

@@ -178,16 +178,43 @@ def Tile_GatherRowsOp : Tile_Op<"gather_rows", [MemoryEffects<[MemRead]>, Tile_E
   let hasVerifier = 1;
 }
 
-def Tile_ScatterOp : Tile_Op<"scatter", [MemoryEffects<[MemWrite]>]> {
-  let summary = "Writes one value to a data-dependent position of a 1-D tensor";
+def Tile_ScatterOp : Tile_Op<"scatter", [MemoryEffects<[MemWrite]>,
+    Tile_LayoutRules<["hintOperandLayouts", "requiredOperandLayout", "verifyOperandLayouts"]>]> {
+  let summary = "Writes (or adds) values at data-dependent positions of a 1-D tensor";
   let description = [{
-    dest[index] = value for single-element fragments (a block's reduced
-    total and its destination), written once by the block's first thread;
-    nothing is written when the index is negative or past the end.
+    dest[index[i...]] = value[i...] for every element of the i32 index
+    fragment, which has the value's shape and layout; nothing is written where
+    the index is negative (MoE padding) or past the end. Each element is
+    written once, by the thread that holds it. A single-element fragment (a
+    block's reduced total) is written by the block's first thread.
       tile.scatter %dot, %wgrad[%idx] : !tile.frag<1x1xf32>, memref<?xf32>, !tile.frag<1x1xi32>
+    With `add`, each value is added with an integer atomic instead: a
+    histogram (counts per expert), exact and the same whatever the order in
+    which blocks add. Floats are refused, since their sum would depend on it.
+      tile.scatter %ones, %counts[%ids] {add} : !tile.frag<128x8xi32>, memref<?xi32>, !tile.frag<128x8xi32>
+    Two elements naming one position without `add` leave one of them (which
+    one is unspecified).
   }];
-  let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Tile_AnyFragment:$index);
+  let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Tile_AnyFragment:$index, UnitAttr:$add);
   let assemblyFormat = "$value `,` $dest `[` $index `]` attr-dict `:` qualified(type($value)) `,` qualified(type($dest)) `,` qualified(type($index))";
+  let hasVerifier = 1;
+}
+
+def Tile_ScatterRowsOp : Tile_Op<"scatter_rows", [MemoryEffects<[MemWrite]>,
+    Tile_LayoutRules<["hintOperandLayouts", "requiredOperandLayout", "verifyOperandLayouts"]>]> {
+  let summary = "Stores a tile whose rows go to data-dependent rows of a 2-D tensor";
+  let description = [{
+    dest[rows[i, j], col + j] = value[i, j], the mirror of tile.gather_rows:
+    nothing is written where the row is negative or past the end, or past the
+    last column. `rows` is an i32 fragment of the value's shape and layout
+    whose values are constant along each row (an `expand` of a [m, 1] index
+    tile): a thread stores each run of elements it holds along the last
+    dimension to the row of the run's first element, with the vector width a
+    `tile.store` would use (MoE's expansion of tokens into expert segments).
+      tile.scatter_rows %t, %out[%rows, %c] : !tile.frag<128x64xbf16>, memref<?x7168xbf16>, !tile.frag<128x64xi32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Tile_AnyFragment:$rows, Index:$col);
+  let assemblyFormat = "$value `,` $dest `[` $rows `,` $col `]` attr-dict `:` qualified(type($value)) `,` qualified(type($dest)) `,` qualified(type($rows))";
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,95 @@
+//===- reduce_fused_check.cpp ---------------------------------------------===//
+#include "checks/reduce_fused_check.h"
+#include "kernels/common/validate.h"
+#include "kernels/moe/fused_mapping.h"
+#include "kernels/moe/reduce_fused.h"
+#include "kernels/quant/formats.h"
+
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace tk::checks {
+
+std::string describe(const ReduceFusedCase &c) {
+  return std::to_string(c.tokens) + "x" + std::to_string(c.topk) + " E=" + std::to_string(c.experts / c.ranks) +
+         " H=" + std::to_string(c.hidden) + " " + kernels::dtypeName(c.in) + "->" +
+         (c.e4m3 ? "e4m3 sf" : kernels::dtypeName(c.in)) + (c.weights ? " w" : "") + (c.rowScale ? " x_sf" : "") +
+         (c.edges ? " edges" : "");
+}
+
+CheckResult checkReduceFused(GpuSession *gpu, tk_context ctx, const ReduceFusedCase &c, bool time) {
+  CheckResult r;
+  const int64_t n = c.tokens, k = c.topk, h = c.hidden;
+  const std::vector<int64_t> ids = moeTopkIdx(n, k, c.experts, c.ranks, c.seed);
+  kernels::moe::FusedMapping map = kernels::moe::fusedMappingReference(ids.data(), n, k, c.experts / c.ranks, 1);
+  // x has N K rows (more than the mapping uses); with edges and an odd seed,
+  // none (M = 0).
+  const bool noRows = c.edges && c.seed % 2 == 1;
+  const int64_t m = noRows ? 0 : n * k;
+  std::mt19937 rng((uint32_t)(c.seed * 2654435761u + n + h));
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  if (c.edges)
+    for (int32_t &p : map.tokenTopkToPos)
+      if (noRows || (p >= 0 && rng() % 9 == 0))
+        p = noRows ? p : (rng() % 2 ? (int32_t)(m + rng() % 5) : -(int32_t)(2 + rng() % 5));
+  // At least one element each, so that an empty x (M = 0) still has a buffer to point at.
+  std::vector<float> x(std::max<int64_t>(m * h, 1)), xSf(std::max<int64_t>(m, 1)), w(n * k), sf(1, normal(rng));
+  std::vector<uint16_t> xBf16(c.in == TK_BF16 ? x.size() : 0);
+  for (int64_t i = 0; i < m * h; ++i) {
+    x[i] = normal(rng);
+    if (c.edges && rng() % 4001 == 0)
+      x[i] = rng() % 2 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+    if (c.in == TK_BF16) {
+      xBf16[i] = kernels::quant::f32ToBf16(x[i]);
+      x[i] = kernels::quant::bf16ToF32(xBf16[i]);
+    }
+  }
+  for (float &v : xSf)
+    v = normal(rng);
+  for (float &v : w)
+    v = uniform(rng);
+  std::vector<float> acc(n * h);
+  kernels::moe::reduceFusedReference(x.data(), m, h, c.rowScale ? xSf.data() : nullptr, c.weights ? w.data() : nullptr,
+                                     map.tokenTopkToPos.data(), n, k, c.e4m3 ? sf.data() : nullptr, acc.data());
+  const tk_dtype outType = c.e4m3 ? TK_F8_E4M3 : c.in;
+  const int64_t so = kernels::elementBytes(outType), si = kernels::elementBytes(c.in);
+  std::vector<unsigned char> ref(n * h * so), got(n * h * so);
+  for (int64_t i = 0; i < n * h; ++i) {
+    if (outType == TK_F32)
+      std::memcpy(&ref[i * 4], &acc[i], 4);
+    else if (outType == TK_BF16) {
+      const uint16_t b = kernels::quant::f32ToBf16(acc[i]);
+      std::memcpy(&ref[i * 2], &b, 2);
+    } else
+      ref[i] = kernels::quant::encodeE4M3(acc[i]);
+  }
+  Placement p{gpu};
+  void *dx = c.in == TK_BF16 ? p.put(xBf16.data(), xBf16.size() * 2) : p.put(x.data(), x.size() * 4);
+  void *dxsf = p.put(xSf.data(), xSf.size() * 4), *dw = p.put(w.data(), n * k * 4),
+       *dpos = p.put(map.tokenTopkToPos.data(), n * k * 4), *dsf = p.put(sf.data(), 4),
+       *dout = p.poisoned(got.data(), got.size(), 0xEE);
+  tk_tensor tx = p.tensor(dx, c.in, {m, h}), txsf = p.tensor(dxsf, TK_F32, {m}), tw = p.tensor(dw, TK_F32, {n, k}),
+            tpos = p.tensor(dpos, TK_I32, {n, k}), tsf = p.tensor(dsf, TK_F32, {1}),
+            tout = p.tensor(dout, outType, {n, h});
+  auto call = [&] {
+    return tk_reduce_fused(ctx, &tx, c.rowScale ? &txsf : nullptr, c.weights ? &tw : nullptr, &tpos,
+                           c.e4m3 ? &tsf : nullptr, &tout, nullptr);
+  };
+  if (!r.called(call()))
+    return r;
+  p.get(got.data(), dout, got.size());
+  for (int64_t i = 0; i < n * h; ++i)
+    r.outMismatches += std::memcmp(&got[i * so], &ref[i * so], so) != 0;
+  int64_t valid = 0;
+  for (int32_t pos : map.tokenTopkToPos)
+    valid += pos >= 0 && pos < m;
+  r.bytes = (double)(n * k * 4 + (c.rowScale ? m * 4 : 0) + n * h * so + valid * h * si + (c.weights ? n * k * 4 : 0));
+  if (gpu && time)
+    r.ms = gpu->medianMs([&] { call(); }, 3, 20);
+  return r;
+}
+
+} // namespace tk::checks

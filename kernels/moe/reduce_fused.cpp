@@ -1,0 +1,141 @@
+//===- reduce_fused.cpp ---------------------------------------------------===//
+#include "kernels/moe/reduce_fused.h"
+
+#include <cmath>
+#include <optional>
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+int64_t ReduceFusedConfig::colsPerBlock() const {
+  if (cols)
+    return cols;
+  int64_t c = 32;
+  while (c < hidden && c < 1024)
+    c *= 2;
+  return c;
+}
+
+std::string ReduceFusedConfig::key() const {
+  const std::string schedule = reduceFusedSchedule().spec().print(*this);
+  return std::string("reduce_fused:") + name(in) + "->" + name(out) + ",H=" + std::to_string(hidden) +
+         ",K=" + std::to_string(topk) + (weights ? ",w" : "") + (rowScale ? ",x_sf" : "") + (scale ? ",sf" : "") +
+         ",align=" + std::to_string(alignBytes) + (schedule.empty() ? "" : "|" + schedule);
+}
+
+/// The f32 accumulators stay within 64 per thread.
+static std::string checkSchedule(const ReduceFusedConfig &c) {
+  const int64_t perThread = c.rowsPerBlock() * std::min(c.colsPerBlock(), c.hidden) / c.numThreads();
+  if (perThread > 64)
+    return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.colsPerBlock()) + " columns are " +
+           std::to_string(perThread) + " accumulators per thread, over 64";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const compiler::Target &) {
+  std::vector<std::string> out;
+  for (int rows : {1, 2, 4, 8})
+    for (int cols : {256, 512, 1024, 2048})
+      for (int threads : {128, 256})
+        out.push_back("rows=" + std::to_string(rows) + ",cols=" + std::to_string(cols) +
+                      ",threads=" + std::to_string(threads));
+  return out;
+}
+
+const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule() {
+  using C = ReduceFusedConfig;
+  static const OperatorSchedule<C> schedule("reduce_fused", "tk_reduce_fused",
+                                            ScheduleSpec<C>({
+                                                {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
+                                                {&C::cols, {"cols", "columns per CTA", 32, 8192, true, 0}},
+                                                {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+                                            }),
+                                            checkSchedule, searchSpace);
+  return schedule;
+}
+
+BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c) {
+  if (c.hidden < 1 || c.topk < 1)
+    throw std::invalid_argument("reduce_fused: needs H >= 1 and K >= 1");
+  if (c.scale && c.out != DType::F8E4M3)
+    throw std::invalid_argument("reduce_fused: a global scale only with an e4m3 output");
+  const int64_t rows = c.rowsPerBlock(), cols = std::min(c.colsPerBlock(), c.hidden);
+  KernelBuilder k(ctx, "reduce_fused", c.numThreads());
+  Dim m = k.dynamic("positions"), n = k.dynamic("tokens");
+  Tensor x = k.input("x", {m, c.hidden}, c.in, {}, c.alignBytes);
+  std::optional<Tensor> xSf, weights, sf;
+  if (c.rowScale)
+    xSf = k.input("x_sf", {m}, DType::F32);
+  if (c.weights)
+    weights = k.input("topk_weights", {n, c.topk}, DType::F32);
+  Tensor pos = k.input("token_topk_to_pos", {n, c.topk}, DType::I32);
+  if (c.scale)
+    sf = k.input("sf", {1}, DType::F32);
+  Tensor out = k.output("out", {n, c.hidden}, c.out, {}, c.alignBytes);
+  // M, the positions a slot may name: x's rows, or 0 when x is a stand-in row
+  // (no expert rows at all).
+  Uniform positions = k.scalarInput("positions", DType::I32);
+  k.grid({ceil_div(n, rows), Dim(ceil_div(c.hidden, cols))}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * rows, col = b[1] * cols;
+    std::optional<Tile> acc;
+    for (int64_t s = 0; s < c.topk; ++s) {
+      // Rows past the tokens read position 0: harmless, their results are not stored.
+      Tile p = k.load(pos, {row, k.index(s)}, {rows, 1});
+      std::vector<Tile> in = {p};
+      if (weights)
+        in.push_back(k.load(*weights, {row, k.index(s)}, {rows, 1}));
+      if (xSf)
+        in.push_back(k.gather(*xSf, p));
+      // The slot's scalar, zero for a slot that names no row (whose x reads
+      // zero): fmaf(0, 0, acc) == acc.
+      Tile scalar = map(in, DType::F32, [&](const std::vector<Scalar> &v) {
+        Scalar one = v[0].constantF32(1), zero = v[0].constantF32(0);
+        Scalar w = weights ? v[1] : one;
+        if (xSf)
+          w = weights ? w * v[2] : v[1];
+        Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
+        return select(named, w, zero);
+      });
+      Tile value = k.gatherRows(x, p, col, cols);
+      if (c.in != DType::F32)
+        value = value.to(DType::F32);
+      Tile wide = expand(scalar, 1, cols);
+      std::vector<Tile> terms = {value, wide};
+      if (acc)
+        terms.push_back(*acc);
+      acc = map(terms, DType::F32, [&](const std::vector<Scalar> &v) {
+        return fma(v[0], v[1], terms.size() == 3 ? v[2] : v[0].constantF32(0));
+      });
+    }
+    Tile result = *acc;
+    if (sf) { // one global scale, read by every row
+      Tile first = map({k.load(pos, {row, k.index(0)}, {rows, 1})}, DType::I32,
+                       [](const std::vector<Scalar> &v) { return v[0].constantI32(0); });
+      Tile scale = expand(k.gather(*sf, first), 1, cols);
+      result = map({result, scale}, DType::F32, [](const std::vector<Scalar> &v) { return v[0] * v[1]; });
+    }
+    k.store(out, {row, col}, c.out == DType::F32 ? result : result.to(c.out));
+  });
+  return k.finish();
+}
+
+void reduceFusedReference(const float *x, int64_t m, int64_t hidden, const float *xSf, const float *weights,
+                          const int32_t *tokenTopkToPos, int64_t tokens, int64_t topk, const float *sf, float *out) {
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t h = 0; h < hidden; ++h) {
+      float acc = 0.0f;
+      for (int64_t s = 0; s < topk; ++s) {
+        const int32_t p = tokenTopkToPos[t * topk + s];
+        if (p < 0 || p >= m)
+          continue;
+        float w = weights ? weights[t * topk + s] : 1.0f;
+        if (xSf)
+          w = w * xSf[p];
+        acc = std::fmaf(x[p * hidden + h], w, acc);
+      }
+      out[t * hidden + h] = sf ? acc * sf[0] : acc;
+    }
+}
+
+} // namespace tk::kernels::moe

@@ -1,0 +1,49 @@
+//===- reduce_fused.h - expert outputs back into token order (moe.md 2.12) ===//
+//
+// out[t, h] = cast(acc * sf) with acc = +0 and, for k = 0 .. K-1 in order,
+// where p = token_topk_to_pos[t, k] names a row of x (0 <= p < M):
+// acc = fmaf(x[p, h], w[t, k] * x_sf[p], acc) (w = 1 without weights, the
+// product only with x_sf). One rounding per step, as the reference, so the
+// result is bit-exact; slots outside [0, M) add nothing. The cast is as is
+// (f32), round to nearest even (bf16), or round to nearest even with
+// saturation at +-448 and NaN -> 0x7F (e4m3). Each row of x a token names is
+// read once (tile.gather_rows), each token's row written once.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels/common/operator_schedule.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <string>
+
+namespace tk::kernels::moe {
+
+struct ReduceFusedConfig {
+  dsl::DType in = dsl::DType::BF16,
+             out = dsl::DType::BF16; ///< x: F32 or BF16; out: x's, or F8E4M3
+  int64_t hidden = 0, topk = 0;      ///< H and K, compile-time as in the reference
+  bool weights = false, rowScale = false,
+       scale = false;      ///< topk_weights, x_sf, sf given
+  int64_t alignBytes = 16; ///< what x's and out's pointers and rows promise
+  /// Schedule: tokens per CTA (0: 4), columns per CTA (0: the row, at most
+  /// 1024) and threads (0: 128).
+  int64_t rows = 0, cols = 0, threads = 0;
+  int64_t rowsPerBlock() const { return rows ? rows : 4; }
+  int64_t colsPerBlock() const;
+  int64_t numThreads() const { return threads ? threads : 128; }
+  std::string key() const;
+};
+
+const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule();
+
+/// Tensors in order: x (M, H), [x_sf (M)], [topk_weights (N, K)],
+/// token_topk_to_pos (N, K) i32, [sf (1)], out (N, H); scalar M (i32), the
+/// positions a slot may name (x's rows, or 0 with a stand-in x).
+dsl::BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &config);
+
+/// Reference in f32 (x given as f32 values, out as f32 before the cast);
+/// null xSf / weights / sf are absent.
+void reduceFusedReference(const float *x, int64_t m, int64_t hidden, const float *xSf, const float *weights,
+                          const int32_t *tokenTopkToPos, int64_t tokens, int64_t topk, const float *sf, float *out);
+
+} // namespace tk::kernels::moe
