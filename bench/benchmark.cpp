@@ -1,6 +1,7 @@
 //===- benchmark.cpp - `tk bench`: the cases' table, JIT costs, JSON ------===//
 #include "bench/benchmark.h"
 #include "bench/baselines.h"
+#include "bench/launch_floor.h"
 #include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Version.h"
 #include "tk/runtime/Context.h"
@@ -47,6 +48,8 @@ int runBenchmark(const BenchOptions &options) {
   const std::string ablated = ctx->cache.options().cacheTag();
   std::printf("compile options (TK_ABLATE, TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, ...): %s\n",
               ablated.empty() ? "none" : ablated.c_str());
+  const double emptyUs = emptyKernelUs(gpu, ctx);
+  std::printf("empty-kernel launch (timed as the rows): %.2f us\n", emptyUs);
   ctx->schedules.useTable = options.useTable;
   std::printf("schedules: %s\n\n", options.useTable ? "TK_SCHEDULE, else the tuning table, else the heuristic"
                                                      : "TK_SCHEDULE, else the heuristic (--no-table)");
@@ -109,7 +112,7 @@ int runBenchmark(const BenchOptions &options) {
        << ",\n \"sm_clock_mhz\": " << dev.clockKHz / 1000 << ",\n \"memory_clock_mhz\": " << dev.memoryClockKHz / 1000
        << ",\n \"driver\": " << dev.driverVersion << ",\n \"tk_version\": \"" << tk::compiler::version()
        << "\",\n \"commit\": \"" << tk::compiler::commit() << "\",\n \"copy_gbps\": " << jsonNumber(ceiling)
-       << ",\n \"warm_call_us\": " << jsonNumber(hostUs) << ",\n \"ablate\": \"" << ablated << "\"" << ",\n \"rows\": [\n";
+       << ",\n \"warm_call_us\": " << jsonNumber(hostUs) << ",\n \"empty_kernel_us\": " << jsonNumber(emptyUs) << ",\n \"ablate\": \"" << ablated << "\"" << ",\n \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row &r = rows[i];
       js << "  " << r.json() << (i + 1 < rows.size() ? "," : "") << "\n";

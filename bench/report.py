@@ -104,6 +104,7 @@ def main():
             if part.get("tile_kernels") == "available":
                 peers["tile_kernels"] = "available"
     ceiling = tk["copy_gbps"]
+    empty = tk.get("empty_kernel_us") if (tk.get("empty_kernel_us") or 0) > 0 else None
     impls = sorted({p["impl"] for p in peers["rows"]})
     peer = {(p["op"], p["shape"], p["variant"], p["impl"]): p for p in peers["rows"]}
 
@@ -115,11 +116,13 @@ def main():
         f" tk {tk['tk_version']} commit {tk['commit']}, torch {peers.get('torch', '-')}); every number below"
         " is from that one run. Copy ceiling (2 GiB device-to-device, bytes read + written):"
         f" {ceiling:.0f} GB/s. tk times: CUDA events, median of 50 after 5 warm-ups, inputs rotated over"
-        " 3x the L2; peers: triton do_bench median with L2 flushed. Bytes: the spec's minimum traffic.",
+        " 3x the L2; peers: triton do_bench median with L2 flushed. Bytes: the spec's minimum traffic."
+        + (f" An empty kernel's launch, timed as tk's rows: {empty:.2f} µs ('x launch': tk's time over it, the"
+           " small operators' floor)." if empty else ""),
         "",
     ]
-    head = "| op | shape | variant | tk µs | tk of ceiling |"
-    sep = "|---|---|---|---|---|"
+    head = "| op | shape | variant | tk µs | tk of ceiling |" + (" x launch |" if empty else "")
+    sep = "|---|---|---|---|---|" + ("---|" if empty else "")
     for impl in impls:
         head += f" {impl} µs | tk speed-up vs {impl} |"
         sep += "---|---|"
@@ -128,6 +131,8 @@ def main():
         timed = r.get("us") is not None  # a row whose call failed has no time (null)
         line = f"| {r['op']} | {r['shape']} | {r['variant']} | "
         line += f"{r['us']:.1f} | {100 * r['frac']:.1f}% |" if timed else f"- ({r.get('check', '')}) | - |"
+        if empty:
+            line += f" {r['us'] / empty:.1f} |" if timed else " - |"
         for impl in impls:
             p = peer.get((r["op"], r["shape"], r["variant"], impl))
             line += f" {p['us']:.1f} |" if p else " - |"

@@ -36,9 +36,11 @@ std::vector<unsigned char> randomBytes(size_t n, uint64_t seed) {
 } // namespace
 
 std::string describe(const ExpandCase &c) {
-  return std::to_string(c.tokens) + "x" + std::to_string(c.topk) + " E=" + std::to_string(c.experts / c.ranks) +
-         " H=" + std::to_string(c.hidden) + " " + kernels::dtypeName(c.dtype) + sfName(c.sf) +
-         (c.sf != ExpandCase::Sf::None ? " C=" + std::to_string(c.perChannels) : "") + (c.edges ? " edges" : "");
+  // "NxK e=local/total H=h dtype ...": the shape and words bench/peers/moe_layout_rows.py reads.
+  return std::to_string(c.tokens) + "x" + std::to_string(c.topk) + " e=" + std::to_string(c.experts / c.ranks) + "/" +
+         std::to_string(c.experts) + " H=" + std::to_string(c.hidden) + " " + kernels::dtypeName(c.dtype) +
+         sfName(c.sf) + (c.sf != ExpandCase::Sf::None ? " C=" + std::to_string(c.perChannels) : "") +
+         (c.edges ? " edges" : "");
 }
 
 CheckResult checkExpand(GpuSession *gpu, tk_context ctx, const ExpandCase &c, bool time) {

@@ -20,12 +20,14 @@ TK_REGISTER_CASES(reduce_fused) {
   for (uint64_t seed : {1, 2}) // odd: no expert rows (M = 0)
     t.cpu.push_back({120, 8, 256, 8, 256, TK_BF16, true, true, true, true, seed});
   // GPU: every variant on two grid points at H = 2048, the benchmark's
-  // variant (bf16, weights) over the whole grid and hidden sizes, and edges.
+  // variant (bf16, weights) over the whole grid at two hidden sizes, the other sizes once, and edges.
   variants(t.gpu, moeGrid()[3].tokens, moeGrid()[3].topk, moeGrid()[3].experts, moeGrid()[3].ranks, 2048);
   variants(t.gpu, moeGrid()[11].tokens, moeGrid()[11].topk, moeGrid()[11].experts, moeGrid()[11].ranks, 2048);
   for (const MoeGridPoint &g : moeGrid())
-    for (int64_t h : {2560, 3072, 4096, 6144, 7168})
+    for (int64_t h : {2560, 7168})
       t.gpu.push_back({g.tokens, g.topk, g.experts, g.ranks, h});
+  for (int64_t h : {3072, 4096, 6144})
+    t.gpu.push_back({moeGrid()[4].tokens, moeGrid()[4].topk, moeGrid()[4].experts, moeGrid()[4].ranks, h});
   for (uint64_t seed : {1, 2})
     t.gpu.push_back({4001, 8, 256, 8, 7168, TK_BF16, true, true, true, true, seed});
   t.small = {{256, 6, 72, 8, 2048}, {100, 9, 256, 8, 512, TK_F32, true, false, true, true, 2}};

@@ -25,7 +25,7 @@ struct ReduceFusedCase {
 
 std::string describe(const ReduceFusedCase &c);
 
-/// moe.md 2.12's test: x of N' K rows of randn (more than the mapping uses),
+/// moe.md 2.12's test: x of randn rows (16 more than the mapping uses),
 /// the canonical mapping of moe.md 4.1's ids with alignment 1, weights rand,
 /// x_sf randn, sf randn; through tk_reduce_fused on the GPU of `gpu` (timed
 /// when `time`) or the CPU path, every output byte compared with the

@@ -97,3 +97,21 @@ class Inputs:
         tt2p[p2tt[valid]] = torch.arange(p2tt.numel())[valid]
         to = lambda v: v.to(torch.int32).contiguous().to(self.dev)
         return to(p2tt), to(p2e), to(row_token), to(tt2p.view(tokens, topk))
+
+    def routed_ids(self, n, k, local, total):
+        """moe.md 4.1's ids as tk's checks draw them (checks/moe_inputs.cpp):
+        n rows of k distinct experts of `total`, ids of other ranks' experts
+        (>= local) -1, only rows with a local id; (n, k) int64."""
+        torch = self.torch
+        keep = 1.0 - (1.0 - local / total) ** k
+        rows = []
+        need = n
+        while need > 0:
+            draw = int(need / keep * 1.2) + 64
+            ids = torch.rand(draw, total, device=self.dev).topk(k, dim=1).indices
+            ids = torch.where(ids < local, ids, torch.full_like(ids, -1))
+            ids = ids[(ids >= 0).any(dim=1)][:need]
+            rows.append(ids)
+            need -= ids.shape[0]
+        return torch.cat(rows).contiguous()
+

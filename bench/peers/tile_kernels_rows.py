@@ -14,6 +14,7 @@ TileKernels cannot take, the row is reported unsupported with the reason.
 import re
 
 from peer_inputs import Inputs
+from moe_layout_rows import tile_kernels_handlers
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
                      lossless_blocks, transpose_case, swiglu_backward_case)
 
@@ -587,6 +588,7 @@ HANDLERS = {
     "topk_sum_and_topk_group_idx": _topk_group_idx,
     "mask_indices_by_tp": _mask_indices,
     "inplace_unique_group_indices": _unique_groups,
+    **tile_kernels_handlers(),
 }
 
 

@@ -14,6 +14,7 @@ TMA-aligned column-major, packed UE8M0 words column-major).
 """
 import re
 
+from moe_layout_rows import torch_handlers
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
                      lossless_blocks, transpose_case, swiglu_backward_case)
 
@@ -419,6 +420,7 @@ HANDLERS = {
     "topk_sum_and_topk_group_idx": _topk_group_idx,
     "mask_indices_by_tp": _mask_indices,
     "inplace_unique_group_indices": _unique_groups,
+    **torch_handlers(),
 }
 
 

@@ -396,6 +396,30 @@ void KernelBuilder::scatterAdd(const Tensor &t, const Tile &index, const Tile &v
   op.setAdd(true);
 }
 
+void KernelBuilder::scatterAdd(const Shared &buf, const Tile &index, const Tile &value) {
+  if (buf.shape().size() != 1)
+    throw std::invalid_argument("scatterAdd writes a 1-D shared buffer, this one has " +
+                                std::to_string(buf.shape().size()) + " dimensions");
+  if (index.dtype() != DType::I32 || index.shape() != value.shape())
+    throw std::invalid_argument("scatterAdd into a shared buffer: needs an i32 index tile of the value's shape " +
+                                shapeString(value.shape()) + ", got " + name(index.dtype()) + " " +
+                                shapeString(index.shape()));
+  if (value.dtype() != buf.dtype() || isFloat(value.dtype()))
+    throw std::invalid_argument("scatterAdd into a shared buffer of " + std::string(name(buf.dtype())) +
+                                ": adds integers of the buffer's type, got " + name(value.dtype()));
+  auto op = tile::ScatterOp::create(b_, loc_, value.value(), buf.value(), index.value());
+  op.setAdd(true);
+}
+
+void KernelBuilder::store(const Shared &buf, const std::vector<Index> &origin, const Tile &value) {
+  if (value.dtype() != buf.dtype())
+    throw std::invalid_argument("store into a shared buffer of " + std::string(name(buf.dtype())) + ": the tile is " +
+                                name(value.dtype()));
+  tile::StoreOp::create(b_, loc_, value.value(), buf.value(), values(origin), /*split_last=*/nullptr);
+}
+
+void KernelBuilder::barrier() { tile::BarrierOp::create(b_, loc_); }
+
 void KernelBuilder::scatterRows(const Tensor &t, const Tile &rows, const Index &col, const Tile &value) {
   if (t.param().shape.size() != 2)
     throw std::invalid_argument("scatterRows writes a 2-D tensor; '" + t.param().name + "' has " +

@@ -324,6 +324,23 @@ tk_status tk_normalize_weight(tk_context ctx, const tk_tensor *topk_weights, tk_
 tk_status tk_mask_indices_by_tp(tk_context ctx, const tk_tensor *indices, int64_t n, int32_t num_ep_ranks,
                                 int32_t tp_rank, int32_t num_tp_ranks, tk_tensor *masked_indices, tk_stream stream);
 
+/* aux_fi (moe.md 2.6): fi[e] = (float)(c_e E) / (float)(N num_aux_topk),
+ * c_e the number of entries of topk_idx equal to e (entries outside [0, E),
+ * -1 among them, count nowhere; the products exact in 64-bit integers, one
+ * rounding each, then an IEEE division). topk_idx: (N, K) i64 contiguous;
+ * num_experts E in [1, 4096]; num_aux_topk >= 1; fi: (E) f32. N = 0 gives
+ * zeros. Deterministic: the counts are integers (the reference adds float
+ * partials atomically, moe.md Q8). Three kernels in stream order. */
+tk_status tk_aux_fi(tk_context ctx, const tk_tensor *topk_idx, int32_t num_experts, int32_t num_aux_topk,
+                    tk_tensor *fi, tk_stream stream);
+
+/* group_count (moe.md 2.7): counts[g] = the number of entries of group_idx
+ * equal to g, for g in [0, num_groups); entries outside that range (-1 among
+ * them) count nowhere. group_idx: (N, K) i64 contiguous; num_groups in
+ * [1, 4096]; counts: (num_groups) i32, overwritten. */
+tk_status tk_group_count(tk_context ctx, const tk_tensor *group_idx, int32_t num_groups, tk_tensor *counts,
+                         tk_stream stream);
+
 /* inplace_unique_group_indices (moe.md 2.8): in each row of group_indices,
  * every later occurrence of a non-negative id becomes -1, in place (the first
  * occurrence and negative entries stay). group_indices: (N, K) i64

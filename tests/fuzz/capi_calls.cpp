@@ -266,7 +266,22 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto out = c.out(TK_I64, {m, topk});
     return [=, ctx = c.ctx] { return tk_mask_indices_by_tp(ctx, ids, n, ep, rank, tp, out, nullptr); };
   }
-  case 20: {
+  case 20:
+  case 21: {
+    // ids (m, K = k % 16 + 1) i64 (random: any value, counted only in range); num_groups or E mostly 72.
+    const bool aux = entry == 20;
+    static const int32_t groups[] = {72, 72, 4096, 0, 4097, 1};
+    static const int32_t auxTopks[] = {6, 6, 1, 0, -1};
+    const int64_t topk = k % 16 + 1;
+    const int32_t g = c.in.pick(groups), ka = aux ? c.in.pick(auxTopks) : 0;
+    c.freeLastDimension = 0; // K: nothing else pins it
+    auto ids = c.t(TK_I64, {m, topk});
+    auto out = c.out(aux ? TK_F32 : TK_I32, {g > 0 ? g : 1});
+    return [=, ctx = c.ctx] {
+      return aux ? tk_aux_fi(ctx, ids, g, ka, out, nullptr) : tk_group_count(ctx, ids, g, out, nullptr);
+    };
+  }
+  case 22: {
     // group_indices (m, K) i64 in place, K = 8 for the default k (256), else k % 16 + 1; num_groups mostly 8.
     static const int32_t groups[] = {8, 8, 128, 0, 129};
     const int64_t topk = k % 16 == 0 ? 8 : k % 16 + 1;
@@ -275,7 +290,7 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto ids = c.out(TK_I64, {m, topk});
     return [=, ctx = c.ctx] { return tk_inplace_unique_group_indices(ctx, ids, g, nullptr); };
   }
-  case 21: {
+  case 23: {
     // x (m, k) bf16 into M = 2m positions, K = k % 8 + 1 slots; the positions are random: guarded writes.
     const int64_t topk = k % 8 + 1, positions = 2 * m;
     auto x = c.t(TK_BF16, {m, k});
@@ -285,7 +300,7 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto out = c.out(TK_BF16, {positions, k});
     return [=, ctx = c.ctx] { return tk_expand_to_fused(ctx, x, pos, experts, out, nullptr); };
   }
-  case 22: {
+  case 24: {
     // e4m3 x (m, k) with f32 row-major scale factors (C = 128 mostly), or packed ones wanting column-major.
     static const int32_t channels[] = {128, 128, 32, 64, 0};
     const int32_t ch = c.in.pick(channels);
@@ -329,7 +344,7 @@ const char *entryName(int entry) {
       "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
       "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
-      "tk_mask_indices_by_tp", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
+      "tk_mask_indices_by_tp", "tk_aux_fi", "tk_group_count", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
       "tk_expand_to_fused_with_sf", "tk_reduce_fused"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }

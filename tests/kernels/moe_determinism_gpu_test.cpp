@@ -87,7 +87,10 @@ TEST_F(MoeDeterminismGpu, HundredRunsAreBitIdentical) {
        *dreduced = session->alloc(tokens * h * 4);
   session->upload(dpos, map.tokenTopkToPos.data(), tokens * k * 4);
   session->upload(dexp, map.posToExpert.data(), m * 4);
-  session->upload(dx, scores.data(), tokens * h * 4); // scores with ties as the tokens' rows
+  std::vector<float> rows(tokens * h); // the scores with ties, repeated, as the tokens' rows
+  for (size_t i = 0; i < rows.size(); ++i)
+    rows[i] = scores[i % scores.size()];
+  session->upload(dx, rows.data(), tokens * h * 4);
   session->upload(dw, scores.data() + 12345, tokens * k * 4);
   tk_tensor tpos = tk::checks::deviceTensor(dpos, TK_I32, {tokens, k});
   tk_tensor texp = tk::checks::deviceTensor(dexp, TK_I32, {m});
@@ -101,7 +104,17 @@ TEST_F(MoeDeterminismGpu, HundredRunsAreBitIdentical) {
   tk_tensor treduced = tk::checks::deviceTensor(dreduced, TK_F32, {tokens, h});
   auto reduce = [&] { return tk_reduce_fused(ctx, &texpanded, nullptr, &tw, &tpos, nullptr, &treduced, nullptr); };
   EXPECT_EQ(differingRuns(*session, dreduced, tokens * h * 4, reduce), 0) << "reduce_fused";
-  std::printf("[ MoE determinism ] 7 operators x 100 runs on %s\n", session->device().name.c_str());
+  // Counts from integer atomics, whatever order the blocks add in; fi from them.
+  void *dids = session->alloc(tokens * k * 8), *dcounts = session->alloc(32 * 4);
+  session->upload(dids, topk.data(), tokens * k * 8);
+  tk_tensor tids = tk::checks::deviceTensor(dids, TK_I64, {tokens, k});
+  tk_tensor tcounts = tk::checks::deviceTensor(dcounts, TK_I32, {32}), tfi = tk::checks::deviceTensor(dcounts, TK_F32, {32});
+  EXPECT_EQ(differingRuns(*session, dcounts, 32 * 4, [&] { return tk_group_count(ctx, &tids, 32, &tcounts, nullptr); }),
+            0)
+      << "group_count";
+  EXPECT_EQ(differingRuns(*session, dcounts, 32 * 4, [&] { return tk_aux_fi(ctx, &tids, 32, 8, &tfi, nullptr); }), 0)
+      << "aux_fi";
+  std::printf("[ MoE determinism ] 9 operators x 100 runs on %s\n", session->device().name.c_str());
   tk_context_destroy(ctx);
 }
 

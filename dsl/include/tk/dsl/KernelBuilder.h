@@ -118,6 +118,9 @@ public:
   /// t[index[i...]] += value[i...] with integer atomics (tile.scatter {add}):
   /// histograms, the same whatever the order of the blocks.
   void scatterAdd(const Tensor &t, const Tile &index, const Tile &value);
+  /// The same into a 1-D shared buffer, with shared-memory atomics: a block's
+  /// private histogram (between barrier()s), added to a tensor afterwards.
+  void scatterAdd(const Shared &buf, const Tile &index, const Tile &value);
   /// Row i of `value` ([m, n]) stored at row rows[i] of the 2-D tensor t,
   /// columns [col, col + n) (tile.scatter_rows): nothing for a negative row
   /// or one past the end. `rows` is an i32 [m, 1] tile.
@@ -147,6 +150,13 @@ public:
   /// With `splitLast` n > 0 the tensor has one more dimension and the tile's
   /// last coordinate c is stored at (c / n, c % n) (tile.store split_last).
   void store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast = 0);
+
+  /// Stores a tile into a shared buffer at `origin` (e.g. zeroing a histogram).
+  void store(const Shared &buf, const std::vector<Index> &origin, const Tile &value);
+  /// Waits until every thread of the block has reached it, with their
+  /// shared-memory accesses before it done (tile.barrier): between writing a
+  /// shared buffer and reading what other threads wrote.
+  void barrier();
 
   /// Verifies the kernel and hands it over.
   BuiltKernel finish();

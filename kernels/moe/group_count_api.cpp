@@ -1,0 +1,123 @@
+//===- group_count_api.cpp - tk_group_count, tk_aux_fi --------------------===//
+#include "kernels/common/arguments.h"
+#include "kernels/common/validate.h"
+#include "kernels/moe/histogram.h"
+#include "kernels/registry.h"
+#include "tk/runtime/Context.h"
+#include "tk/runtime/Scratch.h"
+
+#include <algorithm>
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::moe;
+
+namespace {
+
+constexpr int64_t kMaxBins = 4096; ///< the shared histogram: 16 KB of i32 bins
+
+HistogramConfig stage(HistogramConfig::Stage s, int64_t groups = 0) {
+  HistogramConfig c;
+  c.stage = s;
+  // At least 1024 bins, so that every thread of a CTA holds some while the histogram is zeroed and flushed.
+  c.bins = std::max<int64_t>(1024, (groups + 127) / 128 * 128);
+  return c;
+}
+
+/// Zeroes `counts` (G) i32, then counts the ids (N, K) into it.
+Status count(tk_context ctx, const tk_tensor *ids, const tk_tensor *counts, tk_stream stream) {
+  const int64_t groups = counts->shape[0];
+  Status s = runScheduled(ctx, histogramSchedule(), buildHistogram, stage(HistogramConfig::Stage::Zero), {counts},
+                          stream);
+  if (!s.isOk() || numElements(ids) == 0)
+    return s;
+  tk_tensor flat = flatView(ids);
+  return runScheduled(ctx, histogramSchedule(), buildHistogram, stage(HistogramConfig::Stage::Count, groups),
+                      {&flat, counts}, stream, {groups});
+}
+
+} // namespace
+
+static tk_status tk_group_count_unguarded(tk_context ctx, const tk_tensor *group_idx, int32_t num_groups,
+                                          tk_tensor *counts, tk_stream stream) {
+  Arguments args("tk_group_count");
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("group_idx", group_idx, {"N", "K"}, {TK_I64}, Layout::Contiguous);
+  args.require(num_groups >= 1 && num_groups <= kMaxBins,
+               "num_groups must be in [1, " + std::to_string(kMaxBins) + "], got " + std::to_string(num_groups));
+  if (args.ok()) {
+    args.define("G", num_groups, "num_groups");
+    args.tensor("counts", counts, {"G"}, {TK_I32}, Layout::Contiguous);
+  }
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  // Where both tensors live, checked before the first kernel zeroes the counts.
+  tk::compiler::Target target;
+  if (Status s = ctx->targetFor({group_idx, counts}, target); !s.isOk())
+    return tk::runtime::report(s);
+  return tk::runtime::report(count(ctx, group_idx, counts, stream));
+}
+
+extern "C" tk_status tk_group_count(tk_context ctx, const tk_tensor *group_idx, int32_t num_groups, tk_tensor *counts,
+                                    tk_stream stream) {
+  return tk::runtime::guardEntry("tk_group_count", [&] {
+    return tk_group_count_unguarded(ctx, group_idx, num_groups, counts, stream);
+  });
+}
+
+static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, int32_t num_experts,
+                                     int32_t num_aux_topk, tk_tensor *fi, tk_stream stream) {
+  Arguments args("tk_aux_fi");
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("topk_idx", topk_idx, {"N", "K"}, {TK_I64}, Layout::Contiguous);
+  args.require(num_experts >= 1 && num_experts <= kMaxBins,
+               "num_experts must be in [1, " + std::to_string(kMaxBins) + "], got " + std::to_string(num_experts));
+  args.require(num_aux_topk >= 1, "num_aux_topk must be at least 1, got " + std::to_string(num_aux_topk));
+  if (args.ok()) {
+    args.define("E", num_experts, "num_experts");
+    args.tensor("fi", fi, {"E"}, {TK_F32}, Layout::Contiguous);
+  }
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  tk::compiler::Target target;
+  if (Status s = ctx->targetFor({topk_idx, fi}, target); !s.isOk())
+    return tk::runtime::report(s);
+  const int64_t n = args["N"];
+  if (n == 0) { // no token: fi = 0 (the spec's), not 0 / 0
+    tk_tensor bits = bitsView(fi);
+    return tk::runtime::report(runScheduled(ctx, histogramSchedule(), buildHistogram,
+                                            stage(HistogramConfig::Stage::Zero), {&bits}, stream));
+  }
+  // The counts are exact integers in scratch memory, turned into floats by a third kernel.
+  tk::runtime::Scratch scratch;
+  Status s = scratch.allocateOnStream(ctx, *fi, (size_t)num_experts * 4, stream);
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  tk_tensor counts = scratch.tensor(TK_I32, num_experts, 1);
+  counts.ndim = 1;
+  if ((s = count(ctx, topk_idx, &counts, stream)).isOk())
+    s = runScheduled(ctx, histogramSchedule(), buildHistogram, stage(HistogramConfig::Stage::Frequency),
+                     {&counts, fi}, stream, {num_experts, n * num_aux_topk});
+  return tk::runtime::report(s);
+}
+
+extern "C" tk_status tk_aux_fi(tk_context ctx, const tk_tensor *topk_idx, int32_t num_experts, int32_t num_aux_topk,
+                               tk_tensor *fi, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_aux_fi", [&] {
+    return tk_aux_fi_unguarded(ctx, topk_idx, num_experts, num_aux_topk, fi, stream);
+  });
+}
+
+TK_REGISTER_OPERATORS(group_count) {
+  using S = HistogramConfig::Stage;
+  auto variant = [](const std::string &name, S s, int64_t groups) {
+    return KernelVariant{name, scheduledFactory(histogramSchedule(), buildHistogram, stage(s, groups))};
+  };
+  registerSchedule(histogramSchedule());
+  registerOperator({"group_count", "moe", "tk_group_count",
+                    "counts of the ids in [0, G): shared-memory histograms added into the counts with integer atomics",
+                    {variant("group_count.zero", S::Zero, 0), variant("group_count.bins1024", S::Count, 72),
+                     variant("group_count.bins4096", S::Count, 4096)}});
+  registerOperator({"aux_fi", "moe", "tk_aux_fi", "expert frequencies c_e E / (N Ka) from exact integer counts",
+                    {variant("aux_fi.frequency", S::Frequency, 0)}});
+}

@@ -1,0 +1,119 @@
+//===- histogram.cpp ------------------------------------------------------===//
+#include "kernels/moe/histogram.h"
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+std::string HistogramConfig::key() const {
+  const std::string schedule = histogramSchedule().spec().print(*this);
+  const char *what = stage == Stage::Zero ? "zero" : stage == Stage::Count ? "count" : "frequency";
+  return std::string("histogram:") + what + (stage == Stage::Count ? ",bins=" + std::to_string(bins) : "") +
+         (schedule.empty() ? "" : "|" + schedule);
+}
+
+static std::string checkSchedule(const HistogramConfig &c) {
+  if (c.tileElements() < c.numThreads())
+    return std::to_string(c.tileElements()) + " elements per CTA leave some of " + std::to_string(c.numThreads()) +
+           " threads without one";
+  if (c.tileElements() / c.numThreads() > 64)
+    return std::to_string(c.tileElements() / c.numThreads()) + " elements per thread, over 64";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const HistogramConfig &, const compiler::Target &) {
+  std::vector<std::string> out;
+  for (int tile : {1024, 2048, 4096, 8192})
+    for (int threads : {128, 256, 512})
+      out.push_back("tile=" + std::to_string(tile) + ",threads=" + std::to_string(threads));
+  return out;
+}
+
+const OperatorSchedule<HistogramConfig> &histogramSchedule() {
+  using C = HistogramConfig;
+  static const OperatorSchedule<C> schedule(
+      "group_count", "tk_group_count",
+      ScheduleSpec<C>({
+          {&C::tile, {"tile", "ids per CTA", 128, 16384, true, 0}},
+          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+      }),
+      checkSchedule, searchSpace);
+  return schedule;
+}
+
+static Tile constant(const Tile &like, DType dtype, int64_t value) {
+  return map({like}, dtype, [value](const std::vector<Scalar> &v) { return v[0].constantI32(value); });
+}
+
+BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
+  const int64_t tile = c.tileElements();
+  using S = HistogramConfig::Stage;
+  KernelBuilder k(ctx, c.stage == S::Zero ? "group_count_zero" : c.stage == S::Count ? "group_count" : "aux_fi",
+                  c.numThreads());
+  if (c.stage == S::Zero) {
+    Dim g = k.dynamic("groups");
+    Tensor counts = k.output("counts", {g}, DType::I32);
+    k.grid({ceil_div(g, tile)}, [&](const std::vector<Index> &b) {
+      k.store(counts, {b[0] * tile}, constant(k.iota({tile}, 0), DType::I32, 0));
+    });
+    return k.finish();
+  }
+  if (c.stage == S::Frequency) {
+    Dim e = k.dynamic("experts");
+    Tensor counts = k.input("counts", {e}, DType::I32);
+    Tensor fi = k.output("fi", {e}, DType::F32);
+    Uniform experts = k.scalarInput("experts", DType::I64), slots = k.scalarInput("tokens_times_aux_topk", DType::I64);
+    k.grid({ceil_div(e, tile)}, [&](const std::vector<Index> &b) {
+      Tile n = k.load(counts, {b[0] * tile}, {tile});
+      // (float)(c E) / (float)(N Ka): exact integer products, one rounding each, then an IEEE division.
+      k.store(fi, {b[0] * tile}, map({n}, DType::F32, [&](const std::vector<Scalar> &v) {
+                Scalar scaled = (v[0].sextToI64() * v[0].uniform(experts)).signedToF32();
+                return scaled / v[0].uniform(slots).signedToF32();
+              }));
+    });
+    return k.finish();
+  }
+  if (c.bins < 1)
+    throw std::invalid_argument("group_count: needs at least one bin");
+  Dim n = k.dynamic("ids");
+  Tensor ids = k.input("ids", {n}, DType::I64);
+  Tensor counts = k.output("counts", {k.dynamic("groups")}, DType::I32);
+  Uniform groups = k.scalarInput("groups", DType::I64);
+  k.grid({ceil_div(n, tile)}, [&](const std::vector<Index> &b) {
+    Index origin = b[0] * tile, extent = k.index(n);
+    Shared hist = k.shared({c.bins}, DType::I32);
+    Tile bin = k.iota({c.bins}, 0);
+    k.store(hist, {k.index(0)}, constant(bin, DType::I32, 0));
+    k.barrier();
+    Tile v = k.load(ids, {origin}, {tile});
+    Tile at = map({v, k.iota({tile}, 0)}, DType::I32, [&](const std::vector<Scalar> &s) {
+      // Ids past the end read 0; ids outside [0, G) (-1 and any other) are not counted.
+      Scalar inside = s[1] < s[1].index(extent) - s[1].index(origin);
+      Scalar counted = inside & (s[0] >= s[0].constantI64(0)) & (s[0] < s[0].uniform(groups));
+      return select(counted, s[0].truncToI32(), s[1].constantI32(-1));
+    });
+    k.scatterAdd(hist, at, constant(at, DType::I32, 1));
+    k.barrier();
+    Tile h = k.load(hist, {k.index(0)}, {c.bins});
+    // Only bins that counted something: one global atomic each.
+    Tile dest = map({h, bin}, DType::I32, [](const std::vector<Scalar> &s) {
+      return select(s[0] > s[0].constantI32(0), s[1], s[1].constantI32(-1));
+    });
+    k.scatterAdd(counts, dest, h);
+  });
+  return k.finish();
+}
+
+void groupCountReference(const int64_t *ids, int64_t n, int64_t groups, int32_t *counts) {
+  std::fill(counts, counts + groups, 0);
+  for (int64_t i = 0; i < n; ++i)
+    if (ids[i] >= 0 && ids[i] < groups)
+      ++counts[ids[i]];
+}
+
+void auxFiReference(const int32_t *counts, int64_t experts, int64_t tokens, int64_t auxTopk, float *fi) {
+  for (int64_t e = 0; e < experts; ++e) // no token: zeros (the spec's), not 0 / 0
+    fi[e] = tokens == 0 ? 0.0f : (float)((int64_t)counts[e] * experts) / (float)(tokens * auxTopk);
+}
+
+} // namespace tk::kernels::moe
