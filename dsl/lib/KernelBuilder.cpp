@@ -347,7 +347,7 @@ void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin,
   op.setAtomicAdd(true);
 }
 
-Tile KernelBuilder::gatherRows(const Tensor &t, const Tile &rows, const Index &col, int64_t n) {
+Tile KernelBuilder::gatherRows(const Tensor &t, const Tile &rows, const Index &col, int64_t n, bool skipOutside) {
   if (t.param().shape.size() != 2)
     throw std::invalid_argument("gatherRows reads a 2-D tensor; '" + t.param().name + "' has " +
                                 std::to_string(t.param().shape.size()) + " dimensions");
@@ -356,7 +356,10 @@ Tile KernelBuilder::gatherRows(const Tensor &t, const Tile &rows, const Index &c
     throw std::invalid_argument("gatherRows needs an i32 [m, 1] row tile");
   Tile wide = n == 1 ? rows : expand(rows, 1, n);
   auto type = tile::FragmentType::get(&ctx_, {shape[0], n}, toMlirType(ctx_, t.param().dtype));
-  return Tile(this, tile::GatherRowsOp::create(b_, loc_, type, t.value(), wide.value(), col.value()));
+  auto op = tile::GatherRowsOp::create(b_, loc_, type, t.value(), wide.value(), col.value());
+  if (skipOutside)
+    op.setSkipOutside(true);
+  return Tile(this, op);
 }
 
 static std::string shapeString(const std::vector<int64_t> &shape) {

@@ -12,7 +12,7 @@ int64_t ReduceFusedConfig::colsPerBlock() const {
   if (cols)
     return cols;
   int64_t c = 32;
-  while (c < hidden && c < 1024)
+  while (c < hidden && c < 4096)
     c *= 2;
   return c;
 }
@@ -97,7 +97,8 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
         Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
         return select(named, w, zero);
       });
-      Tile value = k.gatherRows(x, p, col, cols);
+      // Most of a token's slots name no row of this rank's experts: skipped, not read at a clamped address.
+      Tile value = k.gatherRows(x, p, col, cols, /*skipOutside=*/true);
       if (c.in != DType::F32)
         value = value.to(DType::F32);
       Tile wide = expand(scalar, 1, cols);

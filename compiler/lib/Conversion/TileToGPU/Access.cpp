@@ -158,7 +158,7 @@ static Value gatheredRow(OpBuilder &b, Location loc, Value mem, Value rows, int6
 }
 
 Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const BlockedLayout &l, Type elt,
-                          Value rows) {
+                          Value rows, bool skipOutside) {
   int64_t n = l.slotsPerThread();
   AccessPlan plan = planAccess(op, source, origin, l, elt);
   bool vectorized = plan.vectorized;
@@ -189,6 +189,12 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
     Value value;
     if (conds.empty()) {
       value = read(b, loc, coords);
+    } else if (skipOutside) {
+      auto guarded = scf::IfOp::create(
+          b, loc, allTrue(conds),
+          [&](OpBuilder &tb, Location tl) { scf::YieldOp::create(tb, tl, ValueRange{read(tb, tl, coords)}); },
+          [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, ValueRange{zeroChunk}); });
+      value = guarded.getResult(0);
     } else {
       // Branch-free: read at a clamped in-bounds address (the tensor's first
       // element; the launcher never runs a kernel on an empty tensor) and

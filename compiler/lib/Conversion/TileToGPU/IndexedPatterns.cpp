@@ -28,7 +28,7 @@ struct GatherRowsPattern : TileToGpuPattern<GatherRowsOp> {
       FailureOr<BlockedLayout> l = blockedOf(op, type);
       if (failed(l))
         return failure();
-      v = emit.load(op, a.getSource(), at, *l, elt, a.getRows());
+      v = emit.load(op, a.getSource(), at, *l, elt, a.getRows(), op.getSkipOutside());
     }
     rw.replaceOp(op, v);
     return success();

@@ -125,8 +125,10 @@ struct ThreadEmitter {
   /// With `rows` (a per-thread i32 vector of the same layout), each chunk
   /// reads the row its first slot names instead of origin[0] + its row, and
   /// reads zero when that row is negative or past the end (tile.gather_rows).
+  /// With `skipOutside`, such a chunk is not read (a branch) instead of read
+  /// at a clamped address.
   mlir::Value load(mlir::Operation *op, mlir::Value source, mlir::ValueRange origin, const BlockedLayout &l,
-                   mlir::Type elt, mlir::Value rows = nullptr);
+                   mlir::Type elt, mlir::Value rows = nullptr, bool skipOutside = false);
   /// Writes a blocked per-thread vector at `origin` of `dest` (masked at edges).
   /// With `rows`, each chunk goes to the row its first slot names, and
   /// nowhere when that row is negative or past the end (tile.scatter_rows).

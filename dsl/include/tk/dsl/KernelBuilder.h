@@ -110,7 +110,10 @@ public:
   /// The [m, n] tile whose row i is row rows[i] of the 2-D tensor `t`, from
   /// column `col` (tile.gather_rows): zero for a negative row. `rows` is an
   /// i32 [m, 1] tile.
-  Tile gatherRows(const Tensor &t, const Tile &rows, const Index &col, int64_t n);
+  /// With `skipOutside`, rows outside are not read at all (a branch per
+  /// chunk) instead of read at a clamped address: for rows mostly negative,
+  /// such as a token's unused MoE slots.
+  Tile gatherRows(const Tensor &t, const Tile &rows, const Index &col, int64_t n, bool skipOutside = false);
   /// t[index[i...]] = value[i...] for every element (tile.scatter), nothing
   /// where the index is negative or past the end: e.g. a block's reduced
   /// total at its destination, or inverse position tables.

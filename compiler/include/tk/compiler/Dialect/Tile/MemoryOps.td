@@ -171,8 +171,12 @@ def Tile_GatherRowsOp : Tile_Op<"gather_rows", [MemoryEffects<[MemRead]>, Tile_E
     from the row of the run's first element, with the vector width a
     `tile.load` would use.
       %v = tile.gather_rows %x[%rows, %c] : memref<?x7168xbf16>, !tile.frag<128x64xi32> -> !tile.frag<128x64xbf16>
+    A chunk whose row is outside reads a clamped address and selects zero
+    (its loads issue back to back); with `skip_outside` it is not read at
+    all, behind a branch: for rows that are mostly outside (a token's unused
+    MoE slots), whose clamped reads would cost more than the branch.
   }];
-  let arguments = (ins AnyMemRef:$source, Tile_AnyFragment:$rows, Index:$col);
+  let arguments = (ins AnyMemRef:$source, Tile_AnyFragment:$rows, Index:$col, UnitAttr:$skip_outside);
   let results = (outs Tile_AnyFragment:$result);
   let assemblyFormat = "$source `[` $rows `,` $col `]` attr-dict `:` qualified(type($source)) `,` qualified(type($rows)) `->` qualified(type($result))";
   let hasVerifier = 1;
