@@ -97,8 +97,9 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
         Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
         return select(named, w, zero);
       });
-      // Most of a token's slots name no row of this rank's experts: skipped, not read at a clamped address.
-      Tile value = k.gatherRows(x, p, col, cols, /*skipOutside=*/true);
+      // A slot naming no row reads a clamped address (hot in L1) and selects zero. gatherRows' skipOutside
+      // form would leave those loads out (one token per CTA makes its branch uniform); not yet timed on a GPU.
+      Tile value = k.gatherRows(x, p, col, cols);
       if (c.in != DType::F32)
         value = value.to(DType::F32);
       Tile wide = expand(scalar, 1, cols);
