@@ -11,6 +11,7 @@ TK_REGISTER_CASES(histogram) {
           out.push_back({1000, k, e, ranks, ka, false, (uint64_t)(k * 7 + e)});
     out.push_back({1000, 9, 256, 8, aux ? 9 : 0, true});
     out.push_back({0, 6, 72, 8, aux ? 6 : 0}); // no token: zeros
+    out.push_back({500, 8, 4096, 1, aux ? 8 : 0}); // the most groups, 4096 bins
   };
   // GPU: the spec's MoE grid (num_groups = the local experts), ids outside the groups, a large count.
   auto gpuGrid = [](std::vector<HistogramCase> &out, bool aux) {

@@ -19,6 +19,9 @@ TK_REGISTER_CASES(reduce_fused) {
   variants(t.cpu, 120, 9, 256, 64, 512);
   for (uint64_t seed : {1, 2}) // odd: no expert rows (M = 0)
     t.cpu.push_back({120, 8, 256, 8, 256, TK_BF16, true, true, true, true, seed});
+  for (tk_dtype in : {TK_F32, TK_BF16}) // non-finite and underflowing products into an output of x's dtype
+    for (bool weights : {true, false})
+      t.cpu.push_back({120, 8, 72, 8, 256, in, false, weights, !weights, true, 4});
   // GPU: every variant on two grid points at H = 2048, the benchmark's
   // variant (bf16, weights) over the whole grid at two hidden sizes, the other sizes once, and edges.
   variants(t.gpu, moeGrid()[3].tokens, moeGrid()[3].topk, moeGrid()[3].experts, moeGrid()[3].ranks, 2048);

@@ -28,39 +28,56 @@ tk::dsl::DType dslBits(tk_dtype t) {
   }
 }
 
-/// Copies the rows of `src` (N, W) to their positions and zeroes the padding
-/// positions of `dst`: (M, W) row-major, or column-major storage of `ld`
-/// per column (`dst` then its flat view). Both kernels move bits.
-Status expandRows(tk_context ctx, const tk_tensor *src, const tk_tensor *pos, const tk_tensor *experts,
-                  const tk_tensor *dst, int64_t positions, bool colMajor, int64_t ld, tk_stream stream) {
-  const int64_t tokens = src->shape[0], width = src->shape[1];
-  ExpandConfig c;
-  c.dtype = dslBits(src->dtype);
-  c.width = width;
-  c.topk = pos->shape[1];
-  c.colMajor = colMajor;
-  c.alignBytes = std::min(alignmentOf(src, elementBytes(src->dtype)), alignmentOf(dst, elementBytes(dst->dtype)));
-  tk_tensor srcBits = bitsView(src), dstBits = bitsView(dst);
+/// The two kernels that copy the rows of `src` (N, W) to their positions and
+/// zero the padding positions of `dst`: (M, W) row-major, or column-major
+/// storage of `ld` per column (`dst` then its flat view). Both move bits.
+/// Planned (schedules resolved) before any kernel of the call launches, so
+/// that a refused schedule writes nothing.
+struct ExpandRows {
+  ExpandConfig copy, padding;
+  tk_tensor src{}, dst{}, column{};
+  const tk_tensor *pos = nullptr;
   std::vector<int64_t> scalars;
-  if (colMajor)
-    scalars = {ld, positions};
-  Status s = Status::ok();
-  if (positions > 0) { // padding first: a valid mapping never names a padding
-                       // position, so the order is moot
-    ExpandConfig z = c;
-    z.pass = ExpandConfig::Pass::ZeroPadding;
-    tk_tensor column = columnView(experts);
-    s = runScheduled(ctx, expandSchedule(), buildExpand, z, {&column, &dstBits}, stream, scalars);
+  bool runPadding = false, runCopy = false;
+
+  Status plan(tk_context ctx, const tk::compiler::Target &target, const tk_tensor *source, const tk_tensor *positions,
+              const tk_tensor *experts, const tk_tensor *dest, int64_t m, bool colMajor, int64_t ld) {
+    copy.dtype = dslBits(source->dtype);
+    copy.width = source->shape[1];
+    copy.topk = positions->shape[1];
+    copy.colMajor = colMajor;
+    copy.alignBytes =
+        std::min(alignmentOf(source, elementBytes(source->dtype)), alignmentOf(dest, elementBytes(dest->dtype)));
+    padding = copy;
+    padding.pass = ExpandConfig::Pass::ZeroPadding;
+    src = bitsView(source), dst = bitsView(dest), column = columnView(experts), pos = positions;
+    if (colMajor)
+      scalars = {ld, m};
+    runPadding = m > 0, runCopy = m > 0 && source->shape[0] > 0;
+    Status s = runPadding ? expandSchedule().resolve(ctx, target, padding) : Status::ok();
+    return s.isOk() && runCopy ? expandSchedule().resolve(ctx, target, copy) : s;
   }
-  if (s.isOk() && tokens > 0 && positions > 0)
-    s = runScheduled(ctx, expandSchedule(), buildExpand, c, {&srcBits, pos, &dstBits}, stream, scalars);
-  return s;
-}
+
+  /// Padding first: a valid mapping never names a padding position, so the order is moot.
+  Status launch(tk_context ctx, tk_stream stream) const {
+    Status s = Status::ok();
+    if (runPadding)
+      s = ctx->run(tk::runtime::factoryOf(buildExpand, padding), {&column, &dst}, stream, scalars);
+    if (s.isOk() && runCopy)
+      s = ctx->run(tk::runtime::factoryOf(buildExpand, copy), {&src, pos, &dst}, stream, scalars);
+    return s;
+  }
+};
 
 /// The mapping's contract: token_topk_to_pos (N, K) and pos_to_expert (M) int32 contiguous.
 void mappingContract(Arguments &args, const tk_tensor *tokenTopkToPos, const tk_tensor *posToExpert) {
   args.tensor("token_topk_to_pos", tokenTopkToPos, {"N", "K"}, {TK_I32}, Layout::Contiguous);
   args.tensor("pos_to_expert", posToExpert, {"M"}, {TK_I32}, Layout::Contiguous);
+  // Positions are i32, and so are the kernels' row bounds.
+  if (args.ok())
+    args.require(args["N"] <= std::numeric_limits<int32_t>::max() && args["M"] <= std::numeric_limits<int32_t>::max(),
+                 "N = " + std::to_string(args["N"]) + " tokens and M = " + std::to_string(args["M"]) +
+                     " positions must each fit the i32 positions");
 }
 
 const std::vector<tk_dtype> kData = {TK_BF16, TK_F16, TK_F32, TK_F8_E4M3, TK_I8, TK_U8, TK_I16, TK_I32, TK_I64};
@@ -83,12 +100,13 @@ static tk_status tk_expand_to_fused_unguarded(tk_context ctx, const tk_tensor *x
     return tk::runtime::report(args.status());
   if (args["H"] == 0 || args["M"] == 0) // no row to write
     return tk::runtime::report(Status::ok());
-  // Where every tensor lives, checked before the first of the kernels writes anything.
+  // Where every tensor lives and every schedule, checked before the first of the kernels writes anything.
   tk::compiler::Target target;
-  if (Status s = ctx->targetFor({x, token_topk_to_pos, pos_to_expert, expanded_x}, target); !s.isOk())
-    return tk::runtime::report(s);
-  return tk::runtime::report(
-      expandRows(ctx, x, token_topk_to_pos, pos_to_expert, expanded_x, args["M"], false, 0, stream));
+  ExpandRows rows;
+  Status s = ctx->targetFor({x, token_topk_to_pos, pos_to_expert, expanded_x}, target);
+  if (s.isOk())
+    s = rows.plan(ctx, target, x, token_topk_to_pos, pos_to_expert, expanded_x, args["M"], false, 0);
+  return tk::runtime::report(s.isOk() ? rows.launch(ctx, stream) : s);
 }
 
 extern "C" tk_status tk_expand_to_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *token_topk_to_pos,
@@ -142,23 +160,24 @@ static tk_status tk_expand_to_fused_with_sf_unguarded(tk_context ctx, const tk_t
     return tk::runtime::report(args.status());
   if (m == 0) // no row to write
     return tk::runtime::report(Status::ok());
-  // Where every tensor lives, checked before the first of the kernels writes anything.
+  // Where every tensor lives and every schedule, checked before the first of the kernels writes anything.
   tk::compiler::Target target;
   Status s = ctx->targetFor({x, x_sf, token_topk_to_pos, pos_to_expert, expanded_x, expanded_sf}, target);
-  if (!s.isOk())
-    return tk::runtime::report(s);
-  if (args["H"] > 0)
-    s = expandRows(ctx, x, token_topk_to_pos, pos_to_expert, expanded_x, m, false, 0, stream);
-  if (s.isOk() && hs > 0 && m > 0) {
-    tk_tensor sfDst = *expanded_sf;
-    if (colMajor) { // the storage the view spans, as one run: element (p, j) at
-                    // j * ld + p
-      sfDst.ndim = 1;
-      sfDst.shape[0] = (hs - 1) * ld + m;
-      sfDst.strides[0] = 1;
-    }
-    s = expandRows(ctx, x_sf, token_topk_to_pos, pos_to_expert, &sfDst, m, colMajor, ld, stream);
+  tk_tensor sfDst = *expanded_sf;
+  if (colMajor) { // the storage the view spans, as one run: element (p, j) at j * ld + p
+    sfDst.ndim = 1;
+    sfDst.shape[0] = hs > 0 ? (hs - 1) * ld + m : 0;
+    sfDst.strides[0] = 1;
   }
+  ExpandRows data, sf;
+  if (s.isOk() && args["H"] > 0)
+    s = data.plan(ctx, target, x, token_topk_to_pos, pos_to_expert, expanded_x, m, false, 0);
+  if (s.isOk() && hs > 0)
+    s = sf.plan(ctx, target, x_sf, token_topk_to_pos, pos_to_expert, &sfDst, m, colMajor, ld);
+  if (s.isOk())
+    s = data.launch(ctx, stream);
+  if (s.isOk())
+    s = sf.launch(ctx, stream);
   return tk::runtime::report(s);
 }
 

@@ -7,6 +7,7 @@
 #include "tk/runtime/Scratch.h"
 
 #include <algorithm>
+#include <limits>
 
 using tk::runtime::Status;
 using namespace tk::kernels;
@@ -24,16 +25,27 @@ HistogramConfig stage(HistogramConfig::Stage s, int64_t groups = 0) {
   return c;
 }
 
-/// Zeroes `counts` (G) i32, then counts the ids (N, K) into it.
-Status count(tk_context ctx, const tk_tensor *ids, const tk_tensor *counts, tk_stream stream) {
+/// Zeroes `counts` (G) i32, then counts the ids (N, K) into it; both
+/// schedules resolved before the first kernel writes.
+Status count(tk_context ctx, const tk::compiler::Target &target, const tk_tensor *ids, const tk_tensor *counts,
+             tk_stream stream) {
   const int64_t groups = counts->shape[0];
-  Status s = runScheduled(ctx, histogramSchedule(), buildHistogram, stage(HistogramConfig::Stage::Zero), {counts},
-                          stream);
+  HistogramConfig zero = stage(HistogramConfig::Stage::Zero), counting = stage(HistogramConfig::Stage::Count, groups);
+  Status s = histogramSchedule().resolve(ctx, target, zero);
+  if (s.isOk())
+    s = histogramSchedule().resolve(ctx, target, counting);
+  if (s.isOk())
+    s = ctx->run(tk::runtime::factoryOf(buildHistogram, zero), {counts}, stream);
   if (!s.isOk() || numElements(ids) == 0)
     return s;
   tk_tensor flat = flatView(ids);
-  return runScheduled(ctx, histogramSchedule(), buildHistogram, stage(HistogramConfig::Stage::Count, groups),
-                      {&flat, counts}, stream, {groups});
+  return ctx->run(tk::runtime::factoryOf(buildHistogram, counting), {&flat, counts}, stream, {groups});
+}
+
+/// The ids are counted in i32 positions of one flat range.
+bool countable(Arguments &args) {
+  return args.require(args["N"] * args["K"] <= std::numeric_limits<int32_t>::max(),
+                      "N x K = " + std::to_string(args["N"] * args["K"]) + " ids exceed the kernels' i32 range");
 }
 
 } // namespace
@@ -51,11 +63,13 @@ static tk_status tk_group_count_unguarded(tk_context ctx, const tk_tensor *group
   }
   if (!args.ok())
     return tk::runtime::report(args.status());
+  if (!countable(args))
+    return tk::runtime::report(args.status());
   // Where both tensors live, checked before the first kernel zeroes the counts.
   tk::compiler::Target target;
   if (Status s = ctx->targetFor({group_idx, counts}, target); !s.isOk())
     return tk::runtime::report(s);
-  return tk::runtime::report(count(ctx, group_idx, counts, stream));
+  return tk::runtime::report(count(ctx, target, group_idx, counts, stream));
 }
 
 extern "C" tk_status tk_group_count(tk_context ctx, const tk_tensor *group_idx, int32_t num_groups, tk_tensor *counts,
@@ -77,7 +91,7 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
     args.define("E", num_experts, "num_experts");
     args.tensor("fi", fi, {"E"}, {TK_F32}, Layout::Contiguous);
   }
-  if (!args.ok())
+  if (!args.ok() || !countable(args))
     return tk::runtime::report(args.status());
   tk::compiler::Target target;
   if (Status s = ctx->targetFor({topk_idx, fi}, target); !s.isOk())
@@ -95,7 +109,7 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
     return tk::runtime::report(s);
   tk_tensor counts = scratch.tensor(TK_I32, num_experts, 1);
   counts.ndim = 1;
-  if ((s = count(ctx, topk_idx, &counts, stream)).isOk())
+  if ((s = count(ctx, target, topk_idx, &counts, stream)).isOk())
     s = runScheduled(ctx, histogramSchedule(), buildHistogram, stage(HistogramConfig::Stage::Frequency),
                      {&counts, fi}, stream, {num_experts, n * num_aux_topk});
   return tk::runtime::report(s);

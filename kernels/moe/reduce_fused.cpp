@@ -87,8 +87,7 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
         in.push_back(k.load(*weights, {row, k.index(s)}, {rows, 1}));
       if (xSf)
         in.push_back(k.gather(*xSf, p));
-      // The slot's scalar, zero for a slot that names no row (whose x reads
-      // zero): fmaf(0, 0, acc) == acc.
+      // The slot's scalar (zero for a slot that names no row, whose x reads zero) and whether it names one.
       Tile scalar = map(in, DType::F32, [&](const std::vector<Scalar> &v) {
         Scalar one = v[0].constantF32(1), zero = v[0].constantF32(0);
         Scalar w = weights ? v[1] : one;
@@ -97,17 +96,22 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
         Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
         return select(named, w, zero);
       });
+      Tile named = map({p}, DType::I32, [&](const std::vector<Scalar> &v) {
+        Scalar yes = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
+        return select(yes, v[0].constantI32(1), v[0].constantI32(0));
+      });
       // A slot naming no row reads a clamped address (hot in L1) and selects zero. gatherRows' skipOutside
       // form would leave those loads out (one token per CTA makes its branch uniform); not yet timed on a GPU.
       Tile value = k.gatherRows(x, p, col, cols);
       if (c.in != DType::F32)
         value = value.to(DType::F32);
-      Tile wide = expand(scalar, 1, cols);
-      std::vector<Tile> terms = {value, wide};
+      std::vector<Tile> terms = {value, expand(scalar, 1, cols), expand(named, 1, cols)};
       if (acc)
         terms.push_back(*acc);
+      // A slot that names no row leaves acc as it is: fmaf(0, 0, -0) would be +0.
       acc = map(terms, DType::F32, [&](const std::vector<Scalar> &v) {
-        return fma(v[0], v[1], terms.size() == 3 ? v[2] : v[0].constantF32(0));
+        Scalar prev = terms.size() == 4 ? v[3] : v[0].constantF32(0);
+        return select(v[2] != v[2].constantI32(0), fma(v[0], v[1], prev), prev);
       });
     }
     Tile result = *acc;

@@ -6,6 +6,8 @@
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
 
+#include <limits>
+
 using tk::runtime::Status;
 using namespace tk::kernels;
 using namespace tk::kernels::moe;
@@ -41,6 +43,10 @@ static tk_status tk_reduce_fused_unguarded(tk_context ctx, const tk_tensor *x, c
   if (!args.ok())
     return tk::runtime::report(args.status());
   args.require(!sf || out->dtype == TK_F8_E4M3, "sf (the global output scale) is only allowed with an e4m3 out");
+  // Positions are i32, and so are the kernel's row bounds.
+  args.require(args["N"] <= std::numeric_limits<int32_t>::max() && args["M"] <= std::numeric_limits<int32_t>::max(),
+               "N = " + std::to_string(args["N"]) + " tokens and M = " + std::to_string(args["M"]) +
+                   " rows of x must each fit the i32 positions");
   args.require(args["K"] >= 1 && args["K"] <= kMaxTopk, "K (token_topk_to_pos's columns) must be in [1, " +
                                                             std::to_string(kMaxTopk) + "], got " +
                                                             std::to_string(args["K"]));
