@@ -115,3 +115,6 @@ class Inputs:
             need -= ids.shape[0]
         return torch.cat(rows).contiguous()
 
+    def grouped_ids(self, n, k, e, g):
+        """(n, k) int64: k distinct experts of e per row, as their groups of e / g (inplace_unique_group_indices rows)."""
+        return self.torch.rand(n, e, device=self.dev).topk(k, dim=1).indices // (e // g)

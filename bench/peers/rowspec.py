@@ -158,6 +158,22 @@ def transpose_case(row):
     return b, r, c, dt, row.value("stride")
 
 
+def mask_indices_case(row):
+    """'NxK n=E ep=P tp=R/T i64' (mask_indices_by_tp rows) -> (n_tok, k, e, ep, rank, tp)."""
+    row.only(["n=", "ep=", re.compile(r"tp=\d+/\d+"), "i64"])
+    n_tok, k = row.dims(2)
+    rank, tp = (int(v) for v in row.value("tp", str).split("/"))
+    return n_tok, k, row.value("n"), row.value("ep"), rank, tp
+
+
+def unique_groups_case(row):
+    """'NxK groups=G/E' (inplace_unique_group_indices rows) -> (n, k, g, e)."""
+    row.only(["groups="])
+    n, k = row.dims(2)
+    g, e = (int(v) for v in row.value("groups", str).split("/"))
+    return n, k, g, e
+
+
 def ceil_div(a, b):
     return (a + b - 1) // b
 

@@ -16,7 +16,7 @@ import re
 from peer_inputs import Inputs
 from moe_layout_rows import tile_kernels_handlers
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
-                     lossless_blocks, transpose_case, swiglu_backward_case)
+                     lossless_blocks, transpose_case, swiglu_backward_case, mask_indices_case, unique_groups_case)
 
 FP8 = "float8_e4m3fn"
 
@@ -535,10 +535,7 @@ def _topk_group_idx(r):
 
 def _mask_indices(r):
     # tk 'NxK n=E ep=P tp=R/T i64' -> moe.mask_indices_by_tp(ids (N, K) int64 in [0, E), E, P, R, T).
-    r.only(["n=", "ep=", re.compile(r"tp=\d+/\d+"), "i64"])
-    n_tok, k = r.dims(2)
-    e, ep = r.value("n"), r.value("ep")
-    rank, tp = (int(v) for v in r.value("tp", str).split("/"))
+    n_tok, k, e, ep, rank, tp = mask_indices_case(r)
     desc = f"moe.mask_indices_by_tp(ids[{n_tok}x{k} int64], n={e}, num_ep_ranks={ep}, tp_rank={rank}, num_tp_ranks={tp})"
 
     def make(c):
@@ -552,14 +549,11 @@ def _mask_indices(r):
 def _unique_groups(r):
     # tk 'NxK groups=G/E' -> moe.inplace_unique_group_indices(ids (N, K) int64 of K distinct experts of E
     # divided into G groups, G); in place, on the same ids every call (the first call changes them).
-    r.only(["groups="])
-    n, k = r.dims(2)
-    g, e = (int(v) for v in r.value("groups", str).split("/"))
+    n, k, g, e = unique_groups_case(r)
     desc = f"moe.inplace_unique_group_indices(ids[{n}x{k} int64], num_groups={g})"
 
     def make(c):
-        torch = c.torch
-        ids = torch.rand(n, e, device=c.dev).topk(k, dim=1).indices // (e // g)
+        ids = c.grouped_ids(n, k, e, g)
         fn = lambda: c.moe.inplace_unique_group_indices(ids, g)
         return fn, []
 

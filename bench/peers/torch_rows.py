@@ -16,7 +16,7 @@ import re
 
 from moe_layout_rows import torch_handlers
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
-                     lossless_blocks, transpose_case, swiglu_backward_case)
+                     lossless_blocks, transpose_case, swiglu_backward_case, mask_indices_case, unique_groups_case)
 
 
 class TorchCase:
@@ -356,10 +356,7 @@ def _topk_group_idx(r):
 
 def _mask_indices(r):
     # The closed form with torch's integer ops (moe.md 2.5).
-    r.only(["n=", "ep=", re.compile(r"tp=\d+/\d+"), "i64"])
-    n_tok, k = r.dims(2)
-    e, ep = r.value("n"), r.value("ep")
-    rank, tp = (int(v) for v in r.value("tp", str).split("/"))
+    n_tok, k, e, ep, rank, tp = mask_indices_case(r)
     per = e // ep
     desc = f"torch where/div/remainder on ids[{n_tok}x{k} int64], R={per}, tp={rank}/{tp}"
 
@@ -379,14 +376,12 @@ def _mask_indices(r):
 
 def _unique_groups(r):
     # A stable sort per row marks every later equal value (the spec's torch reference), in place.
-    r.only(["groups="])
-    n, k = r.dims(2)
-    g, e = (int(v) for v in r.value("groups", str).split("/"))
+    n, k, g, e = unique_groups_case(r)
     desc = f"stable sort + scatter of repeats, ids[{n}x{k} int64], {g} groups"
 
     def make(c):
         torch = c.torch
-        ids = torch.rand(n, e, device=c.dev).topk(k, dim=1).indices // (e // g)
+        ids = c.grouped_ids(n, k, e, g)
 
         def fn(v):
             s, order = v.sort(dim=1, stable=True)

@@ -159,4 +159,12 @@ tk_tensor bitsView(const tk_tensor *t) {
   return v;
 }
 
+dsl::DType dslDtype(tk_dtype t) {
+  static_assert((int)TK_BF16 == (int)dsl::DType::BF16 && (int)TK_F8_E4M3 == (int)dsl::DType::F8E4M3 &&
+                    (int)TK_I32 == (int)dsl::DType::I32 && (int)TK_I64 == (int)dsl::DType::I64 &&
+                    (int)TK_I16 == (int)dsl::DType::I16,
+                "tk_dtype and dsl::DType number the element types alike");
+  return static_cast<dsl::DType>(t);
+}
+
 } // namespace tk::kernels

@@ -1,6 +1,7 @@
 //===- validate.h - argument checks shared by the operator entry points ---===//
 #pragma once
 
+#include "tk/dsl/DType.h"
 #include "tk/runtime/Status.h"
 #include "tk/tk.h"
 
@@ -28,6 +29,8 @@ tk_tensor columnView(const tk_tensor *t);
 tk_dtype bitsOf(tk_dtype t);
 /// `t` relabelled as bitsOf(t->dtype).
 tk_tensor bitsView(const tk_tensor *t);
+/// The DSL's element type of a C API dtype (the two enums number them alike).
+dsl::DType dslDtype(tk_dtype t);
 /// Largest power of two (<= 16) dividing the pointer and, in bytes, every
 /// stride except a unit innermost one (the contiguous run vector accesses walk).
 int64_t alignmentOf(const tk_tensor *t, int64_t elementBytes);

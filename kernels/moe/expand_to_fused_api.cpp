@@ -15,19 +15,6 @@ namespace {
 
 constexpr int64_t kMaxTopk = 64; ///< slots per token the copy kernel unrolls
 
-tk::dsl::DType dslBits(tk_dtype t) {
-  switch (bitsOf(t)) {
-  case TK_I64:
-    return tk::dsl::DType::I64;
-  case TK_I32:
-    return tk::dsl::DType::I32;
-  case TK_I16:
-    return tk::dsl::DType::I16;
-  default:
-    return tk::dsl::DType::I8;
-  }
-}
-
 /// The two kernels that copy the rows of `src` (N, W) to their positions and
 /// zero the padding positions of `dst`: (M, W) row-major, or column-major
 /// storage of `ld` per column (`dst` then its flat view). Both move bits.
@@ -42,7 +29,7 @@ struct ExpandRows {
 
   Status plan(tk_context ctx, const tk::compiler::Target &target, const tk_tensor *source, const tk_tensor *positions,
               const tk_tensor *experts, const tk_tensor *dest, int64_t m, bool colMajor, int64_t ld) {
-    copy.dtype = dslBits(source->dtype);
+    copy.dtype = dslDtype(bitsOf(source->dtype));
     copy.width = source->shape[1];
     copy.topk = positions->shape[1];
     copy.colMajor = colMajor;

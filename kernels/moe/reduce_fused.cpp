@@ -82,24 +82,19 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
     for (int64_t s = 0; s < c.topk; ++s) {
       // Rows past the tokens read position 0: harmless, their results are not stored.
       Tile p = k.load(pos, {row, k.index(s)}, {rows, 1});
-      std::vector<Tile> in = {p};
-      if (weights)
-        in.push_back(k.load(*weights, {row, k.index(s)}, {rows, 1}));
-      if (xSf)
-        in.push_back(k.gather(*xSf, p));
-      // The slot's scalar (zero for a slot that names no row, whose x reads zero) and whether it names one.
-      Tile scalar = map(in, DType::F32, [&](const std::vector<Scalar> &v) {
-        Scalar one = v[0].constantF32(1), zero = v[0].constantF32(0);
-        Scalar w = weights ? v[1] : one;
-        if (xSf)
-          w = weights ? w * v[2] : v[1];
-        Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
-        return select(named, w, zero);
-      });
+      // Whether the slot names a row of x (1 or 0), and its scalar: the weight, times x_sf of that row.
       Tile named = map({p}, DType::I32, [&](const std::vector<Scalar> &v) {
         Scalar yes = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
         return select(yes, v[0].constantI32(1), v[0].constantI32(0));
       });
+      std::vector<Tile> in;
+      if (weights)
+        in.push_back(k.load(*weights, {row, k.index(s)}, {rows, 1}));
+      if (xSf)
+        in.push_back(k.gather(*xSf, p));
+      auto one = [](const std::vector<Scalar> &v) { return v[0].constantF32(1); };
+      auto product = [](const std::vector<Scalar> &v) { return v[0] * v[1]; };
+      Tile scalar = in.empty() ? map({named}, DType::F32, one) : in.size() == 1 ? in[0] : map(in, DType::F32, product);
       // A slot naming no row reads a clamped address (hot in L1) and selects zero. gatherRows' skipOutside
       // form would leave those loads out (one token per CTA makes its branch uniform); not yet timed on a GPU.
       Tile value = k.gatherRows(x, p, col, cols);

@@ -14,17 +14,6 @@ using namespace tk::kernels::moe;
 
 namespace {
 constexpr int64_t kMaxTopk = 64; ///< slots per token the kernel unrolls
-
-tk::dsl::DType dslOf(tk_dtype t) {
-  switch (t) {
-  case TK_F32:
-    return tk::dsl::DType::F32;
-  case TK_BF16:
-    return tk::dsl::DType::BF16;
-  default:
-    return tk::dsl::DType::F8E4M3;
-  }
-}
 } // namespace
 
 static tk_status tk_reduce_fused_unguarded(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
@@ -55,8 +44,8 @@ static tk_status tk_reduce_fused_unguarded(tk_context ctx, const tk_tensor *x, c
   if (args["N"] == 0 || args["H"] == 0)
     return tk::runtime::report(Status::ok());
   ReduceFusedConfig c;
-  c.in = dslOf(x->dtype);
-  c.out = dslOf(out->dtype);
+  c.in = dslDtype(x->dtype);
+  c.out = dslDtype(out->dtype);
   c.hidden = args["H"];
   c.topk = args["K"];
   c.weights = topk_weights != nullptr;

@@ -41,7 +41,7 @@ tk_status run(const char *op, tk_context ctx, const tk_tensor *x, const tk_tenso
   TransposeConfig config;
   config.rows = r;
   config.cols = c;
-  config.dtype = static_cast<tk::dsl::DType>(xBits.dtype);
+  config.dtype = dslDtype(xBits.dtype);
   config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.dtype));
   return tk::runtime::report(
       runScheduled(ctx, transposeSchedule(), buildBatchedTranspose, config, {&xBits, &outBits}, stream));
