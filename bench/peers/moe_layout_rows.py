@@ -1,8 +1,10 @@
-"""The peers of tk's MoE rows over routed ids (moe.md 2.6, 2.7, 2.10-2.12):
-group_count, aux_fi, expand_to_fused[_with_sf] and reduce_fused, for
+"""The peers of tk's MoE rows over routed ids (moe.md 2.6, 2.7, 2.9-2.12):
+group_count, aux_fi, get_fused_mapping, expand_to_fused[_with_sf] and
+reduce_fused, for
 TileKernels and for torch. Each row's shape is 'NxK' (routed tokens, slots)
 and its words 'e=L/T' (local of total experts, as moe.md 4.1 draws the ids),
-then the operator's: 'H=' hidden size, dtypes, 'Ka=' (aux_fi), 'sf=' and
+then the operator's: 'A=' alignment and 'bound' (get_fused_mapping's tables
+sized by the upper bound, no read-back), 'H=' hidden size, dtypes, 'Ka=' (aux_fi), 'sf=' and
 'C=' (the scale factors of expand_to_fused_with_sf), 'w' (reduce_fused's
 weights). The ids are drawn as tk's checks draw them (peer_inputs.routed_ids).
 """
@@ -28,6 +30,14 @@ def _counts(r, aux):
     if aux and not ka:
         raise Unsupported("aux_fi rows need Ka=")
     return n, k, local, total, ka
+
+
+def _mapping(r):
+    n, k, local, total = routing(r, ["A=", "bound"])
+    a = r.value("A")
+    if not a or not r.has("bound"):
+        raise Unsupported("the get_fused_mapping peers are written for rows sized by the bound (A=, bound)")
+    return n, k, local, total, a, (n * k + (a - 1) * local) // a * a
 
 
 def _expand(r):
@@ -67,6 +77,17 @@ def tile_kernels_handlers():
                 return fn, [("fi" if aux else "counts", (), (local,), "float32" if aux else "int32")]
             return desc, make
         return handler
+
+    def mapping(r):
+        n, k, local, total, a, m = _mapping(r)
+        desc = f"moe.get_fused_mapping(ids[{n}x{k} int64 of {local}/{total}], {local}, {m}, {a})"
+
+        def make(c):
+            ids = c.routed_ids(n, k, local, total)
+            fn = lambda: c.moe.get_fused_mapping(ids, local, m, a)
+            return fn, [("pos_to_expert", (0,), (m,), "int32"), ("token_topk_to_pos", (3,), (n, k), "int32"),
+                        ("num_tokens_per_expert", (6,), (local,), "int32")]
+        return desc, make
 
     def expand(r):
         n, k, local, total, h = _expand(r)
@@ -111,11 +132,37 @@ def tile_kernels_handlers():
             return fn, [("out", (), (n, h), "bfloat16")]
         return desc, make
 
-    return {"group_count": counts(False), "aux_fi": counts(True), "expand_to_fused": expand,
-            "expand_to_fused_with_sf": expand_sf, "reduce_fused": reduce}
+    return {"group_count": counts(False), "aux_fi": counts(True), "get_fused_mapping": mapping,
+            "expand_to_fused": expand, "expand_to_fused_with_sf": expand_sf, "reduce_fused": reduce}
 
 
 # --- torch: description, make(inputs) -> (fn, args) -------------------------
+
+def _torch_full_mapping(torch, ids, local, alignment, m):
+    """get_fused_mapping's seven tensors in the canonical order, with torch (tables of m positions)."""
+    n, k = ids.shape
+    flat = ids.reshape(-1)
+    key = torch.where((flat >= 0) & (flat < local), flat, local)
+    counts = torch.bincount(key, minlength=local + 1)[:local]
+    aligned = (counts + alignment - 1) // alignment * alignment
+    end = torch.cumsum(aligned, 0)
+    start = end - aligned
+    order = torch.argsort(key, stable=True)
+    sorted_key = key[order]
+    valid = sorted_key < local
+    rank = torch.arange(flat.numel(), device=ids.device) - torch.searchsorted(sorted_key, sorted_key)
+    pos = torch.full_like(flat, -1)
+    pos[order[valid]] = start[sorted_key[valid]] + rank[valid]
+    slots = torch.arange(flat.numel(), device=ids.device)
+    at = torch.where(pos >= 0, pos, m)
+    tables = torch.full((3, m + 1), -1, device=ids.device, dtype=torch.int64)
+    tables[0].index_copy_(0, at, torch.where(pos >= 0, key, -1))
+    tables[1].index_copy_(0, at, torch.where(pos >= 0, slots // k, -1))
+    tables[2].index_copy_(0, at, torch.where(pos >= 0, slots, -1))
+    t = tables[:, :m].to(torch.int32)
+    return (t[0], t[1], t[2], pos.view(n, k).to(torch.int32), start.to(torch.int32), end.to(torch.int32),
+            aligned.to(torch.int32))
+
 
 def _torch_mapping(c, n, k, local, total, alignment):
     """(token_topk_to_pos int32 (n, k), pos_to_expert int32 (M,)) in the canonical order, built with torch."""
@@ -157,6 +204,15 @@ def torch_handlers():
                 return fn, (ids,)
             return desc, make
         return handler
+
+    def mapping(r):
+        n, k, local, total, a, m = _mapping(r)
+        desc = f"bincount, cumsum, stable argsort, searchsorted, index_copy_ of ids[{n}x{k} int64] into {m} positions"
+
+        def make(c):
+            ids = c.routed_ids(n, k, local, total)
+            return (lambda v: _torch_full_mapping(c.torch, v, local, a, m)), (ids,)
+        return desc, make
 
     def expand(r):
         n, k, local, total, h = _expand(r)
@@ -216,5 +272,5 @@ def torch_handlers():
             return fn, (x, w, pos)
         return desc, make
 
-    return {"group_count": counts(False), "aux_fi": counts(True), "expand_to_fused": expand,
-            "expand_to_fused_with_sf": expand_sf, "reduce_fused": reduce}
+    return {"group_count": counts(False), "aux_fi": counts(True), "get_fused_mapping": mapping,
+            "expand_to_fused": expand, "expand_to_fused_with_sf": expand_sf, "reduce_fused": reduce}

@@ -451,6 +451,16 @@ Tile KernelBuilder::gather(const Tensor &t, const Tile &index) {
   return Tile(this, tile::GatherOp::create(b_, loc_, type, t.value(), index.value()));
 }
 
+Tile KernelBuilder::gather(const Shared &buf, const Tile &index) {
+  if (buf.shape().size() != 1)
+    throw std::invalid_argument("gather reads a 1-D shared buffer, this one has " + std::to_string(buf.shape().size()) +
+                                " dimensions");
+  if (index.dtype() != DType::I32)
+    throw std::invalid_argument("gather needs an i32 index tile");
+  auto type = tile::FragmentType::get(&ctx_, index.shape(), toMlirType(ctx_, buf.dtype()));
+  return Tile(this, tile::GatherOp::create(b_, loc_, type, buf.value(), index.value()));
+}
+
 Tile KernelBuilder::iota(const std::vector<int64_t> &shape, int64_t dim, DType dtype) {
   if (dim < 0 || dim >= (int64_t)shape.size())
     throw std::invalid_argument("iota: dim " + std::to_string(dim) + " out of range for a tile of rank " +

@@ -100,6 +100,31 @@ Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group) {
   return reduce(tile::ReduceKind::absmax, t, dim, group);
 }
 
+static void checkLine(const char *what, const Tile &t, int64_t dim) {
+  if (dim < 0 || dim >= (int64_t)t.shape().size())
+    throw std::invalid_argument(std::string(what) + ": dim " + std::to_string(dim) + " out of range for a tile of rank " +
+                                std::to_string(t.shape().size()));
+  if (t.dtype() != DType::I8 && t.dtype() != DType::I16 && t.dtype() != DType::I32 && t.dtype() != DType::I64)
+    throw std::invalid_argument(std::string(what) + " needs an integer tile, got " + name(t.dtype()));
+}
+
+Tile scan_sum(const Tile &t, int64_t dim, bool exclusive) {
+  checkLine("scan_sum", t, dim);
+  KernelBuilder *k = t.builder();
+  auto op = tile::ScanOp::create(k->opBuilder(), k->loc(), fragType(t), t.value(), dim);
+  op.setExclusive(exclusive);
+  return Tile(k, op);
+}
+
+Tile count_equal(const Tile &keys, int64_t dim, bool before) {
+  checkLine("count_equal", keys, dim);
+  KernelBuilder *k = keys.builder();
+  auto type = tile::FragmentType::get(&k->context(), fragType(keys).getShape(), k->opBuilder().getI32Type());
+  auto op = tile::CountEqualOp::create(k->opBuilder(), k->loc(), type, keys.value(), dim);
+  op.setBefore(before);
+  return Tile(k, op);
+}
+
 Tile transpose(const Tile &t) {
   KernelBuilder *k = t.builder();
   auto in = fragType(t);
@@ -273,6 +298,18 @@ Scalar exp(const Scalar &a) {
   if (!a.value().getType().isF32())
     throw std::invalid_argument("exp of a non-f32 scalar");
   return Scalar(&a.builder(), math::ExpOp::create(a.builder(), a.value().getLoc(), a.value()));
+}
+template <typename MathOp> static Scalar unaryF32(const char *name, const Scalar &a) {
+  if (!a.value().getType().isF32())
+    throw std::invalid_argument(std::string(name) + " of a non-f32 scalar");
+  return Scalar(&a.builder(), MathOp::create(a.builder(), a.value().getLoc(), a.value()));
+}
+Scalar sqrt(const Scalar &a) { return unaryF32<math::SqrtOp>("sqrt", a); }
+Scalar log(const Scalar &a) { return unaryF32<math::LogOp>("log", a); }
+Scalar log1p(const Scalar &a) { return unaryF32<math::Log1pOp>("log1p", a); }
+Scalar softplus(const Scalar &x) {
+  // torch's softplus (beta 1, threshold 20): x itself above the threshold.
+  return select(x > x.constantF32(20.0), x, log1p(exp(x)));
 }
 template <typename QuotientOp>
 static Scalar logisticQuotient(const char *name, const Scalar &x, QuotientForm form) {

@@ -349,6 +349,35 @@ tk_status tk_group_count(tk_context ctx, const tk_tensor *group_idx, int32_t num
 tk_status tk_inplace_unique_group_indices(tk_context ctx, tk_tensor *group_indices, int32_t num_groups,
                                           tk_stream stream);
 
+/* get_fused_mapping (moe.md 2.9): the expert-major layout of the slots of
+ * topk_idx (N, K) i64 contiguous, ids in [0, E) (-1, and any other id, is an
+ * empty slot). With c_e the slots of expert e and a_e = align(c_e, alignment):
+ * expert e owns positions [expert_start[e], expert_end[e]), expert_start the
+ * exclusive sum of a_e; num_tokens_per_expert[e] = a_e (aligned, as the
+ * reference's). Its slots take the first c_e positions in ascending flat
+ * order t * K + k (the canonical order, the same on every GPU, moe.md Q1):
+ * token_topk_to_pos[t, k] = p, pos_to_expert[p] = e, pos_to_token[p] = t,
+ * pos_to_token_topk[p] = t * K + k; every other position is -1 (padding and
+ * the tail past sum a_e), and so is token_topk_to_pos of an empty slot.
+ * Outputs: the three pos_to_* (M) i32, token_topk_to_pos (N, K) i32,
+ * expert_start, expert_end, num_tokens_per_expert (E) i32, all contiguous;
+ * 1 <= E <= 1024, alignment >= 1. M is the caller's: at least sum a_e, which
+ * tk_fused_mapping_max_positions bounds without looking at the ids; positions
+ * at or past M are never written. num_positions: NULL, or where to store
+ * sum a_e: the call then waits for the stream, and fails with
+ * TK_ERROR_INVALID_ARGUMENT when M is smaller (the outputs are then
+ * incomplete). Three kernels in stream order and scratch memory from the
+ * context's pool. */
+tk_status tk_get_fused_mapping(tk_context ctx, const tk_tensor *topk_idx, int32_t num_experts, int32_t alignment,
+                               tk_tensor *pos_to_expert, tk_tensor *pos_to_token, tk_tensor *pos_to_token_topk,
+                               tk_tensor *token_topk_to_pos, tk_tensor *expert_start, tk_tensor *expert_end,
+                               tk_tensor *num_tokens_per_expert, int64_t *num_positions, tk_stream stream);
+
+/* The positions get_fused_mapping may need for N tokens of K slots over E
+ * experts: floor((N K + (alignment - 1) E) / alignment) * alignment (the
+ * reference's upper bound); -1 for a negative size, E < 1 or alignment < 1. */
+int64_t tk_fused_mapping_max_positions(int64_t num_tokens, int64_t num_topk, int64_t num_experts, int64_t alignment);
+
 /* expand_to_fused (moe.md 2.10): expanded_x[p, :] = x[t, :] for every slot
  * (t, k) whose position p = token_topk_to_pos[t, k] is in [0, M), and
  * expanded_x[p, :] = 0 for every p with pos_to_expert[p] < 0 (padding); other

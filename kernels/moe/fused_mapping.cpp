@@ -11,8 +11,8 @@ FusedMapping fusedMappingReference(const int64_t *topkIdx, int64_t tokens, int64
   const int64_t slots = tokens * topk;
   std::vector<int64_t> counts(experts, 0);
   for (int64_t f = 0; f < slots; ++f)
-    if (topkIdx[f] >= 0)
-      ++counts.at(topkIdx[f]);
+    if (topkIdx[f] >= 0 && topkIdx[f] < experts)
+      ++counts[topkIdx[f]];
   m.expertStart.resize(experts);
   m.expertEnd.resize(experts);
   m.alignedCounts.resize(experts);
@@ -35,7 +35,7 @@ FusedMapping fusedMappingReference(const int64_t *topkIdx, int64_t tokens, int64
   std::vector<int64_t> next(m.expertStart.begin(), m.expertStart.end());
   for (int64_t f = 0; f < slots; ++f) {
     const int64_t e = topkIdx[f];
-    if (e < 0)
+    if (e < 0 || e >= experts) // an empty slot, as -1
       continue;
     const int64_t p = next[e]++;
     m.tokenTopkToPos[f] = (int32_t)p;

@@ -20,7 +20,8 @@ struct FusedMapping {
   std::vector<int32_t> expertStart, expertEnd, alignedCounts; ///< (E)
 };
 
-/// The mapping of `topkIdx` (tokens x topk, ids in {-1} or [0, experts));
+/// The mapping of `topkIdx` (tokens x topk; ids outside [0, experts) are
+/// empty slots, as -1);
 /// `positions` > 0 sizes the position tables (at least the aligned total;
 /// the tail is padding), 0 sizes them exactly.
 FusedMapping fusedMappingReference(const int64_t *topkIdx, int64_t tokens, int64_t topk, int64_t experts,

@@ -319,7 +319,7 @@ std::function<tk_status()> decode(Call &c, int &entry) {
       return tk_expand_to_fused_with_sf(ctx, x, sf, ch, pos, experts, packed ? 1 : 0, out, sfOut, nullptr);
     };
   }
-  default: {
+  case 25: {
     // x (M = 2m, k) bf16 or f32 rows gathered by random positions, optional weights, x_sf and sf.
     const int64_t topk = k % 8 + 1, positions = 2 * m;
     const bool f32 = c.in.choose(2) == 1, e4m3 = c.in.choose(2) == 1;
@@ -333,6 +333,32 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto out = c.out(e4m3 ? TK_F8_E4M3 : (f32 ? TK_F32 : TK_BF16), {m, k});
     return [=, ctx = c.ctx] { return tk_reduce_fused(ctx, x, xSf, w, pos, sf, out, nullptr); };
   }
+  default: {
+    // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
+    // none; the total read back or not.
+    static const int32_t experts[] = {32, 32, 256, 1024, 0, 1025};
+    static const int32_t alignments[] = {16, 128, 1, 0, -4};
+    const int64_t topk = k % 16 + 1;
+    const int32_t e = c.in.pick(experts), a = c.in.pick(alignments);
+    const int64_t bound = std::max<int64_t>(0, tk_fused_mapping_max_positions(m, topk, e, a)),
+                  positions = c.in.choose(3) == 0 ? m / 2 : bound;
+    const bool readTotal = c.in.choose(2) == 1;
+    c.freeLastDimension = 0; // K: nothing else pins it
+    auto ids = c.t(TK_I64, {m, topk});
+    auto toExpert = c.out(TK_I32, {positions});
+    auto toToken = c.out(TK_I32, {positions});
+    auto toSlot = c.out(TK_I32, {positions});
+    auto toPos = c.out(TK_I32, {m, topk});
+    const int64_t el = e > 0 ? e : 1;
+    auto start = c.out(TK_I32, {el});
+    auto end = c.out(TK_I32, {el});
+    auto lengths = c.out(TK_I32, {el});
+    return [=, ctx = c.ctx] {
+      int64_t total = 0;
+      return tk_get_fused_mapping(ctx, ids, e, a, toExpert, toToken, toSlot, toPos, start, end, lengths,
+                                  readTotal ? &total : nullptr, nullptr);
+    };
+  }
   }
 }
 
@@ -345,7 +371,7 @@ const char *entryName(int entry) {
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
       "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
       "tk_mask_indices_by_tp", "tk_aux_fi", "tk_group_count", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
-      "tk_expand_to_fused_with_sf", "tk_reduce_fused"};
+      "tk_expand_to_fused_with_sf", "tk_reduce_fused", "tk_get_fused_mapping"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

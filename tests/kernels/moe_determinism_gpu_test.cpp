@@ -114,7 +114,23 @@ TEST_F(MoeDeterminismGpu, HundredRunsAreBitIdentical) {
       << "group_count";
   EXPECT_EQ(differingRuns(*session, dcounts, 32 * 4, [&] { return tk_aux_fi(ctx, &tids, 32, 8, &tfi, nullptr); }), 0)
       << "aux_fi";
-  std::printf("[ MoE determinism ] 9 operators x 100 runs on %s\n", session->device().name.c_str());
+  // The mapping itself: the seven outputs in one buffer, each run compared whole.
+  const int64_t f = tokens * k, mappingBytes = (3 * m + f + 3 * 32) * 4;
+  void *dmap = session->alloc(mappingBytes);
+  auto slice = [&](int64_t offset, std::vector<int64_t> shape) {
+    return tk::checks::deviceTensor(static_cast<char *>(dmap) + offset * 4, TK_I32, shape);
+  };
+  tk_tensor outs[7] = {slice(0, {m}),          slice(m, {m}),           slice(2 * m, {m}),
+                       slice(3 * m, {tokens, k}), slice(3 * m + f, {32}), slice(3 * m + f + 32, {32}),
+                       slice(3 * m + f + 64, {32})};
+  EXPECT_EQ(differingRuns(*session, dmap, mappingBytes,
+                          [&] {
+                            return tk_get_fused_mapping(ctx, &tids, 32, 16, &outs[0], &outs[1], &outs[2], &outs[3],
+                                                        &outs[4], &outs[5], &outs[6], nullptr, nullptr);
+                          }),
+            0)
+      << "get_fused_mapping";
+  std::printf("[ MoE determinism ] 10 operators x 100 runs on %s\n", session->device().name.c_str());
   tk_context_destroy(ctx);
 }
 

@@ -121,3 +121,45 @@ TEST_F(MoeLayoutValidation, ReduceFused) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(MoeLayoutValidation, GetFusedMapping) {
+  tk_tensor ids = tensor(TK_I64, {64, 8}), pos[3] = {tensor(TK_I32, {640}), tensor(TK_I32, {640}), tensor(TK_I32, {640})},
+            toPos = tensor(TK_I32, {64, 8}), start = tensor(TK_I32, {32}), end = tensor(TK_I32, {32}),
+            lengths = tensor(TK_I32, {32});
+  int32_t experts = 32, alignment = 16;
+  auto call = [&] {
+    return tk_get_fused_mapping(ctx, &ids, experts, alignment, &pos[0], &pos[1], &pos[2], &toPos, &start, &end,
+                                &lengths, nullptr, nullptr);
+  };
+  experts = 0;
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "num_experts must be in [1, 1024], got 0");
+  experts = 1025;
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "num_experts must be in [1, 1024], got 1025");
+  experts = 32, alignment = 0;
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "alignment must be at least 1, got 0");
+  alignment = 16;
+  ids = tensor(TK_I32, {64, 8});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "topk_idx must be i64, got i32");
+  ids = tensor(TK_I64, {64, 8});
+  pos[1] = tensor(TK_I32, {639});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "pos_to_token");
+  pos[1] = tensor(TK_I32, {640});
+  toPos = tensor(TK_I32, {64, 9});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "token_topk_to_pos");
+  toPos = tensor(TK_I32, {64, 8});
+  lengths = tensor(TK_I32, {31});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "num_tokens_per_expert");
+  lengths = tensor(TK_I32, {32});
+  start = tensor(TK_I64, {32});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "expert_start must be i32, got i64");
+  start = tensor(TK_I32, {32});
+  alignment = 1 << 30;
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "may exceed the i32 positions");
+  // The bound the caller sizes the tables by.
+  EXPECT_EQ(tk_fused_mapping_max_positions(64, 8, 32, 16), (64 * 8 + 15 * 32) / 16 * 16);
+  EXPECT_EQ(tk_fused_mapping_max_positions(64, 8, 0, 16), -1);
+}
+
+} // namespace

@@ -93,6 +93,28 @@ LogicalResult ExpandOp::verify() {
   return success();
 }
 
+// A line op (scan, count_equal): integers, one result of the input's shape
+// along a dimension of it.
+static LogicalResult verifyLineOp(Operation *op, FragmentType in, FragmentType out, int64_t dim, Type resultElt) {
+  if (!isa<IntegerType>(in.getElementType()) || in.getElementType().isInteger(1))
+    return op->emitOpError() << "needs i8, i16, i32 or i64 elements, got " << in.getElementType();
+  if (dim < 0 || dim >= in.getRank())
+    return op->emitOpError() << "dim " << dim << " is outside the fragment's " << in.getRank() << " dimensions";
+  if (out.getShape() != in.getShape() || out.getElementType() != resultElt)
+    return op->emitOpError() << "result must be " << resultElt << " of the input's shape";
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  return verifyLineOp(*this, getInput().getType(), getResult().getType(), getDim(),
+                      getInput().getType().getElementType());
+}
+
+LogicalResult CountEqualOp::verify() {
+  return verifyLineOp(*this, getKeys().getType(), getResult().getType(), getDim(),
+                      IntegerType::get(getContext(), 32));
+}
+
 static bool isSupportedFloat(Type t) {
   return t.isF32() || t.isBF16() || t.isF16() || isa<Float8E4M3FNType>(t);
 }
@@ -148,6 +170,26 @@ Attribute ParallelOp::requiredOperandLayout(LayoutInference &inference, OpOperan
   return inference.resultLayoutOrDefault(*this);
 }
 LogicalResult ParallelOp::verifyOperandLayouts(LayoutInference &) { return LayoutInference::verifySameLayouts(*this); }
+
+LogicalResult ScanOp::hintOperandLayouts(LayoutInference &inference) {
+  inference.hintSameShapeOperands(*this);
+  return success();
+}
+Attribute ScanOp::requiredOperandLayout(LayoutInference &inference, OpOperand &) {
+  return inference.resultLayoutOrDefault(*this);
+}
+LogicalResult ScanOp::verifyOperandLayouts(LayoutInference &) { return LayoutInference::verifySameLayouts(*this); }
+
+LogicalResult CountEqualOp::hintOperandLayouts(LayoutInference &inference) {
+  inference.hintSameShapeOperands(*this);
+  return success();
+}
+Attribute CountEqualOp::requiredOperandLayout(LayoutInference &inference, OpOperand &) {
+  return inference.resultLayoutOrDefault(*this);
+}
+LogicalResult CountEqualOp::verifyOperandLayouts(LayoutInference &) {
+  return LayoutInference::verifySameLayouts(*this);
+}
 
 LogicalResult ConvertOp::hintOperandLayouts(LayoutInference &inference) {
   inference.hintSameShapeOperands(*this);

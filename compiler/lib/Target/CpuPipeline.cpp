@@ -23,6 +23,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm) {
   pm.addPass(tile::createTilePipelineCopies());
   pm.addPass(tile::createTileLowerToCPU());
   pm.addPass(tile::createTileLogisticQuotients()); // IEEE division, math.exp as the C library's expf
+  pm.addPass(tile::createTileApproximateMath());  // log1p and log as on the GPU
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   // bf16 conversions as integer arithmetic (round to nearest even, NaN kept

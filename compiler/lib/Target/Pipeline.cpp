@@ -42,6 +42,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   quotients.multiplyAndCorrect = target.multiplyAndCorrectQuotients && !ablated("logistic-division");
   quotients.guardValues = options.logisticGuard;
   pm.addPass(tile::createTileLogisticQuotients(quotients));
+  pm.addPass(tile::createTileApproximateMath());
   pm.addPass(tile::createTileDeviceMath());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

@@ -64,6 +64,13 @@ static Value deviceExpScalar(OpBuilder &b, Location loc, Value x) {
   return arith::MulFOp::create(b, loc, p, scale);
 }
 
+static Value emitDeviceSqrt(OpBuilder &b, Location loc, Value x) {
+  // llvm.intr.sqrt is illegal in the NVVM conversion (it wants libdevice): the NVVM intrinsic.
+  return perLane(b, loc, x, [](OpBuilder &b, Location loc, ValueRange v) {
+    return intrinsic(b, loc, "llvm.nvvm.sqrt.rn.f", {v[0]});
+  });
+}
+
 static Value emitDeviceExp(OpBuilder &b, Location loc, Value x) {
   return perLane(b, loc, x, [](OpBuilder &b, Location loc, ValueRange v) { return deviceExpScalar(b, loc, v[0]); });
 }
@@ -76,7 +83,7 @@ struct TileDeviceMath : public tk::tile::impl::TileDeviceMathBase<TileDeviceMath
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<math::ExpOp, math::FmaOp>(op))
+      if (isa<math::ExpOp, math::FmaOp, math::SqrtOp>(op))
         ops.push_back(op);
     });
     for (Operation *op : ops) {
@@ -84,6 +91,8 @@ struct TileDeviceMath : public tk::tile::impl::TileDeviceMathBase<TileDeviceMath
       Value result;
       if (auto fma = dyn_cast<math::FmaOp>(op)) { // one rounding, as fma.rn.f32 (not a libdevice call)
         result = LLVM::FMAOp::create(b, op->getLoc(), fma.getA(), fma.getB(), fma.getC());
+      } else if (auto sqrt = dyn_cast<math::SqrtOp>(op)) { // sqrt.rn.f32, correctly rounded as the CPU's
+        result = tk::compiler::emitDeviceSqrt(b, op->getLoc(), sqrt.getOperand());
       } else {
         if (!getElementTypeOrSelf(op->getResult(0).getType()).isF32()) {
           op->emitOpError() << "on the GPU only f32 exp is lowered (as CUDA's expf), got "

@@ -22,7 +22,8 @@ using namespace tk::tile;
 namespace {
 
 bool computes(Operation *op) {
-  return isa<ParallelOp, ConvertOp, ReduceOp, TransposeOp, PackE2M1Op, UnpackE2M1Op, PackE5M6Op, UnpackE5M6Op>(op);
+  return isa<ParallelOp, ConvertOp, ReduceOp, ScanOp, CountEqualOp, TransposeOp, PackE2M1Op, UnpackE2M1Op, PackE5M6Op,
+             UnpackE5M6Op>(op);
 }
 
 struct TileMaterializeIntermediates

@@ -543,3 +543,42 @@ func.func @silu_of_int(%x: i32) -> i32 {
   %y = tile.silu %x : i32
   return %y : i32
 }
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<4x64xf32>
+    // expected-error @+1 {{needs i8, i16, i32 or i64 elements, got 'f32'}}
+    %s = tile.scan %t {dim = 1 : i64} : !tile.frag<4x64xf32> -> !tile.frag<4x64xf32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi64>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xi64> -> !tile.frag<4x64xi64>
+    // expected-error @+1 {{result must be 'i32' of the input's shape}}
+    %s = tile.count_equal %t {dim = 1 : i64} : !tile.frag<4x64xi64> -> !tile.frag<4x64xi64>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xi32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xi32> -> !tile.frag<4x64xi32>
+    // expected-error @+1 {{dim 2 is outside the fragment's 2 dimensions}}
+    %s = tile.scan %t {dim = 2 : i64} : !tile.frag<4x64xi32> -> !tile.frag<4x64xi32>
+  }
+  tile.return
+}

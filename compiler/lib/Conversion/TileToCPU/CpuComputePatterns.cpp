@@ -92,6 +92,65 @@ struct ReducePattern : TileToCpuPattern<ReduceOp> {
   }
 };
 
+/// Each element of a line (tile.scan, tile.count_equal) from a loop over
+/// the line's elements j in [0, n): `step` folds element j into the result.
+template <typename Op>
+LogicalResult lowerLine(Op op, Value in, Type resultElt, int64_t dim, CpuEmitter &emit, ConversionPatternRewriter &rw,
+                        function_ref<Value(OpBuilder &, Location, Value acc, Value other, Value mine, Value j,
+                                           Value at)>
+                            step) {
+  FragmentType type = op.getResult().getType();
+  Value buf = emit.fragmentBuffer(type);
+  emit.loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+    Value init = arith::ConstantOp::create(ib, l, ib.getZeroAttr(resultElt));
+    Value mine = memref::LoadOp::create(ib, l, in, ivs);
+    Value lb = arith::ConstantIndexOp::create(ib, l, 0), one = arith::ConstantIndexOp::create(ib, l, 1),
+          ub = arith::ConstantIndexOp::create(ib, l, type.getShape()[dim]);
+    auto loop = scf::ForOp::create(ib, l, lb, ub, one, ValueRange{init},
+                                   [&](OpBuilder &fb, Location fl, Value j, ValueRange acc) {
+                                     SmallVector<Value> other(ivs.begin(), ivs.end());
+                                     other[dim] = j;
+                                     Value v = memref::LoadOp::create(fb, fl, in, other);
+                                     scf::YieldOp::create(fb, fl, ValueRange{step(fb, fl, acc[0], v, mine, j,
+                                                                                   ivs[dim])});
+                                   });
+    memref::StoreOp::create(ib, l, loop.getResult(0), buf, ivs);
+  });
+  rw.replaceOp(op, buf);
+  return success();
+}
+
+/// The sum of the line's elements before (and, inclusive, at) the element.
+struct ScanPattern : TileToCpuPattern<ScanOp> {
+  using TileToCpuPattern::TileToCpuPattern;
+  LogicalResult lower(ScanOp op, Adaptor a, CpuEmitter &emit, ConversionPatternRewriter &rw) const override {
+    const auto below = op.getExclusive() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::ule;
+    Type elt = op.getResult().getType().getElementType();
+    return lowerLine(op, a.getInput(), elt, op.getDim(), emit, rw,
+                     [&](OpBuilder &b, Location l, Value acc, Value other, Value, Value j, Value at) {
+                       Value counted = arith::CmpIOp::create(b, l, below, j, at);
+                       Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(elt));
+                       return arith::AddIOp::create(b, l, acc, arith::SelectOp::create(b, l, counted, other, zero));
+                     });
+  }
+};
+
+/// The number of equal keys in the line (before the element, with `before`).
+struct CountEqualPattern : TileToCpuPattern<CountEqualOp> {
+  using TileToCpuPattern::TileToCpuPattern;
+  LogicalResult lower(CountEqualOp op, Adaptor a, CpuEmitter &emit, ConversionPatternRewriter &rw) const override {
+    const bool before = op.getBefore();
+    return lowerLine(op, a.getKeys(), rw.getI32Type(), op.getDim(), emit, rw,
+                     [&](OpBuilder &b, Location l, Value acc, Value other, Value mine, Value j, Value at) {
+                       Value counted = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, other, mine);
+                       if (before)
+                         counted = arith::AndIOp::create(
+                             b, l, counted, arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, j, at));
+                       return arith::AddIOp::create(b, l, acc, arith::ExtUIOp::create(b, l, b.getI32Type(), counted));
+                     });
+  }
+};
+
 /// A copy with a new index map: `index` gives the input coordinates of
 /// each result coordinate.
 template <typename Op>
@@ -141,8 +200,8 @@ struct RelayoutPattern : TileToCpuPattern<RelayoutOp> {
 } // namespace
 
 void populateCpuComputePatterns(RewritePatternSet &set, const TypeConverter &converter, CpuKernelStates &states) {
-  addTileToCpuPatterns<ParallelPattern, ConvertPattern, ReducePattern, ExpandPattern, TransposePattern,
-                       RelayoutPattern>(set, converter, states);
+  addTileToCpuPatterns<ParallelPattern, ConvertPattern, ReducePattern, ScanPattern, CountEqualPattern, ExpandPattern,
+                       TransposePattern, RelayoutPattern>(set, converter, states);
 }
 
 } // namespace tk::compiler

@@ -98,6 +98,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     compiler::populateMemoryPatterns(patterns, converter, states);
     compiler::populateIndexedPatterns(patterns, converter, states);
     compiler::populateComputePatterns(patterns, converter, states);
+    compiler::populateLinePatterns(patterns, converter, states);
     compiler::populateExchangePatterns(patterns, converter, states);
     compiler::populateEncodingPatterns(patterns, converter, states);
     compiler::populateCoordinatePatterns(patterns, converter, states);

@@ -72,6 +72,7 @@ void populateStructurePatterns(mlir::RewritePatternSet &, const mlir::TypeConver
 void populateMemoryPatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
 void populateIndexedPatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
 void populateComputePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
+void populateLinePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
 void populateExchangePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
 void populateEncodingPatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);
 void populateCoordinatePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, KernelStates &);

@@ -131,6 +131,9 @@ public:
   /// Reads the 1-D tensor `t` at the positions of the i32 tile `index`
   /// (tile.gather): zero where an index is negative or past the end.
   Tile gather(const Tensor &t, const Tile &index);
+  /// The same from a 1-D shared buffer (e.g. per-key cursors a block moves
+  /// with scatterAdd; barrier() between the two).
+  Tile gather(const Shared &buf, const Tile &index);
   /// The tile of `shape` whose elements are their coordinates along `dim`
   /// (tile.iota), as i32 or i64.
   Tile iota(const std::vector<int64_t> &shape, int64_t dim, DType dtype = DType::I32);

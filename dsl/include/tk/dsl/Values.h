@@ -152,6 +152,15 @@ public:
   /// e^a (f32). On the GPU this is CUDA's accurate device `expf`, bit for bit;
   /// on the CPU path the C library's `expf` (the two differ by up to 2 ulp).
   friend Scalar exp(const Scalar &a);
+  /// sqrt (f32), correctly rounded on both paths (sqrt.rn on the GPU).
+  friend Scalar sqrt(const Scalar &a);
+  /// ln a and ln(1 + a) (f32) as arithmetic (tile-approximate-math),
+  /// the same operations on the GPU and the CPU path, so the same bits there;
+  /// within 1 ulp of the exact value, not the bits of CUDA's logf / log1pf.
+  friend Scalar log(const Scalar &a);
+  friend Scalar log1p(const Scalar &a);
+  /// torch's softplus: x above 20, else log1p(e^x) (exp as above).
+  friend Scalar softplus(const Scalar &x);
   /// x / (1 + e^-x) (f32, SiLU) and 1 / (1 + e^-x) (the sigmoid), every
   /// step rounded as written (tile.silu, tile.sigmoid): the same value as
   /// `x / (one + exp(-x))`, but the compiler knows the quotient and may
@@ -194,6 +203,10 @@ Scalar divs(const Scalar &a, const Scalar &b);
 Scalar rems(const Scalar &a, const Scalar &b);
 Scalar floormod(const Scalar &a, const Scalar &b);
 Scalar popcount(const Scalar &a);
+Scalar sqrt(const Scalar &a);
+Scalar log(const Scalar &a);
+Scalar log1p(const Scalar &a);
+Scalar softplus(const Scalar &x);
 Scalar silu(const Scalar &x, QuotientForm form = QuotientForm::Fast);
 Scalar sigmoid(const Scalar &x, QuotientForm form = QuotientForm::Fast);
 
@@ -230,6 +243,13 @@ Tile reduce_sum(const Tile &t, int64_t dim, int64_t group = 0);
 Tile reduce_max(const Tile &t, int64_t dim, int64_t group = 0);
 Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group = 0);
 Tile reduce_min(const Tile &t, int64_t dim, int64_t group = 0);
+/// Prefix sums of an integer tile along `dim` (tile.scan): element i is the
+/// sum of the elements before it (exclusive) or up to it (inclusive).
+Tile scan_sum(const Tile &t, int64_t dim, bool exclusive = false);
+/// For each element of an integer tile, how many elements along `dim` hold
+/// an equal value (tile.count_equal), i32: all of them, or with `before`
+/// only those before it (its stable rank among equal keys).
+Tile count_equal(const Tile &keys, int64_t dim, bool before = false);
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
 Tile transpose(const Tile &t);
 /// Repeats every element `group` times along `dim` (undoes a grouped reduce's shape).

@@ -161,16 +161,33 @@ def TileLogisticQuotients : Pass<"tile-logistic-quotients", "::mlir::ModuleOp"> 
 }
 
 def TileDeviceMath : Pass<"tile-device-math", "::mlir::ModuleOp"> {
-  let summary = "math.exp (f32) as CUDA's accurate device expf, math.fma as fma.rn";
+  let summary = "math.exp (f32) as CUDA's accurate device expf, math.fma as fma.rn, math.sqrt as sqrt.rn";
   let description = [{
     On the GPU, `math.exp` on f32 (scalars or vectors) becomes the instruction
     sequence nvcc emits for CUDA's accurate `expf` (fma range reduction,
     fma.rm, ex2.approx.ftz and a power-of-two scale), bit-identical to it, not
     libdevice's call or the one-instruction __expf; `math.fma` becomes
-    `llvm.intr.fma` (one rounding). Runs after tile-lower-to-gpu.
+    `llvm.intr.fma` (one rounding) and `math.sqrt` `llvm.intr.sqrt` (the
+    correctly rounded sqrt.rn). Runs after tile-lower-to-gpu.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def TileApproximateMath : Pass<"tile-approximate-math", "::mlir::ModuleOp"> {
+  let summary = "math.log and math.log1p (f32) as arithmetic, the same on the GPU and the CPU";
+  let description = [{
+    Rewrites f32 `math.log` and `math.log1p` (scalars or vectors) into arith
+    ops: an exponent split, a degree-8 minimax polynomial with relative
+    accuracy (fdlibm's single-precision coefficients) and, for log1p, the
+    correction for the rounding of 1 + x. The GPU and the CPU path then
+    compute the same operations and get the same bits (CUDA's logf / log1pf
+    and the C library's differ); upstream MLIR's approximations bound the
+    absolute error only, which loses tiny log1p results. Within 1 ulp of the
+    exact value on the tests' inputs (tests/unit/math_ops_test.cpp). Runs in
+    both pipelines, before tile-device-math on the GPU.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def TileLowerToCPU : Pass<"tile-lower-to-cpu", "::mlir::ModuleOp"> {

@@ -37,6 +37,39 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure, Tile_LayoutRules<["inferResultLayou
   let hasVerifier = 1;
 }
 
+def Tile_ScanOp : Tile_Op<"scan", [Pure, Tile_ElementwiseLayouts]> {
+  let summary = "Prefix sums of an integer fragment along one dimension";
+  let description = [{
+    result[.., i, ..] = the sum of input[.., j, ..] over j <= i along `dim`
+    (j < i with `exclusive`, so the first element is 0), in the input's
+    integer type (wrapping). Integers only: their sums do not depend on the
+    order, so any combination order gives the same result (counts turned
+    into positions: histograms, expert segments).
+      %p = tile.scan %c {dim = 0 : i64, exclusive} : !tile.frag<128x32xi32> -> !tile.frag<128x32xi32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$input, I64Attr:$dim, UnitAttr:$exclusive);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_CountEqualOp : Tile_Op<"count_equal", [Pure, Tile_ElementwiseLayouts]> {
+  let summary = "For each element, how many elements of its line hold an equal key";
+  let description = [{
+    result[.., i, ..] (i32) = the number of j along `dim` with
+    keys[.., j, ..] == keys[.., i, ..] (the element itself included); with
+    `before`, only the j < i: the element's stable rank among its equals.
+    Integer keys. Ranks give equal keys consecutive, ascending positions
+    (a stable counting sort: MoE slots into expert segments); counts tell
+    the first of a run (rank 0) how far to move a shared cursor.
+      %r = tile.count_equal %k {dim = 1 : i64, before} : !tile.frag<8x32xi32> -> !tile.frag<8x32xi32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$keys, I64Attr:$dim, UnitAttr:$before);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = "$keys attr-dict `:` qualified(type($keys)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_ExpandOp : Tile_Op<"expand", [Pure, Tile_LayoutRules<["hintOperandLayouts", "inferResultLayout", "requiredOperandLayout"]>]> {
   let summary = "Broadcasts each element over a group along one dimension";
   let description = [{

@@ -1,0 +1,237 @@
+//===- fused_mapping_kernels.cpp ------------------------------------------===//
+#include "kernels/moe/fused_mapping_kernels.h"
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+namespace {
+
+constexpr int64_t kScanColumns = 64; ///< experts per step of the Offsets kernel's scan down the blocks
+constexpr int64_t kFillTile = 1024;  ///< positions per store of the -1 fill
+
+Tile constant(const Tile &like, int64_t value) {
+  return map({like}, DType::I32, [value](const std::vector<Scalar> &v) { return v[0].constantI32(value); });
+}
+
+/// The slots of step i of the block's W chunks: a [W, 32] tile whose row w
+/// is warp w's 32 consecutive slots.
+struct Steps {
+  KernelBuilder &k;
+  const FusedMappingConfig &c;
+  Index block, count; ///< the block, S (steps per chunk)
+
+  Steps(KernelBuilder &k, const FusedMappingConfig &c, const Dim &slots, const Index &block)
+      : k(k), c(c), block(block), count(k.index(0)) {
+    const int64_t perStep = c.numBlocks() * c.warps() * 32;
+    count = (k.index(slots) + (perStep - 1)) / perStep;
+  }
+  Tile slots(const Index &i) const {
+    Index first = (block * c.warps()) * count * 32 + i * 32, chunk = count * 32;
+    return map({k.iota({c.warps(), 32}, 0), k.iota({c.warps(), 32}, 1)}, DType::I32,
+               [&](const std::vector<Scalar> &v) { return v[0].index(first) + v[0] * v[0].index(chunk) + v[1]; });
+  }
+  /// The expert of each slot as i32, -1 for an empty slot, a slot past the
+  /// end and an id outside [0, E).
+  Tile experts(const Tensor &ids, const Tile &slot, const Dim &slots, const Uniform &numExperts) const {
+    Tile id = k.gather(ids, slot);
+    Index end = k.index(slots);
+    return map({slot, id}, DType::I32, [&](const std::vector<Scalar> &v) {
+      Scalar ok = (v[0] < v[0].index(end)) & (v[1] >= v[1].constantI64(0)) & (v[1] < v[1].uniform(numExperts));
+      return select(ok, v[1].truncToI32(), v[0].constantI32(-1));
+    });
+  }
+  /// Bin w bins + e of slot (w, lane) with expert e, -1 for none.
+  Tile warpBins(const Tile &expert) const {
+    return map({expert, k.iota({c.warps(), 32}, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
+      return select(v[0] >= v[0].constantI32(0), v[1] * v[1].constantI32(c.bins) + v[0], v[0].constantI32(-1));
+    });
+  }
+};
+
+BuiltKernel buildCount(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
+  KernelBuilder k(ctx, "fused_mapping_count", c.numThreads());
+  k.maxAccessBytes(4); // one element per thread: a warp per row of 32 slots, every thread busy
+  Dim f = k.dynamic("slots"), m = k.dynamic("positions");
+  Tensor ids = k.input("ids", {f}, DType::I64);
+  Tensor counts = k.output("counts", {Dim(c.numBlocks() * c.bins)}, DType::I32);
+  std::vector<Tensor> tables = {k.output("pos_to_expert", {m}, DType::I32), k.output("pos_to_token", {m}, DType::I32),
+                                k.output("pos_to_token_topk", {m}, DType::I32)};
+  Uniform experts = k.scalarInput("experts", DType::I64);
+  k.grid({Dim(c.numBlocks())}, [&](const std::vector<Index> &b) {
+    Shared hist = k.shared({c.bins}, DType::I32);
+    k.store(hist, {k.index(0)}, constant(k.iota({c.bins}, 0), 0));
+    k.barrier();
+    Steps steps(k, c, f, b[0]);
+    k.pipeline(k.index(0), steps.count, 1, [&](const Index &i) {
+      Tile e = steps.experts(ids, steps.slots(i), f, experts);
+      k.scatterAdd(hist, e, constant(e, 1));
+    });
+    k.barrier();
+    k.store(counts, {b[0] * c.bins}, k.load(hist, {k.index(0)}, {c.bins}));
+    // Every position padding (-1) until Place writes the slots' positions.
+    const int64_t perRound = c.numBlocks() * kFillTile;
+    Tile minusOne = constant(k.iota({kFillTile}, 0), -1);
+    k.pipeline(k.index(0), (k.index(m) + (perRound - 1)) / perRound, 1, [&](const Index &i) {
+      Index origin = (i * c.numBlocks() + b[0]) * kFillTile;
+      for (const Tensor &t : tables)
+        k.store(t, {origin}, minusOne);
+    });
+  });
+  return k.finish();
+}
+
+BuiltKernel buildOffsets(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
+  const int64_t blocks = c.numBlocks();
+  KernelBuilder k(ctx, "fused_mapping_offsets", c.numScanThreads());
+  k.maxAccessBytes(4);
+  Dim e = k.dynamic("experts");
+  Tensor counts = k.input("counts", {blocks, c.bins}, DType::I32);
+  Tensor base = k.output("base", {blocks, c.bins}, DType::I32);
+  Tensor start = k.output("expert_start", {1, e}, DType::I32), end = k.output("expert_end", {1, e}, DType::I32),
+         aligned = k.output("num_tokens_per_expert", {1, e}, DType::I32);
+  Uniform alignment = k.scalarInput("alignment", DType::I64);
+  k.grid({Dim(1)}, [&](const std::vector<Index> &) {
+    Shared lengths = k.shared({1, c.bins}, DType::I32);
+    k.pipeline(k.index(0), k.index(c.bins / kScanColumns), 1, [&](const Index &g) {
+      Index col = g * kScanColumns;
+      Tile n = k.load(counts, {k.index(0), col}, {blocks, kScanColumns});
+      k.store(base, {k.index(0), col}, scan_sum(n, 0, /*exclusive=*/true));
+      // a_e = align(c_e, A) in i64 (the caller's bound keeps every sum below 2^31).
+      k.store(lengths, {k.index(0), col}, map({reduce_sum(n, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
+                Scalar a = v[0].uniform(alignment);
+                return ((v[0].sextToI64() + a - v[0].constantI64(1)) / a * a).truncToI32();
+              }));
+    });
+    k.barrier();
+    Tile a = k.load(lengths, {k.index(0), k.index(0)}, {1, c.bins});
+    Tile first = scan_sum(a, 1, /*exclusive=*/true);
+    k.store(start, {k.index(0), k.index(0)}, first);
+    k.store(end, {k.index(0), k.index(0)}, first + a);
+    k.store(aligned, {k.index(0), k.index(0)}, a);
+  });
+  return k.finish();
+}
+
+BuiltKernel buildPlace(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
+  const int64_t warps = c.warps(), bins = c.bins;
+  KernelBuilder k(ctx, "fused_mapping_place", c.numThreads());
+  k.maxAccessBytes(4);
+  Dim f = k.dynamic("slots"), m = k.dynamic("positions"), e = k.dynamic("experts");
+  Tensor ids = k.input("ids", {f}, DType::I64);
+  Tensor base = k.input("base", {Dim(c.numBlocks() * bins)}, DType::I32);
+  Tensor start = k.input("expert_start", {e}, DType::I32);
+  Tensor toPos = k.output("token_topk_to_pos", {f}, DType::I32);
+  Tensor posExpert = k.output("pos_to_expert", {m}, DType::I32), posToken = k.output("pos_to_token", {m}, DType::I32),
+         posSlot = k.output("pos_to_token_topk", {m}, DType::I32);
+  Uniform experts = k.scalarInput("experts", DType::I64), topk = k.scalarInput("topk", DType::I64);
+  k.grid({Dim(c.numBlocks())}, [&](const std::vector<Index> &b) {
+    // Per warp and expert: the warp's ids of e, then (in place) its cursor.
+    Shared table = k.shared({warps * bins}, DType::I32);
+    k.store(table, {k.index(0)}, constant(k.iota({warps * bins}, 0), 0));
+    k.barrier();
+    Steps steps(k, c, f, b[0]);
+    k.pipeline(k.index(0), steps.count, 1, [&](const Index &i) {
+      Tile bin = steps.warpBins(steps.experts(ids, steps.slots(i), f, experts));
+      k.scatterAdd(table, bin, constant(bin, 1));
+    });
+    k.barrier();
+    std::vector<Tile> perWarp;
+    for (int64_t w = 0; w < warps; ++w)
+      perWarp.push_back(k.load(table, {k.index(w * bins)}, {bins}));
+    k.barrier();
+    Tile cursor = k.load(base, {b[0] * bins}, {bins}) + k.load(start, {k.index(0)}, {bins});
+    for (int64_t w = 0; w < warps; ++w) {
+      k.store(table, {k.index(w * bins)}, cursor);
+      cursor = cursor + perWarp[w];
+    }
+    k.barrier();
+    k.pipeline(k.index(0), steps.count, 1, [&](const Index &i) {
+      Tile slot = steps.slots(i);
+      Tile expert = steps.experts(ids, slot, f, experts);
+      Tile rank = count_equal(expert, 1, /*before=*/true), run = count_equal(expert, 1);
+      Tile bin = steps.warpBins(expert);
+      Tile pos = map({expert, k.gather(table, bin), rank}, DType::I32, [](const std::vector<Scalar> &v) {
+        return select(v[0] >= v[0].constantI32(0), v[1] + v[2], v[0].constantI32(-1));
+      });
+      k.barrier(); // every cursor read before the first of a run moves it
+      Tile lead = map({bin, rank}, DType::I32, [](const std::vector<Scalar> &v) {
+        return select(v[1] == v[1].constantI32(0), v[0], v[0].constantI32(-1));
+      });
+      k.scatterAdd(table, lead, run);
+      k.barrier();
+      k.scatter(toPos, slot, pos);
+      k.scatter(posExpert, pos, expert);
+      k.scatter(posToken, pos, map({slot}, DType::I32, [&](const std::vector<Scalar> &v) {
+                  return v[0] / v[0].uniform(topk).truncToI32();
+                }));
+      k.scatter(posSlot, pos, slot);
+    });
+  });
+  return k.finish();
+}
+
+std::string checkSchedule(const FusedMappingConfig &c) {
+  if (c.numThreads() % 32 || c.numThreads() > c.bins)
+    return "threads must be a multiple of 32 and at most the " + std::to_string(c.bins) + " bins, got " +
+           std::to_string(c.numThreads());
+  if (c.numBlocks() > 128)
+    return "at most 128 blocks (the Offsets kernel scans their counts in 32 KB of shared memory), got " +
+           std::to_string(c.numBlocks());
+  if (c.warps() * c.bins * 4 > 32768)
+    return std::to_string(c.warps()) + " warps x " + std::to_string(c.bins) +
+           " bins of cursors exceed 32 KB of shared memory";
+  if (c.numScanThreads() % 32 || c.numScanThreads() > c.numBlocks() * kScanColumns)
+    return "scan_threads must be a multiple of 32 and at most blocks x " + std::to_string(kScanColumns);
+  return "";
+}
+
+std::vector<std::string> searchSpace(const FusedMappingConfig &, const compiler::Target &) {
+  std::vector<std::string> out;
+  for (int blocks : {32, 64, 128})
+    for (int threads : {128, 256})
+      out.push_back("blocks=" + std::to_string(blocks) + ",threads=" + std::to_string(threads));
+  return out;
+}
+
+} // namespace
+
+int64_t fusedMappingBins(int64_t experts) { return std::max<int64_t>(256, (experts + 127) / 128 * 128); }
+
+std::string FusedMappingConfig::key() const {
+  const std::string schedule = fusedMappingSchedule().spec().print(*this);
+  const char *what = stage == Stage::Count ? "count" : stage == Stage::Offsets ? "offsets" : "place";
+  return std::string("fused_mapping:") + what + ",bins=" + std::to_string(bins) +
+         (schedule.empty() ? "" : "|" + schedule);
+}
+
+const OperatorSchedule<FusedMappingConfig> &fusedMappingSchedule() {
+  using C = FusedMappingConfig;
+  static const OperatorSchedule<C> schedule(
+      "get_fused_mapping", "tk_get_fused_mapping",
+      ScheduleSpec<C>({
+          {&C::blocks,
+           {"blocks", "CTAs counting and placing the slots (chunks of the slots: blocks x warps)", 1, 128, false, 0}},
+          {&C::threads, {"threads", "threads per counting and placing CTA", 32, 1024, true, 0}},
+          {&C::scanThreads, {"scan_threads", "threads of the one CTA that scans the counts", 32, 1024, true, 0}},
+      }),
+      checkSchedule, searchSpace);
+  return schedule;
+}
+
+BuiltKernel buildFusedMapping(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
+  if (c.bins < 256 || c.bins % 128)
+    throw std::invalid_argument("get_fused_mapping: bins must be a multiple of 128, at least 256");
+  if (std::string error = checkSchedule(c); !error.empty())
+    throw std::invalid_argument("get_fused_mapping: " + error);
+  switch (c.stage) {
+  case FusedMappingConfig::Stage::Count:
+    return buildCount(ctx, c);
+  case FusedMappingConfig::Stage::Offsets:
+    return buildOffsets(ctx, c);
+  default:
+    return buildPlace(ctx, c);
+  }
+}
+
+} // namespace tk::kernels::moe
