@@ -7,7 +7,7 @@ TK_REGISTER_CASES(fused_mapping) {
   using S = FusedMappingCase::Sizing;
   Table<FusedMappingCase> t{"get_fused_mapping", checkFusedMapping};
   // CPU: K and E of the grid, both alignments, every sizing, ids outside [-1, E), no token, one expert, the most
-  // experts (1024 bins), alignment 1.
+  // experts (1024 bins), alignment 1, 560000 slots (a block's range longer than what Place keeps in shared memory).
   for (int64_t k : {1, 2, 6, 9})
     for (auto [e, ranks] : std::vector<std::pair<int64_t, int64_t>>{{72, 8}, {256, 8}, {256, 64}, {288, 1}})
       for (int64_t a : {64, 128})
@@ -20,6 +20,7 @@ TK_REGISTER_CASES(fused_mapping) {
   t.cpu.push_back({300, 8, 8, 8, 64});
   t.cpu.push_back({500, 8, 1024, 1, 128});
   t.cpu.push_back({500, 8, 1000, 1, 1, S::Exact, true});
+  t.cpu.push_back({70000, 8, 256, 1, 128, S::UpperBound, true}); // blocks' ranges past the slots kept in shared memory
   // GPU: the spec's MoE grid with both alignments, exact (read back) and bounded sizing, edges, a short table, a
   // large count, the most experts.
   for (const MoeGridPoint &g : moeGrid())

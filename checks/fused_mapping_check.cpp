@@ -37,7 +37,9 @@ CheckResult checkFusedMapping(GpuSession *gpu, tk_context ctx, const FusedMappin
   // Each output in a buffer with 64 guard elements past its end, poisoned.
   constexpr int64_t kGuard = 64;
   Placement p{gpu};
-  void *dids = p.put(ids.data(), std::max<size_t>(ids.size() * 8, 8));
+  std::vector<int64_t> placedIds = ids; // at least one element: the device copy of N = 0 ids needs a source
+  placedIds.resize(std::max<size_t>(ids.size(), 1), -1);
+  void *dids = p.put(placedIds.data(), placedIds.size() * 8);
   const std::vector<int64_t> sizes = {m, m, m, f, e, e, e};
   std::vector<std::vector<int32_t>> got;
   std::vector<void *> placed;

@@ -399,15 +399,28 @@ void KernelBuilder::scatterAdd(const Tensor &t, const Tile &index, const Tile &v
   op.setAdd(true);
 }
 
-void KernelBuilder::scatterAdd(const Shared &buf, const Tile &index, const Tile &value) {
+/// A scatter into a shared buffer: 1-D, an i32 index tile of the value's shape, the buffer's type.
+static void checkSharedScatter(const char *what, const Shared &buf, const Tile &index, const Tile &value) {
   if (buf.shape().size() != 1)
-    throw std::invalid_argument("scatterAdd writes a 1-D shared buffer, this one has " +
+    throw std::invalid_argument(std::string(what) + " writes a 1-D shared buffer, this one has " +
                                 std::to_string(buf.shape().size()) + " dimensions");
   if (index.dtype() != DType::I32 || index.shape() != value.shape())
-    throw std::invalid_argument("scatterAdd into a shared buffer: needs an i32 index tile of the value's shape " +
-                                shapeString(value.shape()) + ", got " + name(index.dtype()) + " " +
+    throw std::invalid_argument(std::string(what) + " into a shared buffer: needs an i32 index tile of the value's "
+                                "shape " + shapeString(value.shape()) + ", got " + name(index.dtype()) + " " +
                                 shapeString(index.shape()));
-  if (value.dtype() != buf.dtype() || isFloat(value.dtype()))
+  if (value.dtype() != buf.dtype())
+    throw std::invalid_argument(std::string(what) + " into a shared buffer of " + name(buf.dtype()) + ": the tile is " +
+                                name(value.dtype()));
+}
+
+void KernelBuilder::scatter(const Shared &buf, const Tile &index, const Tile &value) {
+  checkSharedScatter("scatter", buf, index, value);
+  tile::ScatterOp::create(b_, loc_, value.value(), buf.value(), index.value());
+}
+
+void KernelBuilder::scatterAdd(const Shared &buf, const Tile &index, const Tile &value) {
+  checkSharedScatter("scatterAdd", buf, index, value);
+  if (isFloat(value.dtype()))
     throw std::invalid_argument("scatterAdd into a shared buffer of " + std::string(name(buf.dtype())) +
                                 ": adds integers of the buffer's type, got " + name(value.dtype()));
   auto op = tile::ScatterOp::create(b_, loc_, value.value(), buf.value(), index.value());

@@ -99,24 +99,39 @@ static tk_status tk_get_fused_mapping_unguarded(tk_context ctx, const tk_tensor 
   offsets.stage = FusedMappingConfig::Stage::Offsets;
 
   const int64_t table = place.numBlocks() * place.bins;
+  // Scratch: the counts and bases (B, bins) each, then 16-byte aligned stand-ins for empty tensors (the kernels'
+  // grids do not depend on N K or M, and a launch refuses an empty tensor): for N K = 0 one zeroed id, counted
+  // nowhere since the kernels are then told E = 0, and one token_topk_to_pos entry; for M = 0 one entry of each
+  // position table (positions at or past M are never written, so neither is it).
+  const bool noSlots = args["N"] * args["K"] == 0, noPositions = args["M"] == 0;
   tk::runtime::Scratch scratch;
-  if ((s = scratch.allocateOnStream(ctx, *expert_start, (size_t)table * 2 * 4, stream)); !s.isOk())
+  if ((s = scratch.allocateOnStream(ctx, *expert_start, (size_t)table * 2 * 4 + 5 * 16, stream)); !s.isOk())
+    return tk::runtime::report(s);
+  if (noSlots && !(s = scratch.zeroOnStream(stream)).isOk())
     return tk::runtime::report(s);
   const tk_tensor whole = scratch.tensor(TK_I32, 2 * place.numBlocks(), place.bins);
   const tk_tensor counts = part(whole, 0, {table}), counts2d = part(whole, 0, {place.numBlocks(), place.bins}),
                   base = part(whole, table, {table}), base2d = part(whole, table, {place.numBlocks(), place.bins});
-  const tk_tensor ids = flatView(topk_idx), toPos = flatView(token_topk_to_pos);
-  const tk_tensor start = rowView(expert_start), end = rowView(expert_end), lengths = rowView(num_tokens_per_expert);
-  const int64_t e = num_experts;
-  s = ctx->run(tk::runtime::factoryOf(buildFusedMapping, count),
-               {&ids, &counts, pos_to_expert, pos_to_token, pos_to_token_topk}, stream, {e});
+  tk_tensor ids = flatView(topk_idx), toPos = flatView(token_topk_to_pos);
+  if (noSlots) {
+    ids = part(whole, 2 * table, {1}), ids.dtype = TK_I64;
+    toPos = part(whole, 2 * table + 4, {1});
+  }
+  tk_tensor tables[3] = {*pos_to_expert, *pos_to_token, *pos_to_token_topk};
+  for (int i = 0; i < 3 && noPositions; ++i)
+    tables[i] = part(whole, 2 * table + 8 + 4 * i, {1});
+  const tk_tensor lengths = rowView(num_tokens_per_expert);
+  const int64_t e = noSlots ? 0 : num_experts;
+  s = ctx->run(tk::runtime::factoryOf(buildFusedMapping, count), {&ids, &counts, &tables[0], &tables[1], &tables[2]},
+               stream, {e});
   if (s.isOk())
-    s = ctx->run(tk::runtime::factoryOf(buildFusedMapping, offsets), {&counts2d, &base2d, &start, &end, &lengths},
-                 stream, {alignment});
+    s = ctx->run(tk::runtime::factoryOf(buildFusedMapping, offsets), {&counts2d, &base2d, &lengths}, stream,
+                 {alignment});
   if (s.isOk())
-    s = ctx->run(tk::runtime::factoryOf(buildFusedMapping, place),
-                 {&ids, &base, expert_start, &toPos, pos_to_expert, pos_to_token, pos_to_token_topk}, stream,
-                 {e, args["K"]});
+    s = ctx->run(
+        tk::runtime::factoryOf(buildFusedMapping, place),
+        {&ids, &base, num_tokens_per_expert, &toPos, &tables[0], &tables[1], &tables[2], expert_start, expert_end},
+        stream, {e, args["K"]});
   if (!s.isOk() || !num_positions)
     return tk::runtime::report(s);
   int64_t total = 0;

@@ -9,6 +9,7 @@ namespace {
 
 constexpr int64_t kScanColumns = 64; ///< experts per step of the Offsets kernel's scan down the blocks
 constexpr int64_t kFillTile = 1024;  ///< positions per store of the -1 fill
+constexpr int64_t kCountTile = 2048; ///< ids per step of the Count kernel
 
 Tile constant(const Tile &like, int64_t value) {
   return map({like}, DType::I32, [value](const std::vector<Scalar> &v) { return v[0].constantI32(value); });
@@ -37,8 +38,34 @@ struct Steps {
     Tile id = k.gather(ids, slot);
     Index end = k.index(slots);
     return map({slot, id}, DType::I32, [&](const std::vector<Scalar> &v) {
-      Scalar ok = (v[0] < v[0].index(end)) & (v[1] >= v[1].constantI64(0)) & (v[1] < v[1].uniform(numExperts));
+      Scalar ok = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].index(end)) & (v[1] >= v[1].constantI64(0)) &
+                  (v[1] < v[1].uniform(numExperts));
       return select(ok, v[1].truncToI32(), v[0].constantI32(-1));
+    });
+  }
+  /// The block's W chunks are one contiguous range of slots [first, first +
+  /// span): `body` gets them in flat tiles (vector loads) as experts (i32,
+  /// -1 for none, as experts()) and their offsets in the range (-1 past it),
+  /// for work whose order does not matter (counting).
+  void forEachTile(const Tensor &ids, const Dim &slots, const Uniform &numExperts,
+                   const std::function<void(const Tile &expert, const Tile &offset)> &body) const {
+    Index span = count * (c.warps() * 32), first = block * span;
+    Index end = first + span, last = k.index(slots);
+    k.pipeline(k.index(0), (span + (kCountTile - 1)) / kCountTile, 1, [&](const Index &i) {
+      Index origin = first + i * kCountTile;
+      Tile id = k.load(ids, {origin}, {kCountTile});
+      Tile offset = map({k.iota({kCountTile}, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
+        // Past the block's range: another block's; past F: nothing (read as 0).
+        Scalar inside = (v[0] < v[0].index(end) - v[0].index(origin)) & (v[0] < v[0].index(last) - v[0].index(origin));
+        return select(inside, v[0] + v[0].index(origin) - v[0].index(first), v[0].constantI32(-1));
+      });
+      body(map({id, offset}, DType::I32,
+               [&](const std::vector<Scalar> &v) {
+                 Scalar ok =
+                     (v[1] >= v[1].constantI32(0)) & (v[0] >= v[0].constantI64(0)) & (v[0] < v[0].uniform(numExperts));
+                 return select(ok, v[0].truncToI32(), v[1].constantI32(-1));
+               }),
+           offset);
     });
   }
   /// Bin w bins + e of slot (w, lane) with expert e, -1 for none.
@@ -51,7 +78,7 @@ struct Steps {
 
 BuiltKernel buildCount(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   KernelBuilder k(ctx, "fused_mapping_count", c.numThreads());
-  k.maxAccessBytes(4); // one element per thread: a warp per row of 32 slots, every thread busy
+  k.maxAccessBytes(4); // the bins: one per thread
   Dim f = k.dynamic("slots"), m = k.dynamic("positions");
   Tensor ids = k.input("ids", {f}, DType::I64);
   Tensor counts = k.output("counts", {Dim(c.numBlocks() * c.bins)}, DType::I32);
@@ -63,10 +90,8 @@ BuiltKernel buildCount(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
     k.store(hist, {k.index(0)}, constant(k.iota({c.bins}, 0), 0));
     k.barrier();
     Steps steps(k, c, f, b[0]);
-    k.pipeline(k.index(0), steps.count, 1, [&](const Index &i) {
-      Tile e = steps.experts(ids, steps.slots(i), f, experts);
-      k.scatterAdd(hist, e, constant(e, 1));
-    });
+    steps.forEachTile(ids, f, experts,
+                      [&](const Tile &expert, const Tile &) { k.scatterAdd(hist, expert, constant(expert, 1)); });
     k.barrier();
     k.store(counts, {b[0] * c.bins}, k.load(hist, {k.index(0)}, {c.bins}));
     // Every position padding (-1) until Place writes the slots' positions.
@@ -81,6 +106,8 @@ BuiltKernel buildCount(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   return k.finish();
 }
 
+/// One block per kScanColumns experts: the column scan of their counts
+/// (each block's base) and their aligned segment lengths.
 BuiltKernel buildOffsets(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   const int64_t blocks = c.numBlocks();
   KernelBuilder k(ctx, "fused_mapping_offsets", c.numScanThreads());
@@ -88,67 +115,98 @@ BuiltKernel buildOffsets(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   Dim e = k.dynamic("experts");
   Tensor counts = k.input("counts", {blocks, c.bins}, DType::I32);
   Tensor base = k.output("base", {blocks, c.bins}, DType::I32);
-  Tensor start = k.output("expert_start", {1, e}, DType::I32), end = k.output("expert_end", {1, e}, DType::I32),
-         aligned = k.output("num_tokens_per_expert", {1, e}, DType::I32);
+  Tensor aligned = k.output("num_tokens_per_expert", {1, e}, DType::I32);
   Uniform alignment = k.scalarInput("alignment", DType::I64);
-  k.grid({Dim(1)}, [&](const std::vector<Index> &) {
-    Shared lengths = k.shared({1, c.bins}, DType::I32);
-    k.pipeline(k.index(0), k.index(c.bins / kScanColumns), 1, [&](const Index &g) {
-      Index col = g * kScanColumns;
-      Tile n = k.load(counts, {k.index(0), col}, {blocks, kScanColumns});
-      k.store(base, {k.index(0), col}, scan_sum(n, 0, /*exclusive=*/true));
-      // a_e = align(c_e, A) in i64 (the caller's bound keeps every sum below 2^31).
-      k.store(lengths, {k.index(0), col}, map({reduce_sum(n, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
-                Scalar a = v[0].uniform(alignment);
-                return ((v[0].sextToI64() + a - v[0].constantI64(1)) / a * a).truncToI32();
-              }));
-    });
-    k.barrier();
-    Tile a = k.load(lengths, {k.index(0), k.index(0)}, {1, c.bins});
-    Tile first = scan_sum(a, 1, /*exclusive=*/true);
-    k.store(start, {k.index(0), k.index(0)}, first);
-    k.store(end, {k.index(0), k.index(0)}, first + a);
-    k.store(aligned, {k.index(0), k.index(0)}, a);
+  k.grid({Dim(c.bins / kScanColumns)}, [&](const std::vector<Index> &g) {
+    Index col = g[0] * kScanColumns;
+    Tile n = k.load(counts, {k.index(0), col}, {blocks, kScanColumns});
+    k.store(base, {k.index(0), col}, scan_sum(n, 0, /*exclusive=*/true));
+    // a_e = align(c_e, A) in i64 (the caller's bound keeps every sum below 2^31).
+    k.store(aligned, {k.index(0), col}, map({reduce_sum(n, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
+              Scalar a = v[0].uniform(alignment);
+              return ((v[0].sextToI64() + a - v[0].constantI64(1)) / a * a).truncToI32();
+            }));
   });
   return k.finish();
 }
 
 BuiltKernel buildPlace(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   const int64_t warps = c.warps(), bins = c.bins;
+  // Slots whose experts stay in shared memory between the passes: as many as
+  // fit 40 KB beside the cursors.
+  int64_t kept = 4096;
+  while (kept > 256 && warps * bins * 4 + kept * 4 > 40960)
+    kept /= 2;
   KernelBuilder k(ctx, "fused_mapping_place", c.numThreads());
-  k.maxAccessBytes(4);
+  k.maxAccessBytes(4); // one element per thread: a warp per row of 32 slots, every thread busy
   Dim f = k.dynamic("slots"), m = k.dynamic("positions"), e = k.dynamic("experts");
   Tensor ids = k.input("ids", {f}, DType::I64);
   Tensor base = k.input("base", {Dim(c.numBlocks() * bins)}, DType::I32);
-  Tensor start = k.input("expert_start", {e}, DType::I32);
+  Tensor lengths = k.input("num_tokens_per_expert", {e}, DType::I32);
   Tensor toPos = k.output("token_topk_to_pos", {f}, DType::I32);
   Tensor posExpert = k.output("pos_to_expert", {m}, DType::I32), posToken = k.output("pos_to_token", {m}, DType::I32),
          posSlot = k.output("pos_to_token_topk", {m}, DType::I32);
+  Tensor start = k.output("expert_start", {e}, DType::I32), end = k.output("expert_end", {e}, DType::I32);
   Uniform experts = k.scalarInput("experts", DType::I64), topk = k.scalarInput("topk", DType::I64);
   k.grid({Dim(c.numBlocks())}, [&](const std::vector<Index> &b) {
-    // Per warp and expert: the warp's ids of e, then (in place) its cursor.
-    Shared table = k.shared({warps * bins}, DType::I32);
+    // The segments: every block scans the aligned lengths (bins of them); block 0 writes them out.
+    Tile a = k.load(lengths, {k.index(0)}, {bins});
+    Tile first = scan_sum(a, 0, /*exclusive=*/true);
+    Tile mine = map({k.iota({bins}, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
+      return select(v[0].index(b[0]) == v[0].constantI32(0), v[0], v[0].constantI32(-1));
+    });
+    k.scatter(start, mine, first);
+    k.scatter(end, mine, first + a);
+    // Per warp and expert: the warp's ids of e, then (in place) its cursor;
+    // the first kept slots' experts (+ 1, 0 for none) for the second pass.
+    Shared table = k.shared({warps * bins}, DType::I32), keys = k.shared({kept}, DType::I32);
     k.store(table, {k.index(0)}, constant(k.iota({warps * bins}, 0), 0));
     k.barrier();
     Steps steps(k, c, f, b[0]);
-    k.pipeline(k.index(0), steps.count, 1, [&](const Index &i) {
-      Tile bin = steps.warpBins(steps.experts(ids, steps.slots(i), f, experts));
+    Index chunk = steps.count * 32;
+    steps.forEachTile(ids, f, experts, [&](const Tile &expert, const Tile &offset) {
+      Tile bin = map({expert, offset}, DType::I32, [&](const std::vector<Scalar> &v) {
+        return select(v[0] >= v[0].constantI32(0), v[1] / v[1].index(chunk) * v[1].constantI32(bins) + v[0],
+                      v[0].constantI32(-1));
+      });
       k.scatterAdd(table, bin, constant(bin, 1));
+      Tile at = map({offset}, DType::I32, [&](const std::vector<Scalar> &v) {
+        return select(v[0] < v[0].constantI32(kept), v[0], v[0].constantI32(-1));
+      });
+      k.scatter(keys, at,
+                map({expert}, DType::I32, [](const std::vector<Scalar> &v) { return v[0] + v[0].constantI32(1); }));
     });
     k.barrier();
     std::vector<Tile> perWarp;
     for (int64_t w = 0; w < warps; ++w)
       perWarp.push_back(k.load(table, {k.index(w * bins)}, {bins}));
     k.barrier();
-    Tile cursor = k.load(base, {b[0] * bins}, {bins}) + k.load(start, {k.index(0)}, {bins});
+    Tile cursor = k.load(base, {b[0] * bins}, {bins}) + first;
     for (int64_t w = 0; w < warps; ++w) {
       k.store(table, {k.index(w * bins)}, cursor);
       cursor = cursor + perWarp[w];
     }
     k.barrier();
+    Index blockFirst = b[0] * (steps.count * (warps * 32));
     k.pipeline(k.index(0), steps.count, 1, [&](const Index &i) {
       Tile slot = steps.slots(i);
-      Tile expert = steps.experts(ids, slot, f, experts);
+      // Kept slots from shared memory, the others from the ids again.
+      Tile offset =
+          map({slot}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] - v[0].index(blockFirst); });
+      Tile fromKeys = k.gather(keys, map({offset}, DType::I32, [&](const std::vector<Scalar> &v) {
+                                 return select(v[0] < v[0].constantI32(kept), v[0], v[0].constantI32(-1));
+                               }));
+      Tile fromIds = steps.experts(ids,
+                                   map({slot, offset}, DType::I32,
+                                       [&](const std::vector<Scalar> &v) {
+                                         return select(v[1] < v[1].constantI32(kept), v[1].constantI32(-1), v[0]);
+                                       }),
+                                   f, experts);
+      Index last = k.index(f); // kept entries past F were never written
+      Tile expert = map({offset, fromKeys, fromIds, slot}, DType::I32, [&](const std::vector<Scalar> &v) {
+        Scalar fromKept = select(v[3] < v[3].index(last), v[1] - v[1].constantI32(1), v[3].constantI32(-1));
+        return select(v[0] < v[0].constantI32(kept), fromKept, v[2]);
+      });
       Tile rank = count_equal(expert, 1, /*before=*/true), run = count_equal(expert, 1);
       Tile bin = steps.warpBins(expert);
       Tile pos = map({expert, k.gather(table, bin), rank}, DType::I32, [](const std::vector<Scalar> &v) {
@@ -176,13 +234,15 @@ std::string checkSchedule(const FusedMappingConfig &c) {
     return "threads must be a multiple of 32 and at most the " + std::to_string(c.bins) + " bins, got " +
            std::to_string(c.numThreads());
   if (c.numBlocks() > 128)
-    return "at most 128 blocks (the Offsets kernel scans their counts in 32 KB of shared memory), got " +
+    return "at most 128 blocks (an Offsets block scans their counts in 32 KB of shared memory), got " +
            std::to_string(c.numBlocks());
   if (c.warps() * c.bins * 4 > 32768)
     return std::to_string(c.warps()) + " warps x " + std::to_string(c.bins) +
            " bins of cursors exceed 32 KB of shared memory";
   if (c.numScanThreads() % 32 || c.numScanThreads() > c.numBlocks() * kScanColumns)
     return "scan_threads must be a multiple of 32 and at most blocks x " + std::to_string(kScanColumns);
+  if (c.numThreads() > kCountTile)
+    return "threads must be at most the " + std::to_string(kCountTile) + " ids a counting CTA loads per step";
   return "";
 }
 

@@ -7,14 +7,15 @@
 //  - Count: each block counts its chunks' ids into a shared histogram
 //    (shared integer atomics) and writes it as its row of counts (B, bins);
 //    it also fills the three position tables with -1 (padding).
-//  - Offsets (one block): base[b, e] = the ids e of the blocks before b
-//    (tile.scan down the rows), the aligned segment lengths a_e, and their
-//    exclusive scan: expert_start, expert_end, num_tokens_per_expert.
-//  - Place: each block counts its ids again per warp, so that warp w's
-//    cursor for e starts at expert_start[e] + base[b, e] + the ids e of the
-//    warps before it; each warp then walks its chunk in steps of 32, and a
-//    slot's position is its cursor plus its rank among the equal ids of the
-//    step (tile.count_equal); the first of them moves the cursor.
+//  - Offsets (a block per 64 experts): base[b, e] = the ids e of the blocks
+//    before b (tile.scan down the rows) and the aligned segment lengths a_e
+//    (num_tokens_per_expert).
+//  - Place: each block scans the a_e (expert_start; block 0 writes it and
+//    expert_end) and counts its ids again per warp, so that warp w's cursor
+//    for e starts at expert_start[e] + base[b, e] + the ids e of the warps
+//    before it; each warp then walks its chunk in steps of 32, and a slot's
+//    position is its cursor plus its rank among the equal ids of the step
+//    (tile.count_equal); the first of them moves the cursor.
 // The positions follow the canonical ascending flat order whatever B and W
 // (moe.md Q1). Ids outside [0, E) are empty slots, as -1.
 //===----------------------------------------------------------------------===//
@@ -32,12 +33,12 @@ struct FusedMappingConfig {
   Stage stage = Stage::Place;
   int64_t bins = 256; ///< experts rounded up to 128, at least 256
   /// Schedule: blocks of the Count and Place grids (0: 128), their threads
-  /// (0: 256), the Offsets kernel's threads (0: 256). One schedule for the
+  /// (0: 256), the Offsets kernel's threads (0: 1024). One schedule for the
   /// three kernels: Count and Place must cut the slots alike.
   int64_t blocks = 0, threads = 0, scanThreads = 0;
   int64_t numBlocks() const { return blocks ? blocks : 128; }
   int64_t numThreads() const { return threads ? threads : 256; }
-  int64_t numScanThreads() const { return scanThreads ? scanThreads : 256; }
+  int64_t numScanThreads() const { return scanThreads ? scanThreads : 1024; }
   int64_t warps() const { return numThreads() / 32; }
   std::string key() const;
 };
@@ -49,11 +50,11 @@ int64_t fusedMappingBins(int64_t experts);
 
 /// Count: ids (F) i64 flat; counts (B bins) i32, pos_to_expert, pos_to_token,
 /// pos_to_token_topk (M) i32; scalar E (i64).
-/// Offsets: counts (B, bins) i32; base (B, bins) i32, expert_start,
-/// expert_end, num_tokens_per_expert (1, E) i32; scalar alignment (i64).
-/// Place: ids (F) i64, base (B bins) i32, expert_start (E) i32;
-/// token_topk_to_pos (F) i32, the three position tables (M) i32; scalars E
-/// and K (i64).
+/// Offsets: counts (B, bins) i32; base (B, bins) i32, num_tokens_per_expert
+/// (1, E) i32; scalar alignment (i64).
+/// Place: ids (F) i64, base (B bins) i32, num_tokens_per_expert (E) i32;
+/// token_topk_to_pos (F) i32, the three position tables (M) i32,
+/// expert_start, expert_end (E) i32; scalars E and K (i64).
 dsl::BuiltKernel buildFusedMapping(mlir::MLIRContext &ctx, const FusedMappingConfig &config);
 
 } // namespace tk::kernels::moe

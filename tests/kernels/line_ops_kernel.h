@@ -16,15 +16,26 @@
 namespace tk::test_kernels {
 
 constexpr int kLineOps = 7;
-constexpr int64_t kLineRows = 16, kLineCols = 64;
 
-/// out[r, 64 op + c] = op over the [16, 64] tile of keys holding row r
-/// (i32): scans along the row (inclusive, exclusive) and down the tile's
+/// The tile the ops run on, and its layout's knobs: [16, 64] on 128 threads
+/// (4 values per thread: every line through shared memory), or [8, 32] on
+/// 256 threads one value each (a warp per row: count_equal along the rows
+/// with match.any.sync).
+struct LineShape {
+  int64_t rows = 16, cols = 64, threads = 128, maxAccessBytes = 0;
+  std::string key() const { return std::to_string(rows) + "x" + std::to_string(cols); }
+};
+
+/// out[r, cols op + c] = op over the [rows, cols] tile of keys holding row
+/// r (i32): scans along the row (inclusive, exclusive) and down the tile's
 /// rows (inclusive, exclusive), equal keys along the row (all, before) and
 /// before in the column.
-inline dsl::BuiltKernel buildLineOps(mlir::MLIRContext &ctx) {
+inline dsl::BuiltKernel buildLineOps(mlir::MLIRContext &ctx, const LineShape &shape) {
   using namespace tk::dsl;
-  KernelBuilder k(ctx, "line_ops", 128);
+  const int64_t kLineRows = shape.rows, kLineCols = shape.cols;
+  KernelBuilder k(ctx, "line_ops", shape.threads);
+  if (shape.maxAccessBytes)
+    k.maxAccessBytes(shape.maxAccessBytes);
   Dim rows = k.dynamic("rows", kLineRows);
   Tensor keys = k.input("keys", {rows, kLineCols}, DType::I32);
   Tensor out = k.output("out", {rows, kLineCols * kLineOps}, DType::I32);
@@ -40,8 +51,8 @@ inline dsl::BuiltKernel buildLineOps(mlir::MLIRContext &ctx) {
   return k.finish();
 }
 
-/// What buildLineOps must compute at (r, c) of the tile `t` (row-major [16, 64]).
-inline int32_t lineOpReference(int op, const int32_t *t, int64_t r, int64_t c) {
+/// What buildLineOps must compute at (r, c) of the tile `t` (row-major [rows, cols]).
+inline int32_t lineOpReference(int op, const int32_t *t, int64_t r, int64_t c, int64_t kLineCols) {
   int64_t v = 0;
   const int32_t key = t[r * kLineCols + c];
   switch (op) {
@@ -67,10 +78,12 @@ inline int32_t lineOpReference(int op, const int32_t *t, int64_t r, int64_t c) {
   return (int32_t)(uint32_t)v; // sums wrap as the i32 scan does
 }
 
-/// Runs buildLineOps over `m` rows (a multiple of 16) of keys in a small
-/// range (many equal) and large values (sums that wrap); the number of
+/// Runs buildLineOps over `m` rows (a multiple of the tile's) of keys in a
+/// small range (many equal) and large values (sums that wrap); the number of
 /// wrong elements, or -1 (and `error`).
-inline int64_t checkLineOps(tk_context ctx, checks::Placement where, int64_t m, std::string &error) {
+inline int64_t checkLineOps(tk_context ctx, checks::Placement where, const LineShape &shape, int64_t m,
+                            std::string &error) {
+  const int64_t kLineRows = shape.rows, kLineCols = shape.cols;
   std::vector<int32_t> keys(m * kLineCols), out(m * kLineCols * kLineOps, -1);
   std::mt19937 rng(777);
   for (int32_t &v : keys)
@@ -78,7 +91,7 @@ inline int64_t checkLineOps(tk_context ctx, checks::Placement where, int64_t m, 
   void *dk = where.put(keys.data(), keys.size() * 4), *dout = where.poisoned(out.data(), out.size() * 4, 0xEE);
   tk_tensor tk_keys = where.tensor(dk, TK_I32, {m, kLineCols}),
             tk_out = where.tensor(dout, TK_I32, {m, kLineCols * kLineOps});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildLineOps), {&tk_keys, &tk_out}, nullptr);
+  runtime::Status s = ctx->run(runtime::factoryOf(buildLineOps, shape), {&tk_keys, &tk_out}, nullptr);
   if (!s.isOk()) {
     error = s.message();
     return -1;
@@ -89,7 +102,7 @@ inline int64_t checkLineOps(tk_context ctx, checks::Placement where, int64_t m, 
     for (int op = 0; op < kLineOps; ++op)
       for (int64_t c = 0; c < kLineCols; ++c) {
         const int32_t *tile = &keys[(r / kLineRows) * kLineRows * kLineCols];
-        const int32_t want = lineOpReference(op, tile, r % kLineRows, c),
+        const int32_t want = lineOpReference(op, tile, r % kLineRows, c, kLineCols),
                       got = out[(r * kLineOps + op) * kLineCols + c];
         if (got != want) {
           if (!wrong)

@@ -7,21 +7,29 @@
 
 namespace {
 
+using tk::test_kernels::LineShape;
+const LineShape kShared{16, 64, 128, 0}, kWarpRows{8, 32, 256, 4};
+
 TEST(LineOps, CompileForEveryTarget) {
-  for (const tk::compiler::Target &target : tk::compiler::supportedTargets()) {
-    tk::runtime::CompiledKernel out;
-    tk::runtime::Status s =
-        tk::runtime::compileKernel(tk::runtime::factoryOf(tk::test_kernels::buildLineOps), target, out);
-    ASSERT_TRUE(s.isOk()) << target.name << ": " << s.message();
-    EXPECT_NE(out.ptx.find("bar.sync"), std::string::npos) << target.name; // through shared memory
-  }
+  for (const tk::compiler::Target &target : tk::compiler::supportedTargets())
+    for (const LineShape &shape : {kShared, kWarpRows}) {
+      tk::runtime::CompiledKernel out;
+      tk::runtime::Status s =
+          tk::runtime::compileKernel(tk::runtime::factoryOf(tk::test_kernels::buildLineOps, shape), target, out);
+      ASSERT_TRUE(s.isOk()) << target.name << ": " << s.message();
+      EXPECT_NE(out.ptx.find("bar.sync"), std::string::npos) << target.name; // the scans: through shared memory
+      // count_equal along a warp's row of 32: match.any.sync, one per kind.
+      EXPECT_EQ(out.ptx.find("match.any.sync") != std::string::npos, shape.rows == 8) << target.name << shape.key();
+    }
 }
 
 TEST(LineOps, MatchCOnTheCpuPath) {
   tk_context ctx = nullptr;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   std::string error;
-  EXPECT_EQ(tk::test_kernels::checkLineOps(ctx, tk::checks::Placement{}, 64, error), 0) << error;
+  for (const LineShape &shape : {kShared, kWarpRows})
+    EXPECT_EQ(tk::test_kernels::checkLineOps(ctx, tk::checks::Placement{}, shape, 64, error), 0)
+        << shape.key() << ": " << error;
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
 }
 

@@ -7,13 +7,18 @@
 // elements, the block synchronizes, and each thread reads what it needs.
 //  - scan: log2(n) steps of Hillis and Steele (element i adds the element
 //    2^k before it); integer sums, so the order does not change the result.
-//  - count_equal: each element compares its key with the n keys of its line.
+//  - count_equal: each element compares its key with the n keys of its line;
+//    when the line is exactly the 32 lanes of a warp, one element each (a
+//    warp per line of 32, as MoE's slot ranking lays it out), match.any.sync
+//    gives the lanes holding an equal key at once, and no shared memory.
 // Both synchronize again at the end, so that the buffer is free for the
 // block's next op.
 //===----------------------------------------------------------------------===//
 #include "Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -113,6 +118,29 @@ struct ScanPattern : TileToGpuPattern<ScanOp> {
 
 struct CountEqualPattern : TileToGpuPattern<CountEqualOp> {
   using TileToGpuPattern::TileToGpuPattern;
+
+  /// Each slot's line is the warp's 32 lanes in lane order: the lanes with
+  /// an equal key (match.any.sync), counted below the own lane or all.
+  static Value warpMatch(CountEqualOp op, Value keys, const BlockedLayout &l, ThreadEmitter &emit,
+                         ConversionPatternRewriter &rw) {
+    Location loc = emit.loc;
+    auto i32 = rw.getI32Type();
+    auto constant = [&](int64_t v) { return arith::ConstantOp::create(rw, loc, rw.getI32IntegerAttr(v)); };
+    Value lane = arith::IndexCastOp::create(rw, loc, i32, emit.lane);
+    Value below = arith::SubIOp::create(rw, loc, arith::ShLIOp::create(rw, loc, constant(1), lane), constant(1));
+    SmallVector<Value> counts;
+    for (int64_t s = 0; s < l.slotsPerThread(); ++s) {
+      Value key = slotOf(rw, loc, keys, s);
+      if (key.getType().getIntOrFloatBitWidth() < 32) // match.sync compares 32 or 64 bits
+        key = arith::ExtSIOp::create(rw, loc, i32, key);
+      Value mask = NVVM::MatchSyncOp::create(rw, loc, i32, constant(-1), key, NVVM::MatchSyncKind::any);
+      if (op.getBefore())
+        mask = arith::AndIOp::create(rw, loc, mask, below);
+      counts.push_back(math::CtPopOp::create(rw, loc, mask));
+    }
+    return vectorOf(rw, loc, counts);
+  }
+
   LogicalResult lower(CountEqualOp op, Adaptor a, ThreadEmitter &emit, ConversionPatternRewriter &rw) const override {
     FragmentType type = op.getKeys().getType();
     FailureOr<BlockedLayout> l = lineLayout(op, type);
@@ -120,6 +148,10 @@ struct CountEqualPattern : TileToGpuPattern<CountEqualOp> {
       return failure();
     const int64_t dim = op.getDim(), n = type.getShape()[dim];
     Location loc = emit.loc;
+    if (n == 32 && l->vec[dim] == 1 && l->lanes[dim] == 32 && l->warps[dim] == 1) {
+      rw.replaceOp(op, warpMatch(op, a.getKeys(), *l, emit, rw));
+      return success();
+    }
     LineBuffer lb = lineBuffer(emit, type, *l);
     writeLine(op, emit, lb, a.getKeys(), *l);
     Value zero = arith::ConstantOp::create(rw, loc, rw.getI32IntegerAttr(0));

@@ -121,6 +121,10 @@ public:
   /// t[index[i...]] += value[i...] with integer atomics (tile.scatter {add}):
   /// histograms, the same whatever the order of the blocks.
   void scatterAdd(const Tensor &t, const Tile &index, const Tile &value);
+  /// buf[index[i...]] = value[i...] into a 1-D shared buffer (nothing where
+  /// the index is negative or past the end): e.g. a block's ids kept for a
+  /// second pass over them (barrier() before reading them).
+  void scatter(const Shared &buf, const Tile &index, const Tile &value);
   /// The same into a 1-D shared buffer, with shared-memory atomics: a block's
   /// private histogram (between barrier()s), added to a tensor afterwards.
   void scatterAdd(const Shared &buf, const Tile &index, const Tile &value);
