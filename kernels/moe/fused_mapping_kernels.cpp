@@ -7,7 +7,7 @@ using namespace tk::dsl;
 
 namespace {
 
-constexpr int64_t kScanColumns = 64; ///< experts per step of the Offsets kernel's scan down the blocks
+constexpr int64_t kScanColumns = 64; ///< experts per Offsets CTA (its scan down the blocks' counts)
 constexpr int64_t kFillTile = 1024;  ///< positions per store of the -1 fill
 constexpr int64_t kCountTile = 2048; ///< ids per step of the Count kernel
 
