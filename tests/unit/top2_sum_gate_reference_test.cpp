@@ -1,0 +1,141 @@
+// top2_sum_gate's C++ reference (kernels/moe/top2_sum_gate_reference.h) on
+// cases whose results follow from moe.md 2.3 by hand: ties to the lowest
+// ids, group limiting by top-2 sums, the EP/TP numbering, the 64-bit replica
+// hash, padding rows, fixed routing, the normalization.
+#include "kernels/moe/mask_indices_by_tp.h"
+#include "kernels/moe/top2_sum_gate_reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+using namespace tk::kernels::moe;
+
+struct GateRun {
+  std::vector<int64_t> ids, unmapped;
+  std::vector<float> weights;
+};
+
+GateRun run(const Top2SumGateParams &p, const std::vector<float> &logits, const std::vector<float> &bias,
+            std::vector<int64_t> unmappedIn = {}) {
+  EXPECT_EQ(top2SumGateProblem(p), "");
+  GateRun r{std::vector<int64_t>(p.tokens * p.slots()), std::move(unmappedIn),
+            std::vector<float>(p.tokens * p.slots())};
+  r.unmapped.resize(p.tokens * p.topk, 0);
+  top2SumGateReference(p, logits.data(), bias.data(), r.ids.data(), r.weights.data(), r.unmapped.data());
+  return r;
+}
+
+TEST(Top2SumGateReference, EqualScoresGoToTheLowestIds) {
+  Top2SumGateParams p;
+  p.tokens = 3, p.experts = 72, p.topk = 6, p.routedScalingFactor = 1.5f;
+  GateRun r = run(p, std::vector<float>(3 * 72, 0.0f), std::vector<float>(72, 0.0f));
+  for (int64_t t = 0; t < 3; ++t)
+    for (int64_t k = 0; k < 6; ++k) {
+      EXPECT_EQ(r.ids[t * 6 + k], k);
+      EXPECT_EQ(r.weights[t * 6 + k], 0.5f / (1e-20f + 3.0f) * 1.5f); // s / (1e-20 + sum) * rsf
+    }
+  // Grouped: all groups tie, so groups 0..Kg-1 are kept and experts 0..K-1 chosen.
+  p.experts = 256, p.groups = 8, p.topkGroups = 4, p.topk = 8;
+  r = run(p, std::vector<float>(3 * 256, 0.0f), std::vector<float>(256, 0.0f));
+  for (int64_t k = 0; k < 8; ++k)
+    EXPECT_EQ(r.ids[k], k);
+}
+
+TEST(Top2SumGateReference, GroupsRankByTheirTopTwoSums) {
+  Top2SumGateParams p;
+  p.tokens = 1, p.experts = 8, p.groups = 4, p.topkGroups = 1, p.topk = 2;
+  // u = 0.5 everywhere; b = 0.5 + bias: group 0 has the best expert (0.9) but sums 0.9, group 1 sums 1.0.
+  GateRun r = run(p, std::vector<float>(8, 0.0f), {0.4f, -0.5f, 0.0f, 0.0f, -1, -1, -1, -1});
+  EXPECT_EQ(r.ids, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(r.unmapped, (std::vector<int64_t>{2, 3}));
+  // Kg = G: no group step, the best expert wins.
+  p.topkGroups = 4;
+  r = run(p, std::vector<float>(8, 0.0f), {0.4f, -0.5f, 0.0f, 0.0f, -1, -1, -1, -1});
+  EXPECT_EQ(r.ids, (std::vector<int64_t>{0, 2}));
+}
+
+TEST(Top2SumGateReference, EpTpOwnershipIsTheDenseLocalNumbering) {
+  Top2SumGateParams p;
+  p.tokens = 256, p.experts = 256, p.topk = 1, p.epRanks = 4, p.tpRanks = 2, p.tpRank = 1;
+  // Token t's logits make expert t the best: every id passes through the masking once.
+  std::vector<float> logits(256 * 256, -4.0f);
+  for (int64_t t = 0; t < 256; ++t)
+    logits[t * 256 + t] = 4.0f;
+  GateRun r = run(p, logits, std::vector<float>(256, 0.0f));
+  for (int64_t t = 0; t < 256; ++t)
+    EXPECT_EQ(r.ids[t], maskIndexReference(t, 64, 2, 1)) << t;
+}
+
+TEST(Top2SumGateReference, ReplicaHashIsSixtyFourBit) {
+  Top2SumGateParams p;
+  p.tokens = 100001, p.experts = 4, p.topk = 1, p.epRank = 3;
+  std::vector<int32_t> map(4 * 3), count = {3, 3, 2, 1};
+  for (int64_t l = 0; l < 4; ++l)
+    for (int64_t d = 0; d < 3; ++d)
+      map[l * 3 + d] = (int32_t)(l * 3 + d);
+  p.physicalMap = map.data(), p.logicalCount = count.data(), p.replicas = 3; // X = 2: R = (4 + 2) / 1 = 6
+  std::vector<float> logits(p.tokens * 4, 0.0f);
+  for (int64_t t = 0; t < p.tokens; ++t)
+    logits[t * 4 + t % 4] = 1.0f;
+  GateRun r = run(p, logits, std::vector<float>(4, 0.0f));
+  for (int64_t t : {int64_t(0), int64_t(5), int64_t(92037), int64_t(100000)}) { // t 23333 past 2^31 from 92037
+    const int64_t l = t % 4, d = (3 + t * 23333) % count[l];
+    EXPECT_EQ(r.ids[t], l * 3 + d) << t;
+  }
+}
+
+TEST(Top2SumGateReference, PaddingRowsAndFixedRouting) {
+  Top2SumGateParams p;
+  p.tokens = 3, p.experts = 16, p.topk = 2, p.scoring = Scoring::SqrtSoftplus;
+  const uint8_t mask[] = {1, 0, 1}, fix[] = {0, 1, 1};
+  p.mask = mask, p.fixRouting = fix;
+  std::vector<float> logits(3 * 16, 0.0f);
+  logits[0 * 16 + 9] = 2.0f, logits[0 * 16 + 4] = 1.0f;
+  GateRun r = run(p, logits, std::vector<float>(16, 0.0f), {0, 0, 5, 5, 7, 7}); // row 2: a duplicate, kept
+  EXPECT_EQ(r.ids, (std::vector<int64_t>{9, 4, -1, -1, 7, 7}));
+  EXPECT_EQ(r.weights[2], 0.0f);
+  EXPECT_EQ(r.weights[3], 0.0f);
+  EXPECT_EQ(r.unmapped, (std::vector<int64_t>{9, 4, -1, -1, 7, 7})); // padding rows -1, fixed rows as given
+  const float u0 = std::sqrt(std::log1p(std::exp(0.0f)));
+  EXPECT_EQ(r.weights[4], u0 / (1e-20f + u0 + u0));
+}
+
+TEST(Top2SumGateReference, SoftmaxWeightsSumToTheScale) {
+  Top2SumGateParams p;
+  p.tokens = 64, p.experts = 32, p.topk = 32, p.scoring = Scoring::Softmax, p.routedScalingFactor = 2.5f;
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal;
+  std::vector<float> logits(64 * 32), bias(32);
+  for (float &v : logits)
+    v = normal(rng);
+  for (float &v : bias)
+    v = normal(rng);
+  GateRun r = run(p, logits, bias);
+  for (int64_t t = 0; t < 64; ++t) {
+    double sum = 0;
+    for (int64_t k = 0; k < 32; ++k)
+      sum += r.weights[t * 32 + k];
+    EXPECT_NEAR(sum, 2.5, 1e-5) << t;
+  }
+}
+
+TEST(Top2SumGateReference, ProblemsAreNamed) {
+  Top2SumGateParams p;
+  p.tokens = 1, p.experts = 64, p.topk = 8;
+  EXPECT_EQ(top2SumGateProblem(p), "");
+  p.groups = 8;
+  EXPECT_NE(top2SumGateProblem(p).find("both 0 or both positive"), std::string::npos);
+  p.topkGroups = 1, p.topk = 9; // 9 > 1 x 8
+  EXPECT_NE(top2SumGateProblem(p).find("K <= Kg x (E / G)"), std::string::npos);
+  p.topk = 8, p.sharedSlots = 2;
+  EXPECT_NE(top2SumGateProblem(p).find("physical map"), std::string::npos);
+  p.sharedSlots = 0, p.tpRank = 2, p.tpRanks = 2;
+  EXPECT_NE(top2SumGateProblem(p).find("tp_rank"), std::string::npos);
+}
+
+} // namespace
