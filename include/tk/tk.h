@@ -349,6 +349,38 @@ tk_status tk_group_count(tk_context ctx, const tk_tensor *group_idx, int32_t num
 tk_status tk_inplace_unique_group_indices(tk_context ctx, tk_tensor *group_indices, int32_t num_groups,
                                           tk_stream stream);
 
+/* Scoring functions of tk_top2_sum_gate (the reference's ScoringFunc). */
+typedef enum tk_scoring {
+  TK_SCORING_SIGMOID = 0,
+  TK_SCORING_SQRTSOFTPLUS = 1,
+  TK_SCORING_SOFTMAX = 2,
+  TK_SCORING_IDENTITY = 3 /* rejected, as by the reference's host wrapper */
+} tk_scoring;
+
+/* top2_sum_gate (moe.md 2.3): the routing gate of one rank in one kernel.
+ * Per token t of logits (N, E) f32: scores u (sigmoid, sqrt(softplus) or
+ * softmax), selection keys b = u + bias (softmax: logit + bias), the
+ * num_topk_groups groups of best top-2 sums when 0 < num_topk_groups <
+ * num_groups, the num_topk best experts (greater b, then lower id), weights
+ * u / (1e-20 + sum of the chosen u, in slot order) * routed_scaling_factor,
+ * with use_shared_as_routed num_shared_experts slots E + j of weight 1, each
+ * slot's id through to_physical_map (replica (ep_rank + t 23333) mod
+ * logical_count, in 64 bits) and the EP/TP ownership of mask_indices_by_tp
+ * (R = (E + X) / num_ep_ranks with X the map's columns - 1, -1 for ids this
+ * TP rank does not own). mask (N) bytes: 0 = padding row (ids -1, weights 0,
+ * unmapped -1); fix_routing_mask (N) bytes: non-zero = reuse the ids stored
+ * in unmapped_topk_idx; unmapped_topk_idx (N, K) i64, inner stride 1,
+ * receives the logical routed ids. topk_idx (N, K + S) i64, topk_weights
+ * (N, K + S) f32. E <= 1024. Every precondition of moe.md 2.3's Validation
+ * is an error; weights of slots masked to -1 keep their value (Q15). */
+tk_status tk_top2_sum_gate(tk_context ctx, const tk_tensor *logits, const tk_tensor *bias, int32_t num_topk,
+                           int32_t num_topk_groups, int32_t num_groups, int32_t use_shared_as_routed,
+                           int32_t num_shared_experts, float routed_scaling_factor, int32_t ep_rank,
+                           int32_t num_ep_ranks, int32_t tp_rank, int32_t num_tp_ranks, tk_scoring scoring,
+                           const tk_tensor *mask, const tk_tensor *fix_routing_mask, const tk_tensor *to_physical_map,
+                           const tk_tensor *logical_count, tk_tensor *unmapped_topk_idx, tk_tensor *topk_idx,
+                           tk_tensor *topk_weights, tk_stream stream);
+
 /* get_fused_mapping (moe.md 2.9): the expert-major layout of the slots of
  * topk_idx (N, K) i64 contiguous, ids in [0, E) (-1, and any other id, is an
  * empty slot). With c_e the slots of expert e and a_e = align(c_e, alignment):

@@ -1,0 +1,188 @@
+//===- top2_sum_gate.cpp --------------------------------------------------===//
+#include "kernels/moe/top2_sum_gate.h"
+#include "tk/dsl/Select.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+int64_t Top2SumGateConfig::width() const {
+  int64_t w = 32;
+  while (w < experts)
+    w *= 2;
+  return w;
+}
+
+int64_t Top2SumGateConfig::rowsPerBlock() const { return rows ? rows : std::max<int64_t>(1, 256 / width()); }
+
+std::string Top2SumGateConfig::key() const {
+  const std::string schedule = top2SumGateSchedule().spec().print(*this);
+  static const char *scorings[] = {"sigmoid", "sqrtsoftplus", "softmax"};
+  return "top2_sum_gate:E=" + std::to_string(experts) + ",G=" + std::to_string(groups) +
+         ",Kg=" + std::to_string(topkGroups) + ",K=" + std::to_string(topk) + ",S=" + std::to_string(shared) + "," +
+         scorings[(int)scoring] + (mask ? ",mask" : "") + (fixed ? ",fixed" : "") + (unmapped ? ",unmapped" : "") +
+         (replicas ? ",map=" + std::to_string(replicas) : "") + (schedule.empty() ? "" : "|" + schedule);
+}
+
+static std::string checkSchedule(const Top2SumGateConfig &c) {
+  const int64_t perThread = c.rowsPerBlock() * c.width() / c.numThreads();
+  if (perThread > 64)
+    return std::to_string(perThread) + " logits per thread, over 64";
+  if (c.rowsPerBlock() * c.width() < c.numThreads())
+    return "fewer logits per CTA than threads";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const Top2SumGateConfig &, const compiler::Target &) {
+  std::vector<std::string> out;
+  for (int rows : {1, 2, 4, 8, 16})
+    for (int threads : {32, 64, 128, 256})
+      out.push_back("rows=" + std::to_string(rows) + ",threads=" + std::to_string(threads));
+  return out;
+}
+
+const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule() {
+  using C = Top2SumGateConfig;
+  static const OperatorSchedule<C> schedule("top2_sum_gate", "tk_top2_sum_gate",
+                                            ScheduleSpec<C>({
+                                                {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
+                                                {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+                                            }),
+                                            checkSchedule, searchSpace);
+  return schedule;
+}
+
+BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c) {
+  const int64_t rows = c.rowsPerBlock(), width = c.width(), e = c.experts;
+  if (c.grouped()) // ranking the groups would reduce the tile's dimension 1 twice: a 3-D tile is next
+    throw std::invalid_argument("top2_sum_gate: group limiting is not in this build yet");
+  KernelBuilder k(ctx, "top2_sum_gate", c.numThreads());
+  k.maxAccessBytes(4); // one element per thread and dtype: every (rows, 1) tile of one layout
+  Dim tokens = k.dynamic("tokens");
+  Tensor logits = k.input("logits", {tokens, e}, DType::F32);
+  Tensor bias = k.input("bias", {e}, DType::F32);
+  std::optional<Tensor> mask, fix, physicalMap, count, fixedIds, unmapped;
+  if (c.mask)
+    mask = k.input("mask", {tokens}, DType::U8);
+  if (c.fixed)
+    fix = k.input("fix_routing_mask", {tokens}, DType::U8);
+  if (c.replicas) {
+    physicalMap = k.input("to_physical_map", {(e + c.shared) * c.replicas}, DType::I32);
+    count = k.input("logical_count", {e + c.shared}, DType::I32);
+  }
+  if (c.fixed)
+    fixedIds = k.input("unmapped_topk_idx_in", {tokens, c.topk}, DType::I64, {kDynamicStride, 1});
+  if (c.unmapped)
+    unmapped = k.output("unmapped_topk_idx", {tokens, c.topk}, DType::I64, {kDynamicStride, 1});
+  Tensor ids = k.output("topk_idx", {tokens, c.slots()}, DType::I64);
+  Tensor weights = k.output("topk_weights", {tokens, c.slots()}, DType::F32);
+  Uniform rsf = k.scalarInput("routed_scaling_factor", DType::F32), epRank = k.scalarInput("ep_rank", DType::I64),
+          perRank = k.scalarInput("experts_per_ep_rank", DType::I64),
+          tpRanks = k.scalarInput("num_tp_ranks", DType::I64), tpRank = k.scalarInput("tp_rank", DType::I64);
+  k.grid({ceil_div(tokens, rows)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * rows;
+    Tile x = k.load(logits, {row, k.index(0)}, {rows, width});
+    Tile col = k.iota({rows, width}, 1), line = k.iota({rows, width}, 0);
+    auto valid = [&](const Scalar &column) { return column < column.constantI32(e); };
+    // Row values of the tile's shape (each row's, in every column), reduced to (rows, 1) where needed.
+    Tile token = map({line}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
+    Tile biasT = k.gather(bias, map({col}, DType::I32, [&](const std::vector<Scalar> &v) {
+                            return select(valid(v[0]), v[0], v[0].constantI32(-1));
+                          }));
+    // Step 3: the unbiased scores u (0 in padding columns).
+    Tile u = c.scoring == Scoring::Softmax ? [&] {
+      Tile shifted = map({x, col}, DType::F32, [&](const std::vector<Scalar> &v) {
+        return select(valid(v[1]), v[0], v[0].constantF32(-std::numeric_limits<float>::infinity()));
+      });
+      Tile z = map({shifted, expand(reduce_max(shifted, 1), 1, width)}, DType::F32,
+                   [](const std::vector<Scalar> &v) { return exp(v[0] - v[1]); });
+      return z / expand(reduce_sum(z, 1), 1, width);
+    }()
+                                           : map({x, col}, DType::F32, [&](const std::vector<Scalar> &v) {
+                                               Scalar s = c.scoring == Scoring::Sigmoid ? sigmoid(v[0])
+                                                                                        : sqrt(softplus(v[0]));
+                                               return select(valid(v[1]), s, v[0].constantF32(0));
+                                             });
+    // Step 4: the selection keys.
+    Tile keys = rankKeys((c.scoring == Scoring::Softmax ? x : u) + biasT);
+    // Step 5b and the per-row inputs.
+    std::vector<Tile> sel = topkColumns(keys, c.topk, e);
+    Tile routed = map({line}, DType::I32, [](const std::vector<Scalar> &v) { return v[0].constantI32(1); });
+    if (mask)
+      routed = map({k.gather(*mask, token)}, DType::I32, [](const std::vector<Scalar> &v) {
+        return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
+      });
+    Tile isRouted = reduce_max(routed, 1), tokenRow = reduce_max(token, 1);
+    if (fix) {
+      Tile fixedRow =
+          reduce_max(map({k.gather(*fix, token)}, DType::I32,
+                         [](const std::vector<Scalar> &v) {
+                           return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
+                         }),
+                     1);
+      Tile stored = k.load(*fixedIds, {row, k.index(0)}, {rows, width}); // columns past K read 0
+      for (int64_t s = 0; s < c.topk; ++s) {
+        Tile id = reduce_max(map({stored, col}, DType::I32,
+                                 [s](const std::vector<Scalar> &v) {
+                                   return select(v[1] == v[1].constantI32(s), v[0].truncToI32(),
+                                                 v[1].constantI32(std::numeric_limits<int32_t>::min()));
+                                 }),
+                             1);
+        sel[s] = map({fixedRow, id, sel[s]}, DType::I32,
+                     [](const std::vector<Scalar> &v) { return select(v[0] != v[0].constantI32(0), v[1], v[2]); });
+      }
+    }
+    // Steps 6-7: s_k = u at the chosen expert, D = 1e-20 + s_0 + ... in slot order.
+    std::vector<Tile> score;
+    for (const Tile &s : sel)
+      score.push_back(
+          reduce_max(map({u, col, expand(s, 1, width)}, DType::F32,
+                         [](const std::vector<Scalar> &v) { return select(v[1] == v[2], v[0], v[0].constantF32(-1)); }),
+                     1));
+    Tile d = map({score[0]}, DType::F32, [](const std::vector<Scalar> &v) { return v[0].constantF32(1e-20); });
+    for (const Tile &s : score)
+      d = d + s;
+    // Steps 8-12, slot by slot.
+    for (int64_t s = 0; s < c.slots(); ++s) {
+      const bool isShared = s >= c.topk;
+      Tile id = isShared ? map({isRouted}, DType::I32,
+                               [&](const std::vector<Scalar> &v) { return v[0].constantI32(e + (s - c.topk)); })
+                         : sel[s];
+      if (unmapped && !isShared)
+        k.store(*unmapped, {row, k.index(s)}, map({isRouted, id}, DType::I64, [](const std::vector<Scalar> &v) {
+          return select(v[0] != v[0].constantI32(0), v[1], v[1].constantI32(-1)).sextToI64();
+        }));
+      Tile physical = id;
+      if (physicalMap) { // the replica (ep_rank + t 23333) mod n, in 64 bits
+        Tile n = k.gather(*count, id);
+        Tile replica = map({tokenRow, n}, DType::I32, [&](const std::vector<Scalar> &v) {
+          Scalar h = v[0].uniform(epRank) + v[0].sextToI64() * v[0].constantI64(23333);
+          return floormod(h, v[1].sextToI64()).truncToI32();
+        });
+        physical = k.gather(*physicalMap, map({id, replica}, DType::I32, [&](const std::vector<Scalar> &v) {
+          return v[0] * v[0].constantI32(c.replicas) + v[1];
+        }));
+      }
+      // EP/TP ownership: -1 unless this TP rank owns the id's EP rank, then the dense local number.
+      k.store(ids, {row, k.index(s)}, map({isRouted, physical}, DType::I64, [&](const std::vector<Scalar> &v) {
+                Scalar id64 = v[1].sextToI64(), r = divs(id64, v[1].uniform(perRank));
+                Scalar owned = (id64 >= id64.constantI64(0)) & (rems(r, v[1].uniform(tpRanks)) == v[1].uniform(tpRank));
+                Scalar local =
+                    divs(r, v[1].uniform(tpRanks)) * v[1].uniform(perRank) + rems(id64, v[1].uniform(perRank));
+                return select(owned & (v[0] != v[0].constantI32(0)), local, id64.constantI64(-1));
+              }));
+      Tile w = isShared ? map({isRouted}, DType::F32, [](const std::vector<Scalar> &v) { return v[0].constantF32(1); })
+                        : map({score[s], d}, DType::F32,
+                              [&](const std::vector<Scalar> &v) { return v[0] / v[1] * v[0].uniform(rsf); });
+      k.store(weights, {row, k.index(s)}, map({isRouted, w}, DType::F32, [](const std::vector<Scalar> &v) {
+                return select(v[0] != v[0].constantI32(0), v[1], v[1].constantF32(0));
+              }));
+    }
+  });
+  return k.finish();
+}
+
+} // namespace tk::kernels::moe

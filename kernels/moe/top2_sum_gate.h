@@ -1,0 +1,46 @@
+//===- top2_sum_gate.h - the routing gate in one kernel (moe.md 2.3) ------===//
+//
+// Each CTA takes `rows` tokens' logits as a (rows, W) tile (W = E rounded up
+// to a power of two, at least 32; padding columns never chosen): scores,
+// selection keys (dsl/Select.h's order), the top-K, the normalization, the
+// shared slots, the replica choice and the EP/TP numbering, every slot's
+// (rows, 1) tile stored at its column. top2SumGateReference is its math.
+// Group limiting (0 < Kg < G) is not in yet: ranking groups needs a 3-D
+// (rows, G, E / G) tile (the 2-D one would be reduced twice along one
+// dimension), as topk_group_idx.cpp does.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels/common/operator_schedule.h"
+#include "kernels/moe/top2_sum_gate_reference.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <string>
+
+namespace tk::kernels::moe {
+
+struct Top2SumGateConfig {
+  int64_t experts = 0, groups = 0, topkGroups = 0, topk = 0, shared = 0;
+  Scoring scoring = Scoring::Sigmoid;
+  bool mask = false, fixed = false, unmapped = false;
+  int64_t replicas = 0; ///< the physical map's columns (X + 1); 0: no map
+  /// Schedule: tokens per CTA (0: 256 / W, at least 1), threads (0: 128).
+  int64_t rows = 0, threads = 0;
+  int64_t width() const;
+  int64_t rowsPerBlock() const;
+  int64_t numThreads() const { return threads ? threads : 128; }
+  bool grouped() const { return groups > 0 && topkGroups < groups; }
+  int64_t slots() const { return topk + shared; }
+  std::string key() const;
+};
+
+const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule();
+
+/// Tensors: logits (N, E) f32, bias (E) f32, [mask (N) u8], [fix (N) u8],
+/// [map (flat) i32, count (E + S) i32], [unmapped in (N, K) i64, with fix];
+/// outputs [unmapped (N, K) i64], ids (N, P) i64, weights (N, P) f32.
+/// Scalars: rsf (f32), ep_rank, R = (E + X) / num_ep_ranks, num_tp_ranks,
+/// tp_rank (i64).
+dsl::BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &config);
+
+} // namespace tk::kernels::moe
