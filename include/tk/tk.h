@@ -372,7 +372,8 @@ typedef enum tk_scoring {
  * in unmapped_topk_idx; unmapped_topk_idx (N, K) i64, inner stride 1,
  * receives the logical routed ids. topk_idx (N, K + S) i64, topk_weights
  * (N, K + S) f32. E <= 1024. Every precondition of moe.md 2.3's Validation
- * is an error; weights of slots masked to -1 keep their value (Q15). */
+ * is an error; weights of slots masked to -1 keep their value (Q15); a
+ * logical_count outside [1, X + 1] (data, not checked) gives that slot -1. */
 tk_status tk_top2_sum_gate(tk_context ctx, const tk_tensor *logits, const tk_tensor *bias, int32_t num_topk,
                            int32_t num_topk_groups, int32_t num_groups, int32_t use_shared_as_routed,
                            int32_t num_shared_experts, float routed_scaling_factor, int32_t ep_rank,

@@ -157,14 +157,25 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
         }));
       Tile physical = id;
       if (physicalMap) { // the replica (ep_rank + t 23333) mod n, in 64 bits
+        // A count outside [1, X + 1] (the spec requires it inside; it is data) gives no expert (-1), not a
+        // division by zero.
         Tile n = k.gather(*count, id);
         Tile replica = map({tokenRow, n}, DType::I32, [&](const std::vector<Scalar> &v) {
+          Scalar ok = (v[1] >= v[1].constantI32(1)) & (v[1] <= v[1].constantI32(c.replicas));
           Scalar h = v[0].uniform(epRank) + v[0].sextToI64() * v[0].constantI64(23333);
-          return floormod(h, v[1].sextToI64()).truncToI32();
+          Scalar d = floormod(h, select(ok, v[1], v[1].constantI32(1)).sextToI64()).truncToI32();
+          return select(ok, d, v[1].constantI32(-1));
         });
-        physical = k.gather(*physicalMap, map({id, replica}, DType::I32, [&](const std::vector<Scalar> &v) {
-          return v[0] * v[0].constantI32(c.replicas) + v[1];
-        }));
+        physical = map({k.gather(*physicalMap, map({id, replica}, DType::I32,
+                                                   [&](const std::vector<Scalar> &v) {
+                                                     return select(v[1] >= v[1].constantI32(0),
+                                                                   v[0] * v[0].constantI32(c.replicas) + v[1],
+                                                                   v[1].constantI32(-1));
+                                                   })),
+                        replica},
+                       DType::I32, [](const std::vector<Scalar> &v) {
+                         return select(v[1] >= v[1].constantI32(0), v[0], v[1].constantI32(-1));
+                       });
       }
       // EP/TP ownership: -1 unless this TP rank owns the id's EP rank, then the dense local number.
       k.store(ids, {row, k.index(s)}, map({isRouted, physical}, DType::I64, [&](const std::vector<Scalar> &v) {

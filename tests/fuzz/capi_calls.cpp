@@ -333,7 +333,33 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto out = c.out(e4m3 ? TK_F8_E4M3 : (f32 ? TK_F32 : TK_BF16), {m, k});
     return [=, ctx = c.ctx] { return tk_reduce_fused(ctx, x, xSf, w, pos, sf, out, nullptr); };
   }
-  default: {
+  case 27: {
+    // logits (m, E) f32 of random bits (non-finite ones too) with E mostly 72, K mostly 6; any of the options.
+    static const int64_t experts[] = {72, 72, 144, 16, 0};
+    static const int32_t topks[] = {6, 6, 8, 0, 73};
+    static const int32_t groups[] = {0, 0, 8, 4};
+    static const int32_t scorings[] = {0, 1, 2, 3, 7};
+    const int64_t e = c.in.pick(experts);
+    const int32_t topk = c.in.pick(topks), g = c.in.pick(groups), kg = g ? g / 2 : 0;
+    const tk_scoring scoring = (tk_scoring)c.in.pick(scorings);
+    const bool shared = c.in.choose(4) == 0, padded = c.in.choose(2) == 1, fixed = c.in.choose(4) == 0;
+    c.freeLastDimension = 0; // E: nothing else pins it
+    auto logits = c.t(TK_F32, {m, e});
+    auto bias = c.t(TK_F32, {e});
+    auto mask = padded ? c.t(TK_U8, {m}) : nullptr;
+    auto fix = fixed ? c.t(TK_U8, {m}) : nullptr;
+    auto map = shared ? c.t(TK_I32, {e + 1, 2}) : nullptr;
+    auto count = shared ? c.t(TK_I32, {e + 1}) : nullptr;
+    const int64_t k = topk > 0 ? topk : 1, p = k + (shared ? 1 : 0);
+    auto unmapped = c.out(TK_I64, {m, k});
+    auto ids = c.out(TK_I64, {m, p});
+    auto weights = c.out(TK_F32, {m, p});
+    return [=, ctx = c.ctx] {
+      return tk_top2_sum_gate(ctx, logits, bias, topk, kg, g, shared ? 1 : 0, 1, 1.5f, 0, 4, 1, 2, scoring, mask, fix,
+                              map, count, unmapped, ids, weights, nullptr);
+    };
+  }
+  default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
     static const int32_t experts[] = {32, 32, 256, 1024, 0, 1025};
@@ -371,7 +397,7 @@ const char *entryName(int entry) {
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
       "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
       "tk_mask_indices_by_tp", "tk_aux_fi", "tk_group_count", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
-      "tk_expand_to_fused_with_sf", "tk_reduce_fused", "tk_get_fused_mapping"};
+      "tk_expand_to_fused_with_sf", "tk_reduce_fused", "tk_get_fused_mapping", "tk_top2_sum_gate"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 
