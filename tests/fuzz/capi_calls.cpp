@@ -343,11 +343,12 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     const int32_t topk = c.in.pick(topks), g = c.in.pick(groups), kg = g ? g / 2 : 0;
     const tk_scoring scoring = (tk_scoring)c.in.pick(scorings);
     const bool shared = c.in.choose(4) == 0, padded = c.in.choose(2) == 1, fixed = c.in.choose(4) == 0;
-    c.freeLastDimension = 0; // E: nothing else pins it
     auto logits = c.t(TK_F32, {m, e});
     auto bias = c.t(TK_F32, {e});
     auto mask = padded ? c.t(TK_U8, {m}) : nullptr;
     auto fix = fixed ? c.t(TK_U8, {m}) : nullptr;
+    if (shared) // the map's columns (X + 1): nothing else pins them
+      c.freeLastDimension = c.tensors.drawn();
     auto map = shared ? c.t(TK_I32, {e + 1, 2}) : nullptr;
     auto count = shared ? c.t(TK_I32, {e + 1}) : nullptr;
     const int64_t k = topk > 0 ? topk : 1, p = k + (shared ? 1 : 0);
