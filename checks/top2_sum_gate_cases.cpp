@@ -17,7 +17,18 @@ TK_REGISTER_CASES(top2_sum_gate) {
           {301, e, 6, sharedOk ? sIn : 0, sc, (int64_t)(seed % 2), seed % 3 == 0 ? 10 : 0, seed % 4 == 1, seed});
       ++seed;
     }
-  t.cpu.push_back({301, 256, 8, 0, TK_SCORING_SIGMOID, 1, 10, false, 99}); // Kg = G = 8 behaves as ungrouped
+  t.cpu.push_back({301, 256, 8, 0, TK_SCORING_SIGMOID, 1, 10, false, 99, 8, 8}); // Kg = G: no group step
+  // moe.md 2.3's grouped configuration (G 8, Kg 4, E 256, S_in 2, K 8) x the scorings, tp_rank, padding, shared
+  // slots (K / S = 4 divides 256) and fixed routing; then groups of powers of two in neither G nor E / G.
+  for (tk_scoring sc : {TK_SCORING_SIGMOID, TK_SCORING_SQRTSOFTPLUS, TK_SCORING_SOFTMAX})
+    for (int variant = 0; variant < 2; ++variant) {
+      t.cpu.push_back({301, 256, 8, variant ? 2 : 0, sc, variant, variant ? 10 : 0, variant == 1 && sc == 0, seed,
+                       8, 4});
+      ++seed;
+    }
+  t.cpu.push_back({301, 72, 6, 0, TK_SCORING_SIGMOID, 0, 0, false, 200, 3, 2});        // 3 groups of 24
+  t.cpu.push_back({301, 144, 6, 2, TK_SCORING_SOFTMAX, 1, 10, false, 201, 12, 5});     // 12 groups of 12
+  t.cpu.push_back({301, 96, 6, 0, TK_SCORING_SQRTSOFTPLUS, 0, 10, false, 202, 16, 3}); // 16 groups of 6
   t.gpu = t.cpu;
   for (Top2SumGateCase &g : t.gpu)
     g.tokens = 4001;
@@ -28,6 +39,8 @@ TK_REGISTER_CASES(top2_sum_gate) {
     for (int64_t e : {72, 144})
       for (tk_scoring sc : {TK_SCORING_SIGMOID, TK_SCORING_SQRTSOFTPLUS, TK_SCORING_SOFTMAX})
         out.push_back({32, e, 6, e == 72 ? 1 : 2, sc, 1, 4, false});
+    for (tk_scoring sc : {TK_SCORING_SIGMOID, TK_SCORING_SQRTSOFTPLUS, TK_SCORING_SOFTMAX})
+      out.push_back({32, 256, 8, 2, sc, 1, 4, false, 1, 8, 4});
     return out;
   };
   registerTable(t);

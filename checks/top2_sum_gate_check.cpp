@@ -13,7 +13,8 @@ std::string describe(const Top2SumGateCase &c) {
   static const char *scorings[] = {"sigmoid", "sqrtsoftplus", "softmax"};
   return std::to_string(c.tokens + c.padded) + "x" + std::to_string(c.experts) + " K=" + std::to_string(c.topk) +
          (c.shared ? " S=" + std::to_string(c.shared) : "") + " " + scorings[c.scoring] +
-         " tp=" + std::to_string(c.tpRank) + (c.padded ? " padded" : "") + (c.fixed ? " fixed" : "");
+         (c.groups ? " G=" + std::to_string(c.groups) + " Kg=" + std::to_string(c.topkGroups) : "") +
+         " tp=" + std::to_string(c.tpRank) + (c.padded ? " padded=" + std::to_string(c.padded) : "") + (c.fixed ? " fixed" : "");
 }
 
 CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateCase &c, bool time) {
@@ -23,7 +24,7 @@ CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateC
   Top2SumGateParams params;
   params.tokens = n, params.experts = e, params.topk = k, params.sharedSlots = s, params.routedScalingFactor = 1.5f;
   params.epRank = 0, params.epRanks = 4, params.tpRank = c.tpRank, params.tpRanks = 2;
-  params.scoring = (Scoring)c.scoring;
+  params.scoring = (Scoring)c.scoring, params.groups = c.groups, params.topkGroups = c.topkGroups;
   std::vector<uint8_t> mask(n, 1), fix(n, c.fixed ? 1 : 0);
   for (int64_t t = c.tokens; t < n; ++t)
     mask[t] = 0;
@@ -35,7 +36,8 @@ CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateC
     params.physicalMap = map.data(), params.logicalCount = count.data(), params.replicas = x + 1;
   }
   params.mask = c.padded ? mask.data() : nullptr, params.fixRouting = c.fixed ? fix.data() : nullptr;
-  // Logits and bias ~ N(0, 1); a row whose top-K + 1 selection scores come closer than 2e-6 is drawn again.
+  // Logits and bias ~ N(0, 1); a row is drawn again while the Kg-th and (Kg+1)-th group scores come closer than
+  // 1e-6 or the top-K + 1 candidates' selection scores closer than 2e-6 (moe.md 2.3's filter).
   std::mt19937 rng((uint32_t)c.seed);
   std::normal_distribution<float> normal;
   std::vector<float> logits(n * e), bias(e);
@@ -53,9 +55,26 @@ CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateC
                                                                : 0.0f;
         b[i] = (c.scoring == TK_SCORING_SOFTMAX ? v : u) + bias[i];
       }
-      std::sort(b.begin(), b.end(), std::greater<float>());
       bool apart = true;
-      for (int64_t i = 0; i < std::min(k, e - 1); ++i)
+      if (c.groups > 0 && c.topkGroups < c.groups) {
+        const int64_t epg = e / c.groups;
+        std::vector<std::pair<float, int64_t>> groupScores;
+        for (int64_t g = 0; g < c.groups; ++g) {
+          std::vector<float> m(b.begin() + g * epg, b.begin() + (g + 1) * epg);
+          std::partial_sort(m.begin(), m.begin() + 2, m.end(), std::greater<float>());
+          groupScores.push_back({m[0] + m[1], g});
+        }
+        std::stable_sort(groupScores.begin(), groupScores.end(),
+                         [](const auto &x, const auto &y) { return x.first > y.first; });
+        apart = groupScores[c.topkGroups - 1].first - groupScores[c.topkGroups].first > 1e-6f;
+        std::vector<float> candidates;
+        for (int64_t r = 0; r < c.topkGroups; ++r)
+          candidates.insert(candidates.end(), b.begin() + groupScores[r].second * epg,
+                            b.begin() + (groupScores[r].second + 1) * epg);
+        b = candidates;
+      }
+      std::sort(b.begin(), b.end(), std::greater<float>());
+      for (int64_t i = 0; i < std::min<int64_t>(k, (int64_t)b.size() - 1); ++i)
         apart = apart && b[i] - b[i + 1] > 2e-6f;
       if (apart)
         break;
@@ -83,7 +102,7 @@ CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateC
   tk_tensor tmap = s ? pl.tensor(dmap, TK_I32, {e + s, x + 1}) : tk_tensor{},
             tcount = s ? pl.tensor(dcount, TK_I32, {e + s}) : tk_tensor{};
   auto call = [&] {
-    return tk_top2_sum_gate(ctx, &tl, &tb, (int32_t)k, 0, 0, s ? 1 : 0, (int32_t)s, 1.5f, 0, 4, (int32_t)c.tpRank, 2,
+    return tk_top2_sum_gate(ctx, &tl, &tb, (int32_t)k, (int32_t)c.topkGroups, (int32_t)c.groups, s ? 1 : 0, (int32_t)s, 1.5f, 0, 4, (int32_t)c.tpRank, 2,
                             c.scoring, c.padded ? &tmask : nullptr, c.fixed ? &tfix : nullptr, s ? &tmap : nullptr,
                             s ? &tcount : nullptr, &tunmapped, &tids, &tweights, nullptr);
   };

@@ -16,6 +16,7 @@ struct Top2SumGateCase {
   int64_t tpRank = 0, padded = 0; ///< padded: rows past `tokens` with mask false
   bool fixed = false;             ///< every row reuses random stored ids
   uint64_t seed = 1;
+  int64_t groups = 0, topkGroups = 0; ///< G, Kg (both 0: no group limiting)
 };
 
 std::string describe(const Top2SumGateCase &c);

@@ -14,6 +14,8 @@ TileKernels cannot take, the row is reported unsupported with the reason.
 import re
 
 from peer_inputs import Inputs
+from engram_rows import tile_kernels_handlers as engram_handlers
+from gate_rows import tile_kernels_handlers as gate_handlers
 from moe_layout_rows import tile_kernels_handlers
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
                      lossless_blocks, transpose_case, swiglu_backward_case, mask_indices_case, unique_groups_case)
@@ -583,6 +585,8 @@ HANDLERS = {
     "mask_indices_by_tp": _mask_indices,
     "inplace_unique_group_indices": _unique_groups,
     **tile_kernels_handlers(),
+    **gate_handlers(),
+    **engram_handlers(),
 }
 
 

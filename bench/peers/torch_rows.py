@@ -14,6 +14,8 @@ TMA-aligned column-major, packed UE8M0 words column-major).
 """
 import re
 
+from engram_rows import torch_handlers as engram_handlers
+from gate_rows import torch_handlers as gate_handlers
 from moe_layout_rows import torch_handlers
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
                      lossless_blocks, transpose_case, swiglu_backward_case, mask_indices_case, unique_groups_case)
@@ -416,6 +418,8 @@ HANDLERS = {
     "mask_indices_by_tp": _mask_indices,
     "inplace_unique_group_indices": _unique_groups,
     **torch_handlers(),
+    **gate_handlers(),
+    **engram_handlers(),
 }
 
 

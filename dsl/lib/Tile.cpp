@@ -125,6 +125,13 @@ Tile count_equal(const Tile &keys, int64_t dim, bool before) {
   return Tile(k, op);
 }
 
+Tile relayout(const Tile &t) {
+  KernelBuilder *k = t.builder();
+  auto in = fragType(t);
+  auto type = tile::FragmentType::get(&k->context(), in.getShape(), in.getElementType());
+  return Tile(k, tile::RelayoutOp::create(k->opBuilder(), k->loc(), type, t.value()));
+}
+
 Tile transpose(const Tile &t) {
   KernelBuilder *k = t.builder();
   auto in = fragType(t);

@@ -97,6 +97,29 @@ tk_status tk_context_destroy(tk_context ctx);
 tk_status tk_set_num_sms(tk_context ctx, int32_t num_sms);
 tk_status tk_get_num_sms(tk_context ctx, int32_t *num_sms);
 
+/* Checks of data-dependent inputs (bit flags). Unchecked (the default),
+ * every operator keeps its documented behaviour on out-of-range data and
+ * never reads or writes outside its tensors. With a flag set, the operators
+ * it names first scan those inputs on their device, wait for the stream, and
+ * fail with TK_ERROR_INVALID_ARGUMENT naming the first bad element (index
+ * and value), writing no output:
+ * TK_CHECK_INDICES: expert or group ids in [-1, E) (topk_idx of aux_fi and
+ *   get_fused_mapping, group_idx of group_count, group_indices of
+ *   inplace_unique_group_indices, indices of mask_indices_by_tp in
+ *   [-1, n)); token_topk_to_pos in [-1, M) (expand_to_fused[_with_sf],
+ *   reduce_fused); top2_sum_gate's logical_count in [1, X + 1] and
+ *   the stored ids of fixed rows in [0, E); and
+ *   get_fused_mapping's M at least the positions it needs (read back as
+ *   with num_positions; the outputs are then incomplete); engram_hash's
+ *   vocab_sizes positive.
+ * TK_CHECK_FINITE: scores of topk_gate and topk_sum_and_topk_group_idx and
+ *   logits of top2_sum_gate finite (moe.md Q6).
+ * Each check is one extra kernel and a wait: a debugging aid, not for the
+ * hot path. */
+enum { TK_CHECK_INDICES = 1u << 0, TK_CHECK_FINITE = 1u << 1 };
+tk_status tk_set_input_checks(tk_context ctx, uint32_t checks);
+tk_status tk_get_input_checks(tk_context ctx, uint32_t *checks);
+
 /* per_token_cast (spec: quant.md 4.1). x is (M, K) bf16 or fp32 with unit
  * column stride and any row stride. out is (M, K) e4m3, contiguous, or for
  * TK_FORMAT_E2M1 (M, K / 2) i8 with two codes per byte (element 2i in the low
@@ -450,6 +473,33 @@ tk_status tk_expand_to_fused_with_sf(tk_context ctx, const tk_tensor *x, const t
  * contiguous. M = 0 is valid (every token's row is cast(0 * sf)). */
 tk_status tk_reduce_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf, const tk_tensor *topk_weights,
                           const tk_tensor *token_topk_to_pos, const tk_tensor *sf, tk_tensor *out, tk_stream stream);
+
+/* ---- Engram (mhc_engram.md §4) ---- */
+
+/* engram_hash (4.1): for layer l and token t, p_i = id[t, i] * mult[l, i]
+ * (i64, wrapping), h_i = p_0 ^ p_1 ^ ... ^ p_i, and for order i in [1, N) and
+ * table j in [0, E), with c = (i - 1) E + j: out[l, t, c] =
+ * (int32)(floormod(h_i, vocab_sizes[l, i - 1, j]) + offsets[l, c]) (the sum
+ * wraps in 32 bits). ngram_token_ids (T, N) i32, multipliers (Lh, N) i64,
+ * vocab_sizes (Lh, N - 1, E) i32, offsets (Lh, (N - 1) E) i32, out
+ * (Lh, T, (N - 1) E) i32, all contiguous; 2 <= N <= 8, Lh <= 16,
+ * (N - 1) E <= 1024. A modulus must be positive (data: a non-positive one
+ * gives -1 in its column, or an error with TK_CHECK_INDICES). Bit-exact. */
+tk_status tk_engram_hash(tk_context ctx, const tk_tensor *ngram_token_ids, const tk_tensor *multipliers,
+                         const tk_tensor *vocab_sizes, const tk_tensor *offsets, tk_tensor *out, tk_stream stream);
+
+/* The reference's make_offsets on host arrays: per layer, the exclusive sum
+ * of vocab_sizes (layers, orders, tables) in row-major order, into offsets
+ * (layers, orders tables). An error for a non-positive size or a layer's
+ * total above 2^31 - 1 (offsets unchanged). */
+tk_status tk_engram_make_offsets(const int32_t *vocab_sizes, int64_t layers, int64_t orders, int64_t tables,
+                                 int32_t *offsets);
+
+/* fused_weight (4.2): weight_fused = f32(weight_hidden) * f32(weight_embed),
+ * exact. weight_hidden, weight_embed (n, H) bf16, weight_fused (n, H) f32,
+ * contiguous; any H (the reference asks H % 256 == 0). */
+tk_status tk_engram_fused_weight(tk_context ctx, const tk_tensor *weight_hidden, const tk_tensor *weight_embed,
+                                 tk_tensor *weight_fused, tk_stream stream);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 //===- expand_to_fused_api.cpp - tk_expand_to_fused[_with_sf] -------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/expand_to_fused.h"
 #include "kernels/registry.h"
@@ -92,6 +93,9 @@ static tk_status tk_expand_to_fused_unguarded(tk_context ctx, const tk_tensor *x
   ExpandRows rows;
   Status s = ctx->targetFor({x, token_topk_to_pos, pos_to_expert, expanded_x}, target);
   if (s.isOk())
+    s = checkIndicesIfAsked(ctx, "tk_expand_to_fused", "token_topk_to_pos", token_topk_to_pos, -1, args["M"],
+                            "M, pos_to_expert's length", stream);
+  if (s.isOk())
     s = rows.plan(ctx, target, x, token_topk_to_pos, pos_to_expert, expanded_x, args["M"], false, 0);
   return tk::runtime::report(s.isOk() ? rows.launch(ctx, stream) : s);
 }
@@ -150,6 +154,9 @@ static tk_status tk_expand_to_fused_with_sf_unguarded(tk_context ctx, const tk_t
   // Where every tensor lives and every schedule, checked before the first of the kernels writes anything.
   tk::compiler::Target target;
   Status s = ctx->targetFor({x, x_sf, token_topk_to_pos, pos_to_expert, expanded_x, expanded_sf}, target);
+  if (s.isOk())
+    s = checkIndicesIfAsked(ctx, "tk_expand_to_fused_with_sf", "token_topk_to_pos", token_topk_to_pos, -1, m,
+                            "M, pos_to_expert's length", stream);
   tk_tensor sfDst = *expanded_sf;
   if (colMajor) { // the storage the view spans, as one run: element (p, j) at j * ld + p
     sfDst.ndim = 1;

@@ -1,5 +1,6 @@
 //===- fused_mapping_api.cpp - tk_get_fused_mapping -----------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/fused_mapping_kernels.h"
 #include "kernels/registry.h"
@@ -94,6 +95,9 @@ static tk_status tk_get_fused_mapping_unguarded(tk_context ctx, const tk_tensor 
     s = fusedMappingSchedule().resolve(ctx, target, place);
   if (!s.isOk())
     return tk::runtime::report(s);
+  if (Status s = checkIndicesIfAsked(ctx, "tk_get_fused_mapping", "topk_idx", topk_idx, -1, num_experts, "num_experts",
+                                          stream); !s.isOk())
+    return tk::runtime::report(s);
   FusedMappingConfig count = place, offsets = place;
   count.stage = FusedMappingConfig::Stage::Count;
   offsets.stage = FusedMappingConfig::Stage::Offsets;
@@ -132,12 +136,13 @@ static tk_status tk_get_fused_mapping_unguarded(tk_context ctx, const tk_tensor 
         tk::runtime::factoryOf(buildFusedMapping, place),
         {&ids, &base, num_tokens_per_expert, &toPos, &tables[0], &tables[1], &tables[2], expert_start, expert_end},
         stream, {e, args["K"]});
-  if (!s.isOk() || !num_positions)
+  if (!s.isOk() || (!num_positions && !checksEnabled(ctx, TK_CHECK_INDICES)))
     return tk::runtime::report(s);
   int64_t total = 0;
   if ((s = readTotal(ctx, expert_end, stream, total)); !s.isOk())
     return tk::runtime::report(s);
-  *num_positions = total;
+  if (num_positions)
+    *num_positions = total;
   if (total > args["M"])
     s = Status::invalid("tk_get_fused_mapping: the mapping needs " + std::to_string(total) +
                         " positions (the sum of the aligned segment lengths), the position tables have M = " +

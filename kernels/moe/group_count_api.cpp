@@ -1,5 +1,6 @@
 //===- group_count_api.cpp - tk_group_count, tk_aux_fi --------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/histogram.h"
 #include "kernels/registry.h"
@@ -69,6 +70,8 @@ static tk_status tk_group_count_unguarded(tk_context ctx, const tk_tensor *group
   tk::compiler::Target target;
   if (Status s = ctx->targetFor({group_idx, counts}, target); !s.isOk())
     return tk::runtime::report(s);
+  if (Status s = checkIndicesIfAsked(ctx, "tk_group_count", "group_idx", group_idx, -1, num_groups, "num_groups", stream); !s.isOk())
+    return tk::runtime::report(s);
   return tk::runtime::report(count(ctx, target, group_idx, counts, stream));
 }
 
@@ -95,6 +98,8 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
     return tk::runtime::report(args.status());
   tk::compiler::Target target;
   if (Status s = ctx->targetFor({topk_idx, fi}, target); !s.isOk())
+    return tk::runtime::report(s);
+  if (Status s = checkIndicesIfAsked(ctx, "tk_aux_fi", "topk_idx", topk_idx, -1, num_experts, "num_experts", stream); !s.isOk())
     return tk::runtime::report(s);
   const int64_t n = args["N"];
   if (n == 0) { // no token: fi = 0 (the spec's), not 0 / 0

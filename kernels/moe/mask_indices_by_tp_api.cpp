@@ -1,5 +1,6 @@
 //===- mask_indices_by_tp_api.cpp - tk_mask_indices_by_tp (moe.md 2.5) ----===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/mask_indices_by_tp.h"
 #include "kernels/registry.h"
@@ -36,6 +37,8 @@ static tk_status tk_mask_indices_by_tp_unguarded(tk_context ctx, const tk_tensor
                                                std::to_string(perRank * num_tp_ranks) + " overflows i32 ids"));
   if (args["N"] * args["K"] == 0)
     return tk::runtime::report(Status::ok());
+  if (Status s = checkIndicesIfAsked(ctx, "tk_mask_indices_by_tp", "indices", indices, -1, n, "n", stream); !s.isOk())
+    return tk::runtime::report(s);
   MaskIndicesConfig config;
   config.dtype = indices->dtype == TK_I32 ? tk::dsl::DType::I32 : tk::dsl::DType::I64;
   tk_tensor flatIn = flatView(indices), flatOut = flatView(masked_indices);

@@ -1,5 +1,6 @@
 //===- reduce_fused_api.cpp - tk_reduce_fused -----------------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/reduce_fused.h"
 #include "kernels/registry.h"
@@ -64,6 +65,10 @@ static tk_status tk_reduce_fused_unguarded(tk_context ctx, const tk_tensor *x, c
   // Where every tensor lives, checked before the stand-in row below is allocated there.
   tk::compiler::Target target;
   if (Status s = ctx->targetFor(tensors, target); !s.isOk())
+    return tk::runtime::report(s);
+  if (Status s = checkIndicesIfAsked(ctx, "tk_reduce_fused", "token_topk_to_pos", token_topk_to_pos, -1, args["M"],
+                                     "M, x's rows", stream);
+      !s.isOk())
     return tk::runtime::report(s);
   const int64_t m = args["M"];
   tk::runtime::Scratch standIn;

@@ -55,10 +55,80 @@ const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule() {
   return schedule;
 }
 
+static int64_t powerOfTwoAtLeast(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p *= 2;
+  return p;
+}
+
+/// Step 5a: the keys of experts outside the Kg best groups become INT32_MIN,
+/// below every live key, so never chosen (K <= Kg epg). The (rows, W) keys go
+/// through shared memory to a (rows, G, epg) tile (padded to powers of two)
+/// whose rows reduce to each group's top-2 sum; those come back through
+/// shared memory as a (rows, W) tile (group g in column g), ranked like the
+/// experts, so every layout stays within one tile's chain of reductions.
+static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const Tile &keys, int64_t rows) {
+  const int64_t width = c.width(), e = c.experts, groups = c.groups, epg = e / groups;
+  const int64_t gp = powerOfTwoAtLeast(groups), ep = powerOfTwoAtLeast(epg);
+  const int32_t taken = std::numeric_limits<int32_t>::min();
+  Shared flat = k.shared({rows * width}, DType::I32), ranked = k.shared({rows * width}, DType::I32);
+  Tile line = k.iota({rows, width}, 0), col = k.iota({rows, width}, 1);
+  auto at = [&](const Scalar &r, const Scalar &c) { return r * r.constantI32(width) + c; };
+  k.scatter(flat, map({line, col}, DType::I32, [&](const std::vector<Scalar> &v) { return at(v[0], v[1]); }), keys);
+  k.barrier();
+  const std::vector<int64_t> shape3 = {rows, gp, ep};
+  Tile line3 = k.iota(shape3, 0), group = k.iota(shape3, 1), member = k.iota(shape3, 2);
+  auto inside = [&](const Scalar &g, const Scalar &j) {
+    return (g < g.constantI32(groups)) & (j < j.constantI32(epg));
+  };
+  Tile keys3 =
+      map({k.gather(flat, map({line3, group, member}, DType::I32,
+                              [&](const std::vector<Scalar> &v) {
+                                return select(inside(v[1], v[2]), at(v[0], v[1] * v[1].constantI32(epg) + v[2]),
+                                              v[0].constantI32(-1));
+                              })),
+           group, member},
+          DType::I32,
+          [&](const std::vector<Scalar> &v) { return select(inside(v[1], v[2]), v[0], v[0].constantI32(taken)); });
+  // m1 + m2 as a multiset: the first position holding the best key knocked out, the best of the rest.
+  Tile first = reduce_max(keys3, 2);
+  Tile firstAt = reduce_min(
+      map({keys3, expand(first, 2, ep), member}, DType::I32,
+          [](const std::vector<Scalar> &v) { return select(v[0] == v[1], v[2], v[2].constantI32(0x7FFFFFFF)); }),
+      2);
+  Tile second =
+      reduce_max(map({keys3, member, expand(firstAt, 2, ep)}, DType::I32,
+                     [&](const std::vector<Scalar> &v) { return select(v[1] == v[2], v[0].constantI32(taken), v[0]); }),
+                 2);
+  Tile groupKeys = rankKeys(keyValues(first) + keyValues(second)); // (rows, G, 1)
+  // Each thread that reduced a group holds its key: one copy per group is scattered (relayout).
+  k.scatter(ranked,
+            relayout(map({reduce_max(line3, 2), reduce_max(group, 2)}, DType::I32,
+                         [&](const std::vector<Scalar> &v) {
+                           return select(v[1] < v[1].constantI32(groups), at(v[0], v[1]), v[1].constantI32(-1));
+                         })),
+            relayout(groupKeys));
+  k.barrier();
+  Tile byColumn = k.gather(ranked, map({line, col}, DType::I32, [&](const std::vector<Scalar> &v) {
+                             return select(v[1] < v[1].constantI32(groups), at(v[0], v[1]), v[1].constantI32(-1));
+                           }));
+  std::vector<Tile> verdict = {col, keys};
+  for (const Tile &b : topkColumns(byColumn, c.topkGroups, groups))
+    verdict.push_back(expand(b, 1, width));
+  return map(verdict, DType::I32, [&](const std::vector<Scalar> &v) {
+    Scalar g = divs(v[0], v[0].constantI32(epg)), kept = g == v[2];
+    for (size_t i = 3; i < v.size(); ++i)
+      kept = kept | (g == v[i]);
+    return select(kept & (v[0] < v[0].constantI32(e)), v[1], v[1].constantI32(taken));
+  });
+}
+
 BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c) {
   const int64_t rows = c.rowsPerBlock(), width = c.width(), e = c.experts;
-  if (c.grouped()) // ranking the groups would reduce the tile's dimension 1 twice: a 3-D tile is next
-    throw std::invalid_argument("top2_sum_gate: group limiting is not in this build yet");
+  if (c.grouped() &&
+      (c.experts % c.groups || c.experts / c.groups < 2 || c.topk > c.topkGroups * (c.experts / c.groups)))
+    throw std::invalid_argument("top2_sum_gate: group limiting needs E % G == 0, E / G >= 2 and K <= Kg E / G");
   KernelBuilder k(ctx, "top2_sum_gate", c.numThreads());
   k.maxAccessBytes(4); // one element per thread and dtype: every (rows, 1) tile of one layout
   Dim tokens = k.dynamic("tokens");
@@ -74,9 +144,9 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
     count = k.input("logical_count", {e + c.shared}, DType::I32);
   }
   if (c.fixed)
-    fixedIds = k.input("unmapped_topk_idx_in", {tokens, c.topk}, DType::I64, {kDynamicStride, 1});
-  if (c.unmapped)
-    unmapped = k.output("unmapped_topk_idx", {tokens, c.topk}, DType::I64, {kDynamicStride, 1});
+    fixedIds = k.input("unmapped_topk_idx_in", {tokens, c.topk}, DType::I64, {kDynamicStride, 1}, 8);
+  if (c.unmapped) // any row stride (moe.md 2.3): aligned to its elements only
+    unmapped = k.output("unmapped_topk_idx", {tokens, c.topk}, DType::I64, {kDynamicStride, 1}, 8);
   Tensor ids = k.output("topk_idx", {tokens, c.slots()}, DType::I64);
   Tensor weights = k.output("topk_weights", {tokens, c.slots()}, DType::F32);
   Uniform rsf = k.scalarInput("routed_scaling_factor", DType::F32), epRank = k.scalarInput("ep_rank", DType::I64),
@@ -108,6 +178,8 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
                                              });
     // Step 4: the selection keys.
     Tile keys = rankKeys((c.scoring == Scoring::Softmax ? x : u) + biasT);
+    if (c.grouped())
+      keys = keepBestGroups(k, c, keys, rows);
     // Step 5b and the per-row inputs.
     std::vector<Tile> sel = topkColumns(keys, c.topk, e);
     Tile routed = map({line}, DType::I32, [](const std::vector<Scalar> &v) { return v[0].constantI32(1); });

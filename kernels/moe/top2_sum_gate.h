@@ -5,9 +5,8 @@
 // selection keys (dsl/Select.h's order), the top-K, the normalization, the
 // shared slots, the replica choice and the EP/TP numbering, every slot's
 // (rows, 1) tile stored at its column. top2SumGateReference is its math.
-// Group limiting (0 < Kg < G) is not in yet: ranking groups needs a 3-D
-// (rows, G, E / G) tile (the 2-D one would be reduced twice along one
-// dimension), as topk_group_idx.cpp does.
+// Group limiting (0 < Kg < G) ranks the groups on a (rows, G, E / G) tile
+// the keys reach through shared memory, as topk_group_idx.cpp ranks them.
 //===----------------------------------------------------------------------===//
 #pragma once
 

@@ -1,5 +1,6 @@
 //===- top2_sum_gate_api.cpp - tk_top2_sum_gate (moe.md 2.3) --------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/top2_sum_gate.h"
 #include "kernels/registry.h"
@@ -85,11 +86,18 @@ static tk_status tk_top2_sum_gate_unguarded(tk_context ctx, const tk_tensor *log
   c.experts = e, c.groups = num_groups, c.topkGroups = num_topk_groups, c.topk = num_topk, c.shared = s;
   c.scoring = (Scoring)scoring, c.mask = mask != nullptr, c.fixed = fix_routing_mask != nullptr;
   c.unmapped = unmapped_topk_idx != nullptr, c.replicas = p.replicas;
-  if (c.grouped()) // the 2-D tile would rank groups along a dimension already reduced; a 3-D tile is next
-    return tk::runtime::report(Status::unsupported(
-        "tk_top2_sum_gate: group limiting (0 < num_topk_groups < num_groups) is not in this build yet"));
   if (args["N"] == 0)
     return tk::runtime::report(Status::ok());
+  const char *op = "tk_top2_sum_gate";
+  Status checked = checkFiniteIfAsked(ctx, op, "logits", logits, stream);
+  if (checked.isOk() && logical_count)
+    checked = checkIndicesIfAsked(ctx, op, "logical_count", logical_count, 1, p.replicas + 1,
+                                  "the replicas: to_physical_map's columns", stream);
+  if (checked.isOk() && fix_routing_mask) // the stored ids of the rows that reuse them
+    checked = checkIndicesIfAsked(ctx, op, "unmapped_topk_idx", unmapped_topk_idx, 0, e, "E, of a fixed row", stream,
+                                  fix_routing_mask);
+  if (!checked.isOk())
+    return tk::runtime::report(checked);
   std::vector<const tk_tensor *> tensors = {logits, bias};
   tk_tensor maskBytes, fixBytes, flatMap;
   if (mask)
@@ -144,5 +152,6 @@ TK_REGISTER_OPERATORS(top2_sum_gate) {
                     "the routing gate: scores, group-limited top-K, normalized weights, replicas, EP/TP ownership",
                     {variant("top2_sum_gate.e72.k6.sigmoid", 72, 0, 0, 6, Scoring::Sigmoid),
                      variant("top2_sum_gate.e256.k8.sqrtsoftplus", 256, 8, 8, 8, Scoring::SqrtSoftplus),
+                     variant("top2_sum_gate.e256.g8.kg4.k8.sigmoid", 256, 8, 4, 8, Scoring::Sigmoid),
                      variant("top2_sum_gate.e144.k6.softmax", 144, 0, 0, 6, Scoring::Softmax)}});
 }

@@ -1,5 +1,6 @@
 //===- topk_gate_api.cpp - tk_topk_gate (moe.md 2.1): contract, launch ----===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/topk_gate.h"
 #include "kernels/registry.h"
@@ -35,6 +36,8 @@ static tk_status tk_topk_gate_unguarded(tk_context ctx, const tk_tensor *scores,
                                                    " experts, got " + std::to_string(e)));
   if (args["N"] == 0)
     return tk::runtime::report(Status::ok());
+  if (Status s = checkFiniteIfAsked(ctx, "tk_topk_gate", "scores", scores, stream); !s.isOk())
+    return tk::runtime::report(s);
   TopkGateConfig config;
   config.experts = e;
   config.topk = k;

@@ -1,5 +1,6 @@
 //===- topk_group_idx_api.cpp - tk_topk_sum_and_topk_group_idx (moe.md 2.2) ===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/topk_group_idx.h"
 #include "kernels/registry.h"
@@ -37,6 +38,8 @@ static tk_status tk_topk_sum_and_topk_group_idx_unguarded(tk_context ctx, const 
                                                    " scores per token, got " + std::to_string(g * epg)));
   if (args["N"] == 0)
     return tk::runtime::report(Status::ok());
+  if (Status s = checkFiniteIfAsked(ctx, "tk_topk_sum_and_topk_group_idx", "scores", scores, stream); !s.isOk())
+    return tk::runtime::report(s);
   TopkGroupIdxConfig config;
   config.groups = g, config.perGroup = epg, config.topkSum = q, config.topkGroups = kg;
   tk_tensor out = *group_idx; // (N, Kg, 1): a group per (row, rank) of the kernel's tiles

@@ -1,5 +1,6 @@
 //===- unique_group_indices_api.cpp - tk_inplace_unique_group_indices -----===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/unique_group_indices.h"
 #include "kernels/registry.h"
@@ -29,6 +30,9 @@ static tk_status tk_inplace_unique_group_indices_unguarded(tk_context ctx, tk_te
                                                    " ids per row, got " + std::to_string(k)));
   if (args["N"] == 0 || k <= 1) // nothing can repeat
     return tk::runtime::report(Status::ok());
+  if (Status s = checkIndicesIfAsked(ctx, "tk_inplace_unique_group_indices", "group_indices", group_indices, -1,
+                                          num_groups, "num_groups", stream); !s.isOk())
+    return tk::runtime::report(s);
   UniqueGroupIndicesConfig config;
   config.topk = k;
   // In place: the kernel reads each row before it writes it, through two views of one tensor.

@@ -63,6 +63,23 @@ tk_status tk_set_num_sms(tk_context ctx, int32_t num_sms) {
   return report(Status::ok());
 }
 
+tk_status tk_set_input_checks(tk_context ctx, uint32_t checks) {
+  if (!ctx)
+    return report(Status::invalid("tk_set_input_checks: ctx is null"));
+  if (checks & ~uint32_t(TK_CHECK_INDICES | TK_CHECK_FINITE))
+    return report(Status::invalid("tk_set_input_checks: unknown flags " + std::to_string(checks) +
+                                  " (TK_CHECK_INDICES = 1, TK_CHECK_FINITE = 2)"));
+  ctx->inputChecks = checks;
+  return report(Status::ok());
+}
+
+tk_status tk_get_input_checks(tk_context ctx, uint32_t *checks) {
+  if (!ctx || !checks)
+    return report(Status::invalid(std::string("tk_get_input_checks: ") + (ctx ? "checks" : "ctx") + " is null"));
+  *checks = ctx->inputChecks;
+  return report(Status::ok());
+}
+
 tk_status tk_get_num_sms(tk_context ctx, int32_t *num_sms) {
   if (!ctx || !num_sms)
     return report(Status::invalid(std::string("tk_get_num_sms: ") + (ctx ? "num_sms" : "ctx") + " is null"));

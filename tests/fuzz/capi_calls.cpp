@@ -21,6 +21,19 @@ tk_context sharedContext() {
   return ctx;
 }
 
+/// A context whose calls check their index tensors (TK_CHECK_INDICES).
+tk_context checkedContext() {
+  static tk_context ctx = [] {
+    tk_context c = nullptr;
+    if (tk_context_create(&c) != TK_SUCCESS || tk_set_input_checks(c, TK_CHECK_INDICES) != TK_SUCCESS) {
+      std::fprintf(stderr, "capi_fuzzer: a checked context: %s\n", tk_last_error());
+      std::abort();
+    }
+    return c;
+  }();
+  return ctx;
+}
+
 } // namespace
 
 Call::Call(const uint8_t *data, size_t size) : in(data, size) {
@@ -360,6 +373,31 @@ std::function<tk_status()> decode(Call &c, int &entry) {
                               map, count, unmapped, ids, weights, nullptr);
     };
   }
+  case 28: {
+    // ids (m, N) i32 of random bits; N, Lh, E mostly the spec's (3, 2, 8); moduli of random bits (zero and negative
+    // ones too), sometimes device-checked.
+    static const int64_t ngrams[] = {3, 3, 2, 5, 1, 9};
+    static const int64_t layers[] = {2, 2, 1, 3, 0, 17};
+    static const int64_t tables[] = {8, 8, 1, 5, 0};
+    const int64_t n = c.in.pick(ngrams), lh = c.in.pick(layers), e = c.in.pick(tables),
+                  cols = n > 1 ? (n - 1) * e : e;
+    const bool checked = c.in.choose(2) == 1;
+    auto ids = c.t(TK_I32, {m, n});
+    auto mult = c.t(TK_I64, {lh, n});
+    auto vocab = c.t(TK_I32, {lh, n > 1 ? n - 1 : 1, e});
+    auto offsets = c.t(TK_I32, {lh, cols});
+    auto out = c.out(TK_I32, {lh, m, cols});
+    return [=, ctx = checked && c.ctx ? checkedContext() : c.ctx] {
+      return tk_engram_hash(ctx, ids, mult, vocab, offsets, out, nullptr);
+    };
+  }
+  case 29: {
+    // bf16 weights (m, k) of random bits into f32.
+    auto wh = c.t(TK_BF16, {m, k});
+    auto we = c.t(TK_BF16, {m, k});
+    auto wf = c.out(TK_F32, {m, k});
+    return [=, ctx = c.ctx] { return tk_engram_fused_weight(ctx, wh, we, wf, nullptr); };
+  }
   default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
@@ -398,7 +436,8 @@ const char *entryName(int entry) {
       "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
       "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
       "tk_mask_indices_by_tp", "tk_aux_fi", "tk_group_count", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
-      "tk_expand_to_fused_with_sf", "tk_reduce_fused", "tk_get_fused_mapping", "tk_top2_sum_gate"};
+      "tk_expand_to_fused_with_sf", "tk_reduce_fused", "tk_get_fused_mapping", "tk_top2_sum_gate",
+      "tk_engram_hash", "tk_engram_fused_weight"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

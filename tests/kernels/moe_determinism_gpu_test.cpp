@@ -6,6 +6,7 @@
 #include "checks/topk_gate_check.h"
 #include "kernels/moe/fused_mapping.h"
 #include "tests/kernels/gpu_suite.h"
+#include "tk/tk.h"
 
 #include <cstring>
 #include <vector>
@@ -56,6 +57,18 @@ TEST_F(MoeDeterminismGpu, HundredRunsAreBitIdentical) {
                           [&] { return tk_normalize_weight(ctx, &weights, &td, &tn, nullptr); }),
             0)
       << "normalize_weight";
+  // The whole gate, group-limited, on the same tied scores as logits: ids and weights in one buffer.
+  tk_tensor bias = tk::checks::deviceTensor(static_cast<char *>(ds) + 4 * 1000, TK_F32, {e});
+  tk_tensor gateIds = tk::checks::deviceTensor(out, TK_I64, {n, 8});
+  tk_tensor gateWeights = tk::checks::deviceTensor(static_cast<char *>(out) + n * 8 * 8, TK_F32, {n, 8});
+  EXPECT_EQ(differingRuns(*session, out, n * 8 * 12,
+                          [&] {
+                            return tk_top2_sum_gate(ctx, &ts, &bias, 8, 4, 8, 0, 0, 2.5f, 1, 4, 1, 2,
+                                                    TK_SCORING_SIGMOID, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                    &gateIds, &gateWeights, nullptr);
+                          }),
+            0)
+      << "top2_sum_gate";
   tk_tensor ids = tk::checks::deviceTensor(out, TK_I64, {n, 8}); // topk_gate's ids, rewritten below
   ASSERT_EQ(tk_topk_gate(ctx, &ts, 8, &ids, nullptr), TK_SUCCESS);
   void *masked = session->alloc(n * 8 * 8);
@@ -130,7 +143,7 @@ TEST_F(MoeDeterminismGpu, HundredRunsAreBitIdentical) {
                           }),
             0)
       << "get_fused_mapping";
-  std::printf("[ MoE determinism ] 10 operators x 100 runs on %s\n", session->device().name.c_str());
+  std::printf("[ MoE determinism ] 11 operators x 100 runs on %s\n", session->device().name.c_str());
   tk_context_destroy(ctx);
 }
 

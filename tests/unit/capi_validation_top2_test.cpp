@@ -38,8 +38,8 @@ TEST(Top2SumGateValidation, NamesTheArgument) {
   expect(TK_ERROR_INVALID_ARGUMENT, "needs 1 <= K <= E");
   k = 6, g = 8;
   expect(TK_ERROR_INVALID_ARGUMENT, "both 0 or both positive");
-  g = 8, kg = 4, logits = tensor(TK_F32, {64, 256}), bias = tensor(TK_F32, {256});
-  expect(TK_ERROR_UNSUPPORTED, "group limiting");
+  g = 8, kg = 1, logits = tensor(TK_F32, {64, 16}), bias = tensor(TK_F32, {16}); // K = 6 > 1 group of 2
+  expect(TK_ERROR_INVALID_ARGUMENT, "K <= Kg x (E / G)");
   g = 0, kg = 0, logits = tensor(TK_F32, {64, 72}), bias = tensor(TK_F32, {72}), shared = 1;
   expect(TK_ERROR_INVALID_ARGUMENT, "physical map"); // shared slots name E + j: only through the map
   shared = 0, fixPtr = &fix;

@@ -4,7 +4,9 @@
 // have a vector of the fragment to hold (five kernels once had half
 // their threads idle on sm_100a, whose 32-byte vectors the tiles were not
 // sized for). The 576-channel rows (576 = 72 vectors of 8) are the known
-// exception: no vector width fills 128 threads there.
+// exception: no vector width fills 128 threads there. A fragment of fewer
+// elements than the CTA has threads (top2_sum_gate's 8 group keys of a
+// token, relaid out to be scattered) is not counted: no vector fills them.
 #include "kernels/registry.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Layout/LayoutAttrs.h"
@@ -34,6 +36,11 @@ std::set<std::string> idleThreadLayouts(mlir::ModuleOp module, const std::string
       if (!blocked)
         continue;
       compiler::BlockedLayout l = compiler::toBlockedLayout(blocked, frag.getShape());
+      int64_t threads = 1;
+      for (int64_t d = 0; d < l.rank(); ++d)
+        threads *= l.lanes[d] * l.warps[d];
+      if (frag.getNumElements() < threads)
+        continue;
       for (int64_t d = 0; d < l.rank(); ++d)
         if (2 * ((l.shape[d] + l.vec[d] - 1) / l.vec[d]) <= l.lanes[d] * l.warps[d]) {
           found.insert(kernel + ": " + l.str());

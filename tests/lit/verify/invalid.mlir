@@ -431,9 +431,9 @@ tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 64 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.grid (%i) in (%c1) {
-    %t = tile.load %x[%i, %c0] : memref<?x64xf32> -> !tile.frag<2x64xf32>
+    %t = tile.load %x[%i, %c0] : memref<?x64xf32> -> !tile.frag<2x64xf32, #tile.blocked<vec = [1, 2], lanes = [1, 32], warps = [2, 1]>>
     // expected-error @+1 {{needs the result's layout}}
-    %r = tile.relayout %t : !tile.frag<2x64xf32> -> !tile.frag<2x64xf32>
+    %r = tile.relayout %t : !tile.frag<2x64xf32, #tile.blocked<vec = [1, 2], lanes = [1, 32], warps = [2, 1]>> -> !tile.frag<2x64xf32>
   }
   tile.return
 }

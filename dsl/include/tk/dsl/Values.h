@@ -252,6 +252,12 @@ Tile scan_sum(const Tile &t, int64_t dim, bool exclusive = false);
 Tile count_equal(const Tile &keys, int64_t dim, bool before = false);
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
 Tile transpose(const Tile &t);
+/// The same tile, held as its users want it (tile.relayout: through shared
+/// memory). Layout inference gives producers their users' layouts, so a
+/// kernel needs it only where one fragment must be held two ways: e.g. a
+/// reduction's result (replicated across the threads that reduced it) that
+/// is also scattered, which wants each element held by one thread.
+Tile relayout(const Tile &t);
 /// Repeats every element `group` times along `dim` (undoes a grouped reduce's shape).
 Tile expand(const Tile &t, int64_t dim, int64_t group);
 /// FP4 (E2M1) codes of an f32 tile, two per byte along the last dimension

@@ -36,6 +36,9 @@ struct tk_context_s {
   tk::runtime::Status run(const tk::runtime::KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
                           tk_stream stream, const std::vector<int64_t> &scalars = {});
 
+  /// tk_set_input_checks: the TK_CHECK_* flags the operators' calls honour.
+  uint32_t inputChecks = 0;
+
   /// tk_set_num_sms: the SM count persistent grids are sized for (0: the device's).
   int numSms = 0;
   /// An error when `n` SMs exceed the bound device's (checked when bound).

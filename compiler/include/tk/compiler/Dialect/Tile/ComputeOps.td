@@ -119,9 +119,11 @@ def Tile_RelayoutOp : Tile_Op<"relayout", [Pure, Tile_LayoutInferenceOpInterface
     thread writes its elements to a shared-memory buffer of the fragment's
     shape, the block synchronizes and every thread reads the elements of the
     result layout (then synchronizes again, so the buffer can be reused). The
-    CPU lowering forwards the value. Kernels do not need it: layout inference
-    (tile-assign-layouts) gives producers the layouts their users want. Its
-    ablations insert it: `infer=false` where an op's operand has another
+    CPU lowering forwards the value. Kernels rarely need it: layout inference
+    (tile-assign-layouts) gives producers the layouts their users want; the
+    DSL's relayout() is for a fragment needed in two layouts (a reduction's
+    replicated result that is also scattered), its result's layout left to
+    inference (the hint of its users, else the default). Its ablations insert it: `infer=false` where an op's operand has another
     layout than the op needs, tile-materialize-intermediates (the ablation of
     fusion) after every computed fragment, to its own layout.
       %r = tile.relayout %s : !tile.frag<4x8xf32, #tile.blocked<...>> -> !tile.frag<4x8xf32, #tile.reduced<...>>

@@ -1,0 +1,83 @@
+"""The peers of tk's Engram rows (mhc_engram.md 4.1, 4.2), for TileKernels and torch.
+
+engram_hash rows: shape 'TxN', words 'Lh=' and 'E=' (layers, tables per
+order), drawn as 4.1's tests draw them. engram_fused_weight rows: shape 'nxH',
+bf16 randn weights.
+"""
+from rowspec import Unsupported
+
+
+def _hash(r):
+    r.only(["Lh=", "E="])
+    t, n = r.dims(2)
+    lh, e = r.value("Lh"), r.value("E")
+    if not lh or not e:
+        raise Unsupported(f"engram_hash rows need Lh= and E=, got '{r.variant}'")
+    return t, n, lh, e
+
+
+def _hash_inputs(c, t, n, lh, e):
+    torch = c.torch
+    ids = torch.randint(0, 100000, (t, n), dtype=torch.int32, device=c.dev)
+    mult = torch.randint(0, 100000, (lh, n), dtype=torch.int64, device=c.dev)
+    vocab = torch.randint(100000, 1000000, (lh, n - 1, e), dtype=torch.int32, device=c.dev)
+    flat = vocab.view(lh, -1).long()
+    offsets = (flat.cumsum(dim=1) - flat).int().contiguous()
+    return ids, mult, vocab, offsets
+
+
+def _weights(r):
+    r.only([])
+    return r.dims(2)
+
+
+def tile_kernels_handlers():
+    def hash_(r):
+        t, n, lh, e = _hash(r)
+        desc = f"engram.engram_hash(ids[{t}x{n} i32], mult[{lh}x{n} i64], vocab[{lh}x{n - 1}x{e}], offsets)"
+
+        def make(c):
+            import tile_kernels.engram as engram
+            args = _hash_inputs(c, t, n, lh, e)
+            return (lambda: engram.engram_hash(*args)), [("out", (), (lh, t, (n - 1) * e), "int32")]
+        return desc, make
+
+    def weight(r):
+        n, h = _weights(r)
+        desc = f"engram.fused_weight(wh[{n}x{h} bf16], we)"
+
+        def make(c):
+            import tile_kernels.engram as engram
+            wh, we = c.randn(n, h), c.randn(n, h)
+            return (lambda: engram.fused_weight(wh, we)), [("wf", (), (n, h), "float32")]
+        return desc, make
+    return {"engram_hash": hash_, "engram_fused_weight": weight}
+
+
+def torch_handlers():
+    def hash_(r):
+        t, n, lh, e = _hash(r)
+        desc = f"i64 products, XOR chain, torch.remainder, + offsets; ids[{t}x{n} i32], {lh} layers x {e} tables"
+
+        def make(c):
+            torch = c.torch
+
+            def fn(ids, mult, vocab, offsets):
+                p = ids.long()[None] * mult[:, None, :]  # (Lh, T, N), wrapping
+                h, hs = p[..., 0], []
+                for i in range(1, n):
+                    h = h ^ p[..., i]
+                    hs.append(h)
+                rows = torch.remainder(torch.stack(hs, dim=-1)[..., None], vocab[:, None].long())
+                return (rows + offsets.view(lh, 1, n - 1, e)).view(lh, t, (n - 1) * e).int()
+            return fn, _hash_inputs(c, t, n, lh, e)
+        return desc, make
+
+    def weight(r):
+        n, h = _weights(r)
+        desc = f"wh.float() * we.float(), [{n}x{h} bf16]"
+
+        def make(c):
+            return (lambda a, b: a.float() * b.float()), (c.randn(n, h), c.randn(n, h))
+        return desc, make
+    return {"engram_hash": hash_, "engram_fused_weight": weight}

@@ -1,0 +1,190 @@
+//===- input_checks.cpp ---------------------------------------------------===//
+#include "kernels/common/input_checks.h"
+#include "kernels/common/validate.h"
+#include "tk/runtime/Context.h"
+#include "tk/runtime/Scratch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+namespace tk::kernels {
+
+using namespace tk::dsl;
+using runtime::Status;
+
+namespace {
+constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMaxWidth = 4096;
+
+int64_t widthFor(int64_t cols) {
+  int64_t w = 32;
+  while (w < cols && w < kMaxWidth)
+    w *= 2;
+  return w;
+}
+
+/// (rows, cols, row stride) of a 1-D or 2-D tensor with a unit inner stride,
+/// or of a contiguous one of any rank as one row.
+struct Shape2d {
+  int64_t rows, cols, stride;
+};
+Shape2d shapeOf(const tk_tensor *t) {
+  if (isContiguous(t))
+    return {1, numElements(t), numElements(t)};
+  return {t->shape[0], t->shape[1], t->strides[0]};
+}
+
+/// The element at flat offset `f` (r cols + c), read from the device or the host.
+Status readElement(tk_context_s *ctx, const tk_tensor *t, const Shape2d &s, int64_t f, tk_stream stream, void *value) {
+  const int64_t bytes = elementBytes(t->dtype);
+  const int64_t offset = ((f / s.cols) * s.stride + f % s.cols) * bytes;
+  const char *at = static_cast<const char *>(t->data) + offset;
+  if (t->device == TK_DEVICE_CPU) {
+    std::memcpy(value, at, bytes);
+    return Status::ok();
+  }
+  return ctx->readBack(reinterpret_cast<runtime::CUdeviceptr>(at), bytes, stream,
+                       [&](const void *p) { std::memcpy(value, p, bytes); });
+}
+
+/// Runs the check over `t`; `first` gets the least bad flat offset or kNone.
+Status scan(tk_context_s *ctx, InputCheckConfig c, const tk_tensor *t, const tk_tensor *rowMask, int64_t lo, int64_t hi,
+            tk_stream stream, Shape2d &shape, int64_t &first) {
+  first = kNone;
+  shape = rowMask ? Shape2d{t->shape[0], t->ndim == 2 ? t->shape[1] : 1, t->ndim == 2 ? t->strides[0] : 1} : shapeOf(t);
+  if (shape.rows == 0 || shape.cols == 0)
+    return Status::ok();
+  c.dtype = dslDtype(t->dtype), c.width = widthFor(shape.cols), c.rowMask = rowMask != nullptr;
+  const int64_t gridRows = (shape.rows + c.rowsPerBlock() - 1) / c.rowsPerBlock(),
+                gridCols = (shape.cols + c.width - 1) / c.width;
+  tk_tensor view = *t;
+  view.ndim = 2, view.shape[0] = shape.rows, view.shape[1] = shape.cols, view.strides[0] = shape.stride,
+  view.strides[1] = 1;
+  c.alignBytes = alignmentOf(&view, elementBytes(t->dtype));
+  runtime::Scratch scratch;
+  if (Status s = scratch.allocateOnStream(ctx, *t, (size_t)(gridRows * gridCols * 8), stream); !s.isOk())
+    return s;
+  tk_tensor out = scratch.tensor(TK_I64, gridRows, gridCols), mask;
+  std::vector<const tk_tensor *> tensors = {&view};
+  if (rowMask)
+    mask = flatView(rowMask), mask.dtype = TK_U8, tensors.push_back(&mask);
+  tensors.push_back(&out);
+  if (Status s = ctx->run(runtime::factoryOf(buildInputCheck, c), tensors, stream, {lo, hi, shape.rows, shape.cols});
+      !s.isOk())
+    return s;
+  return scratch.inspect(stream, [&](const void *p) {
+    const int64_t *tiles = static_cast<const int64_t *>(p);
+    first = *std::min_element(tiles, tiles + gridRows * gridCols);
+  });
+}
+
+std::string where(const char *name, const tk_tensor *t, const Shape2d &s, int64_t f) {
+  (void)s; // flat offsets count r cols + c in the tensor's own shape either way
+  if (t->ndim == 2)
+    return std::string(name) + "[" + std::to_string(f / t->shape[1]) + ", " + std::to_string(f % t->shape[1]) + "]";
+  return std::string(name) + "[" + std::to_string(f) + "]";
+}
+} // namespace
+
+std::string InputCheckConfig::key() const {
+  return std::string("input_check:") + (kind == Kind::Range ? "range," : "finite,") + dtypeName((tk_dtype)dtype) +
+         ",w=" + std::to_string(width) + ",align=" + std::to_string(alignBytes) + (rowMask ? ",masked" : "");
+}
+
+BuiltKernel buildInputCheck(mlir::MLIRContext &ctx, const InputCheckConfig &c) {
+  const int64_t rows = c.rowsPerBlock(), width = c.width;
+  KernelBuilder k(ctx, "input_check", 128);
+  Dim r = k.dynamic("rows"), n = k.dynamic("cols"), gr = k.dynamic("tile_rows"), gc = k.dynamic("tile_cols");
+  Tensor x = k.input("x", {r, n}, c.dtype, {kDynamicStride, 1}, c.alignBytes);
+  std::optional<Tensor> mask;
+  if (c.rowMask)
+    mask = k.input("row_mask", {r}, DType::U8);
+  Tensor first = k.output("first_bad", {gr, gc}, DType::I64, {}, 8); // rows of any number of tiles
+  Uniform lo = k.scalarInput("lo", DType::I64), hi = k.scalarInput("hi", DType::I64),
+          numRows = k.scalarInput("rows", DType::I64), numCols = k.scalarInput("cols", DType::I64);
+  k.grid({ceil_div(r, rows), ceil_div(n, width)}, [&](const std::vector<Index> &b) {
+    Index r0 = b[0] * rows, c0 = b[1] * width;
+    Tile row = map({k.iota({rows, width}, 0)}, DType::I32,
+                   [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(r0); });
+    std::vector<Tile> in = {k.load(x, {r0, c0}, {rows, width}), row, k.iota({rows, width}, 1)};
+    if (mask)
+      in.push_back(k.gather(*mask, row));
+    Tile bad = map(in, DType::I64, [&](const std::vector<Scalar> &v) {
+      Scalar r64 = v[1].sextToI64(), c64 = (v[2] + v[2].index(c0)).sextToI64();
+      Scalar inside = (r64 < v[1].uniform(numRows)) & (c64 < v[1].uniform(numCols));
+      if (mask)
+        inside = inside & (v[3] != v[3].zero(DType::U8));
+      Scalar wrong = [&] {
+        if (c.kind == InputCheckConfig::Kind::Finite) { // exponent all ones: an infinity or a NaN
+          Scalar e = v[0].bitsAsI32() & v[0].constantI32(0x7F800000);
+          return e == v[0].constantI32(0x7F800000);
+        }
+        Scalar x64 = c.dtype == DType::I64 ? v[0] : v[0].sextToI64();
+        return (x64 < v[0].uniform(lo)) | (x64 >= v[0].uniform(hi));
+      }();
+      return select(inside & wrong, r64 * v[1].uniform(numCols) + c64, r64.constantI64(kNone));
+    });
+    k.store(first, {b[0], b[1]}, reduce_min(reduce_min(bad, 1), 0));
+  });
+  return k.finish();
+}
+
+bool checksEnabled(const tk_context_s *ctx, uint32_t flag) { return ctx && (ctx->inputChecks & flag); }
+
+Status checkRange(tk_context_s *ctx, const char *op, const char *name, const tk_tensor *t, int64_t lo, int64_t hi,
+                  const std::string &why, tk_stream stream, const tk_tensor *rowMask) {
+  InputCheckConfig c;
+  Shape2d shape;
+  int64_t first;
+  if (Status s = scan(ctx, c, t, rowMask, lo, hi, stream, shape, first); !s.isOk() || first == kNone)
+    return s;
+  int64_t value = 0;
+  if (t->dtype == TK_I32) {
+    int32_t v32 = 0;
+    if (Status s = readElement(ctx, t, shape, first, stream, &v32); !s.isOk())
+      return s;
+    value = v32;
+  } else if (Status s = readElement(ctx, t, shape, first, stream, &value); !s.isOk()) {
+    return s;
+  }
+  return Status::invalid(std::string(op) + ": " + where(name, t, shape, first) + " = " + std::to_string(value) +
+                         " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + ")" +
+                         (why.empty() ? "" : " (" + why + ")") + "; found by TK_CHECK_INDICES, nothing written");
+}
+
+Status checkFinite(tk_context_s *ctx, const char *op, const char *name, const tk_tensor *t, tk_stream stream) {
+  InputCheckConfig c;
+  c.kind = InputCheckConfig::Kind::Finite;
+  Shape2d shape;
+  int64_t first;
+  if (Status s = scan(ctx, c, t, nullptr, 0, 0, stream, shape, first); !s.isOk() || first == kNone)
+    return s;
+  float value = 0;
+  if (Status s = readElement(ctx, t, shape, first, stream, &value); !s.isOk())
+    return s;
+  std::ostringstream v;
+  v << value;
+  return Status::invalid(std::string(op) + ": " + where(name, t, shape, first) + " = " + v.str() +
+                         " is not finite; found by TK_CHECK_FINITE, nothing written");
+}
+
+} // namespace tk::kernels
+
+namespace tk::kernels {
+
+runtime::Status checkIndicesIfAsked(tk_context_s *ctx, const char *op, const char *name, const tk_tensor *t, int64_t lo,
+                                    int64_t hi, const std::string &why, tk_stream stream, const tk_tensor *rowMask) {
+  return checksEnabled(ctx, TK_CHECK_INDICES) ? checkRange(ctx, op, name, t, lo, hi, why, stream, rowMask)
+                                              : runtime::Status::ok();
+}
+
+runtime::Status checkFiniteIfAsked(tk_context_s *ctx, const char *op, const char *name, const tk_tensor *t,
+                                   tk_stream stream) {
+  return checksEnabled(ctx, TK_CHECK_FINITE) ? checkFinite(ctx, op, name, t, stream) : runtime::Status::ok();
+}
+
+} // namespace tk::kernels

@@ -1,0 +1,53 @@
+//===- fused_weight.cpp ---------------------------------------------------===//
+#include "kernels/engram/fused_weight.h"
+
+namespace tk::kernels::engram {
+
+using namespace tk::dsl;
+
+std::string FusedWeightConfig::key() const {
+  const std::string schedule = fusedWeightSchedule().spec().print(*this);
+  return "engram_fused_weight" + (schedule.empty() ? std::string() : "|" + schedule);
+}
+
+static std::string checkSchedule(const FusedWeightConfig &c) {
+  if (c.tileElements() % c.numThreads() || c.tileElements() / c.numThreads() > 64)
+    return "elements per CTA must be 1 to 64 per thread";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const FusedWeightConfig &, const compiler::Target &) {
+  std::vector<std::string> out;
+  for (int elements : {1024, 2048, 4096, 8192})
+    for (int threads : {128, 256, 512})
+      out.push_back("elements=" + std::to_string(elements) + ",threads=" + std::to_string(threads));
+  return out;
+}
+
+const OperatorSchedule<FusedWeightConfig> &fusedWeightSchedule() {
+  using C = FusedWeightConfig;
+  static const OperatorSchedule<C> schedule(
+      "engram_fused_weight", "tk_engram_fused_weight",
+      ScheduleSpec<C>({
+          {&C::elements, {"elements", "elements per CTA (a power of two)", 32, 16384, true, 0}},
+          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+      }),
+      checkSchedule, searchSpace);
+  return schedule;
+}
+
+BuiltKernel buildFusedWeight(mlir::MLIRContext &ctx, const FusedWeightConfig &c) {
+  const int64_t tile = c.tileElements();
+  KernelBuilder k(ctx, "engram_fused_weight", c.numThreads());
+  Dim n = k.dynamic("elements");
+  Tensor wh = k.input("weight_hidden", {n}, DType::BF16);
+  Tensor we = k.input("weight_embed", {n}, DType::BF16);
+  Tensor wf = k.output("weight_fused", {n}, DType::F32);
+  k.grid({ceil_div(n, tile)}, [&](const std::vector<Index> &b) {
+    Index at = b[0] * tile;
+    k.store(wf, {at}, k.load(wh, {at}, {tile}).to(DType::F32) * k.load(we, {at}, {tile}).to(DType::F32));
+  });
+  return k.finish();
+}
+
+} // namespace tk::kernels::engram
