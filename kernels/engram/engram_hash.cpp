@@ -22,7 +22,8 @@ int64_t EngramHashConfig::width() const {
 }
 
 int64_t EngramHashConfig::rowsPerBlock() const {
-  return rows ? rows : std::min<int64_t>(128, std::max<int64_t>(1, 4096 / width()));
+  // 32 tokens: 126 CTAs for the spec's 4001 (128 gave 32 CTAs, each with 16 serial 64-bit floor-mods per thread).
+  return rows ? rows : std::min<int64_t>(32, std::max<int64_t>(1, 4096 / width()));
 }
 
 static std::string checkSchedule(const EngramHashConfig &c) {

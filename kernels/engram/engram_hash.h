@@ -19,7 +19,7 @@ namespace tk::kernels::engram {
 
 struct EngramHashConfig {
   int64_t ngram = 0, layers = 0, tables = 0; ///< N, Lh, E: compile-time, as in the reference
-  /// Schedule: tokens per CTA (0: 4096 / width, from 1 to 128), threads (0: 128).
+  /// Schedule: tokens per CTA (0: 4096 / width, from 1 to 32), threads (0: 128).
   int64_t rows = 0, threads = 0;
   int64_t columns() const { return (ngram - 1) * tables; } ///< C
   int64_t width() const;                                   ///< C rounded up to a power of two

@@ -23,7 +23,7 @@ struct Top2SumGateConfig {
   Scoring scoring = Scoring::Sigmoid;
   bool mask = false, fixed = false, unmapped = false;
   int64_t replicas = 0; ///< the physical map's columns (X + 1); 0: no map
-  /// Schedule: tokens per CTA (0: 256 / W, at least 1), threads (0: 128).
+  /// Schedule: tokens per CTA (0: threads / W, at least 1), threads (0: 128).
   int64_t rows = 0, threads = 0;
   int64_t width() const;
   int64_t rowsPerBlock() const;
