@@ -105,4 +105,16 @@ runtime::Status checkScheduleOverrides(const runtime::ScheduleSettings &settings
   return runtime::Status::ok();
 }
 
+std::vector<std::string> everyCombination(const std::vector<std::pair<std::string, std::vector<int64_t>>> &fields) {
+  std::vector<std::string> out = {""};
+  for (const auto &[name, values] : fields) {
+    std::vector<std::string> longer;
+    for (const std::string &prefix : out)
+      for (int64_t v : values)
+        longer.push_back(prefix + (prefix.empty() ? "" : ",") + name + "=" + std::to_string(v));
+    out = std::move(longer);
+  }
+  return out;
+}
+
 } // namespace tk::kernels

@@ -37,6 +37,10 @@ inline int64_t stagesThatFit(int64_t stages, int64_t stageBytes) {
   return std::max<int64_t>(1, std::min<int64_t>(stages, kPipelineSharedBytes / stageBytes));
 }
 
+/// A search space (`tk tune`) of every combination of the fields' values, as
+/// schedule strings ("rows=1,threads=32", ...), the first field outermost.
+std::vector<std::string> everyCombination(const std::vector<std::pair<std::string, std::vector<int64_t>>> &fields);
+
 /// One field: what `text` overrides and keys call it, and the values it takes.
 struct ScheduleField {
   const char *name;    ///< "rows"

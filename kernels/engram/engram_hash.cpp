@@ -34,11 +34,7 @@ static std::string checkSchedule(const EngramHashConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const EngramHashConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int rows : {32, 64, 128, 256})
-    for (int threads : {32, 64, 128, 256})
-      out.push_back("rows=" + std::to_string(rows) + ",threads=" + std::to_string(threads));
-  return out;
+  return everyCombination({{"rows", {32, 64, 128, 256}}, {"threads", {32, 64, 128, 256}}});
 }
 
 const OperatorSchedule<EngramHashConfig> &engramHashSchedule() {

@@ -17,11 +17,7 @@ static std::string checkSchedule(const FusedWeightConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const FusedWeightConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int elements : {1024, 2048, 4096, 8192})
-    for (int threads : {128, 256, 512})
-      out.push_back("elements=" + std::to_string(elements) + ",threads=" + std::to_string(threads));
-  return out;
+  return everyCombination({{"elements", {1024, 2048, 4096, 8192}}, {"threads", {128, 256, 512}}});
 }
 
 const OperatorSchedule<FusedWeightConfig> &fusedWeightSchedule() {

@@ -43,11 +43,7 @@ static std::string checkSchedule(const ExpandConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const ExpandConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int rows : {1, 2, 4, 8, 16})
-    for (int cols : {512, 1024, 2048})
-      out.push_back("rows=" + std::to_string(rows) + ",cols=" + std::to_string(cols) + ",threads=128");
-  return out;
+  return everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"cols", {512, 1024, 2048}}, {"threads", {128}}});
 }
 
 const OperatorSchedule<ExpandConfig> &expandSchedule() {

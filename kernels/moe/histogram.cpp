@@ -22,11 +22,7 @@ static std::string checkSchedule(const HistogramConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const HistogramConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int tile : {1024, 2048, 4096, 8192})
-    for (int threads : {128, 256, 512})
-      out.push_back("tile=" + std::to_string(tile) + ",threads=" + std::to_string(threads));
-  return out;
+  return everyCombination({{"tile", {1024, 2048, 4096, 8192}}, {"threads", {128, 256, 512}}});
 }
 
 const OperatorSchedule<HistogramConfig> &histogramSchedule() {

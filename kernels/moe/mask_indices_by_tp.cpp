@@ -21,11 +21,7 @@ static std::string checkSchedule(const MaskIndicesConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const MaskIndicesConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int tile : {512, 1024, 2048, 4096})
-    for (int threads : {128, 256})
-      out.push_back("tile=" + std::to_string(tile) + ",threads=" + std::to_string(threads));
-  return out;
+  return everyCombination({{"tile", {512, 1024, 2048, 4096}}, {"threads", {128, 256}}});
 }
 
 const OperatorSchedule<MaskIndicesConfig> &maskIndicesSchedule() {

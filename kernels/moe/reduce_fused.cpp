@@ -34,13 +34,7 @@ static std::string checkSchedule(const ReduceFusedConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int rows : {1, 2, 4, 8})
-    for (int cols : {256, 512, 1024, 2048})
-      for (int threads : {128, 256})
-        out.push_back("rows=" + std::to_string(rows) + ",cols=" + std::to_string(cols) +
-                      ",threads=" + std::to_string(threads));
-  return out;
+  return everyCombination({{"rows", {1, 2, 4, 8}}, {"cols", {256, 512, 1024, 2048}}, {"threads", {128, 256}}});
 }
 
 const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule() {

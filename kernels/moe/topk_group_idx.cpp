@@ -32,11 +32,7 @@ static std::string checkSchedule(const TopkGroupIdxConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const TopkGroupIdxConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int rows : {1, 2, 4, 8, 16})
-    for (int threads : {32, 64, 128})
-      out.push_back("rows=" + std::to_string(rows) + ",threads=" + std::to_string(threads));
-  return out;
+  return everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"threads", {32, 64, 128}}});
 }
 
 const OperatorSchedule<TopkGroupIdxConfig> &topkGroupIdxSchedule() {

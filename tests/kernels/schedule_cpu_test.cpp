@@ -116,6 +116,20 @@ TEST(Schedules, BuiltInTableParses) {
   }
 }
 
+// A search space of every combination, first field outermost, each a
+// schedule its operator's fields parse.
+TEST(Schedules, EveryCombinationCrossesTheFields) {
+  EXPECT_EQ(tk::kernels::everyCombination({{"rows", {1, 2}}, {"threads", {32, 64}}}),
+            (std::vector<std::string>{"rows=1,threads=32", "rows=1,threads=64", "rows=2,threads=32",
+                                      "rows=2,threads=64"}));
+  EXPECT_EQ(tk::kernels::everyCombination({{"rows", {4}}}), std::vector<std::string>{"rows=4"});
+  EXPECT_EQ(tk::kernels::everyCombination({{"rows", {}}, {"threads", {32}}}), std::vector<std::string>{});
+  const tk::kernels::ScheduledOperator *op = tk::kernels::findScheduledOperator("top2_sum_gate");
+  ASSERT_NE(op, nullptr);
+  for (const std::string &s : tk::kernels::everyCombination({{"rows", {1, 16}}, {"threads", {32, 256}}}))
+    EXPECT_EQ(op->checkFields(s), "") << s;
+}
+
 /// Runs `check` with the heuristic's schedule, then with each schedule of
 /// `op`'s search space for that call: each is bit-exact, or refused as an
 /// invalid TK_SCHEDULE. Returns how many ran.
