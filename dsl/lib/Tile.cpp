@@ -45,11 +45,20 @@ Tile map(const std::vector<Tile> &inputs, DType result,
   KernelBuilder *k = inputs[0].builder();
   OpBuilder &b = k->opBuilder();
   auto shape = fragType(inputs[0]).getShape();
+  auto shapeText = [](ArrayRef<int64_t> s) {
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+  };
   SmallVector<Value> operands;
-  for (const Tile &t : inputs) {
-    if (fragType(t).getShape() != shape)
-      throw std::invalid_argument("map over tiles of different shapes");
-    operands.push_back(t.value());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (fragType(inputs[i]).getShape() != shape)
+      throw std::invalid_argument("kernel '" + k->kernelName() + "': map over tiles of different shapes: input " +
+                                  std::to_string(i) + " is " + shapeText(fragType(inputs[i]).getShape()) +
+                                  ", input 0 is " + shapeText(shape) +
+                                  " (a reduced tile takes its input's shape back with expand())");
+    operands.push_back(inputs[i].value());
   }
   Type elt = toMlirType(k->context(), result);
   auto type = tile::FragmentType::get(&k->context(), shape, elt);
@@ -62,8 +71,14 @@ Tile map(const std::vector<Tile> &inputs, DType result,
   for (const Tile &t : inputs)
     args.emplace_back(&b, block->addArgument(fragType(t).getElementType(), k->loc()));
   Scalar out = body(args);
-  if (out.value().getType() != elt)
-    throw std::invalid_argument("map body returns the wrong element type");
+  if (out.value().getType() != elt) {
+    std::string got, want;
+    llvm::raw_string_ostream gs(got), ws(want);
+    gs << out.value().getType();
+    ws << elt;
+    throw std::invalid_argument("kernel '" + k->kernelName() + "': the map's body returns " + got +
+                                ", the map was declared to return " + want);
+  }
   tile::YieldOp::create(b, k->loc(), ValueRange{out.value()});
   return Tile(k, op.getResult());
 }

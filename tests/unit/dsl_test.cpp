@@ -176,13 +176,30 @@ TEST(KernelBuilder, MisuseIsAnError) {
   {
     KernelBuilder k(c.ctx, "bad_map");
     Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
-    EXPECT_THROW(k.grid({1},
-                        [&](const std::vector<Index> &) {
-                          Tile a = k.load(x, {k.index(0), k.index(0)}, {4, 64});
-                          Tile b = k.load(x, {k.index(0), k.index(0)}, {2, 64});
-                          (void)(a + b);
-                        }),
-                 std::invalid_argument);
+    try {
+      k.grid({1}, [&](const std::vector<Index> &) {
+        Tile a = k.load(x, {k.index(0), k.index(0)}, {4, 64});
+        Tile b = k.load(x, {k.index(0), k.index(0)}, {2, 64});
+        (void)(a + b);
+      });
+      ADD_FAILURE() << "a map over [4, 64] and [2, 64] accepted";
+    } catch (const std::invalid_argument &e) { // names the kernel and both shapes
+      EXPECT_STREQ(e.what(), "kernel 'bad_map': map over tiles of different shapes: input 1 is [2, 64], input 0 is "
+                             "[4, 64] (a reduced tile takes its input's shape back with expand())");
+    }
+  }
+  {
+    KernelBuilder k(c.ctx, "bad_body");
+    Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    try {
+      k.grid({1}, [&](const std::vector<Index> &) {
+        (void)map({k.load(x, {k.index(0), k.index(0)}, {4, 64})}, DType::I32,
+                  [](const std::vector<Scalar> &v) { return v[0]; });
+      });
+      ADD_FAILURE() << "an f32 body of an i32 map accepted";
+    } catch (const std::invalid_argument &e) {
+      EXPECT_STREQ(e.what(), "kernel 'bad_body': the map's body returns f32, the map was declared to return i32");
+    }
   }
   {
     // Code-generation settings: allowed values only, and only before grid().

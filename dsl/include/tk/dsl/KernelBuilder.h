@@ -175,6 +175,8 @@ public:
   mlir::Location loc() const { return loc_; }
   mlir::MLIRContext &context() { return ctx_; }
   const TensorParam &param(int arg) const { return signature_.tensors[arg]; }
+  /// The kernel's name, for diagnostics.
+  const std::string &kernelName() const { return signature_.name; }
   mlir::Value argument(int arg);
 
 private:
