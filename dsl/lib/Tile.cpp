@@ -91,8 +91,44 @@ Tile operator+(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, a
 Tile operator-(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x - y; }); }
 Tile operator*(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x * y; }); }
 Tile operator/(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x / y; }); }
-Tile operator*(const Tile &a, double c) {
-  return map({a}, a.dtype(), [&](const std::vector<Scalar> &s) { return s[0] * s[0].constantF32(c); });
+/// `c` as a constant of `like`'s type: f32, or an integral c as i32 / i64.
+static Scalar constantLike(const Scalar &like, double c) {
+  mlir::Type t = like.value().getType();
+  if (t.isF32())
+    return like.constantF32(c);
+  if ((t.isInteger(32) || t.isInteger(64)) && c == (double)(int64_t)c)
+    return t.isInteger(32) ? like.constantI32((int64_t)c) : like.constantI64((int64_t)c);
+  std::string type;
+  llvm::raw_string_ostream os(type);
+  os << t;
+  throw std::invalid_argument("a number with a tile of " + type + ": f32 tiles take any number, i32 and i64 tiles " +
+                              "integral ones; convert the tile (to()) first");
+}
+
+template <typename F> static Tile withNumber(const Tile &a, double c, F f) {
+  return map({a}, a.dtype(), [&](const std::vector<Scalar> &s) { return f(s[0], constantLike(s[0], c)); });
+}
+
+Tile operator+(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return x + y; }); }
+Tile operator-(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return x - y; }); }
+Tile operator*(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return x * y; }); }
+Tile operator/(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return x / y; }); }
+Tile operator+(double c, const Tile &a) { return withNumber(a, c, [](auto &x, auto y) { return y + x; }); }
+Tile operator-(double c, const Tile &a) { return withNumber(a, c, [](auto &x, auto y) { return y - x; }); }
+Tile operator*(double c, const Tile &a) { return withNumber(a, c, [](auto &x, auto y) { return y * x; }); }
+Tile operator/(double c, const Tile &a) { return withNumber(a, c, [](auto &x, auto y) { return y / x; }); }
+
+Tile min(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return min(x, y); }); }
+Tile max(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return max(x, y); }); }
+Tile min(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return min(x, y); }); }
+Tile max(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return max(x, y); }); }
+Tile abs(const Tile &a) {
+  return map({a}, a.dtype(), [](const std::vector<Scalar> &s) { return abs(s[0]); });
+}
+Tile clamp(const Tile &a, double lo, double hi) {
+  if (!(lo <= hi))
+    throw std::invalid_argument("clamp: needs lo <= hi, got " + std::to_string(lo) + " and " + std::to_string(hi));
+  return min(max(a, lo), hi);
 }
 
 static Tile reduce(tile::ReduceKind kind, const Tile &t, int64_t dim, int64_t group) {

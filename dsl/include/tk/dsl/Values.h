@@ -225,7 +225,16 @@ public:
   friend Tile operator-(const Tile &a, const Tile &b);
   friend Tile operator*(const Tile &a, const Tile &b);
   friend Tile operator/(const Tile &a, const Tile &b);
+  /// A number on either side: a constant of the tile's element type (f32,
+  /// or i32 / i64 for an integral c; others: convert the tile first).
+  friend Tile operator+(const Tile &a, double c);
+  friend Tile operator-(const Tile &a, double c);
   friend Tile operator*(const Tile &a, double c);
+  friend Tile operator/(const Tile &a, double c);
+  friend Tile operator+(double c, const Tile &a);
+  friend Tile operator-(double c, const Tile &a);
+  friend Tile operator*(double c, const Tile &a);
+  friend Tile operator/(double c, const Tile &a);
 
 private:
   KernelBuilder *k_;
@@ -250,6 +259,14 @@ Tile scan_sum(const Tile &t, int64_t dim, bool exclusive = false);
 /// an equal value (tile.count_equal), i32: all of them, or with `before`
 /// only those before it (its stable rank among equal keys).
 Tile count_equal(const Tile &keys, int64_t dim, bool before = false);
+/// Elementwise min and max (Scalar's: NaN ignored for floats, signed for
+/// integers), abs, and clamp(t, lo, hi) = min(max(t, lo), hi).
+Tile min(const Tile &a, const Tile &b);
+Tile max(const Tile &a, const Tile &b);
+Tile min(const Tile &a, double c);
+Tile max(const Tile &a, double c);
+Tile abs(const Tile &a);
+Tile clamp(const Tile &a, double lo, double hi);
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
 Tile transpose(const Tile &t);
 /// The same tile, held as its users want it (tile.relayout: through shared
