@@ -4,6 +4,8 @@
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,12 +22,7 @@ namespace {
 constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxWidth = 4096;
 
-int64_t widthFor(int64_t cols) {
-  int64_t w = 32;
-  while (w < cols && w < kMaxWidth)
-    w *= 2;
-  return w;
-}
+int64_t widthFor(int64_t cols) { return std::clamp<int64_t>(llvm::PowerOf2Ceil(cols), 32, kMaxWidth); }
 
 /// (rows, cols, row stride) of a 1-D or 2-D tensor with a unit inner stride,
 /// or of a contiguous one of any rank as one row.
@@ -82,8 +79,8 @@ Status scan(tk_context_s *ctx, InputCheckConfig c, const tk_tensor *t, const tk_
   });
 }
 
-std::string where(const char *name, const tk_tensor *t, const Shape2d &s, int64_t f) {
-  (void)s; // flat offsets count r cols + c in the tensor's own shape either way
+/// Flat offsets count r cols + c in the tensor's own shape, whatever view was scanned.
+std::string where(const char *name, const tk_tensor *t, int64_t f) {
   if (t->ndim == 2)
     return std::string(name) + "[" + std::to_string(f / t->shape[1]) + ", " + std::to_string(f % t->shape[1]) + "]";
   return std::string(name) + "[" + std::to_string(f) + "]";
@@ -151,7 +148,7 @@ Status checkRange(tk_context_s *ctx, const char *op, const char *name, const tk_
   } else if (Status s = readElement(ctx, t, shape, first, stream, &value); !s.isOk()) {
     return s;
   }
-  return Status::invalid(std::string(op) + ": " + where(name, t, shape, first) + " = " + std::to_string(value) +
+  return Status::invalid(std::string(op) + ": " + where(name, t, first) + " = " + std::to_string(value) +
                          " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + ")" +
                          (why.empty() ? "" : " (" + why + ")") + "; found by TK_CHECK_INDICES, nothing written");
 }
@@ -168,7 +165,7 @@ Status checkFinite(tk_context_s *ctx, const char *op, const char *name, const tk
     return s;
   std::ostringstream v;
   v << value;
-  return Status::invalid(std::string(op) + ": " + where(name, t, shape, first) + " = " + v.str() +
+  return Status::invalid(std::string(op) + ": " + where(name, t, first) + " = " + v.str() +
                          " is not finite; found by TK_CHECK_FINITE, nothing written");
 }
 

@@ -1,6 +1,8 @@
 //===- engram_hash.cpp ----------------------------------------------------===//
 #include "kernels/engram/engram_hash.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -14,12 +16,7 @@ std::string EngramHashConfig::key() const {
          (schedule.empty() ? "" : "|" + schedule);
 }
 
-int64_t EngramHashConfig::width() const {
-  int64_t p = 1;
-  while (p < columns())
-    p *= 2;
-  return p;
-}
+int64_t EngramHashConfig::width() const { return llvm::PowerOf2Ceil(columns()); }
 
 int64_t EngramHashConfig::rowsPerBlock() const {
   // 32 tokens: 126 CTAs for the spec's 4001 (128 gave 32 CTAs, each with 16 serial 64-bit floor-mods per thread).

@@ -2,6 +2,8 @@
 #include "kernels/moe/top2_sum_gate.h"
 #include "tk/dsl/Select.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -9,12 +11,7 @@ namespace tk::kernels::moe {
 
 using namespace tk::dsl;
 
-int64_t Top2SumGateConfig::width() const {
-  int64_t w = 32;
-  while (w < experts)
-    w *= 2;
-  return w;
-}
+int64_t Top2SumGateConfig::width() const { return std::max<int64_t>(32, llvm::PowerOf2Ceil(experts)); }
 
 // One token per CTA where its row fills the threads (tk tune on the H200: E = 72 at 1 x 128 threads 14 us, at
 // 2 tokens 16-17 us): the many row reductions of one token are latency, shared by fewer tokens the shorter.
@@ -55,13 +52,6 @@ const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule() {
   return schedule;
 }
 
-static int64_t powerOfTwoAtLeast(int64_t n) {
-  int64_t p = 1;
-  while (p < n)
-    p *= 2;
-  return p;
-}
-
 /// Step 5a: the keys of experts outside the Kg best groups become INT32_MIN,
 /// below every live key, so never chosen (K <= Kg epg). The (rows, W) keys go
 /// through shared memory to a (rows, G, epg) tile (padded to powers of two)
@@ -70,7 +60,7 @@ static int64_t powerOfTwoAtLeast(int64_t n) {
 /// experts, so every layout stays within one tile's chain of reductions.
 static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const Tile &keys, int64_t rows) {
   const int64_t width = c.width(), e = c.experts, groups = c.groups, epg = e / groups;
-  const int64_t gp = powerOfTwoAtLeast(groups), ep = powerOfTwoAtLeast(epg);
+  const int64_t gp = llvm::PowerOf2Ceil(groups), ep = llvm::PowerOf2Ceil(epg);
   const int32_t taken = std::numeric_limits<int32_t>::min();
   Shared flat = k.shared({rows * width}, DType::I32), ranked = k.shared({rows * width}, DType::I32);
   Tile line = k.iota({rows, width}, 0), col = k.iota({rows, width}, 1);

@@ -1,30 +1,24 @@
 // tk_set_input_checks on the CPU path: the check kernel runs like any other
 // (the same DSL program the GPU runs), finds the first bad element, names
 // it, and the call writes nothing; unchecked, the same call succeeds.
+#include "checks/gpu_session.h"
 #include "tk/tk.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
 namespace {
 
+/// A host descriptor over `v` (the CPU path's tensors).
 template <typename T>
 tk_tensor host(std::vector<T> &v, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
-  tk_tensor t{};
-  t.data = v.data(), t.dtype = dtype, t.ndim = (int32_t)shape.size(), t.device = TK_DEVICE_CPU;
-  int64_t stride = 1;
-  for (int d = t.ndim - 1; d >= 0; --d) {
-    t.shape[d] = shape[d];
-    t.strides[d] = strides.empty() ? stride : strides[d];
-    stride *= shape[d];
-  }
-  return t;
+  return tk::checks::Placement{}.tensor(v.data(), dtype, std::move(shape), std::move(strides));
 }
 
 struct Checked : ::testing::Test {

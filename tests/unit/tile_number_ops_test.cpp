@@ -1,6 +1,7 @@
 // Tiles with numbers on either side of + - * /, and min, max, abs, clamp:
 // built by the DSL, run on the CPU path against C++ (the same IEEE
 // operations, one each), and the types a number cannot take refused.
+#include "checks/gpu_session.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/KernelFactory.h"
@@ -49,12 +50,7 @@ TEST(TileNumberOps, MatchCOnTheCpuPath) {
   x[5] = 1.0f; // a non-zero divisor everywhere: sin(j) * 2 + 0.01 for j % 7 != 0, and j = 0 below
   x[0] = 0.5f;
   auto host = [](void *data, tk_dtype dtype, std::vector<int64_t> shape) {
-    tk_tensor t{};
-    t.data = data, t.dtype = dtype, t.ndim = (int32_t)shape.size(), t.device = TK_DEVICE_CPU;
-    int64_t stride = 1;
-    for (int d = t.ndim - 1; d >= 0; --d)
-      t.shape[d] = shape[d], t.strides[d] = stride, stride *= shape[d];
-    return t;
+    return tk::checks::Placement{}.tensor(data, dtype, std::move(shape));
   };
   tk_tensor tx = host(x.data(), TK_F32, {kRows, kCols}), ty = host(y.data(), TK_F32, {kRows, kCols}),
             tn = host(n.data(), TK_I32, {kRows, kCols}), tf = host(f.data(), TK_F32, {kOutputs * kRows, kCols}),
