@@ -2,6 +2,7 @@
 #include "tk/compiler/Registration.h"
 
 #include <cstdlib>
+#include "tk/compiler/Dialect/Tile/ScfLayouts.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Target/CpuPipeline.h"
 #include "tk/compiler/Target/Pipeline.h"
@@ -49,6 +50,7 @@ void registerDialects(mlir::DialectRegistry &registry) {
                   mlir::NVVM::NVVMDialect, mlir::LLVM::LLVMDialect, mlir::func::FuncDialect,
                   mlir::cf::ControlFlowDialect, mlir::index::IndexDialect, mlir::affine::AffineDialect,
                   mlir::nvgpu::NVGPUDialect, mlir::ub::UBDialect>();
+  tile::registerScfLayoutModels(registry);
   mlir::arith::registerConvertArithToLLVMInterface(registry);
   mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
   mlir::registerConvertFuncToLLVMInterface(registry);

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,7 +40,7 @@ Type toMlirType(MLIRContext &ctx, DType t) {
 KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, int64_t threads)
     : ctx_(ctx), b_(&ctx), loc_(NameLoc::get(StringAttr::get(&ctx, name))),
       module_(ModuleOp::create(UnknownLoc::get(&ctx))) {
-  ctx.loadDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect, memref::MemRefDialect>();
+  ctx.loadDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect, memref::MemRefDialect, scf::SCFDialect>();
   signature_.name = name;
   signature_.threads = threads;
 }

@@ -363,6 +363,12 @@ template <typename MathOp> static Scalar unaryF32(const char *name, const Scalar
   return Scalar(&a.builder(), MathOp::create(a.builder(), a.value().getLoc(), a.value()));
 }
 Scalar sqrt(const Scalar &a) { return unaryF32<math::SqrtOp>("sqrt", a); }
+Scalar rsqrt(const Scalar &a) { return a.constantF32(1.0) / sqrt(a); }
+Scalar copysign(const Scalar &a, const Scalar &b) {
+  if (!a.value().getType().isF32() || !b.value().getType().isF32())
+    throw std::invalid_argument("copysign of non-f32 scalars");
+  return ((a.bitsAsI32() & a.constantI32(0x7FFFFFFF)) | (b.bitsAsI32() & b.constantI32(INT32_MIN))).bitsAsF32();
+}
 Scalar log(const Scalar &a) { return unaryF32<math::LogOp>("log", a); }
 Scalar log1p(const Scalar &a) { return unaryF32<math::Log1pOp>("log1p", a); }
 Scalar softplus(const Scalar &x) {

@@ -41,12 +41,16 @@ LogicalResult assign(KernelOp kernel, int64_t vectorBytes, bool infer) {
     return failure();
   if (infer) {
     SmallVector<LayoutInferenceOpInterface> ops;
-    kernel.walk([&](LayoutInferenceOpInterface op) { ops.push_back(op); });
+    // Last to first, a loop after its body: the hints its body's ops give
+    // the carried values reach the initial values.
+    kernel.walk<WalkOrder::PreOrder>([&](LayoutInferenceOpInterface op) { ops.push_back(op); });
     for (LayoutInferenceOpInterface op : llvm::reverse(ops))
       if (failed(op.hintOperandLayouts(inference)))
         return failure();
   }
-  WalkResult result = kernel.walk([&](Operation *raw) -> WalkResult {
+  // Pre-order: a loop's carried fragments get their layouts before its body
+  // reads them.
+  WalkResult result = kernel.walk<WalkOrder::PreOrder>([&](Operation *raw) -> WalkResult {
     auto op = dyn_cast<LayoutInferenceOpInterface>(raw);
     if (!op) {
       for (Value res : raw->getResults())

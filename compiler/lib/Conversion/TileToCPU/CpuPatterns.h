@@ -114,5 +114,6 @@ void populateCpuMemoryPatterns(mlir::RewritePatternSet &, const mlir::TypeConver
 void populateCpuComputePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, CpuKernelStates &);
 void populateCpuEncodingPatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, CpuKernelStates &);
 void populateCpuCoordinatePatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, CpuKernelStates &);
+void populateCpuCarriedPatterns(mlir::RewritePatternSet &, const mlir::TypeConverter &, CpuKernelStates &);
 
 } // namespace tk::compiler

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace tk::tile {
@@ -142,6 +143,10 @@ struct TileLowerToCPU : public tk::tile::impl::TileLowerToCPUBase<TileLowerToCPU
     compiler::populateCpuComputePatterns(patterns, converter, states);
     compiler::populateCpuEncodingPatterns(patterns, converter, states);
     compiler::populateCpuCoordinatePatterns(patterns, converter, states);
+    // Loops that carry fragments carry their buffers (upstream's structural
+    // conversion), each yielded value copied into a buffer of its own.
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
+    compiler::populateCpuCarriedPatterns(patterns, converter, states);
     ConversionConfig config;
     config.foldingMode = DialectConversionFoldingMode::Never;
     ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {

@@ -20,9 +20,8 @@ namespace tk::compiler {
 
 namespace {
 
-/// Loops and branches around tile ops carry no fragments (tile-lower-to-gpu
-/// has no per-thread form for them yet), and only scf.for and scf.if hold
-/// tile ops in their regions.
+/// Only scf.for and scf.if hold tile ops in their regions; loops may carry
+/// fragments (each thread carries its slots), branches yield none.
 LogicalResult checkNesting(KernelOp kernel) {
   WalkResult walk = kernel.walk([&](Operation *op) -> WalkResult {
     if (isa<KernelOp, GridOp, ParallelOp, PipelineOp>(op) || !holdsTileOps(*op))
@@ -34,9 +33,8 @@ LogicalResult checkNesting(KernelOp kernel) {
       return op->emitOpError() << "holds tile ops in a nested region; tile ops must be at grid level or in "
                                   "scf.for / scf.if",
              WalkResult::interrupt();
-    if (carriesFragments(op->getResultTypes()))
-      return op->emitOpError() << "holds tile ops and yields fragments; loops and branches around tile ops yield "
-                                  "none",
+    if (isa<scf::IfOp>(op) && carriesFragments(op->getResultTypes()))
+      return op->emitOpError() << "holds tile ops and yields fragments; branches around tile ops yield none",
              WalkResult::interrupt();
     return WalkResult::advance();
   });

@@ -8,6 +8,7 @@
 #include "tk/compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 
 namespace tk::tile {
@@ -102,6 +103,9 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     compiler::populateExchangePatterns(patterns, converter, states);
     compiler::populateEncodingPatterns(patterns, converter, states);
     compiler::populateCoordinatePatterns(patterns, converter, states);
+    // Loops that carry fragments carry each thread's slots (upstream's
+    // structural conversion of scf.for and its yield).
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
     FrozenRewritePatternSet frozen(std::move(patterns));
     ConversionConfig config;
     config.foldingMode = DialectConversionFoldingMode::Never;

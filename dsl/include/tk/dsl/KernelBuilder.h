@@ -156,6 +156,17 @@ public:
   /// versions of each buffer and cp.async. The copies' origins may depend on
   /// `i` and on values made outside the loop only.
   void pipeline(const Index &lb, const Index &ub, int64_t stages, const std::function<void(const Index &)> &body);
+  /// A loop over i = lb .. ub - 1 that carries tiles from one iteration to
+  /// the next (scf.for with fragment iter_args): `body` gets i and the
+  /// carried tiles and returns their next values (same shapes and element
+  /// types). Returns the carried tiles after the last iteration (`init` when
+  /// it runs none). Each thread keeps its elements in registers throughout:
+  /// accumulate per-thread partials in the loop, reduce once after it.
+  std::vector<Tile> loop(const Index &lb, const Index &ub, const std::vector<Tile> &init,
+                         const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body);
+  /// A tile of `shape` whose elements are all `value` (an accumulator's
+  /// start), as f32, i32 or i64.
+  Tile full(const std::vector<int64_t> &shape, double value, DType dtype = DType::F32);
   /// Stores a tile at `origin`; elements outside the tensor are dropped.
   /// With `splitLast` n > 0 the tensor has one more dimension and the tile's
   /// last coordinate c is stored at (c / n, c % n) (tile.store split_last).

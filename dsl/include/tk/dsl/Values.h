@@ -154,6 +154,14 @@ public:
   friend Scalar exp(const Scalar &a);
   /// sqrt (f32), correctly rounded on both paths (sqrt.rn on the GPU).
   friend Scalar sqrt(const Scalar &a);
+Scalar rsqrt(const Scalar &a);
+Scalar copysign(const Scalar &a, const Scalar &b);
+  /// 1 / sqrt(a) (f32), both steps correctly rounded (not rsqrt.approx):
+  /// the same bits on the GPU and the CPU path, within 1 ulp of the exact.
+  friend Scalar rsqrt(const Scalar &a);
+  /// |a| with the sign bit of b (f32; copysign(x, -0.0) is -|x|): bit
+  /// operations, exact on both paths.
+  friend Scalar copysign(const Scalar &a, const Scalar &b);
   /// ln a and ln(1 + a) (f32) as arithmetic (tile-approximate-math),
   /// the same operations on the GPU and the CPU path, so the same bits there;
   /// within 1 ulp of the exact value, not the bits of CUDA's logf / log1pf.

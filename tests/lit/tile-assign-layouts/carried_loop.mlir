@@ -1,0 +1,65 @@
+// RUN: tk-opt %s -tile-assign-layouts | FileCheck %s
+
+// scf.for carries fragments (KernelBuilder::loop) through external models of
+// LayoutInferenceOpInterface (ScfLayouts.cpp). A carried fragment has one
+// layout: its initial value's, in the loop's result and in the body's block
+// argument.
+// CHECK-LABEL: tile.kernel @acc
+// CHECK: %[[Z:.*]] = tile.load {{.*}} -> !tile.frag<4x256xf32, #[[L:tile.blocked<vec = \[1, 4\], lanes = \[1, 32\], warps = \[2, 2\]>]]>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z]]) -> (!tile.frag<4x256xf32, #[[L]]>)
+// CHECK: tile.parallel {{.*}} -> !tile.frag<4x256xf32, #[[L]]>
+// CHECK: scf.yield {{.*}} : !tile.frag<4x256xf32, #[[L]]>
+// CHECK: tile.reduce sum
+tile.kernel @acc(%x: memref<?x256xf32>, %out: memref<?x1xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %m = memref.dim %x, %c0 : memref<?x256xf32>
+  tile.grid (%b) in (%c1) {
+    %z = tile.load %x[%c0, %c0] : memref<?x256xf32> -> !tile.frag<4x256xf32>
+    %s = scf.for %i = %c4 to %m step %c4 iter_args(%acc = %z) -> (!tile.frag<4x256xf32>) {
+      %t = tile.load %x[%i, %c0] : memref<?x256xf32> -> !tile.frag<4x256xf32>
+      %n = tile.parallel %acc, %t : (!tile.frag<4x256xf32>, !tile.frag<4x256xf32>) -> !tile.frag<4x256xf32> {
+      ^bb0(%u: f32, %v: f32):
+        %a = arith.addf %u, %v : f32
+        tile.yield %a : f32
+      }
+      scf.yield %n : !tile.frag<4x256xf32>
+    }
+    %r = tile.reduce sum %s {dim = 1 : i64, group = 256 : i64} : !tile.frag<4x256xf32> -> !tile.frag<4x1xf32>
+    tile.store %r, %out[%c0, %c0] : !tile.frag<4x1xf32>, memref<?x1xf32>
+  }
+  tile.return
+}
+
+// What the body's ops want of the carried value (here the transpose's wish
+// for its operand, which the sum passes on) is asked of the initial value;
+// the transposed value the body yields is laid out otherwise, so it moves to
+// the carried layout (tile.relayout) before the next iteration reads it.
+// CHECK-LABEL: tile.kernel @transposed
+// CHECK: %[[Z:.*]] = tile.load {{.*}} -> !tile.frag<64x64xf32, #[[C:tile.blocked<vec = \[4, 4\], lanes = \[2, 16\], warps = \[4, 1\]>]]>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z]]) -> (!tile.frag<64x64xf32, #[[C]]>)
+// CHECK: %[[T:.*]] = tile.transpose {{.*}} -> !tile.frag<64x64xf32, #tile.blocked<vec = [1, 4], lanes = [2, 16], warps = [4, 1]>>
+// CHECK: %[[R:.*]] = tile.relayout %[[T]] {{.*}} -> !tile.frag<64x64xf32, #[[C]]>
+// CHECK: scf.yield %[[R]]
+tile.kernel @transposed(%x: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m = memref.dim %x, %c0 : memref<?x64xf32>
+  tile.grid (%b) in (%c1) {
+    %z = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<64x64xf32>
+    %s = scf.for %i = %c64 to %m step %c64 iter_args(%acc = %z) -> (!tile.frag<64x64xf32>) {
+      %t = tile.load %x[%i, %c0] : memref<?x64xf32> -> !tile.frag<64x64xf32>
+      %n = tile.parallel %acc, %t : (!tile.frag<64x64xf32>, !tile.frag<64x64xf32>) -> !tile.frag<64x64xf32> {
+      ^bb0(%u: f32, %v: f32):
+        %a = arith.addf %u, %v : f32
+        tile.yield %a : f32
+      }
+      %r = tile.transpose %n : !tile.frag<64x64xf32> -> !tile.frag<64x64xf32>
+      scf.yield %r : !tile.frag<64x64xf32>
+    }
+    tile.store %s, %out[%c0, %c0] : !tile.frag<64x64xf32>, memref<?x64xf32>
+  }
+  tile.return
+}
