@@ -2,7 +2,8 @@
 
 engram_hash rows: shape 'TxN', words 'Lh=' and 'E=' (layers, tables per
 order), drawn as 4.1's tests draw them. engram_fused_weight rows: shape 'nxH',
-bf16 randn weights.
+bf16 randn weights. engram_gate_fwd rows (4.3): shape 'TxnxH', word 'save' or
+'nosave' (save_for_backward), randn inputs, eps 1e-20, clamp 1e-6.
 """
 from rowspec import Unsupported
 
@@ -31,6 +32,27 @@ def _weights(r):
     return r.dims(2)
 
 
+EPS, CLAMP = 1e-20, 1e-6
+
+
+def _gate(r):
+    r.only(["save", "nosave"])
+    t, n, h = r.dims(3)
+    return t, n, h, r.has("save")
+
+
+def _gate_inputs(c, t, n, h):
+    wf = c.randn(n, h).float() * c.randn(n, h).float()
+    return c.randn(t, n, h), c.randn(t, n, h), c.randn(t, h), wf
+
+
+def _gate_outputs(t, n, h, save):
+    outs = [("out", (0,), (t, n, h), "bfloat16")]
+    if save:
+        outs += [(name, (i + 1,), (t, n), "float32") for i, name in enumerate(["dot", "gate", "rstd_x", "rstd_k"])]
+    return outs
+
+
 def tile_kernels_handlers():
     def hash_(r):
         t, n, lh, e = _hash(r)
@@ -51,7 +73,17 @@ def tile_kernels_handlers():
             wh, we = c.randn(n, h), c.randn(n, h)
             return (lambda: engram.fused_weight(wh, we)), [("wf", (), (n, h), "float32")]
         return desc, make
-    return {"engram_hash": hash_, "engram_fused_weight": weight}
+    def gate(r):
+        t, n, h, save = _gate(r)
+        desc = f"engram.engram_gate_fwd(x[{t}x{n}x{h} bf16], k, v, wf, save_for_backward={save})"
+
+        def make(c):
+            import tile_kernels.engram as engram
+            x, k, v, wf = _gate_inputs(c, t, n, h)
+            return ((lambda: engram.engram_gate_fwd(x, k, v, wf, EPS, CLAMP, save_for_backward=save)),
+                    _gate_outputs(t, n, h, save))
+        return desc, make
+    return {"engram_hash": hash_, "engram_fused_weight": weight, "engram_gate_fwd": gate}
 
 
 def torch_handlers():
@@ -80,4 +112,22 @@ def torch_handlers():
         def make(c):
             return (lambda a, b: a.float() * b.float()), (c.randn(n, h), c.randn(n, h))
         return desc, make
-    return {"engram_hash": hash_, "engram_fused_weight": weight}
+    def gate(r):
+        t, n, h, save = _gate(r)
+        desc = f"rsqrt of mean squares, sum (x wf) k, signed sqrt, sigmoid, x + g v; x[{t}x{n}x{h} bf16]"
+
+        def make(c):
+            torch = c.torch
+
+            def fn(x, k, v, wf):
+                xf, kf = x.float(), k.float()
+                rx = torch.rsqrt(xf.square().mean(-1) + EPS)
+                rk = torch.rsqrt(kf.square().mean(-1) + EPS)
+                dot = (xf * wf * kf).sum(-1)
+                s = dot * rx * rk * h ** -0.5
+                g = torch.sigmoid(s.abs().clamp_min(CLAMP).sqrt() * s.sign())
+                out = (xf + g[..., None] * v.float()[:, None, :]).bfloat16()
+                return (out, dot, g, rx, rk) if save else out
+            return fn, _gate_inputs(c, t, n, h)
+        return desc, make
+    return {"engram_hash": hash_, "engram_fused_weight": weight, "engram_gate_fwd": gate}

@@ -501,6 +501,24 @@ tk_status tk_engram_make_offsets(const int32_t *vocab_sizes, int64_t layers, int
 tk_status tk_engram_fused_weight(tk_context ctx, const tk_tensor *weight_hidden, const tk_tensor *weight_embed,
                                  tk_tensor *weight_fused, tk_stream stream);
 
+/* engram_gate_fwd (4.3): per token t and stream h, over d < H in fp32:
+ * raw = sum (x wf) k, rx = 1 / sqrt(sum x^2 / H + eps), rk likewise for k,
+ * s = raw rx rk / sqrt(H), g = sigmoid(copysign(sqrt(max(|s|, clamp)), s)),
+ * out[t, h, :] = bf16(x + g v[t, :]). hidden_states (T, n, H) bf16 and out
+ * (T, n, H) bf16 contiguous; k (T, n, H) and v (T, H) bf16 with unit last
+ * strides (other strides free, multiples of 8 elements); weight_fused (n, H)
+ * f32 contiguous (tk_engram_fused_weight). dot (raw), gate_score (g), rstd_x
+ * (rx), rstd_k (rk): (T, n) f32 contiguous, all four (save_for_backward) or
+ * all NULL; out is the same either way, bit for bit. eps >= 0 and clamp_value
+ * >= 0 finite (the backward needs clamp_value > 0). Any H up to 32768 (the
+ * reference asks a multiple of 256, at least 512); T = 0 writes nothing. The
+ * sums' order differs from the reference's: within the spec's tolerance
+ * (calc_diff < 2e-10), not bit for bit. */
+tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_states, const tk_tensor *k, const tk_tensor *v,
+                             const tk_tensor *weight_fused, float eps, float clamp_value, tk_tensor *out,
+                             tk_tensor *dot, tk_tensor *gate_score, tk_tensor *rstd_x, tk_tensor *rstd_k,
+                             tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,4 @@
-// tk_engram_hash's, tk_engram_make_offsets' and tk_engram_fused_weight's
+// tk_engram_hash's, tk_engram_make_offsets', tk_engram_fused_weight's and tk_engram_gate_fwd's
 // argument checks: a status and a message naming the argument, before any
 // device is touched (these run without a GPU).
 #include "checks/gpu_session.h"
@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,6 +76,74 @@ TEST(EngramValidation, FusedWeightNamesTheArgument) {
   wf = tensor(TK_F32, {4, 2047});
   expect(tk_engram_fused_weight(ctx, &wh, &we, &wf, nullptr), TK_ERROR_INVALID_ARGUMENT, "weight_fused");
   EXPECT_EQ(tk_engram_fused_weight(nullptr, &wh, &we, &wf, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+} // namespace
+
+namespace {
+
+TEST(EngramValidation, GateForwardNamesTheArgument) {
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  tk_tensor x = tensor(TK_BF16, {10, 4, 512}), k = tensor(TK_BF16, {10, 4, 512}), v = tensor(TK_BF16, {10, 512}),
+            wf = tensor(TK_F32, {4, 512}), out = tensor(TK_BF16, {10, 4, 512}), s[4];
+  for (tk_tensor &t : s)
+    t = tensor(TK_F32, {10, 4});
+  float eps = 1e-20f, clamp = 1e-6f;
+  auto call = [&](bool save) {
+    return tk_engram_gate_fwd(ctx, &x, &k, &v, &wf, eps, clamp, &out, save ? &s[0] : nullptr, save ? &s[1] : nullptr,
+                              save ? &s[2] : nullptr, save ? &s[3] : nullptr, nullptr);
+  };
+  EXPECT_EQ(tk_engram_gate_fwd(ctx, &x, &k, &v, &wf, eps, clamp, &out, &s[0], nullptr, &s[2], &s[3], nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("all null, got 3 of 4"), std::string::npos) << tk_last_error();
+  v = tensor(TK_BF16, {10, 256});
+  expect(call(false), TK_ERROR_INVALID_ARGUMENT, "v");
+  v = tensor(TK_BF16, {10, 512}), wf = tensor(TK_BF16, {4, 512});
+  expect(call(false), TK_ERROR_INVALID_ARGUMENT, "weight_fused");
+  wf = tensor(TK_F32, {4, 512}), s[3] = tensor(TK_F32, {10, 3});
+  expect(call(true), TK_ERROR_INVALID_ARGUMENT, "rstd_k");
+  s[3] = tensor(TK_F32, {10, 4}), clamp = -1.0f;
+  expect(call(true), TK_ERROR_INVALID_ARGUMENT, "clamp_value must be finite and non-negative");
+  clamp = 1e-6f, eps = NAN;
+  expect(call(true), TK_ERROR_INVALID_ARGUMENT, "eps must be finite");
+  eps = 1e-20f, x = tensor(TK_BF16, {10, 4, 40000}), k = x, out = x, v = tensor(TK_BF16, {10, 40000}),
+  wf = tensor(TK_F32, {4, 40000});
+  expect(call(false), TK_ERROR_UNSUPPORTED, "H = 40000 is over the 32768 columns");
+  x = tensor(TK_BF16, {0, 4, 512}), k = x, out = x, v = tensor(TK_BF16, {0, 512}), wf = tensor(TK_F32, {4, 512});
+  for (tk_tensor &t : s)
+    t = tensor(TK_F32, {0, 4});
+  EXPECT_EQ(call(true), TK_SUCCESS) << tk_last_error(); // T = 0: nothing to write, no launch
+  EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+// Strides the kernel's 16-byte accesses cannot take (k's rows 68 elements
+// apart) are refused before anything runs, naming the tensor; out keeps its
+// bytes. On the CPU path, with real buffers.
+TEST(EngramValidation, GateForwardRefusesUnalignedRowsAndWritesNothing) {
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  const int64_t t = 2, n = 2, h = 64;
+  std::vector<uint16_t> x(t * n * h, 0x3F80), k(t * n * 72, 0x3F80), v(t * h, 0x3F80), out(t * n * h, 0xBEEF);
+  std::vector<float> wf(n * h, 1.0f);
+  tk::checks::Placement host;
+  tk_tensor tx = host.tensor(x.data(), TK_BF16, {t, n, h}), tk_ = host.tensor(k.data(), TK_BF16, {t, n, h}, {n * 68, 68, 1}),
+            tv = host.tensor(v.data(), TK_BF16, {t, h}), tw = host.tensor(wf.data(), TK_F32, {n, h}),
+            to = host.tensor(out.data(), TK_BF16, {t, n, h});
+  tk_status st = tk_engram_gate_fwd(ctx, &tx, &tk_, &tv, &tw, 1e-20f, 1e-6f, &to, nullptr, nullptr, nullptr, nullptr,
+                                    nullptr);
+  EXPECT_EQ(st, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("'k'"), std::string::npos) << tk_last_error();
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint16_t b) { return b == 0xBEEF; }));
+  tk_ = host.tensor(k.data(), TK_BF16, {t, n, h}, {n * 72, 72, 1}); // 144-byte rows: accepted
+  EXPECT_EQ(tk_engram_gate_fwd(ctx, &tx, &tk_, &tv, &tw, 1e-20f, 1e-6f, &to, nullptr, nullptr, nullptr, nullptr,
+                               nullptr),
+            TK_SUCCESS)
+      << tk_last_error();
+  // Ones everywhere: s = 64 / sqrt(64) = 8, g = sigmoid(sqrt(8)) = 0.9442, out = bf16(1.9442) = 1.9453125.
+  EXPECT_EQ(out[0], 0x3FF9);
+  EXPECT_EQ(out.back(), 0x3FF9);
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
 }
 

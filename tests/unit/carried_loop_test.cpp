@@ -13,7 +13,7 @@ using namespace tk::dsl;
 TEST(CarriedLoop, SumsOnTheCpuPath) {
   tk_context ctx = nullptr;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (auto [m, n] : {std::pair<int64_t, int64_t>{8, 1024}, {12, 128}, {4, 0}}) {
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{8, 1024}, {12, 128}, {4, 0}, {4, 256}}) {
     std::string error;
     EXPECT_EQ(tk::test_kernels::checkCarriedSums(ctx, tk::checks::Placement{}, m, n, error), 0)
         << m << " x " << n << ": " << error;

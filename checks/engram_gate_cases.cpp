@@ -1,0 +1,27 @@
+//===- engram_gate_cases.cpp - the Engram gate's tests and rows -----------===//
+#include "checks/engram_gate_check.h"
+#include "checks/operator_table.h"
+
+TK_REGISTER_CASES(engram_gate) {
+  using namespace tk::checks;
+  // mhc_engram.md 4.3: T in {4001, 8001} (and 0), n 4, H in {2048, 2560, 3072, 4096, 6144, 7168}; strided k and v,
+  // and an H off the reference's multiples of 256, too.
+  Table<GateForwardCase> fwd{"engram_gate_fwd", checkGateForward};
+  for (int64_t t : {4001, 8001})
+    for (int64_t h : {2048, 2560, 3072, 4096, 6144, 7168})
+      fwd.gpu.push_back({t, 4, h});
+  fwd.gpu.push_back({0, 4, 7168});
+  fwd.gpu.push_back({4001, 4, 7168, true, true, 2});
+  fwd.gpu.push_back({999, 3, 1000, true, true, 3});
+  fwd.cpu = {{5, 4, 2048}, {3, 4, 7168, true, true, 2}, {7, 3, 1000, true, true, 3}, {0, 4, 4096}, {2, 1, 64}};
+  fwd.small = {{33, 4, 2048}, {9, 2, 1000, true, true}};
+  fwd.bench = [](const RowSelection &s) {
+    std::vector<GateForwardCase> rows;
+    for (int64_t t : {4001, 8001})
+      for (int64_t h : s.full ? std::vector<int64_t>{2048, 2560, 3072, 4096, 6144, 7168} : std::vector<int64_t>{4096, 7168})
+        for (bool save : {true, false})
+          rows.push_back({t, 4, h, save});
+    return rows;
+  };
+  registerTable(fwd);
+}

@@ -1,0 +1,132 @@
+//===- engram_gate_check.cpp ----------------------------------------------===//
+#include "checks/engram_gate_check.h"
+#include "kernels/engram/gate_forward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace tk::checks {
+
+std::string describe(const GateForwardCase &c) {
+  return std::to_string(c.tokens) + "x" + std::to_string(c.streams) + "x" + std::to_string(c.hidden) +
+         (c.save ? " save" : " nosave") + (c.strided ? " strided" : "");
+}
+
+namespace {
+uint16_t toBf16(float f) { // round to nearest even; the draws are finite
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+float fromBf16(uint16_t b) {
+  const uint32_t u = (uint32_t)b << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// Bf16 elements of a (rows, cols) tensor with row stride `ld` (padding
+/// filled with a value no check expects), and their f32 values packed. The
+/// draws come from a table of 65536 randn values indexed by a 64-bit mix of
+/// the seed and the position: normal enough for a test, and fast enough for
+/// the spec's 8001x4x7168 tensors (std::normal_distribution took seconds).
+struct Bf16Rows {
+  std::vector<uint16_t> bits;
+  std::vector<float> values;
+  Bf16Rows(int64_t rows, int64_t cols, int64_t ld, std::mt19937 &rng)
+      : bits(std::max<int64_t>(1, rows * ld), toBf16(1e30f)), values(rows * cols) {
+    std::normal_distribution<float> normal;
+    std::vector<uint16_t> table(65536);
+    for (uint16_t &b : table)
+      b = toBf16(normal(rng));
+    const uint64_t seed = ((uint64_t)rng() << 32) | rng();
+    parallelRows(rows, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r)
+        for (int64_t c = 0; c < cols; ++c) {
+          uint64_t z = seed + (uint64_t)(r * cols + c) * 0x9E3779B97F4A7C15ull; // splitmix64
+          z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+          z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+          bits[r * ld + c] = table[(z ^ (z >> 31)) & 0xFFFF];
+          values[r * cols + c] = fromBf16(bits[r * ld + c]);
+        }
+    });
+  }
+};
+} // namespace
+
+CheckResult checkGateForward(GpuSession *gpu, tk_context ctx, const GateForwardCase &c, bool time) {
+  CheckResult r;
+  const int64_t t = c.tokens, n = c.streams, h = c.hidden, rows = t * n;
+  const int64_t ldK = c.strided ? h + 64 : h, ldV = c.strided ? h + 136 : h; // in elements, multiples of 8
+  std::mt19937 rng((uint32_t)(c.seed * 2654435761u + rows * 31 + h));
+  Bf16Rows x(rows, h, h, rng), k(rows, h, ldK, rng), v(t, h, ldV, rng), wh(n, h, h, rng), we(n, h, h, rng);
+  std::vector<float> wf(n * h);
+  for (int64_t i = 0; i < n * h; ++i)
+    wf[i] = wh.values[i] * we.values[i];
+  const float eps = 1e-20f, clamp = 1e-6f;
+  std::vector<double> want(rows * h), dot(rows), gate(rows), rx(rows), rk(rows), mag(rows);
+  parallelRows(t, [&](int64_t begin, int64_t end) { // token by token, the reference's rows are independent
+    const int64_t at = begin * n;
+    kernels::engram::gateForwardReference(x.values.data() + at * h, k.values.data() + at * h,
+                                          v.values.data() + begin * h, wf.data(), end - begin, n, h, eps, clamp,
+                                          want.data() + at * h, dot.data() + at, gate.data() + at, rx.data() + at,
+                                          rk.data() + at, mag.data() + at);
+  });
+  Placement p{gpu};
+  std::vector<uint16_t> out(std::max<int64_t>(1, rows * h)), outNoSave(out.size());
+  std::vector<float> stats(4 * std::max<int64_t>(1, rows));
+  void *dx = p.put(x.bits.data(), x.bits.size() * 2), *dk = p.put(k.bits.data(), k.bits.size() * 2),
+       *dv = p.put(v.bits.data(), v.bits.size() * 2), *dw = p.put(wf.data(), std::max<int64_t>(1, n * h) * 4),
+       *dout = p.poisoned(out.data(), out.size() * 2, 0xEE), *dout2 = p.poisoned(outNoSave.data(), out.size() * 2, 0xEE),
+       *dstats = p.poisoned(stats.data(), stats.size() * 4, 0xEE);
+  tk_tensor tx = p.tensor(dx, TK_BF16, {t, n, h}), tk_ = p.tensor(dk, TK_BF16, {t, n, h}, {n * ldK, ldK, 1}),
+            tv = p.tensor(dv, TK_BF16, {t, h}, {ldV, 1}), tw = p.tensor(dw, TK_F32, {n, h}),
+            tout = p.tensor(dout, TK_BF16, {t, n, h}), tout2 = p.tensor(dout2, TK_BF16, {t, n, h});
+  tk_tensor ts[4];
+  for (int i = 0; i < 4; ++i)
+    ts[i] = p.tensor(static_cast<float *>(dstats) + i * std::max<int64_t>(1, rows), TK_F32, {t, n});
+  auto save = [&] {
+    return tk_engram_gate_fwd(ctx, &tx, &tk_, &tv, &tw, eps, clamp, &tout, &ts[0], &ts[1], &ts[2], &ts[3], nullptr);
+  };
+  auto noSave = [&] {
+    return tk_engram_gate_fwd(ctx, &tx, &tk_, &tv, &tw, eps, clamp, &tout2, nullptr, nullptr, nullptr, nullptr,
+                              nullptr);
+  };
+  if (!r.called(save()) || !r.called(noSave()))
+    return r;
+  p.get(out.data(), dout, out.size() * 2);
+  p.get(outNoSave.data(), dout2, out.size() * 2);
+  p.get(stats.data(), dstats, stats.size() * 4);
+  // Per row: how far the dot may be from the fp64 one (fp32 sums in another
+  // order), carried through s, the square root (steepest at the clamp) and
+  // the sigmoid (slope at most 1/4) to the gate.
+  std::vector<double> gateErr(rows);
+  const float *gDot = stats.data(), *gGate = gDot + std::max<int64_t>(1, rows), *gRx = gGate + std::max<int64_t>(1, rows),
+              *gRk = gRx + std::max<int64_t>(1, rows);
+  for (int64_t i = 0; i < rows; ++i) {
+    const double dotErr = 1e-5 * mag[i] + 1e-30;
+    const double sErr = dotErr * rx[i] * rk[i] / std::sqrt(double(h)) * 1.001;
+    const double s = dot[i] * rx[i] * rk[i] / std::sqrt(double(h));
+    gateErr[i] = 0.25 * sErr / (2 * std::sqrt(std::max<double>(std::fabs(s) - sErr, clamp))) + 1e-6;
+    r.sfMismatches += !(std::fabs(gDot[i] - dot[i]) <= dotErr) + !(std::fabs(gGate[i] - gate[i]) <= gateErr[i]) +
+                      !(std::fabs(gRx[i] - rx[i]) <= 1e-5 * rx[i]) + !(std::fabs(gRk[i] - rk[i]) <= 1e-5 * rk[i]);
+  }
+  for (int64_t i = 0; i < rows * h; ++i) {
+    // One bf16 ulp, plus what fp32 leaves where x and g v cancel: their
+    // roundings and the gate's error times v.
+    const double got = fromBf16(out[i]), xv = x.values[i], vv = v.values[(i / h / n) * h + i % h];
+    const double tol = std::ldexp(std::fabs(want[i]), -7) + std::ldexp(std::fabs(xv) + std::fabs(gate[i / h] * vv), -22) +
+                       gateErr[i / h] * std::fabs(vv);
+    r.outMismatches += !(std::fabs(got - want[i]) <= tol);
+    r.countMismatches += out[i] != outNoSave[i];
+  }
+  r.bytes = 2.0 * rows * h * 3 + 2.0 * t * h + 4.0 * n * h + (c.save ? 16.0 * rows : 0.0);
+  if (gpu && time)
+    r.ms = gpu->medianMs([&] { c.save ? save() : noSave(); }, 3, 20);
+  return r;
+}
+
+} // namespace tk::checks

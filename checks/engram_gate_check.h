@@ -1,0 +1,31 @@
+//===- engram_gate_check.h - run the Engram gate's kernels, check, time ---===//
+#pragma once
+
+#include "checks/gpu_session.h"
+#include "checks/per_token_cast_check.h"
+#include "tk/tk.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tk::checks {
+
+struct GateForwardCase {
+  int64_t tokens, streams = 4, hidden; ///< T, n, H
+  bool save = true;                    ///< the mode a benchmark row times (checks run both)
+  bool strided = false;                ///< k and v with padded row strides
+  uint64_t seed = 1;
+};
+
+std::string describe(const GateForwardCase &c);
+
+/// mhc_engram.md 4.3's draws (randn x, k, v, bf16 weights; eps 1e-20, clamp
+/// 1e-6) through tk_engram_gate_fwd with and without the saved statistics
+/// on the GPU of `gpu` or the CPU path. Against gateForwardReference (fp64):
+/// out within one bf16 ulp, dot within 1e-5 of sum |x wf k|, gate within
+/// that error carried through the square root and the sigmoid, rstd_x and
+/// rstd_k within 1e-5 relative; and out bit-identical in both modes
+/// (countMismatches). bytes = x, k, v, wf, out (+ the statistics when saved).
+CheckResult checkGateForward(GpuSession *gpu, tk_context ctx, const GateForwardCase &c, bool time);
+
+} // namespace tk::checks

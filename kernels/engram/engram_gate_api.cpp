@@ -1,0 +1,122 @@
+//===- engram_gate_api.cpp - tk_engram_gate_fwd (mhc_engram.md 4.3) -------===//
+#include "kernels/common/arguments.h"
+#include "kernels/common/validate.h"
+#include "kernels/engram/gate_forward.h"
+#include "kernels/registry.h"
+#include "tk/runtime/Context.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::engram;
+
+namespace {
+constexpr int64_t kMaxHidden = 32768; // 64 columns per thread at 512 threads
+
+int64_t floatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+/// `t` (rows, cols) seen as (rows, 1, cols): the kernel's 3-D view of v.
+tk_tensor withUnitMiddle(const tk_tensor *t) {
+  tk_tensor v = *t;
+  v.ndim = 3;
+  v.shape[2] = t->shape[1], v.strides[2] = t->strides[1];
+  v.shape[1] = 1, v.strides[1] = t->shape[1];
+  return v;
+}
+
+/// `t` (rows, cols) seen as (rows, cols, 1), or (1, rows, cols).
+tk_tensor withUnitLast(const tk_tensor *t) {
+  tk_tensor v = *t;
+  v.ndim = 3, v.shape[2] = 1, v.strides[2] = 1;
+  return v;
+}
+tk_tensor withUnitFirst(const tk_tensor *t) {
+  tk_tensor v = *t;
+  v.ndim = 3;
+  v.shape[2] = t->shape[1], v.strides[2] = t->strides[1];
+  v.shape[1] = t->shape[0], v.strides[1] = t->strides[0];
+  v.shape[0] = 1, v.strides[0] = t->shape[0] * t->strides[0];
+  return v;
+}
+} // namespace
+
+static tk_status tk_engram_gate_fwd_unguarded(tk_context ctx, const tk_tensor *hidden_states, const tk_tensor *k,
+                                              const tk_tensor *v, const tk_tensor *weight_fused, float eps,
+                                              float clamp_value, tk_tensor *out, tk_tensor *dot, tk_tensor *gate_score,
+                                              tk_tensor *rstd_x, tk_tensor *rstd_k, tk_stream stream) {
+  const char *op = "tk_engram_gate_fwd";
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("hidden_states", hidden_states, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("k", k, {"T", "n", "H"}, {TK_BF16}, Layout::UnitInnerStride);
+  args.tensor("v", v, {"T", "H"}, {TK_BF16}, Layout::UnitInnerStride);
+  args.tensor("weight_fused", weight_fused, {"n", "H"}, {TK_F32}, Layout::Contiguous);
+  args.tensor("out", out, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+  tk_tensor *stats[] = {dot, gate_score, rstd_x, rstd_k};
+  const char *statNames[] = {"dot", "gate_score", "rstd_x", "rstd_k"};
+  const int given = (dot != nullptr) + (gate_score != nullptr) + (rstd_x != nullptr) + (rstd_k != nullptr);
+  args.require(given == 0 || given == 4,
+               "dot, gate_score, rstd_x and rstd_k are all given (save_for_backward) or all null, got " +
+                   std::to_string(given) + " of 4");
+  for (int i = 0; i < 4 && given == 4; ++i)
+    args.tensor(statNames[i], stats[i], {"T", "n"}, {TK_F32}, Layout::Contiguous);
+  args.require(std::isfinite(eps) && eps >= 0, "eps must be finite and non-negative, got " + std::to_string(eps));
+  args.require(std::isfinite(clamp_value) && clamp_value >= 0,
+               "clamp_value must be finite and non-negative, got " + std::to_string(clamp_value));
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  const int64_t t = args["T"], n = args["n"], h = args["H"];
+  if (h > kMaxHidden)
+    return tk::runtime::report(Status::unsupported(std::string(op) + ": H = " + std::to_string(h) +
+                                                   " is over the " + std::to_string(kMaxHidden) +
+                                                   " columns one CTA holds"));
+  if (t * n > std::numeric_limits<int32_t>::max())
+    return tk::runtime::report(
+        Status::unsupported(std::string(op) + ": T n = " + std::to_string(t * n) + " rows exceed the grid"));
+  if (t == 0 || n == 0 || h == 0)
+    return tk::runtime::report(Status::ok());
+  GateForwardConfig c;
+  c.hidden = h, c.save = given == 4;
+  tk_tensor v3 = withUnitMiddle(v), wf3 = withUnitFirst(weight_fused);
+  std::vector<const tk_tensor *> tensors = {hidden_states, k, &v3, &wf3, out};
+  tk_tensor saved[4];
+  for (int i = 0; i < 4 && c.save; ++i) {
+    saved[i] = withUnitLast(stats[i]);
+    tensors.push_back(&saved[i]);
+  }
+  const float invSqrtH = (float)(1.0 / std::sqrt((double)h)); // in double, rounded once (as the reference)
+  return tk::runtime::report(runScheduled(ctx, gateForwardSchedule(), buildGateForward, c, tensors, stream,
+                                          {floatBits(eps), floatBits(clamp_value), floatBits(invSqrtH)}));
+}
+
+extern "C" tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_states, const tk_tensor *k,
+                                        const tk_tensor *v, const tk_tensor *weight_fused, float eps,
+                                        float clamp_value, tk_tensor *out, tk_tensor *dot, tk_tensor *gate_score,
+                                        tk_tensor *rstd_x, tk_tensor *rstd_k, tk_stream stream) {
+  return tk::runtime::guardEntry("tk_engram_gate_fwd", [&] {
+    return tk_engram_gate_fwd_unguarded(ctx, hidden_states, k, v, weight_fused, eps, clamp_value, out, dot,
+                                        gate_score, rstd_x, rstd_k, stream);
+  });
+}
+
+TK_REGISTER_OPERATORS(engram_gate) {
+  registerSchedule(gateForwardSchedule());
+  auto variant = [](int64_t h, bool save) {
+    GateForwardConfig c;
+    c.hidden = h, c.save = save;
+    return KernelVariant{"engram_gate_fwd.h" + std::to_string(h) + (save ? ".save" : ""),
+                         scheduledFactory(gateForwardSchedule(), buildGateForward, c)};
+  };
+  registerOperator({"engram_gate_fwd",
+                    "engram",
+                    "tk_engram_gate_fwd",
+                    "the gate's RMS-normalised dot of x and k per stream, sigmoid of its signed square root, x + g v",
+                    {variant(4096, true), variant(7168, true), variant(7168, false)}});
+}

@@ -1,0 +1,46 @@
+//===- gate_forward.h - the Engram gate's forward (mhc_engram.md 4.3) -----===//
+//
+// Per token t and stream h, over the H columns in fp32: sx = sum x^2,
+// sk = sum k^2, raw = sum (x wf) k; rx = rsqrt(sx / H + eps), rk likewise;
+// s = raw rx rk / sqrt(H); g = sigmoid(copysign(sqrt(max(|s|, clamp)), s));
+// out = bf16(x + g v[t]). Saved for the backward (optional): raw, g, rx, rk.
+// One CTA per (token, stream) holds the whole row in registers: the three
+// sums are block reductions, then the row is written from the same
+// registers (the reference keeps it in shared memory instead).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels/common/operator_schedule.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tk::kernels::engram {
+
+struct GateForwardConfig {
+  int64_t hidden = 0; ///< H: compile-time, as in the reference
+  bool save = true;   ///< also write dot, gate, rstd_x, rstd_k
+  /// Schedule: threads per CTA (0: H / 32 rounded up to a power of two, from 64 to 512).
+  int64_t threads = 0;
+  int64_t numThreads() const;
+  std::string key() const;
+};
+
+const OperatorSchedule<GateForwardConfig> &gateForwardSchedule();
+
+/// Tensors: x (T, n, H) bf16; k (T, n, H) bf16, unit last stride; v as
+/// (T, 1, H) bf16, unit last stride; wf as (1, n, H) f32; out (T, n, H)
+/// bf16; with save, dot, gate, rstd_x, rstd_k as (T, n, 1) f32. Scalars:
+/// eps, clamp, 1 / sqrt(H) (f32).
+dsl::BuiltKernel buildGateForward(mlir::MLIRContext &ctx, const GateForwardConfig &config);
+
+/// 4.3's math in fp64 on host arrays (x, k, v as f32 values of their bf16
+/// elements; k and v contiguous): out in fp64 (before the bf16 rounding),
+/// dot, gate, rstd_x, rstd_k (T, n). `absSum` (T, n) gets sum |x wf k|, the
+/// scale of the dot's rounding error.
+void gateForwardReference(const float *x, const float *k, const float *v, const float *wf, int64_t tokens,
+                          int64_t streams, int64_t hidden, double eps, double clamp, double *out, double *dot,
+                          double *gate, double *rstdX, double *rstdK, double *absSum);
+
+} // namespace tk::kernels::engram
