@@ -24,4 +24,20 @@ TK_REGISTER_CASES(engram_gate) {
     return rows;
   };
   registerTable(fwd);
+  // 4.5: P = the reference's SM count (132 on the H200), n 4, H from the list; other P, n, H and P = 0 too.
+  Table<GradWReduceCase> reduce{"engram_grad_w_reduce", checkGradWReduce};
+  for (int64_t h : {2048, 2560, 3072, 4096, 6144, 7168})
+    reduce.gpu.push_back({132, 4, h});
+  reduce.gpu.push_back({5, 3, 1000});
+  reduce.gpu.push_back({1, 4, 7168});
+  reduce.gpu.push_back({0, 4, 4096});
+  reduce.cpu = {{132, 4, 2048}, {5, 3, 1000}, {1, 4, 256}, {0, 4, 512}, {33, 2, 77}};
+  reduce.small = {{132, 4, 2048}, {5, 3, 1000}};
+  reduce.bench = [](const RowSelection &s) {
+    std::vector<GradWReduceCase> rows;
+    for (int64_t h : s.full ? std::vector<int64_t>{2048, 2560, 3072, 4096, 6144, 7168} : std::vector<int64_t>{4096, 7168})
+      rows.push_back({132, 4, h});
+    return rows;
+  };
+  registerTable(reduce);
 }

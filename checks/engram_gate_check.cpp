@@ -15,6 +15,10 @@ std::string describe(const GateForwardCase &c) {
          (c.save ? " save" : " nosave") + (c.strided ? " strided" : "");
 }
 
+std::string describe(const GradWReduceCase &c) {
+  return std::to_string(c.blocks) + "x" + std::to_string(c.streams) + "x" + std::to_string(c.hidden);
+}
+
 namespace {
 uint16_t toBf16(float f) { // round to nearest even; the draws are finite
   uint32_t u;
@@ -126,6 +130,52 @@ CheckResult checkGateForward(GpuSession *gpu, tk_context ctx, const GateForwardC
   r.bytes = 2.0 * rows * h * 3 + 2.0 * t * h + 4.0 * n * h + (c.save ? 16.0 * rows : 0.0);
   if (gpu && time)
     r.ms = gpu->medianMs([&] { c.save ? save() : noSave(); }, 3, 20);
+  return r;
+}
+
+CheckResult checkGradWReduce(GpuSession *gpu, tk_context ctx, const GradWReduceCase &c, bool time) {
+  CheckResult r;
+  const int64_t p = c.blocks, cols = c.streams * c.hidden;
+  std::mt19937 rng((uint32_t)(c.seed * 2654435761u + p * 977 + cols));
+  std::normal_distribution<float> normal;
+  std::vector<float> partial(std::max<int64_t>(1, p * cols)), start(std::max<int64_t>(1, 2 * cols));
+  for (float &f : partial)
+    f = normal(rng);
+  for (float &f : start)
+    f = normal(rng);
+  Bf16Rows wh(1, cols, cols, rng), we(1, cols, cols, rng);
+  std::vector<double> want(2 * cols), tol(2 * cols);
+  for (int64_t j = 0; j < cols; ++j) {
+    double sum = 0, mag = 0;
+    for (int64_t i = 0; i < p; ++i)
+      sum += partial[i * cols + j], mag += std::fabs(partial[i * cols + j]);
+    want[j] = start[j] + sum * we.values[j], want[cols + j] = start[cols + j] + sum * wh.values[j];
+    tol[j] = 1e-6 * (mag * std::fabs(we.values[j]) + std::fabs(start[j])) + 1e-30;
+    tol[cols + j] = 1e-6 * (mag * std::fabs(wh.values[j]) + std::fabs(start[cols + j])) + 1e-30;
+  }
+  Placement pl{gpu};
+  void *dp = pl.put(partial.data(), partial.size() * 4), *dh = pl.put(wh.bits.data(), wh.bits.size() * 2),
+       *de = pl.put(we.bits.data(), we.bits.size() * 2);
+  std::vector<float> first(start), second(start);
+  void *g1 = pl.put(first.data(), first.size() * 4), *g2 = pl.put(second.data(), second.size() * 4);
+  tk_tensor tp = pl.tensor(dp, TK_F32, {p, c.streams, c.hidden}), th = pl.tensor(dh, TK_BF16, {c.streams, c.hidden}),
+            te = pl.tensor(de, TK_BF16, {c.streams, c.hidden});
+  auto grads = [&](void *g, int64_t half) {
+    return pl.tensor(static_cast<float *>(g) + half * cols, TK_F32, {c.streams, c.hidden});
+  };
+  tk_tensor h1 = grads(g1, 0), e1 = grads(g1, 1), h2 = grads(g2, 0), e2 = grads(g2, 1);
+  if (!r.called(tk_engram_grad_w_reduce(ctx, &tp, &th, &te, &h1, &e1, nullptr)) ||
+      !r.called(tk_engram_grad_w_reduce(ctx, &tp, &th, &te, &h2, &e2, nullptr)))
+    return r;
+  pl.get(first.data(), g1, first.size() * 4);
+  pl.get(second.data(), g2, second.size() * 4);
+  for (int64_t j = 0; j < 2 * cols; ++j) {
+    r.outMismatches += !(std::fabs(first[j] - want[j]) <= tol[j]);
+    r.countMismatches += std::memcmp(&first[j], &second[j], 4) != 0;
+  }
+  r.bytes = 4.0 * p * cols + 20.0 * cols;
+  if (gpu && time) // each run adds again: the timing runs change the gradients, not what is checked
+    r.ms = gpu->medianMs([&] { tk_engram_grad_w_reduce(ctx, &tp, &th, &te, &h1, &e1, nullptr); }, 3, 20);
   return r;
 }
 

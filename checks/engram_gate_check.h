@@ -17,7 +17,13 @@ struct GateForwardCase {
   uint64_t seed = 1;
 };
 
+struct GradWReduceCase {
+  int64_t blocks = 132, streams = 4, hidden; ///< P (the reference's SM count), n, H
+  uint64_t seed = 1;
+};
+
 std::string describe(const GateForwardCase &c);
+std::string describe(const GradWReduceCase &c);
 
 /// mhc_engram.md 4.3's draws (randn x, k, v, bf16 weights; eps 1e-20, clamp
 /// 1e-6) through tk_engram_gate_fwd with and without the saved statistics
@@ -27,5 +33,11 @@ std::string describe(const GateForwardCase &c);
 /// rstd_k within 1e-5 relative; and out bit-identical in both modes
 /// (countMismatches). bytes = x, k, v, wf, out (+ the statistics when saved).
 CheckResult checkGateForward(GpuSession *gpu, tk_context ctx, const GateForwardCase &c, bool time);
+
+/// randn partials, weights and starting gradients through
+/// tk_engram_grad_w_reduce twice from the same start: against an fp64
+/// sequential sum (within 1e-6 of the magnitudes summed), and the two runs
+/// bit-identical (countMismatches). bytes = 4 P n H + 20 n H.
+CheckResult checkGradWReduce(GpuSession *gpu, tk_context ctx, const GradWReduceCase &c, bool time);
 
 } // namespace tk::checks

@@ -519,6 +519,17 @@ tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_states, con
                              tk_tensor *dot, tk_tensor *gate_score, tk_tensor *rstd_x, tk_tensor *rstd_k,
                              tk_stream stream);
 
+/* grad_w_reduce (4.5): gW = sum over p of grad_w_partial[p], then
+ * grad_weight_hidden += gW f32(weight_embed) and grad_weight_embed += gW
+ * f32(weight_hidden), in place. grad_w_partial (P, n, H) f32, the weights
+ * (n, H) bf16, the gradients (n, H) f32 (two different buffers), all
+ * contiguous; any P (the reference asks P % 4 == 0) and H. The sum's order
+ * is fixed (by the schedule, not the SM count): the same bits every run,
+ * within fp32 rounding of the reference's sequential sum. P = 0 adds nothing. */
+tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *grad_w_partial, const tk_tensor *weight_hidden,
+                                  const tk_tensor *weight_embed, tk_tensor *grad_weight_hidden,
+                                  tk_tensor *grad_weight_embed, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

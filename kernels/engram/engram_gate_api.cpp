@@ -1,7 +1,8 @@
-//===- engram_gate_api.cpp - tk_engram_gate_fwd (mhc_engram.md 4.3) -------===//
+//===- engram_gate_api.cpp - tk_engram_gate_fwd, tk_engram_grad_w_reduce (4.3, 4.5) ===//
 #include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/engram/gate_forward.h"
+#include "kernels/engram/grad_w_reduce.h"
 #include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 
@@ -106,7 +107,56 @@ extern "C" tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_
   });
 }
 
+static tk_status tk_engram_grad_w_reduce_unguarded(tk_context ctx, const tk_tensor *grad_w_partial,
+                                                   const tk_tensor *weight_hidden, const tk_tensor *weight_embed,
+                                                   tk_tensor *grad_weight_hidden, tk_tensor *grad_weight_embed,
+                                                   tk_stream stream) {
+  Arguments args("tk_engram_grad_w_reduce");
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("grad_w_partial", grad_w_partial, {"P", "n", "H"}, {TK_F32}, Layout::Contiguous);
+  args.tensor("weight_hidden", weight_hidden, {"n", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("weight_embed", weight_embed, {"n", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("grad_weight_hidden", grad_weight_hidden, {"n", "H"}, {TK_F32}, Layout::Contiguous);
+  args.tensor("grad_weight_embed", grad_weight_embed, {"n", "H"}, {TK_F32}, Layout::Contiguous);
+  if (args.ok())
+    args.require(grad_weight_hidden->data != grad_weight_embed->data,
+                 "grad_weight_hidden and grad_weight_embed are the same buffer (each is updated in place)");
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  const int64_t p = args["P"], cols = args["n"] * args["H"];
+  if (p == 0 || cols == 0) // nothing to add
+    return tk::runtime::report(Status::ok());
+  tk_tensor part = *grad_w_partial;
+  part.ndim = 2, part.shape[0] = p, part.shape[1] = cols, part.strides[0] = cols, part.strides[1] = 1;
+  auto row = [&](const tk_tensor *t) {
+    tk_tensor v = *t;
+    v.ndim = 2, v.shape[0] = 1, v.shape[1] = cols, v.strides[0] = cols, v.strides[1] = 1;
+    return v;
+  };
+  tk_tensor wh = row(weight_hidden), we = row(weight_embed), gh = row(grad_weight_hidden),
+            ge = row(grad_weight_embed);
+  return tk::runtime::report(runScheduled(ctx, gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{},
+                                          {&part, &wh, &we, &gh, &ge}, stream));
+}
+
+extern "C" tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *grad_w_partial,
+                                             const tk_tensor *weight_hidden, const tk_tensor *weight_embed,
+                                             tk_tensor *grad_weight_hidden, tk_tensor *grad_weight_embed,
+                                             tk_stream stream) {
+  return tk::runtime::guardEntry("tk_engram_grad_w_reduce", [&] {
+    return tk_engram_grad_w_reduce_unguarded(ctx, grad_w_partial, weight_hidden, weight_embed, grad_weight_hidden,
+                                             grad_weight_embed, stream);
+  });
+}
+
 TK_REGISTER_OPERATORS(engram_gate) {
+  registerSchedule(gradWReduceSchedule());
+  registerOperator({"engram_grad_w_reduce",
+                    "engram",
+                    "tk_engram_grad_w_reduce",
+                    "the gate's weight gradients: partial rows summed in a fixed order, times the other weight, added",
+                    {{"engram_grad_w_reduce",
+                      scheduledFactory(gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{})}}});
   registerSchedule(gateForwardSchedule());
   auto variant = [](int64_t h, bool save) {
     GateForwardConfig c;

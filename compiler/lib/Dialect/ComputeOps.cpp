@@ -163,6 +163,12 @@ LogicalResult RelayoutOp::verify() {
 // Layout rules
 //===----------------------------------------------------------------------===//
 
+// A relayout's result: its users' wish, else the default; never its own
+// input's (moving a fragment to the layout it has would do nothing).
+FailureOr<Attribute> RelayoutOp::inferResultLayout(LayoutInference &inference, OpResult result, Attribute hint) {
+  return hint ? hint : inference.defaultLayout(cast<FragmentType>(result.getType()));
+}
+
 // Elementwise: one layout for the result and its operands.
 LogicalResult ParallelOp::hintOperandLayouts(LayoutInference &inference) {
   inference.hintSameShapeOperands(*this);

@@ -112,7 +112,7 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure, Tile_LayoutRules<["hintOperan
   let hasVerifier = 1;
 }
 
-def Tile_RelayoutOp : Tile_Op<"relayout", [Pure, Tile_LayoutInferenceOpInterface]> {
+def Tile_RelayoutOp : Tile_Op<"relayout", [Pure, Tile_LayoutRules<["inferResultLayout"]>]> {
   let summary = "Moves a fragment into another layout through shared memory";
   let description = [{
     The same elements, held as the result's layout says. On the GPU every

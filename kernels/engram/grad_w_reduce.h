@@ -1,0 +1,36 @@
+//===- grad_w_reduce.h - the Engram gate's weight gradients (mhc_engram.md 4.5) ===//
+//
+// gW = sum over p of partial[p] (P, n H), then grad_wh += gW f(we) and
+// grad_we += gW f(wh), in place. A CTA takes `columns` of the flat n H:
+// a loop over the P rows in chunks of `rows` carries a (rows, columns)
+// accumulator in registers (each thread adds its own elements, chunk after
+// chunk), and one column sum after the loop finishes gW. The order is fixed
+// by the schedule, not by the SM count or the launch: the same bits every
+// run.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels/common/operator_schedule.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tk::kernels::engram {
+
+struct GradWReduceConfig {
+  /// Schedule: partial rows per iteration (0: 16), columns per CTA (0: 128), threads (0: 128).
+  int64_t rows = 0, columns = 0, threads = 0;
+  int64_t rowsPerStep() const { return rows ? rows : 16; }
+  int64_t columnsPerBlock() const { return columns ? columns : 128; }
+  int64_t numThreads() const { return threads ? threads : 128; }
+  std::string key() const;
+};
+
+const OperatorSchedule<GradWReduceConfig> &gradWReduceSchedule();
+
+/// Tensors: partial (P, n H) f32; wh, we (n H) bf16; grad_wh, grad_we (n H)
+/// f32, read and written.
+dsl::BuiltKernel buildGradWReduce(mlir::MLIRContext &ctx, const GradWReduceConfig &config);
+
+} // namespace tk::kernels::engram
