@@ -4,6 +4,8 @@ engram_hash rows: shape 'TxN', words 'Lh=' and 'E=' (layers, tables per
 order), drawn as 4.1's tests draw them. engram_fused_weight rows: shape 'nxH',
 bf16 randn weights. engram_gate_fwd rows (4.3): shape 'TxnxH', word 'save' or
 'nosave' (save_for_backward), randn inputs, eps 1e-20, clamp 1e-6.
+engram_grad_w_reduce rows (4.5): shape 'PxnxH', randn partials, weights and
+gradients (updated in place, as the operator does).
 """
 from rowspec import Unsupported
 
@@ -53,6 +55,14 @@ def _gate_outputs(t, n, h, save):
     return outs
 
 
+def _reduce_inputs(c, r):
+    r.only([])
+    p, n, h = r.dims(3)
+    torch = c.torch
+    f32 = (lambda *s: torch.randn(*s, device=c.dev, dtype=torch.float32))
+    return (p, n, h), (f32(p, n, h), c.randn(n, h), c.randn(n, h), f32(n, h), f32(n, h))
+
+
 def tile_kernels_handlers():
     def hash_(r):
         t, n, lh, e = _hash(r)
@@ -83,7 +93,17 @@ def tile_kernels_handlers():
             return ((lambda: engram.engram_gate_fwd(x, k, v, wf, EPS, CLAMP, save_for_backward=save)),
                     _gate_outputs(t, n, h, save))
         return desc, make
-    return {"engram_hash": hash_, "engram_fused_weight": weight, "engram_gate_fwd": gate}
+    def reduce_(r):
+        p, n, h = r.dims(3)
+        desc = f"engram.grad_w_reduce(partial[{p}x{n}x{h} f32], wh, we, grad_wh, grad_we) (in place)"
+
+        def make(c):
+            import tile_kernels.engram as engram
+            _, args = _reduce_inputs(c, r)
+            return (lambda: engram.grad_w_reduce(*args)), []  # in place: no result to inspect
+        return desc, make
+    return {"engram_hash": hash_, "engram_fused_weight": weight, "engram_gate_fwd": gate,
+            "engram_grad_w_reduce": reduce_}
 
 
 def torch_handlers():
@@ -130,4 +150,16 @@ def torch_handlers():
                 return (out, dot, g, rx, rk) if save else out
             return fn, _gate_inputs(c, t, n, h)
         return desc, make
-    return {"engram_hash": hash_, "engram_fused_weight": weight, "engram_gate_fwd": gate}
+    def reduce_(r):
+        p, n, h = r.dims(3)
+        desc = f"partial.sum(0) times the other weight, added in place; partial[{p}x{n}x{h} f32]"
+
+        def make(c):
+            def fn(partial, wh, we, gh, ge):
+                g = partial.sum(0)
+                gh.add_(g * we.float())
+                ge.add_(g * wh.float())
+            return fn, _reduce_inputs(c, r)[1]
+        return desc, make
+    return {"engram_hash": hash_, "engram_fused_weight": weight, "engram_gate_fwd": gate,
+            "engram_grad_w_reduce": reduce_}

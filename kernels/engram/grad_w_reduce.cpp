@@ -18,7 +18,8 @@ static std::string checkSchedule(const GradWReduceConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const GradWReduceConfig &, const compiler::Target &) {
-  return everyCombination({{"rows", {4, 8, 16, 32}}, {"columns", {64, 128, 256, 512}}, {"threads", {64, 128, 256}}});
+  // Few loop iterations (each waits for its loads) and enough CTAs: many rows, few columns.
+  return everyCombination({{"rows", {16, 32, 64, 128, 256}}, {"columns", {32, 64, 128, 256}}, {"threads", {64, 128, 256}}});
 }
 
 const OperatorSchedule<GradWReduceConfig> &gradWReduceSchedule() {
