@@ -398,6 +398,38 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto wf = c.out(TK_F32, {m, k});
     return [=, ctx = c.ctx] { return tk_engram_fused_weight(ctx, wh, we, wf, nullptr); };
   }
+  case 30: {
+    // The gate's forward: x, k (m, n, k) and v (m, k) bf16 of random bits, wf (n, k) f32; the statistics all,
+    // none or some; eps and clamp mostly the spec's, sometimes random bits.
+    static const int64_t streams[] = {4, 4, 1, 3, 0};
+    const int64_t n = c.in.pick(streams);
+    const int saved = c.in.choose(4); // 0, 1: all four; 2: none; 3: only dot
+    const float eps = c.in.choose(4) == 3 ? c.in.f32() : 1e-20f, clampValue = c.in.choose(4) == 3 ? c.in.f32() : 1e-6f;
+    auto x = c.t(TK_BF16, {m, n, k});
+    auto key = c.t(TK_BF16, {m, n, k});
+    auto v = c.t(TK_BF16, {m, k});
+    auto wf = c.t(TK_F32, {n, k});
+    auto out = c.out(TK_BF16, {m, n, k});
+    tk_tensor *stats[4] = {};
+    for (int i = 0; i < 4; ++i)
+      stats[i] = saved < 2 || (saved == 3 && i == 0) ? c.out(TK_F32, {m, n}) : nullptr;
+    return [=, ctx = c.ctx] {
+      return tk_engram_gate_fwd(ctx, x, key, v, wf, eps, clampValue, out, stats[0], stats[1], stats[2], stats[3],
+                                nullptr);
+    };
+  }
+  case 31: {
+    // Weight gradients: partial (m, n, k) f32 of random bits, bf16 weights, f32 gradients updated in place, now and
+    // then one buffer for both.
+    static const int64_t streams[] = {4, 4, 2, 0};
+    const int64_t n = c.in.pick(streams);
+    auto partial = c.t(TK_F32, {m, n, k});
+    auto wh = c.t(TK_BF16, {n, k});
+    auto we = c.t(TK_BF16, {n, k});
+    auto gh = c.out(TK_F32, {n, k});
+    auto ge = c.in.choose(8) == 7 ? gh : c.out(TK_F32, {n, k});
+    return [=, ctx = c.ctx] { return tk_engram_grad_w_reduce(ctx, partial, wh, we, gh, ge, nullptr); };
+  }
   default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
@@ -437,7 +469,7 @@ const char *entryName(int entry) {
       "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
       "tk_mask_indices_by_tp", "tk_aux_fi", "tk_group_count", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
       "tk_expand_to_fused_with_sf", "tk_reduce_fused", "tk_get_fused_mapping", "tk_top2_sum_gate",
-      "tk_engram_hash", "tk_engram_fused_weight"};
+      "tk_engram_hash", "tk_engram_fused_weight", "tk_engram_gate_fwd", "tk_engram_grad_w_reduce"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 
