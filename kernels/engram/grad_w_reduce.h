@@ -19,11 +19,13 @@
 namespace tk::kernels::engram {
 
 struct GradWReduceConfig {
-  /// Schedule: partial rows per iteration (0: 16), columns per CTA (0: 128), threads (0: 128).
+  /// Schedule: partial rows per iteration (0: 128), columns per CTA (0: 32), threads (0: 256): few
+  /// iterations for the reference's P (the SM count) and many CTAs. 256 rows, which `tk tune` kept for
+  /// the H200 (kernels/tuning/table.tsv), spill on sm_100a.
   int64_t rows = 0, columns = 0, threads = 0;
-  int64_t rowsPerStep() const { return rows ? rows : 16; }
-  int64_t columnsPerBlock() const { return columns ? columns : 128; }
-  int64_t numThreads() const { return threads ? threads : 128; }
+  int64_t rowsPerStep() const { return rows ? rows : 128; }
+  int64_t columnsPerBlock() const { return columns ? columns : 32; }
+  int64_t numThreads() const { return threads ? threads : 256; }
   std::string key() const;
 };
 
