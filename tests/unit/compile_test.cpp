@@ -344,13 +344,21 @@ TEST(Compile, DumpsIrAfterEveryPass) {
   ASSERT_TRUE(mkdtemp(dir));
   setenv("TK_DUMP_IR", dir, 1);
   compile({2048, 64, dsl::DType::F32, false}, "sm_90a");
+  compile({2048, 64, dsl::DType::F32, false}, "sm_80");
+  compile({4096, 64, dsl::DType::F32, false}, "sm_90a");
   unsetenv("TK_DUMP_IR");
-  std::string cmd = std::string("grep -rl 'tile-lower-to-gpu\\|gpu.func' ") + dir + " | wc -l";
-  FILE *p = popen(cmd.c_str(), "r");
-  int n = 0;
-  ASSERT_EQ(fscanf(p, "%d", &n), 1);
-  pclose(p);
-  EXPECT_GT(n, 0) << "no IR dumped under " << dir;
+  auto count = [](const std::string &cmd) {
+    FILE *p = popen(cmd.c_str(), "r");
+    int n = -1;
+    EXPECT_EQ(fscanf(p, "%d", &n), 1) << cmd;
+    pclose(p);
+    return n;
+  };
+  EXPECT_GT(count(std::string("grep -rl 'tile-lower-to-gpu\\|gpu.func' ") + dir + " | wc -l"), 0)
+      << "no IR dumped under " << dir;
+  // A folder per kernel configuration (<kernel>-<hash of its IR>; two here at least), a folder per target inside.
+  EXPECT_GE(count(std::string("ls ") + dir + " | wc -l"), 2) << dir;
+  EXPECT_EQ(count(std::string("ls -d ") + dir + "/*/sm_90a " + dir + "/*/sm_80 | wc -l"), 3) << dir;
 }
 
 

@@ -1,12 +1,17 @@
 //===- PtxEmitter.cpp - run the pipeline, collect PTX and diagnostics -----===//
 #include "tk/compiler/Target/Pipeline.h"
 
+#include "tk/compiler/Dialect/Tile/Tile.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace tk::compiler {
@@ -87,6 +92,24 @@ std::string CompileOptions::cacheTag() const {
   return tag;
 }
 
+/// TK_DUMP_IR's folder for one compilation: <root>/<kernel>-<hash of its
+/// IR>/<target>, so that kernels, their configurations and their targets
+/// each keep their own dump instead of overwriting one folder.
+static std::string dumpFolder(mlir::ModuleOp module, const std::string &root, const Target &target) {
+  std::string name = "module", text;
+  for (tile::KernelOp kernel : module.getOps<tile::KernelOp>()) {
+    name = kernel.getSymName().str();
+    break;
+  }
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  char hash[9];
+  std::snprintf(hash, sizeof hash, "%08x", (unsigned)(llvm::xxh3_64bits(text) & 0xffffffffu));
+  std::string folder = root + "/" + name + "-" + hash + "/" + target.name;
+  llvm::sys::fs::create_directories(folder); // MLIR's printer makes only the last level
+  return folder;
+}
+
 bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOptions &options, std::string &ptx,
                   std::string &error) {
   mlir::MLIRContext *ctx = module.getContext();
@@ -114,7 +137,7 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
     pm.enableIRPrintingToFileTree([](mlir::Pass *, mlir::Operation *) { return false; },
                                   [](mlir::Pass *, mlir::Operation *) { return true; },
                                   /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-                                  /*printAfterOnlyOnFailure=*/false, options.dumpIrDir);
+                                  /*printAfterOnlyOnFailure=*/false, dumpFolder(module, options.dumpIrDir, target));
   }
   if (mlir::failed(pm.run(module))) {
     error = "compilation for " + target.name + " failed:\n" + diagnostics;

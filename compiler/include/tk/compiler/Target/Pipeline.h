@@ -21,7 +21,8 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, bool remarks =
 void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileOptions &options);
 
 struct CompileOptions {
-  /// Directory to write the IR after every pass into (TK_DUMP_IR); empty: none.
+  /// Directory to write the IR after every pass into (TK_DUMP_IR), one folder
+  /// per kernel configuration and target inside it; empty: none.
   std::string dumpIrDir;
   /// Print the PTX to stderr (TK_PRINT_KERNEL_SOURCE=1).
   bool printKernelSource = false;
