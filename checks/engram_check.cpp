@@ -1,5 +1,6 @@
 //===- engram_check.cpp ---------------------------------------------------===//
 #include "checks/engram_check.h"
+#include "checks/bf16.h"
 #include "kernels/engram/engram_hash.h"
 
 #include <algorithm>
@@ -60,22 +61,6 @@ CheckResult checkEngramHash(GpuSession *gpu, tk_context ctx, const EngramHashCas
     r.ms = gpu->medianMs([&] { call(); }, 3, 20);
   return r;
 }
-
-namespace {
-uint16_t bf16Bits(float f) { // round to nearest even (the inputs' own rounding does not matter: any bf16 will do)
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if (std::isnan(f))
-    return 0x7FC0;
-  return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
-}
-float bf16Value(uint16_t b) {
-  const uint32_t u = (uint32_t)b << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-} // namespace
 
 CheckResult checkFusedWeight(GpuSession *gpu, tk_context ctx, const FusedWeightCase &c, bool time) {
   CheckResult r;

@@ -1,5 +1,6 @@
 //===- engram_gate_check.cpp ----------------------------------------------===//
 #include "checks/engram_gate_check.h"
+#include "checks/bf16.h"
 #include "kernels/engram/gate_forward.h"
 
 #include <algorithm>
@@ -20,18 +21,6 @@ std::string describe(const GradWReduceCase &c) {
 }
 
 namespace {
-uint16_t toBf16(float f) { // round to nearest even; the draws are finite
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
-}
-float fromBf16(uint16_t b) {
-  const uint32_t u = (uint32_t)b << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 /// Bf16 elements of a (rows, cols) tensor with row stride `ld` (padding
 /// filled with a value no check expects), and their f32 values packed. The
 /// draws come from a table of 65536 randn values indexed by a 64-bit mix of
@@ -41,11 +30,11 @@ struct Bf16Rows {
   std::vector<uint16_t> bits;
   std::vector<float> values;
   Bf16Rows(int64_t rows, int64_t cols, int64_t ld, std::mt19937 &rng)
-      : bits(std::max<int64_t>(1, rows * ld), toBf16(1e30f)), values(rows * cols) {
+      : bits(std::max<int64_t>(1, rows * ld), bf16Bits(1e30f)), values(rows * cols) {
     std::normal_distribution<float> normal;
     std::vector<uint16_t> table(65536);
     for (uint16_t &b : table)
-      b = toBf16(normal(rng));
+      b = bf16Bits(normal(rng));
     const uint64_t seed = ((uint64_t)rng() << 32) | rng();
     parallelRows(rows, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r)
@@ -54,7 +43,7 @@ struct Bf16Rows {
           z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
           z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
           bits[r * ld + c] = table[(z ^ (z >> 31)) & 0xFFFF];
-          values[r * cols + c] = fromBf16(bits[r * ld + c]);
+          values[r * cols + c] = bf16Value(bits[r * ld + c]);
         }
     });
   }
@@ -121,7 +110,7 @@ CheckResult checkGateForward(GpuSession *gpu, tk_context ctx, const GateForwardC
   for (int64_t i = 0; i < rows * h; ++i) {
     // One bf16 ulp, plus what fp32 leaves where x and g v cancel: their
     // roundings and the gate's error times v.
-    const double got = fromBf16(out[i]), xv = x.values[i], vv = v.values[(i / h / n) * h + i % h];
+    const double got = bf16Value(out[i]), xv = x.values[i], vv = v.values[(i / h / n) * h + i % h];
     const double tol = std::ldexp(std::fabs(want[i]), -7) + std::ldexp(std::fabs(xv) + std::fabs(gate[i / h] * vv), -22) +
                        gateErr[i / h] * std::fabs(vv);
     r.outMismatches += !(std::fabs(got - want[i]) <= tol);

@@ -7,7 +7,6 @@
 #include "tk/runtime/Context.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 using tk::runtime::Status;
@@ -16,12 +15,6 @@ using namespace tk::kernels::engram;
 
 namespace {
 constexpr int64_t kMaxHidden = 32768; // 64 columns per thread at 512 threads
-
-int64_t floatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
 
 /// `t` (rows, cols) seen as (rows, 1, cols): the kernel's 3-D view of v.
 tk_tensor withUnitMiddle(const tk_tensor *t) {
@@ -94,7 +87,8 @@ static tk_status tk_engram_gate_fwd_unguarded(tk_context ctx, const tk_tensor *h
   }
   const float invSqrtH = (float)(1.0 / std::sqrt((double)h)); // in double, rounded once (as the reference)
   return tk::runtime::report(runScheduled(ctx, gateForwardSchedule(), buildGateForward, c, tensors, stream,
-                                          {floatBits(eps), floatBits(clamp_value), floatBits(invSqrtH)}));
+                                          {tk::runtime::f32Scalar(eps), tk::runtime::f32Scalar(clamp_value),
+                                           tk::runtime::f32Scalar(invSqrtH)}));
 }
 
 extern "C" tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_states, const tk_tensor *k,

@@ -116,11 +116,8 @@ static tk_status tk_top2_sum_gate_unguarded(tk_context ctx, const tk_tensor *log
   tensors.push_back(topk_idx);
   tensors.push_back(topk_weights);
   const int64_t x = p.replicas ? p.replicas - 1 : 0;
-  float rsf = routed_scaling_factor;
-  int32_t rsfBits;
-  std::memcpy(&rsfBits, &rsf, 4);
   return tk::runtime::report(runScheduled(ctx, top2SumGateSchedule(), buildTop2SumGate, c, tensors, stream,
-                                          {(int64_t)rsfBits, ep_rank, (e + x) / num_ep_ranks, num_tp_ranks, tp_rank}));
+                                          {tk::runtime::f32Scalar(routed_scaling_factor), ep_rank, (e + x) / num_ep_ranks, num_tp_ranks, tp_rank}));
 }
 
 extern "C" tk_status tk_top2_sum_gate(tk_context ctx, const tk_tensor *logits, const tk_tensor *bias, int32_t num_topk,

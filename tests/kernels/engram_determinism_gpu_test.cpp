@@ -2,6 +2,7 @@
 // runs of tk_engram_grad_w_reduce from the same start and of
 // tk_engram_gate_fwd on the same input give the same bits, on a GPU. Skips
 // visibly without a device.
+#include "checks/bf16.h"
 #include "tests/kernels/gpu_suite.h"
 #include "tk/tk.h"
 
@@ -25,11 +26,8 @@ std::vector<float> randn(size_t count, uint32_t seed) {
 std::vector<uint16_t> randnBf16(size_t count, uint32_t seed) {
   std::vector<float> f = randn(count, seed);
   std::vector<uint16_t> b(count);
-  for (size_t i = 0; i < count; ++i) {
-    uint32_t u;
-    std::memcpy(&u, &f[i], 4);
-    b[i] = (uint16_t)(u >> 16); // truncated: any bf16 will do
-  }
+  for (size_t i = 0; i < count; ++i)
+    b[i] = tk::checks::bf16Bits(f[i]);
   return b;
 }
 
@@ -63,12 +61,8 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
 
   std::vector<uint16_t> x = randnBf16(t * n * h, 5), k = randnBf16(t * n * h, 6), v = randnBf16(t * h, 7);
   std::vector<float> wf(n * h);
-  for (int64_t i = 0; i < n * h; ++i) {
-    uint32_t a = (uint32_t)wh[i] << 16, b = (uint32_t)we[i] << 16;
-    float fa, fb;
-    std::memcpy(&fa, &a, 4), std::memcpy(&fb, &b, 4);
-    wf[i] = fa * fb;
-  }
+  for (int64_t i = 0; i < n * h; ++i)
+    wf[i] = tk::checks::bf16Value(wh[i]) * tk::checks::bf16Value(we[i]);
   void *dx = put(x.data(), x.size() * 2), *dk = put(k.data(), k.size() * 2), *dv = put(v.data(), v.size() * 2),
        *dw = put(wf.data(), wf.size() * 4), *out = session->alloc(x.size() * 2 + 4 * t * n * 4);
   tk_tensor tx = tk::checks::deviceTensor(dx, TK_BF16, {t, n, h}), tk_ = tk::checks::deviceTensor(dk, TK_BF16, {t, n, h}),

@@ -7,6 +7,8 @@
 #include "tk/runtime/Launcher.h"
 #include "tk/runtime/ScheduleSettings.h"
 
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -68,3 +70,12 @@ private:
   void *readBackHost_ = nullptr;
   size_t readBackBytes_ = 0;
 };
+
+namespace tk::runtime {
+/// An f32 scalar argument as tk_context_s::run takes it: its bits.
+inline int64_t f32Scalar(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+} // namespace tk::runtime
