@@ -4,8 +4,11 @@ engram_hash rows: shape 'TxN', words 'Lh=' and 'E=' (layers, tables per
 order), drawn as 4.1's tests draw them. engram_fused_weight rows: shape 'nxH',
 bf16 randn weights. engram_gate_fwd rows (4.3): shape 'TxnxH', word 'save' or
 'nosave' (save_for_backward), randn inputs, eps 1e-20, clamp 1e-6.
-engram_grad_w_reduce rows (4.5): shape 'PxnxH', randn partials, weights and
-gradients (updated in place, as the operator does).
+engram_gate_bwd rows (4.4): shape 'TxnxH', word 'P=' (the partial rows; the
+reference always uses the SM count), randn dout and inputs, the statistics of
+the forward (computed before timing). engram_grad_w_reduce rows (4.5): shape
+'PxnxH', randn partials, weights and gradients (updated in place, as the
+operator does).
 """
 from rowspec import Unsupported
 
@@ -55,6 +58,25 @@ def _gate_outputs(t, n, h, save):
     return outs
 
 
+def _backward(r):
+    r.only(["P="])
+    t, n, h = r.dims(3)
+    return t, n, h
+
+
+def _backward_inputs(c, t, n, h):
+    """dout, x, k, v, wf and the forward's dot, gate, rstd_x, rstd_k (f32)."""
+    torch = c.torch
+    x, k, v, wf = _gate_inputs(c, t, n, h)
+    xf, kf = x.float(), k.float()
+    rx = torch.rsqrt(xf.square().mean(-1) + EPS)
+    rk = torch.rsqrt(kf.square().mean(-1) + EPS)
+    dot = (xf * wf * kf).sum(-1)
+    s = dot * rx * rk * h ** -0.5
+    g = torch.sigmoid(s.abs().clamp_min(CLAMP).sqrt() * s.sign())
+    return c.randn(t, n, h), x, k, v, wf, dot, g, rx, rk
+
+
 def _reduce_inputs(c, r):
     r.only([])
     p, n, h = r.dims(3)
@@ -93,6 +115,15 @@ def tile_kernels_handlers():
             return ((lambda: engram.engram_gate_fwd(x, k, v, wf, EPS, CLAMP, save_for_backward=save)),
                     _gate_outputs(t, n, h, save))
         return desc, make
+    def backward(r):
+        t, n, h = _backward(r)
+        desc = f"engram.engram_gate_bwd(dout[{t}x{n}x{h} bf16], x, k, v, wf, dot, gate, rstd_x, rstd_k)"
+
+        def make(c):
+            import tile_kernels.engram as engram
+            args = _backward_inputs(c, t, n, h)
+            return (lambda: engram.engram_gate_bwd(*args, CLAMP)), []
+        return desc, make
     def reduce_(r):
         p, n, h = r.dims(3)
         desc = f"engram.grad_w_reduce(partial[{p}x{n}x{h} f32], wh, we, grad_wh, grad_we) (in place)"
@@ -103,7 +134,7 @@ def tile_kernels_handlers():
             return (lambda: engram.grad_w_reduce(*args)), []  # in place: no result to inspect
         return desc, make
     return {"engram_hash": hash_, "engram_fused_weight": weight, "engram_gate_fwd": gate,
-            "engram_grad_w_reduce": reduce_}
+            "engram_gate_bwd": backward, "engram_grad_w_reduce": reduce_}
 
 
 def torch_handlers():
@@ -150,6 +181,25 @@ def torch_handlers():
                 return (out, dot, g, rx, rk) if save else out
             return fn, _gate_inputs(c, t, n, h)
         return desc, make
+    def backward(r):
+        t, n, h = _backward(r)
+        desc = f"dg, rho (clamp mask), grad_x, grad_k, grad_v, sum of rho x k; dout[{t}x{n}x{h} bf16]"
+
+        def make(c):
+            torch = c.torch
+
+            def fn(dout, x, k, v, wf, dot, g, rx, rk):
+                df, xf, kf = dout.float(), x.float(), k.float()
+                dg = (df * v.float()[:, None, :]).sum(-1)
+                clamped = dot.abs() * h ** -0.5 * rx * rk < CLAMP
+                rho = torch.where(clamped, torch.zeros_like(dg),
+                                  dg * g * (1 - g) * 0.5 * torch.sqrt(rx * rk * h ** -0.5 / dot.abs()))[..., None]
+                gx = (df + rho * (kf * wf - xf * (dot * rx * rx / h)[..., None])).bfloat16()
+                gk = (rho * (xf * wf - kf * (dot * rk * rk / h)[..., None])).bfloat16()
+                gv = (df * g[..., None]).sum(1).bfloat16()
+                return gx, gk, gv, (rho * xf * kf).sum(0)
+            return fn, _backward_inputs(c, t, n, h)
+        return desc, make
     def reduce_(r):
         p, n, h = r.dims(3)
         desc = f"partial.sum(0) times the other weight, added in place; partial[{p}x{n}x{h} f32]"
@@ -162,4 +212,4 @@ def torch_handlers():
             return fn, _reduce_inputs(c, r)[1]
         return desc, make
     return {"engram_hash": hash_, "engram_fused_weight": weight, "engram_gate_fwd": gate,
-            "engram_grad_w_reduce": reduce_}
+            "engram_gate_bwd": backward, "engram_grad_w_reduce": reduce_}

@@ -519,6 +519,28 @@ tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_states, con
                              tk_tensor *dot, tk_tensor *gate_score, tk_tensor *rstd_x, tk_tensor *rstd_k,
                              tk_stream stream);
 
+/* engram_gate_bwd (4.4): the gate's gradients from the forward's saved
+ * statistics. For token t and stream h, with a = rstd_x rstd_k / sqrt(H) and
+ * dg = sum_d grad_out v: rho = 0 where (|dot| / sqrt(H)) rstd_x rstd_k <
+ * clamp_value (evaluated in f32: the clamp holds, no gradient flows), else
+ * dg g (1 - g) / 2 sqrt(a / |dot|); grad_x = bf16(grad_out + rho (k wf - x
+ * dot rstd_x^2 / H)), grad_k = bf16(rho (x wf - k dot rstd_k^2 / H)),
+ * grad_v[t] = bf16(sum over h in order of grad_out g), and grad_w_partial[p]
+ * = sum of rho x k over the tokens [p c, (p + 1) c), c = ceil(T / P) (zero
+ * rows where that range is empty; tk_engram_grad_w_reduce finishes them).
+ * grad_out, hidden_states, grad_x, grad_k (T, n, H) bf16, grad_v (T, H) bf16,
+ * weight_fused (n, H) f32, dot, gate_score, rstd_x, rstd_k (T, n) f32 and
+ * grad_w_partial (P, n, H) f32 contiguous; k (T, n, H) and v (T, H) bf16
+ * with unit last strides. Any n from 1 to 16 (the reference asks n == 4), H
+ * up to 8192, P >= 1 (the reference uses the SM count; results depend on P
+ * only, never on the device); clamp_value > 0 finite. No float atomics: the
+ * same bits every run. */
+tk_status tk_engram_gate_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *hidden_states,
+                             const tk_tensor *k, const tk_tensor *v, const tk_tensor *weight_fused,
+                             const tk_tensor *dot, const tk_tensor *gate_score, const tk_tensor *rstd_x,
+                             const tk_tensor *rstd_k, float clamp_value, tk_tensor *grad_x, tk_tensor *grad_k,
+                             tk_tensor *grad_v, tk_tensor *grad_w_partial, tk_stream stream);
+
 /* grad_w_reduce (4.5): gW = sum over p of grad_w_partial[p], then
  * grad_weight_hidden += gW f32(weight_embed) and grad_weight_embed += gW
  * f32(weight_hidden), in place. grad_w_partial (P, n, H) f32, the weights

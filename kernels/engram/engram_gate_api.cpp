@@ -1,6 +1,7 @@
-//===- engram_gate_api.cpp - tk_engram_gate_fwd, tk_engram_grad_w_reduce (4.3, 4.5) ===//
+//===- engram_gate_api.cpp - tk_engram_gate_fwd, _bwd, _grad_w_reduce (4.3-4.5) ===//
 #include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
+#include "kernels/engram/gate_backward.h"
 #include "kernels/engram/gate_forward.h"
 #include "kernels/engram/grad_w_reduce.h"
 #include "kernels/registry.h"
@@ -14,7 +15,9 @@ using namespace tk::kernels;
 using namespace tk::kernels::engram;
 
 namespace {
-constexpr int64_t kMaxHidden = 32768; // 64 columns per thread at 512 threads
+constexpr int64_t kMaxHidden = 32768;        // 64 columns per thread at 512 threads
+constexpr int64_t kMaxHiddenBackward = 8192; // 16 columns per thread at 512 threads
+constexpr int64_t kMaxStreamsBackward = 16;  // grad_v's sum over the streams is unrolled
 
 /// `t` (rows, cols) seen as (rows, 1, cols): the kernel's 3-D view of v.
 tk_tensor withUnitMiddle(const tk_tensor *t) {
@@ -68,9 +71,8 @@ static tk_status tk_engram_gate_fwd_unguarded(tk_context ctx, const tk_tensor *h
     return tk::runtime::report(args.status());
   const int64_t t = args["T"], n = args["n"], h = args["H"];
   if (h > kMaxHidden)
-    return tk::runtime::report(Status::unsupported(std::string(op) + ": H = " + std::to_string(h) +
-                                                   " is over the " + std::to_string(kMaxHidden) +
-                                                   " columns one CTA holds"));
+    return tk::runtime::report(Status::unsupported(std::string(op) + ": H = " + std::to_string(h) + " is over the " +
+                                                   std::to_string(kMaxHidden) + " columns one CTA holds"));
   if (t * n > std::numeric_limits<int32_t>::max())
     return tk::runtime::report(
         Status::unsupported(std::string(op) + ": T n = " + std::to_string(t * n) + " rows exceed the grid"));
@@ -86,18 +88,110 @@ static tk_status tk_engram_gate_fwd_unguarded(tk_context ctx, const tk_tensor *h
     tensors.push_back(&saved[i]);
   }
   const float invSqrtH = (float)(1.0 / std::sqrt((double)h)); // in double, rounded once (as the reference)
-  return tk::runtime::report(runScheduled(ctx, gateForwardSchedule(), buildGateForward, c, tensors, stream,
-                                          {tk::runtime::f32Scalar(eps), tk::runtime::f32Scalar(clamp_value),
-                                           tk::runtime::f32Scalar(invSqrtH)}));
+  return tk::runtime::report(runScheduled(
+      ctx, gateForwardSchedule(), buildGateForward, c, tensors, stream,
+      {tk::runtime::f32Scalar(eps), tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)}));
 }
 
 extern "C" tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_states, const tk_tensor *k,
-                                        const tk_tensor *v, const tk_tensor *weight_fused, float eps,
-                                        float clamp_value, tk_tensor *out, tk_tensor *dot, tk_tensor *gate_score,
-                                        tk_tensor *rstd_x, tk_tensor *rstd_k, tk_stream stream) {
+                                        const tk_tensor *v, const tk_tensor *weight_fused, float eps, float clamp_value,
+                                        tk_tensor *out, tk_tensor *dot, tk_tensor *gate_score, tk_tensor *rstd_x,
+                                        tk_tensor *rstd_k, tk_stream stream) {
   return tk::runtime::guardEntry("tk_engram_gate_fwd", [&] {
-    return tk_engram_gate_fwd_unguarded(ctx, hidden_states, k, v, weight_fused, eps, clamp_value, out, dot,
-                                        gate_score, rstd_x, rstd_k, stream);
+    return tk_engram_gate_fwd_unguarded(ctx, hidden_states, k, v, weight_fused, eps, clamp_value, out, dot, gate_score,
+                                        rstd_x, rstd_k, stream);
+  });
+}
+
+static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *hidden_states,
+                                              const tk_tensor *k, const tk_tensor *v, const tk_tensor *weight_fused,
+                                              const tk_tensor *dot, const tk_tensor *gate_score,
+                                              const tk_tensor *rstd_x, const tk_tensor *rstd_k, float clamp_value,
+                                              tk_tensor *grad_x, tk_tensor *grad_k, tk_tensor *grad_v,
+                                              tk_tensor *grad_w_partial, tk_stream stream) {
+  const char *op = "tk_engram_gate_bwd";
+  Arguments args(op);
+  args.require(ctx != nullptr, "ctx is null");
+  args.tensor("grad_out", grad_out, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("hidden_states", hidden_states, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("k", k, {"T", "n", "H"}, {TK_BF16}, Layout::UnitInnerStride);
+  args.tensor("v", v, {"T", "H"}, {TK_BF16}, Layout::UnitInnerStride);
+  args.tensor("weight_fused", weight_fused, {"n", "H"}, {TK_F32}, Layout::Contiguous);
+  const tk_tensor *stats[] = {dot, gate_score, rstd_x, rstd_k};
+  const char *statNames[] = {"dot", "gate_score", "rstd_x", "rstd_k"};
+  for (int i = 0; i < 4; ++i)
+    args.tensor(statNames[i], stats[i], {"T", "n"}, {TK_F32}, Layout::Contiguous);
+  args.tensor("grad_x", grad_x, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("grad_k", grad_k, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("grad_v", grad_v, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("grad_w_partial", grad_w_partial, {"P", "n", "H"}, {TK_F32}, Layout::Contiguous);
+  args.require(std::isfinite(clamp_value) && clamp_value > 0,
+               "clamp_value must be finite and positive (the gradient of sqrt at 0 is infinite), got " +
+                   std::to_string(clamp_value));
+  if (!args.ok())
+    return tk::runtime::report(args.status());
+  const int64_t t = args["T"], n = args["n"], h = args["H"], p = args["P"];
+  if (p < 1)
+    return tk::runtime::report(
+        Status::invalid(std::string(op) + ": grad_w_partial needs at least one row (P >= 1), got 0"));
+  if (h > kMaxHiddenBackward || n > kMaxStreamsBackward)
+    return tk::runtime::report(Status::unsupported(
+        std::string(op) + ": n = " + std::to_string(n) + ", H = " + std::to_string(h) +
+        " is over n <= " + std::to_string(kMaxStreamsBackward) + ", H <= " + std::to_string(kMaxHiddenBackward) +
+        " (a CTA holds a stream's rows in registers)"));
+  if (p > 65535 || n > 65535)
+    return tk::runtime::report(Status::unsupported(std::string(op) + ": P = " + std::to_string(p) +
+                                                   " rows of grad_w_partial exceed the grid"));
+  if (n == 0 || h == 0)
+    return tk::runtime::report(Status::ok());
+  // Two kernels: whatever could stop the second is checked before the first writes anything. The places of all
+  // the tensors, and grad_v's alignment (its other constraints are those the first kernel's tensors meet).
+  tk::compiler::Target target;
+  if (Status s = ctx->targetFor({grad_out, hidden_states, k, v, weight_fused, dot, gate_score, rstd_x, rstd_k, grad_x,
+                                 grad_k, grad_v, grad_w_partial},
+                                target);
+      !s.isOk())
+    return tk::runtime::report(s);
+  const int64_t align = std::min<int64_t>(16, int64_t(1) << __builtin_ctzll(uint64_t(2 * h)));
+  if (t > 0 && reinterpret_cast<uintptr_t>(grad_v->data) % align != 0)
+    return tk::runtime::report(Status::invalid(std::string(op) + ": tensor 'grad_v' pointer is not " +
+                                               std::to_string(align) + "-byte aligned"));
+  const float invSqrtH = (float)(1.0 / std::sqrt((double)h)); // in double, rounded once (as the forward)
+  GateBackwardConfig rows;
+  rows.stage = GateBackwardConfig::Stage::Rows, rows.hidden = h;
+  tk_tensor v3 = withUnitMiddle(v), wf3 = withUnitFirst(weight_fused), saved[4];
+  std::vector<const tk_tensor *> tensors = {grad_out, hidden_states, k, &v3, &wf3};
+  for (int i = 0; i < 4; ++i) {
+    saved[i] = withUnitLast(stats[i]);
+    tensors.push_back(&saved[i]);
+  }
+  tensors.insert(tensors.end(), {grad_x, grad_k, grad_w_partial});
+  if (t == 0) { // no token: zero partial rows, so that grad_w_reduce adds nothing
+    GateBackwardConfig zero;
+    zero.stage = GateBackwardConfig::Stage::Zero, zero.hidden = h;
+    return tk::runtime::report(
+        runScheduled(ctx, gateBackwardSchedule(), buildGateBackward, zero, {grad_w_partial}, stream));
+  }
+  Status s = runScheduled(ctx, gateBackwardSchedule(), buildGateBackward, rows, tensors, stream,
+                          {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
+  if (!s.isOk())
+    return tk::runtime::report(s);
+  GateBackwardConfig value;
+  value.stage = GateBackwardConfig::Stage::Value, value.hidden = h, value.streams = n;
+  tk_tensor gv3 = withUnitMiddle(grad_v);
+  return tk::runtime::report(
+      runScheduled(ctx, gateBackwardSchedule(), buildGateBackward, value, {grad_out, &saved[1], &gv3}, stream));
+}
+
+extern "C" tk_status tk_engram_gate_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *hidden_states,
+                                        const tk_tensor *k, const tk_tensor *v, const tk_tensor *weight_fused,
+                                        const tk_tensor *dot, const tk_tensor *gate_score, const tk_tensor *rstd_x,
+                                        const tk_tensor *rstd_k, float clamp_value, tk_tensor *grad_x,
+                                        tk_tensor *grad_k, tk_tensor *grad_v, tk_tensor *grad_w_partial,
+                                        tk_stream stream) {
+  return tk::runtime::guardEntry("tk_engram_gate_bwd", [&] {
+    return tk_engram_gate_bwd_unguarded(ctx, grad_out, hidden_states, k, v, weight_fused, dot, gate_score, rstd_x,
+                                        rstd_k, clamp_value, grad_x, grad_k, grad_v, grad_w_partial, stream);
   });
 }
 
@@ -127,8 +221,7 @@ static tk_status tk_engram_grad_w_reduce_unguarded(tk_context ctx, const tk_tens
     v.ndim = 2, v.shape[0] = 1, v.shape[1] = cols, v.strides[0] = cols, v.strides[1] = 1;
     return v;
   };
-  tk_tensor wh = row(weight_hidden), we = row(weight_embed), gh = row(grad_weight_hidden),
-            ge = row(grad_weight_embed);
+  tk_tensor wh = row(weight_hidden), we = row(weight_embed), gh = row(grad_weight_hidden), ge = row(grad_weight_embed);
   return tk::runtime::report(runScheduled(ctx, gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{},
                                           {&part, &wh, &we, &gh, &ge}, stream));
 }
@@ -145,12 +238,27 @@ extern "C" tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *gr
 
 TK_REGISTER_OPERATORS(engram_gate) {
   registerSchedule(gradWReduceSchedule());
-  registerOperator({"engram_grad_w_reduce",
+  registerOperator(
+      {"engram_grad_w_reduce",
+       "engram",
+       "tk_engram_grad_w_reduce",
+       "the gate's weight gradients: partial rows summed in a fixed order, times the other weight, added",
+       {{"engram_grad_w_reduce", scheduledFactory(gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{})}}});
+  registerSchedule(gateBackwardSchedule());
+  auto backward = [](GateBackwardConfig::Stage stage, int64_t h) {
+    GateBackwardConfig c;
+    c.stage = stage, c.hidden = h, c.streams = 4;
+    const bool rows = stage == GateBackwardConfig::Stage::Rows;
+    return KernelVariant{std::string(rows ? "engram_gate_bwd" : "engram_gate_bwd_v") + ".h" + std::to_string(h),
+                         scheduledFactory(gateBackwardSchedule(), buildGateBackward, c)};
+  };
+  registerOperator({"engram_gate_bwd",
                     "engram",
-                    "tk_engram_grad_w_reduce",
-                    "the gate's weight gradients: partial rows summed in a fixed order, times the other weight, added",
-                    {{"engram_grad_w_reduce",
-                      scheduledFactory(gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{})}}});
+                    "tk_engram_gate_bwd",
+                    "the gate's gradients: per stream rows with the weight gradient carried over a block's tokens, "
+                    "then grad_v summed over the streams",
+                    {backward(GateBackwardConfig::Stage::Rows, 4096), backward(GateBackwardConfig::Stage::Rows, 7168),
+                     backward(GateBackwardConfig::Stage::Value, 7168)}});
   registerSchedule(gateForwardSchedule());
   auto variant = [](int64_t h, bool save) {
     GateForwardConfig c;

@@ -430,6 +430,31 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto ge = c.in.choose(8) == 7 ? gh : c.out(TK_F32, {n, k});
     return [=, ctx = c.ctx] { return tk_engram_grad_w_reduce(ctx, partial, wh, we, gh, ge, nullptr); };
   }
+  case 32: {
+    // The gate's backward: dout, x, k (m, n, k) and v (m, k) bf16 of random bits, wf (n, k) and the statistics (m,
+    // n) f32 of random bits, partial rows P of 132, 1, 0 or m; clamp mostly the spec's, sometimes random bits.
+    static const int64_t streams[] = {4, 4, 1, 3, 0, 17};
+    const int64_t n = c.in.pick(streams);
+    const int64_t blocks[] = {132, 1, 0, m};
+    const int64_t p = blocks[c.in.choose(4)];
+    const float clampValue = c.in.choose(4) == 3 ? c.in.f32() : 1e-6f;
+    auto dout = c.t(TK_BF16, {m, n, k});
+    auto x = c.t(TK_BF16, {m, n, k});
+    auto key = c.t(TK_BF16, {m, n, k});
+    auto v = c.t(TK_BF16, {m, k});
+    auto wf = c.t(TK_F32, {n, k});
+    const tk_tensor *stats[4];
+    for (const tk_tensor *&st : stats)
+      st = c.t(TK_F32, {m, n});
+    auto gx = c.out(TK_BF16, {m, n, k});
+    auto gk = c.out(TK_BF16, {m, n, k});
+    auto gv = c.out(TK_BF16, {m, k});
+    auto partial = c.out(TK_F32, {p, n, k});
+    return [=, ctx = c.ctx] {
+      return tk_engram_gate_bwd(ctx, dout, x, key, v, wf, stats[0], stats[1], stats[2], stats[3], clampValue, gx, gk,
+                                gv, partial, nullptr);
+    };
+  }
   default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
@@ -469,7 +494,8 @@ const char *entryName(int entry) {
       "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
       "tk_mask_indices_by_tp", "tk_aux_fi", "tk_group_count", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
       "tk_expand_to_fused_with_sf", "tk_reduce_fused", "tk_get_fused_mapping", "tk_top2_sum_gate",
-      "tk_engram_hash", "tk_engram_fused_weight", "tk_engram_gate_fwd", "tk_engram_grad_w_reduce"};
+      "tk_engram_hash", "tk_engram_fused_weight", "tk_engram_gate_fwd", "tk_engram_grad_w_reduce",
+      "tk_engram_gate_bwd"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

@@ -1,7 +1,7 @@
 // The Engram gate's reductions run in a fixed order (no float atomics): 100
-// runs of tk_engram_grad_w_reduce from the same start and of
-// tk_engram_gate_fwd on the same input give the same bits, on a GPU. Skips
-// visibly without a device.
+// runs of tk_engram_grad_w_reduce from the same start, and of
+// tk_engram_gate_fwd and tk_engram_gate_bwd on the same input, give the same
+// bits on a GPU. Skips visibly without a device.
 #include "checks/bf16.h"
 #include "tests/kernels/gpu_suite.h"
 #include "tk/tk.h"
@@ -46,8 +46,7 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
   void *dp = put(partial.data(), partial.size() * 4), *dh = put(wh.data(), wh.size() * 2),
        *de = put(we.data(), we.size() * 2), *grads = session->alloc(start.size() * 4);
   tk_tensor tp = tk::checks::deviceTensor(dp, TK_F32, {p, n, h}), th = tk::checks::deviceTensor(dh, TK_BF16, {n, h}),
-            te = tk::checks::deviceTensor(de, TK_BF16, {n, h}),
-            gh = tk::checks::deviceTensor(grads, TK_F32, {n, h}),
+            te = tk::checks::deviceTensor(de, TK_BF16, {n, h}), gh = tk::checks::deviceTensor(grads, TK_F32, {n, h}),
             ge = tk::checks::deviceTensor(static_cast<float *>(grads) + n * h, TK_F32, {n, h});
   std::vector<float> first(start.size()), again(start.size());
   int differing = 0;
@@ -65,9 +64,10 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
     wf[i] = tk::checks::bf16Value(wh[i]) * tk::checks::bf16Value(we[i]);
   void *dx = put(x.data(), x.size() * 2), *dk = put(k.data(), k.size() * 2), *dv = put(v.data(), v.size() * 2),
        *dw = put(wf.data(), wf.size() * 4), *out = session->alloc(x.size() * 2 + 4 * t * n * 4);
-  tk_tensor tx = tk::checks::deviceTensor(dx, TK_BF16, {t, n, h}), tk_ = tk::checks::deviceTensor(dk, TK_BF16, {t, n, h}),
-            tv = tk::checks::deviceTensor(dv, TK_BF16, {t, h}), tw = tk::checks::deviceTensor(dw, TK_F32, {n, h}),
-            to = tk::checks::deviceTensor(out, TK_BF16, {t, n, h}), ts[4];
+  tk_tensor tx = tk::checks::deviceTensor(dx, TK_BF16, {t, n, h}),
+            tk_ = tk::checks::deviceTensor(dk, TK_BF16, {t, n, h}), tv = tk::checks::deviceTensor(dv, TK_BF16, {t, h}),
+            tw = tk::checks::deviceTensor(dw, TK_F32, {n, h}), to = tk::checks::deviceTensor(out, TK_BF16, {t, n, h}),
+            ts[4];
   for (int i = 0; i < 4; ++i)
     ts[i] = tk::checks::deviceTensor(static_cast<char *>(out) + x.size() * 2 + i * t * n * 4, TK_F32, {t, n});
   const size_t bytes = x.size() * 2 + 4 * t * n * 4;
@@ -82,7 +82,36 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
     differing += run > 0 && std::memcmp(firstOut.data(), againOut.data(), bytes) != 0;
   }
   EXPECT_EQ(differing, 0) << "engram_gate_fwd";
-  std::printf("[ engram determinism ] grad_w_reduce and gate_fwd: 100 runs each, %s\n",
+
+  // The backward from the forward's statistics (in `out`), with the context
+  // told to use every SM, then 7 (tk_set_num_sms): grad_w_partial's rows are
+  // the caller's P, so the SM count must not change a bit.
+  std::vector<uint16_t> dy = randnBf16(t * n * h, 8);
+  void *ddy = put(dy.data(), dy.size() * 2);
+  const size_t gradBytes = (2 * t * n * h + t * h) * 2, partialBytes = p * n * h * 4;
+  void *grads2 = session->alloc(gradBytes + partialBytes);
+  uint16_t *g16 = static_cast<uint16_t *>(grads2);
+  tk_tensor tdy = tk::checks::deviceTensor(ddy, TK_BF16, {t, n, h}),
+            gx = tk::checks::deviceTensor(g16, TK_BF16, {t, n, h}),
+            gk = tk::checks::deviceTensor(g16 + t * n * h, TK_BF16, {t, n, h}),
+            gv = tk::checks::deviceTensor(g16 + 2 * t * n * h, TK_BF16, {t, h}),
+            gp = tk::checks::deviceTensor(static_cast<char *>(grads2) + gradBytes, TK_F32, {p, n, h});
+  std::vector<uint8_t> firstGrads(gradBytes + partialBytes), againGrads(firstGrads.size());
+  differing = 0;
+  for (int run = 0; run < 100; ++run) {
+    if (run == 50)
+      ASSERT_EQ(tk_set_num_sms(ctx, 7), TK_SUCCESS) << tk_last_error();
+    session->fill(grads2, 0xEE, firstGrads.size());
+    ASSERT_EQ(tk_engram_gate_bwd(ctx, &tdy, &tx, &tk_, &tv, &tw, &ts[0], &ts[1], &ts[2], &ts[3], 1e-6f, &gx, &gk, &gv,
+                                 &gp, nullptr),
+              TK_SUCCESS)
+        << tk_last_error();
+    session->download(run ? againGrads.data() : firstGrads.data(), grads2, firstGrads.size());
+    differing += run > 0 && std::memcmp(firstGrads.data(), againGrads.data(), firstGrads.size()) != 0;
+  }
+  EXPECT_EQ(differing, 0) << "engram_gate_bwd";
+  std::printf("[ engram determinism ] grad_w_reduce, gate_fwd and gate_bwd (50 of its runs on 7 SMs): 100 runs "
+              "each, %s\n",
               HasFailure() ? "results differ" : "bit-identical");
   tk_context_destroy(ctx);
 }

@@ -1,5 +1,5 @@
-// tk_engram_hash's, tk_engram_make_offsets', tk_engram_fused_weight's and tk_engram_gate_fwd's
-// argument checks: a status and a message naming the argument, before any
+// tk_engram_hash's, tk_engram_make_offsets', tk_engram_fused_weight's, tk_engram_gate_fwd's and
+// tk_engram_gate_bwd's argument checks: a status and a message naming the argument, before any
 // device is touched (these run without a GPU).
 #include "checks/gpu_session.h"
 #include "tk/tk.h"
@@ -128,22 +128,112 @@ TEST(EngramValidation, GateForwardRefusesUnalignedRowsAndWritesNothing) {
   std::vector<uint16_t> x(t * n * h, 0x3F80), k(t * n * 72, 0x3F80), v(t * h, 0x3F80), out(t * n * h, 0xBEEF);
   std::vector<float> wf(n * h, 1.0f);
   tk::checks::Placement host;
-  tk_tensor tx = host.tensor(x.data(), TK_BF16, {t, n, h}), tk_ = host.tensor(k.data(), TK_BF16, {t, n, h}, {n * 68, 68, 1}),
+  tk_tensor tx = host.tensor(x.data(), TK_BF16, {t, n, h}),
+            tk_ = host.tensor(k.data(), TK_BF16, {t, n, h}, {n * 68, 68, 1}),
             tv = host.tensor(v.data(), TK_BF16, {t, h}), tw = host.tensor(wf.data(), TK_F32, {n, h}),
             to = host.tensor(out.data(), TK_BF16, {t, n, h});
-  tk_status st = tk_engram_gate_fwd(ctx, &tx, &tk_, &tv, &tw, 1e-20f, 1e-6f, &to, nullptr, nullptr, nullptr, nullptr,
-                                    nullptr);
+  tk_status st =
+      tk_engram_gate_fwd(ctx, &tx, &tk_, &tv, &tw, 1e-20f, 1e-6f, &to, nullptr, nullptr, nullptr, nullptr, nullptr);
   EXPECT_EQ(st, TK_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tk_last_error()).find("'k'"), std::string::npos) << tk_last_error();
   EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint16_t b) { return b == 0xBEEF; }));
   tk_ = host.tensor(k.data(), TK_BF16, {t, n, h}, {n * 72, 72, 1}); // 144-byte rows: accepted
-  EXPECT_EQ(tk_engram_gate_fwd(ctx, &tx, &tk_, &tv, &tw, 1e-20f, 1e-6f, &to, nullptr, nullptr, nullptr, nullptr,
-                               nullptr),
-            TK_SUCCESS)
+  EXPECT_EQ(
+      tk_engram_gate_fwd(ctx, &tx, &tk_, &tv, &tw, 1e-20f, 1e-6f, &to, nullptr, nullptr, nullptr, nullptr, nullptr),
+      TK_SUCCESS)
       << tk_last_error();
   // Ones everywhere: s = 64 / sqrt(64) = 8, g = sigmoid(sqrt(8)) = 0.9442, out = bf16(1.9442) = 1.9453125.
   EXPECT_EQ(out[0], 0x3FF9);
   EXPECT_EQ(out.back(), 0x3FF9);
+  EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+TEST(EngramValidation, GateBackwardNamesTheArgument) {
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int64_t t = 10, n = 4, h = 512, p = 132;
+  tk_tensor dy, x, k, v, wf, s[4], gx, gk, gv, gp;
+  auto shapes = [&] {
+    dy = x = k = gx = gk = tensor(TK_BF16, {t, n, h});
+    v = gv = tensor(TK_BF16, {t, h});
+    wf = tensor(TK_F32, {n, h}), gp = tensor(TK_F32, {p, n, h});
+    for (tk_tensor &st : s)
+      st = tensor(TK_F32, {t, n});
+  };
+  shapes();
+  float clamp = 1e-6f;
+  auto call = [&] {
+    return tk_engram_gate_bwd(ctx, &dy, &x, &k, &v, &wf, &s[0], &s[1], &s[2], &s[3], clamp, &gx, &gk, &gv, &gp,
+                              nullptr);
+  };
+  dy = tensor(TK_F32, {t, n, h});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "grad_out");
+  shapes(), s[1] = tensor(TK_F32, {t, 3});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "gate_score");
+  shapes(), gv = tensor(TK_BF16, {t, 256});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "grad_v");
+  shapes(), gk = tk::checks::deviceTensor(fake, TK_BF16, {t, n, h}, {n * h + 8, h, 1}); // written dense (spec 5.7)
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "grad_k");
+  shapes(), gp = tensor(TK_F32, {p, n, 256});
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "grad_w_partial");
+  shapes(), clamp = 0.0f;
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "clamp_value must be finite and positive");
+  clamp = INFINITY;
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "clamp_value must be finite and positive");
+  clamp = 1e-6f, p = 0, shapes();
+  expect(call(), TK_ERROR_INVALID_ARGUMENT, "P >= 1");
+  p = 132, h = 8200, shapes();
+  expect(call(), TK_ERROR_UNSUPPORTED, "H <= 8192");
+  h = 512, n = 17, shapes();
+  expect(call(), TK_ERROR_UNSUPPORTED, "n <= 16");
+  EXPECT_EQ(call(), TK_ERROR_UNSUPPORTED);
+  EXPECT_EQ(
+      tk_engram_gate_bwd(nullptr, &dy, &x, &k, &v, &wf, &s[0], &s[1], &s[2], &s[3], clamp, &gx, &gk, &gv, &gp, nullptr),
+      TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+// T = 0 writes grad_w_partial's zero rows (grad_w_reduce then adds nothing)
+// and nothing else; on the CPU path, with real buffers.
+TEST(EngramValidation, GateBackwardWithoutTokensZeroesThePartials) {
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  const int64_t n = 4, h = 64, p = 3;
+  alignas(16) uint16_t none[8] = {};
+  alignas(16) float noStats[8] = {};
+  std::vector<float> wf(n * h, 1.0f), partial(p * n * h, -7.0f);
+  tk::checks::Placement host;
+  tk_tensor rows = host.tensor(none, TK_BF16, {0, n, h}), v = host.tensor(none, TK_BF16, {0, h}),
+            tw = host.tensor(wf.data(), TK_F32, {n, h}), st = host.tensor(noStats, TK_F32, {0, n}),
+            tp = host.tensor(partial.data(), TK_F32, {p, n, h});
+  ASSERT_EQ(
+      tk_engram_gate_bwd(ctx, &rows, &rows, &rows, &v, &tw, &st, &st, &st, &st, 1e-6f, &rows, &rows, &v, &tp, nullptr),
+      TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_TRUE(std::all_of(partial.begin(), partial.end(), [](float f) { return f == 0.0f; }));
+  EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+// The backward runs two kernels; a grad_v the second cannot take (2 bytes
+// off its 16-byte alignment) is refused before the first writes grad_x,
+// grad_k or the partials. On the CPU path, with real buffers.
+TEST(EngramValidation, GateBackwardRefusesMisalignedGradVAndWritesNothing) {
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  const int64_t t = 2, n = 2, h = 64, p = 2;
+  std::vector<uint16_t> in(t * n * h, 0x3F80), v(t * h, 0x3F80), grads(2 * t * n * h + t * h + 8, 0xBEEF);
+  std::vector<float> wf(n * h, 1.0f), stats(t * n, 1.0f), partial(p * n * h, -7.0f);
+  tk::checks::Placement host;
+  tk_tensor x = host.tensor(in.data(), TK_BF16, {t, n, h}), tv = host.tensor(v.data(), TK_BF16, {t, h}),
+            tw = host.tensor(wf.data(), TK_F32, {n, h}), st = host.tensor(stats.data(), TK_F32, {t, n}),
+            gx = host.tensor(grads.data(), TK_BF16, {t, n, h}),
+            gk = host.tensor(grads.data() + t * n * h, TK_BF16, {t, n, h}),
+            gv = host.tensor(grads.data() + 2 * t * n * h + 1, TK_BF16, {t, h}),
+            gp = host.tensor(partial.data(), TK_F32, {p, n, h});
+  expect(tk_engram_gate_bwd(ctx, &x, &x, &x, &tv, &tw, &st, &st, &st, &st, 1e-6f, &gx, &gk, &gv, &gp, nullptr),
+         TK_ERROR_INVALID_ARGUMENT, "'grad_v' pointer is not 16-byte aligned");
+  EXPECT_TRUE(std::all_of(grads.begin(), grads.end(), [](uint16_t b) { return b == 0xBEEF; }));
+  EXPECT_TRUE(std::all_of(partial.begin(), partial.end(), [](float f) { return f == -7.0f; }));
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
 }
 

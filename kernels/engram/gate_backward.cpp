@@ -1,0 +1,205 @@
+//===- gate_backward.cpp --------------------------------------------------===//
+#include "kernels/engram/gate_backward.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace tk::kernels::engram {
+
+using namespace tk::dsl;
+using Stage = GateBackwardConfig::Stage;
+
+std::string GateBackwardConfig::key() const {
+  const std::string schedule = gateBackwardSchedule().spec().print(*this);
+  const std::string what = stage == Stage::Rows
+                               ? "engram_gate_bwd:H=" + std::to_string(hidden)
+                               : "engram_gate_bwd_v:n=" + std::to_string(streams) + ",H=" + std::to_string(hidden);
+  return what + (schedule.empty() ? "" : "|" + schedule);
+}
+
+int64_t GateBackwardConfig::numThreads() const {
+  if (threads)
+    return threads;
+  // Rows holds five rows (dout, x, k, wf, the partial): about 16 columns per
+  // thread (7168 -> 512 threads, 107 registers on sm_90a). 8 columns at 1024
+  // threads fit 64 registers on sm_90a but spill on sm_100a: the tuning
+  // table's to choose. Value holds two rows: about 32.
+  if (stage == Stage::Rows)
+    return std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(1, hidden / 16)), 64, 1024);
+  return std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(1, hidden / 32)), 64, 512);
+}
+
+static std::string checkSchedule(const GateBackwardConfig &c) {
+  const int64_t most = c.stage == Stage::Rows ? 16 : 64;
+  if (c.hidden > most * c.numThreads())
+    return "H = " + std::to_string(c.hidden) + " is over " + std::to_string(most) + " columns per thread at " +
+           std::to_string(c.numThreads()) + " threads";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const GateBackwardConfig &, const compiler::Target &) {
+  return everyCombination({{"threads", {128, 256, 512, 1024}}});
+}
+
+const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
+  using C = GateBackwardConfig;
+  static const OperatorSchedule<C> schedule(
+      "engram_gate_bwd", "tk_engram_gate_bwd",
+      ScheduleSpec<C>(
+          {{&C::threads, {"threads", "threads per CTA (one stream's row of a token at a time)", 32, 1024, true, 0}}}),
+      checkSchedule, searchSpace);
+  return schedule;
+}
+
+namespace {
+/// Rows are as aligned as H columns of bf16 allow (16 bytes for H % 8 == 0).
+int64_t rowAlignBytes(int64_t h) { return std::min<int64_t>(16, int64_t(1) << llvm::countr_zero(uint64_t(2 * h))); }
+
+BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
+  const int64_t h = c.hidden, align = rowAlignBytes(h);
+  KernelBuilder k(ctx, "engram_gate_bwd", c.numThreads());
+  Dim tokens = k.dynamic("tokens"), streams = k.dynamic("streams"), blocks = k.dynamic("blocks");
+  const std::vector<int64_t> dense = {}, free = {kDynamicStride, kDynamicStride, 1};
+  Tensor gradOut = k.input("grad_out", {tokens, streams, h}, DType::BF16, dense, align);
+  Tensor x = k.input("hidden_states", {tokens, streams, h}, DType::BF16, dense, align);
+  Tensor key = k.input("k", {tokens, streams, h}, DType::BF16, free, align);
+  Tensor value = k.input("v", {tokens, 1, h}, DType::BF16, free, align);
+  Tensor wf = k.input("weight_fused", {1, streams, h}, DType::F32, dense, std::min<int64_t>(16, 2 * align));
+  std::vector<Tensor> saved;
+  for (const char *name : {"dot", "gate_score", "rstd_x", "rstd_k"})
+    saved.push_back(k.input(name, {tokens, streams, 1}, DType::F32, dense, 4));
+  Tensor gradX = k.output("grad_x", {tokens, streams, h}, DType::BF16, dense, align);
+  Tensor gradK = k.output("grad_k", {tokens, streams, h}, DType::BF16, dense, align);
+  Tensor partial =
+      k.output("grad_w_partial", {blocks, streams, h}, DType::F32, dense, std::min<int64_t>(16, 2 * align));
+  Uniform clampValue = k.scalarInput("clamp", DType::F32), invSqrtH = k.scalarInput("inv_sqrt_h", DType::F32);
+  k.grid({streams, blocks}, [&](const std::vector<Index> &b) {
+    Index s = b[0], p = b[1], zero = k.index(0);
+    Index perBlock = k.index(ceil_div(tokens, blocks)), first = p * perBlock;
+    const std::vector<int64_t> row = {1, 1, h};
+    Tile w = k.load(wf, {zero, s, zero}, row);
+    // Tokens past T (the last block's range may run over) read as zero: rho
+    // is then 0 (a zero dot is clamped) and their stores are dropped.
+    std::vector<Tile> gw =
+        k.loop(zero, perBlock, {k.full(row, 0.0)}, [&](const Index &i, const std::vector<Tile> &acc) {
+          Index t = first + i;
+          // The token's rows are all loaded first, as bf16 (two per register): one wait covers them, where
+          // loads after the reduction's barriers waited a second time per token.
+          Tile dout16 = k.load(gradOut, {t, s, zero}, row), v16 = k.load(value, {t, zero, zero}, row),
+               x16 = k.load(x, {t, s, zero}, row), k16 = k.load(key, {t, s, zero}, row);
+          Tile dout = dout16.to(DType::F32);
+          Tile dg = reduce_sum(dout * v16.to(DType::F32), 2);
+          std::vector<Tile> stats;
+          for (const Tensor &st : saved)
+            stats.push_back(k.load(st, {t, s, zero}, {1, 1, 1}));
+          // rho, raw rx^2 / H and raw rk^2 / H from raw, g, rx, rk and dg.
+          auto scalar = [&](const std::function<Scalar(const std::vector<Scalar> &)> &f) {
+            std::vector<Tile> in = stats;
+            in.push_back(dg);
+            return expand(map(in, DType::F32, f), 2, h);
+          };
+          Tile rho = scalar([&](const std::vector<Scalar> &v) {
+            const Scalar &raw = v[0], &g = v[1], &rx = v[2], &rk = v[3], &d = v[4];
+            Scalar isqh = raw.uniform(invSqrtH), mag = abs(raw);
+            Scalar clamped = mag * isqh * rx * rk < raw.uniform(clampValue);
+            Scalar slope = d * g * (raw.constantF32(1.0) - g) * raw.constantF32(0.5) * sqrt(isqh * rx * rk / mag);
+            return select(clamped, raw.zero(DType::F32), slope);
+          });
+          Tile alphaX =
+              scalar([&](const std::vector<Scalar> &v) { return v[0] * v[2] * v[2] / v[0].constantF32(double(h)); });
+          Tile alphaK =
+              scalar([&](const std::vector<Scalar> &v) { return v[0] * v[3] * v[3] / v[0].constantF32(double(h)); });
+          Tile xf = x16.to(DType::F32), kf = k16.to(DType::F32);
+          k.store(gradX, {t, s, zero}, (dout + rho * (kf * w - xf * alphaX)).to(DType::BF16));
+          k.store(gradK, {t, s, zero}, (rho * (xf * w - kf * alphaK)).to(DType::BF16));
+          return std::vector<Tile>{acc[0] + rho * xf * kf};
+        });
+    k.store(partial, {p, s, zero}, gw[0]);
+  });
+  return k.finish();
+}
+
+/// T = 0: only grad_w_partial's zero rows (the launcher refuses the rows kernel's empty token tensors).
+BuiltKernel buildZero(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
+  const int64_t h = c.hidden;
+  KernelBuilder k(ctx, "engram_gate_bwd_zero", c.numThreads());
+  Dim streams = k.dynamic("streams"), blocks = k.dynamic("blocks");
+  Tensor partial = k.output("grad_w_partial", {blocks, streams, h}, DType::F32, {}, 4);
+  k.grid({streams, blocks}, [&](const std::vector<Index> &b) {
+    k.store(partial, {b[1], b[0], k.index(0)}, k.full({1, 1, h}, 0.0));
+  });
+  return k.finish();
+}
+
+BuiltKernel buildValue(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
+  const int64_t h = c.hidden, n = c.streams, align = rowAlignBytes(h);
+  if (n < 1)
+    throw std::invalid_argument("engram_gate_bwd_v: needs n >= 1");
+  KernelBuilder k(ctx, "engram_gate_bwd_v", c.numThreads());
+  Dim tokens = k.dynamic("tokens");
+  Tensor gradOut = k.input("grad_out", {tokens, n, h}, DType::BF16, {}, align);
+  Tensor gate = k.input("gate_score", {tokens, n, 1}, DType::F32, {}, 4);
+  Tensor gradV = k.output("grad_v", {tokens, 1, h}, DType::BF16, {}, align);
+  k.grid({tokens}, [&](const std::vector<Index> &b) {
+    Index t = b[0], zero = k.index(0);
+    Tile sum = k.full({1, 1, h}, 0.0);
+    for (int64_t s = 0; s < n; ++s) { // the streams in order, as the reference adds them
+      Tile term = k.load(gradOut, {t, k.index(s), zero}, {1, 1, h}).to(DType::F32) *
+                  expand(k.load(gate, {t, k.index(s), zero}, {1, 1, 1}), 2, h);
+      sum = s ? sum + term : term;
+    }
+    k.store(gradV, {t, zero, zero}, sum.to(DType::BF16));
+  });
+  return k.finish();
+}
+} // namespace
+
+BuiltKernel buildGateBackward(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
+  if (c.hidden < 1)
+    throw std::invalid_argument("engram_gate_bwd: needs H >= 1");
+  switch (c.stage) {
+  case Stage::Rows:
+    return buildRows(ctx, c);
+  case Stage::Value:
+    return buildValue(ctx, c);
+  case Stage::Zero:
+    break;
+  }
+  return buildZero(ctx, c);
+}
+
+void gateBackwardReference(const float *dout, const float *x, const float *k, const float *v, const float *wf,
+                           const float *dot, const float *gate, const float *rstdX, const float *rstdK, int64_t tokens,
+                           int64_t streams, int64_t hidden, int64_t blocks, float clamp, double *gradX, double *gradK,
+                           double *gradV, double *rho, double *gwPartial) {
+  const float invSqrtH = (float)(1.0 / std::sqrt((double)hidden));
+  const int64_t perBlock = blocks ? (tokens + blocks - 1) / blocks : 0;
+  std::fill(gwPartial, gwPartial + blocks * streams * hidden, 0.0);
+  std::fill(gradV, gradV + tokens * hidden, 0.0);
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t s = 0; s < streams; ++s) {
+      const int64_t i = t * streams + s, at = i * hidden;
+      double dg = 0;
+      for (int64_t d = 0; d < hidden; ++d)
+        dg += double(dout[at + d]) * v[t * hidden + d];
+      const double raw = dot[i], g = gate[i], rx = rstdX[i], rk = rstdK[i];
+      const bool clamped = std::fabs(dot[i]) * invSqrtH * rstdX[i] * rstdK[i] < clamp; // f32, as the kernel
+      const double r =
+          clamped ? 0.0 : dg * g * (1 - g) * 0.5 * std::sqrt(rx * rk / std::sqrt(double(hidden)) / std::fabs(raw));
+      rho[i] = r;
+      const double ax = raw * rx * rx / hidden, ak = raw * rk * rk / hidden;
+      double *part = gwPartial + ((t / perBlock) * streams + s) * hidden;
+      for (int64_t d = 0; d < hidden; ++d) {
+        const double xv = x[at + d], kv = k[at + d], w = wf[s * hidden + d];
+        gradX[at + d] = dout[at + d] + r * (kv * w - xv * ax);
+        gradK[at + d] = r * (xv * w - kv * ak);
+        gradV[t * hidden + d] += double(dout[at + d]) * g;
+        part[d] += r * xv * kv;
+      }
+    }
+}
+
+} // namespace tk::kernels::engram

@@ -1,0 +1,63 @@
+//===- gate_backward.h - the Engram gate's backward (mhc_engram.md 4.4) ---===//
+//
+// For token t and stream h, with the forward's saved raw, g, rx, rk and
+// a = rx rk / sqrt(H): dg = sum_d dout v; rho = 0 where (|raw| / sqrt(H)) rx
+// rk < clamp (the clamp holds), else dg g (1 - g) / 2 sqrt(a / |raw|);
+// grad_x = bf16(dout + rho (k wf - x raw rx^2 / H)), grad_k = bf16(rho (x wf
+// - k raw rk^2 / H)), grad_v[t] = bf16(sum_h dout g_h) (heads in order), and
+// grad_w_partial[p] = sum over block p's tokens of rho x k.
+//
+// Two kernels in the call's stream order. Rows: CTA (h, p) takes stream h of
+// the contiguous tokens [p c, (p + 1) c), c = ceil(T / P), holding one row
+// per tensor in registers and carrying its partial of the weight gradient
+// from token to token (a loop with a fragment iter_arg); it stores the
+// partial once, so the P rows do not depend on the SM count or on which CTA
+// ran when. Value: one CTA per token sums the streams' dout g for grad_v
+// (a second read of dout; one CTA cannot hold the four streams' rows and
+// their four partials in registers, which the reference stages in shared
+// memory instead).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels/common/operator_schedule.h"
+#include "tk/dsl/KernelBuilder.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tk::kernels::engram {
+
+struct GateBackwardConfig {
+  enum class Stage { Rows, Value, Zero };
+  Stage stage = Stage::Rows;
+  int64_t hidden = 0;  ///< H: compile-time, as in the reference
+  int64_t streams = 0; ///< n: compile-time in the Value kernel (its sum over streams is unrolled); unused by Rows
+  /// Schedule: threads per CTA (0: Rows H / 16 rounded up to a power of two, from 64 to 1024; Value and Zero
+  /// H / 32, from 64 to 512).
+  int64_t threads = 0;
+  int64_t numThreads() const;
+  std::string key() const;
+};
+
+const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule();
+
+/// Rows: grad_out, x (T, n, H) bf16; k (T, n, H) bf16, unit last stride; v
+/// as (T, 1, H) bf16, unit last stride; wf as (1, n, H) f32; dot, gate,
+/// rstd_x, rstd_k as (T, n, 1) f32; grad_x, grad_k (T, n, H) bf16;
+/// grad_w_partial (P, n, H) f32. Scalars: clamp, 1 / sqrt(H) (f32).
+/// Value: grad_out (T, n, H) bf16; gate (T, n, 1) f32; grad_v as (T, 1, H) bf16.
+/// Zero (for T = 0): grad_w_partial (P, n, H) f32, all zero.
+dsl::BuiltKernel buildGateBackward(mlir::MLIRContext &ctx, const GateBackwardConfig &config);
+
+/// 4.4's math in fp64 on host arrays (bf16 tensors as their f32 values, k
+/// and v contiguous; the statistics as the forward saved them, in f32):
+/// grad_x, grad_k (T, n, H), grad_v (T, H) before the bf16 rounding, rho (T,
+/// n), and the weight gradient's partials (P, n, H) over the kernel's token
+/// ranges. Whether the clamp holds is decided in f32, as the kernel does, so
+/// that both take the same branch.
+void gateBackwardReference(const float *dout, const float *x, const float *k, const float *v, const float *wf,
+                           const float *dot, const float *gate, const float *rstdX, const float *rstdK, int64_t tokens,
+                           int64_t streams, int64_t hidden, int64_t blocks, float clamp, double *gradX, double *gradK,
+                           double *gradV, double *rho, double *gwPartial);
+
+} // namespace tk::kernels::engram
