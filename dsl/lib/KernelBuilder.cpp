@@ -292,7 +292,8 @@ static SmallVector<Value> values(const std::vector<Index> &indices) {
 }
 
 Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape,
-                         int64_t splitLast) {
+                         int64_t splitLast, SourceLine where) {
+  AtLine at(*this, where);
   Type elt = toMlirType(ctx_, t.param().dtype);
   auto type = tile::FragmentType::get(&ctx_, shape, elt);
   auto op = tile::LoadOp::create(b_, loc_, type, t.value(), values(origin), /*split_last=*/nullptr);
@@ -485,10 +486,27 @@ Tile KernelBuilder::iota(const std::vector<int64_t> &shape, int64_t dim, DType d
   return Tile(this, tile::IotaOp::create(b_, loc_, type, b_.getI64IntegerAttr(dim)));
 }
 
-void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast) {
+void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast,
+                          SourceLine where) {
+  AtLine at(*this, where);
+  const TensorParam &param = t.param();
+  const std::vector<int64_t> shape = value.shape();
+  if (!paddedStores_ && !splitLast && shape.size() == param.shape.size())
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (param.shape[d].isStatic() && shape[d] > param.shape[d].staticValue())
+        throw std::invalid_argument(this->where() + "kernel '" + kernelName() + "': store of a " + shapeString(shape) +
+                                    " tile into '" + param.name + "', whose dimension " + std::to_string(d) +
+                                    " is " + std::to_string(param.shape[d].staticValue()) +
+                                    ": the tile is wider than the tensor and would be cut");
   auto op = tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
   if (splitLast)
     op.setSplitLastAttr(b_.getI64IntegerAttr(splitLast));
+}
+
+void KernelBuilder::storePadded(const Tensor &t, const std::vector<Index> &origin, const Tile &value,
+                                SourceLine where) {
+  AtLine at(*this, where);
+  tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
 }
 
 BuiltKernel KernelBuilder::finish() {
@@ -513,6 +531,24 @@ BuiltKernel KernelBuilder::finish() {
 //===----------------------------------------------------------------------===//
 // Index and Tensor
 //===----------------------------------------------------------------------===//
+
+KernelBuilder::AtLine::AtLine(KernelBuilder &k, SourceLine where) : k_(k), savedLoc_(k.loc_), savedLine_(k.line_) {
+  if (!where.file)
+    return;
+  k.line_ = where;
+  k.loc_ = FileLineColLoc::get(&k.ctx_, where.file, where.line, 0);
+}
+
+KernelBuilder::AtLine::~AtLine() {
+  k_.loc_ = savedLoc_;
+  k_.line_ = savedLine_;
+}
+
+std::string KernelBuilder::where() const {
+  if (!line_.file)
+    return "";
+  return std::string(line_.file) + ":" + std::to_string(line_.line) + ": ";
+}
 
 Index operator*(const Index &a, int64_t c) { return a * a.builder()->index(c); }
 Index operator+(const Index &a, int64_t c) { return a + a.builder()->index(c); }

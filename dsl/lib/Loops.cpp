@@ -22,7 +22,8 @@ static std::string describe(const Tile &t) {
 
 std::vector<Tile> KernelBuilder::loop(
     const Index &lb, const Index &ub, const std::vector<Tile> &init,
-    const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body) {
+    const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body, SourceLine where) {
+  AtLine at(*this, where);
   std::vector<mlir::Value> inits;
   for (const Tile &t : init)
     inits.push_back(t.value());
@@ -36,12 +37,12 @@ std::vector<Tile> KernelBuilder::loop(
       carried.emplace_back(this, arg);
     std::vector<Tile> next = body(Index(this, loop.getInductionVar()), carried);
     if (next.size() != init.size())
-      throw std::invalid_argument(kernelName() + ": loop body returns " + std::to_string(next.size()) +
+      throw std::invalid_argument(this->where() + kernelName() + ": loop body returns " + std::to_string(next.size()) +
                                   " tiles for " + std::to_string(init.size()) + " carried");
     std::vector<mlir::Value> yielded;
     for (size_t i = 0; i < next.size(); ++i) {
       if (next[i].value().getType() != inits[i].getType())
-        throw std::invalid_argument(kernelName() + ": loop carries tile " + std::to_string(i) + " as " +
+        throw std::invalid_argument(this->where() + kernelName() + ": loop carries tile " + std::to_string(i) + " as " +
                                     describe(init[i]) + " but the body returns " + describe(next[i]));
       yielded.push_back(next[i].value());
     }

@@ -39,10 +39,11 @@ Tile Tile::to(DType type) const {
 }
 
 Tile map(const std::vector<Tile> &inputs, DType result,
-         const std::function<Scalar(const std::vector<Scalar> &)> &body) {
+         const std::function<Scalar(const std::vector<Scalar> &)> &body, SourceLine where) {
   if (inputs.empty())
     throw std::invalid_argument("map needs at least one input tile");
   KernelBuilder *k = inputs[0].builder();
+  KernelBuilder::AtLine at(*k, where);
   OpBuilder &b = k->opBuilder();
   auto shape = fragType(inputs[0]).getShape();
   auto shapeText = [](ArrayRef<int64_t> s) {
@@ -54,7 +55,8 @@ Tile map(const std::vector<Tile> &inputs, DType result,
   SmallVector<Value> operands;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (fragType(inputs[i]).getShape() != shape)
-      throw std::invalid_argument("kernel '" + k->kernelName() + "': map over tiles of different shapes: input " +
+      throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() +
+                                  "': map over tiles of different shapes: input " +
                                   std::to_string(i) + " is " + shapeText(fragType(inputs[i]).getShape()) +
                                   ", input 0 is " + shapeText(shape) +
                                   " (a reduced tile takes its input's shape back with expand())");
@@ -76,21 +78,34 @@ Tile map(const std::vector<Tile> &inputs, DType result,
     llvm::raw_string_ostream gs(got), ws(want);
     gs << out.value().getType();
     ws << elt;
-    throw std::invalid_argument("kernel '" + k->kernelName() + "': the map's body returns " + got +
+    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': the map's body returns " + got +
                                 ", the map was declared to return " + want);
   }
   tile::YieldOp::create(b, k->loc(), ValueRange{out.value()});
   return Tile(k, op.getResult());
 }
 
-static Tile binary(const Tile &a, const Tile &b, Scalar (*f)(const Scalar &, const Scalar &)) {
-  return map({a, b}, a.dtype(), [&](const std::vector<Scalar> &s) { return f(s[0], s[1]); });
+static std::string shapeText(const Tile &t) {
+  std::string out = "[";
+  for (int64_t d : t.shape())
+    out += (out.size() > 1 ? ", " : "") + std::to_string(d);
+  return out + "]";
 }
 
-Tile operator+(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x + y; }); }
-Tile operator-(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x - y; }); }
-Tile operator*(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x * y; }); }
-Tile operator/(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return x / y; }); }
+/// An elementwise operator on two tiles (no source line: C++ operators take
+/// no extra argument, so the error names the operator and the shapes).
+static Tile binary(const char *op, const Tile &a, const Tile &b, Scalar (*f)(const Scalar &, const Scalar &)) {
+  if (a.shape() != b.shape())
+    throw std::invalid_argument(a.builder()->where() + "kernel '" + a.builder()->kernelName() + "': " + op +
+                                " of tiles of different shapes, " + shapeText(a) + " and " + shapeText(b) +
+                                " (expand() repeats a reduced tile back to its input's shape)");
+  return map({a, b}, a.dtype(), [&](const std::vector<Scalar> &s) { return f(s[0], s[1]); }, SourceLine{});
+}
+
+Tile operator+(const Tile &a, const Tile &b) { return binary("+", a, b, [](auto &x, auto &y) { return x + y; }); }
+Tile operator-(const Tile &a, const Tile &b) { return binary("-", a, b, [](auto &x, auto &y) { return x - y; }); }
+Tile operator*(const Tile &a, const Tile &b) { return binary("*", a, b, [](auto &x, auto &y) { return x * y; }); }
+Tile operator/(const Tile &a, const Tile &b) { return binary("/", a, b, [](auto &x, auto &y) { return x / y; }); }
 /// `c` as a constant of `like`'s type: f32, or an integral c as i32 / i64.
 static Scalar constantLike(const Scalar &like, double c) {
   mlir::Type t = like.value().getType();
@@ -106,7 +121,8 @@ static Scalar constantLike(const Scalar &like, double c) {
 }
 
 template <typename F> static Tile withNumber(const Tile &a, double c, F f) {
-  return map({a}, a.dtype(), [&](const std::vector<Scalar> &s) { return f(s[0], constantLike(s[0], c)); });
+  return map({a}, a.dtype(), [&](const std::vector<Scalar> &s) { return f(s[0], constantLike(s[0], c)); },
+             SourceLine{});
 }
 
 Tile operator+(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return x + y; }); }
@@ -118,12 +134,14 @@ Tile operator-(double c, const Tile &a) { return withNumber(a, c, [](auto &x, au
 Tile operator*(double c, const Tile &a) { return withNumber(a, c, [](auto &x, auto y) { return y * x; }); }
 Tile operator/(double c, const Tile &a) { return withNumber(a, c, [](auto &x, auto y) { return y / x; }); }
 
-Tile min(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return min(x, y); }); }
-Tile max(const Tile &a, const Tile &b) { return binary(a, b, [](auto &x, auto &y) { return max(x, y); }); }
+Tile min(const Tile &a, const Tile &b) { return binary("min", a, b, [](auto &x, auto &y) { return min(x, y); }); }
+Tile max(const Tile &a, const Tile &b) { return binary("max", a, b, [](auto &x, auto &y) { return max(x, y); }); }
 Tile min(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return min(x, y); }); }
 Tile max(const Tile &a, double c) { return withNumber(a, c, [](auto &x, auto y) { return max(x, y); }); }
+Tile min(double c, const Tile &a) { return withNumber(a, c, [](auto &x, auto y) { return min(y, x); }); }
+Tile max(double c, const Tile &a) { return withNumber(a, c, [](auto &x, auto y) { return max(y, x); }); }
 Tile abs(const Tile &a) {
-  return map({a}, a.dtype(), [](const std::vector<Scalar> &s) { return abs(s[0]); });
+  return map({a}, a.dtype(), [](const std::vector<Scalar> &s) { return abs(s[0]); }, SourceLine{});
 }
 Tile clamp(const Tile &a, double lo, double hi) {
   if (!(lo <= hi))
@@ -131,11 +149,17 @@ Tile clamp(const Tile &a, double lo, double hi) {
   return min(max(a, lo), hi);
 }
 
-static Tile reduce(tile::ReduceKind kind, const Tile &t, int64_t dim, int64_t group) {
+static Tile reduce(tile::ReduceKind kind, const Tile &t, int64_t dim, int64_t group, SourceLine where) {
   KernelBuilder *k = t.builder();
+  KernelBuilder::AtLine at(*k, where);
   auto in = fragType(t);
   if (dim < 0 || dim >= in.getRank())
-    throw std::invalid_argument("reduce: dim out of range");
+    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': reduce of a " + shapeText(t) +
+                                " tile along dimension " + std::to_string(dim) + ", which it does not have");
+  if (group < 0 || (group && in.getShape()[dim] % group))
+    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': reduce of a " + shapeText(t) +
+                                " tile in groups of " + std::to_string(group) + " along dimension " +
+                                std::to_string(dim) + ", which they do not divide");
   if (group == 0)
     group = in.getShape()[dim];
   SmallVector<int64_t> shape(in.getShape());
@@ -144,11 +168,17 @@ static Tile reduce(tile::ReduceKind kind, const Tile &t, int64_t dim, int64_t gr
   return Tile(k, tile::ReduceOp::create(k->opBuilder(), k->loc(), type, kind, t.value(), dim, group));
 }
 
-Tile reduce_sum(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::sum, t, dim, group); }
-Tile reduce_max(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::max, t, dim, group); }
-Tile reduce_min(const Tile &t, int64_t dim, int64_t group) { return reduce(tile::ReduceKind::min, t, dim, group); }
-Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group) {
-  return reduce(tile::ReduceKind::absmax, t, dim, group);
+Tile reduce_sum(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
+  return reduce(tile::ReduceKind::sum, t, dim, group, where);
+}
+Tile reduce_max(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
+  return reduce(tile::ReduceKind::max, t, dim, group, where);
+}
+Tile reduce_min(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
+  return reduce(tile::ReduceKind::min, t, dim, group, where);
+}
+Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
+  return reduce(tile::ReduceKind::absmax, t, dim, group, where);
 }
 
 static void checkLine(const char *what, const Tile &t, int64_t dim) {
@@ -176,27 +206,35 @@ Tile count_equal(const Tile &keys, int64_t dim, bool before) {
   return Tile(k, op);
 }
 
-Tile relayout(const Tile &t) {
+Tile relayout(const Tile &t, SourceLine where) {
   KernelBuilder *k = t.builder();
+  KernelBuilder::AtLine at(*k, where);
   auto in = fragType(t);
   auto type = tile::FragmentType::get(&k->context(), in.getShape(), in.getElementType());
   return Tile(k, tile::RelayoutOp::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
-Tile transpose(const Tile &t) {
+Tile transpose(const Tile &t, SourceLine where) {
   KernelBuilder *k = t.builder();
+  KernelBuilder::AtLine at(*k, where);
   auto in = fragType(t);
   if (in.getRank() < 2)
-    throw std::invalid_argument("transpose needs a tile of rank >= 2");
+    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': transpose of a " + shapeText(t) +
+                                " tile: it needs two dimensions or more");
   SmallVector<int64_t> shape(in.getShape());
   std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
   auto type = tile::FragmentType::get(&k->context(), shape, in.getElementType());
   return Tile(k, tile::TransposeOp::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
-Tile expand(const Tile &t, int64_t dim, int64_t group) {
+Tile expand(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
   KernelBuilder *k = t.builder();
+  KernelBuilder::AtLine at(*k, where);
   auto in = fragType(t);
+  if (dim < 0 || dim >= in.getRank() || group < 1)
+    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': expand of a " + shapeText(t) +
+                                " tile along dimension " + std::to_string(dim) + " by " + std::to_string(group) +
+                                ": needs a dimension it has and a group of 1 or more");
   SmallVector<int64_t> shape(in.getShape());
   shape[dim] *= group;
   auto type = tile::FragmentType::get(&k->context(), shape, in.getElementType());

@@ -96,7 +96,7 @@ BuiltKernel buildEngramHash(mlir::MLIRContext &ctx, const EngramHashConfig &c) {
         Scalar r = floormod(hash, select(positive, modulus, modulus.constantI64(1)));
         return select(positive, (r + v[2].sextToI64()).truncToI32(), v[0].constantI32(-1));
       });
-      k.store(out[l], {row, k.index(0)}, rowOut);
+      k.storePadded(out[l], {row, k.index(0)}, rowOut); // width: the columns rounded up to a power of two
     }
   });
   return k.finish();

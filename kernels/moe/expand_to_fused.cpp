@@ -91,6 +91,7 @@ BuiltKernel buildExpand(mlir::MLIRContext &ctx, const ExpandConfig &c) {
   const int64_t rows = c.rowsPerBlock(), cols = std::min(c.colsPerBlock(), c.width);
   const bool copy = c.pass == ExpandConfig::Pass::Copy;
   KernelBuilder k(ctx, copy ? "expand_to_fused" : "expand_to_fused_padding", c.numThreads());
+  k.allowPaddedStores(); // schedule-sized tiles may run past a small static K
   Dim lines = k.dynamic(copy ? "tokens" : "positions");
   std::optional<Tensor> x, pos, experts;
   if (copy) {

@@ -94,6 +94,7 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
   const int64_t bm = c.tileM(), bk = c.tileK();
   const int64_t rowsIn = bm / c.inBlockM, colsIn = bk / c.inBlockK; // input blocks per tile
   KernelBuilder k(ctx, "per_block_cast_lossless", c.threads());
+  k.allowPaddedStores(); // schedule-sized tiles may run past a small static K
   Dim tokens = k.dynamic("num_tokens");
   Tensor x = k.input("x", {tokens, c.hidden / 2}, DType::I8, {c.hidden / 2, 1}, c.xAlignBytes);
   const int64_t kbIn = ceilDiv(c.hidden, c.inBlockK), kbOut = ceilDiv(c.hidden, c.outBlockK);

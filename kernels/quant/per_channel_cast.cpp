@@ -113,6 +113,7 @@ const OperatorSchedule<PerChannelCastConfig> &perChannelCastSchedule() {
 BuiltKernel buildPerChannelCast(mlir::MLIRContext &ctx, const PerChannelCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), b = c.blockM;
   KernelBuilder k(ctx, kernelName(c), c.numThreads());
+  k.allowPaddedStores(); // schedule-sized tiles may run past a small static K
   if (c.maxAccess())
     k.maxAccessBytes(c.maxAccess());
   if (c.rereadsThreadIndex())

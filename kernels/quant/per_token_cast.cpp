@@ -127,6 +127,7 @@ BuiltKernel buildPerTokenCast(mlir::MLIRContext &ctx, const PerTokenCastConfig &
   const int64_t bm = c.tileM(), bk = c.tileK(), g = c.group == c.hidden ? bk : c.group;
   const bool writesData = c.mode != PerTokenMode::SfOnly, computesSf = c.mode != PerTokenMode::PrecomputedSf;
   KernelBuilder k(ctx, c.kernelName(), /*threads=*/128);
+  k.allowPaddedStores(); // schedule-sized tiles may run past a small static K
   Dim tokens = k.dynamic("num_tokens");
   const bool quantizedIn = c.quantizedInput(), fp4In = c.in == DType::I8; // FP4: two codes per byte
   const int64_t xWidth = fp4In ? c.hidden / 2 : c.hidden;

@@ -125,6 +125,7 @@ BuiltKernel buildSwigluBackward(mlir::MLIRContext &ctx, const SwigluBackwardConf
     throw std::invalid_argument("swiglu backward: " + error);
   const int64_t h = c.hidden, g = c.group, hg = h / g, cols = c.chunk(), chunks = c.numChunks();
   KernelBuilder k(ctx, "swiglu_backward_and_per_token_cast", c.numThreads());
+  k.allowPaddedStores(); // schedule-sized tiles may run past a small static K
   Dim rows = k.dynamic("num_rows");
   Tensor xq = k.input("x", {rows, 2 * h}, DType::F8E4M3, {2 * h, 1}, c.xAlignBytes);
   Tensor xs = k.input("x_sf", {rows, 2 * hg}, DType::F32, {2 * hg, 1}, 4);
@@ -219,6 +220,7 @@ BuiltKernel buildWeightGradFromRowDots(mlir::MLIRContext &ctx, const WeightGradC
   constexpr int64_t bm = 256;
   const int64_t width = powerOfTwoAtLeast(chunks); // columns past `chunks` read as zero
   KernelBuilder k(ctx, "swiglu_backward_weight_grad", /*threads=*/128);
+  k.allowPaddedStores(); // schedule-sized tiles may run past a small static K
   Dim slots = k.dynamic("num_slots");
   Tensor ttp = k.input("token_topk_to_pos", {slots, 1}, DType::I32, {1, 1}, 4);
   Tensor rowDots = k.input("row_dots", {k.dynamic("num_rows"), chunks}, DType::F32, {chunks, 1}, 4);

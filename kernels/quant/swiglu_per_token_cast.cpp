@@ -78,6 +78,7 @@ std::string SwigluPerTokenCastConfig::key() const {
 BuiltKernel buildSwigluPerTokenCast(mlir::MLIRContext &ctx, const SwigluPerTokenCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), g = c.group, h = c.hidden;
   KernelBuilder k(ctx, "swiglu_forward_and_per_token_cast", c.threads());
+  k.allowPaddedStores(); // schedule-sized tiles may run past a small static K
   // Whole tiles of rows (the row count a multiple of bm): no tile reaches
   // past the last row, so loads need no row masks.
   Dim rows = c.wholeTiles ? k.dynamic("num_rows", bm) : k.dynamic("num_rows");

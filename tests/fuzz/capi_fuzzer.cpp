@@ -6,7 +6,8 @@
 // Findings, each an abort: a crash or fault inside tk; a status outside
 // tk_status; a failure without a message; a failed call that changed any
 // tensor's bytes (tk.h: no operator writes its outputs when it returns an
-// error, except TK_ERROR_INVALID_DATA); bytes written outside a tensor.
+// error, except TK_ERROR_INVALID_DATA); bytes written outside a tensor; a
+// kernel that failed to build for arguments the entry point accepted.
 //
 // Run it on a machine without a GPU: a tensor placed on the CUDA device must
 // come back as NO_DRIVER there, while on a GPU machine its made-up pointer
@@ -60,6 +61,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       finding("a failure without a message");
     if (s != TK_ERROR_INVALID_DATA && c.tensors.digests() != before)
       finding("a failed call changed a tensor's bytes");
+    // Arguments the entry point accepted must give a kernel that builds: shapes a kernel cannot take are
+    // refused before (TK_ERROR_UNSUPPORTED, naming the limit), not found by the DSL or the compiler.
+    if (s == TK_ERROR_COMPILE)
+      finding("a kernel failed to build");
   }
   return 0;
 }

@@ -68,14 +68,14 @@ TEST(PerTokenCastSchedule, RowsPerBlockFollowTheMeasuredRules) {
     c.out = out;
     return c.tileM();
   };
-  EXPECT_EQ(rows(7168, 128, DType::BF16), 2);                // 2 x 1024: 2048 elements
-  EXPECT_EQ(rows(7168, 7168, DType::BF16), 2);               // a whole row of bf16: two per block
-  EXPECT_EQ(rows(7168, 7168, DType::F32), 1);                // f32: one (two were slower)
+  EXPECT_EQ(rows(7168, 128, DType::BF16), 2);  // 2 x 1024: 2048 elements
+  EXPECT_EQ(rows(7168, 7168, DType::BF16), 2); // a whole row of bf16: two per block
+  EXPECT_EQ(rows(7168, 7168, DType::F32), 1);  // f32: one (two were slower)
   EXPECT_EQ(rows(2048, 2048, DType::BF16), 2);
   EXPECT_EQ(rows(576, 576, DType::BF16), 2);
-  EXPECT_EQ(rows(7168, 32, DType::BF16, Format::E2M1), 8);   // e2m1: 8 x 1024
-  EXPECT_EQ(rows(576, 32, DType::BF16, Format::E2M1), 32);   // 64-column tiles keep 2048 elements
-  EXPECT_EQ(rows(7168, 32, DType::F32, Format::E2M1), 4);    // f32: 4096 elements
+  EXPECT_EQ(rows(7168, 32, DType::BF16, Format::E2M1), 8); // e2m1: 8 x 1024
+  EXPECT_EQ(rows(576, 32, DType::BF16, Format::E2M1), 32); // 64-column tiles keep 2048 elements
+  EXPECT_EQ(rows(7168, 32, DType::F32, Format::E2M1), 4);  // f32: 4096 elements
   EXPECT_EQ(rows(7168, 7168, DType::BF16, Format::E5M6), 2);
 }
 
@@ -183,22 +183,26 @@ TEST(KernelBuilder, MisuseIsAnError) {
         (void)(a + b);
       });
       ADD_FAILURE() << "a map over [4, 64] and [2, 64] accepted";
-    } catch (const std::invalid_argument &e) { // names the kernel and both shapes
-      EXPECT_STREQ(e.what(), "kernel 'bad_map': map over tiles of different shapes: input 1 is [2, 64], input 0 is "
-                             "[4, 64] (a reduced tile takes its input's shape back with expand())");
+    } catch (const std::invalid_argument &e) { // names the kernel, the operator and both shapes
+      EXPECT_STREQ(e.what(), "kernel 'bad_map': + of tiles of different shapes, [4, 64] and [2, 64] (expand() "
+                             "repeats a reduced tile back to its input's shape)");
     }
   }
   {
     KernelBuilder k(c.ctx, "bad_body");
     Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    int line = 0;
     try {
       k.grid({1}, [&](const std::vector<Index> &) {
-        (void)map({k.load(x, {k.index(0), k.index(0)}, {4, 64})}, DType::I32,
-                  [](const std::vector<Scalar> &v) { return v[0]; });
+        Tile t = k.load(x, {k.index(0), k.index(0)}, {4, 64});
+        line = __LINE__ + 1;
+        (void)map({t}, DType::I32, [](const std::vector<Scalar> &v) { return v[0]; });
       });
       ADD_FAILURE() << "an f32 body of an i32 map accepted";
-    } catch (const std::invalid_argument &e) {
-      EXPECT_STREQ(e.what(), "kernel 'bad_body': the map's body returns f32, the map was declared to return i32");
+    } catch (const std::invalid_argument &e) { // names the author's line first
+      EXPECT_EQ(std::string(e.what()), std::string(__FILE__) + ":" + std::to_string(line) +
+                                           ": kernel 'bad_body': the map's body returns f32, the map was declared "
+                                           "to return i32");
     }
   }
   {
@@ -283,11 +287,11 @@ TEST(KernelBuilder, GridWithTotalsBuildsBlockTotals) {
   Tensor x = k.input("x", {Dim::symbol("n"), 128}, DType::I32);
   Tensor counts = k.output("counts", {1, 2}, DType::I64);
   Tensor narrow = k.output("narrow", {1}, DType::I32);
-  std::vector<Total> totals = k.gridWithTotals(4, {ceil_div(Dim::symbol("n"), 2)}, {DType::I64, DType::I64},
-                                               [&](const std::vector<Index> &b) {
-                                                 Tile t = k.load(x, {b[0] * 2, k.index(0)}, {2, 128});
-                                                 return std::vector<Tile>{t, t};
-                                               });
+  std::vector<Total> totals =
+      k.gridWithTotals(4, {ceil_div(Dim::symbol("n"), 2)}, {DType::I64, DType::I64}, [&](const std::vector<Index> &b) {
+        Tile t = k.load(x, {b[0] * 2, k.index(0)}, {2, 128});
+        return std::vector<Tile>{t, t};
+      });
   ASSERT_EQ(totals.size(), 2u);
   k.atomicAdd(counts, {k.index(0), k.index(1)}, totals[1]);
   EXPECT_THROW(k.atomicAdd(narrow, {k.index(0)}, totals[0]), std::invalid_argument); // i32 tensor, i64 total
@@ -308,3 +312,69 @@ TEST(KernelBuilder, GridWithTotalsBuildsBlockTotals) {
 }
 
 } // namespace
+
+// DSL calls name the kernel author's line (SourceLine), the op and the
+// shapes; a store that could only cut its tile is refused unless padded on
+// purpose (storePadded); numbers go on either side of min and max.
+TEST(KernelBuilder, ErrorsNameTheAuthorsLine) {
+  Ctx c;
+  int line = 0; // set just before each call that must fail
+  auto expectError = [&](const std::function<void(KernelBuilder &, Tensor &, Tensor &)> &body,
+                         const std::string &what) {
+    KernelBuilder k(c.ctx, "lines");
+    Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    Tensor y = k.output("y", {Dim::symbol("n"), 32}, DType::F32);
+    try {
+      k.grid({1}, [&](const std::vector<Index> &) { body(k, x, y); });
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const std::invalid_argument &e) {
+      const std::string msg = e.what(), at = std::string(__FILE__) + ":" + std::to_string(line) + ": ";
+      EXPECT_EQ(msg.rfind(at, 0), 0u) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    }
+  };
+  auto row = [](KernelBuilder &k, Tensor &x) { return k.load(x, {k.index(0), k.index(0)}, {4, 64}); };
+  expectError(
+      [&](KernelBuilder &k, Tensor &x, Tensor &) {
+        Tile a = row(k, x), b = k.load(x, {k.index(0), k.index(0)}, {2, 64});
+        line = __LINE__ + 1;
+        (void)map({a, b}, DType::F32, [](const std::vector<Scalar> &v) { return v[0] + v[1]; });
+      },
+      "kernel 'lines': map over tiles of different shapes: input 1 is [2, 64], input 0 is [4, 64]");
+  expectError(
+      [&](KernelBuilder &k, Tensor &x, Tensor &y) {
+        Tile t = row(k, x);
+        line = __LINE__ + 1;
+        k.store(y, {k.index(0), k.index(0)}, t);
+      },
+      "store of a [4, 64] tile into 'y', whose dimension 1 is 32: the tile is wider than the tensor");
+  expectError(
+      [&](KernelBuilder &k, Tensor &x, Tensor &) {
+        Tile t = row(k, x);
+        line = __LINE__ + 1;
+        (void)reduce_sum(t, 2);
+      },
+      "reduce of a [4, 64] tile along dimension 2, which it does not have");
+  expectError(
+      [&](KernelBuilder &k, Tensor &x, Tensor &) {
+        Tile t = row(k, x);
+        line = __LINE__ + 1;
+        (void)expand(t, 3, 2);
+      },
+      "expand of a [4, 64] tile along dimension 3 by 2");
+  // Padded on purpose: only the 32 columns inside y are written; numbers on the left of min and max.
+  KernelBuilder k(c.ctx, "padded");
+  Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+  Tensor y = k.output("y", {Dim::symbol("n"), 32}, DType::F32);
+  k.grid({1}, [&](const std::vector<Index> &) {
+    line = __LINE__ + 1;
+    Tile t = k.load(x, {k.index(0), k.index(0)}, {4, 64});
+    k.storePadded(y, {k.index(0), k.index(0)}, min(1.0, max(-1.0, t)));
+  });
+  BuiltKernel ok = k.finish();
+  // The ops carry the author's line as their location (what the compiler's diagnostics print).
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  ok.module->print(os, mlir::OpPrintingFlags().enableDebugInfo(true));
+  EXPECT_NE(ir.find("dsl_test.cpp\":" + std::to_string(line) + ":0"), std::string::npos) << ir;
+}

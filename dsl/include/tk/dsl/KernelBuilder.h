@@ -99,7 +99,7 @@ public:
   /// With `splitLast` n > 0 the tensor has one more dimension and element c
   /// of the tile's last dimension is read at (c / n, c % n).
   Tile load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape,
-            int64_t splitLast = 0);
+            int64_t splitLast = 0, SourceLine where = SourceLine::here());
   /// Adds a tile's elements atomically into `t` at `origin` (tile.store
   /// atomic_add): each element once. The tile must come from reductions
   /// (e.g. a [1, 1] total of a block), which the GPU lowering requires.
@@ -163,14 +163,27 @@ public:
   /// it runs none). Each thread keeps its elements in registers throughout:
   /// accumulate per-thread partials in the loop, reduce once after it.
   std::vector<Tile> loop(const Index &lb, const Index &ub, const std::vector<Tile> &init,
-                         const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body);
+                         const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body,
+                         SourceLine where = SourceLine::here());
   /// A tile of `shape` whose elements are all `value` (an accumulator's
   /// start), as f32, i32 or i64.
   Tile full(const std::vector<int64_t> &shape, double value, DType dtype = DType::F32);
-  /// Stores a tile at `origin`; elements outside the tensor are dropped.
+  /// Stores a tile at `origin`; elements outside the tensor are dropped (a
+  /// tile wider than a static dimension of the tensor is an error: it could
+  /// only ever drop elements).
   /// With `splitLast` n > 0 the tensor has one more dimension and the tile's
   /// last coordinate c is stored at (c / n, c % n) (tile.store split_last).
-  void store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast = 0);
+  void store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast = 0,
+             SourceLine where = SourceLine::here());
+  /// Lets every store() of this kernel be padded as storePadded() is: for
+  /// kernels whose schedules size tiles independently of a small static
+  /// dimension (a 128-column block over K = 64).
+  void allowPaddedStores() { paddedStores_ = true; }
+  /// Stores a tile padded past a static dimension of the tensor (e.g. 15
+  /// columns held as 16, a power of two): the elements inside the tensor are
+  /// written, the padding is not. The explicit form of what store() refuses.
+  void storePadded(const Tensor &t, const std::vector<Index> &origin, const Tile &value,
+                   SourceLine where = SourceLine::here());
 
   /// Stores a tile into a shared buffer at `origin` (e.g. zeroing a histogram).
   void store(const Shared &buf, const std::vector<Index> &origin, const Tile &value);
@@ -184,6 +197,23 @@ public:
 
   mlir::OpBuilder &opBuilder() { return b_; }
   mlir::Location loc() const { return loc_; }
+  /// While alive, the ops made carry `where` as their location and where()
+  /// names it (an empty SourceLine keeps the enclosing one).
+  class AtLine {
+  public:
+    AtLine(KernelBuilder &k, SourceLine where);
+    ~AtLine();
+    AtLine(const AtLine &) = delete;
+    AtLine &operator=(const AtLine &) = delete;
+
+  private:
+    KernelBuilder &k_;
+    mlir::Location savedLoc_;
+    SourceLine savedLine_;
+  };
+  /// "file:line: " of the innermost DSL call being made (empty outside one):
+  /// the prefix of the DSL's errors.
+  std::string where() const;
   mlir::MLIRContext &context() { return ctx_; }
   const TensorParam &param(int arg) const { return signature_.tensors[arg]; }
   /// The kernel's name, for diagnostics.
@@ -200,6 +230,7 @@ private:
   mlir::MLIRContext &ctx_;
   mlir::OpBuilder b_;
   mlir::Location loc_;
+  SourceLine line_; ///< the innermost DSL call's (AtLine)
   mlir::OwningOpRef<mlir::ModuleOp> module_;
   KernelSignature signature_;
   std::vector<mlir::Type> argTypes_;
@@ -208,6 +239,7 @@ private:
   bool gridBuilt_ = false;
   int64_t maxAccessBytes_ = 0; ///< 0: the target's widest access
   bool rereadThreadIndex_ = false;
+  bool paddedStores_ = false;
   int64_t vectorElements_ = 0; ///< 0: derived from the target's access width
   int64_t transposeRows_ = 0;
 };

@@ -23,6 +23,18 @@ namespace tk::dsl {
 
 class KernelBuilder;
 
+/// Where in a kernel author's source a DSL call was made. DSL functions take
+/// it as their last argument, defaulted to the caller's file and line (GCC
+/// and Clang evaluate __builtin_FILE/LINE in a default argument where the
+/// call is written): their errors name it, and the ops they create carry it
+/// as their location, so that the compiler's diagnostics name it too. An
+/// empty one (the DSL's own calls) keeps the enclosing call's line.
+struct SourceLine {
+  const char *file = nullptr;
+  int line = 0;
+  static SourceLine here(const char *file = __builtin_FILE(), int line = __builtin_LINE()) { return {file, line}; }
+};
+
 class Index {
 public:
   Index(KernelBuilder *k, mlir::Value v) : k_(k), v_(v) {}
@@ -252,14 +264,14 @@ private:
 /// One elementwise region over tiles of one shape: `body` receives one Scalar
 /// per input and returns the result element (of type `result`).
 Tile map(const std::vector<Tile> &inputs, DType result,
-         const std::function<Scalar(const std::vector<Scalar> &)> &body);
+         const std::function<Scalar(const std::vector<Scalar> &)> &body, SourceLine where = SourceLine::here());
 
 /// Reductions along `dim` in consecutive groups of `group` elements (0: the
 /// whole dimension). The result has size/group elements along `dim`.
-Tile reduce_sum(const Tile &t, int64_t dim, int64_t group = 0);
-Tile reduce_max(const Tile &t, int64_t dim, int64_t group = 0);
-Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group = 0);
-Tile reduce_min(const Tile &t, int64_t dim, int64_t group = 0);
+Tile reduce_sum(const Tile &t, int64_t dim, int64_t group = 0, SourceLine where = SourceLine::here());
+Tile reduce_max(const Tile &t, int64_t dim, int64_t group = 0, SourceLine where = SourceLine::here());
+Tile reduce_absmax(const Tile &t, int64_t dim, int64_t group = 0, SourceLine where = SourceLine::here());
+Tile reduce_min(const Tile &t, int64_t dim, int64_t group = 0, SourceLine where = SourceLine::here());
 /// Prefix sums of an integer tile along `dim` (tile.scan): element i is the
 /// sum of the elements before it (exclusive) or up to it (inclusive).
 Tile scan_sum(const Tile &t, int64_t dim, bool exclusive = false);
@@ -273,18 +285,20 @@ Tile min(const Tile &a, const Tile &b);
 Tile max(const Tile &a, const Tile &b);
 Tile min(const Tile &a, double c);
 Tile max(const Tile &a, double c);
+Tile min(double c, const Tile &a);
+Tile max(double c, const Tile &a);
 Tile abs(const Tile &a);
 Tile clamp(const Tile &a, double lo, double hi);
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
-Tile transpose(const Tile &t);
+Tile transpose(const Tile &t, SourceLine where = SourceLine::here());
 /// The same tile, held as its users want it (tile.relayout: through shared
 /// memory). Layout inference gives producers their users' layouts, so a
 /// kernel needs it only where one fragment must be held two ways: e.g. a
 /// reduction's result (replicated across the threads that reduced it) that
 /// is also scattered, which wants each element held by one thread.
-Tile relayout(const Tile &t);
+Tile relayout(const Tile &t, SourceLine where = SourceLine::here());
 /// Repeats every element `group` times along `dim` (undoes a grouped reduce's shape).
-Tile expand(const Tile &t, int64_t dim, int64_t group);
+Tile expand(const Tile &t, int64_t dim, int64_t group, SourceLine where = SourceLine::here());
 /// FP4 (E2M1) codes of an f32 tile, two per byte along the last dimension
 /// (element 2i in the low nibble): the result is i8 with half the last dimension.
 Tile pack_e2m1(const Tile &t);
