@@ -64,17 +64,19 @@ def _backward(r):
     return t, n, h
 
 
-def _backward_inputs(c, t, n, h):
-    """dout, x, k, v, wf and the forward's dot, gate, rstd_x, rstd_k (f32)."""
-    torch = c.torch
-    x, k, v, wf = _gate_inputs(c, t, n, h)
-    xf, kf = x.float(), k.float()
+def _gate_stats(torch, xf, kf, wf, h):
+    """4.3's statistics in torch: dot, gate, rstd_x, rstd_k (f32), from f32 x and k."""
     rx = torch.rsqrt(xf.square().mean(-1) + EPS)
     rk = torch.rsqrt(kf.square().mean(-1) + EPS)
     dot = (xf * wf * kf).sum(-1)
     s = dot * rx * rk * h ** -0.5
-    g = torch.sigmoid(s.abs().clamp_min(CLAMP).sqrt() * s.sign())
-    return c.randn(t, n, h), x, k, v, wf, dot, g, rx, rk
+    return dot, torch.sigmoid(s.abs().clamp_min(CLAMP).sqrt() * s.sign()), rx, rk
+
+
+def _backward_inputs(c, t, n, h):
+    """dout, x, k, v, wf and the forward's dot, gate, rstd_x, rstd_k (f32)."""
+    x, k, v, wf = _gate_inputs(c, t, n, h)
+    return (c.randn(t, n, h), x, k, v, wf) + _gate_stats(c.torch, x.float(), k.float(), wf, h)
 
 
 def _reduce_inputs(c, r):
@@ -172,11 +174,7 @@ def torch_handlers():
 
             def fn(x, k, v, wf):
                 xf, kf = x.float(), k.float()
-                rx = torch.rsqrt(xf.square().mean(-1) + EPS)
-                rk = torch.rsqrt(kf.square().mean(-1) + EPS)
-                dot = (xf * wf * kf).sum(-1)
-                s = dot * rx * rk * h ** -0.5
-                g = torch.sigmoid(s.abs().clamp_min(CLAMP).sqrt() * s.sign())
+                dot, g, rx, rk = _gate_stats(torch, xf, kf, wf, h)
                 out = (xf + g[..., None] * v.float()[:, None, :]).bfloat16()
                 return (out, dot, g, rx, rk) if save else out
             return fn, _gate_inputs(c, t, n, h)

@@ -364,7 +364,7 @@ Tile KernelBuilder::gatherRows(const Tensor &t, const Tile &rows, const Index &c
   return Tile(this, op);
 }
 
-static std::string shapeString(const std::vector<int64_t> &shape) {
+std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -494,7 +494,7 @@ void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, con
   if (!paddedStores_ && !splitLast && shape.size() == param.shape.size())
     for (size_t d = 0; d < shape.size(); ++d)
       if (param.shape[d].isStatic() && shape[d] > param.shape[d].staticValue())
-        throw std::invalid_argument(this->where() + "kernel '" + kernelName() + "': store of a " + shapeString(shape) +
+        throw std::invalid_argument(errorPrefix() + "store of a " + shapeString(shape) +
                                     " tile into '" + param.name + "', whose dimension " + std::to_string(d) +
                                     " is " + std::to_string(param.shape[d].staticValue()) +
                                     ": the tile is wider than the tensor and would be cut");

@@ -12,13 +12,7 @@
 namespace tk::dsl {
 
 /// "f32 [1, 256]" for messages.
-static std::string describe(const Tile &t) {
-  std::string s = std::string(name(t.dtype())) + " [";
-  std::vector<int64_t> shape = t.shape();
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
+static std::string describe(const Tile &t) { return std::string(name(t.dtype())) + " " + shapeString(t.shape()); }
 
 std::vector<Tile> KernelBuilder::loop(
     const Index &lb, const Index &ub, const std::vector<Tile> &init,
@@ -37,12 +31,12 @@ std::vector<Tile> KernelBuilder::loop(
       carried.emplace_back(this, arg);
     std::vector<Tile> next = body(Index(this, loop.getInductionVar()), carried);
     if (next.size() != init.size())
-      throw std::invalid_argument(this->where() + kernelName() + ": loop body returns " + std::to_string(next.size()) +
+      throw std::invalid_argument(errorPrefix() + "loop body returns " + std::to_string(next.size()) +
                                   " tiles for " + std::to_string(init.size()) + " carried");
     std::vector<mlir::Value> yielded;
     for (size_t i = 0; i < next.size(); ++i) {
       if (next[i].value().getType() != inits[i].getType())
-        throw std::invalid_argument(this->where() + kernelName() + ": loop carries tile " + std::to_string(i) + " as " +
+        throw std::invalid_argument(errorPrefix() + "loop carries tile " + std::to_string(i) + " as " +
                                     describe(init[i]) + " but the body returns " + describe(next[i]));
       yielded.push_back(next[i].value());
     }

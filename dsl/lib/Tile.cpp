@@ -46,19 +46,12 @@ Tile map(const std::vector<Tile> &inputs, DType result,
   KernelBuilder::AtLine at(*k, where);
   OpBuilder &b = k->opBuilder();
   auto shape = fragType(inputs[0]).getShape();
-  auto shapeText = [](ArrayRef<int64_t> s) {
-    std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-      out += (i ? ", " : "") + std::to_string(s[i]);
-    return out + "]";
-  };
   SmallVector<Value> operands;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (fragType(inputs[i]).getShape() != shape)
-      throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() +
-                                  "': map over tiles of different shapes: input " +
-                                  std::to_string(i) + " is " + shapeText(fragType(inputs[i]).getShape()) +
-                                  ", input 0 is " + shapeText(shape) +
+      throw std::invalid_argument(k->errorPrefix() + "map over tiles of different shapes: input " +
+                                  std::to_string(i) + " is " + shapeString(inputs[i].shape()) +
+                                  ", input 0 is " + shapeString(inputs[0].shape()) +
                                   " (a reduced tile takes its input's shape back with expand())");
     operands.push_back(inputs[i].value());
   }
@@ -78,26 +71,19 @@ Tile map(const std::vector<Tile> &inputs, DType result,
     llvm::raw_string_ostream gs(got), ws(want);
     gs << out.value().getType();
     ws << elt;
-    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': the map's body returns " + got +
+    throw std::invalid_argument(k->errorPrefix() + "the map's body returns " + got +
                                 ", the map was declared to return " + want);
   }
   tile::YieldOp::create(b, k->loc(), ValueRange{out.value()});
   return Tile(k, op.getResult());
 }
 
-static std::string shapeText(const Tile &t) {
-  std::string out = "[";
-  for (int64_t d : t.shape())
-    out += (out.size() > 1 ? ", " : "") + std::to_string(d);
-  return out + "]";
-}
-
 /// An elementwise operator on two tiles (no source line: C++ operators take
 /// no extra argument, so the error names the operator and the shapes).
 static Tile binary(const char *op, const Tile &a, const Tile &b, Scalar (*f)(const Scalar &, const Scalar &)) {
   if (a.shape() != b.shape())
-    throw std::invalid_argument(a.builder()->where() + "kernel '" + a.builder()->kernelName() + "': " + op +
-                                " of tiles of different shapes, " + shapeText(a) + " and " + shapeText(b) +
+    throw std::invalid_argument(a.builder()->errorPrefix() + op +
+                                " of tiles of different shapes, " + shapeString(a.shape()) + " and " + shapeString(b.shape()) +
                                 " (expand() repeats a reduced tile back to its input's shape)");
   return map({a, b}, a.dtype(), [&](const std::vector<Scalar> &s) { return f(s[0], s[1]); }, SourceLine{});
 }
@@ -154,10 +140,10 @@ static Tile reduce(tile::ReduceKind kind, const Tile &t, int64_t dim, int64_t gr
   KernelBuilder::AtLine at(*k, where);
   auto in = fragType(t);
   if (dim < 0 || dim >= in.getRank())
-    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': reduce of a " + shapeText(t) +
+    throw std::invalid_argument(k->errorPrefix() + "reduce of a " + shapeString(t.shape()) +
                                 " tile along dimension " + std::to_string(dim) + ", which it does not have");
   if (group < 0 || (group && in.getShape()[dim] % group))
-    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': reduce of a " + shapeText(t) +
+    throw std::invalid_argument(k->errorPrefix() + "reduce of a " + shapeString(t.shape()) +
                                 " tile in groups of " + std::to_string(group) + " along dimension " +
                                 std::to_string(dim) + ", which they do not divide");
   if (group == 0)
@@ -219,7 +205,7 @@ Tile transpose(const Tile &t, SourceLine where) {
   KernelBuilder::AtLine at(*k, where);
   auto in = fragType(t);
   if (in.getRank() < 2)
-    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': transpose of a " + shapeText(t) +
+    throw std::invalid_argument(k->errorPrefix() + "transpose of a " + shapeString(t.shape()) +
                                 " tile: it needs two dimensions or more");
   SmallVector<int64_t> shape(in.getShape());
   std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
@@ -232,7 +218,7 @@ Tile expand(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
   KernelBuilder::AtLine at(*k, where);
   auto in = fragType(t);
   if (dim < 0 || dim >= in.getRank() || group < 1)
-    throw std::invalid_argument(k->where() + "kernel '" + k->kernelName() + "': expand of a " + shapeText(t) +
+    throw std::invalid_argument(k->errorPrefix() + "expand of a " + shapeString(t.shape()) +
                                 " tile along dimension " + std::to_string(dim) + " by " + std::to_string(group) +
                                 ": needs a dimension it has and a group of 1 or more");
   SmallVector<int64_t> shape(in.getShape());

@@ -139,7 +139,7 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
         std::string(op) + ": n = " + std::to_string(n) + ", H = " + std::to_string(h) +
         " is over n <= " + std::to_string(kMaxStreamsBackward) + ", H <= " + std::to_string(kMaxHiddenBackward) +
         " (a CTA holds a stream's rows in registers)"));
-  if (p > 65535 || n > 65535)
+  if (p > 65535)
     return tk::runtime::report(Status::unsupported(std::string(op) + ": P = " + std::to_string(p) +
                                                    " rows of grad_w_partial exceed the grid"));
   if (n == 0 || h == 0)
@@ -152,7 +152,7 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
                                 target);
       !s.isOk())
     return tk::runtime::report(s);
-  const int64_t align = std::min<int64_t>(16, int64_t(1) << __builtin_ctzll(uint64_t(2 * h)));
+  const int64_t align = gateRowAlignBytes(h);
   if (t > 0 && reinterpret_cast<uintptr_t>(grad_v->data) % align != 0)
     return tk::runtime::report(Status::invalid(std::string(op) + ": tensor 'grad_v' pointer is not " +
                                                std::to_string(align) + "-byte aligned"));

@@ -1,5 +1,6 @@
 //===- gate_backward.cpp --------------------------------------------------===//
 #include "kernels/engram/gate_backward.h"
+#include "kernels/engram/gate_forward.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -55,11 +56,9 @@ const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
 }
 
 namespace {
-/// Rows are as aligned as H columns of bf16 allow (16 bytes for H % 8 == 0).
-int64_t rowAlignBytes(int64_t h) { return std::min<int64_t>(16, int64_t(1) << llvm::countr_zero(uint64_t(2 * h))); }
 
 BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
-  const int64_t h = c.hidden, align = rowAlignBytes(h);
+  const int64_t h = c.hidden, align = gateRowAlignBytes(h);
   KernelBuilder k(ctx, "engram_gate_bwd", c.numThreads());
   Dim tokens = k.dynamic("tokens"), streams = k.dynamic("streams"), blocks = k.dynamic("blocks");
   const std::vector<int64_t> dense = {}, free = {kDynamicStride, kDynamicStride, 1};
@@ -135,7 +134,7 @@ BuiltKernel buildZero(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
 }
 
 BuiltKernel buildValue(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
-  const int64_t h = c.hidden, n = c.streams, align = rowAlignBytes(h);
+  const int64_t h = c.hidden, n = c.streams, align = gateRowAlignBytes(h);
   if (n < 1)
     throw std::invalid_argument("engram_gate_bwd_v: needs n >= 1");
   KernelBuilder k(ctx, "engram_gate_bwd_v", c.numThreads());

@@ -44,14 +44,17 @@ const OperatorSchedule<GateForwardConfig> &gateForwardSchedule() {
   return schedule;
 }
 
+int64_t gateRowAlignBytes(int64_t hidden) {
+  return std::min<int64_t>(16, int64_t(1) << llvm::countr_zero(uint64_t(2 * hidden)));
+}
+
 BuiltKernel buildGateForward(mlir::MLIRContext &ctx, const GateForwardConfig &c) {
   if (c.hidden < 1)
     throw std::invalid_argument("engram_gate_fwd: needs H >= 1");
   const int64_t h = c.hidden;
   KernelBuilder k(ctx, c.save ? "engram_gate_fwd" : "engram_gate_fwd_nosave", c.numThreads());
   Dim tokens = k.dynamic("tokens"), streams = k.dynamic("streams");
-  // Rows start as aligned as H columns of bf16 allow (16 bytes for H % 8 == 0).
-  const int64_t rowAlign = std::min<int64_t>(16, int64_t(1) << llvm::countr_zero(uint64_t(2 * h)));
+  const int64_t rowAlign = gateRowAlignBytes(h);
   const std::vector<int64_t> dense = {}, free = {kDynamicStride, kDynamicStride, 1};
   Tensor x = k.input("hidden_states", {tokens, streams, h}, DType::BF16, dense, rowAlign);
   Tensor key = k.input("k", {tokens, streams, h}, DType::BF16, free, rowAlign);
@@ -111,7 +114,7 @@ void gateForwardReference(const float *x, const float *k, const float *v, const 
       const double g = 1.0 / (1.0 + std::exp(-q));
       const int64_t i = t * streams + s;
       dot[i] = raw, gate[i] = g, rstdX[i] = rx, rstdK[i] = rk, absSum[i] = mag;
-      for (int64_t d = 0; d < hidden; ++d)
+      for (int64_t d = 0; out && d < hidden; ++d)
         out[i * hidden + d] = xr[d] + g * v[t * hidden + d];
     }
 }

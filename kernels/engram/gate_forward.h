@@ -29,6 +29,10 @@ struct GateForwardConfig {
 
 const OperatorSchedule<GateForwardConfig> &gateForwardSchedule();
 
+/// The alignment (bytes) the gate's kernels assume for rows of H bf16
+/// columns: 16 for H % 8 == 0, less otherwise (a row stride of 2 H bytes).
+int64_t gateRowAlignBytes(int64_t hidden);
+
 /// Tensors: x (T, n, H) bf16; k (T, n, H) bf16, unit last stride; v as
 /// (T, 1, H) bf16, unit last stride; wf as (1, n, H) f32; out (T, n, H)
 /// bf16; with save, dot, gate, rstd_x, rstd_k as (T, n, 1) f32. Scalars:
@@ -36,7 +40,8 @@ const OperatorSchedule<GateForwardConfig> &gateForwardSchedule();
 dsl::BuiltKernel buildGateForward(mlir::MLIRContext &ctx, const GateForwardConfig &config);
 
 /// 4.3's math in fp64 on host arrays (x, k, v as f32 values of their bf16
-/// elements; k and v contiguous): out in fp64 (before the bf16 rounding),
+/// elements; k and v contiguous): out in fp64 (before the bf16 rounding; not
+/// computed when null),
 /// dot, gate, rstd_x, rstd_k (T, n). `absSum` (T, n) gets sum |x wf k|, the
 /// scale of the dot's rounding error.
 void gateForwardReference(const float *x, const float *k, const float *v, const float *wf, int64_t tokens,

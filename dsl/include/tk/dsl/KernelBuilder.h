@@ -214,6 +214,8 @@ public:
   /// "file:line: " of the innermost DSL call being made (empty outside one):
   /// the prefix of the DSL's errors.
   std::string where() const;
+  /// where() followed by "kernel 'NAME': ": how the DSL's errors begin.
+  std::string errorPrefix() const { return where() + "kernel '" + kernelName() + "': "; }
   mlir::MLIRContext &context() { return ctx_; }
   const TensorParam &param(int arg) const { return signature_.tensors[arg]; }
   /// The kernel's name, for diagnostics.
@@ -245,5 +247,7 @@ private:
 };
 
 mlir::Type toMlirType(mlir::MLIRContext &ctx, DType t);
+/// "[4, 64]": a tile's shape in the DSL's messages.
+std::string shapeString(const std::vector<int64_t> &shape);
 
 } // namespace tk::dsl
