@@ -302,10 +302,11 @@ Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, cons
   return Tile(this, op);
 }
 
-Shared KernelBuilder::shared(const std::vector<int64_t> &shape, DType dtype) {
+Shared KernelBuilder::shared(const std::vector<int64_t> &shape, DType dtype, SourceLine where) {
+  AtLine at(*this, where); // the compiler's shared-memory errors name this line
   for (int64_t d : shape)
     if (d <= 0)
-      throw std::invalid_argument("shared: buffer extents must be positive");
+      throw std::invalid_argument(errorPrefix() + "shared: buffer extents must be positive");
   auto space = gpu::AddressSpaceAttr::get(&ctx_, gpu::AddressSpace::Workgroup);
   auto type = MemRefType::get(shape, toMlirType(ctx_, dtype), MemRefLayoutAttrInterface(), space);
   return Shared(tile::AllocOp::create(b_, loc_, type).getBuffer(), shape, dtype);

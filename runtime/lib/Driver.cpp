@@ -49,6 +49,7 @@ Loaded load() {
             bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction", l.error) &&
             bind(lib, d.cuModuleUnload, "cuModuleUnload", l.error) &&
             bind(lib, d.cuFuncGetAttribute, "cuFuncGetAttribute", l.error) &&
+            bind(lib, d.cuFuncSetAttribute, "cuFuncSetAttribute", l.error) &&
             bind(lib, d.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
                  l.error) &&
             bind(lib, d.cuLaunchKernel, "cuLaunchKernel", l.error) &&

@@ -124,11 +124,34 @@ Status loadModule(const Driver &d, CompiledKernel &kernel) {
                                   kernel.target + "): " + log};
   if ((r = d.cuModuleGetFunction(&kernel.function, kernel.module, kernel.signature.name.c_str())))
     return {TK_ERROR_COMPILE, d.describe("cuModuleGetFunction", r)};
+  kernel.dynamicSharedBytes = compiler::dynamicSharedBytes(kernel.ptx, kernel.signature.name);
+  if (kernel.dynamicSharedBytes > 0) {
+    CUdevice device = 0;
+    int deviceMax = 0;
+    char name[256] = {0};
+    if ((r = d.cuCtxGetDevice(&device)) || (r = d.cuDeviceGetAttribute(&deviceMax, kAttrMaxSharedPerBlockOptin, device)) ||
+        (r = d.cuDeviceGetName(name, sizeof(name) - 1, device)))
+      return {TK_ERROR_COMPILE, d.describe("reading the device's shared memory limit", r)};
+    if (Status s = checkSharedMemory(kernel.signature.name, kernel.dynamicSharedBytes, deviceMax, name); !s.isOk())
+      return s;
+    // Past 48 KB a kernel must ask for its dynamic shared memory beforehand.
+    if ((r = d.cuFuncSetAttribute(kernel.function, kFuncAttrMaxDynamicSharedBytes, (int)kernel.dynamicSharedBytes)))
+      return {TK_ERROR_COMPILE, d.describe("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r) + " for " +
+                                    kernel.signature.name};
+  }
   if ((r = d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&kernel.residentBlocksPerSm, kernel.function,
-                                                         (int)kernel.signature.threads, 0)))
+                                                         (int)kernel.signature.threads,
+                                                         (size_t)kernel.dynamicSharedBytes)))
     return {TK_ERROR_COMPILE, d.describe("cuOccupancyMaxActiveBlocksPerMultiprocessor", r)};
   kernel.loadMs = msSince(t0);
   return Status::ok();
+}
+
+Status checkSharedMemory(const std::string &kernel, int64_t bytes, int deviceMax, const std::string &device) {
+  if (bytes <= deviceMax)
+    return Status::ok();
+  return {TK_ERROR_UNSUPPORTED, kernel + " needs " + std::to_string(bytes) + " bytes of shared memory per block; " +
+                                    device + " allows at most " + std::to_string(deviceMax)};
 }
 
 std::string JitCache::memoryKey(const KernelFactory &factory, const compiler::Target &target,

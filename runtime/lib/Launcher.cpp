@@ -158,7 +158,8 @@ Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<c
       return Status::invalid(sig.name + ": tensor '" + sig.tensors[i].name + "' is empty but the grid is not");
   }
   PackedArgs args = packMemrefs(tensors, scalars);
-  CUresult r = d.cuLaunchKernel(kernel.function, grid[0], grid[1], grid[2], (unsigned)sig.threads, 1, 1, 0, stream,
+  CUresult r = d.cuLaunchKernel(kernel.function, grid[0], grid[1], grid[2], (unsigned)sig.threads, 1, 1,
+                                (unsigned)kernel.dynamicSharedBytes, stream,
                                 args.pointers.data(), nullptr);
   if (r != 0)
     return {TK_ERROR_LAUNCH, d.describe("cuLaunchKernel", r) + " for " + sig.name};

@@ -45,6 +45,7 @@ TEST(DriverAbi, ConstantsMatchCudaH) {
   EXPECT_EQ(tk::runtime::kFuncAttrNumRegs, CU_FUNC_ATTRIBUTE_NUM_REGS);
   EXPECT_EQ(tk::runtime::kFuncAttrLocalBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
   EXPECT_EQ(tk::runtime::kFuncAttrSharedBytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  EXPECT_EQ(tk::runtime::kFuncAttrMaxDynamicSharedBytes, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
   EXPECT_EQ(tk::runtime::kJitErrorLogBuffer, CU_JIT_ERROR_LOG_BUFFER);
   EXPECT_EQ(tk::runtime::kJitErrorLogBufferSize, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
   EXPECT_EQ(sizeof(tk::runtime::CUdeviceptr), sizeof(CUdeviceptr));

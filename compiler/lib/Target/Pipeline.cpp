@@ -38,6 +38,10 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
     lower.swizzleBytes = options.swizzleBytes;
   lower.rereadThreadIndex = !ablated("loop-thread-index");
   pm.addPass(tile::createTileLowerToGPU(lower));
+  tile::TileDynamicSharedMemoryOptions shared;
+  shared.maxBytes = target.maxSharedBytes;
+  shared.targetName = target.name;
+  pm.addPass(tile::createTileDynamicSharedMemory(shared));
   tile::TileLogisticQuotientsOptions quotients;
   quotients.multiplyAndCorrect = target.multiplyAndCorrectQuotients && !ablated("logistic-division");
   quotients.guardValues = options.logisticGuard;

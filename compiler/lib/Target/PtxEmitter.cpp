@@ -110,6 +110,23 @@ static std::string dumpFolder(mlir::ModuleOp module, const std::string &root, co
   return folder;
 }
 
+/// PTX comment lines "// tk.dynamic_shared_memory <kernel> <bytes>".
+static constexpr const char *kDynamicSharedHeader = "// tk.dynamic_shared_memory ";
+
+int64_t dynamicSharedBytes(const std::string &ptx, const std::string &kernel) {
+  const std::string line = kDynamicSharedHeader + kernel + " ";
+  // The header lines come first; the PTX proper starts with LLVM's comments.
+  for (size_t at = 0; ptx.compare(at, 3, "// ") == 0;) {
+    if (ptx.compare(at, line.size(), line) == 0)
+      return std::atoll(ptx.c_str() + at + line.size());
+    size_t end = ptx.find('\n', at);
+    if (end == std::string::npos)
+      break;
+    at = end + 1;
+  }
+  return 0;
+}
+
 bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOptions &options, std::string &ptx,
                   std::string &error) {
   mlir::MLIRContext *ctx = module.getContext();
@@ -144,12 +161,17 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
     return false;
   }
   ptx.clear();
+  if (auto shared = module->getAttrOfType<mlir::DictionaryAttr>("tk.dynamic_shared_memory"))
+    for (mlir::NamedAttribute kernel : shared)
+      ptx += std::string(kDynamicSharedHeader) + kernel.getName().str() + " " +
+             std::to_string(llvm::cast<mlir::IntegerAttr>(kernel.getValue()).getInt()) + "\n";
+  const size_t header = ptx.size();
   module.walk([&](mlir::gpu::BinaryOp binary) {
     for (mlir::Attribute attr : binary.getObjects())
       if (auto object = llvm::dyn_cast<mlir::gpu::ObjectAttr>(attr))
         ptx += object.getObject().getValue().str();
   });
-  if (ptx.empty()) {
+  if (ptx.size() == header) {
     error = "compilation for " + target.name + " produced no PTX";
     return false;
   }

@@ -5,15 +5,17 @@ namespace tk::compiler {
 
 const std::vector<Target> &supportedTargets() {
   static const std::vector<Target> targets = {
-      {"sm_80", "sm_80", "+ptx80", 16, false, 80, false},
-      {"sm_90a", "sm_90a", "+ptx80", 16, true, 90, true}, // LogisticDivisionGpu, on an H200
-      {"sm_100a", "sm_100a", "+ptx86", 32, true, 100, false},
+      // Shared memory per block: 163 KB on A100, 227 KB on H100/H200 and B200
+      // (CUDA C Programming Guide, compute capabilities table).
+      {"sm_80", "sm_80", "+ptx80", 16, false, 80, false, 166912},
+      {"sm_90a", "sm_90a", "+ptx80", 16, true, 90, true, 232448}, // LogisticDivisionGpu, on an H200
+      {"sm_100a", "sm_100a", "+ptx86", 32, true, 100, false, 232448},
   };
   return targets;
 }
 
 const Target &cpuTarget() {
-  static const Target cpu = {"cpu", "", "", 16, false, 0, false};
+  static const Target cpu = {"cpu", "", "", 16, false, 0, false, 0};
   return cpu;
 }
 

@@ -61,7 +61,7 @@ struct StorePattern : TileToGpuPattern<StoreOp> {
 struct AllocPattern : TileToGpuPattern<AllocOp> {
   using TileToGpuPattern::TileToGpuPattern;
   LogicalResult lower(AllocOp op, Adaptor, ThreadEmitter &emit, ConversionPatternRewriter &rw) const override {
-    rw.replaceOp(op, emit.sharedBuffer(cast<MemRefType>(gpuMemRefType(op.getBuffer().getType()))));
+    rw.replaceOp(op, emit.sharedBuffer(cast<MemRefType>(gpuMemRefType(op.getBuffer().getType())), op.getLoc()));
     return success();
   }
 };

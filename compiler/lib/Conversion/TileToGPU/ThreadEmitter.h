@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <optional>
+
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Conversion/FloatEncoding.h"
 #include "tk/compiler/Conversion/ScalarMath.h"
@@ -102,8 +104,9 @@ struct ThreadEmitter {
   /// grid extent is ceil(extent / c) (blockIndexTiles).
   bool originInside(mlir::Value mem, int64_t d, mlir::Value origin);
   /// A block-wide shared-memory buffer (a workgroup attribution of the
-  /// kernel), 16-byte aligned.
-  mlir::Value sharedBuffer(mlir::MemRefType type);
+  /// kernel), 16-byte aligned, located at `where` (the op that asked for it;
+  /// the emitter's location by default): errors about shared memory name it.
+  mlir::Value sharedBuffer(mlir::MemRefType type, std::optional<mlir::Location> where = std::nullopt);
   mlir::Value laneCoord(const BlockedLayout &l, int64_t d);
   mlir::Value warpCoord(const BlockedLayout &l, int64_t d);
   mlir::Value threadCoord(const BlockedLayout &l, int64_t d);

@@ -19,8 +19,8 @@ namespace tk::compiler {
 
 Value ThreadEmitter::index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
-Value ThreadEmitter::sharedBuffer(MemRefType type) {
-  Value buf = func.addWorkgroupAttribution(type, loc);
+Value ThreadEmitter::sharedBuffer(MemRefType type, std::optional<Location> where) {
+  Value buf = func.addWorkgroupAttribution(type, where.value_or(loc));
   // The global it becomes is declared 16-byte aligned (by default it would
   // be aligned to its element only), so 16-byte vectors and cp.async fit.
   func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1, "llvm.align", b.getI64IntegerAttr(16));

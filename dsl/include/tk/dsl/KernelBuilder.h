@@ -141,8 +141,10 @@ public:
   /// The tile of `shape` whose elements are their coordinates along `dim`
   /// (tile.iota), as i32 or i64.
   Tile iota(const std::vector<int64_t> &shape, int64_t dim, DType dtype = DType::I32);
-  /// A shared-memory buffer of `shape` for the block (tile.alloc).
-  Shared shared(const std::vector<int64_t> &shape, DType dtype);
+  /// A shared-memory buffer of `shape` for the block (tile.alloc). A block
+  /// may have as much as its target allows (227 KB on sm_90a); past 48 KB
+  /// the compiler places the buffers in dynamic shared memory.
+  Shared shared(const std::vector<int64_t> &shape, DType dtype, SourceLine where = SourceLine::here());
   /// Copies the tile of `t` at `origin` with the buffer's shape into `buf`
   /// (tile.copy; zero outside the tensor). Outside a pipeline it is complete
   /// for every thread when it returns; in a pipeline() body it is the stage

@@ -52,6 +52,7 @@ struct Driver {
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream, void **, void **);
@@ -101,6 +102,7 @@ enum : int {
   kFuncAttrNumRegs = 4,
   kFuncAttrLocalBytes = 3,
   kFuncAttrSharedBytes = 1,
+  kFuncAttrMaxDynamicSharedBytes = 8,
   kJitErrorLogBuffer = 5,
   kJitErrorLogBufferSize = 6,
   kMemPoolAttrReleaseThreshold = 4,

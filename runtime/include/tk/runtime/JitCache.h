@@ -32,6 +32,9 @@ struct CompiledKernel {
   /// Blocks of this kernel one SM holds at once (registers, shared memory,
   /// threads), from the driver at load; 0 when not loaded.
   int residentBlocksPerSm = 0;
+  /// Dynamic shared memory each block launches with (bytes; 0: the kernel's
+  /// shared memory is static), from the PTX's header at load.
+  int64_t dynamicSharedBytes = 0;
   bool fromDisk = false; ///< PTX read from the disk cache
 };
 
@@ -84,7 +87,14 @@ private:
   std::string optionsTag_ = options_.cacheTag();
 };
 
-/// Loads PTX into the current CUDA context and finds the entry `name`.
+/// Loads PTX into the current CUDA context and finds the entry `name`; for a
+/// kernel with dynamic shared memory, checks it against the device's limit
+/// and raises the kernel's.
 Status loadModule(const Driver &driver, CompiledKernel &kernel);
+
+/// ok when `bytes` of dynamic shared memory per block fit the device's
+/// opt-in limit `deviceMax`; else TK_ERROR_UNSUPPORTED naming the kernel,
+/// both sizes and the device.
+Status checkSharedMemory(const std::string &kernel, int64_t bytes, int deviceMax, const std::string &device);
 
 } // namespace tk::runtime

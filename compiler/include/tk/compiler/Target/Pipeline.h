@@ -71,8 +71,14 @@ struct CompileOptions {
 };
 
 /// Runs the pipeline on `module` (consumed) and returns the PTX text, or an
-/// error message holding the compiler's diagnostics.
+/// error message holding the compiler's diagnostics. A kernel with dynamic
+/// shared memory (tile-dynamic-shared-memory) gets a header line saying how
+/// much, which travels with the PTX through the caches.
 bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOptions &options,
                   std::string &ptx, std::string &error);
+
+/// The bytes of dynamic shared memory kernel `kernel` of `ptx` (from
+/// compileToPtx) launches with; 0 for a kernel whose shared memory is static.
+int64_t dynamicSharedBytes(const std::string &ptx, const std::string &kernel);
 
 } // namespace tk::compiler

@@ -1,6 +1,7 @@
 //===- Targets.h - the GPU targets tk compiles for ------------------------===//
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct Target {
   /// (tile-logistic-quotients): checked against div.rn.f32 for every f32
   /// input on a device of this target (it rests on the hardware rcp.approx).
   bool multiplyAndCorrectQuotients;
+  /// The most shared memory one block may have (the opt-in limit, bytes);
+  /// 0 on the CPU path (no limit).
+  int64_t maxSharedBytes;
 };
 
 /// sm_80, sm_90a, sm_100a.

@@ -132,6 +132,38 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileDynamicSharedMemory : Pass<"tile-dynamic-shared-memory", "::mlir::ModuleOp"> {
+  let summary = "Shared buffers past the 48 KB a kernel may declare statically, as views of dynamic shared memory";
+  let description = [{
+    A kernel declares at most 48 KB of shared memory statically (ptxas
+    refuses more); past that, its buffers must live in the block's dynamic
+    shared memory, whose size the launch gives once the kernel's limit has
+    been raised. For every kernel `gpu.func` this pass adds up its workgroup
+    attributions (each at an offset aligned to its `llvm.align`, at least
+    16 bytes): a total above `max-bytes` (the target's opt-in limit per
+    block) is an error naming the kernel, the total, the limit and each
+    buffer with its location; a total within `static-bytes` changes nothing
+    (the buffers stay static); anything between becomes a `memref.view`
+    per buffer of the module's external zero-length workgroup array
+    `__tk_dynamic_shared` (PTX `.extern .shared`; upstream's
+    `gpu.dynamic_shared_memory` declares it internal, which NVPTX demotes to
+    a one-byte static variable), and
+    the module's `tk.dynamic_shared_memory` dictionary records the kernel's
+    bytes for the runtime (compileToPtx writes them into the PTX's header).
+    Runs after tile-lower-to-gpu.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"0",
+           "The most shared memory a block may have on the target (its opt-in limit); 0: no limit">,
+    Option<"staticBytes", "static-bytes", "int64_t", /*default=*/"49152",
+           "Totals up to this stay static shared memory">,
+    Option<"targetName", "target", "std::string", /*default=*/"\"the target\"",
+           "The target's name, for the error">,
+  ];
+}
+
 def TileLogisticQuotients : Pass<"tile-logistic-quotients", "::mlir::ModuleOp"> {
   let summary = "Expand tile.silu and tile.sigmoid: 1 + exp(-x), then the division";
   let description = [{
