@@ -62,17 +62,22 @@ public:
   using Check = std::function<std::string(const Config &)>;
   using Space = std::function<std::vector<std::string>(const Config &, const compiler::Target &)>;
   using LeaveAside = std::function<void(Config &)>;
+  using Secondary = std::function<bool(const Config &)>;
 
   /// `check`: the kernel's own conditions on a schedule (a tile of whole
   /// blocks, ...), "" when `c` meets them. `space`: the schedules `tk tune`
   /// times for `c` on a target (each as FIELDS text). `leaveAside`: unsets
   /// the fields that do not shape `c`'s kernel (a pipeline for a kernel that
   /// has none), so that TK_SCHEDULE, which applies to every call of the
-  /// operator, sets only those that do.
+  /// operator, sets only those that do. `secondary`: the configs of an
+  /// operator's helper kernels (those a call launches beside its main one):
+  /// they take the heuristic's schedule (never TK_SCHEDULE's or the table's,
+  /// which are tuned for the main kernel) and stay out of the log when the
+  /// main kernel is in it, so that `tk tune` times and keys the main kernel.
   OperatorSchedule(std::string name, std::string entryPoints, ScheduleSpec<Config> spec, Check check, Space space,
-                   LeaveAside leaveAside = [](Config &) {})
+                   LeaveAside leaveAside = [](Config &) {}, Secondary secondary = [](const Config &) { return false; })
       : name_(std::move(name)), entryPoints_(std::move(entryPoints)), spec_(std::move(spec)), check_(std::move(check)),
-        space_(std::move(space)), leaveAside_(std::move(leaveAside)) {}
+        space_(std::move(space)), leaveAside_(std::move(leaveAside)), secondary_(std::move(secondary)) {}
   const std::string &name() const override { return name_; }
   const std::string &entryPoints() const override { return entryPoints_; }
   const ScheduleSpec<Config> &spec() const { return spec_; }
@@ -105,6 +110,8 @@ public:
     choice.source = "heuristic";
     if (runtime::Status s = checkScheduleOverrides(settings); !s.isOk())
       return s;
+    if (secondary_(c))
+      return runtime::Status::ok();
     const std::string *fields = nullptr;
     if (const std::string &o = settings.overrideFor(name_); !o.empty())
       fields = &o, choice.source = "TK_SCHEDULE";
@@ -135,7 +142,7 @@ public:
     runtime::Status s = choose(ctx->schedules, target, c, choice);
     if (s.isOk() && ctx->scheduleLog.recordSpaces)
       choice.space = space_(c, target);
-    if (s.isOk())
+    if (s.isOk() && (!secondary_(c) || ctx->scheduleLog.last(name_).target.empty()))
       ctx->scheduleLog.record(name_, choice);
     return s;
   }
@@ -146,6 +153,7 @@ private:
   Check check_;
   Space space_;
   LeaveAside leaveAside_;
+  Secondary secondary_;
 };
 
 /// Runs the kernel `build` makes of `config`, its schedule resolved for the

@@ -50,8 +50,11 @@ const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
   static const OperatorSchedule<C> schedule(
       "engram_gate_bwd", "tk_engram_gate_bwd",
       ScheduleSpec<C>(
-          {{&C::threads, {"threads", "threads per CTA (one stream's row of a token at a time)", 32, 1024, true, 0}}}),
-      checkSchedule, searchSpace);
+          {{&C::threads, {"threads", "threads per CTA of the rows kernel (one stream's row of a token at a time)",
+                          32, 1024, true, 0}}}),
+      checkSchedule, searchSpace, [](C &) {},
+      // The value kernel (grad_v) takes its heuristic; the schedule is the rows kernel's.
+      [](const C &c) { return c.stage == Stage::Value; });
   return schedule;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 namespace tk::kernels::engram {
@@ -15,6 +16,16 @@ std::string GateForwardConfig::key() const {
   const std::string schedule = gateForwardSchedule().spec().print(*this);
   return "engram_gate_fwd:H=" + std::to_string(hidden) + (save ? ",save" : "") +
          (schedule.empty() ? "" : "|" + schedule);
+}
+
+int64_t GateForwardConfig::numStages() const {
+  if (stages)
+    return stages;
+  // Two versions of the three rows (12 H bytes): 88-97% of the copy ceiling
+  // on the H200 at H 4096 and 7168, where one CTA per row reached 73-81%
+  // (docs/engram_kernels.md). Past H = 12288 two versions (144 KB) would
+  // not fit sm_80's 163 KB of shared memory per block: one CTA per row.
+  return hidden <= 12288 ? 2 : 1;
 }
 
 int64_t GateForwardConfig::numThreads() const {
@@ -28,18 +39,27 @@ static std::string checkSchedule(const GateForwardConfig &c) {
   if (c.hidden > 64 * c.numThreads())
     return "H = " + std::to_string(c.hidden) + " is over 64 columns per thread at " +
            std::to_string(c.numThreads()) + " threads";
+  if (c.rows && c.numStages() == 1)
+    return "rows is the pipelined kernel's (stages = 1 is the one-CTA-per-row kernel)";
   return "";
 }
 
 static std::vector<std::string> searchSpace(const GateForwardConfig &, const compiler::Target &) {
-  return everyCombination({{"threads", {64, 128, 256, 512, 1024}}});
+  std::vector<std::string> out = everyCombination({{"threads", {64, 128, 256, 512, 1024}}, {"stages", {1}}});
+  for (const std::string &p :
+       everyCombination({{"threads", {128, 256, 512}}, {"stages", {2, 3}}, {"rows", {4, 8, 16}}}))
+    out.push_back(p);
+  return out;
 }
 
 const OperatorSchedule<GateForwardConfig> &gateForwardSchedule() {
   using C = GateForwardConfig;
   static const OperatorSchedule<C> schedule(
       "engram_gate_fwd", "tk_engram_gate_fwd",
-      ScheduleSpec<C>({{&C::threads, {"threads", "threads per CTA (one token's stream each)", 32, 1024, true, 0}}}),
+      ScheduleSpec<C>({{&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+                       {&C::stages, {"stages", "versions of the pipelined kernel's shared rows; 1: one CTA per row, "
+                                               "no pipeline", 1, 8, false, 0}},
+                       {&C::rows, {"rows", "tokens per CTA of the pipelined kernel", 1, 1024, false, 0}}}),
       checkSchedule, searchSpace);
   return schedule;
 }
@@ -67,11 +87,12 @@ BuiltKernel buildGateForward(mlir::MLIRContext &ctx, const GateForwardConfig &c)
       saved.push_back(k.output(name, {tokens, streams, 1}, DType::F32, dense, 4));
   Uniform eps = k.scalarInput("eps", DType::F32), clampValue = k.scalarInput("clamp", DType::F32),
           invSqrtH = k.scalarInput("inv_sqrt_h", DType::F32);
-  k.grid({tokens, streams}, [&](const std::vector<Index> &b) {
-    Index t = b[0], s = b[1], zero = k.index(0);
-    const std::vector<int64_t> row = {1, 1, h};
-    Tile xf = k.load(x, {t, s, zero}, row).to(DType::F32), kf = k.load(key, {t, s, zero}, row).to(DType::F32);
-    Tile w = k.load(wf, {zero, s, zero}, row);
+  const std::vector<int64_t> row = {1, 1, h};
+  // One token's stream from its rows in f32 (and v, loaded when asked):
+  // the three sums, the gate, out and the statistics.
+  auto gateRow = [&](const Index &t, const Index &s, const Tile &xf, const Tile &kf, const Tile &w,
+                     const std::function<Tile()> &loadV) {
+    Index zero = k.index(0);
     Tile sx = reduce_sum(xf * xf, 2), sk = reduce_sum(kf * kf, 2), raw = reduce_sum(xf * w * kf, 2);
     auto rstd = [&](const Tile &sum) {
       return map({sum}, DType::F32, [&](const std::vector<Scalar> &v) {
@@ -84,15 +105,39 @@ BuiltKernel buildGateForward(mlir::MLIRContext &ctx, const GateForwardConfig &c)
       Scalar q = copysign(sqrt(max(abs(score), v[0].uniform(clampValue))), score);
       return sigmoid(q);
     });
-    // v after the reductions: loaded before them, it held 86 registers
-    // instead of 64 and 4001x4x7168 took 270 us instead of 222 (H200).
-    Tile vf = k.load(value, {t, zero, zero}, row).to(DType::F32);
+    Tile vf = loadV().to(DType::F32);
     k.store(out, {t, s, zero}, (xf + expand(gate, 2, h) * vf).to(DType::BF16));
     if (c.save) {
       const Tile stats[] = {raw, gate, rx, rk};
       for (size_t i = 0; i < saved.size(); ++i)
         k.store(saved[i], {t, s, zero}, stats[i]);
     }
+  };
+  if (c.numStages() == 1) {
+    k.grid({tokens, streams}, [&](const std::vector<Index> &b) {
+      Index t = b[0], s = b[1], zero = k.index(0);
+      Tile xf = k.load(x, {t, s, zero}, row).to(DType::F32), kf = k.load(key, {t, s, zero}, row).to(DType::F32);
+      // v after the reductions: loaded before them, it held 86 registers
+      // instead of 64 and 4001x4x7168 took 270 us instead of 222 (H200).
+      gateRow(t, s, xf, kf, k.load(wf, {zero, s, zero}, row), [&] { return k.load(value, {t, zero, zero}, row); });
+    });
+    return k.finish();
+  }
+  // Pipelined: CTA (s, p) takes stream s of tokens [p rows, (p + 1) rows);
+  // tokens past T copy as zeros and their stores are dropped.
+  const int64_t perCta = c.numRows();
+  k.grid({streams, ceil_div(tokens, perCta)}, [&](const std::vector<Index> &b) {
+    Index s = b[0], first = b[1] * perCta, zero = k.index(0);
+    Tile w = k.load(wf, {zero, s, zero}, row);
+    Shared xs = k.shared(row, DType::BF16), ks = k.shared(row, DType::BF16), vs = k.shared(row, DType::BF16);
+    k.pipeline(zero, k.index(perCta), c.numStages(), [&](const Index &i) {
+      Index t = first + i;
+      k.copy(x, {t, s, zero}, xs);
+      k.copy(key, {t, s, zero}, ks);
+      k.copy(value, {t, zero, zero}, vs);
+      Tile xf = k.load(xs, {zero, zero, zero}, row).to(DType::F32), kf = k.load(ks, {zero, zero, zero}, row).to(DType::F32);
+      gateRow(t, s, xf, kf, w, [&] { return k.load(vs, {zero, zero, zero}, row); });
+    });
   });
   return k.finish();
 }

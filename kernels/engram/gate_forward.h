@@ -4,9 +4,12 @@
 // sk = sum k^2, raw = sum (x wf) k; rx = rsqrt(sx / H + eps), rk likewise;
 // s = raw rx rk / sqrt(H); g = sigmoid(copysign(sqrt(max(|s|, clamp)), s));
 // out = bf16(x + g v[t]). Saved for the backward (optional): raw, g, rx, rk.
-// One CTA per (token, stream) holds the whole row in registers: the three
-// sums are block reductions, then the row is written from the same
-// registers (the reference keeps it in shared memory instead).
+// A CTA takes one stream of `rows` tokens and streams their x, k and v rows
+// through shared memory, the next `stages - 1` tokens' copies in flight
+// while it computes one (as the reference does; past 48 KB of shared memory
+// at large H); the three sums are block reductions, then out is written
+// from registers. With stages = 1 (and past H = 12288), one CTA per (token,
+// stream) holds the whole row in registers instead.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -23,6 +26,14 @@ struct GateForwardConfig {
   bool save = true;   ///< also write dot, gate, rstd_x, rstd_k
   /// Schedule: threads per CTA (0: H / 32 rounded up to a power of two, from 64 to 512).
   int64_t threads = 0;
+  /// Schedule: 1, one CTA per (token, stream), rows in registers; 2 or
+  /// more, the pipelined kernel with that many versions of the shared rows
+  /// (0: 2 up to H = 12288, 1 past it: 2 x 6 H bytes must fit sm_80).
+  int64_t stages = 0;
+  /// Schedule: tokens per CTA of the pipelined kernel (0: 8).
+  int64_t rows = 0;
+  int64_t numStages() const;
+  int64_t numRows() const { return rows ? rows : 8; }
   int64_t numThreads() const;
   std::string key() const;
 };

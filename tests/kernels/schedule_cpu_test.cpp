@@ -2,6 +2,7 @@
 // heuristic), and that every schedule `tk tune` may time for a call computes
 // what the heuristic's does: each operator's declared search space, run on
 // the CPU path, is bit-exact or refused with a clear error.
+#include "checks/engram_gate_check.h"
 #include "checks/lossless_check.h"
 #include "checks/per_channel_cast_check.h"
 #include "checks/per_token_cast_check.h"
@@ -212,6 +213,34 @@ TEST(Schedules, EverySwigluCandidateIsBitExact) {
                              return tk::checks::checkSwigluBackward(nullptr, ctx, backward, false);
                            }),
             0);
+}
+
+// A call of several kernels is logged, timed and tuned by its main kernel:
+// engram_gate_bwd's rows kernel takes TK_SCHEDULE and the table, its value
+// kernel (launched after it) the heuristic, and the log keeps the rows
+// kernel's choice, search space included.
+TEST(Schedules, MultiKernelCallsAreKeyedByTheirMainKernel) {
+  const tk::checks::GateBackwardCase c{9, 3, 1000, 4, true, 5};
+  tk::test::ScheduledContext experiment("engram_gate_bwd:threads=64");
+  CheckResult r = tk::checks::checkGateBackward(nullptr, experiment, c, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  tk::runtime::ScheduleChoice choice = last(experiment, "engram_gate_bwd");
+  EXPECT_EQ(choice.source, "TK_SCHEDULE");
+  EXPECT_EQ(choice.schedule, "threads=64");
+  EXPECT_EQ(choice.problem, "engram_gate_bwd:H=1000");
+  EXPECT_GT(everyCandidate("engram_gate_bwd",
+                           [c](tk_context ctx) { return tk::checks::checkGateBackward(nullptr, ctx, c, false); }),
+            2);
+}
+
+// The one-CTA-per-row kernel and the pipelined one (stages, rows) at every
+// candidate: within the forward's tolerances, and out the same bits with and
+// without the statistics. Strided k and v, n = 3, a last CTA with fewer tokens.
+TEST(Schedules, EveryEngramGateForwardCandidateChecks) {
+  const tk::checks::GateForwardCase c{37, 3, 1000, true, true, 4};
+  EXPECT_GT(everyCandidate("engram_gate_fwd",
+                           [c](tk_context ctx) { return tk::checks::checkGateForward(nullptr, ctx, c, false); }),
+            20);
 }
 
 } // namespace

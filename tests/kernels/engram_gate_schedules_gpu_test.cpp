@@ -1,0 +1,30 @@
+// The Engram gate's forward at schedules other than its default (one CTA
+// per row; pipelines of 3 and 4 stages, 129-172 KB of shared memory at
+// H = 7168) on the GPU, over the table's kinds of cases: within the
+// forward's tolerances, out the same bits with and without the statistics.
+// Skips visibly without a device.
+#include "checks/engram_gate_check.h"
+#include "tests/kernels/gpu_suite.h"
+#include "tests/kernels/schedule_context.h"
+
+namespace {
+
+class EngramGateSchedulesGpu : public GpuSuite<EngramGateSchedulesGpu> {};
+
+TEST_F(EngramGateSchedulesGpu, TableKinds) {
+  using tk::checks::GateForwardCase;
+  const std::vector<GateForwardCase> cases = {{4001, 4, 7168},       {8001, 4, 4096},       {4001, 4, 2048},
+                                              {4001, 4, 7168, true, true, 2}, {999, 3, 1000, true, true, 3},
+                                              {0, 4, 7168},          {5, 4, 6144}};
+  CaseTally tally;
+  // The table grid runs the default (stages 2, rows 8); these, the rest.
+  for (const char *schedule : {"stages=1", "stages=3,rows=16", "stages=4,rows=64,threads=512"}) {
+    tk::test::ScheduledContext ctx(std::string("engram_gate_fwd:") + schedule);
+    for (const GateForwardCase &c : cases)
+      tally.check(tk::checks::checkGateForward(session, ctx, c, false),
+                  std::string(schedule) + " " + tk::checks::describe(c));
+  }
+  tally.report("engram_gate_fwd schedules", *session);
+}
+
+} // namespace
