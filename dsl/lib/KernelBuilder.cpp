@@ -329,7 +329,8 @@ void KernelBuilder::pipeline(const Index &lb, const Index &ub, int64_t stages,
                              const std::function<void(const Index &)> &body) {
   if (stages < 1 || stages > 8)
     throw std::invalid_argument("pipeline: 1 to 8 stages, got " + std::to_string(stages));
-  auto loop = tile::PipelineOp::create(b_, loc_, lb.value(), ub.value(), b_.getI64IntegerAttr(stages));
+  auto loop = tile::PipelineOp::create(b_, loc_, mlir::TypeRange(), lb.value(), ub.value(), mlir::ValueRange(),
+                                       b_.getI64IntegerAttr(stages));
   Block *bodyBlock = b_.createBlock(&loop.getBody());
   Index i(this, bodyBlock->addArgument(b_.getIndexType(), loc_));
   b_.setInsertionPointToStart(bodyBlock);

@@ -1,4 +1,4 @@
-//===- Loops.cpp - loops that carry tiles, and constant tiles -------------===//
+//===- Loops.cpp - loops and pipelines that carry tiles, constant tiles --===//
 #include "tk/dsl/KernelBuilder.h"
 
 #include "tk/compiler/Dialect/Tile/Tile.h"
@@ -14,38 +14,76 @@ namespace tk::dsl {
 /// "f32 [1, 256]" for messages.
 static std::string describe(const Tile &t) { return std::string(name(t.dtype())) + " " + shapeString(t.shape()); }
 
+/// The values a loop body returned for its carried tiles, checked against
+/// their initial values.
+static std::vector<mlir::Value> nextValues(const std::string &prefix, const char *what, const std::vector<Tile> &init,
+                                           const std::vector<Tile> &next) {
+  if (next.size() != init.size())
+    throw std::invalid_argument(prefix + what + " body returns " + std::to_string(next.size()) + " tiles for " +
+                                std::to_string(init.size()) + " carried");
+  std::vector<mlir::Value> yielded;
+  for (size_t i = 0; i < next.size(); ++i) {
+    if (next[i].value().getType() != init[i].value().getType())
+      throw std::invalid_argument(prefix + what + " carries tile " + std::to_string(i) + " as " + describe(init[i]) +
+                                  " but the body returns " + describe(next[i]));
+    yielded.push_back(next[i].value());
+  }
+  return yielded;
+}
+
+static std::vector<mlir::Value> values(const std::vector<Tile> &tiles) {
+  std::vector<mlir::Value> out;
+  for (const Tile &t : tiles)
+    out.push_back(t.value());
+  return out;
+}
+
 std::vector<Tile> KernelBuilder::loop(
     const Index &lb, const Index &ub, const std::vector<Tile> &init,
     const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body, SourceLine where) {
   AtLine at(*this, where);
-  std::vector<mlir::Value> inits;
-  for (const Tile &t : init)
-    inits.push_back(t.value());
   mlir::Value step = mlir::arith::ConstantIndexOp::create(b_, loc_, 1);
-  auto loop = mlir::scf::ForOp::create(b_, loc_, lb.value(), ub.value(), step, inits);
+  auto loop = mlir::scf::ForOp::create(b_, loc_, lb.value(), ub.value(), step, values(init));
   {
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(loop.getBody());
     std::vector<Tile> carried;
     for (mlir::Value arg : loop.getRegionIterArgs())
       carried.emplace_back(this, arg);
-    std::vector<Tile> next = body(Index(this, loop.getInductionVar()), carried);
-    if (next.size() != init.size())
-      throw std::invalid_argument(errorPrefix() + "loop body returns " + std::to_string(next.size()) +
-                                  " tiles for " + std::to_string(init.size()) + " carried");
-    std::vector<mlir::Value> yielded;
-    for (size_t i = 0; i < next.size(); ++i) {
-      if (next[i].value().getType() != inits[i].getType())
-        throw std::invalid_argument(errorPrefix() + "loop carries tile " + std::to_string(i) + " as " +
-                                    describe(init[i]) + " but the body returns " + describe(next[i]));
-      yielded.push_back(next[i].value());
-    }
+    std::vector<mlir::Value> yielded =
+        nextValues(errorPrefix(), "loop", init, body(Index(this, loop.getInductionVar()), carried));
     // The body of scf.for ends in the yield its builder made (none with
     // iter_args): replace or add it.
     if (!loop.getBody()->empty() && loop.getBody()->back().hasTrait<mlir::OpTrait::IsTerminator>())
       loop.getBody()->back().erase();
     b_.setInsertionPointToEnd(loop.getBody());
     mlir::scf::YieldOp::create(b_, loc_, yielded);
+  }
+  std::vector<Tile> out;
+  for (mlir::Value r : loop.getResults())
+    out.emplace_back(this, r);
+  return out;
+}
+
+std::vector<Tile>
+KernelBuilder::pipeline(const Index &lb, const Index &ub, int64_t stages, const std::vector<Tile> &init,
+                        const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body,
+                        SourceLine where) {
+  AtLine at(*this, where);
+  if (stages < 1 || stages > 8)
+    throw std::invalid_argument(errorPrefix() + "pipeline: 1 to 8 stages, got " + std::to_string(stages));
+  std::vector<mlir::Value> inits = values(init);
+  mlir::TypeRange types(inits);
+  auto loop = tile::PipelineOp::create(b_, loc_, types, lb.value(), ub.value(), inits, b_.getI64IntegerAttr(stages));
+  {
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    mlir::Block *block = b_.createBlock(&loop.getBody());
+    Index i(this, block->addArgument(b_.getIndexType(), loc_));
+    std::vector<Tile> carried;
+    for (mlir::Value v : inits)
+      carried.emplace_back(this, block->addArgument(v.getType(), loc_));
+    b_.setInsertionPointToStart(block);
+    tile::YieldOp::create(b_, loc_, nextValues(errorPrefix(), "pipeline", init, body(i, carried)));
   }
   std::vector<Tile> out;
   for (mlir::Value r : loop.getResults())

@@ -1,5 +1,6 @@
 // A loop that carries tiles (KernelBuilder::loop, scf.for with fragment
-// iter_args) and its check on the CPU path or a GPU
+// iter_args; or KernelBuilder::pipeline, tile.pipeline with iter_args, its
+// chunks through shared memory) and its check on the CPU path or a GPU
 // (tests/unit/carried_loop_test.cpp, tests/kernels/carried_loop_gpu_test.cpp).
 #pragma once
 
@@ -14,15 +15,22 @@ namespace tk::test_kernels {
 
 constexpr int64_t kCarriedRows = 4, kCarriedChunk = 128;
 
+/// stages 0: KernelBuilder::loop, loading each chunk; 1 to 8: a pipeline
+/// of that many stages, copying each chunk into shared memory.
+struct CarriedSumsConfig {
+  int64_t stages = 0;
+  std::string key() const { return "stages=" + std::to_string(stages); }
+};
+
 /// Per 4 rows of x [rows, cols] (cols a multiple of 128, 0 included), two
 /// (4, 128) tiles carried over the column chunks after the first: a (the
 /// first chunk, then a += x) and b (ones, then b += a / 2 with the a of
 /// before the update: the body reads a carried tile after computing its next
 /// value). Row sums of a and b go to sa and sb [rows, 1]. 128 columns run
 /// the loop zero times.
-inline dsl::BuiltKernel buildCarriedSums(mlir::MLIRContext &ctx) {
+inline dsl::BuiltKernel buildCarriedSums(mlir::MLIRContext &ctx, const CarriedSumsConfig &config) {
   using namespace tk::dsl;
-  KernelBuilder k(ctx, "carried_sums", 64);
+  KernelBuilder k(ctx, config.stages ? "carried_pipeline_sums" : "carried_sums", 64);
   Dim rows = k.dynamic("rows", kCarriedRows), cols = k.dynamic("cols", kCarriedChunk);
   Tensor x = k.input("x", {rows, cols}, DType::F32);
   Tensor sa = k.output("sa", {rows, 1}, DType::F32), sb = k.output("sb", {rows, 1}, DType::F32);
@@ -31,21 +39,34 @@ inline dsl::BuiltKernel buildCarriedSums(mlir::MLIRContext &ctx) {
     std::vector<int64_t> shape = {kCarriedRows, kCarriedChunk};
     // The first chunk starts a; the loop takes the others (none for 128 columns).
     Tile first = k.load(x, {row, k.index(0)}, shape);
-    std::vector<Tile> out = k.loop(k.index(1), k.index(cols) / kCarriedChunk, {first, k.full(shape, 1.0)},
-                                   [&](const Index &i, const std::vector<Tile> &c) -> std::vector<Tile> {
-                                     Tile next = c[0] + k.load(x, {row, i * kCarriedChunk}, shape);
-                                     return {next, c[1] + c[0] * 0.5};
-                                   });
+    std::vector<Tile> init = {first, k.full(shape, 1.0)};
+    std::vector<Tile> out;
+    if (!config.stages) {
+      out = k.loop(k.index(1), k.index(cols) / kCarriedChunk, init,
+                   [&](const Index &i, const std::vector<Tile> &c) -> std::vector<Tile> {
+                     Tile next = c[0] + k.load(x, {row, i * kCarriedChunk}, shape);
+                     return {next, c[1] + c[0] * 0.5};
+                   });
+    } else {
+      Shared chunk = k.shared(shape, DType::F32);
+      out = k.pipeline(k.index(1), k.index(cols) / kCarriedChunk, config.stages, init,
+                       [&](const Index &i, const std::vector<Tile> &c) -> std::vector<Tile> {
+                         k.copy(x, {row, i * kCarriedChunk}, chunk);
+                         Tile next = c[0] + k.load(chunk, {k.index(0), k.index(0)}, shape);
+                         return {next, c[1] + c[0] * 0.5};
+                       });
+    }
     k.store(sa, {row, k.index(0)}, reduce_sum(out[0], 1));
     k.store(sb, {row, k.index(0)}, reduce_sum(out[1], 1));
   });
   return k.finish();
 }
 
-/// Runs buildCarriedSums on x [m, n] (small integers, so every sum is exact
+/// Runs buildCarriedSums(config) on x [m, n] (small integers, so every sum is exact
 /// in any order) where `where` puts it; the number of wrong sums, or -1 (and
 /// `error`) when the call fails.
-inline int64_t checkCarriedSums(tk_context ctx, checks::Placement where, int64_t m, int64_t n, std::string &error) {
+inline int64_t checkCarriedSums(tk_context ctx, checks::Placement where, int64_t m, int64_t n, std::string &error,
+                                const CarriedSumsConfig &config = {}) {
   std::vector<float> x(m * n), sa(m, -7.0f), sb(m, -7.0f);
   for (int64_t i = 0; i < m * n; ++i)
     x[i] = float((i * 7 + i / n) % 5) - 2.0f;
@@ -53,7 +74,7 @@ inline int64_t checkCarriedSums(tk_context ctx, checks::Placement where, int64_t
   void *da = where.poisoned(sa.data(), m * 4, 0xFF), *db = where.poisoned(sb.data(), m * 4, 0xFF);
   tk_tensor tx = where.tensor(dx, TK_F32, {m, n}), ta = where.tensor(da, TK_F32, {m, 1}),
             tb = where.tensor(db, TK_F32, {m, 1});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildCarriedSums), {&tx, &ta, &tb}, nullptr);
+  runtime::Status s = ctx->run(runtime::factoryOf(buildCarriedSums, config), {&tx, &ta, &tb}, nullptr);
   if (!s.isOk()) {
     error = s.message();
     return -1;

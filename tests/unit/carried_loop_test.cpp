@@ -1,7 +1,9 @@
-// Loops that carry tiles (KernelBuilder::loop) on the CPU path: two
-// accumulators over a dynamic number of column chunks (none included), one
-// read after the other's update; and what the DSL refuses.
+// Loops and pipelines that carry tiles (KernelBuilder::loop, ::pipeline)
+// on the CPU path: two accumulators over a dynamic number of column chunks
+// (none included), one read after the other's update; the pipeline's PTX
+// for every target; and what the DSL refuses.
 #include "tests/kernels/carried_loop_kernel.h"
+#include "tk/runtime/JitCache.h"
 #include "tk/tk.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +21,32 @@ TEST(CarriedLoop, SumsOnTheCpuPath) {
         << m << " x " << n << ": " << error;
   }
   tk_context_destroy(ctx);
+}
+
+// The pipelined schedule (versions, slots, guards) runs on the CPU path too.
+TEST(CarriedLoop, PipelineSumsOnTheCpuPath) {
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (int64_t stages : {1, 2, 3})
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{8, 1024}, {12, 128}, {4, 0}, {4, 256}, {8, 384}}) {
+      std::string error;
+      EXPECT_EQ(tk::test_kernels::checkCarriedSums(ctx, tk::checks::Placement{}, m, n, error, {stages}), 0)
+          << "stages " << stages << ", " << m << " x " << n << ": " << error;
+    }
+  tk_context_destroy(ctx);
+}
+
+// Each thread's share of the two carried [4, 128] f32 tiles stays in
+// registers across the cp.async loop on every target (no local memory).
+TEST(CarriedLoop, PipelineCarriesInRegistersOnEveryTarget) {
+  for (const tk::compiler::Target &t : tk::compiler::supportedTargets()) {
+    tk::runtime::CompiledKernel k;
+    tk::runtime::Status s = tk::runtime::compileKernel(
+        tk::runtime::factoryOf(tk::test_kernels::buildCarriedSums, tk::test_kernels::CarriedSumsConfig{2}), t, k);
+    ASSERT_TRUE(s.isOk()) << t.name << ": " << s.message();
+    EXPECT_NE(k.ptx.find("cp.async.wait_group \t1;"), std::string::npos) << t.name;
+    EXPECT_EQ(k.ptx.find(".local"), std::string::npos) << t.name;
+  }
 }
 
 TEST(CarriedLoop, BodyMustReturnWhatItCarries) {
@@ -40,6 +68,18 @@ TEST(CarriedLoop, BodyMustReturnWhatItCarries) {
     }
     EXPECT_THROW(k.loop(k.index(0), k.index(2), {acc},
                         [&](const Index &, const std::vector<Tile> &) -> std::vector<Tile> { return {}; }),
+                 std::invalid_argument);
+    try {
+      k.pipeline(k.index(0), k.index(2), 2, {acc}, [&](const Index &, const std::vector<Tile> &c) -> std::vector<Tile> {
+        return {c[0], c[0]};
+      });
+      ADD_FAILURE() << "a pipeline body returning two tiles for one carried was accepted";
+    } catch (const std::invalid_argument &e) {
+      EXPECT_NE(std::string(e.what()).find("pipeline body returns 2 tiles for 1 carried"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW(k.pipeline(k.index(0), k.index(2), 9, {acc},
+                            [&](const Index &, const std::vector<Tile> &c) -> std::vector<Tile> { return c; }),
                  std::invalid_argument);
     EXPECT_THROW(k.full({4, 32}, 1.0, DType::BF16), std::invalid_argument);
     (void)x;

@@ -178,20 +178,44 @@ ParseResult PipelineOp::parse(OpAsmParser &parser, OperationState &result) {
   iv.type = index;
   if (parser.parseArgument(iv) || parser.parseEqual() || parser.parseOperand(lb) || parser.parseKeyword("to") ||
       parser.parseOperand(ub) || parser.resolveOperand(lb, index, result.operands) ||
-      parser.resolveOperand(ub, index, result.operands) || parser.parseOptionalAttrDict(result.attributes))
+      parser.resolveOperand(ub, index, result.operands))
+    return failure();
+  // iter_args(%acc = %init, ...) -> (types): the carried values.
+  SmallVector<OpAsmParser::Argument> args{iv};
+  SmallVector<OpAsmParser::UnresolvedOperand> inits;
+  if (succeeded(parser.parseOptionalKeyword("iter_args"))) {
+    if (parser.parseAssignmentList(args, inits) || parser.parseArrowTypeList(result.types))
+      return failure();
+    if (result.types.size() != inits.size())
+      return parser.emitError(parser.getNameLoc())
+             << "has " << inits.size() << " iter_args and " << result.types.size() << " result types";
+    for (auto [arg, init, type] : llvm::zip(llvm::drop_begin(args), inits, result.types)) {
+      arg.type = type;
+      if (parser.resolveOperand(init, type, result.operands))
+        return failure();
+    }
+  }
+  if (parser.parseOptionalAttrDict(result.attributes))
     return failure();
   Region *body = result.addRegion();
-  if (parser.parseRegion(*body, {iv}))
+  if (parser.parseRegion(*body, args))
     return failure();
-  PipelineOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  if (inits.empty())
+    PipelineOp::ensureTerminator(*body, parser.getBuilder(), result.location);
   return success();
 }
 
 void PipelineOp::print(OpAsmPrinter &p) {
   p << " " << getInductionVar() << " = " << getLowerBound() << " to " << getUpperBound() << " ";
+  if (!getInits().empty()) {
+    p << "iter_args(";
+    llvm::interleaveComma(llvm::zip(getRegionIterArgs(), getInits()), p,
+                          [&](auto pair) { p << std::get<0>(pair) << " = " << std::get<1>(pair); });
+    p << ") -> (" << getResultTypes() << ") ";
+  }
   p.printOptionalAttrDict((*this)->getAttrs());
   p << " ";
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/!getInits().empty());
 }
 
 /// True when `v` can be computed for another iteration of `loop`: it is the
@@ -211,8 +235,17 @@ LogicalResult PipelineOp::verify() {
   if (stages < 1 || stages > 8)
     return emitOpError() << "needs 1 to 8 stages, got " << stages;
   Block &body = getBody().front();
-  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
-    return emitOpError() << "body must have one index argument (the induction variable)";
+  if (body.getNumArguments() != 1 + getInits().size() || !body.getArgument(0).getType().isIndex())
+    return emitOpError() << "body must have an index argument (the induction variable) and one per carried value";
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValues().size() != getInits().size())
+    return emitOpError() << "body must end in a tile.yield of its " << getInits().size() << " carried values";
+  for (auto [i, init, arg, next, res] :
+       llvm::enumerate(getInits(), getRegionIterArgs(), yield.getValues(), getResults()))
+    if (arg.getType() != init.getType() || next.getType() != init.getType() || res.getType() != init.getType())
+      return emitOpError() << "carried value " << i << " is " << init.getType() << " on entry; its argument, "
+                           << "yield and result must be too (got " << arg.getType() << ", " << next.getType() << ", "
+                           << res.getType() << ")";
   llvm::SmallPtrSet<Value, 4> buffers;
   WalkResult walk = getBody().walk([&](CopyOp copy) -> WalkResult {
     if (copy->getBlock() != &body)

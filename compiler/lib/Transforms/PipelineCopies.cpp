@@ -136,16 +136,42 @@ struct PipelineRewrite {
       CommitCopiesOp::create(b, loc);
   }
 
+  /// The scf.for the loop becomes (carrying the loop's values), with the
+  /// builder at the end of its body.
+  scf::ForOp createFor(OpBuilder &b, Location loc) {
+    auto forOp = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(),
+                                    arith::ConstantIndexOp::create(b, loc, 1), loop.getInits());
+    if (!forOp.getBody()->empty() && forOp.getBody()->back().hasTrait<OpTrait::IsTerminator>())
+      forOp.getBody()->back().erase(); // the builder's empty yield (made only without carried values)
+    b.setInsertionPointToEnd(forOp.getBody());
+    return forOp;
+  }
+
+  /// Clones the body's ops but the copies (`skipCopies`) and the terminator
+  /// into the scf.for's body, ends it with the yield of the carried values,
+  /// and hands the loop's results to the scf.for's.
+  void cloneBody(OpBuilder &b, scf::ForOp forOp, IRMapping &m, bool skipCopies) {
+    m.map(loop.getInductionVar(), forOp.getInductionVar());
+    for (auto [arg, iterArg] : llvm::zip(loop.getRegionIterArgs(), forOp.getRegionIterArgs()))
+      m.map(arg, iterArg);
+    Block &body = loop.getBody().front();
+    for (Operation &op : body.without_terminator())
+      if (!skipCopies || !isa<CopyOp>(op))
+        b.clone(op, m);
+    SmallVector<Value> next;
+    for (Value v : cast<YieldOp>(body.getTerminator()).getValues())
+      next.push_back(m.lookupOrDefault(v));
+    if (skipCopies)
+      BarrierOp::create(b, loop.getLoc()); // the next iteration's copies overwrite this one's versions
+    scf::YieldOp::create(b, loop.getLoc(), next);
+    loop.replaceAllUsesWith(forOp.getResults());
+  }
+
   /// A pipeline without copies is the loop it means.
   void plainLoop() {
     OpBuilder b(loop);
-    auto forOp = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
-                                    arith::ConstantIndexOp::create(b, loop.getLoc(), 1));
-    b.setInsertionPoint(forOp.getBody()->getTerminator());
     IRMapping m;
-    m.map(loop.getInductionVar(), forOp.getInductionVar());
-    for (Operation &op : loop.getBody().front().without_terminator())
-      b.clone(op, m);
+    cloneBody(b, createFor(b, loop.getLoc()), m, /*skipCopies=*/false);
     loop.erase();
   }
 
@@ -159,10 +185,9 @@ struct PipelineRewrite {
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
     for (int64_t s = 0; s + 1 < stages; ++s)
       issueGuarded(b, loc, arith::AddIOp::create(b, loc, lb, arith::ConstantIndexOp::create(b, loc, s)));
-    auto forOp = scf::ForOp::create(b, loc, lb, ub, arith::ConstantIndexOp::create(b, loc, 1));
     {
       OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(forOp.getBody()->getTerminator());
+      scf::ForOp forOp = createFor(b, loc);
       Value i = forOp.getInductionVar();
       issueGuarded(b, loc, arith::AddIOp::create(b, loc, i, arith::ConstantIndexOp::create(b, loc, stages - 1)));
       Value slot;
@@ -178,13 +203,9 @@ struct PipelineRewrite {
         slot = slotOf(b, loc, i);
       }
       IRMapping m;
-      m.map(loop.getInductionVar(), i);
       for (CopyOp copy : copies)
         m.map(copy.getDest(), view(b, loc, copy.getDest(), slot));
-      for (Operation &op : loop.getBody().front().without_terminator())
-        if (!isa<CopyOp>(op))
-          b.clone(op, m);
-      BarrierOp::create(b, loc);
+      cloneBody(b, forOp, m, /*skipCopies=*/true);
     }
     if (!bulk)
       WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));

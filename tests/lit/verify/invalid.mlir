@@ -311,6 +311,55 @@ tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
 
 // -----
 
+// A copy's row cannot come from a carried value: it is not known ahead.
+tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %buf = tile.alloc : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    %end = tile.pipeline %i = %c0 to %c1 iter_args(%r = %c0) -> (index) {stages = 2 : i64} {
+      // expected-error @+1 {{source and indices must be computed from the induction variable and values defined outside the tile.pipeline by side-effect-free ops}}
+      tile.copy %x[%r, %c0], %buf : memref<?x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+      %n = arith.addi %r, %c1 : index
+      tile.yield %n : index
+    }
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<1x64xf32>
+    // expected-error @+1 {{carried value 0 is '!tile.frag<1x64xf32>' on entry; its argument, yield and result must be too}}
+    %s = tile.pipeline %i = %c0 to %c1 iter_args(%acc = %t) -> (!tile.frag<1x64xf32>) {stages = 2 : i64} {
+      %h = tile.load %x[%i, %c0] : memref<?x64xf32> -> !tile.frag<1x32xf32>
+      tile.yield %h : !tile.frag<1x32xf32>
+    }
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<1x64xf32>
+    // expected-error @+1 {{body must end in a tile.yield of its 1 carried values}}
+    %s = tile.pipeline %i = %c0 to %c1 iter_args(%acc = %t) -> (!tile.frag<1x64xf32>) {stages = 2 : i64} {
+      tile.yield
+    }
+  }
+  tile.return
+}
+
+// -----
+
 tile.kernel @k(%x: memref<?x64xbf16>) attributes {threads = 128 : i64} {
   %c1 = arith.constant 1 : index
   tile.grid (%b) in (%c1) {

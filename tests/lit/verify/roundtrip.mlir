@@ -76,3 +76,27 @@ tile.kernel @scheduled(%x: memref<?x64xf32> {tile.align = 16 : i64, tile.dim_mul
   }
   tile.return
 }
+
+// A pipeline's carried values print as iter_args with their result types,
+// and its yield is printed; one without them prints as before.
+// CHECK-LABEL: tile.kernel @carried_pipeline
+// CHECK: %{{.*}} = tile.pipeline %[[I:.*]] = %{{.*}} to %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (!tile.frag<1x64xf32>) {stages = 2 : i64} {
+// CHECK: tile.yield %{{.*}} : !tile.frag<1x64xf32>
+// CHECK: tile.pipeline %{{.*}} = %{{.*}} to %{{.*}} {stages = 3 : i64} {
+// CHECK-NOT: tile.yield
+// CHECK: tile.return
+tile.kernel @carried_pipeline(%x: memref<?x64xf32>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.grid (%b) in (%c4) {
+    %t = tile.load %x[%c0, %c0] : memref<?x64xf32> -> !tile.frag<1x64xf32>
+    %s = tile.pipeline %i = %c0 to %c4 iter_args(%acc = %t) -> (!tile.frag<1x64xf32>) {stages = 2 : i64} {
+      %u = tile.load %x[%i, %c0] : memref<?x64xf32> -> !tile.frag<1x64xf32>
+      tile.yield %u : !tile.frag<1x64xf32>
+    }
+    tile.pipeline %j = %c0 to %c4 {stages = 3 : i64} {
+    }
+    tile.store %s, %x[%b, %c0] : !tile.frag<1x64xf32>, memref<?x64xf32>
+  }
+  tile.return
+}

@@ -92,6 +92,8 @@ struct SubViewPattern : OpConversionPattern<memref::SubViewOp> {
 struct PipelinePattern : TileToCpuPattern<PipelineOp> {
   using TileToCpuPattern::TileToCpuPattern;
   LogicalResult lower(PipelineOp op, Adaptor a, CpuEmitter &emit, ConversionPatternRewriter &rw) const override {
+    if (!op.getInits().empty()) // the CPU pipeline runs tile-pipeline-copies first, which makes them scf.for's
+      return op.emitOpError() << "with carried values must be rewritten by tile-pipeline-copies first";
     auto loop = scf::ForOp::create(rw, emit.loc, a.getLowerBound(), a.getUpperBound(), emit.index(1));
     Block &body = op.getBody().front();
     rw.eraseOp(body.getTerminator());

@@ -158,6 +158,13 @@ public:
   /// versions of each buffer and cp.async. The copies' origins may depend on
   /// `i` and on values made outside the loop only.
   void pipeline(const Index &lb, const Index &ub, int64_t stages, const std::function<void(const Index &)> &body);
+  /// The same pipeline carrying tiles from one iteration to the next, as
+  /// loop() below does: `body` gets i and the carried tiles and returns
+  /// their next values; returns them after the last iteration. The copies'
+  /// origins may not depend on the carried tiles.
+  std::vector<Tile> pipeline(const Index &lb, const Index &ub, int64_t stages, const std::vector<Tile> &init,
+                             const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body,
+                             SourceLine where = SourceLine::here());
   /// A loop over i = lb .. ub - 1 that carries tiles from one iteration to
   /// the next (scf.for with fragment iter_args): `body` gets i and the
   /// carried tiles and returns their next values (same shapes and element

@@ -90,18 +90,32 @@ def Tile_PipelineOp : Tile_Op<"pipeline", [SingleBlockImplicitTerminator<"YieldO
         %t = tile.load %buf[%c0, %c0] : ... -> !tile.frag<128x64xbf16>
         ...
       }
+    Like scf.for, it may carry values from one iteration to the next
+    (accumulators: fragments or scalars): `iter_args` names them and their
+    initial values, the body's `tile.yield` gives the next ones, and the
+    results are the last ones (the initial values when the loop runs no
+    iteration).
+      %sum = tile.pipeline %i = %c0 to %n iter_args(%acc = %zero)
+          -> (!tile.frag<1x256xf32>) {stages = 2 : i64} {
+        ...
+        tile.yield %next : !tile.frag<1x256xf32>
+      }
     The rules (checked): 1 to 8 stages; copies are direct children of the
     body, into distinct buffers allocated outside it that nothing else in the
     pipeline writes and nothing reads before the copy; a copy's source and
     indices are computed from %i and values defined outside the pipeline by
-    side-effect-free ops (they are recomputed for the iterations ahead).
+    side-effect-free ops (they are recomputed for the iterations ahead, so
+    they cannot depend on carried values).
   }];
-  let arguments = (ins Index:$lowerBound, Index:$upperBound, I64Attr:$stages);
+  let arguments = (ins Index:$lowerBound, Index:$upperBound, Variadic<AnyType>:$inits, I64Attr:$stages);
+  let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::BlockArgument getInductionVar() { return getBody().getArgument(0); }
+    /// The body's arguments for the carried values (after the induction variable).
+    ::mlir::Block::BlockArgListType getRegionIterArgs() { return getBody().getArguments().drop_front(); }
   }];
 }
 
