@@ -42,16 +42,21 @@ static std::string checkSchedule(const GateBackwardConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const GateBackwardConfig &, const compiler::Target &) {
-  return everyCombination({{"threads", {128, 256, 512, 1024}}});
+  std::vector<std::string> out = everyCombination({{"threads", {256, 512, 1024}}, {"stages", {1, 2, 3}}});
+  out.push_back("threads=128,stages=1");
+  return out;
 }
 
 const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
   using C = GateBackwardConfig;
   static const OperatorSchedule<C> schedule(
       "engram_gate_bwd", "tk_engram_gate_bwd",
-      ScheduleSpec<C>(
-          {{&C::threads, {"threads", "threads per CTA of the rows kernel (one stream's row of a token at a time)",
-                          32, 1024, true, 0}}}),
+      ScheduleSpec<C>({{&C::threads,
+                        {"threads", "threads per CTA of the rows kernel (one stream's row of a token at a time)", 32,
+                         1024, true, 0}},
+                       {&C::stages,
+                        {"stages", "versions of the rows kernel's shared rows; 1: loads in the loop, no pipeline", 1, 8,
+                         false, 0}}}),
       checkSchedule, searchSpace, [](C &) {},
       // The value kernel (grad_v) takes its heuristic; the schedule is the rows kernel's.
       [](const C &c) { return c.stage == Stage::Value; });
@@ -85,40 +90,59 @@ BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
     Tile w = k.load(wf, {zero, s, zero}, row);
     // Tokens past T (the last block's range may run over) read as zero: rho
     // is then 0 (a zero dot is clamped) and their stores are dropped.
-    std::vector<Tile> gw =
-        k.loop(zero, perBlock, {k.full(row, 0.0)}, [&](const Index &i, const std::vector<Tile> &acc) {
-          Index t = first + i;
-          // The token's rows are all loaded first, as bf16 (two per register): one wait covers them, where
-          // loads after the reduction's barriers waited a second time per token.
-          Tile dout16 = k.load(gradOut, {t, s, zero}, row), v16 = k.load(value, {t, zero, zero}, row),
-               x16 = k.load(x, {t, s, zero}, row), k16 = k.load(key, {t, s, zero}, row);
-          Tile dout = dout16.to(DType::F32);
-          Tile dg = reduce_sum(dout * v16.to(DType::F32), 2);
-          std::vector<Tile> stats;
-          for (const Tensor &st : saved)
-            stats.push_back(k.load(st, {t, s, zero}, {1, 1, 1}));
-          // rho, raw rx^2 / H and raw rk^2 / H from raw, g, rx, rk and dg.
-          auto scalar = [&](const std::function<Scalar(const std::vector<Scalar> &)> &f) {
-            std::vector<Tile> in = stats;
-            in.push_back(dg);
-            return expand(map(in, DType::F32, f), 2, h);
-          };
-          Tile rho = scalar([&](const std::vector<Scalar> &v) {
-            const Scalar &raw = v[0], &g = v[1], &rx = v[2], &rk = v[3], &d = v[4];
-            Scalar isqh = raw.uniform(invSqrtH), mag = abs(raw);
-            Scalar clamped = mag * isqh * rx * rk < raw.uniform(clampValue);
-            Scalar slope = d * g * (raw.constantF32(1.0) - g) * raw.constantF32(0.5) * sqrt(isqh * rx * rk / mag);
-            return select(clamped, raw.zero(DType::F32), slope);
-          });
-          Tile alphaX =
-              scalar([&](const std::vector<Scalar> &v) { return v[0] * v[2] * v[2] / v[0].constantF32(double(h)); });
-          Tile alphaK =
-              scalar([&](const std::vector<Scalar> &v) { return v[0] * v[3] * v[3] / v[0].constantF32(double(h)); });
-          Tile xf = x16.to(DType::F32), kf = k16.to(DType::F32);
-          k.store(gradX, {t, s, zero}, (dout + rho * (kf * w - xf * alphaX)).to(DType::BF16));
-          k.store(gradK, {t, s, zero}, (rho * (xf * w - kf * alphaK)).to(DType::BF16));
-          return std::vector<Tile>{acc[0] + rho * xf * kf};
-        });
+    auto token = [&](const Index &t, const Tile &dout16, const Tile &v16, const Tile &x16, const Tile &k16,
+                     const Tile &acc) {
+      Tile dout = dout16.to(DType::F32);
+      Tile dg = reduce_sum(dout * v16.to(DType::F32), 2);
+      std::vector<Tile> stats;
+      for (const Tensor &st : saved)
+        stats.push_back(k.load(st, {t, s, zero}, {1, 1, 1}));
+      // rho, raw rx^2 / H and raw rk^2 / H from raw, g, rx, rk and dg.
+      auto scalar = [&](const std::function<Scalar(const std::vector<Scalar> &)> &f) {
+        std::vector<Tile> in = stats;
+        in.push_back(dg);
+        return expand(map(in, DType::F32, f), 2, h);
+      };
+      Tile rho = scalar([&](const std::vector<Scalar> &v) {
+        const Scalar &raw = v[0], &g = v[1], &rx = v[2], &rk = v[3], &d = v[4];
+        Scalar isqh = raw.uniform(invSqrtH), mag = abs(raw);
+        Scalar clamped = mag * isqh * rx * rk < raw.uniform(clampValue);
+        Scalar slope = d * g * (raw.constantF32(1.0) - g) * raw.constantF32(0.5) * sqrt(isqh * rx * rk / mag);
+        return select(clamped, raw.zero(DType::F32), slope);
+      });
+      Tile alphaX =
+          scalar([&](const std::vector<Scalar> &v) { return v[0] * v[2] * v[2] / v[0].constantF32(double(h)); });
+      Tile alphaK =
+          scalar([&](const std::vector<Scalar> &v) { return v[0] * v[3] * v[3] / v[0].constantF32(double(h)); });
+      Tile xf = x16.to(DType::F32), kf = k16.to(DType::F32);
+      k.store(gradX, {t, s, zero}, (dout + rho * (kf * w - xf * alphaX)).to(DType::BF16));
+      k.store(gradK, {t, s, zero}, (rho * (xf * w - kf * alphaK)).to(DType::BF16));
+      return std::vector<Tile>{acc + rho * xf * kf};
+    };
+    std::vector<Tile> gw;
+    if (c.numStages() == 1) {
+      gw = k.loop(zero, perBlock, {k.full(row, 0.0)}, [&](const Index &i, const std::vector<Tile> &acc) {
+        Index t = first + i;
+        // The token's rows are all loaded first, as bf16 (two per register): one wait covers them, where
+        // loads after the reduction's barriers waited a second time per token.
+        Tile dout16 = k.load(gradOut, {t, s, zero}, row), v16 = k.load(value, {t, zero, zero}, row),
+             x16 = k.load(x, {t, s, zero}, row), k16 = k.load(key, {t, s, zero}, row);
+        return token(t, dout16, v16, x16, k16, acc[0]);
+      });
+    } else {
+      Shared dsh = k.shared(row, DType::BF16), vsh = k.shared(row, DType::BF16), xsh = k.shared(row, DType::BF16),
+             ksh = k.shared(row, DType::BF16);
+      gw = k.pipeline(zero, perBlock, c.numStages(), {k.full(row, 0.0)},
+                      [&](const Index &i, const std::vector<Tile> &acc) {
+                        Index t = first + i;
+                        k.copy(gradOut, {t, s, zero}, dsh);
+                        k.copy(value, {t, zero, zero}, vsh);
+                        k.copy(x, {t, s, zero}, xsh);
+                        k.copy(key, {t, s, zero}, ksh);
+                        auto read = [&](const Shared &buf) { return k.load(buf, {zero, zero, zero}, row); };
+                        return token(t, read(dsh), read(vsh), read(xsh), read(ksh), acc[0]);
+                      });
+    }
     k.store(partial, {p, s, zero}, gw[0]);
   });
   return k.finish();

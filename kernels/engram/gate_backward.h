@@ -10,7 +10,8 @@
 // Two kernels in the call's stream order. Rows: CTA (h, p) takes stream h of
 // the contiguous tokens [p c, (p + 1) c), c = ceil(T / P), holding one row
 // per tensor in registers and carrying its partial of the weight gradient
-// from token to token (a loop with a fragment iter_arg); it stores the
+// from token to token (a loop, or with `stages` a pipeline that streams the
+// rows through shared memory, with a fragment iter_arg); it stores the
 // partial once, so the P rows do not depend on the SM count or on which CTA
 // ran when. Value: one CTA per token sums the streams' dout g for grad_v
 // (a second read of dout; one CTA cannot hold the four streams' rows and
@@ -35,6 +36,13 @@ struct GateBackwardConfig {
   /// Schedule: threads per CTA (0: Rows H / 16 rounded up to a power of two, from 64 to 1024; Value and Zero
   /// H / 32, from 64 to 512).
   int64_t threads = 0;
+  /// Schedule: 1, the rows kernel loads each token's four rows (dout, v, x,
+  /// k) in its loop; 2 or more (0: 2), a pipeline copies them into that many
+  /// versions of shared buffers (4 x 2H bytes each: 128 KB at H = 8192 with
+  /// 2, within sm_80's 163 KB), the next token's rows in flight while it
+  /// computes one.
+  int64_t stages = 0;
+  int64_t numStages() const { return stages ? stages : 2; }
   int64_t numThreads() const;
   std::string key() const;
 };

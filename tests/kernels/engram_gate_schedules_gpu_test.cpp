@@ -2,7 +2,9 @@
 // per row; pipelines of 3 and 4 stages, 129-172 KB of shared memory at
 // H = 7168) on the GPU, over the table's kinds of cases: within the
 // forward's tolerances, out the same bits with and without the statistics.
-// Skips visibly without a device.
+// The backward's rows kernel unpipelined and with 3 stages (the table grid
+// runs its default, 2; 172 KB at H = 7168 with 3): within the backward's
+// tolerances. Skips visibly without a device.
 #include "checks/engram_gate_check.h"
 #include "tests/kernels/gpu_suite.h"
 #include "tests/kernels/schedule_context.h"
@@ -25,6 +27,25 @@ TEST_F(EngramGateSchedulesGpu, TableKinds) {
                   std::string(schedule) + " " + tk::checks::describe(c));
   }
   tally.report("engram_gate_fwd schedules", *session);
+}
+
+TEST_F(EngramGateSchedulesGpu, BackwardTableKinds) {
+  using tk::checks::GateBackwardCase;
+  // Full blocks, P > T (empty blocks), P = 1 (one CTA per stream runs every token), strided, n = 3, odd H.
+  const std::vector<GateBackwardCase> cases = {{4001, 4, 7168},
+                                               {8001, 4, 4096},
+                                               {100, 4, 2048, 132},
+                                               {4001, 4, 7168, 1},
+                                               {4001, 4, 7168, 132, true, 2},
+                                               {999, 3, 1000, 7, true, 3}};
+  CaseTally tally;
+  for (const char *schedule : {"stages=1", "stages=3"}) {
+    tk::test::ScheduledContext ctx(std::string("engram_gate_bwd:") + schedule);
+    for (const GateBackwardCase &c : cases)
+      tally.check(tk::checks::checkGateBackward(session, ctx, c, false),
+                  std::string(schedule) + " " + tk::checks::describe(c));
+  }
+  tally.report("engram_gate_bwd schedules", *session);
 }
 
 } // namespace
