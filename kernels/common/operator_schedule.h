@@ -14,7 +14,6 @@
 #include "tk/compiler/Target/Targets.h"
 #include "tk/runtime/Context.h"
 
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -157,16 +156,27 @@ private:
 };
 
 /// Runs the kernel `build` makes of `config`, its schedule resolved for the
-/// target the tensors' place gives (OperatorSchedule::resolve).
-template <typename Config, typename Build>
+/// target the tensors' place gives (OperatorSchedule::resolve). `fit`, when
+/// given, then adjusts what the call's device or sizes cannot run (a
+/// default past the device's shared memory, say), after the resolution so
+/// that TK_SCHEDULE and the table still apply.
+template <typename Config, typename Build, typename Fit>
 runtime::Status runScheduled(tk_context ctx, const OperatorSchedule<Config> &op, Build build, Config config,
                              const std::vector<const tk_tensor *> &tensors, tk_stream stream,
-                             const std::vector<int64_t> &scalars = {}) {
+                             const std::vector<int64_t> &scalars, Fit fit) {
   compiler::Target target;
   runtime::Status s = ctx->targetFor(tensors, target);
   if (s.isOk())
     s = op.resolve(ctx, target, config);
+  if (s.isOk())
+    fit(config, target);
   return s.isOk() ? ctx->run(runtime::factoryOf(build, config), tensors, stream, scalars) : s;
+}
+template <typename Config, typename Build>
+runtime::Status runScheduled(tk_context ctx, const OperatorSchedule<Config> &op, Build build, Config config,
+                             const std::vector<const tk_tensor *> &tensors, tk_stream stream,
+                             const std::vector<int64_t> &scalars = {}) {
+  return runScheduled(ctx, op, build, config, tensors, stream, scalars, [](Config &, const compiler::Target &) {});
 }
 
 /// The factory of `build` and `config` with its schedule chosen, when built,

@@ -19,6 +19,17 @@ constexpr int64_t kMaxHidden = 32768;        // 64 columns per thread at 512 thr
 constexpr int64_t kMaxHiddenBackward = 8192; // 16 columns per thread at 512 threads
 constexpr int64_t kMaxStreamsBackward = 16;  // grad_v's sum over the streams is unrolled
 
+constexpr int64_t kMaxGridY = 65535;        // CUDA's limit on a grid's second dimension
+constexpr int64_t kReductionScratch = 4096; // shared memory the block reductions take beside the rows
+
+/// Whether `rowsBytes` of shared rows (and the reductions' scratch) fit the
+/// call's device: sm_86 and sm_89 run sm_80's code with 99 KB per block
+/// where sm_80 has 163 KB. Always on the CPU path.
+bool sharedRowsFit(tk_context ctx, const tk::compiler::Target &target, int64_t rowsBytes) {
+  const int64_t limit = target.maxSharedBytes ? ctx->device.maxSharedPerBlockOptin : 0;
+  return limit <= 0 || rowsBytes + kReductionScratch <= limit;
+}
+
 /// `t` (rows, cols) seen as (rows, 1, cols): the kernel's 3-D view of v.
 tk_tensor withUnitMiddle(const tk_tensor *t) {
   tk_tensor v = *t;
@@ -88,9 +99,17 @@ static tk_status tk_engram_gate_fwd_unguarded(tk_context ctx, const tk_tensor *h
     tensors.push_back(&saved[i]);
   }
   const float invSqrtH = (float)(1.0 / std::sqrt((double)h)); // in double, rounded once (as the reference)
+  // The pipelined default needs 2 x 6 H bytes of shared memory and ceil(T /
+  // rows) token groups on the grid's second dimension; where either does
+  // not fit, one CTA per row (its tokens on the first dimension) runs it.
+  auto fit = [&](GateForwardConfig &cfg, const tk::compiler::Target &target) {
+    if (!cfg.stages && (!sharedRowsFit(ctx, target, cfg.numStages() * 6 * h) ||
+                        (cfg.numStages() > 1 && (t + cfg.numRows() - 1) / cfg.numRows() > kMaxGridY)))
+      cfg.stages = 1;
+  };
   return tk::runtime::report(runScheduled(
       ctx, gateForwardSchedule(), buildGateForward, c, tensors, stream,
-      {tk::runtime::f32Scalar(eps), tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)}));
+      {tk::runtime::f32Scalar(eps), tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)}, fit));
 }
 
 extern "C" tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_states, const tk_tensor *k,
@@ -172,8 +191,13 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
     return tk::runtime::report(
         runScheduled(ctx, gateBackwardSchedule(), buildGateBackward, zero, {grad_w_partial}, stream));
   }
+  // The default pipeline's 2 x 8 H bytes of shared rows past the device's limit: the loop instead.
+  auto fit = [&](GateBackwardConfig &cfg, const tk::compiler::Target &target) {
+    if (!cfg.stages && !sharedRowsFit(ctx, target, cfg.numStages() * 8 * h))
+      cfg.stages = 1;
+  };
   Status s = runScheduled(ctx, gateBackwardSchedule(), buildGateBackward, rows, tensors, stream,
-                          {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
+                          {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)}, fit);
   if (!s.isOk())
     return tk::runtime::report(s);
   GateBackwardConfig value;

@@ -23,8 +23,10 @@ int64_t GateForwardConfig::numStages() const {
     return stages;
   // Two versions of the three rows (12 H bytes): 88-97% of the copy ceiling
   // on the H200 at H 4096 and 7168, where one CTA per row reached 73-81%
-  // (docs/engram_kernels.md). Past H = 12288 two versions (144 KB) would
-  // not fit sm_80's 163 KB of shared memory per block: one CTA per row.
+  // (docs/engram_kernels.md). Up to H = 12288 two versions (144 KB there)
+  // fit sm_80's 163 KB of shared memory per block; past it, one CTA per row.
+  // The API also runs one CTA per row where the device has less (99 KB on
+  // sm_86 and sm_89) or T needs more than 65535 token groups.
   return hidden <= 12288 ? 2 : 1;
 }
 

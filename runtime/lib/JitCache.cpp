@@ -113,15 +113,31 @@ Status compileKernel(const KernelFactory &factory, const compiler::Target &targe
   return Status::ok();
 }
 
+static Status loadFunction(const Driver &d, CompiledKernel &kernel);
+
 Status loadModule(const Driver &d, CompiledKernel &kernel) {
+  Status s = loadFunction(d, kernel);
+  // A module that loaded but cannot run (its shared memory past the
+  // device's limit, say) is unloaded: the kernel is not cached.
+  if (!s.isOk() && kernel.module) {
+    d.cuModuleUnload(kernel.module);
+    kernel.module = nullptr;
+    kernel.function = nullptr;
+  }
+  return s;
+}
+
+static Status loadFunction(const Driver &d, CompiledKernel &kernel) {
   auto t0 = std::chrono::steady_clock::now();
   char log[8192] = {0};
   int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
   CUresult r = d.cuModuleLoadDataEx(&kernel.module, kernel.ptx.c_str(), 2, options, values);
-  if (r != 0)
+  if (r != 0) {
+    kernel.module = nullptr;
     return {TK_ERROR_COMPILE, d.describe("cuModuleLoadDataEx", r) + " for " + kernel.signature.name + " (" +
                                   kernel.target + "): " + log};
+  }
   if ((r = d.cuModuleGetFunction(&kernel.function, kernel.module, kernel.signature.name.c_str())))
     return {TK_ERROR_COMPILE, d.describe("cuModuleGetFunction", r)};
   kernel.dynamicSharedBytes = compiler::dynamicSharedBytes(kernel.ptx, kernel.signature.name);
@@ -203,8 +219,9 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
     if (driver) {
       s = loadModule(*driver, *kernel);
       // A disk entry the driver refuses (written by another toolkit, say)
-      // is compiled again once and replaced.
-      if (!s.isOk() && kernel->fromDisk) {
+      // is compiled again once and replaced; one this device cannot run
+      // (TK_ERROR_UNSUPPORTED) would be refused again.
+      if (!s.isOk() && kernel->fromDisk && s.code() != TK_ERROR_UNSUPPORTED) {
         if (!(s = compileBuilt(built, target, options, kernel->ptx)).isOk())
           return s;
         kernel->fromDisk = false;

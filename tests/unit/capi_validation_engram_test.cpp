@@ -2,6 +2,7 @@
 // tk_engram_gate_bwd's argument checks: a status and a message naming the argument, before any
 // device is touched (these run without a GPU).
 #include "checks/gpu_session.h"
+#include "tk/runtime/Context.h"
 #include "tk/tk.h"
 
 #include <gtest/gtest.h>
@@ -146,6 +147,32 @@ TEST(EngramValidation, GateForwardRefusesUnalignedRowsAndWritesNothing) {
   EXPECT_EQ(out[0], 0x3FF9);
   EXPECT_EQ(out.back(), 0x3FF9);
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+// More token groups of the pipelined forward (8 tokens each) than a grid's
+// second dimension holds (65535): the call runs one CTA per row instead.
+// Ones everywhere, as above, at H = 8: s = 8 / sqrt(8), out = bf16(1 + g).
+TEST(EngramValidation, GateForwardPastTheGridRunsOneCtaPerRow) {
+  for (int64_t t : {int64_t(100), int64_t(65535 * 8 + 1)}) {
+    tk_context ctx = nullptr;
+    ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+    const int64_t n = 1, h = 8;
+    std::vector<uint16_t> x(t * n * h, 0x3F80), v(t * h, 0x3F80), out(t * n * h, 0xBEEF);
+    std::vector<float> wf(n * h, 1.0f);
+    tk::checks::Placement host;
+    tk_tensor tx = host.tensor(x.data(), TK_BF16, {t, n, h}), tv = host.tensor(v.data(), TK_BF16, {t, h}),
+              tw = host.tensor(wf.data(), TK_F32, {n, h}), to = host.tensor(out.data(), TK_BF16, {t, n, h});
+    ASSERT_EQ(
+        tk_engram_gate_fwd(ctx, &tx, &tx, &tv, &tw, 1e-20f, 1e-6f, &to, nullptr, nullptr, nullptr, nullptr, nullptr),
+        TK_SUCCESS)
+        << tk_last_error();
+    EXPECT_EQ(out[0], out.back());
+    EXPECT_NE(out.back(), 0xBEEF);
+    const std::vector<std::string> built = ctx->cpuCache.configs();
+    const std::string oneCtaPerRow = "engram_gate_fwd:H=8|stages=1";
+    EXPECT_EQ(std::count(built.begin(), built.end(), oneCtaPerRow), t > 65535 * 8 ? 1 : 0) << t << " tokens";
+    EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+  }
 }
 
 TEST(EngramValidation, GateBackwardNamesTheArgument) {

@@ -237,7 +237,9 @@ LogicalResult PipelineOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 + getInits().size() || !body.getArgument(0).getType().isIndex())
     return emitOpError() << "body must have an index argument (the induction variable) and one per carried value";
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (getNumResults() != getInits().size())
+    return emitOpError() << "has " << getInits().size() << " carried values and " << getNumResults() << " results";
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(&body.back());
   if (!yield || yield.getValues().size() != getInits().size())
     return emitOpError() << "body must end in a tile.yield of its " << getInits().size() << " carried values";
   for (auto [i, init, arg, next, res] :

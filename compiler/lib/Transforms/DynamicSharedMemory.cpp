@@ -29,7 +29,7 @@ struct SharedPlan {
   int64_t total = 0;
 };
 
-/// "f32 [96, 256] (98304 bytes)".
+/// "f32 [96, 256]": a buffer, for the notes that name each one.
 std::string describe(MemRefType type) {
   std::string out;
   llvm::raw_string_ostream os(out);
