@@ -8,7 +8,16 @@ if [[ ! -x $ptxas ]]; then
   echo "FAIL: ptxas not found (install the CUDA toolkit or set TK_PTXAS)"; exit 1
 fi
 rm -rf "$dir"
-TK_PTXAS=$ptxas "$tk" compile --all --target "$target" -o "$dir"
+status=0
+out=$(TK_PTXAS=$ptxas "$tk" compile --all --target "$target" -o "$dir") || status=$?
+echo "$out"
+[[ $status -eq 0 ]] || exit $status
+# A kernel past 48 KB of shared memory reports its dynamic part too (the
+# gate forward's two stages of rows at H = 7168: 84 KB).
+smem=$(awk '$1 == "engram_gate_fwd.h7168.save" { print $6 }' <<< "$out")
+if [[ -z $smem || $smem -lt 86016 ]]; then
+  echo "FAIL: engram_gate_fwd.h7168.save reports '${smem}' bytes of shared memory, expected at least 86016"; exit 1
+fi
 n=$(ls "$dir"/*.ptx | wc -l)
 echo "$n kernels assembled for $target with zero spills"
 [[ $n -gt 0 ]]

@@ -62,6 +62,8 @@ TEST(IdleThreads, ShippedKernelsFillTheirThreadsOnEveryTarget) {
         ctx.loadAllAvailableDialects();
         compiler::BuiltKernel built = variant.build.build(ctx, target);
         mlir::PassManager pm(&ctx);
+        // As the target's pipeline: pipelines become loops first (their carried fragments take scf.for's rules).
+        pm.addPass(tile::createTilePipelineCopies());
         tile::TileAssignLayoutsOptions layouts;
         layouts.vectorBytes = target.vectorBytes;
         pm.addPass(tile::createTileAssignLayouts(layouts));
