@@ -62,7 +62,7 @@ TEST(IdleThreads, ShippedKernelsFillTheirThreadsOnEveryTarget) {
         ctx.loadAllAvailableDialects();
         compiler::BuiltKernel built = variant.build.build(ctx, target);
         mlir::PassManager pm(&ctx);
-        // As the target's pipeline: pipelines become loops first (their carried fragments take scf.for's rules).
+        // As the target's pipeline runs them: pipelines become loops before the layouts are assigned.
         pm.addPass(tile::createTilePipelineCopies());
         tile::TileAssignLayoutsOptions layouts;
         layouts.vectorBytes = target.vectorBytes;

@@ -1,11 +1,12 @@
 //===- ScfLayouts.cpp - layout rules of loops that carry fragments --------===//
 //
-// scf.for carries fragments from one iteration to the next (accumulators).
-// It takes part in layout inference through external models of
-// LayoutInferenceOpInterface (upstream's op, tk's rules), so no pass has to
-// recognize it: a carried fragment has one layout, its initial value's, in
-// the loop's result and in the body's block argument, and the value the body
-// yields is moved to that layout (tile.relayout) where it has another.
+// scf.for and tile.pipeline carry fragments from one iteration to the next
+// (accumulators). They take part in layout inference through external
+// models of LayoutInferenceOpInterface (one set of rules for both loops), so
+// no pass has to recognize them: a carried fragment has one layout, its
+// initial value's, in the loop's result and in the body's block argument,
+// and the value the body yields is moved to that layout (tile.relayout)
+// where it has another.
 //===----------------------------------------------------------------------===//
 #include "tk/compiler/Dialect/Tile/ScfLayouts.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
@@ -23,20 +24,43 @@ struct Carried {
   Value init, arg, result;
 };
 
-Carried carried(scf::ForOp loop, unsigned i) {
-  return {loop.getInitArgs()[i], loop.getRegionIterArgs()[i], loop.getResult(i)};
-}
+/// What the rules need of a loop: scf.for's and tile.pipeline's accessors.
+struct ScfLoop {
+  using Op = scf::ForOp;
+  using Yield = scf::YieldOp;
+  static Carried carried(Op loop, unsigned i) {
+    return {loop.getInitArgs()[i], loop.getRegionIterArgs()[i], loop.getResult(i)};
+  }
+  static OpResult tiedResult(Op loop, OpOperand &operand) { return loop.getTiedLoopResult(&operand); }
+  static void setInit(Op loop, unsigned i, Value v) { loop.getInitArgsMutable()[i].set(v); }
+  static Block::BlockArgListType iterArgs(Op loop) { return loop.getRegionIterArgs(); }
+};
 
-struct ForLayouts : public LayoutInferenceOpInterface::ExternalModel<ForLayouts, scf::ForOp> {
+struct PipelineLoop {
+  using Op = PipelineOp;
+  using Yield = YieldOp;
+  static Carried carried(Op loop, unsigned i) {
+    return {loop.getInits()[i], loop.getRegionIterArgs()[i], loop.getResult(i)};
+  }
+  static OpResult tiedResult(Op loop, OpOperand &operand) {
+    const unsigned first = 2, n = operand.getOperandNumber(); // after the bounds
+    return n >= first && n - first < loop.getNumResults() ? loop->getResult(n - first) : OpResult();
+  }
+  static void setInit(Op loop, unsigned i, Value v) { loop.getInitsMutable()[i].set(v); }
+  static Block::BlockArgListType iterArgs(Op loop) { return loop.getRegionIterArgs(); }
+};
+
+template <typename L> struct LoopLayouts
+    : public LayoutInferenceOpInterface::ExternalModel<LoopLayouts<L>, typename L::Op> {
   // Visited after its body: what the body's ops want of a carried value
   // (it runs every iteration), else what the loop's users want, is asked of
   // the initial value.
   LogicalResult hintOperandLayouts(Operation *op, LayoutInference &inference) const {
-    auto loop = cast<scf::ForOp>(op);
+    auto loop = cast<typename L::Op>(op);
     for (OpResult res : loop.getResults()) {
       if (!isa<FragmentType>(res.getType()))
         continue;
-      Carried c = carried(loop, res.getResultNumber());
+      Carried c = L::carried(loop, res.getResultNumber());
       if (Attribute h = inference.hint(c.arg) ? inference.hint(c.arg) : inference.hint(res))
         inference.want(c.init, h);
     }
@@ -45,7 +69,7 @@ struct ForLayouts : public LayoutInferenceOpInterface::ExternalModel<ForLayouts,
 
   // The initial value's layout.
   FailureOr<Attribute> inferResultLayout(Operation *op, LayoutInference &, OpResult result, Attribute) const {
-    Carried c = carried(cast<scf::ForOp>(op), result.getResultNumber());
+    Carried c = L::carried(cast<typename L::Op>(op), result.getResultNumber());
     if (Attribute layout = LayoutInference::layoutOf(c.init))
       return layout;
     return op->emitOpError() << "carries fragment " << result.getResultNumber() << " whose initial value has no layout",
@@ -53,8 +77,8 @@ struct ForLayouts : public LayoutInferenceOpInterface::ExternalModel<ForLayouts,
   }
 
   Attribute requiredOperandLayout(Operation *op, LayoutInference &inference, OpOperand &operand) const {
-    auto loop = cast<scf::ForOp>(op);
-    OpResult res = loop.getTiedLoopResult(&operand);
+    auto loop = cast<typename L::Op>(op);
+    OpResult res = L::tiedResult(loop, operand);
     return res && isa<FragmentType>(res.getType()) ? inference.resultLayoutOrDefault(op, res.getResultNumber())
                                                    : Attribute();
   }
@@ -63,28 +87,30 @@ struct ForLayouts : public LayoutInferenceOpInterface::ExternalModel<ForLayouts,
   // body's block arguments take them (the forward walk reaches the loop
   // before its body), and an initial value laid out otherwise moves.
   LogicalResult verifyOperandLayouts(Operation *op, LayoutInference &) const {
-    auto loop = cast<scf::ForOp>(op);
+    auto loop = cast<typename L::Op>(op);
     for (OpResult res : loop.getResults()) {
       auto type = dyn_cast<FragmentType>(res.getType());
       if (!type)
         continue;
-      Carried c = carried(loop, res.getResultNumber());
+      Carried c = L::carried(loop, res.getResultNumber());
       c.arg.setType(type);
       if (LayoutInference::layoutOf(c.init) != type.getLayout()) {
         OpBuilder b(op);
-        loop.getInitArgsMutable()[res.getResultNumber()].set(RelayoutOp::create(b, op->getLoc(), type, c.init));
+        L::setInit(loop, res.getResultNumber(), RelayoutOp::create(b, op->getLoc(), type, c.init));
       }
     }
     return success();
   }
 };
 
-struct YieldLayouts : public LayoutInferenceOpInterface::ExternalModel<YieldLayouts, scf::YieldOp> {
-  static scf::ForOp loopOf(Operation *op) { return dyn_cast<scf::ForOp>(op->getParentOp()); }
+template <typename L> struct LoopYieldLayouts
+    : public LayoutInferenceOpInterface::ExternalModel<LoopYieldLayouts<L>, typename L::Yield> {
+  // Null where the yield ends another region (scf.if, tile.parallel, tile.grid): no rules.
+  static typename L::Op loopOf(Operation *op) { return dyn_cast<typename L::Op>(op->getParentOp()); }
 
   // Visited before the body's ops: the loop's users' wish for the value.
   LogicalResult hintOperandLayouts(Operation *op, LayoutInference &inference) const {
-    scf::ForOp loop = loopOf(op);
+    typename L::Op loop = loopOf(op);
     if (!loop)
       return success();
     for (OpOperand &use : op->getOpOperands())
@@ -95,23 +121,23 @@ struct YieldLayouts : public LayoutInferenceOpInterface::ExternalModel<YieldLayo
   }
 
   Attribute requiredOperandLayout(Operation *op, LayoutInference &, OpOperand &operand) const {
-    scf::ForOp loop = loopOf(op);
+    typename L::Op loop = loopOf(op);
     return loop && isa<FragmentType>(operand.get().getType())
-               ? LayoutInference::layoutOf(loop.getRegionIterArgs()[operand.getOperandNumber()])
+               ? LayoutInference::layoutOf(L::iterArgs(loop)[operand.getOperandNumber()])
                : Attribute();
   }
 
   // The next iteration reads the yielded value as the block argument, so it
   // must be laid out as that; where the body computed it otherwise, it moves.
   LogicalResult verifyOperandLayouts(Operation *op, LayoutInference &) const {
-    scf::ForOp loop = loopOf(op);
+    typename L::Op loop = loopOf(op);
     if (!loop)
       return success();
     for (OpOperand &use : op->getOpOperands()) {
       auto type = dyn_cast<FragmentType>(use.get().getType());
       if (!type)
         continue;
-      Attribute want = LayoutInference::layoutOf(loop.getRegionIterArgs()[use.getOperandNumber()]);
+      Attribute want = LayoutInference::layoutOf(L::iterArgs(loop)[use.getOperandNumber()]);
       if (!want || LayoutInference::layoutOf(use.get()) == want)
         continue;
       OpBuilder b(op);
@@ -125,8 +151,12 @@ struct YieldLayouts : public LayoutInferenceOpInterface::ExternalModel<YieldLayo
 
 void registerScfLayoutModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, scf::SCFDialect *) {
-    scf::ForOp::attachInterface<ForLayouts>(*ctx);
-    scf::YieldOp::attachInterface<YieldLayouts>(*ctx);
+    scf::ForOp::attachInterface<LoopLayouts<ScfLoop>>(*ctx);
+    scf::YieldOp::attachInterface<LoopYieldLayouts<ScfLoop>>(*ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, TileDialect *) {
+    PipelineOp::attachInterface<LoopLayouts<PipelineLoop>>(*ctx);
+    YieldOp::attachInterface<LoopYieldLayouts<PipelineLoop>>(*ctx);
   });
 }
 
