@@ -19,15 +19,13 @@ constexpr int64_t kMaxHidden = 32768;        // 64 columns per thread at 512 thr
 constexpr int64_t kMaxHiddenBackward = 8192; // 16 columns per thread at 512 threads
 constexpr int64_t kMaxStreamsBackward = 16;  // grad_v's sum over the streams is unrolled
 
-constexpr int64_t kMaxGridY = 65535;        // CUDA's limit on a grid's second dimension
-constexpr int64_t kReductionScratch = 4096; // shared memory the block reductions take beside the rows
+constexpr int64_t kMaxGridY = 65535; // CUDA's limit on a grid's second dimension
 
-/// Whether `rowsBytes` of shared rows (and the reductions' scratch) fit the
-/// call's device: sm_86 and sm_89 run sm_80's code with 99 KB per block
-/// where sm_80 has 163 KB. Always on the CPU path.
+/// Whether `rowsBytes` of shared rows fit the call's device: sm_86 and
+/// sm_89 run sm_80's code with 99 KB per block where sm_80 has 163 KB.
+/// Always on the CPU path.
 bool sharedRowsFit(tk_context ctx, const tk::compiler::Target &target, int64_t rowsBytes) {
-  const int64_t limit = target.maxSharedBytes ? ctx->device.maxSharedPerBlockOptin : 0;
-  return limit <= 0 || rowsBytes + kReductionScratch <= limit;
+  return gateSharedRowsFit(rowsBytes, target.maxSharedBytes ? ctx->device.maxSharedPerBlockOptin : 0);
 }
 
 /// `t` (rows, cols) seen as (rows, 1, cols): the kernel's 3-D view of v.

@@ -41,8 +41,12 @@ static std::string checkSchedule(const GateBackwardConfig &c) {
   return "";
 }
 
-static std::vector<std::string> searchSpace(const GateBackwardConfig &, const compiler::Target &) {
-  std::vector<std::string> out = everyCombination({{"threads", {256, 512, 1024}}, {"stages", {1, 2, 3}}});
+static std::vector<std::string> searchSpace(const GateBackwardConfig &c, const compiler::Target &t) {
+  std::vector<int64_t> stages = {1}; // and the pipelines whose rows (4 x 2H bytes a stage) fit the target
+  for (int64_t s : {2, 3})
+    if (gateSharedRowsFit(s * 8 * c.hidden, t.maxSharedBytes))
+      stages.push_back(s);
+  std::vector<std::string> out = everyCombination({{"threads", {256, 512, 1024}}, {"stages", stages}});
   out.push_back("threads=128,stages=1");
   return out;
 }

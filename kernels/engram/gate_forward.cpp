@@ -46,11 +46,21 @@ static std::string checkSchedule(const GateForwardConfig &c) {
   return "";
 }
 
-static std::vector<std::string> searchSpace(const GateForwardConfig &, const compiler::Target &) {
+bool gateSharedRowsFit(int64_t rowsBytes, int64_t limit) {
+  constexpr int64_t reductionScratch = 4096; // the block reductions' partials, beside the rows
+  return limit <= 0 || rowsBytes + reductionScratch <= limit;
+}
+
+static std::vector<std::string> searchSpace(const GateForwardConfig &c, const compiler::Target &t) {
   std::vector<std::string> out = everyCombination({{"threads", {64, 128, 256, 512, 1024}}, {"stages", {1}}});
-  for (const std::string &p :
-       everyCombination({{"threads", {128, 256, 512}}, {"stages", {2, 3}}, {"rows", {4, 8, 16}}}))
-    out.push_back(p);
+  std::vector<int64_t> stages; // pipelines whose rows (3 x 2H bytes a stage) fit the target
+  for (int64_t s : {2, 3})
+    if (gateSharedRowsFit(s * 6 * c.hidden, t.maxSharedBytes))
+      stages.push_back(s);
+  if (!stages.empty())
+    for (const std::string &p :
+         everyCombination({{"threads", {128, 256, 512}}, {"stages", stages}, {"rows", {4, 8, 16}}}))
+      out.push_back(p);
   return out;
 }
 

@@ -40,6 +40,12 @@ struct GateForwardConfig {
 
 const OperatorSchedule<GateForwardConfig> &gateForwardSchedule();
 
+/// Whether `rowsBytes` of shared rows (all a pipeline's versions) and the
+/// block reductions' scratch fit `limit` bytes of shared memory per block
+/// (0: no limit, as on the CPU path). The gate's pipelined defaults and
+/// search spaces keep to it.
+bool gateSharedRowsFit(int64_t rowsBytes, int64_t limit);
+
 /// The alignment (bytes) the gate's kernels assume for rows of H bf16
 /// columns: 16 for H % 8 == 0, less otherwise (a row stride of 2 H bytes).
 int64_t gateRowAlignBytes(int64_t hidden);

@@ -10,12 +10,15 @@
 #include "checks/swiglu_check.h"
 #include "checks/transpose_check.h"
 #include "kernels/common/operator_schedule.h"
+#include "kernels/engram/gate_backward.h"
+#include "kernels/engram/gate_forward.h"
 #include "kernels/transpose/batched_transpose.h"
 #include "tests/kernels/schedule_context.h"
 #include "tk/runtime/Context.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -231,6 +234,29 @@ TEST(Schedules, MultiKernelCallsAreKeyedByTheirMainKernel) {
   EXPECT_GT(everyCandidate("engram_gate_bwd",
                            [c](tk_context ctx) { return tk::checks::checkGateBackward(nullptr, ctx, c, false); }),
             2);
+}
+
+// tk tune's spaces for the gate leave out the pipelines whose shared rows
+// pass the target's limit: at H = 12288 the forward's 3 stages (225 KB) fit
+// sm_90a's 227 KB, not sm_80's 163 KB; at H = 7168 the backward's 3 stages
+// (172 KB) likewise.
+TEST(Schedules, EngramGateSpacesKeepToTheTargetsSharedMemory) {
+  using namespace tk::kernels::engram;
+  const tk::compiler::Target sm80 = *tk::compiler::findTarget("sm_80"), sm90 = *tk::compiler::findTarget("sm_90a");
+  auto has = [](const std::vector<std::string> &space, const std::string &field) {
+    return std::any_of(space.begin(), space.end(),
+                       [&](const std::string &s) { return s.find(field) != std::string::npos; });
+  };
+  GateForwardConfig f;
+  f.hidden = 12288;
+  EXPECT_TRUE(has(gateForwardSchedule().searchSpace(f, sm80), "stages=2"));
+  EXPECT_FALSE(has(gateForwardSchedule().searchSpace(f, sm80), "stages=3"));
+  EXPECT_TRUE(has(gateForwardSchedule().searchSpace(f, sm90), "stages=3"));
+  GateBackwardConfig b;
+  b.hidden = 7168;
+  EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm80), "stages=2"));
+  EXPECT_FALSE(has(gateBackwardSchedule().searchSpace(b, sm80), "stages=3"));
+  EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm90), "stages=3"));
 }
 
 // The one-CTA-per-row kernel and the pipelined one (stages, rows) at every
