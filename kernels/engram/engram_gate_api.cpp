@@ -156,7 +156,7 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
         std::string(op) + ": n = " + std::to_string(n) + ", H = " + std::to_string(h) +
         " is over n <= " + std::to_string(kMaxStreamsBackward) + ", H <= " + std::to_string(kMaxHiddenBackward) +
         " (a CTA holds a stream's rows in registers)"));
-  if (p > 65535)
+  if (p > kMaxGridY)
     return tk::runtime::report(Status::unsupported(std::string(op) + ": P = " + std::to_string(p) +
                                                    " rows of grad_w_partial exceed the grid"));
   if (n == 0 || h == 0)

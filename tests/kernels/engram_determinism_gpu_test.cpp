@@ -87,17 +87,9 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
   // the same thread count: the same bits as the default (another thread
   // count reorders the block sums).
   // (Schedules whose shared rows pass this device's limit are skipped, visibly.)
-  const int sharedLimit = session->device().maxSharedPerBlockOptin;
-  auto fits = [&](const char *schedule, int64_t bytes) {
-    if (bytes + 4096 <= sharedLimit)
-      return true;
-    std::printf("[ skipped ] %s: %lld bytes of shared rows, the device allows %d\n", schedule, (long long)bytes,
-                sharedLimit);
-    return false;
-  };
   for (auto [schedule, bytes] : {std::pair<const char *, int64_t>{"engram_gate_fwd:stages=1", 0},
                                  {"engram_gate_fwd:stages=3,rows=16", 3 * 6 * h}}) {
-    if (!fits(schedule, bytes))
+    if (!sharedFits(schedule, bytes))
       continue;
     tk::test::ScheduledContext pipelined(schedule);
     session->fill(out, 0xEE, bytes);
@@ -140,7 +132,7 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
   // the default (2 stages) at the same thread count: the same bits.
   for (auto [schedule, bytes] :
        {std::pair<const char *, int64_t>{"engram_gate_bwd:stages=1", 0}, {"engram_gate_bwd:stages=3", 3 * 8 * h}}) {
-    if (!fits(schedule, bytes))
+    if (!sharedFits(schedule, bytes))
       continue;
     tk::test::ScheduledContext pipelined(schedule);
     session->fill(grads2, 0xEE, firstGrads.size());

@@ -13,58 +13,50 @@ namespace {
 
 class EngramGateSchedulesGpu : public GpuSuite<EngramGateSchedulesGpu> {
 protected:
-  /// Whether `bytes` of shared rows (and the reductions' scratch) fit this
-  /// device (an A100 has 163 KB per block, sm_86 and sm_89 99 KB); says so
-  /// when they do not, and the schedule is skipped.
-  bool fits(const std::string &schedule, int64_t bytes) {
-    const int limit = session->device().maxSharedPerBlockOptin;
-    if (bytes + 4096 <= limit)
-      return true;
-    std::printf("[ skipped ] %s: %lld bytes of shared rows at H = 7168, the device allows %d\n", schedule.c_str(),
-                (long long)bytes, limit);
-    return false;
+  /// Checks every case under each schedule of `op` ("fields", shared rows
+  /// in bytes at the largest H, 7168), skipping, visibly, a schedule whose
+  /// rows pass this device's shared memory.
+  template <typename Case, typename Check>
+  void checkSchedules(const std::string &op, const std::vector<std::pair<const char *, int64_t>> &schedules,
+                      const std::vector<Case> &cases, Check check) {
+    CaseTally tally;
+    for (auto [schedule, bytes] : schedules) {
+      if (!sharedFits(op + ":" + schedule, bytes))
+        continue;
+      tk::test::ScheduledContext ctx(op + ":" + schedule);
+      for (const Case &c : cases)
+        tally.check(check(session, ctx, c, false), std::string(schedule) + " " + tk::checks::describe(c));
+    }
+    tally.report(op + " schedules", *session);
   }
 };
 
 TEST_F(EngramGateSchedulesGpu, TableKinds) {
-  using tk::checks::GateForwardCase;
-  const std::vector<GateForwardCase> cases = {{4001, 4, 7168},       {8001, 4, 4096},       {4001, 4, 2048},
-                                              {4001, 4, 7168, true, true, 2}, {999, 3, 1000, true, true, 3},
-                                              {0, 4, 7168},          {5, 4, 6144}};
-  CaseTally tally;
-  // The table grid runs the default (stages 2, rows 8); these, the rest.
-  for (auto [schedule, stages] : {std::pair<const char *, int64_t>{"stages=1", 0},
-                                  {"stages=3,rows=16", 3},
-                                  {"stages=4,rows=64,threads=512", 4}}) {
-    if (!fits(schedule, stages * 6 * 7168))
-      continue;
-    tk::test::ScheduledContext ctx(std::string("engram_gate_fwd:") + schedule);
-    for (const GateForwardCase &c : cases)
-      tally.check(tk::checks::checkGateForward(session, ctx, c, false),
-                  std::string(schedule) + " " + tk::checks::describe(c));
-  }
-  tally.report("engram_gate_fwd schedules", *session);
+  // The table grid runs the default (stages 2, rows 8); these, the rest (3 x 2H bytes of rows a stage).
+  checkSchedules<tk::checks::GateForwardCase>(
+      "engram_gate_fwd",
+      {{"stages=1", 0}, {"stages=3,rows=16", 3 * 6 * 7168}, {"stages=4,rows=64,threads=512", 4 * 6 * 7168}},
+      {{4001, 4, 7168},
+       {8001, 4, 4096},
+       {4001, 4, 2048},
+       {4001, 4, 7168, true, true, 2},
+       {999, 3, 1000, true, true, 3},
+       {0, 4, 7168},
+       {5, 4, 6144}},
+      tk::checks::checkGateForward);
 }
 
 TEST_F(EngramGateSchedulesGpu, BackwardTableKinds) {
-  using tk::checks::GateBackwardCase;
-  // Full blocks, P > T (empty blocks), P = 1 (one CTA per stream runs every token), strided, n = 3, odd H.
-  const std::vector<GateBackwardCase> cases = {{4001, 4, 7168},
-                                               {8001, 4, 4096},
-                                               {100, 4, 2048, 132},
-                                               {4001, 4, 7168, 1},
-                                               {4001, 4, 7168, 132, true, 2},
-                                               {999, 3, 1000, 7, true, 3}};
-  CaseTally tally;
-  for (auto [schedule, stages] : {std::pair<const char *, int64_t>{"stages=1", 0}, {"stages=3", 3}}) {
-    if (!fits(schedule, stages * 8 * 7168))
-      continue;
-    tk::test::ScheduledContext ctx(std::string("engram_gate_bwd:") + schedule);
-    for (const GateBackwardCase &c : cases)
-      tally.check(tk::checks::checkGateBackward(session, ctx, c, false),
-                  std::string(schedule) + " " + tk::checks::describe(c));
-  }
-  tally.report("engram_gate_bwd schedules", *session);
+  // Full blocks, P > T (empty blocks), P = 1 (one CTA per stream runs every token), strided, n = 3, odd H; the table
+  // grid runs the default (2 stages of 4 x 2H bytes).
+  checkSchedules<tk::checks::GateBackwardCase>("engram_gate_bwd", {{"stages=1", 0}, {"stages=3", 3 * 8 * 7168}},
+                                               {{4001, 4, 7168},
+                                                {8001, 4, 4096},
+                                                {100, 4, 2048, 132},
+                                                {4001, 4, 7168, 1},
+                                                {4001, 4, 7168, 132, true, 2},
+                                                {999, 3, 1000, 7, true, 3}},
+                                               tk::checks::checkGateBackward);
 }
 
 } // namespace
