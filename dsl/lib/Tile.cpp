@@ -38,6 +38,36 @@ Tile Tile::to(DType type) const {
   return Tile(k_, tile::ConvertOp::create(k_->opBuilder(), k_->loc(), result, v_));
 }
 
+/// The shape tiles of one rank broadcast to: per dimension the size they
+/// share, where the others have 1 (numpy's rule, without adding dimensions).
+/// Empty when they do not broadcast.
+static std::vector<int64_t> broadcastShape(const std::vector<Tile> &tiles) {
+  std::vector<int64_t> shape = tiles[0].shape();
+  for (const Tile &t : tiles) {
+    std::vector<int64_t> s = t.shape();
+    if (s.size() != shape.size())
+      return {};
+    for (size_t d = 0; d < s.size(); ++d) {
+      if (s[d] == shape[d] || s[d] == 1)
+        continue;
+      if (shape[d] != 1)
+        return {};
+      shape[d] = s[d];
+    }
+  }
+  return shape;
+}
+
+/// `t` repeated along its dimensions of size 1 up to `shape` (tile.expand).
+static Tile broadcastTo(const Tile &t, const std::vector<int64_t> &shape, SourceLine where) {
+  Tile r = t;
+  std::vector<int64_t> s = t.shape();
+  for (size_t d = 0; d < s.size(); ++d)
+    if (s[d] != shape[d])
+      r = expand(r, (int64_t)d, shape[d], where);
+  return r;
+}
+
 Tile map(const std::vector<Tile> &inputs, DType result,
          const std::function<Scalar(const std::vector<Scalar> &)> &body, SourceLine where) {
   if (inputs.empty())
@@ -45,16 +75,21 @@ Tile map(const std::vector<Tile> &inputs, DType result,
   KernelBuilder *k = inputs[0].builder();
   KernelBuilder::AtLine at(*k, where);
   OpBuilder &b = k->opBuilder();
-  auto shape = fragType(inputs[0]).getShape();
-  SmallVector<Value> operands;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (fragType(inputs[i]).getShape() != shape)
-      throw std::invalid_argument(k->errorPrefix() + "map over tiles of different shapes: input " +
-                                  std::to_string(i) + " is " + shapeString(inputs[i].shape()) +
-                                  ", input 0 is " + shapeString(inputs[0].shape()) +
-                                  " (a reduced tile takes its input's shape back with expand())");
-    operands.push_back(inputs[i].value());
+  std::vector<int64_t> target = broadcastShape(inputs);
+  if (target.empty()) {
+    size_t i = 1; // the first input that does not broadcast with input 0 (else the last)
+    while (i + 1 < inputs.size() && !broadcastShape({inputs[0], inputs[i]}).empty())
+      ++i;
+    throw std::invalid_argument(k->errorPrefix() + "map over tiles of different shapes: input " + std::to_string(i) +
+                                " is " + shapeString(inputs[i].shape()) + ", input 0 is " +
+                                shapeString(inputs[0].shape()) +
+                                " (tiles of one rank broadcast where a size is 1; a reduced tile takes its input's "
+                                "shape back with expand())");
   }
+  SmallVector<Value> operands;
+  for (const Tile &t : inputs)
+    operands.push_back(broadcastTo(t, target, where).value());
+  llvm::ArrayRef<int64_t> shape(target);
   Type elt = toMlirType(k->context(), result);
   auto type = tile::FragmentType::get(&k->context(), shape, elt);
   auto op = tile::ParallelOp::create(b, k->loc(), type, operands);
@@ -81,10 +116,11 @@ Tile map(const std::vector<Tile> &inputs, DType result,
 /// An elementwise operator on two tiles (no source line: C++ operators take
 /// no extra argument, so the error names the operator and the shapes).
 static Tile binary(const char *op, const Tile &a, const Tile &b, Scalar (*f)(const Scalar &, const Scalar &)) {
-  if (a.shape() != b.shape())
-    throw std::invalid_argument(a.builder()->errorPrefix() + op +
-                                " of tiles of different shapes, " + shapeString(a.shape()) + " and " + shapeString(b.shape()) +
-                                " (expand() repeats a reduced tile back to its input's shape)");
+  if (broadcastShape({a, b}).empty())
+    throw std::invalid_argument(a.builder()->errorPrefix() + op + " of tiles of different shapes, " +
+                                shapeString(a.shape()) + " and " + shapeString(b.shape()) +
+                                " (tiles of one rank broadcast where a size is 1; expand() repeats a reduced tile "
+                                "back to its input's shape)");
   return map({a, b}, a.dtype(), [&](const std::vector<Scalar> &s) { return f(s[0], s[1]); }, SourceLine{});
 }
 

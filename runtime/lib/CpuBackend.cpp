@@ -120,8 +120,10 @@ Status compileForCpu(const KernelFactory &factory, CpuKernel &out, const std::st
   return Status::ok();
 }
 
-Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &tensors,
+Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &given,
                 const std::vector<int64_t> &scalars) {
+  std::vector<tk_tensor> promoted;
+  const std::vector<const tk_tensor *> tensors = withDeclaredRanks(kernel.signature, given, promoted);
   std::map<std::string, int64_t> symbols;
   Status s = checkScalars(kernel.signature, scalars);
   if (s.isOk())

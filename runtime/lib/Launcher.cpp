@@ -5,6 +5,40 @@
 
 namespace tk::runtime {
 
+std::vector<const tk_tensor *> withDeclaredRanks(const dsl::KernelSignature &sig,
+                                                 const std::vector<const tk_tensor *> &tensors,
+                                                 std::vector<tk_tensor> &storage) {
+  std::vector<const tk_tensor *> out(tensors);
+  storage.reserve(tensors.size()); // the pointers into it stay valid
+  for (size_t i = 0; i < tensors.size() && i < sig.tensors.size(); ++i) {
+    const tk_tensor *t = tensors[i];
+    const std::vector<dsl::Dim> &shape = sig.tensors[i].shape;
+    if (!t || t->ndim < 0 || (size_t)t->ndim >= shape.size())
+      continue;
+    size_t lead = shape.size() - t->ndim;
+    bool unitLead = true;
+    for (size_t d = 0; d < lead; ++d)
+      unitLead &= shape[d].isStatic() && shape[d].staticValue() == 1;
+    if (!unitLead)
+      continue;
+    tk_tensor p = *t;
+    p.ndim = (int32_t)shape.size();
+    for (int d = t->ndim - 1; d >= 0; --d) {
+      p.shape[d + lead] = t->shape[d];
+      p.strides[d + lead] = t->strides[d];
+    }
+    // A size-1 dimension's stride is never used to address; the parameter's own (if static) keeps bindTensors' check.
+    for (size_t d = 0; d < lead; ++d) {
+      p.shape[d] = 1;
+      int64_t declared = sig.tensors[i].strides[d];
+      p.strides[d] = declared != dsl::kDynamicStride ? declared : 0;
+    }
+    storage.push_back(p);
+    out[i] = &storage.back();
+  }
+  return out;
+}
+
 Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_tensor *> &tensors,
                    std::map<std::string, int64_t> &symbols) {
   if (tensors.size() != sig.tensors.size())
@@ -134,9 +168,11 @@ Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, i
   return Status::ok();
 }
 
-Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,
+Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &given,
               CUstream stream, int smCount, const std::vector<int64_t> &scalars) {
   const dsl::KernelSignature &sig = kernel.signature;
+  std::vector<tk_tensor> promoted;
+  const std::vector<const tk_tensor *> tensors = withDeclaredRanks(sig, given, promoted);
   std::map<std::string, int64_t> symbols;
   Status s = checkScalars(sig, scalars);
   if (s.isOk())

@@ -184,8 +184,9 @@ TEST(KernelBuilder, MisuseIsAnError) {
       });
       ADD_FAILURE() << "a map over [4, 64] and [2, 64] accepted";
     } catch (const std::invalid_argument &e) { // names the kernel, the operator and both shapes
-      EXPECT_STREQ(e.what(), "kernel 'bad_map': + of tiles of different shapes, [4, 64] and [2, 64] (expand() "
-                             "repeats a reduced tile back to its input's shape)");
+      EXPECT_STREQ(e.what(), "kernel 'bad_map': + of tiles of different shapes, [4, 64] and [2, 64] (tiles of one "
+                             "rank broadcast where a size is 1; expand() repeats a reduced tile back to its input's "
+                             "shape)");
     }
   }
   {
@@ -340,7 +341,8 @@ TEST(KernelBuilder, ErrorsNameTheAuthorsLine) {
         line = __LINE__ + 1;
         (void)map({a, b}, DType::F32, [](const std::vector<Scalar> &v) { return v[0] + v[1]; });
       },
-      "kernel 'lines': map over tiles of different shapes: input 1 is [2, 64], input 0 is [4, 64]");
+      "kernel 'lines': map over tiles of different shapes: input 1 is [2, 64], input 0 is [4, 64] (tiles of "
+      "one rank broadcast where a size is 1");
   expectError(
       [&](KernelBuilder &k, Tensor &x, Tensor &y) {
         Tile t = row(k, x);

@@ -9,6 +9,16 @@
 
 namespace tk::runtime {
 
+/// A tensor with fewer dimensions than its parameter stands for one with
+/// leading dimensions of size 1 where the parameter's are a static 1: a
+/// 1-D [H] weight for a kernel's [1, H] row, which its tiles broadcast
+/// along rows. Returns `tensors` with such tensors replaced by their
+/// promoted copies, which `storage` holds; others are left for bindTensors
+/// to judge.
+std::vector<const tk_tensor *> withDeclaredRanks(const dsl::KernelSignature &sig,
+                                                 const std::vector<const tk_tensor *> &tensors,
+                                                 std::vector<tk_tensor> &storage);
+
 /// Checks `tensors` against the signature (dtypes, ranks, static sizes, the
 /// consistency of dynamic sizes, static strides, alignment) and binds the
 /// dynamic sizes. Needs no device.

@@ -27,6 +27,6 @@ int main(void) {
     fprintf(stderr, "wrong product: %g %g %g\n", wf[0], wf[1], wf[2]);
     return 1;
   }
-  printf("consumer: tk %s, fused weight exact on the CPU path\n", tk_version());
+  printf("c_api: tk %s, fused weight exact on the CPU path\n", tk_version());
   return 0;
 }

@@ -1,0 +1,179 @@
+//===- first_call.cpp - `tk bench --first-call` ---------------------------===//
+#include "bench/first_call.h"
+#include "checks/operator_table.h"
+#include "tk/runtime/Context.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <sstream>
+#include <unistd.h>
+
+namespace tk::bench {
+
+using namespace tk::checks;
+
+namespace {
+
+constexpr double kWarmTargetMs = 5, kColdTargetMsPerKernel = 100;
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// What one child measured.
+struct Child {
+  bool ok = false;
+  std::string error;
+  double firstMs = 0, secondMs = 0;
+  int kernels = 0, ptxFromDisk = 0, cubinsFromDisk = 0;
+  double overheadMs() const { return firstMs - secondMs; }
+};
+
+std::string selfPath() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, (size_t)n) : "tk";
+}
+
+Child runChild(const std::string &op, const std::string &cacheDir) {
+  Child c;
+  const std::string cmd = "TK_CACHE_DIR='" + cacheDir + "' '" + selfPath() + "' bench --first-call-child " + op;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) {
+    c.error = "could not start " + cmd;
+    return c;
+  }
+  std::string out;
+  char line[1024];
+  while (std::fgets(line, sizeof(line), p))
+    out += line;
+  int rc = pclose(p);
+  if (std::sscanf(out.c_str(), "first_ms=%lf second_ms=%lf kernels=%d ptx_from_disk=%d cubins_from_disk=%d",
+                  &c.firstMs, &c.secondMs, &c.kernels, &c.ptxFromDisk, &c.cubinsFromDisk) == 5 &&
+      rc == 0)
+    c.ok = true;
+  else
+    c.error = out.empty() ? "exit status " + std::to_string(rc) : out.substr(0, out.find('\n'));
+  return c;
+}
+
+/// Removes the cached cubins of `dir` (keeping the PTX).
+void removeCubins(const std::string &dir) {
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 6 && name.compare(name.size() - 6, 6, ".cubin") == 0)
+        std::remove((dir + "/" + name).c_str());
+    }
+    closedir(d);
+  }
+}
+
+void removeAll(const std::string &dir) {
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d))
+      if (e->d_name[0] != '.')
+        std::remove((dir + "/" + e->d_name).c_str());
+    closedir(d);
+  }
+  rmdir(dir.c_str());
+}
+
+} // namespace
+
+int runFirstCallChild(const std::string &op) {
+  const OperatorTable *table = findTable(op);
+  if (!table || table->small.empty()) {
+    std::printf("no small case for '%s'\n", op.c_str());
+    return 2;
+  }
+  GpuSession gpu;
+  if (!gpu.ok()) {
+    std::printf("needs a CUDA device: %s\n", gpu.status().message().c_str());
+    return 1;
+  }
+  tk_context ctx;
+  if (tk_context_create(&ctx) != TK_SUCCESS || !ctx->ensureDevice().isOk()) {
+    std::printf("%s\n", tk_last_error());
+    return 1;
+  }
+  { // the device's allocator warmed up: not the operator's first call
+    GpuSession::Scope scope(gpu);
+    gpu.alloc(64 << 20);
+  }
+  const TableCase &c = table->small[0];
+  auto t0 = std::chrono::steady_clock::now();
+  CheckResult first = runCase(c, &gpu, ctx, /*time=*/false);
+  const double firstMs = msSince(t0);
+  t0 = std::chrono::steady_clock::now();
+  CheckResult second = runCase(c, &gpu, ctx, /*time=*/false);
+  const double secondMs = msSince(t0);
+  if (!first.exact() || !second.exact()) {
+    std::printf("the case failed its check: %s\n", (first.exact() ? second : first).verdict().c_str());
+    return 1;
+  }
+  int kernels = 0, ptx = 0, cubins = 0;
+  for (const auto &k : ctx->cache.snapshot()) {
+    ++kernels;
+    ptx += k->fromDisk;
+    cubins += k->cubinFromDisk;
+  }
+  tk_context_destroy(ctx);
+  std::printf("first_ms=%.3f second_ms=%.3f kernels=%d ptx_from_disk=%d cubins_from_disk=%d\n", firstMs, secondMs,
+              kernels, ptx, cubins);
+  return 0;
+}
+
+int runFirstCall(const CaseOptions &options) {
+  if (std::string error = checkOnly(options.only); !error.empty()) {
+    std::printf("tk bench --only: %s\n", error.c_str());
+    return 2;
+  }
+  std::string why;
+  if (!runtime::cudaDeviceAvailable(why)) {
+    std::printf("tk bench --first-call needs a CUDA device: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("First call of each operator in a new process (its first small case, less the same call again):\n"
+              "cold = empty disk cache; warm = PTX and cubins cached; warm, PTX only = the driver's JIT at load.\n"
+              "Targets: warm <= %.0f ms; cold <= %.0f ms per kernel.\n\n",
+              kWarmTargetMs, kColdTargetMsPerKernel);
+  std::printf("%-34s %7s %10s %10s %10s %12s  %s\n", "op", "kernels", "cold ms", "per kernel", "warm ms",
+              "warm PTX ms", "targets");
+  int missed = 0;
+  for (const OperatorTable &t : operatorTables()) {
+    if (t.small.empty() || (!options.only.empty() && ("," + options.only + ",").find("," + t.op + ",") == std::string::npos))
+      continue;
+    char tmpl[] = "/tmp/tk_first_call_XXXXXX";
+    if (!mkdtemp(tmpl)) {
+      std::printf("%-34s cannot make a cache directory\n", t.op.c_str());
+      return 1;
+    }
+    const std::string dir = tmpl;
+    Child cold = runChild(t.op, dir), warm = runChild(t.op, dir);
+    removeCubins(dir);
+    Child ptxOnly = runChild(t.op, dir);
+    removeAll(dir);
+    for (const Child *c : {&cold, &warm, &ptxOnly})
+      if (!c->ok) {
+        std::printf("%-34s FAILED: %s\n", t.op.c_str(), c->error.c_str());
+        ++missed;
+        break;
+      }
+    if (!cold.ok || !warm.ok || !ptxOnly.ok)
+      continue;
+    const double perKernel = cold.overheadMs() / std::max(cold.kernels, 1);
+    const bool cubinsUsed = warm.cubinsFromDisk == warm.kernels;
+    const bool met = warm.overheadMs() <= kWarmTargetMs && perKernel <= kColdTargetMsPerKernel && cubinsUsed;
+    std::printf("%-34s %7d %10.1f %10.1f %10.2f %12.1f  %s\n", t.op.c_str(), cold.kernels, cold.overheadMs(),
+                perKernel, warm.overheadMs(), ptxOnly.overheadMs(),
+                met ? "met" : cubinsUsed ? "MISSED" : "MISSED (cubins not loaded from the cache)");
+    missed += !met;
+  }
+  return missed ? 1 : 0;
+}
+
+} // namespace tk::bench
