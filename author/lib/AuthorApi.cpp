@@ -1,6 +1,6 @@
 //===- AuthorApi.cpp - compile and run a kernel author's kernels ----------===//
-#include "tk/dsl.hpp"
 #include "tk/compiler/Target/Targets.h"
+#include "tk/dsl.hpp"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/JitCache.h"
 #include "tk/runtime/Status.h"

@@ -4,9 +4,9 @@
 // program registered with tk::registerKernel: the same PTX and ptxas report
 // per variant and target, without the kernels being part of tk's tree.
 //===----------------------------------------------------------------------===//
-#include "tk/dsl.hpp"
 #include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Target/Targets.h"
+#include "tk/dsl.hpp"
 #include "tk/runtime/JitCache.h"
 #include "tools/tk/ptxas.h"
 
@@ -81,14 +81,13 @@ int compileOne(const std::string &variant, const KernelFactory &f, const compile
   }
   tools::PtxasReport r = tools::runPtxas(ptxas, path, target.name);
   if (!r.ok) {
-    std::printf("%-44s %-8s %10.1f FAILED: %s\n", variant.c_str(), target.name.c_str(), out.compileMs,
-                r.error.c_str());
+    std::printf("%-44s %-8s %10.1f FAILED: %s\n", variant.c_str(), target.name.c_str(), out.compileMs, r.error.c_str());
     return 1;
   }
   const int64_t shared = r.sharedBytes + compiler::dynamicSharedBytes(out.ptx, out.signature.name);
   const int spills = r.spillStoreBytes + r.spillLoadBytes;
-  std::printf("%-44s %-8s %10.1f %5d %6d %6lld  %s\n", variant.c_str(), target.name.c_str(), out.compileMs,
-              r.registers, spills, (long long)shared, spills ? "spills" : "ok");
+  std::printf("%-44s %-8s %10.1f %5d %6d %6lld  %s\n", variant.c_str(), target.name.c_str(), out.compileMs, r.registers,
+              spills, (long long)shared, spills ? "spills" : "ok");
   return spills > 0;
 }
 
@@ -129,8 +128,7 @@ int compile(const char *prog, const std::vector<std::string> &args) {
     }
   mkdir(dir.c_str(), 0755);
   const std::string ptxas = tools::findPtxas();
-  std::printf("%-44s %-8s %10s %5s %6s %6s  %s\n", "variant", "target", "compile ms", "regs", "spill", "smem",
-              "ptxas");
+  std::printf("%-44s %-8s %10s %5s %6s %6s  %s\n", "variant", "target", "compile ms", "regs", "spill", "smem", "ptxas");
   int failures = 0;
   for (const UserKernel &k : registeredKernels())
     for (const auto &[variant, factory] : k.variants)

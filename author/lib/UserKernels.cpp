@@ -44,8 +44,8 @@ tk_status registerKernel(UserKernel kernel) {
         return report(Status::invalid(what + "kernel '" + kernel.name + "': the variant name '" + name +
                                       "' must be non-empty letters, digits, '_', '.' or '-'"));
       if (!factory.build)
-        return report(Status::invalid(what + "kernel '" + kernel.name + "': variant '" + name +
-                                      "' has no build function"));
+        return report(
+            Status::invalid(what + "kernel '" + kernel.name + "': variant '" + name + "' has no build function"));
     }
     for (size_t i = 0; i < kernel.variants.size(); ++i)
       for (size_t j = 0; j < i; ++j)

@@ -65,8 +65,7 @@ TEST(AuthorApi, ErrorsComeBackAsStatusesWithMessages) {
   EXPECT_EQ(tk::compile(tk::factoryOf(buildTwice), "sm_75", ptx), TK_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(tk_last_error(), "tk::compile: unknown target 'sm_75' (sm_80, sm_90a, sm_100a)");
   EXPECT_EQ(tk::compile(tk::factoryOf(buildWrong), "sm_80", ptx), TK_ERROR_COMPILE);
-  EXPECT_NE(std::string(tk_last_error()).find("+ of tiles of different shapes, [4, 64] and [2, 64]"),
-            std::string::npos)
+  EXPECT_NE(std::string(tk_last_error()).find("+ of tiles of different shapes, [4, 64] and [2, 64]"), std::string::npos)
       << tk_last_error();
   EXPECT_EQ(ptx, "unchanged");
   EXPECT_EQ(tk::compile(tk::KernelFactory(), "sm_80", ptx), TK_ERROR_INVALID_ARGUMENT);
