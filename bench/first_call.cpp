@@ -51,8 +51,8 @@ Child runChild(const std::string &op, const std::string &cacheDir) {
   while (std::fgets(line, sizeof(line), p))
     out += line;
   int rc = pclose(p);
-  if (std::sscanf(out.c_str(), "first_ms=%lf second_ms=%lf kernels=%d ptx_from_disk=%d cubins_from_disk=%d",
-                  &c.firstMs, &c.secondMs, &c.kernels, &c.ptxFromDisk, &c.cubinsFromDisk) == 5 &&
+  if (std::sscanf(out.c_str(), "first_ms=%lf second_ms=%lf kernels=%d ptx_from_disk=%d cubins_from_disk=%d", &c.firstMs,
+                  &c.secondMs, &c.kernels, &c.ptxFromDisk, &c.cubinsFromDisk) == 5 &&
       rc == 0)
     c.ok = true;
   else
@@ -141,11 +141,12 @@ int runFirstCall(const CaseOptions &options) {
               "cold = empty disk cache; warm = PTX and cubins cached; warm, PTX only = the driver's JIT at load.\n"
               "Targets: warm <= %.0f ms; cold <= %.0f ms per kernel.\n\n",
               kWarmTargetMs, kColdTargetMsPerKernel);
-  std::printf("%-34s %7s %10s %10s %10s %12s  %s\n", "op", "kernels", "cold ms", "per kernel", "warm ms",
-              "warm PTX ms", "targets");
+  std::printf("%-34s %7s %10s %10s %10s %12s  %s\n", "op", "kernels", "cold ms", "per kernel", "warm ms", "warm PTX ms",
+              "targets");
   int missed = 0;
   for (const OperatorTable &t : operatorTables()) {
-    if (t.small.empty() || (!options.only.empty() && ("," + options.only + ",").find("," + t.op + ",") == std::string::npos))
+    if (t.small.empty() ||
+        (!options.only.empty() && ("," + options.only + ",").find("," + t.op + ",") == std::string::npos))
       continue;
     char tmpl[] = "/tmp/tk_first_call_XXXXXX";
     if (!mkdtemp(tmpl)) {
@@ -168,9 +169,11 @@ int runFirstCall(const CaseOptions &options) {
     const double perKernel = cold.overheadMs() / std::max(cold.kernels, 1);
     const bool cubinsUsed = warm.cubinsFromDisk == warm.kernels;
     const bool met = warm.overheadMs() <= kWarmTargetMs && perKernel <= kColdTargetMsPerKernel && cubinsUsed;
-    std::printf("%-34s %7d %10.1f %10.1f %10.2f %12.1f  %s\n", t.op.c_str(), cold.kernels, cold.overheadMs(),
-                perKernel, warm.overheadMs(), ptxOnly.overheadMs(),
-                met ? "met" : cubinsUsed ? "MISSED" : "MISSED (cubins not loaded from the cache)");
+    std::printf("%-34s %7d %10.1f %10.1f %10.2f %12.1f  %s\n", t.op.c_str(), cold.kernels, cold.overheadMs(), perKernel,
+                warm.overheadMs(), ptxOnly.overheadMs(),
+                met          ? "met"
+                : cubinsUsed ? "MISSED"
+                             : "MISSED (cubins not loaded from the cache)");
     missed += !met;
   }
   return missed ? 1 : 0;

@@ -131,7 +131,7 @@ Status tk_context_s::run(const KernelFactory &factory, const std::vector<const t
   if (!s.isOk())
     return s;
   std::shared_ptr<CompiledKernel> kernel;
-  if (!(s = cache.get(factory, *target, driver, kernel)).isOk())
+  if (!(s = cache.get(factory, *target, driver, kernel, &device)).isOk())
     return s;
   if (!(s = checkNumSms(numSms)).isOk())
     return s;

@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -17,7 +18,7 @@ namespace tk::runtime {
 
 namespace {
 
-constexpr const char *kMagic = "tk-ptx 1";
+const char *entryMagic(DiskCache::Kind kind) { return kind == DiskCache::Kind::Ptx ? "tk-ptx 1" : "tk-cubin 1"; }
 /// No PTX tk writes is larger; anything claiming more is not an entry.
 constexpr size_t kMaxEntryBytes = 64u << 20;
 
@@ -82,42 +83,50 @@ DiskCache DiskCache::fromEnvironment() {
   return {};
 }
 
-std::string DiskCache::pathFor(const std::string &key) const { return dir_ + "/" + key.substr(0, 40) + ".ptx"; }
+std::string DiskCache::pathFor(const std::string &key, Kind kind) const {
+  if (kind == Kind::Ptx)
+    return dir_ + "/" + key.substr(0, 40) + ".ptx";
+  // "<content key>.<device tag>": the content key's prefix and the tag.
+  const size_t dot = key.find('.');
+  return dir_ + "/" + key.substr(0, std::min<size_t>(dot, 40)) + (dot == std::string::npos ? "" : key.substr(dot)) +
+         ".cubin";
+}
 
-std::optional<std::string> DiskCache::read(const std::string &key) const {
+std::optional<std::string> DiskCache::read(const std::string &key, Kind kind) const {
   if (!enabled())
     return std::nullopt;
-  std::optional<std::string> bytes = readRegularFile(pathFor(key));
+  std::optional<std::string> bytes = readRegularFile(pathFor(key, kind));
   if (!bytes)
     return std::nullopt;
-  // "tk-ptx 1 <key> <length> <sha256>\n<ptx>": anything else is a miss.
+  // "tk-ptx 1 <key> <length> <sha256>\n<bytes>" (tk-cubin for cubins): anything else is a miss.
   size_t eol = bytes->find('\n');
   if (eol == std::string::npos)
     return std::nullopt;
   std::istringstream header(bytes->substr(0, eol));
   std::string magic, version, storedKey, digest;
   size_t length = 0;
-  if (!(header >> magic >> version >> storedKey >> length >> digest) || magic + " " + version != kMagic ||
+  if (!(header >> magic >> version >> storedKey >> length >> digest) || magic + " " + version != entryMagic(kind) ||
       storedKey != key || length != bytes->size() - eol - 1)
     return std::nullopt;
-  std::string ptx = bytes->substr(eol + 1);
-  if (sha256(ptx) != digest)
+  std::string body = bytes->substr(eol + 1);
+  if (sha256(body) != digest)
     return std::nullopt;
-  return ptx;
+  return body;
 }
 
-void DiskCache::write(const std::string &key, const std::string &ptx) const {
+void DiskCache::write(const std::string &key, const std::string &bytes, Kind kind) const {
   if (!enabled())
     return;
   static std::atomic<unsigned> serial{0};
-  std::string path = pathFor(key),
+  std::string path = pathFor(key, kind),
               tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(serial++);
   FILE *f = std::fopen(tmp.c_str(), "wb");
   if (!f)
     return;
-  std::string header = std::string(kMagic) + " " + key + " " + std::to_string(ptx.size()) + " " + sha256(ptx) + "\n";
+  std::string header =
+      std::string(entryMagic(kind)) + " " + key + " " + std::to_string(bytes.size()) + " " + sha256(bytes) + "\n";
   bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
-            std::fwrite(ptx.data(), 1, ptx.size(), f) == ptx.size();
+            std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0)
     std::remove(tmp.c_str());

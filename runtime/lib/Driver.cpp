@@ -35,45 +35,45 @@ Loaded load() {
     return l;
   }
   Driver &d = l.driver;
-  bool ok = bind(lib, d.cuInit, "cuInit", l.error) && bind(lib, d.cuDriverGetVersion, "cuDriverGetVersion", l.error) &&
-            bind(lib, d.cuDeviceGetCount, "cuDeviceGetCount", l.error) &&
-            bind(lib, d.cuDeviceGet, "cuDeviceGet", l.error) &&
-            bind(lib, d.cuDeviceGetName, "cuDeviceGetName", l.error) &&
-            bind(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute", l.error) &&
-            bind(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", l.error) &&
-            bind(lib, d.cuCtxGetCurrent, "cuCtxGetCurrent", l.error) &&
-            bind(lib, d.cuCtxSetCurrent, "cuCtxSetCurrent", l.error) &&
-            bind(lib, d.cuCtxGetDevice, "cuCtxGetDevice", l.error) &&
-            bind(lib, d.cuCtxSynchronize, "cuCtxSynchronize", l.error) &&
-            bind(lib, d.cuModuleLoadDataEx, "cuModuleLoadDataEx", l.error) &&
-            bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction", l.error) &&
-            bind(lib, d.cuModuleUnload, "cuModuleUnload", l.error) &&
-            bind(lib, d.cuFuncGetAttribute, "cuFuncGetAttribute", l.error) &&
-            bind(lib, d.cuFuncSetAttribute, "cuFuncSetAttribute", l.error) &&
-            bind(lib, d.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-                 l.error) &&
-            bind(lib, d.cuLaunchKernel, "cuLaunchKernel", l.error) &&
-            bind(lib, d.cuMemAlloc, "cuMemAlloc_v2", l.error) && bind(lib, d.cuMemFree, "cuMemFree_v2", l.error) &&
-            bind(lib, d.cuMemPoolCreate, "cuMemPoolCreate", l.error) &&
-            bind(lib, d.cuMemPoolDestroy, "cuMemPoolDestroy", l.error) &&
-            bind(lib, d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute", l.error) &&
-            bind(lib, d.cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", l.error) &&
-            bind(lib, d.cuMemFreeAsync, "cuMemFreeAsync", l.error) &&
-            bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&
-            bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", l.error) &&
-            bind(lib, d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", l.error) &&
-            bind(lib, d.cuMemAllocHost, "cuMemAllocHost_v2", l.error) &&
-            bind(lib, d.cuMemFreeHost, "cuMemFreeHost", l.error) &&
-            bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", l.error) &&
-            bind(lib, d.cuMemsetD8, "cuMemsetD8_v2", l.error) &&
-            bind(lib, d.cuMemsetD32Async, "cuMemsetD32Async", l.error) &&
-            bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize", l.error) &&
-            bind(lib, d.cuEventCreate, "cuEventCreate", l.error) &&
-            bind(lib, d.cuEventRecord, "cuEventRecord", l.error) &&
-            bind(lib, d.cuEventSynchronize, "cuEventSynchronize", l.error) &&
-            bind(lib, d.cuEventElapsedTime, "cuEventElapsedTime", l.error) &&
-            bind(lib, d.cuEventDestroy, "cuEventDestroy_v2", l.error) &&
-            bind(lib, d.cuGetErrorString, "cuGetErrorString", l.error);
+  bool ok =
+      bind(lib, d.cuInit, "cuInit", l.error) && bind(lib, d.cuDriverGetVersion, "cuDriverGetVersion", l.error) &&
+      bind(lib, d.cuDeviceGetCount, "cuDeviceGetCount", l.error) && bind(lib, d.cuDeviceGet, "cuDeviceGet", l.error) &&
+      bind(lib, d.cuDeviceGetName, "cuDeviceGetName", l.error) &&
+      bind(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute", l.error) &&
+      bind(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", l.error) &&
+      bind(lib, d.cuCtxGetCurrent, "cuCtxGetCurrent", l.error) &&
+      bind(lib, d.cuCtxSetCurrent, "cuCtxSetCurrent", l.error) &&
+      bind(lib, d.cuCtxGetDevice, "cuCtxGetDevice", l.error) &&
+      bind(lib, d.cuCtxSynchronize, "cuCtxSynchronize", l.error) &&
+      bind(lib, d.cuModuleLoadDataEx, "cuModuleLoadDataEx", l.error) &&
+      bind(lib, d.cuModuleLoadData, "cuModuleLoadData", l.error) &&
+      bind(lib, d.cuLinkCreate, "cuLinkCreate_v2", l.error) &&
+      bind(lib, d.cuLinkAddData, "cuLinkAddData_v2", l.error) &&
+      bind(lib, d.cuLinkComplete, "cuLinkComplete", l.error) && bind(lib, d.cuLinkDestroy, "cuLinkDestroy", l.error) &&
+      bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction", l.error) &&
+      bind(lib, d.cuModuleUnload, "cuModuleUnload", l.error) &&
+      bind(lib, d.cuFuncGetAttribute, "cuFuncGetAttribute", l.error) &&
+      bind(lib, d.cuFuncSetAttribute, "cuFuncSetAttribute", l.error) &&
+      bind(lib, d.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+           l.error) &&
+      bind(lib, d.cuLaunchKernel, "cuLaunchKernel", l.error) && bind(lib, d.cuMemAlloc, "cuMemAlloc_v2", l.error) &&
+      bind(lib, d.cuMemFree, "cuMemFree_v2", l.error) && bind(lib, d.cuMemPoolCreate, "cuMemPoolCreate", l.error) &&
+      bind(lib, d.cuMemPoolDestroy, "cuMemPoolDestroy", l.error) &&
+      bind(lib, d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute", l.error) &&
+      bind(lib, d.cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", l.error) &&
+      bind(lib, d.cuMemFreeAsync, "cuMemFreeAsync", l.error) && bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&
+      bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", l.error) &&
+      bind(lib, d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", l.error) &&
+      bind(lib, d.cuMemAllocHost, "cuMemAllocHost_v2", l.error) &&
+      bind(lib, d.cuMemFreeHost, "cuMemFreeHost", l.error) &&
+      bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", l.error) &&
+      bind(lib, d.cuMemsetD8, "cuMemsetD8_v2", l.error) && bind(lib, d.cuMemsetD32Async, "cuMemsetD32Async", l.error) &&
+      bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize", l.error) &&
+      bind(lib, d.cuEventCreate, "cuEventCreate", l.error) && bind(lib, d.cuEventRecord, "cuEventRecord", l.error) &&
+      bind(lib, d.cuEventSynchronize, "cuEventSynchronize", l.error) &&
+      bind(lib, d.cuEventElapsedTime, "cuEventElapsedTime", l.error) &&
+      bind(lib, d.cuEventDestroy, "cuEventDestroy_v2", l.error) &&
+      bind(lib, d.cuGetErrorString, "cuGetErrorString", l.error);
   if (!ok)
     return l;
   CUresult r = d.cuInit(0);

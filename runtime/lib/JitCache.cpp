@@ -113,10 +113,10 @@ Status compileKernel(const KernelFactory &factory, const compiler::Target &targe
   return Status::ok();
 }
 
-static Status loadFunction(const Driver &d, CompiledKernel &kernel);
+static Status loadFunction(const Driver &d, CompiledKernel &kernel, const DeviceInfo *device, const DiskCache *disk);
 
-Status loadModule(const Driver &d, CompiledKernel &kernel) {
-  Status s = loadFunction(d, kernel);
+Status loadModule(const Driver &d, CompiledKernel &kernel, const DeviceInfo *device, const DiskCache *disk) {
+  Status s = loadFunction(d, kernel, device, disk);
   // A module that loaded but cannot run (its shared memory past the
   // device's limit, say) is unloaded: the kernel is not cached.
   if (!s.isOk() && kernel.module) {
@@ -127,28 +127,74 @@ Status loadModule(const Driver &d, CompiledKernel &kernel) {
   return s;
 }
 
-static Status loadFunction(const Driver &d, CompiledKernel &kernel) {
-  auto t0 = std::chrono::steady_clock::now();
+std::string cubinKey(const std::string &contentKey, const DeviceInfo &device) {
+  return contentKey + ".sm" + std::to_string(device.ccMajor) + std::to_string(device.ccMinor) + ".driver" +
+         std::to_string(device.driverVersion);
+}
+
+/// The driver's JIT of the kernel's PTX, keeping the cubin it makes.
+static Status linkPtx(const Driver &d, const CompiledKernel &kernel, std::string &cubin) {
   char log[8192] = {0};
   int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
-  CUresult r = d.cuModuleLoadDataEx(&kernel.module, kernel.ptx.c_str(), 2, options, values);
+  CUlinkState link = nullptr;
+  CUresult r = d.cuLinkCreate(2, options, values, &link);
+  if (r != 0)
+    return {TK_ERROR_COMPILE, d.describe("cuLinkCreate", r) + " for " + kernel.signature.name};
+  void *image = nullptr;
+  size_t bytes = 0;
+  r = d.cuLinkAddData(link, kJitInputPtx, const_cast<char *>(kernel.ptx.c_str()), kernel.ptx.size() + 1,
+                      kernel.signature.name.c_str(), 0, nullptr, nullptr);
+  if (r == 0)
+    r = d.cuLinkComplete(link, &image, &bytes);
+  Status s = Status::ok();
+  if (r != 0)
+    s = {TK_ERROR_COMPILE, d.describe("the driver's JIT (cuLinkAddData/cuLinkComplete)", r) + " for " +
+                               kernel.signature.name + " (" + kernel.target + "): " + log};
+  else
+    cubin.assign(static_cast<const char *>(image), bytes); // owned by the link state until destroyed
+  d.cuLinkDestroy(link);
+  return s;
+}
+
+static Status loadFunction(const Driver &d, CompiledKernel &kernel, const DeviceInfo *device, const DiskCache *disk) {
+  auto t0 = std::chrono::steady_clock::now();
+  const std::string key = device && disk && disk->enabled() ? cubinKey(kernel.contentKey, *device) : "";
+  CUresult r = 1;
+  if (!key.empty())
+    if (std::optional<std::string> cubin = disk->read(key, DiskCache::Kind::Cubin)) {
+      r = d.cuModuleLoadData(&kernel.module, cubin->data());
+      kernel.cubinFromDisk = r == 0; // else (a damaged or foreign image) JIT the PTX below
+    }
   if (r != 0) {
     kernel.module = nullptr;
-    return {TK_ERROR_COMPILE, d.describe("cuModuleLoadDataEx", r) + " for " + kernel.signature.name + " (" +
-                                  kernel.target + "): " + log};
+    std::string cubin;
+    if (Status s = linkPtx(d, kernel, cubin); !s.isOk())
+      return s;
+    if ((r = d.cuModuleLoadData(&kernel.module, cubin.data()))) {
+      kernel.module = nullptr;
+      return {TK_ERROR_COMPILE, d.describe("cuModuleLoadData", r) + " for " + kernel.signature.name};
+    }
+    if (!key.empty())
+      disk->write(key, cubin, DiskCache::Kind::Cubin);
   }
   if ((r = d.cuModuleGetFunction(&kernel.function, kernel.module, kernel.signature.name.c_str())))
     return {TK_ERROR_COMPILE, d.describe("cuModuleGetFunction", r)};
   kernel.dynamicSharedBytes = compiler::dynamicSharedBytes(kernel.ptx, kernel.signature.name);
   if (kernel.dynamicSharedBytes > 0) {
-    CUdevice device = 0;
-    int deviceMax = 0;
-    char name[256] = {0};
-    if ((r = d.cuCtxGetDevice(&device)) || (r = d.cuDeviceGetAttribute(&deviceMax, kAttrMaxSharedPerBlockOptin, device)) ||
-        (r = d.cuDeviceGetName(name, sizeof(name) - 1, device)))
-      return {TK_ERROR_COMPILE, d.describe("reading the device's shared memory limit", r)};
-    if (Status s = checkSharedMemory(kernel.signature.name, kernel.dynamicSharedBytes, deviceMax, name); !s.isOk())
+    int deviceMax = device ? device->maxSharedPerBlockOptin : 0;
+    std::string deviceName = device ? device->name : "";
+    if (!device) {
+      CUdevice current = 0;
+      char name[256] = {0};
+      if ((r = d.cuCtxGetDevice(&current)) ||
+          (r = d.cuDeviceGetAttribute(&deviceMax, kAttrMaxSharedPerBlockOptin, current)) ||
+          (r = d.cuDeviceGetName(name, sizeof(name) - 1, current)))
+        return {TK_ERROR_COMPILE, d.describe("reading the device's shared memory limit", r)};
+      deviceName = name;
+    }
+    if (Status s = checkSharedMemory(kernel.signature.name, kernel.dynamicSharedBytes, deviceMax, deviceName);
+        !s.isOk())
       return s;
     // Past 48 KB a kernel must ask for its dynamic shared memory beforehand.
     if ((r = d.cuFuncSetAttribute(kernel.function, kFuncAttrMaxDynamicSharedBytes, (int)kernel.dynamicSharedBytes)))
@@ -179,7 +225,7 @@ std::string JitCache::memoryKey(const KernelFactory &factory, const compiler::Ta
 }
 
 Status JitCache::get(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
-                     std::shared_ptr<CompiledKernel> &out) {
+                     std::shared_ptr<CompiledKernel> &out, const DeviceInfo *device) {
   const std::string name = factory.program ? memoryKey(factory, target, optionsTag_) : "";
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = byName_.find(name); factory.program && it != byName_.end() && (!driver || it->second->function)) {
@@ -217,7 +263,7 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
     }
     kernel->compileMs = msSince(t0);
     if (driver) {
-      s = loadModule(*driver, *kernel);
+      s = loadModule(*driver, *kernel, device, &disk_);
       // A disk entry the driver refuses (written by another toolkit, say)
       // is compiled again once and replaced; one this device cannot run
       // (TK_ERROR_UNSUPPORTED) would be refused again.
@@ -226,7 +272,7 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
           return s;
         kernel->fromDisk = false;
         disk_.write(content, kernel->ptx);
-        s = loadModule(*driver, *kernel);
+        s = loadModule(*driver, *kernel, device, &disk_);
       }
       if (!s.isOk())
         return s;

@@ -227,6 +227,40 @@ TEST(KernelCache, DiskEntriesAreVerifiedOnRead) {
   unsetenv("TK_CACHE_DIR");
 }
 
+// Cubins (binary, NULs included) are entries of their own kind beside the
+// PTX: keyed by the content key and the device, verified the same way, and
+// never mistaken for the PTX entry of the same key or another device's.
+TEST(KernelCache, CubinEntriesAreKeyedByDeviceAndVerified) {
+  TempDir dir;
+  runtime::DiskCache disk = runtime::DiskCache::at(dir.path);
+  const std::string content(64, 'c'), ptx = "// PTX\n";
+  runtime::DeviceInfo h200, other;
+  h200.ccMajor = 9, h200.ccMinor = 0, h200.driverVersion = 13000;
+  other = h200;
+  other.driverVersion = 12080;
+  const std::string key = runtime::cubinKey(content, h200), otherKey = runtime::cubinKey(content, other);
+  EXPECT_EQ(key, content + ".sm90.driver13000");
+  std::string cubin("\x7f"
+                    "ELF\0\0\x01\x02binary\0body",
+                    18);
+  disk.write(content, ptx);
+  disk.write(key, cubin, runtime::DiskCache::Kind::Cubin);
+  EXPECT_EQ(disk.pathFor(key, runtime::DiskCache::Kind::Cubin),
+            dir.path + "/" + content.substr(0, 40) + ".sm90.driver13000.cubin");
+  EXPECT_EQ(disk.read(key, runtime::DiskCache::Kind::Cubin), cubin);
+  EXPECT_EQ(disk.read(content), ptx);                                 // the PTX entry beside it is untouched
+  EXPECT_FALSE(disk.read(otherKey, runtime::DiskCache::Kind::Cubin)); // another driver made none
+  EXPECT_FALSE(disk.read(content, runtime::DiskCache::Kind::Cubin));
+  const std::string path = disk.pathFor(key, runtime::DiskCache::Kind::Cubin);
+  std::string garbled = slurp(path);
+  garbled[garbled.size() - 5] ^= 1;
+  spit(path, garbled);
+  EXPECT_FALSE(disk.read(key, runtime::DiskCache::Kind::Cubin));
+  // A PTX entry copied to a cubin's path is not a cubin.
+  spit(path, slurp(disk.pathFor(content)));
+  EXPECT_FALSE(disk.read(key, runtime::DiskCache::Kind::Cubin));
+}
+
 // 16 processes compiling one kernel into one fresh cache directory at once:
 // every one gets the kernel, and the entry left behind is intact.
 TEST(KernelCache, SixteenProcessesShareOneFreshDirectory) {

@@ -1,5 +1,6 @@
 //===- bench_commands.cpp - tk bench, tk tune -----------------------------===//
 #include "bench/benchmark.h"
+#include "bench/first_call.h"
 #include "bench/tune.h"
 #include "kernels/common/operator_schedule.h"
 #include "tools/tk/commands.h"
@@ -75,17 +76,24 @@ int guarded(const char *command, const std::function<int()> &body) {
 } // namespace
 
 int cmdBench(const std::vector<std::string> &args) {
+  // A fresh process measuring one operator's first call for --first-call.
+  if (args.size() == 2 && args[0] == "--first-call-child")
+    return bench::runFirstCallChild(args[1]);
   bench::BenchOptions options;
+  bool firstCall = false;
   std::string error = parseArgs(
       args, options,
       {{"--json", {true, [&](const std::string &v) { return options.jsonPath = v, std::string(); }}},
        {"--baselines", {true, [&](const std::string &v) { return options.baselinesPath = v, std::string(); }}},
        {"--no-table", {false, [&](const std::string &) { return options.useTable = false, std::string(); }}},
+       {"--first-call", {false, [&](const std::string &) { return firstCall = true, std::string(); }}},
        {"--table", {true, loadTable}}});
   if (!error.empty()) {
     std::fprintf(stderr, "tk bench: %s\n", error.c_str());
     return 2;
   }
+  if (firstCall)
+    return guarded("tk bench --first-call", [&] { return bench::runFirstCall(options); });
   return guarded("tk bench", [&] { return bench::runBenchmark(options); });
 }
 

@@ -6,6 +6,7 @@
 //   tk check [--sms N] [--only OP]            every entry point at small shapes, checked (for sanitizers)
 //   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--no-table|--table FILE]
 //                                             GPU benchmark of every shipped operator
+//   tk bench --first-call [--only OP]         a new process's first call: cold, warm disk cache
 //   tk tune [--only OP] [--match TEXT] [-o FILE] [--seconds S] | --list
 //                                             search the operators' declared schedules
 //   tk version
@@ -19,16 +20,17 @@
 
 static int usage(FILE *to = stderr) {
   std::fprintf(to, "usage:\n"
-                       "  tk list\n"
-                       "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] [--no-table] -o DIR\n"
-                       "  tk run [--quick]\n"
-                       "  tk check [--sms N] [--only OP] [--out-of-bounds-control]\n"
-                       "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
-                       "           [--no-table | --table FILE]\n"
-                       "  tk tune [--full|--headline] [--only OP[,OP]] [--match TEXT] [-o FILE] [--seconds S]\n"
-                       "          [--min-gain F] [--table FILE]\n"
-                       "  tk tune --list      every operator's schedule fields (TK_SCHEDULE=OP:FIELD=V,...;OP2:...)\n"
-                       "  tk version\n");
+                   "  tk list\n"
+                   "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] [--no-table] -o DIR\n"
+                   "  tk run [--quick]\n"
+                   "  tk check [--sms N] [--only OP] [--out-of-bounds-control]\n"
+                   "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
+                   "           [--no-table | --table FILE]\n"
+                   "  tk bench --first-call [--only OP[,OP]]   first-call latency in new processes\n"
+                   "  tk tune [--full|--headline] [--only OP[,OP]] [--match TEXT] [-o FILE] [--seconds S]\n"
+                   "          [--min-gain F] [--table FILE]\n"
+                   "  tk tune --list      every operator's schedule fields (TK_SCHEDULE=OP:FIELD=V,...;OP2:...)\n"
+                   "  tk version\n");
   return to == stderr ? 2 : 0;
 }
 

@@ -1,10 +1,12 @@
-//===- DiskCache.h - PTX kept across processes ----------------------------===//
+//===- DiskCache.h - PTX and cubins kept across processes -----------------===//
 //
 // Compiled PTX lives in $TK_CACHE_DIR (default $XDG_CACHE_HOME/tk or
 // ~/.cache/tk), one file per content key (JitCache.h: a hash of the
-// kernel's IR, target, options and compiler build id). Every entry carries
-// its key, its length and a SHA-256 of its PTX; an entry that does not
-// match them, or is not a regular file, is a miss, compiled again and
+// kernel's IR, target, options and compiler build id); beside it the cubin
+// the driver made of it for one device architecture and driver version, so
+// that a new process loads the kernel without the driver's JIT. Every entry
+// carries its key, its length and a SHA-256 of its bytes; an entry that does
+// not match them, or is not a regular file, is a miss, compiled again and
 // replaced atomically (a temporary file renamed over it).
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,6 +18,7 @@ namespace tk::runtime {
 
 class DiskCache {
 public:
+  enum class Kind { Ptx, Cubin };
   /// The cache for this process's environment; disabled() when unusable.
   static DiskCache fromEnvironment();
   /// A cache in `dir` (created when missing); disabled when it cannot be.
@@ -23,11 +26,13 @@ public:
   bool enabled() const { return !dir_.empty(); }
   const std::string &dir() const { return dir_; }
 
-  /// The PTX stored under `key`, when an intact entry is there.
-  std::optional<std::string> read(const std::string &key) const;
+  /// The bytes stored under `key`, when an intact entry is there.
+  std::optional<std::string> read(const std::string &key, Kind kind = Kind::Ptx) const;
   /// Best effort: a failed write leaves no partial file behind.
-  void write(const std::string &key, const std::string &ptx) const;
-  std::string pathFor(const std::string &key) const;
+  void write(const std::string &key, const std::string &bytes, Kind kind = Kind::Ptx) const;
+  /// `key`: a content key for PTX; for a cubin, a content key followed by
+  /// the device's tag (cubinKey()).
+  std::string pathFor(const std::string &key, Kind kind = Kind::Ptx) const;
 
 private:
   std::string dir_;

@@ -3,6 +3,7 @@
 
 #include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Target/Targets.h"
+#include "tk/runtime/Device.h"
 #include "tk/runtime/DiskCache.h"
 #include "tk/runtime/Driver.h"
 #include "tk/runtime/KernelFactory.h"
@@ -26,7 +27,7 @@ struct CompiledKernel {
   dsl::KernelSignature signature;
   std::string ptx;
   double compileMs = 0; ///< DSL -> tile IR -> PTX (the DSL run alone when the PTX came from disk)
-  double loadMs = 0;    ///< PTX -> loaded module (driver JIT), 0 when not loaded
+  double loadMs = 0;    ///< PTX -> loaded module (driver JIT, or a cached cubin), 0 when not loaded
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   /// Blocks of this kernel one SM holds at once (registers, shared memory,
@@ -36,6 +37,7 @@ struct CompiledKernel {
   /// shared memory is static), from the PTX's header at load.
   int64_t dynamicSharedBytes = 0;
   bool fromDisk = false; ///< PTX read from the disk cache
+  bool cubinFromDisk = false; ///< loaded from a cached cubin: no driver JIT
 };
 
 /// The compiler's identity for reports: version and commit.
@@ -65,9 +67,11 @@ public:
   /// once per context rather than on every launch.
   const compiler::CompileOptions &options() const { return options_; }
 
-  /// The cached kernel, compiling (and, when `driver` is given, loading) it on a miss.
+  /// The cached kernel, compiling (and, when `driver` is given, loading) it
+  /// on a miss. With `device` (the context's bound device) the driver's
+  /// cubin is kept on disk too, and a later process loads it without JIT.
   Status get(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
-             std::shared_ptr<CompiledKernel> &out);
+             std::shared_ptr<CompiledKernel> &out, const DeviceInfo *device = nullptr);
 
   size_t size() const;
   /// Every cached kernel (for reports: compile and load times).
@@ -87,10 +91,18 @@ private:
   std::string optionsTag_ = options_.cacheTag();
 };
 
-/// Loads PTX into the current CUDA context and finds the entry `name`; for a
-/// kernel with dynamic shared memory, checks it against the device's limit
-/// and raises the kernel's.
-Status loadModule(const Driver &driver, CompiledKernel &kernel);
+/// Loads the kernel into the current CUDA context and finds its entry: from
+/// `disk`'s cubin for `device` when there is one, else the driver's JIT of
+/// its PTX, whose cubin it then keeps there. For a kernel with dynamic
+/// shared memory, checks it against the device's limit and raises the
+/// kernel's. Without `device` (and `disk`) the limit is read from the
+/// driver and nothing is kept.
+Status loadModule(const Driver &driver, CompiledKernel &kernel, const DeviceInfo *device = nullptr,
+                  const DiskCache *disk = nullptr);
+
+/// The disk key of `contentKey`'s cubin for `device`: its architecture and
+/// the driver's version (which made it).
+std::string cubinKey(const std::string &contentKey, const DeviceInfo &device);
 
 /// ok when `bytes` of dynamic shared memory per block fit the device's
 /// opt-in limit `deviceMax`; else TK_ERROR_UNSUPPORTED naming the kernel,
