@@ -57,8 +57,14 @@ CheckResult checkPerBlockLossless(GpuSession *gpu, tk_context ctx, const Lossles
     sfIn[in1] = c.badScale;
   const int64_t wordStride = alignUp(mbIn, 4) + 4;
   std::vector<uint32_t> packedIn;
-  if (c.inPacked)
+  if (c.inPacked) {
     packedIn = packUe8m0(sfIn.data(), in0, in1, mbIn, kbIn, wordStride);
+    // The last word's bytes past K / g_in are padding (per_token_cast leaves
+    // them unwritten): exponents there must not count.
+    for (int64_t j = kbIn; j < alignUp(kbIn, 4); ++j)
+      for (int64_t i = 0; i < mbIn; ++i)
+        packedIn[(j / 4) * wordStride + i] |= 200u << (8 * (j % 4));
+  }
   const int64_t out0 = c.outPacked ? 1 : kbOut, out1 = c.outPacked ? alignUp(mbOut, 4) : 1;
   std::vector<uint8_t> refOut(c.m * c.k), out(c.m * c.k);
   std::vector<float> refSf(std::max<int64_t>(1, c.outPacked ? out1 * kbOut : mbOut * kbOut), 0.0f);

@@ -117,6 +117,11 @@ BuiltKernel buildPerBlockCastLossless(mlir::MLIRContext &ctx, const PerBlockLoss
     Tile codes = k.load(x, {row, b[1] * (bk / 2)}, {bm, bk / 2});
     // Input scales of the tile's blocks (out of bounds: 0, i.e. absent), per element.
     Tile loaded = k.load(sfIn, {b[0] * rowsIn, b[1] * colsIn}, {rowsIn, colsIn}, c.inPackedSf ? 4 : 0);
+    if (c.inPackedSf && kbIn % 4) // the last word's bytes past the K / g_in blocks are padding, not scales
+      loaded = map({loaded, k.iota({rowsIn, colsIn}, 1)}, DType::I8, [&](const std::vector<Scalar> &s) {
+        Scalar block = s[1] + s[1].index(b[1] * colsIn);
+        return select(block < s[1].constantI32(kbIn), s[0], s[0].zero(DType::I8));
+      });
     Tile scales = expand2(c.inPackedSf ? ue8m0ToF32(loaded) : infinityUnlessPowerOfTwo(loaded), c.inBlockM, c.inBlockK);
     // Scales are powers of two (or 0): the largest has the largest exponent.
     Tile largest = reduceMax2(scales, c.outBlockM, c.outBlockK);

@@ -104,8 +104,9 @@ Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, 
     return s;
   if (i >= 0)
     return invalidData("an input scale block in rows [" + std::to_string(i / cols * c.tileM()) + ", " +
-                   std::to_string((i / cols + 1) * c.tileM()) + ") and columns [" +
-                   std::to_string(i % cols * c.tileK()) + ", " + std::to_string((i % cols + 1) * c.tileK()) +
+                   std::to_string(std::min((i / cols + 1) * c.tileM(), x->shape[0])) + ") and columns [" +
+                   std::to_string(i % cols * c.tileK()) + ", " +
+                   std::to_string(std::min((i % cols + 1) * c.tileK(), c.hidden)) +
                    ") has a scale that is not a power of two (or 0), or one more than 2^11 below the largest of its output "
                    "block: its values cannot be re-blocked into e4m3 exactly (out and out_sf are incomplete)");
   return Status::ok();
