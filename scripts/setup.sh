@@ -3,7 +3,7 @@
 # Idempotent: when everything is present it only checks and returns.
 set -euo pipefail
 
-packages=(cmake ninja-build ccache g++ python3 libgtest-dev pkg-config
+packages=(cmake ninja-build ccache g++ python3 python3-venv libgtest-dev pkg-config
           llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libzstd-dev zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
