@@ -53,6 +53,7 @@ TK_REGISTER_CASES(engram_gate) {
     reduce.gpu.push_back({132, 4, h});
   reduce.gpu.push_back({5, 3, 1000});
   reduce.gpu.push_back({1, 4, 7168});
+  reduce.gpu.push_back({33, 2, 77}); // n H not a multiple of 4: the scalar kernel
   reduce.gpu.push_back({0, 4, 4096});
   reduce.cpu = {{132, 4, 2048}, {5, 3, 1000}, {1, 4, 256}, {0, 4, 512}, {33, 2, 77}};
   reduce.small = {{132, 4, 2048}, {5, 3, 1000}};

@@ -244,8 +244,13 @@ static tk_status tk_engram_grad_w_reduce_unguarded(tk_context ctx, const tk_tens
     return v;
   };
   tk_tensor wh = row(weight_hidden), we = row(weight_embed), gh = row(grad_weight_hidden), ge = row(grad_weight_embed);
-  return tk::runtime::report(runScheduled(ctx, gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{},
-                                          {&part, &wh, &we, &gh, &ge}, stream));
+  // 16-byte vectors where every tensor allows 4 values per access.
+  GradWReduceConfig config;
+  auto aligned = [](const tk_tensor &t, uintptr_t bytes) { return reinterpret_cast<uintptr_t>(t.data) % bytes == 0; };
+  if (cols % 4 == 0 && aligned(part, 16) && aligned(gh, 16) && aligned(ge, 16) && aligned(wh, 8) && aligned(we, 8))
+    config.vector = 4;
+  return tk::runtime::report(
+      runScheduled(ctx, gradWReduceSchedule(), buildGradWReduce, config, {&part, &wh, &we, &gh, &ge}, stream));
 }
 
 extern "C" tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *grad_w_partial,
@@ -260,12 +265,16 @@ extern "C" tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *gr
 
 TK_REGISTER_OPERATORS(engram_gate) {
   registerSchedule(gradWReduceSchedule());
+  GradWReduceConfig vectorized; // what aligned tensors run (any n H a multiple of 4)
+  vectorized.vector = 4;
   registerOperator(
       {"engram_grad_w_reduce",
        "engram",
        "tk_engram_grad_w_reduce",
        "the gate's weight gradients: partial rows summed in a fixed order, times the other weight, added",
-       {{"engram_grad_w_reduce", scheduledFactory(gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{})}}});
+       {{"engram_grad_w_reduce", scheduledFactory(gradWReduceSchedule(), buildGradWReduce, vectorized)},
+        {"engram_grad_w_reduce.unaligned",
+         scheduledFactory(gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{})}}});
   registerSchedule(gateBackwardSchedule());
   auto backward = [](GateBackwardConfig::Stage stage, int64_t h) {
     GateBackwardConfig c;

@@ -7,7 +7,7 @@ using namespace tk::dsl;
 
 std::string GradWReduceConfig::key() const {
   const std::string schedule = gradWReduceSchedule().spec().print(*this);
-  return "engram_grad_w_reduce" + (schedule.empty() ? std::string() : "|" + schedule);
+  return "engram_grad_w_reduce|v" + std::to_string(vector) + (schedule.empty() ? std::string() : "|" + schedule);
 }
 
 static std::string checkSchedule(const GradWReduceConfig &c) {
@@ -38,13 +38,16 @@ const OperatorSchedule<GradWReduceConfig> &gradWReduceSchedule() {
 BuiltKernel buildGradWReduce(mlir::MLIRContext &ctx, const GradWReduceConfig &c) {
   const int64_t rows = c.rowsPerStep(), cols = c.columnsPerBlock();
   KernelBuilder k(ctx, "engram_grad_w_reduce", c.numThreads());
-  Dim p = k.dynamic("blocks"), n = k.dynamic("elements");
-  Tensor partial = k.input("grad_w_partial", {p, n}, DType::F32, {}, 4);
+  const int64_t v = c.vector;
+  if (v > 1) // chunks of the promised multiple: sm_100a's 32-byte ones would straddle the dynamic n H's end
+    k.maxAccessBytes(4 * v);
+  Dim p = k.dynamic("blocks"), n = v > 1 ? k.dynamic("elements", v) : k.dynamic("elements");
+  Tensor partial = k.input("grad_w_partial", {p, n}, DType::F32, {}, 4 * v);
   // The (n H) vectors as (1, n H): their chunks are (1, cols) tiles, as gW is.
-  Tensor wh = k.input("weight_hidden", {1, n}, DType::BF16, {}, 2);
-  Tensor we = k.input("weight_embed", {1, n}, DType::BF16, {}, 2);
-  Tensor gh = k.output("grad_weight_hidden", {1, n}, DType::F32, {}, 4);
-  Tensor ge = k.output("grad_weight_embed", {1, n}, DType::F32, {}, 4);
+  Tensor wh = k.input("weight_hidden", {1, n}, DType::BF16, {}, 2 * v);
+  Tensor we = k.input("weight_embed", {1, n}, DType::BF16, {}, 2 * v);
+  Tensor gh = k.output("grad_weight_hidden", {1, n}, DType::F32, {}, 4 * v);
+  Tensor ge = k.output("grad_weight_embed", {1, n}, DType::F32, {}, 4 * v);
   k.grid({ceil_div(n, cols)}, [&](const std::vector<Index> &b) {
     Index col = b[0] * cols, zero = k.index(0);
     // Rows past P read as zero, so the last chunk may run over.

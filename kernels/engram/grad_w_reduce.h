@@ -23,6 +23,11 @@ struct GradWReduceConfig {
   /// iterations for the reference's P (the SM count) and many CTAs. 256 rows, which `tk tune` kept for
   /// the H200 (kernels/tuning/table.tsv), spill on sm_100a.
   int64_t rows = 0, columns = 0, threads = 0;
+  /// Not a schedule: what the call's tensors allow. 4 when n H is a multiple
+  /// of 4 and the pointers are aligned for 4 values (16 bytes of f32, 8 of
+  /// bf16): each thread then reads 16-byte vectors. 1 otherwise (scalar
+  /// accesses: 4.5 allows any n H).
+  int64_t vector = 1;
   int64_t rowsPerStep() const { return rows ? rows : 128; }
   int64_t columnsPerBlock() const { return columns ? columns : 32; }
   int64_t numThreads() const { return threads ? threads : 256; }
