@@ -18,7 +18,17 @@ namespace tk::runtime {
 
 namespace {
 
-const char *entryMagic(DiskCache::Kind kind) { return kind == DiskCache::Kind::Ptx ? "tk-ptx 1" : "tk-cubin 1"; }
+const char *entryMagic(DiskCache::Kind kind) {
+  switch (kind) {
+  case DiskCache::Kind::Ptx:
+    return "tk-ptx 1";
+  case DiskCache::Kind::Cubin:
+    return "tk-cubin 1";
+  case DiskCache::Kind::Index:
+    return "tk-index 1";
+  }
+  return "";
+}
 /// No PTX tk writes is larger; anything claiming more is not an entry.
 constexpr size_t kMaxEntryBytes = 64u << 20;
 
@@ -84,8 +94,8 @@ DiskCache DiskCache::fromEnvironment() {
 }
 
 std::string DiskCache::pathFor(const std::string &key, Kind kind) const {
-  if (kind == Kind::Ptx)
-    return dir_ + "/" + key.substr(0, 40) + ".ptx";
+  if (kind != Kind::Cubin)
+    return dir_ + "/" + key.substr(0, 40) + (kind == Kind::Ptx ? ".ptx" : ".index");
   // "<content key>.<device tag>": the content key's prefix and the tag.
   const size_t dot = key.find('.');
   return dir_ + "/" + key.substr(0, std::min<size_t>(dot, 40)) + (dot == std::string::npos ? "" : key.substr(dot)) +

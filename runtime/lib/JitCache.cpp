@@ -1,5 +1,6 @@
 //===- JitCache.cpp -------------------------------------------------------===//
 #include "tk/runtime/JitCache.h"
+#include "tk/runtime/KernelIndex.h"
 
 #include "tk/compiler/Registration.h"
 #include "tk/compiler/Version.h"
@@ -234,9 +235,19 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
     return Status::ok();
   }
   ++misses_;
+  auto t0 = std::chrono::steady_clock::now();
+  // A warm start: the index names the kernel without running the program.
+  const std::string index = useIndex_ && disk_.enabled() ? indexKey(factory, target, optionsTag_) : "";
+  if (!index.empty())
+    if (std::shared_ptr<CompiledKernel> kernel = fromIndex(index, factory, target, driver, device)) {
+      kernel->compileMs = msSince(t0);
+      ++diskHits_;
+      byName_[name] = kernel;
+      out = kernel;
+      return Status::ok();
+    }
   CompilerState &state = compilerState();
   std::unique_lock<std::mutex> compiling(state.mutex);
-  auto t0 = std::chrono::steady_clock::now();
   compiler::BuiltKernel built;
   Status s = build(factory, target, built);
   if (!s.isOk())
@@ -280,10 +291,40 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
     }
     byContent_[content] = kernel;
   }
+  if (!index.empty())
+    writeIndex(disk_, index, kernel->contentKey, kernel->signature);
   if (factory.program)
     byName_[name] = kernel;
   out = kernel;
   return Status::ok();
+}
+
+std::shared_ptr<CompiledKernel> JitCache::fromIndex(const std::string &index, const KernelFactory &factory,
+                                                    const compiler::Target &target, const Driver *driver,
+                                                    const DeviceInfo *device) {
+  std::string content;
+  dsl::KernelSignature signature;
+  if (!readIndex(disk_, index, content, signature))
+    return nullptr;
+  if (auto it = byContent_.find(content); it != byContent_.end() && (!driver || it->second->function))
+    return it->second;
+  auto kernel = std::make_shared<CompiledKernel>();
+  std::optional<std::string> ptx = disk_.read(content);
+  if (!ptx) // the PTX is gone: compile (and index) again
+    return nullptr;
+  kernel->contentKey = content;
+  kernel->config = factory.config;
+  kernel->signature = std::move(signature);
+  kernel->target = target.name;
+  kernel->ptx = std::move(*ptx);
+  kernel->fromDisk = kernel->fromIndex = true;
+  // One the driver refuses goes the whole way again (compiled, reloaded).
+  if (driver && !loadModule(*driver, *kernel, device, &disk_).isOk())
+    return nullptr;
+  if (driver)
+    driver_ = driver;
+  byContent_[content] = kernel;
+  return kernel;
 }
 
 size_t JitCache::size() const {

@@ -2,13 +2,16 @@
 // same process and in the next one; disk entries are verified on read.
 #include "kernels/quant/per_token_cast.h"
 #include "tk/dsl/KernelBuilder.h"
+#include "tk/dsl/SignatureText.h"
 #include "tk/runtime/Context.h"
+#include "tk/runtime/KernelIndex.h"
 #include "tk/tk.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,7 +26,8 @@ namespace {
 /// LLVM turns into an addition, so that the PTX shows the constant.)
 struct ScaleConfig {
   double factor = 3.0;
-  std::string key() const { return "rows=dynamic,cols=64"; } // the same key whatever the factor
+  std::string tag;                                                 ///< part of the key (the factor is not)
+  std::string key() const { return "rows=dynamic,cols=64" + tag; } // the same key whatever the factor
 };
 
 dsl::BuiltKernel buildScale(mlir::MLIRContext &ctx, const ScaleConfig &c) {
@@ -124,11 +128,14 @@ TEST(KernelCache, CompileOptionsAreReadOncePerCache) {
 // Across processes the disk cache is keyed by content: a process whose
 // kernel source says x5 never loads the PTX a process with x3 left behind,
 // with the same program, name and config key; a third process with x3 does.
+// (A real edit rebuilds the binary, whose new build id misses the disk
+// index; this one edits within one binary, behind a config key that hides
+// the factor, so it leaves the index out and tests the content key alone.)
 TEST(KernelCache, AnEditedKernelRunsAsEditedInTheNextProcess) {
   TempDir dir;
   setenv("TK_CACHE_DIR", dir.path.c_str(), 1);
   auto compileIn = [&](double factor, std::shared_ptr<runtime::CompiledKernel> &out, size_t &diskHits) {
-    runtime::JitCache cache; // what a new process starts with
+    runtime::JitCache cache(/*useIndex=*/false); // what a new process starts with
     runtime::KernelFactory f = runtime::factoryOf(buildScale, ScaleConfig{factor});
     EXPECT_TRUE(cache.get(f, sm90(), nullptr, out).isOk());
     diskHits = cache.diskHits();
@@ -224,6 +231,65 @@ TEST(KernelCache, DiskEntriesAreVerifiedOnRead) {
     ASSERT_TRUE(c.get(f, sm90(), nullptr, third).isOk());
     EXPECT_TRUE(third->fromDisk);
   }
+  unsetenv("TK_CACHE_DIR");
+}
+
+/// A program that counts its runs (the index must spare a warm process them).
+int scaleBuilds = 0;
+dsl::BuiltKernel buildCountedScale(mlir::MLIRContext &ctx, const ScaleConfig &c) {
+  ++scaleBuilds;
+  return buildScale(ctx, c);
+}
+
+// A new process finds a kernel through the disk index without running its
+// DSL program: the same content key, signature and PTX as the process that
+// compiled it; another config misses; a damaged entry is a miss that is
+// rebuilt and rewritten.
+TEST(KernelCache, TheIndexSparesAWarmProcessTheProgram) {
+  TempDir dir;
+  setenv("TK_CACHE_DIR", dir.path.c_str(), 1);
+  const runtime::KernelFactory f = runtime::factoryOf(buildCountedScale, ScaleConfig{});
+  ASSERT_NE(runtime::indexKey(f, sm90(), ""), "") << "the test binary has a GNU build id";
+  std::shared_ptr<runtime::CompiledKernel> first;
+  {
+    runtime::JitCache cache;
+    ASSERT_TRUE(cache.get(f, sm90(), nullptr, first).isOk());
+    EXPECT_FALSE(first->fromIndex);
+  }
+  auto inChild = [&](const std::function<bool()> &check) {
+    pid_t child = fork();
+    if (child == 0)
+      _exit(check() ? 0 : 1);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  };
+  EXPECT_TRUE(inChild([&] { // a new process: no program run
+    const int before = scaleBuilds;
+    runtime::JitCache cache;
+    std::shared_ptr<runtime::CompiledKernel> k;
+    return cache.get(f, sm90(), nullptr, k).isOk() && k->fromIndex && scaleBuilds == before &&
+           k->contentKey == first->contentKey && k->ptx == first->ptx && k->signature.name == "scale" &&
+           dsl::writeSignature(k->signature) == dsl::writeSignature(first->signature);
+  }));
+  EXPECT_TRUE(inChild([&] { // another config: the program runs
+    const int before = scaleBuilds;
+    runtime::JitCache cache;
+    std::shared_ptr<runtime::CompiledKernel> k;
+    return cache.get(runtime::factoryOf(buildCountedScale, ScaleConfig{7.0, "other"}), sm90(), nullptr, k).isOk() &&
+           !k->fromIndex && scaleBuilds == before + 1;
+  }));
+  const std::string entry =
+      runtime::DiskCache::at(dir.path).pathFor(runtime::indexKey(f, sm90(), ""), runtime::DiskCache::Kind::Index);
+  const std::string intact = slurp(entry);
+  spit(entry, intact.substr(0, intact.size() - 4));
+  EXPECT_TRUE(inChild([&] { // damaged: a miss, built again
+    const int before = scaleBuilds;
+    runtime::JitCache cache;
+    std::shared_ptr<runtime::CompiledKernel> k;
+    return cache.get(f, sm90(), nullptr, k).isOk() && !k->fromIndex && scaleBuilds == before + 1;
+  }));
+  EXPECT_EQ(slurp(entry), intact) << "rewritten whole";
   unsetenv("TK_CACHE_DIR");
 }
 

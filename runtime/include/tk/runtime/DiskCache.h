@@ -18,7 +18,9 @@ namespace tk::runtime {
 
 class DiskCache {
 public:
-  enum class Kind { Ptx, Cubin };
+  /// PTX by content key; the cubin of a content key for a device; the
+  /// index entry naming a program's kernel (KernelIndex.h).
+  enum class Kind { Ptx, Cubin, Index };
   /// The cache for this process's environment; disabled() when unusable.
   static DiskCache fromEnvironment();
   /// A cache in `dir` (created when missing); disabled when it cannot be.

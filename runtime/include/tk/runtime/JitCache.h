@@ -38,6 +38,7 @@ struct CompiledKernel {
   int64_t dynamicSharedBytes = 0;
   bool fromDisk = false; ///< PTX read from the disk cache
   bool cubinFromDisk = false; ///< loaded from a cached cubin: no driver JIT
+  bool fromIndex = false;     ///< found through the disk index: the DSL program did not run
 };
 
 /// The compiler's identity for reports: version and commit.
@@ -57,6 +58,9 @@ std::string contentKey(const compiler::BuiltKernel &built, const compiler::Targe
 /// and compiles it only when neither has it.
 class JitCache {
 public:
+  /// `useIndex`: look kernels up in the disk index first (KernelIndex.h);
+  /// off, a new process always runs the program to find its content.
+  explicit JitCache(bool useIndex = true) : useIndex_(useIndex) {}
   ~JitCache();
   /// The in-memory name of `factory`'s kernel for `target` under compile
   /// options whose cacheTag() is `optionsTag` (an ablation is another kernel).
@@ -82,6 +86,11 @@ public:
   const DiskCache &disk() const { return disk_; }
 
 private:
+  /// The kernel the disk index names for `factory` (PTX read, loaded with a
+  /// driver), or null (no entry, or one that does not load).
+  std::shared_ptr<CompiledKernel> fromIndex(const std::string &index, const KernelFactory &factory,
+                                            const compiler::Target &target, const Driver *driver,
+                                            const DeviceInfo *device);
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> byName_, byContent_;
   const Driver *driver_ = nullptr;
@@ -89,6 +98,7 @@ private:
   DiskCache disk_ = DiskCache::fromEnvironment();
   compiler::CompileOptions options_ = compiler::CompileOptions::fromEnvironment();
   std::string optionsTag_ = options_.cacheTag();
+  bool useIndex_ = true;
 };
 
 /// Loads the kernel into the current CUDA context and finds its entry: from

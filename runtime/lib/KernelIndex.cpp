@@ -1,0 +1,45 @@
+//===- KernelIndex.cpp ----------------------------------------------------===//
+#include "tk/runtime/KernelIndex.h"
+#include "tk/compiler/Version.h"
+#include "tk/dsl/SignatureText.h"
+#include "tk/runtime/ProgramIdentity.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+
+#include <cstdio>
+
+namespace tk::runtime {
+
+std::string indexKey(const KernelFactory &factory, const compiler::Target &target, const std::string &optionsTag) {
+  const std::string program = programIdentity(factory.program);
+  if (program.empty())
+    return "";
+  const std::string text = "tk-index\n" + program + "\n" + factory.config + "\n" + target.name + "\n" + optionsTag +
+                           "\n" + compiler::buildId();
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
+  char hex[65];
+  for (int i = 0; i < 32; ++i)
+    std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+  return hex;
+}
+
+bool readIndex(const DiskCache &disk, const std::string &key, std::string &contentKey, dsl::KernelSignature &sig) {
+  std::optional<std::string> entry = disk.read(key, DiskCache::Kind::Index);
+  if (!entry)
+    return false;
+  const size_t eol = entry->find('\n');
+  std::string error;
+  if (eol == std::string::npos || eol == 0 || !dsl::readSignature(entry->substr(eol + 1), sig, error))
+    return false;
+  contentKey = entry->substr(0, eol);
+  return true;
+}
+
+void writeIndex(const DiskCache &disk, const std::string &key, const std::string &contentKey,
+                const dsl::KernelSignature &sig) {
+  if (std::optional<std::string> text = dsl::writeSignature(sig))
+    disk.write(key, contentKey + "\n" + *text, DiskCache::Kind::Index);
+}
+
+} // namespace tk::runtime
