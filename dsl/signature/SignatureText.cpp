@@ -64,14 +64,17 @@ bool nextToken(std::istream &is, std::string &tok) {
   return true;
 }
 
-bool readDim(std::istream &is, Dim &out) {
+/// A size expression; `depth` bounds the nesting (damaged text must not
+/// exhaust the stack).
+bool readDim(std::istream &is, Dim &out, int depth = 0) {
   std::string tok;
-  if (!nextToken(is, tok))
+  if (depth > 64 || !nextToken(is, tok))
     return false;
   if (tok == "(") {
     std::string op;
     Dim a, b;
-    if (!nextToken(is, op) || !readDim(is, a) || !readDim(is, b) || !nextToken(is, tok) || tok != ")")
+    if (!nextToken(is, op) || !readDim(is, a, depth + 1) || !readDim(is, b, depth + 1) || !nextToken(is, tok) ||
+        tok != ")")
       return false;
     if (op == "add")
       out = a + b;
@@ -165,6 +168,8 @@ bool readSignature(const std::string &text, KernelSignature &out, std::string &e
     } else if (what == "grid") {
       size_t n = 0;
       ls >> n;
+      if (!ls || n < 1 || n > 3)
+        return fail("a grid has 1 to 3 dimensions");
       s.grid.resize(n);
       for (Dim &d : s.grid)
         if (!readDim(ls, d))
@@ -212,9 +217,14 @@ bool readSignature(const std::string &text, KernelSignature &out, std::string &e
     }
     if (ls.fail())
       return fail("'" + what + "' does not parse");
+    std::string extra;
+    if (ls >> extra)
+      return fail("'" + what + "' is followed by '" + extra + "'");
   }
   if (!ended)
     return fail("no end line (truncated)");
+  if (s.name.empty() || s.grid.empty())
+    return fail("no name or no grid");
   out = std::move(s);
   return true;
 }

@@ -103,7 +103,8 @@ bool Arguments::tensor(const char *name, const tk_tensor *t, const std::vector<E
       return fail(arg + " has a negative stride in dimension " + std::to_string(i));
   if (layout == Layout::Contiguous && !isContiguous(t))
     return fail(arg + " must be contiguous (row-major) " + shapeText(t));
-  if (layout == Layout::UnitInnerStride && n > 0 && t->shape[n - 1] > 1 && t->strides[n - 1] != 1)
+  // An empty tensor addresses nothing: any strides (NumPy gives (0, 0) to a (0, 64) array).
+  if (layout == Layout::UnitInnerStride && n > 0 && numElements(t) > 0 && t->shape[n - 1] > 1 && t->strides[n - 1] != 1)
     return fail(arg + " needs a unit innermost stride, got " + std::to_string(t->strides[n - 1]));
   return true;
 }

@@ -419,6 +419,11 @@ TEST_F(Validation, EmptyInputLaunchesNothing) {
   c.out = tensor(TK_F8_E4M3, {0, 7168});
   c.sf = tensor(TK_F32, {0, 56});
   EXPECT_EQ(c.run(), TK_SUCCESS) << tk_last_error();
+  // Empty tensors with any strides (NumPy's (0, 64) arrays have strides (0, 0)).
+  tk_tensor x = tensor(TK_BF16, {0, 64}), out = tensor(TK_BF16, {64, 0});
+  x.strides[0] = x.strides[1] = 0;
+  out.strides[0] = out.strides[1] = 0;
+  EXPECT_EQ(tk_transpose(ctx, &x, &out, nullptr), TK_SUCCESS) << tk_last_error();
 }
 
 } // namespace
