@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace tk::bench {
@@ -40,7 +41,9 @@ std::string selfPath() {
 
 Child runChild(const std::string &op, const std::string &cacheDir) {
   Child c;
-  const std::string cmd = "TK_CACHE_DIR='" + cacheDir + "' '" + selfPath() + "' bench --first-call-child " + op;
+  // The driver's own JIT cache (~/.nv/ComputeCache) off: cold and PTX-only runs must JIT.
+  const std::string cmd =
+      "CUDA_CACHE_DISABLE=1 TK_CACHE_DIR='" + cacheDir + "' '" + selfPath() + "' bench --first-call-child " + op;
   FILE *p = popen(cmd.c_str(), "r");
   if (!p) {
     c.error = "could not start " + cmd;
@@ -56,7 +59,8 @@ Child runChild(const std::string &op, const std::string &cacheDir) {
       rc == 0)
     c.ok = true;
   else
-    c.error = out.empty() ? "exit status " + std::to_string(rc) : out.substr(0, out.find('\n'));
+    c.error = out.empty() ? "exit status " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc)
+                          : out.substr(0, out.find('\n'));
   return c;
 }
 

@@ -73,7 +73,12 @@ int compileOne(const std::string &variant, const KernelFactory &f, const compile
     return 1;
   }
   const std::string path = dir + "/" + variant + "." + target.name + ".ptx";
-  std::ofstream(path) << out.ptx;
+  std::ofstream file(path);
+  if (!(file << out.ptx) || !(file.flush())) {
+    std::printf("%-44s %-8s FAILED: cannot write %s\n", variant.c_str(), target.name.c_str(), path.c_str());
+    return 1;
+  }
+  file.close();
   if (ptxas.empty()) {
     std::printf("%-44s %-8s %10.1f %5s %6s %6s  %s\n", variant.c_str(), target.name.c_str(), out.compileMs, "-", "-",
                 "-", "ptxas not found (set TK_PTXAS)");
@@ -126,7 +131,14 @@ int compile(const char *prog, const std::vector<std::string> &args) {
       std::fprintf(stderr, "%s compile: unknown target '%s' (sm_80, sm_90a, sm_100a)\n", prog, t.c_str());
       return 2;
     }
-  mkdir(dir.c_str(), 0755);
+  for (size_t i = 1; i <= dir.size(); ++i) // mkdir -p
+    if (i == dir.size() || dir[i] == '/')
+      mkdir(dir.substr(0, i).c_str(), 0755);
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    std::fprintf(stderr, "%s compile: cannot make the directory %s\n", prog, dir.c_str());
+    return 2;
+  }
   const std::string ptxas = tools::findPtxas();
   std::printf("%-44s %-8s %10s %5s %6s %6s  %s\n", "variant", "target", "compile ms", "regs", "spill", "smem", "ptxas");
   int failures = 0;
@@ -148,7 +160,10 @@ int run(const char *prog, const std::vector<std::string> &names) {
   }
   int failures = 0, ran = 0;
   for (const UserKernel &k : registeredKernels()) {
-    if (!names.empty() && std::find(names.begin(), names.end(), k.name) == names.end())
+    bool named = names.empty();
+    for (const auto &v : k.variants)
+      named |= selects(names, k, v.first); // a variant's name runs its kernel's check
+    if (!named)
       continue;
     if (!k.check) {
       std::printf("%-32s no check registered\n", k.name.c_str());

@@ -66,6 +66,9 @@ tk_status registerKernel(UserKernel kernel) {
   });
 }
 
-const std::vector<UserKernel> &registeredKernels() { return registry(); }
+std::vector<UserKernel> registeredKernels() {
+  std::lock_guard<std::mutex> lock(registryMutex());
+  return registry();
+}
 
 } // namespace tk

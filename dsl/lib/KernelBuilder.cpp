@@ -129,6 +129,14 @@ Tensor KernelBuilder::addTensor(const std::string &name, std::vector<Dim> shape,
   if (!signature_.scalars.empty())
     throw std::logic_error("declare the tensors before the scalar arguments");
   size_t rank = shape.size();
+  if (rank < 1 || rank > 8) // tk_tensor holds TK_MAX_DIMS = 8 sizes
+    throw std::invalid_argument(errorPrefix() + "tensor '" + name + "' has " + std::to_string(rank) +
+                                " dimensions; a tensor has 1 to 8");
+  if (alignBytes < 1 || (alignBytes & (alignBytes - 1)) || alignBytes > 256)
+    throw std::invalid_argument(errorPrefix() + "tensor '" + name +
+                                "': alignBytes must be a power of two from 1 to "
+                                "256, got " +
+                                std::to_string(alignBytes));
   if (strides.empty()) { // row-major contiguous; static wherever the trailing sizes are
     strides.assign(rank, kDynamicStride);
     int64_t s = 1;

@@ -2,6 +2,7 @@
 #include "tk/dsl/SignatureText.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 namespace tk::dsl {
@@ -76,6 +77,13 @@ bool readDim(std::istream &is, Dim &out, int depth = 0) {
     if (!nextToken(is, op) || !readDim(is, a, depth + 1) || !readDim(is, b, depth + 1) || !nextToken(is, tok) ||
         tok != ")")
       return false;
+    // Refused before Dim folds constants: a constant divisor must be positive.
+    if ((op == "cdiv" || op == "fdiv") && b.isStatic() && b.staticValue() <= 0)
+      return false;
+    constexpr int64_t kLimit = int64_t(1) << 48;
+    if (op == "mul" && a.isStatic() && b.isStatic() && a.staticValue() != 0 &&
+        std::abs(b.staticValue()) > kLimit / std::abs(a.staticValue()))
+      return false;
     if (op == "add")
       out = a + b;
     else if (op == "mul")
@@ -94,7 +102,10 @@ bool readDim(std::istream &is, Dim &out, int depth = 0) {
   }
   try {
     size_t used = 0;
-    out = Dim((int64_t)std::stoll(tok, &used));
+    const int64_t v = std::stoll(tok, &used);
+    if (v < -(int64_t(1) << 48) || v > (int64_t(1) << 48)) // no size is near int64's edge: folding must not wrap
+      return false;
+    out = Dim(v);
     return used == tok.size();
   } catch (const std::exception &) {
     return false;
@@ -225,6 +236,19 @@ bool readSignature(const std::string &text, KernelSignature &out, std::string &e
     return fail("no end line (truncated)");
   if (s.name.empty() || s.grid.empty())
     return fail("no name or no grid");
+  // What the launcher divides by or indexes with must be what the DSL writes.
+  auto validType = [](DType t) { return (int)t >= 0 && (int)t <= (int)DType::I16; };
+  if (s.threads < 1 || s.threads > 1024 || s.persistentBlocksPerSm < 0)
+    return fail("threads or persistent blocks out of range");
+  for (const auto &[symbol, multiple] : s.symbolMultiples)
+    if (multiple < 1)
+      return fail("multiple of '" + symbol + "' must be positive");
+  for (const TensorParam &t : s.tensors)
+    if (!validType(t.dtype) || t.alignBytes < 1 || (t.alignBytes & (t.alignBytes - 1)) || t.alignBytes > 256)
+      return fail("tensor '" + t.name + "' has an unknown dtype or an alignment that is not a power of two");
+  for (const ScalarParam &p : s.scalars)
+    if (!validType(p.dtype))
+      return fail("scalar '" + p.name + "' has an unknown dtype");
   out = std::move(s);
   return true;
 }

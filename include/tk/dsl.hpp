@@ -1,6 +1,6 @@
 //===- dsl.hpp - tk for kernel authors: write, compile and run tile kernels -===//
 //
-// The one header a kernel author includes (CMake: find_package(tk CONFIG),
+// The one header a kernel author includes (CMake: find_package(tk CONFIG COMPONENTS dsl),
 // link tk::dsl). It brings the DSL (tk/dsl/KernelBuilder.h: tensors, tiles,
 // grids, maps, reductions, pipelines) and three things to do with a kernel:
 //
@@ -59,7 +59,10 @@ using runtime::KernelFactory;
 /// the whole pipeline (no GPU, no driver needed).
 tk_status compile(const KernelFactory &kernel, const std::string &target, std::string &ptx);
 
-/// Compiles (once per context, then cached in memory and on disk) and runs
+/// Compiles (once per context, then cached in memory and on disk; a new
+/// process finds it through the disk index without running the program, so
+/// a kernel's IR must depend only on its config, its target and the code of
+/// the binary that holds its build function: TK_CACHE_INDEX=0 otherwise) and runs
 /// `kernel` on `tensors`, in the kernel's parameter order: on the CPU path
 /// when they are host tensors, else on the context's CUDA device,
 /// asynchronously on `stream`. `scalars`: one value per scalar argument
@@ -83,8 +86,9 @@ struct UserKernel {
 /// Makes a kernel visible to toolMain(). Names are unique, non-empty and
 /// file-name safe (letters, digits, '_', '.', '-'), as are variant names.
 tk_status registerKernel(UserKernel kernel);
-/// The kernels registered so far, in registration order.
-const std::vector<UserKernel> &registeredKernels();
+/// The kernels registered so far, in registration order (a copy: other
+/// threads may register meanwhile).
+std::vector<UserKernel> registeredKernels();
 
 /// The `tk` command's kernel tooling over the registered kernels, for a
 /// kernel author's own program (its main() registers, then returns this):

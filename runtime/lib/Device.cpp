@@ -1,5 +1,8 @@
 //===- Device.cpp ---------------------------------------------------------===//
 #include "tk/runtime/Device.h"
+#include "tk/runtime/ProgramIdentity.h"
+
+#include <algorithm>
 
 namespace tk::runtime {
 
@@ -54,6 +57,9 @@ Status acquireDevice(const Driver *&driver, DeviceInfo &info) {
   d.cuDeviceGetAttribute(&info.clockKHz, kAttrClockRateKHz, info.device);
   d.cuDeviceGetAttribute(&info.memoryClockKHz, kAttrMemoryClockKHz, info.device);
   d.cuDriverGetVersion(&info.driverVersion);
+  // The API version stays 13000 across driver updates; the library's build id does not.
+  const std::string identity = programIdentity(reinterpret_cast<const void *>(d.cuInit));
+  info.driverBuild = identity.substr(0, std::min<size_t>(identity.find('+'), 16));
   return Status::ok();
 }
 

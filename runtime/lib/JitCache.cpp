@@ -2,6 +2,8 @@
 #include "tk/runtime/JitCache.h"
 #include "tk/runtime/KernelIndex.h"
 
+#include <cstdlib>
+
 #include "tk/compiler/Registration.h"
 #include "tk/compiler/Version.h"
 
@@ -130,7 +132,7 @@ Status loadModule(const Driver &d, CompiledKernel &kernel, const DeviceInfo *dev
 
 std::string cubinKey(const std::string &contentKey, const DeviceInfo &device) {
   return contentKey + ".sm" + std::to_string(device.ccMajor) + std::to_string(device.ccMinor) + ".driver" +
-         std::to_string(device.driverVersion);
+         std::to_string(device.driverVersion) + (device.driverBuild.empty() ? "" : "-" + device.driverBuild);
 }
 
 /// The driver's JIT of the kernel's PTX, keeping the cubin it makes.
@@ -240,7 +242,7 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
   const std::string index = useIndex_ && disk_.enabled() ? indexKey(factory, target, optionsTag_) : "";
   if (!index.empty())
     if (std::shared_ptr<CompiledKernel> kernel = fromIndex(index, factory, target, driver, device)) {
-      kernel->compileMs = msSince(t0);
+      kernel->compileMs = msSince(t0) - kernel->loadMs; // the lookup; the load is loadMs
       ++diskHits_;
       byName_[name] = kernel;
       out = kernel;
@@ -297,6 +299,11 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
     byName_[name] = kernel;
   out = kernel;
   return Status::ok();
+}
+
+bool JitCache::indexEnabledByEnvironment() {
+  const char *v = std::getenv("TK_CACHE_INDEX");
+  return !v || std::string(v) != "0";
 }
 
 std::shared_ptr<CompiledKernel> JitCache::fromIndex(const std::string &index, const KernelFactory &factory,

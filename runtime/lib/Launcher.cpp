@@ -13,7 +13,7 @@ std::vector<const tk_tensor *> withDeclaredRanks(const dsl::KernelSignature &sig
   for (size_t i = 0; i < tensors.size() && i < sig.tensors.size(); ++i) {
     const tk_tensor *t = tensors[i];
     const std::vector<dsl::Dim> &shape = sig.tensors[i].shape;
-    if (!t || t->ndim < 0 || (size_t)t->ndim >= shape.size())
+    if (!t || t->ndim < 0 || (size_t)t->ndim >= shape.size() || shape.size() > TK_MAX_DIMS)
       continue;
     size_t lead = shape.size() - t->ndim;
     bool unitLead = true;
@@ -55,6 +55,10 @@ Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_t
     if ((size_t)t->ndim != p.shape.size())
       return Status::invalid(where + " must have " + std::to_string(p.shape.size()) + " dimensions, got " +
                              std::to_string(t->ndim));
+    // An empty tensor addresses nothing: its strides may be anything (NumPy's (0, 64) has (0, 0)).
+    bool empty = false;
+    for (size_t d = 0; d < p.shape.size(); ++d)
+      empty |= t->shape[d] == 0;
     for (size_t d = 0; d < p.shape.size(); ++d) {
       const dsl::Dim &dim = p.shape[d];
       int64_t size = t->shape[d];
@@ -70,14 +74,14 @@ Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_t
           return Status::invalid(where + " dimension " + std::to_string(d) + " is " + std::to_string(size) +
                                  " but " + dim.symbolName() + " is " + std::to_string(it->second));
       }
-      if (p.strides[d] != dsl::kDynamicStride && p.strides[d] != t->strides[d] && size > 1)
+      if (p.strides[d] != dsl::kDynamicStride && p.strides[d] != t->strides[d] && size > 1 && !empty)
         return Status::invalid(where + " stride " + std::to_string(d) + " must be " + std::to_string(p.strides[d]) +
                                ", got " + std::to_string(t->strides[d]));
     }
     int64_t elt = dsl::byteSize(p.dtype);
     if (reinterpret_cast<uintptr_t>(t->data) % p.alignBytes)
       return Status::invalid(where + " pointer is not " + std::to_string(p.alignBytes) + "-byte aligned");
-    for (size_t d = 0; d < p.shape.size(); ++d)
+    for (size_t d = 0; d < p.shape.size() && !empty; ++d)
       if (p.strides[d] == dsl::kDynamicStride && (t->strides[d] * elt) % p.alignBytes && t->shape[d] > 1)
         return Status::invalid(where + " stride " + std::to_string(d) + " is not a multiple of " +
                                std::to_string(p.alignBytes) + " bytes");

@@ -16,7 +16,8 @@ done
 "$work/prefix/bin/tk" version
 
 # The C API: CMake package and pkg-config.
-cmake -S "$examples/c_api" -B "$work/c_api" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/c_api.configure.log"
+cmake -S "$examples/c_api" -B "$work/c_api" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/c_api.configure.log" \
+  || { cat "$work/c_api.configure.log"; exit 1; }
 cmake --build "$work/c_api" > "$work/c_api.build.log"
 "$work/c_api/c_api"
 PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --exists tk
@@ -25,7 +26,7 @@ cc "$examples/c_api/c_api.c" -o "$work/c_api-pc" $(PKG_CONFIG_PATH="$work/prefix
 
 # A kernel author's project: the DSL, tk::compile, tk::run, tk::toolMain.
 cmake -S "$examples/rmsnorm_fp8" -B "$work/rmsnorm_fp8" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
-  > "$work/rmsnorm_fp8.configure.log"
+  > "$work/rmsnorm_fp8.configure.log" || { cat "$work/rmsnorm_fp8.configure.log"; exit 1; }
 cmake --build "$work/rmsnorm_fp8" > "$work/rmsnorm_fp8.build.log" || { cat "$work/rmsnorm_fp8.build.log"; exit 1; }
 author="$work/rmsnorm_fp8/rmsnorm_fp8"
 "$author"

@@ -72,6 +72,25 @@ TEST(SignatureText, DamagedTextIsRefused) {
   bad.replace(bad.find("cdiv"), 4, "cmod");
   EXPECT_FALSE(dsl::readSignature(bad, back, error));
   EXPECT_FALSE(dsl::readSignature("tk-signature 2\nend\n", back, error));
+  // Text the DSL never writes, which the launcher would divide by or index with.
+  for (const char *edit : {"grid 1 (cdiv $rows 0)", "grid 1 (fdiv 5 -1)", "grid 1 99999999999999999",
+                           "grid 1 (mul 281474976710656 281474976710656)"}) {
+    std::string t = text;
+    const size_t at = t.find("grid"), end = t.find('\n', at);
+    t.replace(at, end - at, edit);
+    EXPECT_FALSE(dsl::readSignature(t, back, error)) << edit;
+  }
+  for (auto [from, to] : {std::pair<std::string, std::string>{"multiple rows 4", "multiple rows 0"},
+                          {"x 0 16 0", "x 0 0 0"},
+                          {"x 0 16 0", "x 0 12 0"},
+                          {"x 0 16 0", "x 42 16 0"},
+                          {"threads 128", "threads 0"},
+                          {"eps 2", "eps 77"}}) {
+    std::string t = text;
+    ASSERT_NE(t.find(from), std::string::npos) << from << " in\n" << text;
+    t.replace(t.find(from), from.size(), to);
+    EXPECT_FALSE(dsl::readSignature(t, back, error)) << to;
+  }
   s.tensors[0].name = "has space";
   EXPECT_FALSE(dsl::writeSignature(s));
 }

@@ -59,8 +59,11 @@ std::string contentKey(const compiler::BuiltKernel &built, const compiler::Targe
 class JitCache {
 public:
   /// `useIndex`: look kernels up in the disk index first (KernelIndex.h);
-  /// off, a new process always runs the program to find its content.
-  explicit JitCache(bool useIndex = true) : useIndex_(useIndex) {}
+  /// off, a new process always runs the program to find its content. The
+  /// default is on unless TK_CACHE_INDEX=0 (for programs whose IR depends on
+  /// more than their config, target and binary: another library, a file).
+  explicit JitCache(bool useIndex = indexEnabledByEnvironment()) : useIndex_(useIndex) {}
+  static bool indexEnabledByEnvironment();
   ~JitCache();
   /// The in-memory name of `factory`'s kernel for `target` under compile
   /// options whose cacheTag() is `optionsTag` (an ablation is another kernel).
@@ -111,7 +114,8 @@ Status loadModule(const Driver &driver, CompiledKernel &kernel, const DeviceInfo
                   const DiskCache *disk = nullptr);
 
 /// The disk key of `contentKey`'s cubin for `device`: its architecture and
-/// the driver's version (which made it).
+/// the driver that made it (API version and libcuda's build id, so that an
+/// updated driver JIT-compiles again).
 std::string cubinKey(const std::string &contentKey, const DeviceInfo &device);
 
 /// ok when `bytes` of dynamic shared memory per block fit the device's
