@@ -38,6 +38,14 @@ class PerTokenCastTest(unittest.TestCase):
             np.testing.assert_array_equal(bits(out), bits(ref_q))
             np.testing.assert_array_equal(bits(sf), bits(ref_sf))
 
+    def test_numpy_integer_group_size(self):
+        # A group size computed with NumPy (np.int64) is as good as a Python int.
+        x = randn((8, 256), BF16, seed=4)
+        out, sf = q.per_token_cast(x, 'e4m3', np.int64(128))
+        ref_q, ref_sf = per_token_ref(x, 128)
+        self.assertEqual(sf.shape, ref_sf.shape)
+        np.testing.assert_array_equal(bits(out), bits(ref_q))
+
     def test_fp32_round_sf_and_row_stride(self):
         wide = randn((20, 512), seed=2)
         x = wide[:, :256]  # row stride 512: any row stride is allowed

@@ -83,7 +83,8 @@ tk_status tk_get_input_checks(tk_context ctx, uint32_t *checks) {
 tk_status tk_get_num_sms(tk_context ctx, int32_t *num_sms) {
   if (!ctx || !num_sms)
     return report(Status::invalid(std::string("tk_get_num_sms: ") + (ctx ? "num_sms" : "ctx") + " is null"));
-  *num_sms = ctx->numSms ? ctx->numSms : ctx->target ? ctx->device.smCount : 0;
+  const int sms = ctx->numSms.load();
+  *num_sms = sms ? sms : ctx->target ? ctx->device.smCount : 0;
   return report(Status::ok());
 }
 

@@ -64,8 +64,16 @@ Status tk_context_s::scratchPool(CUmemoryPool &pool) {
 }
 
 Status tk_context_s::ensureDevice() {
-  if (target)
+  std::lock_guard<std::mutex> lock(deviceMutex_); // two threads' first calls bind once
+  if (target) {
+    // A thread that has made no CUDA call yet (a new worker thread) has no
+    // current context: the driver calls of this one run in the bound one.
+    CUcontext current = nullptr;
+    if (driver->cuCtxGetCurrent(&current) == 0 && !current)
+      if (CUresult r = driver->cuCtxSetCurrent(device.context))
+        return {TK_ERROR_LAUNCH, driver->describe("cuCtxSetCurrent", r)};
     return Status::ok();
+  }
   Status s = acquireDevice(driver, device);
   if (!s.isOk())
     return s;
@@ -133,7 +141,8 @@ Status tk_context_s::run(const KernelFactory &factory, const std::vector<const t
   std::shared_ptr<CompiledKernel> kernel;
   if (!(s = cache.get(factory, *target, driver, kernel, &device)).isOk())
     return s;
-  if (!(s = checkNumSms(numSms)).isOk())
+  const int sms = numSms.load();
+  if (!(s = checkNumSms(sms)).isOk())
     return s;
-  return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream), numSms ? numSms : device.smCount, scalars);
+  return launch(*driver, *kernel, tensors, static_cast<CUstream>(stream), sms ? sms : device.smCount, scalars);
 }

@@ -2,12 +2,12 @@
 
 from .. import _lib
 from .._tensor import Call, ceil_div, i32x2
-from ._common import flags, fmt_code, logical_width, out_data, out_sf, split
+from ._common import positive, flags, fmt_code, logical_width, out_data, out_sf, split
 
 
 def _blocks(k, g):
     # A non-positive group size is tk's to reject; allocate nothing for it.
-    return ceil_div(k, g) if isinstance(g, int) and g > 0 else 0
+    return ceil_div(k, positive(g)) if positive(g) else 0
 
 
 def _rows_cols(call, data, arg='x'):

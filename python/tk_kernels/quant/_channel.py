@@ -2,7 +2,7 @@
 
 from .. import _lib
 from .._tensor import Call, ceil_div
-from ._common import flags, fmt_code, split
+from ._common import positive, flags, fmt_code, split
 
 
 def _two_d(call, data, arg='x'):
@@ -12,7 +12,7 @@ def _two_d(call, data, arg='x'):
 
 
 def _sf_rows(m, b):
-    return ceil_div(m, b) if isinstance(b, int) and b > 0 else 0
+    return ceil_div(m, positive(b)) if positive(b) else 0
 
 
 def per_channel_cast(x, fmt, num_per_tokens, round_sf=False):

@@ -1,7 +1,19 @@
 """Helpers shared by the quantizing operators: formats, flags, scale-factor outputs."""
 
+import operator
+
 from .. import _lib
 from .._tensor import ceil_div
+
+
+def positive(v):
+    """v as a Python int when it is a positive integer (NumPy's and torch's integers too), else 0."""
+    try:
+        i = operator.index(v)
+    except TypeError:
+        return 0
+    return i if i > 0 else 0
+
 
 _FORMATS = {'e4m3': 0, 'e2m1': 1, 'e5m6': 2}  # tk_format
 

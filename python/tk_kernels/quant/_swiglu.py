@@ -2,7 +2,7 @@
 
 from .. import _lib
 from .._tensor import Call, ceil_div, f32p
-from ._common import flags, fmt_code, out_sf, split
+from ._common import positive, flags, fmt_code, out_sf, split
 
 
 def _two_d(call, x):
@@ -25,7 +25,7 @@ def swiglu_forward_and_per_token_cast(x, fmt, num_per_channels, pos_to_token_top
     n, h = _two_d(c, x)
     g = num_per_channels
     out = c.empty((n, h), _lib.F8_E4M3)
-    sf = out_sf(c, n, ceil_div(h, g) if isinstance(g, int) and g > 0 else 0, use_tma_aligned_col_major_sf,
+    sf = out_sf(c, n, ceil_div(h, positive(g)) if positive(g) else 0, use_tma_aligned_col_major_sf,
                 use_packed_ue8m0)
     c.run(c.t(x, 'x'), code, g, c.t(pos_to_token_topk, 'pos_to_token_topk'), c.t(topk_weights, 'topk_weights'),
           c.t(pos_to_expert, 'pos_to_expert'), flags(use_tma_aligned_col_major_sf, round_sf, use_packed_ue8m0),
@@ -43,7 +43,7 @@ def swiglu_forward_and_per_channel_cast_and_transpose(x, fmt, num_per_tokens, ro
     m, h = _two_d(c, x)
     out = c.empty((m, h) if without_transpose else (h, m), _lib.F8_E4M3)
     b = num_per_tokens
-    sf = c.empty((ceil_div(m, b) if isinstance(b, int) and b > 0 else 0, h), _lib.F32)
+    sf = c.empty((ceil_div(m, positive(b)) if positive(b) else 0, h), _lib.F32)
     c.run(c.t(x, 'x'), code, b, flags(round_sf=round_sf), 1 if without_transpose else 0, f32p(swiglu_clamp_value),
           c.t(out, 'out'), c.t(sf, 'out_sf'))
     return out, sf
@@ -67,7 +67,7 @@ def swiglu_backward_and_per_token_cast(x, grad_out, weight, pos_to_token_topk, t
     g = num_per_channels
     out = c.empty_as(grad_out, (n, two_h // 2), 'grad_out')
     x_grad_fp8 = c.empty((n, two_h), _lib.F8_E4M3)
-    x_grad_sf = c.empty((n, two_h // g if isinstance(g, int) and g > 0 else 0), _lib.F32)
+    x_grad_sf = c.empty((n, two_h // positive(g) if positive(g) else 0), _lib.F32)
     x_grad = c.empty_as(grad_out, (n, two_h), 'grad_out')
     weight_grad = c.empty(tuple(token_topk_to_pos.shape), _lib.F32)
     c.run(c.t(data, 'x'), c.t(x_sf, 'x_sf'), c.t(grad_out, 'grad_out'), c.t(weight, 'weight'),

@@ -7,6 +7,7 @@
 #include "tk/runtime/Launcher.h"
 #include "tk/runtime/ScheduleSettings.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -20,7 +21,8 @@ struct tk_context_s {
   /// Forces a target instead of the device's own (TK_TARGET, or tests).
   std::optional<tk::compiler::Target> targetOverride;
 
-  /// Binds the device on first use and picks its target.
+  /// Binds the device on first use and picks its target; later, makes the
+  /// bound CUDA context current on a calling thread that has none.
   tk::runtime::Status ensureDevice();
   /// TK_SCHEDULE as read when the context was made, and what each
   /// operator's calls ran with.
@@ -42,7 +44,7 @@ struct tk_context_s {
   uint32_t inputChecks = 0;
 
   /// tk_set_num_sms: the SM count persistent grids are sized for (0: the device's).
-  int numSms = 0;
+  std::atomic<int> numSms{0};
   /// An error when `n` SMs exceed the bound device's (checked when bound).
   tk::runtime::Status checkNumSms(int n) const;
 
@@ -64,6 +66,7 @@ struct tk_context_s {
   std::optional<tk::compiler::Target> target;
 
 private:
+  std::mutex deviceMutex_;
   std::mutex scratchPoolMutex_;
   tk::runtime::CUmemoryPool scratchPool_ = nullptr;
   std::mutex readBackMutex_;
