@@ -190,6 +190,11 @@ class FusedLayoutTest(unittest.TestCase):
         np.testing.assert_array_equal(bits(given), bits(acc))
         with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, "out's dtype does not match"):
             moe.reduce_fused(y, weights, t2p, 'e4m3', sf=sf, out=given)
+        # A required tensor given as None is tk's error, not Python's AttributeError.
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'token_topk_to_pos is required, got None'):
+            moe.reduce_fused(y, weights, None)
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'pos_to_expert is required, got None'):
+            moe.expand_to_fused(x, t2p, None)
 
     def test_expand_with_sf_layouts(self):
         ids = routing(20, 2, 3, seed=16)

@@ -229,6 +229,12 @@ class Call:
     def invalid(self, message):
         return _lib.invalid(self.function, message)
 
+    def required(self, **tensors):
+        """TkError (invalid argument) for a required tensor given as None."""
+        for arg, obj in tensors.items():
+            if obj is None:
+                raise self.invalid(f'{arg} is required, got None')
+
     def check_same(self, obj, arg):
         ad = adapter(obj, self.function, arg)
         if ad is not self.ad:

@@ -43,6 +43,7 @@ def get_fused_mapping(topk_idx, num_experts, num_expanded_tokens, alignment, for
 def expand_to_fused(x, token_topk_to_pos, pos_to_expert):
     """expanded_x (M, H): x's row t at each of its positions, zeros on padding rows (pos_to_expert < 0)."""
     c = Call('moe.expand_to_fused', x)
+    c.required(token_topk_to_pos=token_topk_to_pos, pos_to_expert=pos_to_expert)
     if len(x.shape) != 2 or len(pos_to_expert.shape) != 1:
         raise c.invalid('x must be 2-D and pos_to_expert 1-D')
     out = c.empty_as(x, (pos_to_expert.shape[0], x.shape[1]))
@@ -62,6 +63,7 @@ def expand_to_fused_with_sf(x, num_per_channels, token_topk_to_pos, pos_to_exper
         raise _lib.invalid(function, 'x must be a QuantTensor pair (data, sf)')
     data, sf = x
     c = Call(function, data)
+    c.required(x_sf=sf, token_topk_to_pos=token_topk_to_pos, pos_to_expert=pos_to_expert)
     if len(data.shape) != 2 or len(sf.shape) != 2 or len(pos_to_expert.shape) != 1:
         raise c.invalid('x data and sf must be 2-D and pos_to_expert 1-D')
     m = pos_to_expert.shape[0]
@@ -86,6 +88,7 @@ def reduce_fused(x, topk_weights, token_topk_to_pos, fp8_format='', sf=None, out
         raise _lib.invalid(function, f"fp8_format must be '' or 'e4m3', got {fp8_format!r}")
     data, x_sf = (x[0], x[1]) if isinstance(x, (tuple, list)) else (x, None)
     c = Call(function, data)
+    c.required(token_topk_to_pos=token_topk_to_pos)
     if len(data.shape) != 2 or len(token_topk_to_pos.shape) != 2:
         raise c.invalid('x and token_topk_to_pos must be 2-D')
     if out is None:

@@ -58,6 +58,7 @@ def swiglu_backward_and_per_token_cast(x, grad_out, weight, pos_to_token_topk, t
     function = 'quant.swiglu_backward_and_per_token_cast'
     data, x_sf = split(function, x, None, need_sf=True)
     c = Call(function, data)
+    c.required(token_topk_to_pos=token_topk_to_pos)
     if len(data.shape) not in (2, 3) or len(token_topk_to_pos.shape) != 2:
         raise c.invalid('x must be 2-D or 3-D and token_topk_to_pos 2-D')
     two_h = data.shape[-1]
