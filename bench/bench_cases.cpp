@@ -52,12 +52,16 @@ std::string checkOnly(const std::string &only) {
   return "";
 }
 
+bool selected(const std::string &only, const std::string &op) {
+  return only.empty() || ("," + only + ",").find("," + op + ",") != std::string::npos;
+}
+
 std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceiling) {
   std::vector<BenchCase> cases;
   const RowSelection selection{options.full, options.headline, options.checkAll};
   for (const OperatorTable &table : operatorTables()) {
     // --only: the operators named (comma-separated).
-    if (!options.only.empty() && ("," + options.only + ",").find("," + table.op + ",") == std::string::npos)
+    if (!selected(options.only, table.op))
       continue;
     for (const TableCase &row : table.bench(selection)) {
       // --match: only the cases whose "shape variant" text contains it.

@@ -149,8 +149,7 @@ int runFirstCall(const CaseOptions &options) {
               "targets");
   int missed = 0;
   for (const OperatorTable &t : operatorTables()) {
-    if (t.small.empty() ||
-        (!options.only.empty() && ("," + options.only + ",").find("," + t.op + ",") == std::string::npos))
+    if (t.small.empty() || !selected(options.only, t.op))
       continue;
     char tmpl[] = "/tmp/tk_first_call_XXXXXX";
     if (!mkdtemp(tmpl)) {

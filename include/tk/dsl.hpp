@@ -62,7 +62,8 @@ tk_status compile(const KernelFactory &kernel, const std::string &target, std::s
 /// Compiles (once per context, then cached in memory and on disk; a new
 /// process finds it through the disk index without running the program, so
 /// a kernel's IR must depend only on its config, its target and the code of
-/// the binary that holds its build function: TK_CACHE_INDEX=0 otherwise) and runs
+/// the binary that holds its build function: put anything else it reads in
+/// the config's key) and runs
 /// `kernel` on `tensors`, in the kernel's parameter order: on the CPU path
 /// when they are host tensors, else on the context's CUDA device,
 /// asynchronously on `stream`. `scalars`: one value per scalar argument

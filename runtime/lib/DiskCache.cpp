@@ -32,14 +32,6 @@ const char *entryMagic(DiskCache::Kind kind) {
 /// No PTX tk writes is larger; anything claiming more is not an entry.
 constexpr size_t kMaxEntryBytes = 64u << 20;
 
-std::string sha256(const std::string &bytes) {
-  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
-  char hex[65];
-  for (int i = 0; i < 32; ++i)
-    std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-  return hex;
-}
-
 bool makeDirs(const std::string &path) {
   for (size_t i = 1; i <= path.size(); ++i)
     if (i == path.size() || path[i] == '/') {
@@ -75,6 +67,14 @@ std::optional<std::string> readRegularFile(const std::string &path) {
 }
 
 } // namespace
+
+std::string sha256Hex(const std::string &bytes) {
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
+  char hex[65];
+  for (int i = 0; i < 32; ++i)
+    std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+  return hex;
+}
 
 DiskCache DiskCache::at(const std::string &dir) {
   DiskCache c;
@@ -119,7 +119,7 @@ std::optional<std::string> DiskCache::read(const std::string &key, Kind kind) co
       storedKey != key || length != bytes->size() - eol - 1)
     return std::nullopt;
   std::string body = bytes->substr(eol + 1);
-  if (sha256(body) != digest)
+  if (sha256Hex(body) != digest)
     return std::nullopt;
   return body;
 }
@@ -134,7 +134,7 @@ void DiskCache::write(const std::string &key, const std::string &bytes, Kind kin
   if (!f)
     return;
   std::string header =
-      std::string(entryMagic(kind)) + " " + key + " " + std::to_string(bytes.size()) + " " + sha256(bytes) + "\n";
+      std::string(entryMagic(kind)) + " " + key + " " + std::to_string(bytes.size()) + " " + sha256Hex(bytes) + "\n";
   bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
             std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = (std::fclose(f) == 0) && ok;

@@ -2,14 +2,10 @@
 #include "tk/runtime/JitCache.h"
 #include "tk/runtime/KernelIndex.h"
 
-#include <cstdlib>
-
 #include "tk/compiler/Registration.h"
 #include "tk/compiler/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/SHA256.h"
 
 #include <chrono>
 #include <cstdio>
@@ -90,11 +86,7 @@ std::string contentKey(const compiler::BuiltKernel &built, const compiler::Targe
                        const compiler::CompileOptions &options) {
   std::string text = compiler::contentHash(*built.module) + "\n" + describe(built.signature) + "\n" + target.name +
                      "\n" + options.cacheTag() + "\n" + compiler::buildId();
-  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
-  char hex[65];
-  for (int i = 0; i < 32; ++i)
-    std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-  return hex;
+  return sha256Hex(text);
 }
 
 Status compileKernel(const KernelFactory &factory, const compiler::Target &target, CompiledKernel &out) {
@@ -299,11 +291,6 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
     byName_[name] = kernel;
   out = kernel;
   return Status::ok();
-}
-
-bool JitCache::indexEnabledByEnvironment() {
-  const char *v = std::getenv("TK_CACHE_INDEX");
-  return !v || std::string(v) != "0";
 }
 
 std::shared_ptr<CompiledKernel> JitCache::fromIndex(const std::string &index, const KernelFactory &factory,

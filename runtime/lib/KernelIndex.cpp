@@ -4,11 +4,6 @@
 #include "tk/dsl/SignatureText.h"
 #include "tk/runtime/ProgramIdentity.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/SHA256.h"
-
-#include <cstdio>
-
 namespace tk::runtime {
 
 std::string indexKey(const KernelFactory &factory, const compiler::Target &target, const std::string &optionsTag) {
@@ -17,11 +12,7 @@ std::string indexKey(const KernelFactory &factory, const compiler::Target &targe
     return "";
   const std::string text = "tk-index\n" + program + "\n" + factory.config + "\n" + target.name + "\n" + optionsTag +
                            "\n" + compiler::buildId();
-  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
-  char hex[65];
-  for (int i = 0; i < 32; ++i)
-    std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-  return hex;
+  return sha256Hex(text);
 }
 
 bool readIndex(const DiskCache &disk, const std::string &key, std::string &contentKey, dsl::KernelSignature &sig) {

@@ -15,16 +15,20 @@ def _sf_rows(m, b):
     return ceil_div(m, positive(b)) if positive(b) else 0
 
 
-def per_channel_cast(x, fmt, num_per_tokens, round_sf=False):
-    """e4m3 with one scale per column and num_per_tokens rows; returns (out (M, K), out_sf (M/b, K))."""
-    function = 'quant.per_channel_cast'
+def _per_channel(function, x, fmt, num_per_tokens, round_sf, transposed):
+    """The plain and the transposed per-channel cast: the same call, out (M, K) or (K, M)."""
     code = fmt_code(function, fmt)
     c = Call(function, x)
     m, k = _two_d(c, x)
-    out = c.empty((m, k), _lib.F8_E4M3)
+    out = c.empty((k, m) if transposed else (m, k), _lib.F8_E4M3)
     sf = c.empty((_sf_rows(m, num_per_tokens), k), _lib.F32)
     c.run(c.t(x, 'x'), code, num_per_tokens, flags(round_sf=round_sf), c.t(out, 'out'), c.t(sf, 'out_sf'))
     return out, sf
+
+
+def per_channel_cast(x, fmt, num_per_tokens, round_sf=False):
+    """e4m3 with one scale per column and num_per_tokens rows; returns (out (M, K), out_sf (M/b, K))."""
+    return _per_channel('quant.per_channel_cast', x, fmt, num_per_tokens, round_sf, transposed=False)
 
 
 def per_channel_cast_fused(x, fmt, num_per_tokens, round_sf=False, num_per_channels=None, pos_to_token=None):
@@ -50,11 +54,4 @@ def per_channel_cast_fused(x, fmt, num_per_tokens, round_sf=False, num_per_chann
 
 def per_channel_cast_and_transpose(x, fmt, num_per_tokens, round_sf=False):
     """per_channel_cast written transposed: returns (out (K, M) e4m3, out_sf (M/b, K) fp32, not transposed)."""
-    function = 'quant.per_channel_cast_and_transpose'
-    code = fmt_code(function, fmt)
-    c = Call(function, x)
-    m, k = _two_d(c, x)
-    out = c.empty((k, m), _lib.F8_E4M3)
-    sf = c.empty((_sf_rows(m, num_per_tokens), k), _lib.F32)
-    c.run(c.t(x, 'x'), code, num_per_tokens, flags(round_sf=round_sf), c.t(out, 'out'), c.t(sf, 'out_sf'))
-    return out, sf
+    return _per_channel('quant.per_channel_cast_and_transpose', x, fmt, num_per_tokens, round_sf, transposed=True)

@@ -16,6 +16,9 @@
 
 namespace tk::runtime {
 
+/// SHA-256 of `bytes` as 64 hex digits: the cache's keys and entry digests.
+std::string sha256Hex(const std::string &bytes);
+
 class DiskCache {
 public:
   /// PTX by content key; the cubin of a content key for a device; the

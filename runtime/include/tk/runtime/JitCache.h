@@ -59,11 +59,8 @@ std::string contentKey(const compiler::BuiltKernel &built, const compiler::Targe
 class JitCache {
 public:
   /// `useIndex`: look kernels up in the disk index first (KernelIndex.h);
-  /// off, a new process always runs the program to find its content. The
-  /// default is on unless TK_CACHE_INDEX=0 (for programs whose IR depends on
-  /// more than their config, target and binary: another library, a file).
-  explicit JitCache(bool useIndex = indexEnabledByEnvironment()) : useIndex_(useIndex) {}
-  static bool indexEnabledByEnvironment();
+  /// off, a new process always runs the program to find its content.
+  explicit JitCache(bool useIndex = true) : useIndex_(useIndex) {}
   ~JitCache();
   /// The in-memory name of `factory`'s kernel for `target` under compile
   /// options whose cacheTag() is `optionsTag` (an ablation is another kernel).
