@@ -24,8 +24,10 @@ protected:
       if (!sharedFits(op + ":" + schedule, bytes))
         continue;
       tk::test::ScheduledContext ctx(op + ":" + schedule);
-      for (const Case &c : cases)
+      for (const Case &c : cases) {
+        tk::checks::GpuSession::Scope caseBuffers(*session);
         tally.check(check(session, ctx, c, false), std::string(schedule) + " " + tk::checks::describe(c));
+      }
     }
     tally.report(op + " schedules", *session);
   }

@@ -7,6 +7,7 @@
 #include "checks/per_token_cast_check.h"
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -21,7 +22,9 @@ protected:
   void SetUp() override {
     if (!session->ok())
       GTEST_SKIP() << "skipped: no CUDA device (" << session->status().message() << ")";
+    testScope_.emplace(*session);
   }
+  void TearDown() override { testScope_.reset(); }
   /// Whether `bytes` of shared memory per block (and 4 KB for the block
   /// reductions) fit this device (163 KB on an A100, 99 KB on sm_86 and
   /// sm_89); says so when they do not, for the caller to skip `what`.
@@ -34,6 +37,10 @@ protected:
     return false;
   }
   static inline tk::checks::GpuSession *session = nullptr;
+
+private:
+  /// Frees a test's device buffers when it ends (tests run side by side share the GPU's memory).
+  std::optional<tk::checks::GpuSession::Scope> testScope_;
 };
 
 /// Expects each checked case to have run without mismatches, counts them and

@@ -26,6 +26,7 @@ protected:
       auto it = inputs.find(key);
       if (it == inputs.end())
         it = inputs.emplace(key, checks::makeInput(c)).first;
+      checks::GpuSession::Scope caseBuffers(*session);
       checks::CheckResult r = checks::checkPerTokenCast(session, ctx, c, it->second, false);
       EXPECT_EQ(r.status, TK_SUCCESS) << checks::describe(c) << ": " << r.error;
       EXPECT_EQ(r.outMismatches, 0) << checks::describe(c);
@@ -127,6 +128,7 @@ TEST_F(PerTokenCastGpu, WideRangeInputsAreBitExact) {
         const int64_t k = 2048, g = fmt == TK_FORMAT_E5M6 ? k : fmt == TK_FORMAT_E2M1 ? 32 : 128;
         tk::checks::PerTokenCastCase c{4001, k, g, in, flags, 0, (uint64_t)(7 + flags), fmt};
         c.exponentSpread = 40;
+        tk::checks::GpuSession::Scope caseBuffers(*session);
         tally.check(tk::checks::checkPerTokenCast(session, ctx, c, tk::checks::makeInput(c), false),
                     tk::checks::describe(c));
       }

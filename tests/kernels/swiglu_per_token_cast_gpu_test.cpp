@@ -27,9 +27,11 @@ TEST_F(SwigluPerTokenCastGpu, PersistentCountingOnFewerSmsIsBitExact) {
   ASSERT_EQ(tk_set_num_sms(persistent, sms - 20), TK_SUCCESS);
   CaseTally tally;
   for (const tk::checks::SwigluCastCase &c : tk::checks::swigluCastGpuGrid())
-    if (c.count)
+    if (c.count) {
+      tk::checks::GpuSession::Scope caseBuffers(*session);
       tally.check(tk::checks::checkSwigluPerTokenCast(session, persistent, c, false, deviceExp),
                   tk::checks::describe(c) + " persistent num_sms=" + std::to_string(sms - 20));
+    }
   EXPECT_GT(tally.total, 0) << "the persistent counting schedule never ran";
   tally.report("swiglu_forward_and_per_token_cast persistent", *session);
 }

@@ -168,9 +168,6 @@ static int runTables(checks::GpuSession *gpu, bool quick, double ceiling) {
     std::vector<checks::TableCase> cases = gpu ? table.bench({}) : table.small;
     if (cases.empty())
       continue;
-    std::optional<checks::GpuSession::Scope> scope; // frees the case's device buffers after it
-    if (gpu)
-      scope.emplace(*gpu);
     failures += printRow(gpu, table.op, cases[0].described, checks::runCase(cases[0], gpu, ctx, /*time=*/true),
                          ceiling);
     if (quick)
