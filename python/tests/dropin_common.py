@@ -66,7 +66,7 @@ def same_cast(a, b, k, g):
 # ---- the runner ----
 
 def case(op, desc, fn):
-    if STATE['only'] and STATE['only'] not in op:
+    if STATE['only'] and (STATE['only'] not in op.split() if STATE.get('exact') else STATE['only'] not in op):
         return
     try:
         torch.cuda.synchronize()

@@ -211,14 +211,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--full', action='store_true', help="TileKernels' whole test grids")
     parser.add_argument('--only', help='operators whose name contains this')
+    parser.add_argument('--exact', action='store_true', help='--only names one operator exactly')
     parser.add_argument('--seed', type=int, default=0)
     args = parser.parse_args()
-    STATE['full'], STATE['only'] = args.full, args.only
+    STATE['full'], STATE['only'], STATE['exact'] = args.full, args.only, args.exact
     torch.manual_seed(args.seed)
     print(f'tile_kernels {getattr(tile, "__version__", "?")}, libtk {tk.library_version()}, '
           f'{torch.cuda.get_device_name()}', flush=True)
     for names, check in QUANT + dropin_moe_engram.CHECKS:
-        if args.only and not any(args.only in n for n in names.split()):
+        if args.only and not any(args.only == n if args.exact else args.only in n for n in names.split()):
             continue
         try:
             check()
