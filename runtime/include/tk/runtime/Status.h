@@ -1,6 +1,7 @@
 //===- Status.h - errors with messages, and the C API's last error --------===//
 #pragma once
 
+#include "tk/runtime/EntryClock.h"
 #include "tk/tk.h"
 
 #include <exception>
@@ -38,6 +39,7 @@ tk_status report(const Status &s);
 /// becomes TK_ERROR_OUT_OF_MEMORY, any other exception TK_ERROR_INTERNAL,
 /// each with the entry point's name in tk_last_error().
 template <typename Body> tk_status guardEntry(const char *entry, Body &&body) noexcept {
+  EntryTimer timed;
   try {
     return body();
   } catch (const std::bad_alloc &) {
