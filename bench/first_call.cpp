@@ -25,7 +25,7 @@ struct Child {
   bool ok = false;
   std::string error;
   double firstMs = 0, secondMs = 0;
-  int kernels = 0, ptxFromDisk = 0, cubinsFromDisk = 0;
+  int kernels = 0, ptxFromDisk = 0, cubinsFromDisk = 0, fromIndex = 0, fromBundle = 0;
   double overheadMs() const { return firstMs - secondMs; }
 };
 
@@ -50,8 +50,11 @@ Child runChild(const std::string &op, const std::string &cacheDir) {
   while (std::fgets(line, sizeof(line), p))
     out += line;
   int rc = pclose(p);
-  if (std::sscanf(out.c_str(), "first_ms=%lf second_ms=%lf kernels=%d ptx_from_disk=%d cubins_from_disk=%d", &c.firstMs,
-                  &c.secondMs, &c.kernels, &c.ptxFromDisk, &c.cubinsFromDisk) == 5 &&
+  if (std::sscanf(out.c_str(),
+                  "first_ms=%lf second_ms=%lf kernels=%d ptx_from_disk=%d cubins_from_disk=%d from_index=%d "
+                  "from_bundle=%d",
+                  &c.firstMs, &c.secondMs, &c.kernels, &c.ptxFromDisk, &c.cubinsFromDisk, &c.fromIndex,
+                  &c.fromBundle) == 7 &&
       rc == 0)
     c.ok = true;
   else
@@ -117,19 +120,66 @@ int runFirstCallChild(const std::string &op) {
     std::printf("the case failed its check: %s\n", (first.exact() ? second : first).verdict().c_str());
     return 1;
   }
-  int kernels = 0, ptx = 0, cubins = 0;
+  int kernels = 0, ptx = 0, cubins = 0, indexed = 0, bundled = 0;
   for (const auto &k : ctx->cache.snapshot()) {
     ++kernels;
     ptx += k->fromDisk;
     cubins += k->cubinFromDisk;
+    indexed += k->fromIndex;
+    bundled += k->cubinFromBundle;
   }
   tk_context_destroy(ctx);
-  std::printf("first_ms=%.3f second_ms=%.3f kernels=%d ptx_from_disk=%d cubins_from_disk=%d\n", firstMs, secondMs,
-              kernels, ptx, cubins);
+  std::printf("first_ms=%.3f second_ms=%.3f kernels=%d ptx_from_disk=%d cubins_from_disk=%d from_index=%d "
+              "from_bundle=%d\n",
+              firstMs, secondMs, kernels, ptx, cubins, indexed, bundled);
   return 0;
 }
 
-int runFirstCall(const CaseOptions &options) {
+/// --bundle: each operator's first call in a new process whose cache is a
+/// copy of `bundle` (`tk bundle`): what a deployment pays.
+static int runFirstCallFromBundle(const CaseOptions &options, const std::string &bundle) {
+  std::printf("First call of each operator in a new process reading a copy of the bundle %s (time inside tk's entry\n"
+              "points, less the same call again). Target: <= %.0f ms, every kernel from the index with a bundled "
+              "cubin.\n\n",
+              bundle.c_str(), kWarmTargetMs);
+  std::printf("%-34s %7s %10s %12s %10s  %s\n", "op", "kernels", "indexed", "ptxas cubin", "first ms", "target");
+  int missed = 0;
+  for (const OperatorTable &t : operatorTables()) {
+    if (t.small.empty() || !selected(options.only, t.op))
+      continue;
+    char tmpl[] = "/tmp/tk_first_call_XXXXXX";
+    if (!mkdtemp(tmpl))
+      return 1;
+    const std::string dir = tmpl;
+    const std::string copy = "cp -R '" + bundle + "/.' '" + dir + "/'";
+    Child c;
+    if (std::system(copy.c_str()) == 0)
+      c = runChild(t.op, dir);
+    else
+      c.error = "could not copy the bundle";
+    removeAll(dir);
+    if (!c.ok) {
+      std::printf("%-34s FAILED: %s\n", t.op.c_str(), c.error.c_str());
+      ++missed;
+      continue;
+    }
+    const bool met = c.overheadMs() <= kWarmTargetMs && c.fromIndex == c.kernels && c.fromBundle == c.kernels;
+    std::printf("%-34s %7d %10d %12d %10.2f  %s\n", t.op.c_str(), c.kernels, c.fromIndex, c.fromBundle,
+                c.overheadMs(), met ? "met" : "MISSED");
+    missed += !met;
+  }
+  return missed ? 1 : 0;
+}
+
+int runFirstCall(const CaseOptions &options, const std::string &bundle) {
+  if (!bundle.empty()) {
+    std::string why;
+    if (!runtime::cudaDeviceAvailable(why)) {
+      std::printf("tk bench --first-call needs a CUDA device: %s\n", why.c_str());
+      return 1;
+    }
+    return runFirstCallFromBundle(options, bundle);
+  }
   if (std::string error = checkOnly(options.only); !error.empty()) {
     std::printf("tk bench --only: %s\n", error.c_str());
     return 2;

@@ -20,7 +20,9 @@ namespace tk::bench {
 /// The parent: one row per operator (or those of options.only). Returns a
 /// process exit code (1 when a target is missed: warm <= 5 ms, cold <= 100
 /// ms per kernel).
-int runFirstCall(const CaseOptions &options);
+/// With `bundle` (a directory `tk bundle` made), each process reads a copy
+/// of it instead: one row per operator of what a deployment pays.
+int runFirstCall(const CaseOptions &options, const std::string &bundle = "");
 
 /// The child (`tk bench --first-call-child OP`): prints one line of
 /// measurements for the operator in this process.

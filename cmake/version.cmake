@@ -17,4 +17,17 @@ foreach(f ${sources})
 endforeach()
 string(SHA256 TK_BUILD_ID "${digests}")
 string(SUBSTRING ${TK_BUILD_ID} 0 16 TK_BUILD_ID)
+# The shipped kernels' programs and the DSL they are written in: with the
+# build id, what names a kernel in the disk index (KernelIndex.cpp) the same
+# way in every binary built from these sources.
+file(GLOB_RECURSE programs RELATIVE ${SRC_DIR} ${SRC_DIR}/kernels/*.cpp ${SRC_DIR}/kernels/*.h
+     ${SRC_DIR}/kernels/*.tsv ${SRC_DIR}/dsl/*.cpp ${SRC_DIR}/dsl/*.h)
+list(SORT programs)
+set(digests "${TK_BUILD_ID}")
+foreach(f ${programs})
+  file(SHA256 ${SRC_DIR}/${f} d)
+  string(APPEND digests ";${f}=${d}")
+endforeach()
+string(SHA256 TK_PROGRAMS_ID "${digests}")
+string(SUBSTRING ${TK_PROGRAMS_ID} 0 16 TK_PROGRAMS_ID)
 configure_file(${SRC_DIR}/compiler/lib/Version.cpp.in ${OUT} @ONLY)

@@ -65,7 +65,7 @@ static tk_status tk_engram_hash_unguarded(tk_context ctx, const tk_tensor *ngram
     s.ndim = 2, s.shape[0] = t, s.shape[1] = cols, s.strides[0] = cols, s.strides[1] = 1;
     tensors.push_back(&s);
   }
-  return tk::runtime::report(runScheduled(ctx, engramHashSchedule(), buildEngramHash, c, tensors, stream));
+  return tk::runtime::report(runScheduled(ctx, engramHashSchedule(), TK_PROGRAM(buildEngramHash), c, tensors, stream));
 }
 
 extern "C" tk_status tk_engram_hash(tk_context ctx, const tk_tensor *ngram_token_ids, const tk_tensor *multipliers,
@@ -119,7 +119,7 @@ static tk_status tk_engram_fused_weight_unguarded(tk_context ctx, const tk_tenso
     return tk::runtime::report(Status::ok());
   tk_tensor wh = flatView(weight_hidden), we = flatView(weight_embed), wf = flatView(weight_fused);
   return tk::runtime::report(
-      runScheduled(ctx, fusedWeightSchedule(), buildFusedWeight, FusedWeightConfig{}, {&wh, &we, &wf}, stream));
+      runScheduled(ctx, fusedWeightSchedule(), TK_PROGRAM(buildFusedWeight), FusedWeightConfig{}, {&wh, &we, &wf}, stream));
 }
 
 extern "C" tk_status tk_engram_fused_weight(tk_context ctx, const tk_tensor *weight_hidden,
@@ -135,7 +135,7 @@ TK_REGISTER_OPERATORS(engram) {
   auto hash = [](const std::string &name, int64_t n, int64_t layers, int64_t tables) {
     EngramHashConfig c;
     c.ngram = n, c.layers = layers, c.tables = tables;
-    return KernelVariant{name, scheduledFactory(engramHashSchedule(), buildEngramHash, c)};
+    return KernelVariant{name, scheduledFactory(engramHashSchedule(), TK_PROGRAM(buildEngramHash), c)};
   };
   registerOperator({"engram_hash",
                     "engram",
@@ -147,5 +147,5 @@ TK_REGISTER_OPERATORS(engram) {
        "engram",
        "tk_engram_fused_weight",
        "the product of the gate's two bf16 RMSNorm weights, exact in fp32",
-       {{"engram_fused_weight", scheduledFactory(fusedWeightSchedule(), buildFusedWeight, FusedWeightConfig{})}}});
+       {{"engram_fused_weight", scheduledFactory(fusedWeightSchedule(), TK_PROGRAM(buildFusedWeight), FusedWeightConfig{})}}});
 }

@@ -106,7 +106,7 @@ static tk_status tk_engram_gate_fwd_unguarded(tk_context ctx, const tk_tensor *h
       cfg.stages = 1;
   };
   return tk::runtime::report(runScheduled(
-      ctx, gateForwardSchedule(), buildGateForward, c, tensors, stream,
+      ctx, gateForwardSchedule(), TK_PROGRAM(buildGateForward), c, tensors, stream,
       {tk::runtime::f32Scalar(eps), tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)}, fit));
 }
 
@@ -187,14 +187,14 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
     GateBackwardConfig zero;
     zero.stage = GateBackwardConfig::Stage::Zero, zero.hidden = h;
     return tk::runtime::report(
-        runScheduled(ctx, gateBackwardSchedule(), buildGateBackward, zero, {grad_w_partial}, stream));
+        runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), zero, {grad_w_partial}, stream));
   }
   // The default pipeline's 2 x 8 H bytes of shared rows past the device's limit: the loop instead.
   auto fit = [&](GateBackwardConfig &cfg, const tk::compiler::Target &target) {
     if (!cfg.stages && !sharedRowsFit(ctx, target, cfg.numStages() * 8 * h))
       cfg.stages = 1;
   };
-  Status s = runScheduled(ctx, gateBackwardSchedule(), buildGateBackward, rows, tensors, stream,
+  Status s = runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), rows, tensors, stream,
                           {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)}, fit);
   if (!s.isOk())
     return tk::runtime::report(s);
@@ -202,7 +202,7 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
   value.stage = GateBackwardConfig::Stage::Value, value.hidden = h, value.streams = n;
   tk_tensor gv3 = withUnitMiddle(grad_v);
   return tk::runtime::report(
-      runScheduled(ctx, gateBackwardSchedule(), buildGateBackward, value, {grad_out, &saved[1], &gv3}, stream));
+      runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), value, {grad_out, &saved[1], &gv3}, stream));
 }
 
 extern "C" tk_status tk_engram_gate_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *hidden_states,
@@ -250,7 +250,7 @@ static tk_status tk_engram_grad_w_reduce_unguarded(tk_context ctx, const tk_tens
   if (cols % 4 == 0 && aligned(part, 16) && aligned(gh, 16) && aligned(ge, 16) && aligned(wh, 8) && aligned(we, 8))
     config.vector = 4;
   return tk::runtime::report(
-      runScheduled(ctx, gradWReduceSchedule(), buildGradWReduce, config, {&part, &wh, &we, &gh, &ge}, stream));
+      runScheduled(ctx, gradWReduceSchedule(), TK_PROGRAM(buildGradWReduce), config, {&part, &wh, &we, &gh, &ge}, stream));
 }
 
 extern "C" tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *grad_w_partial,
@@ -272,16 +272,16 @@ TK_REGISTER_OPERATORS(engram_gate) {
        "engram",
        "tk_engram_grad_w_reduce",
        "the gate's weight gradients: partial rows summed in a fixed order, times the other weight, added",
-       {{"engram_grad_w_reduce", scheduledFactory(gradWReduceSchedule(), buildGradWReduce, vectorized)},
+       {{"engram_grad_w_reduce", scheduledFactory(gradWReduceSchedule(), TK_PROGRAM(buildGradWReduce), vectorized)},
         {"engram_grad_w_reduce.unaligned",
-         scheduledFactory(gradWReduceSchedule(), buildGradWReduce, GradWReduceConfig{})}}});
+         scheduledFactory(gradWReduceSchedule(), TK_PROGRAM(buildGradWReduce), GradWReduceConfig{})}}});
   registerSchedule(gateBackwardSchedule());
   auto backward = [](GateBackwardConfig::Stage stage, int64_t h) {
     GateBackwardConfig c;
     c.stage = stage, c.hidden = h, c.streams = 4;
     const bool rows = stage == GateBackwardConfig::Stage::Rows;
     return KernelVariant{std::string(rows ? "engram_gate_bwd" : "engram_gate_bwd_v") + ".h" + std::to_string(h),
-                         scheduledFactory(gateBackwardSchedule(), buildGateBackward, c)};
+                         scheduledFactory(gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), c)};
   };
   registerOperator({"engram_gate_bwd",
                     "engram",
@@ -295,7 +295,7 @@ TK_REGISTER_OPERATORS(engram_gate) {
     GateForwardConfig c;
     c.hidden = h, c.save = save;
     return KernelVariant{"engram_gate_fwd.h" + std::to_string(h) + (save ? ".save" : ""),
-                         scheduledFactory(gateForwardSchedule(), buildGateForward, c)};
+                         scheduledFactory(gateForwardSchedule(), TK_PROGRAM(buildGateForward), c)};
   };
   registerOperator({"engram_gate_fwd",
                     "engram",

@@ -50,9 +50,9 @@ struct ExpandRows {
   Status launch(tk_context ctx, tk_stream stream) const {
     Status s = Status::ok();
     if (runPadding)
-      s = ctx->run(tk::runtime::factoryOf(buildExpand, padding), {&column, &dst}, stream, scalars);
+      s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), padding), {&column, &dst}, stream, scalars);
     if (s.isOk() && runCopy)
-      s = ctx->run(tk::runtime::factoryOf(buildExpand, copy), {&src, pos, &dst}, stream, scalars);
+      s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), copy), {&src, pos, &dst}, stream, scalars);
     return s;
   }
 };
@@ -195,7 +195,7 @@ TK_REGISTER_OPERATORS(expand_to_fused) {
     c.width = width;
     c.topk = k;
     c.colMajor = colMajor;
-    return KernelVariant{name, scheduledFactory(expandSchedule(), buildExpand, c)};
+    return KernelVariant{name, scheduledFactory(expandSchedule(), TK_PROGRAM(buildExpand), c)};
   };
   using P = ExpandConfig::Pass;
   registerSchedule(expandSchedule());

@@ -126,14 +126,14 @@ static tk_status tk_get_fused_mapping_unguarded(tk_context ctx, const tk_tensor 
     tables[i] = part(whole, 2 * table + 8 + 4 * i, {1});
   const tk_tensor lengths = rowView(num_tokens_per_expert);
   const int64_t e = noSlots ? 0 : num_experts;
-  s = ctx->run(tk::runtime::factoryOf(buildFusedMapping, count), {&ids, &counts, &tables[0], &tables[1], &tables[2]},
+  s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), count), {&ids, &counts, &tables[0], &tables[1], &tables[2]},
                stream, {e});
   if (s.isOk())
-    s = ctx->run(tk::runtime::factoryOf(buildFusedMapping, offsets), {&counts2d, &base2d, &lengths}, stream,
+    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), offsets), {&counts2d, &base2d, &lengths}, stream,
                  {alignment});
   if (s.isOk())
     s = ctx->run(
-        tk::runtime::factoryOf(buildFusedMapping, place),
+        tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), place),
         {&ids, &base, num_tokens_per_expert, &toPos, &tables[0], &tables[1], &tables[2], expert_start, expert_end},
         stream, {e, args["K"]});
   if (!s.isOk() || (!num_positions && !checksEnabled(ctx, TK_CHECK_INDICES)))
@@ -174,7 +174,7 @@ TK_REGISTER_OPERATORS(fused_mapping) {
   auto variant = [](const std::string &name, S s, int64_t experts) {
     FusedMappingConfig c;
     c.stage = s, c.bins = fusedMappingBins(experts);
-    return KernelVariant{name, scheduledFactory(fusedMappingSchedule(), buildFusedMapping, c)};
+    return KernelVariant{name, scheduledFactory(fusedMappingSchedule(), TK_PROGRAM(buildFusedMapping), c)};
   };
   registerSchedule(fusedMappingSchedule());
   registerOperator({"get_fused_mapping",

@@ -36,11 +36,11 @@ Status count(tk_context ctx, const tk::compiler::Target &target, const tk_tensor
   if (s.isOk())
     s = histogramSchedule().resolve(ctx, target, counting);
   if (s.isOk())
-    s = ctx->run(tk::runtime::factoryOf(buildHistogram, zero), {counts}, stream);
+    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero), {counts}, stream);
   if (!s.isOk() || numElements(ids) == 0)
     return s;
   tk_tensor flat = flatView(ids);
-  return ctx->run(tk::runtime::factoryOf(buildHistogram, counting), {&flat, counts}, stream, {groups});
+  return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), counting), {&flat, counts}, stream, {groups});
 }
 
 /// The ids are counted in i32 positions of one flat range.
@@ -104,7 +104,7 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
   const int64_t n = args["N"];
   if (n == 0) { // no token: fi = 0 (the spec's), not 0 / 0
     tk_tensor bits = bitsView(fi);
-    return tk::runtime::report(runScheduled(ctx, histogramSchedule(), buildHistogram,
+    return tk::runtime::report(runScheduled(ctx, histogramSchedule(), TK_PROGRAM(buildHistogram),
                                             stage(HistogramConfig::Stage::Zero), {&bits}, stream));
   }
   // The counts are exact integers in scratch memory, turned into floats by a third kernel.
@@ -115,7 +115,7 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
   tk_tensor counts = scratch.tensor(TK_I32, num_experts, 1);
   counts.ndim = 1;
   if ((s = count(ctx, target, topk_idx, &counts, stream)).isOk())
-    s = runScheduled(ctx, histogramSchedule(), buildHistogram, stage(HistogramConfig::Stage::Frequency),
+    s = runScheduled(ctx, histogramSchedule(), TK_PROGRAM(buildHistogram), stage(HistogramConfig::Stage::Frequency),
                      {&counts, fi}, stream, {num_experts, n * num_aux_topk});
   return tk::runtime::report(s);
 }
@@ -130,7 +130,7 @@ extern "C" tk_status tk_aux_fi(tk_context ctx, const tk_tensor *topk_idx, int32_
 TK_REGISTER_OPERATORS(group_count) {
   using S = HistogramConfig::Stage;
   auto variant = [](const std::string &name, S s, int64_t groups) {
-    return KernelVariant{name, scheduledFactory(histogramSchedule(), buildHistogram, stage(s, groups))};
+    return KernelVariant{name, scheduledFactory(histogramSchedule(), TK_PROGRAM(buildHistogram), stage(s, groups))};
   };
   registerSchedule(histogramSchedule());
   registerOperator({"group_count", "moe", "tk_group_count",

@@ -42,7 +42,7 @@ static tk_status tk_mask_indices_by_tp_unguarded(tk_context ctx, const tk_tensor
   MaskIndicesConfig config;
   config.dtype = indices->dtype == TK_I32 ? tk::dsl::DType::I32 : tk::dsl::DType::I64;
   tk_tensor flatIn = flatView(indices), flatOut = flatView(masked_indices);
-  return tk::runtime::report(runScheduled(ctx, maskIndicesSchedule(), buildMaskIndices, config, {&flatIn, &flatOut},
+  return tk::runtime::report(runScheduled(ctx, maskIndicesSchedule(), TK_PROGRAM(buildMaskIndices), config, {&flatIn, &flatOut},
                                           stream, {perRank, num_tp_ranks, tp_rank}));
 }
 
@@ -59,7 +59,7 @@ TK_REGISTER_OPERATORS(mask_indices_by_tp) {
   auto variant = [](const std::string &name, tk::dsl::DType dtype) {
     MaskIndicesConfig c;
     c.dtype = dtype;
-    return KernelVariant{name, scheduledFactory(maskIndicesSchedule(), buildMaskIndices, c)};
+    return KernelVariant{name, scheduledFactory(maskIndicesSchedule(), TK_PROGRAM(buildMaskIndices), c)};
   };
   registerSchedule(maskIndicesSchedule());
   registerOperator({"mask_indices_by_tp", "moe", "tk_mask_indices_by_tp",

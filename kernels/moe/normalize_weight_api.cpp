@@ -36,7 +36,7 @@ static tk_status tk_normalize_weight_unguarded(tk_context ctx, const tk_tensor *
   NormalizeWeightConfig config;
   config.topk = k;
   tk_tensor denView = columnView(denominator); // (N, 1): one value per row of a tile
-  return tk::runtime::report(runScheduled(ctx, normalizeWeightSchedule(), buildNormalizeWeight, config,
+  return tk::runtime::report(runScheduled(ctx, normalizeWeightSchedule(), TK_PROGRAM(buildNormalizeWeight), config,
                                           {topk_weights, &denView, normalized_weights}, stream));
 }
 
@@ -51,7 +51,7 @@ TK_REGISTER_OPERATORS(normalize_weight) {
   auto variant = [](const std::string &name, int64_t k) {
     NormalizeWeightConfig c;
     c.topk = k;
-    return KernelVariant{name, scheduledFactory(normalizeWeightSchedule(), buildNormalizeWeight, c)};
+    return KernelVariant{name, scheduledFactory(normalizeWeightSchedule(), TK_PROGRAM(buildNormalizeWeight), c)};
   };
   registerSchedule(normalizeWeightSchedule());
   registerOperator({"normalize_weight", "moe", "tk_normalize_weight",

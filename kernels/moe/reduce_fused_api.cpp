@@ -87,7 +87,7 @@ static tk_status tk_reduce_fused_unguarded(tk_context ctx, const tk_tensor *x, c
       tensors.push_back(sf);
     tensors.push_back(out);
   }
-  return tk::runtime::report(runScheduled(ctx, reduceFusedSchedule(), buildReduceFused, c, tensors, stream, {m}));
+  return tk::runtime::report(runScheduled(ctx, reduceFusedSchedule(), TK_PROGRAM(buildReduceFused), c, tensors, stream, {m}));
 }
 
 extern "C" tk_status tk_reduce_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
@@ -109,7 +109,7 @@ TK_REGISTER_OPERATORS(reduce_fused) {
     c.weights = true;
     c.rowScale = rowScale;
     c.scale = scale;
-    return KernelVariant{name, scheduledFactory(reduceFusedSchedule(), buildReduceFused, c)};
+    return KernelVariant{name, scheduledFactory(reduceFusedSchedule(), TK_PROGRAM(buildReduceFused), c)};
   };
   registerSchedule(reduceFusedSchedule());
   registerOperator({"reduce_fused",

@@ -116,7 +116,7 @@ static tk_status tk_top2_sum_gate_unguarded(tk_context ctx, const tk_tensor *log
   tensors.push_back(topk_idx);
   tensors.push_back(topk_weights);
   const int64_t x = p.replicas ? p.replicas - 1 : 0;
-  return tk::runtime::report(runScheduled(ctx, top2SumGateSchedule(), buildTop2SumGate, c, tensors, stream,
+  return tk::runtime::report(runScheduled(ctx, top2SumGateSchedule(), TK_PROGRAM(buildTop2SumGate), c, tensors, stream,
                                           {tk::runtime::f32Scalar(routed_scaling_factor), ep_rank, (e + x) / num_ep_ranks, num_tp_ranks, tp_rank}));
 }
 
@@ -140,7 +140,7 @@ TK_REGISTER_OPERATORS(top2_sum_gate) {
   auto variant = [](const std::string &name, int64_t e, int64_t g, int64_t kg, int64_t k, Scoring s) {
     Top2SumGateConfig c;
     c.experts = e, c.groups = g, c.topkGroups = kg, c.topk = k, c.scoring = s, c.mask = true, c.unmapped = true;
-    return KernelVariant{name, scheduledFactory(top2SumGateSchedule(), buildTop2SumGate, c)};
+    return KernelVariant{name, scheduledFactory(top2SumGateSchedule(), TK_PROGRAM(buildTop2SumGate), c)};
   };
   registerSchedule(top2SumGateSchedule());
   registerOperator({"top2_sum_gate",

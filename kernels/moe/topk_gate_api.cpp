@@ -41,7 +41,7 @@ static tk_status tk_topk_gate_unguarded(tk_context ctx, const tk_tensor *scores,
   TopkGateConfig config;
   config.experts = e;
   config.topk = k;
-  return tk::runtime::report(runScheduled(ctx, topkGateSchedule(), buildTopkGate, config, {scores, topk_idx}, stream));
+  return tk::runtime::report(runScheduled(ctx, topkGateSchedule(), TK_PROGRAM(buildTopkGate), config, {scores, topk_idx}, stream));
 }
 
 extern "C" tk_status tk_topk_gate(tk_context ctx, const tk_tensor *scores, int32_t num_topk, tk_tensor *topk_idx,
@@ -52,7 +52,7 @@ extern "C" tk_status tk_topk_gate(tk_context ctx, const tk_tensor *scores, int32
 
 TK_REGISTER_OPERATORS(topk_gate) {
   auto variant = [](const std::string &name, TopkGateConfig c) {
-    return KernelVariant{name, scheduledFactory(topkGateSchedule(), buildTopkGate, c)};
+    return KernelVariant{name, scheduledFactory(topkGateSchedule(), TK_PROGRAM(buildTopkGate), c)};
   };
   registerSchedule(topkGateSchedule());
   registerOperator({"topk_gate", "moe", "tk_topk_gate",

@@ -46,7 +46,7 @@ static tk_status tk_topk_sum_and_topk_group_idx_unguarded(tk_context ctx, const 
   out.ndim = 3;
   out.shape[2] = 1, out.strides[2] = 1;
   return tk::runtime::report(
-      runScheduled(ctx, topkGroupIdxSchedule(), buildTopkGroupIdx, config, {scores, &out}, stream));
+      runScheduled(ctx, topkGroupIdxSchedule(), TK_PROGRAM(buildTopkGroupIdx), config, {scores, &out}, stream));
 }
 
 extern "C" tk_status tk_topk_sum_and_topk_group_idx(tk_context ctx, const tk_tensor *scores, int32_t num_topk_sum,
@@ -60,7 +60,7 @@ TK_REGISTER_OPERATORS(topk_group_idx) {
   auto variant = [](const std::string &name, int64_t g, int64_t epg, int64_t q, int64_t kg) {
     TopkGroupIdxConfig c;
     c.groups = g, c.perGroup = epg, c.topkSum = q, c.topkGroups = kg;
-    return KernelVariant{name, scheduledFactory(topkGroupIdxSchedule(), buildTopkGroupIdx, c)};
+    return KernelVariant{name, scheduledFactory(topkGroupIdxSchedule(), TK_PROGRAM(buildTopkGroupIdx), c)};
   };
   registerSchedule(topkGroupIdxSchedule());
   registerOperator({"topk_sum_and_topk_group_idx", "moe", "tk_topk_sum_and_topk_group_idx",

@@ -36,7 +36,7 @@ static tk_status tk_inplace_unique_group_indices_unguarded(tk_context ctx, tk_te
   UniqueGroupIndicesConfig config;
   config.topk = k;
   // In place: the kernel reads each row before it writes it, through two views of one tensor.
-  return tk::runtime::report(runScheduled(ctx, uniqueGroupIndicesSchedule(), buildUniqueGroupIndices, config,
+  return tk::runtime::report(runScheduled(ctx, uniqueGroupIndicesSchedule(), TK_PROGRAM(buildUniqueGroupIndices), config,
                                           {group_indices, group_indices}, stream));
 }
 
@@ -51,7 +51,7 @@ TK_REGISTER_OPERATORS(unique_group_indices) {
   auto variant = [](const std::string &name, int64_t k) {
     UniqueGroupIndicesConfig c;
     c.topk = k;
-    return KernelVariant{name, scheduledFactory(uniqueGroupIndicesSchedule(), buildUniqueGroupIndices, c)};
+    return KernelVariant{name, scheduledFactory(uniqueGroupIndicesSchedule(), TK_PROGRAM(buildUniqueGroupIndices), c)};
   };
   registerSchedule(uniqueGroupIndicesSchedule());
   registerOperator({"inplace_unique_group_indices", "moe", "tk_inplace_unique_group_indices",

@@ -71,7 +71,7 @@ tk_status launch(tk_context ctx, const PerBlockCastConfig &config, const tk_tens
                  std::vector<const tk_tensor *> tensors, tk_stream stream) {
   if (x->shape[0] == 0)
     return tk::runtime::report(Status::ok());
-  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(buildPerBlockCast, config), tensors, stream));
+  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildPerBlockCast), config), tensors, stream));
 }
 
 } // namespace
@@ -154,7 +154,7 @@ TK_REGISTER_OPERATORS(per_block_cast) {
   using dsl::DType;
   auto perBlock = [](const std::string &name, PerBlockCastConfig c, PerBlockMode mode) {
     c.mode = mode;
-    return KernelVariant{name, runtime::factoryOf(buildPerBlockCast, c)};
+    return KernelVariant{name, runtime::factoryOf(TK_PROGRAM(buildPerBlockCast), c)};
   };
   registerOperator({"per_block_cast", "quant", "tk_per_block_cast",
                     "b x g block absmax -> scale -> e4m3 cast, fp32 scale factors",

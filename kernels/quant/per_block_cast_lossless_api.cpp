@@ -96,7 +96,7 @@ Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, 
   if (!s.isOk())
     return s;
   tk_tensor violations = flags.tensor(TK_F32, rows, cols);
-  if (!(s = ctx->run(tk::runtime::factoryOf(buildPerBlockCastLossless, c), {x, xSf, out, outSf, &violations}, stream)).isOk())
+  if (!(s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildPerBlockCastLossless), c), {x, xSf, out, outSf, &violations}, stream)).isOk())
     return s;
   int64_t i = -1; // the first tile whose flag is set, if any
   if (!(s = flags.inspect(stream, [&](const void *p) { i = firstNonzero(static_cast<const float *>(p), rows * cols); }))
@@ -147,7 +147,7 @@ extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor 
 
 TK_REGISTER_OPERATORS(per_block_cast_lossless) {
   auto lossless = [](const std::string &name, PerBlockLosslessConfig c) {
-    return KernelVariant{name, scheduledFactory(perBlockLosslessSchedule(), buildPerBlockCastLossless, c)};
+    return KernelVariant{name, scheduledFactory(perBlockLosslessSchedule(), TK_PROGRAM(buildPerBlockCastLossless), c)};
   };
   registerSchedule(perBlockLosslessSchedule());
   registerOperator({"per_block_cast_lossless", "quant", "tk_per_block_cast_lossless",

@@ -21,7 +21,7 @@ Status invalid(const char *op, const std::string &what) { return Status::invalid
 /// Compiles (or finds) the kernel of `config` and launches it on `args`.
 Status launch(const char *op, tk_context ctx, PerChannelCastConfig config, std::vector<const tk_tensor *> args,
               tk_stream stream) {
-  return runScheduled(ctx, perChannelCastSchedule(), buildPerChannelCast, config, args, stream);
+  return runScheduled(ctx, perChannelCastSchedule(), TK_PROGRAM(buildPerChannelCast), config, args, stream);
 }
 
 /// fmt, flags and b: e4m3, TK_ROUND_SF only, b = 128 (or 32 with `anyBlock`).
@@ -287,7 +287,7 @@ extern "C" tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(
 TK_REGISTER_OPERATORS(per_channel_cast) {
   using dsl::DType;
   auto perChannel = [](const std::string &name, PerChannelCastConfig c) {
-    return KernelVariant{name, scheduledFactory(perChannelCastSchedule(), buildPerChannelCast, c)};
+    return KernelVariant{name, scheduledFactory(perChannelCastSchedule(), TK_PROGRAM(buildPerChannelCast), c)};
   };
   registerSchedule(perChannelCastSchedule());
   registerOperator({"per_channel_cast", "quant", "tk_per_channel_cast",

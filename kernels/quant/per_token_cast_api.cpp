@@ -124,7 +124,7 @@ tk_status launch(tk_context ctx, PerTokenCastConfig config, const tk_tensor *x, 
                  tk_stream stream) {
   if (x->shape[0] == 0 || x->shape[1] == 0) // nothing to read or write
     return tk::runtime::report(Status::ok());
-  return tk::runtime::report(runScheduled(ctx, perTokenCastSchedule(), buildPerTokenCast, config, tensors, stream));
+  return tk::runtime::report(runScheduled(ctx, perTokenCastSchedule(), TK_PROGRAM(buildPerTokenCast), config, tensors, stream));
 }
 
 } // namespace
@@ -224,7 +224,7 @@ namespace {
 KernelVariant perTokenCastVariant(const std::string &name, PerTokenCastConfig c, PerTokenMode mode = PerTokenMode::Cast) {
   c.mode = mode;
   c.xContiguous = true; // what the C API compiles for contiguous rows, the common case
-  return {name, scheduledFactory(perTokenCastSchedule(), buildPerTokenCast, c)};
+  return {name, scheduledFactory(perTokenCastSchedule(), TK_PROGRAM(buildPerTokenCast), c)};
 }
 
 PerTokenCastConfig e2m1(PerTokenCastConfig c) {

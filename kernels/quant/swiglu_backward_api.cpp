@@ -132,7 +132,7 @@ static tk_status tk_swiglu_backward_and_per_token_cast_unguarded(
     return report(s);
   tk_tensor rowDots = rowDotsBuffer.tensor(TK_F32, n, chunks);
   if (n > 0) {
-    s = ctx->run(tk::runtime::factoryOf(buildSwigluBackward, config),
+    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildSwigluBackward), config),
                  {&xv, x_sf, &gv, &topkView, &weightFlat, out, x_grad_fp8, x_grad_sf, x_grad, &rowDots}, stream);
     if (!s.isOk())
       return report(s);
@@ -141,7 +141,7 @@ static tk_status tk_swiglu_backward_and_per_token_cast_unguarded(
     return report(Status::ok());
   // Slot s gets the dot product of row token_topk_to_pos[s]; zero for -1 and,
   // without rows, everywhere (quant.md 4.18).
-  return report(ctx->run(tk::runtime::factoryOf(buildWeightGradFromRowDots, WeightGradConfig{chunks}),
+  return report(ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildWeightGradFromRowDots), WeightGradConfig{chunks}),
                          {&ttpView, &rowDots, &gradSlots}, stream));
 }
 
@@ -164,11 +164,11 @@ TK_REGISTER_OPERATORS(swiglu_backward) {
     return c;
   };
   auto variant = [](const std::string &name, const SwigluBackwardConfig &c) {
-    return KernelVariant{name, scheduledFactory(swigluBackwardSchedule(), buildSwigluBackward, c)};
+    return KernelVariant{name, scheduledFactory(swigluBackwardSchedule(), TK_PROGRAM(buildSwigluBackward), c)};
   };
   const SwigluBackwardConfig g128 = config(7168, 128, {});
   // The weight gradient sums the chunks of the g128 kernel, as scheduled for the target.
-  runtime::KernelFactory weightGrad = runtime::factoryOf(buildWeightGradFromRowDots, WeightGradConfig{});
+  runtime::KernelFactory weightGrad = runtime::factoryOf(TK_PROGRAM(buildWeightGradFromRowDots), WeightGradConfig{});
   weightGrad.build = [g128](mlir::MLIRContext &ctx, const compiler::Target &target) {
     SwigluBackwardConfig c = g128;
     runtime::ScheduleChoice choice;

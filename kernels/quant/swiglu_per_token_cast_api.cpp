@@ -125,7 +125,7 @@ static tk_status tk_swiglu_forward_and_per_token_cast_unguarded(
   if (!s.isOk())
     return report(s);
   config.wholeTiles = n % config.tileM() == 0;
-  return report(ctx->run(tk::runtime::factoryOf(buildSwigluPerTokenCast, config), tensors, stream));
+  return report(ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildSwigluPerTokenCast), config), tensors, stream));
 }
 
 extern "C" tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const tk_tensor *x, tk_format fmt,
@@ -143,7 +143,7 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const 
 
 TK_REGISTER_OPERATORS(swiglu_per_token_cast) {
   auto variant = [](const std::string &name, SwigluPerTokenCastConfig c) {
-    return KernelVariant{name, scheduledFactory(swigluPerTokenSchedule(), buildSwigluPerTokenCast, c)};
+    return KernelVariant{name, scheduledFactory(swigluPerTokenSchedule(), TK_PROGRAM(buildSwigluPerTokenCast), c)};
   };
   auto config = [](int64_t h, int64_t g, bool routed, std::optional<float> clamp) {
     SwigluPerTokenCastConfig c;

@@ -44,7 +44,7 @@ tk_status run(const char *op, tk_context ctx, const tk_tensor *x, const tk_tenso
   config.dtype = dslDtype(xBits.dtype);
   config.xAlignBytes = alignmentOf(x, tk::dsl::byteSize(config.dtype));
   return tk::runtime::report(
-      runScheduled(ctx, transposeSchedule(), buildBatchedTranspose, config, {&xBits, &outBits}, stream));
+      runScheduled(ctx, transposeSchedule(), TK_PROGRAM(buildBatchedTranspose), config, {&xBits, &outBits}, stream));
 }
 
 /// A 2-D tensor as a batch of one.
@@ -89,7 +89,7 @@ extern "C" tk_status tk_transpose(tk_context ctx, const tk_tensor *x, tk_tensor 
 TK_REGISTER_OPERATORS(transpose) {
   using dsl::DType;
   auto variant = [](const std::string &name, TransposeConfig c) {
-    return KernelVariant{name, scheduledFactory(transposeSchedule(), buildBatchedTranspose, c)};
+    return KernelVariant{name, scheduledFactory(transposeSchedule(), TK_PROGRAM(buildBatchedTranspose), c)};
   };
   registerSchedule(transposeSchedule());
   registerOperator({"batched_transpose", "transpose", "tk_batched_transpose",

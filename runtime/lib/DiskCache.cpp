@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <dirent.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -122,6 +123,30 @@ std::optional<std::string> DiskCache::read(const std::string &key, Kind kind) co
   if (sha256Hex(body) != digest)
     return std::nullopt;
   return body;
+}
+
+std::vector<std::string> DiskCache::keys(Kind kind) const {
+  std::vector<std::string> out;
+  const std::string suffix = kind == Kind::Ptx ? ".ptx" : kind == Kind::Index ? ".index" : ".cubin";
+  DIR *d = enabled() ? opendir(dir_.c_str()) : nullptr;
+  if (!d)
+    return out;
+  while (dirent *e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    // The key is in the entry's header ("tk-ptx 1 <key> ..."); read() then checks the whole entry.
+    std::optional<std::string> bytes = readRegularFile(dir_ + "/" + name);
+    if (!bytes)
+      continue;
+    std::istringstream header(bytes->substr(0, bytes->find('\n')));
+    std::string magic, version, key;
+    if (header >> magic >> version >> key && magic + " " + version == entryMagic(kind) && read(key, kind))
+      out.push_back(key);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void DiskCache::write(const std::string &key, const std::string &bytes, Kind kind) const {

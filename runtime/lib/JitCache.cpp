@@ -122,6 +122,10 @@ Status loadModule(const Driver &d, CompiledKernel &kernel, const DeviceInfo *dev
   return s;
 }
 
+std::string aotCubinKey(const std::string &contentKey, int ccMajor, int ccMinor) {
+  return contentKey + ".sm" + std::to_string(ccMajor) + std::to_string(ccMinor) + ".aot";
+}
+
 std::string cubinKey(const std::string &contentKey, const DeviceInfo &device) {
   return contentKey + ".sm" + std::to_string(device.ccMajor) + std::to_string(device.ccMinor) + ".driver" +
          std::to_string(device.driverVersion) + (device.driverBuild.empty() ? "" : "-" + device.driverBuild);
@@ -160,6 +164,14 @@ static Status loadFunction(const Driver &d, CompiledKernel &kernel, const Device
     if (std::optional<std::string> cubin = disk->read(key, DiskCache::Kind::Cubin)) {
       r = d.cuModuleLoadData(&kernel.module, cubin->data());
       kernel.cubinFromDisk = r == 0; // else (a damaged or foreign image) JIT the PTX below
+    }
+  // A bundle's cubin (`tk bundle`: ptxas at build time, for any driver that loads it).
+  if (r != 0 && !key.empty())
+    if (std::optional<std::string> cubin =
+            disk->read(aotCubinKey(kernel.contentKey, device->ccMajor, device->ccMinor), DiskCache::Kind::Cubin)) {
+      kernel.module = nullptr;
+      r = d.cuModuleLoadData(&kernel.module, cubin->data());
+      kernel.cubinFromDisk = kernel.cubinFromBundle = r == 0;
     }
   if (r != 0) {
     kernel.module = nullptr;

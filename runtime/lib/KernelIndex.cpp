@@ -7,7 +7,11 @@
 namespace tk::runtime {
 
 std::string indexKey(const KernelFactory &factory, const compiler::Target &target, const std::string &optionsTag) {
-  const std::string program = programIdentity(factory.program);
+  // A named program is the same in every binary of these sources; another
+  // is known by the binary that holds it.
+  const std::string program = !factory.programName.empty()
+                                  ? "named:" + factory.programName + "@" + compiler::programsId()
+                                  : programIdentity(factory.program);
   if (program.empty())
     return "";
   const std::string text = "tk-index\n" + program + "\n" + factory.config + "\n" + target.name + "\n" + optionsTag +

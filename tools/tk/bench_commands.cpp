@@ -81,19 +81,25 @@ int cmdBench(const std::vector<std::string> &args) {
     return bench::runFirstCallChild(args[1]);
   bench::BenchOptions options;
   bool firstCall = false;
+  std::string bundle;
   std::string error = parseArgs(
       args, options,
       {{"--json", {true, [&](const std::string &v) { return options.jsonPath = v, std::string(); }}},
        {"--baselines", {true, [&](const std::string &v) { return options.baselinesPath = v, std::string(); }}},
        {"--no-table", {false, [&](const std::string &) { return options.useTable = false, std::string(); }}},
        {"--first-call", {false, [&](const std::string &) { return firstCall = true, std::string(); }}},
+       {"--bundle", {true, [&](const std::string &v) { return bundle = v, std::string(); }}},
        {"--table", {true, loadTable}}});
   if (!error.empty()) {
     std::fprintf(stderr, "tk bench: %s\n", error.c_str());
     return 2;
   }
+  if (!bundle.empty() && !firstCall) {
+    std::fprintf(stderr, "tk bench: --bundle goes with --first-call\n");
+    return 2;
+  }
   if (firstCall)
-    return guarded("tk bench --first-call", [&] { return bench::runFirstCall(options); });
+    return guarded("tk bench --first-call", [&] { return bench::runFirstCall(options, bundle); });
   return guarded("tk bench", [&] { return bench::runBenchmark(options); });
 }
 

@@ -7,6 +7,7 @@
 namespace tk::tools {
 int cmdList(const std::vector<std::string> &args);
 int cmdCompile(const std::vector<std::string> &args);
+int cmdBundle(const std::vector<std::string> &args);
 int cmdRun(const std::vector<std::string> &args);
 int cmdCheck(const std::vector<std::string> &args);
 int cmdVersion();

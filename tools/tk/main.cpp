@@ -2,6 +2,7 @@
 //
 //   tk list                                   shipped kernels
 //   tk compile --all [--target T] -o DIR      one .ptx per kernel variant
+//   tk bundle DIR [--all [--target T]...]     ptxas cubins beside a cache directory's PTX, to deploy
 //   tk run [--quick]                          GPU: run, check, time; else the CPU path and the compile table
 //   tk check [--sms N] [--only OP]            every entry point at small shapes, checked (for sanitizers)
 //   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--no-table|--table FILE]
@@ -22,11 +23,12 @@ static int usage(FILE *to = stderr) {
   std::fprintf(to, "usage:\n"
                    "  tk list\n"
                    "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] [--no-table] -o DIR\n"
+                   "  tk bundle DIR [--all [--target T]...]   cubins (ptxas) for a cache directory to deploy\n"
                    "  tk run [--quick]\n"
                    "  tk check [--sms N] [--only OP] [--out-of-bounds-control]\n"
                    "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
                    "           [--no-table | --table FILE]\n"
-                   "  tk bench --first-call [--only OP[,OP]]   first-call latency in new processes\n"
+                   "  tk bench --first-call [--only OP[,OP]] [--bundle DIR]   first-call latency in new processes\n"
                    "  tk tune [--full|--headline] [--only OP[,OP]] [--match TEXT] [-o FILE] [--seconds S]\n"
                    "          [--min-gain F] [--table FILE]\n"
                    "  tk tune --list      every operator's schedule fields (TK_SCHEDULE=OP:FIELD=V,...;OP2:...)\n"
@@ -47,6 +49,8 @@ int main(int argc, char **argv) {
     return tk::tools::cmdList(args);
   if (cmd == "compile")
     return tk::tools::cmdCompile(args);
+  if (cmd == "bundle")
+    return tk::tools::cmdBundle(args);
   if (cmd == "run")
     return tk::tools::cmdRun(args);
   if (cmd == "check")

@@ -33,9 +33,10 @@ std::string findPtxas() {
   return executable("/usr/local/cuda/bin/ptxas") ? "/usr/local/cuda/bin/ptxas" : "";
 }
 
-PtxasReport runPtxas(const std::string &ptxas, const std::string &ptxFile, const std::string &arch) {
+PtxasReport runPtxas(const std::string &ptxas, const std::string &ptxFile, const std::string &arch,
+                     const std::string &cubinFile) {
   PtxasReport r;
-  std::string cmd = "'" + ptxas + "' -arch=" + arch + " -v '" + ptxFile + "' -o /dev/null 2>&1";
+  std::string cmd = "'" + ptxas + "' -arch=" + arch + " -v '" + ptxFile + "' -o '" + cubinFile + "' 2>&1";
   FILE *pipe = popen(cmd.c_str(), "r");
   if (!pipe) {
     r.error = "could not run " + ptxas;

@@ -15,7 +15,9 @@ struct PtxasReport {
 
 /// $TK_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas; "" if none.
 std::string findPtxas();
-/// `ptxas -arch=<arch> -v <ptxFile>`; fills the resource report.
-PtxasReport runPtxas(const std::string &ptxas, const std::string &ptxFile, const std::string &arch);
+/// `ptxas -arch=<arch> -v <ptxFile> -o <cubinFile>`; fills the resource
+/// report (the cubin is dropped unless `cubinFile` names a file).
+PtxasReport runPtxas(const std::string &ptxas, const std::string &ptxFile, const std::string &arch,
+                     const std::string &cubinFile = "/dev/null");
 
 } // namespace tk::tools

@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tk::runtime {
 
@@ -38,6 +39,8 @@ public:
   /// `key`: a content key for PTX; for a cubin, a content key followed by
   /// the device's tag (cubinKey()).
   std::string pathFor(const std::string &key, Kind kind = Kind::Ptx) const;
+  /// The keys of the intact entries of `kind` (for `tk bundle`), sorted.
+  std::vector<std::string> keys(Kind kind) const;
 
 private:
   std::string dir_;

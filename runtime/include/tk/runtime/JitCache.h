@@ -38,6 +38,7 @@ struct CompiledKernel {
   int64_t dynamicSharedBytes = 0;
   bool fromDisk = false; ///< PTX read from the disk cache
   bool cubinFromDisk = false; ///< loaded from a cached cubin: no driver JIT
+  bool cubinFromBundle = false; ///< that cubin was ptxas's, from a bundle (`tk bundle`)
   bool fromIndex = false;     ///< found through the disk index: the DSL program did not run
 };
 
@@ -114,6 +115,11 @@ Status loadModule(const Driver &driver, CompiledKernel &kernel, const DeviceInfo
 /// the driver that made it (API version and libcuda's build id, so that an
 /// updated driver JIT-compiles again).
 std::string cubinKey(const std::string &contentKey, const DeviceInfo &device);
+
+/// The disk key of the cubin `tk bundle` assembles with ptxas from
+/// `contentKey`'s PTX for devices of compute capability ccMajor.ccMinor
+/// (loaded when the driver made none: it needs no driver JIT at all).
+std::string aotCubinKey(const std::string &contentKey, int ccMajor, int ccMinor);
 
 /// ok when `bytes` of dynamic shared memory per block fit the device's
 /// opt-in limit `deviceMax`; else TK_ERROR_UNSUPPORTED naming the kernel,

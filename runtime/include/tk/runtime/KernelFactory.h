@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 
 namespace mlir {
 class MLIRContext;
@@ -29,6 +30,11 @@ struct KernelFactory {
   /// anonymous factory, which contexts do not keep in memory by name (they
   /// still find its kernel by content).
   const void *program = nullptr;
+  /// The program's stable name (TK_PROGRAM), "" for one passed as a bare
+  /// function: with it, the disk index names the kernel the same way in
+  /// every binary built from the same sources (tk, libtk.so, a bundle's
+  /// reader); without it, by the binary's build id and the function's offset.
+  std::string programName;
   /// The config's key: every value the program's IR depends on.
   std::string config;
   Build build;
@@ -48,6 +54,16 @@ struct KernelFactory {
   }
 };
 
+/// A build function with the stable name TK_PROGRAM gives it.
+template <typename F> struct Program {
+  const char *name;
+  F fn;
+};
+
+/// `fn` with its name, as the shipped kernels pass their programs (the
+/// config's type tells apart programs of the same name in two namespaces).
+#define TK_PROGRAM(fn) ::tk::runtime::Program<decltype(&fn)>{#fn, &fn}
+
 /// The factory of a program without a config.
 inline KernelFactory factoryOf(compiler::BuiltKernel (*buildFn)(mlir::MLIRContext &)) {
   return {reinterpret_cast<const void *>(buildFn), "",
@@ -66,6 +82,13 @@ KernelFactory factoryOf(compiler::BuiltKernel (*buildFn)(mlir::MLIRContext &, co
                         const Config &config) {
   return {reinterpret_cast<const void *>(buildFn), config.key(),
           [buildFn, config](mlir::MLIRContext &ctx, const compiler::Target &t) { return buildFn(ctx, config, t); }};
+}
+
+/// factoryOf for a named program: the same factory, with its stable name.
+template <typename F, typename Config> KernelFactory factoryOf(const Program<F> &program, const Config &config) {
+  KernelFactory f = factoryOf(program.fn, config);
+  f.programName = std::string(program.name) + "/" + typeid(Config).name();
+  return f;
 }
 
 } // namespace tk::runtime
