@@ -107,6 +107,28 @@ class ErrorTest(unittest.TestCase):
         else:
             self.fail('a CUDA call without a driver succeeded')
 
+    def test_integers_past_the_c_type_are_refused(self):
+        # ctypes would pass 2**32 + 1 as 1: the call must refuse it, not mask for TP rank 1.
+        ids = np.array([[0, 5, 9, -1]], np.int64)
+        with self.assertRaises(tk_kernels.TkInvalidArgumentError) as cm:
+            tk_kernels.moe.mask_indices_by_tp(ids, 16, 1, 2**32 + 1, 2)
+        self.assertIn('outside the C c_int range', str(cm.exception))
+        self.assertEqual(tk_kernels.moe.mask_indices_by_tp(ids, 16, 1, 1, 2).shape, ids.shape)  # rank 1 itself is fine
+        with self.assertRaises(tk_kernels.TkInvalidArgumentError) as cm:
+            tk_kernels.quant.per_block_cast(randn((128, 128), BF16), 'e4m3', (2**31, 128))
+        self.assertIn('does not fit int32', str(cm.exception))
+
+    def test_a_read_only_array_the_call_writes_is_refused(self):
+        ids = np.array([[0, 1, 1, 2]], np.int64)
+        ids.flags.writeable = False
+        with self.assertRaises(tk_kernels.TkInvalidArgumentError) as cm:
+            tk_kernels.moe.inplace_unique_group_indices(ids, 4)
+        self.assertIn('group_indices is written by the call but is read-only', str(cm.exception))
+        self.assertEqual(ids.tolist(), [[0, 1, 1, 2]])
+        writable = ids.copy()
+        tk_kernels.moe.inplace_unique_group_indices(writable, 4)
+        self.assertEqual(writable.tolist(), [[0, 1, -1, 2]])
+
     def test_a_non_tensor_argument_is_named(self):
         x = randn((64, 64))
         with self.assertRaisesRegex(TypeError, 'sf must be a torch.Tensor or a numpy.ndarray'):

@@ -78,6 +78,9 @@ class _Numpy:
     def stream(self, obj):
         return None
 
+    def writeable(self, obj):
+        return obj.flags.writeable
+
     def guard(self, obj):
         return _NullGuard()
 
@@ -131,6 +134,9 @@ class _Torch:
     def zeros(self, shape, code, like):
         import torch
         return torch.zeros(tuple(shape), dtype=self.native(code), device=like.device)
+
+    def writeable(self, obj):
+        return True
 
     def stream(self, obj):
         if obj.device.type != 'cuda':
@@ -269,6 +275,12 @@ class Call:
         self._keep.append(d)
         return ctypes.byref(d)
 
+    def w(self, obj, arg):
+        """t() for a tensor the call writes that the caller gave: a read-only array is refused."""
+        if obj is not None and not self.check_same(obj, arg).writeable(obj):
+            raise self.invalid(f'{arg} is written by the call but is read-only (a NumPy array with writeable=False)')
+        return self.t(obj, arg)
+
     def code(self, obj):
         return self.ad.code(obj)
 
@@ -298,10 +310,20 @@ class Call:
     def run(self, *args):
         ctx = context(self.device)
         fn = _lib.op(self.c_name)
+        # ctypes wraps an integer past its C type silently (2**32 + 2 would reach tk as 2).
+        for i, (value, ctype) in enumerate(zip(args, fn.argtypes[1:]), start=1):
+            limits = _INT_LIMITS.get(ctype)
+            if limits and isinstance(value, int) and not limits[0] <= value <= limits[1]:
+                raise self.invalid(f'integer argument {i} of tk_{self.c_name} is {value}, outside the C '
+                                   f'{ctype.__name__} range [{limits[0]}, {limits[1]}]')
         with self.ad.guard(self.like):
             stream = self.ad.stream(self.like)
             status = fn(ctx, *args, stream)
         _lib.check(status, self.function)
+
+
+_INT_LIMITS = {ctypes.c_int32: (-2**31, 2**31 - 1), ctypes.c_uint32: (0, 2**32 - 1),
+               ctypes.c_int64: (-2**63, 2**63 - 1), ctypes.c_int: (-2**31, 2**31 - 1)}
 
 
 def _row_major(shape):
@@ -321,10 +343,14 @@ def i32x2(function, arg, pair):
     if pair is None:
         return None
     try:
-        a, b = pair
-        return (ctypes.c_int32 * 2)(int(a), int(b))
-    except (TypeError, ValueError):
+        a, b = int(pair[0]), int(pair[1])
+        if len(pair) != 2:
+            raise ValueError
+    except (TypeError, ValueError, IndexError):
         raise _lib.invalid(function, f'{arg} must be a pair of ints, got {pair!r}') from None
+    if not all(-2**31 <= v < 2**31 for v in (a, b)):
+        raise _lib.invalid(function, f'{arg} {pair!r} does not fit int32')
+    return (ctypes.c_int32 * 2)(a, b)
 
 
 def f32p(value):

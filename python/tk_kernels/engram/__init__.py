@@ -99,8 +99,8 @@ def grad_w_reduce(grad_w_partial, weight_hidden, weight_embed, grad_weight_hidde
     """grad_weight_hidden += gW * weight_embed, grad_weight_embed += gW * weight_hidden (gW = sum of partials)."""
     c = Call('engram.grad_w_reduce', grad_w_partial, 'grad_w_partial', c_name='engram_grad_w_reduce')
     c.run(c.t(grad_w_partial, 'grad_w_partial'), c.t(weight_hidden, 'weight_hidden'),
-          c.t(weight_embed, 'weight_embed'), c.t(grad_weight_hidden, 'grad_weight_hidden'),
-          c.t(grad_weight_embed, 'grad_weight_embed'))
+          c.t(weight_embed, 'weight_embed'), c.w(grad_weight_hidden, 'grad_weight_hidden'),
+          c.w(grad_weight_embed, 'grad_weight_embed'))
 
 
 __all__ = ['engram_hash', 'make_offsets', 'fused_weight', 'engram_gate_fwd', 'engram_gate_bwd', 'grad_w_reduce']

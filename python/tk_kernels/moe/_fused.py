@@ -99,6 +99,6 @@ def reduce_fused(x, topk_weights, token_topk_to_pos, fp8_format='', sf=None, out
         if c.code(out) != (_lib.F8_E4M3 if fp8_format == 'e4m3' else c.code(data)):
             raise c.invalid(f"out's dtype does not match fp8_format {fp8_format!r}")
     c.run(c.t(data, 'x'), c.t(x_sf, 'x_sf'), c.t(topk_weights, 'topk_weights'),
-          c.t(token_topk_to_pos, 'token_topk_to_pos'), c.t(sf, 'sf'), c.t(out, 'out'))
+          c.t(token_topk_to_pos, 'token_topk_to_pos'), c.t(sf, 'sf'), c.w(out, 'out'))
     return out
 

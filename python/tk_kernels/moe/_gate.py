@@ -95,4 +95,4 @@ def group_count(group_idx, num_groups):
 def inplace_unique_group_indices(group_indices, num_groups):
     """In each row of int64 group_indices (N, K), later repeats of an id become -1, in place. Returns None."""
     c = Call('moe.inplace_unique_group_indices', group_indices, 'group_indices')
-    c.run(c.t(group_indices, 'group_indices'), num_groups)
+    c.run(c.w(group_indices, 'group_indices'), num_groups)

@@ -29,7 +29,7 @@ def swiglu_forward_and_per_token_cast(x, fmt, num_per_channels, pos_to_token_top
                 use_packed_ue8m0)
     c.run(c.t(x, 'x'), code, g, c.t(pos_to_token_topk, 'pos_to_token_topk'), c.t(topk_weights, 'topk_weights'),
           c.t(pos_to_expert, 'pos_to_expert'), flags(use_tma_aligned_col_major_sf, round_sf, use_packed_ue8m0),
-          f32p(swiglu_clamp_value), c.t(clamped_count, 'clamped_count'), f32p(sf_clamp_min), c.t(out, 'out'),
+          f32p(swiglu_clamp_value), c.w(clamped_count, 'clamped_count'), f32p(sf_clamp_min), c.t(out, 'out'),
           c.t(sf, 'out_sf'))
     return out, sf
 
