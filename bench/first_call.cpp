@@ -164,8 +164,8 @@ static int runFirstCallFromBundle(const CaseOptions &options, const std::string 
       continue;
     }
     const bool met = c.overheadMs() <= kWarmTargetMs && c.fromIndex == c.kernels && c.fromBundle == c.kernels;
-    std::printf("%-34s %7d %10d %12d %10.2f  %s\n", t.op.c_str(), c.kernels, c.fromIndex, c.fromBundle,
-                c.overheadMs(), met ? "met" : "MISSED");
+    std::printf("%-34s %7d %10d %12d %10.2f  %s\n", t.op.c_str(), c.kernels, c.fromIndex, c.fromBundle, c.overheadMs(),
+                met ? "met" : "MISSED");
     missed += !met;
   }
   return missed ? 1 : 0;

@@ -1,15 +1,12 @@
 //===- DiskCache.cpp ------------------------------------------------------===//
 #include "tk/runtime/DiskCache.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/SHA256.h"
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <dirent.h>
 #include <cstdio>
 #include <cstdlib>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sstream>
 #include <sys/stat.h>
@@ -68,14 +65,6 @@ std::optional<std::string> readRegularFile(const std::string &path) {
 }
 
 } // namespace
-
-std::string sha256Hex(const std::string &bytes) {
-  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes));
-  char hex[65];
-  for (int i = 0; i < 32; ++i)
-    std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-  return hex;
-}
 
 DiskCache DiskCache::at(const std::string &dir) {
   DiskCache c;

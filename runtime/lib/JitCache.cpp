@@ -2,10 +2,9 @@
 #include "tk/runtime/JitCache.h"
 #include "tk/runtime/KernelIndex.h"
 
-#include "tk/compiler/Registration.h"
-#include "tk/compiler/Version.h"
+#include "tk/runtime/ProgramBuild.h"
 
-#include "mlir/IR/MLIRContext.h"
+#include "tk/compiler/Version.h"
 
 #include <chrono>
 #include <cstdio>
@@ -15,98 +14,10 @@ namespace tk::runtime {
 std::string compilerVersion() { return std::string(compiler::version()) + "+" + compiler::commit(); }
 
 namespace {
-
-/// One MLIR context for the process; kernels are built and compiled one at a time.
-struct CompilerState {
-  std::mutex mutex;
-  std::unique_ptr<mlir::MLIRContext> context;
-  CompilerState() {
-    mlir::DialectRegistry registry;
-    compiler::registerDialects(registry);
-    context = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
-    context->loadAllAvailableDialects();
-  }
-};
-CompilerState &compilerState() {
-  static CompilerState state;
-  return state;
-}
-
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
-
-/// Runs the DSL program (under the compiler's lock).
-Status build(const KernelFactory &factory, const compiler::Target &target, compiler::BuiltKernel &out) {
-  try {
-    out = factory.build(*compilerState().context, target);
-  } catch (const std::exception &e) {
-    return {TK_ERROR_COMPILE, std::string("building the kernel failed: ") + e.what()};
-  }
-  if (!out.module)
-    return {TK_ERROR_COMPILE, "building the kernel produced no module"};
-  return Status::ok();
-}
-
-/// Compiles a built kernel (consumed) to PTX (under the compiler's lock).
-Status compileBuilt(compiler::BuiltKernel &built, const compiler::Target &target,
-                    const compiler::CompileOptions &options, std::string &ptx) {
-  std::string error;
-  if (!compiler::compileToPtx(*built.module, target, options, ptx, error))
-    return {TK_ERROR_COMPILE, built.signature.name + ": " + error};
-  return Status::ok();
-}
-
-/// The launch contract, in words: two programs with the same IR but another
-/// contract (a grid or promise the runtime checks) are different kernels.
-std::string describe(const dsl::KernelSignature &s) {
-  std::string out = s.name + ";threads=" + std::to_string(s.threads) +
-                    ";persistent=" + std::to_string(s.persistentBlocksPerSm) + ";grid=";
-  for (const dsl::Dim &d : s.grid)
-    out += d.str() + ",";
-  for (const dsl::TensorParam &t : s.tensors) {
-    out += ";" + t.name + ":" + dsl::name(t.dtype) + (t.isOutput ? ":out" : ":in") + ":align=" +
-           std::to_string(t.alignBytes) + ":shape=";
-    for (const dsl::Dim &d : t.shape)
-      out += d.str() + ",";
-    out += ":strides=";
-    for (int64_t st : t.strides)
-      out += std::to_string(st) + ",";
-  }
-  for (const dsl::ScalarParam &p : s.scalars)
-    out += ";" + p.name + ":" + dsl::name(p.dtype) + ":scalar";
-  for (const auto &[symbol, multiple] : s.symbolMultiples)
-    out += ";" + symbol + "%" + std::to_string(multiple);
-  return out;
-}
-
 } // namespace
-
-std::string contentKey(const compiler::BuiltKernel &built, const compiler::Target &target,
-                       const compiler::CompileOptions &options) {
-  std::string text = compiler::contentHash(*built.module) + "\n" + describe(built.signature) + "\n" + target.name +
-                     "\n" + options.cacheTag() + "\n" + compiler::buildId();
-  return sha256Hex(text);
-}
-
-Status compileKernel(const KernelFactory &factory, const compiler::Target &target, CompiledKernel &out) {
-  CompilerState &state = compilerState();
-  std::lock_guard<std::mutex> lock(state.mutex);
-  auto t0 = std::chrono::steady_clock::now();
-  compiler::BuiltKernel built;
-  Status s = build(factory, target, built);
-  if (!s.isOk())
-    return s;
-  compiler::CompileOptions options = compiler::CompileOptions::fromEnvironment();
-  out.contentKey = contentKey(built, target, options);
-  out.config = factory.config;
-  out.signature = built.signature;
-  out.target = target.name;
-  if (!(s = compileBuilt(built, target, options, out.ptx)).isOk())
-    return s;
-  out.compileMs = msSince(t0);
-  return Status::ok();
-}
 
 static Status loadFunction(const Driver &d, CompiledKernel &kernel, const DeviceInfo *device, const DiskCache *disk);
 
@@ -252,14 +163,11 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
       out = kernel;
       return Status::ok();
     }
-  CompilerState &state = compilerState();
-  std::unique_lock<std::mutex> compiling(state.mutex);
-  compiler::BuiltKernel built;
-  Status s = build(factory, target, built);
+  ProgramBuild program;
+  Status s = program.run(factory, target, options_);
   if (!s.isOk())
     return s;
-  const compiler::CompileOptions &options = options_;
-  const std::string content = contentKey(built, target, options);
+  const std::string &content = program.contentKey();
   std::shared_ptr<CompiledKernel> kernel;
   if (auto it = byContent_.find(content); it != byContent_.end() && (!driver || it->second->function)) {
     kernel = it->second; // the same IR from another factory
@@ -267,14 +175,14 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
     kernel = std::make_shared<CompiledKernel>();
     kernel->contentKey = content;
     kernel->config = factory.config;
-    kernel->signature = built.signature;
+    kernel->signature = program.signature();
     kernel->target = target.name;
     if (std::optional<std::string> ptx = disk_.read(content)) {
       kernel->ptx = std::move(*ptx);
       kernel->fromDisk = true;
       ++diskHits_;
     } else {
-      if (!(s = compileBuilt(built, target, options, kernel->ptx)).isOk())
+      if (!(s = program.compile(kernel->ptx)).isOk())
         return s;
       disk_.write(content, kernel->ptx);
     }
@@ -285,7 +193,7 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
       // is compiled again once and replaced; one this device cannot run
       // (TK_ERROR_UNSUPPORTED) would be refused again.
       if (!s.isOk() && kernel->fromDisk && s.code() != TK_ERROR_UNSUPPORTED) {
-        if (!(s = compileBuilt(built, target, options, kernel->ptx)).isOk())
+        if (!(s = program.compile(kernel->ptx)).isOk())
           return s;
         kernel->fromDisk = false;
         disk_.write(content, kernel->ptx);

@@ -81,7 +81,8 @@ int cmdBundle(const std::vector<std::string> &args) {
     return 2;
   }
   if (!targets.empty() && !all) {
-    std::fprintf(stderr, "tk bundle: --target chooses what --all compiles (a recorded directory's PTX names its own)\n");
+    std::fprintf(stderr,
+                 "tk bundle: --target chooses what --all compiles (a recorded directory's PTX names its own)\n");
     return 2;
   }
   const std::string ptxas = findPtxas();

@@ -17,7 +17,8 @@
 
 namespace tk::runtime {
 
-/// SHA-256 of `bytes` as 64 hex digits: the cache's keys and entry digests.
+/// SHA-256 of `bytes` as 64 hex digits: the cache's keys and entry digests
+/// (Sha256.cpp: the runtime's own, no LLVM).
 std::string sha256Hex(const std::string &bytes);
 
 class DiskCache {

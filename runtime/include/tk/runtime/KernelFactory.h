@@ -62,7 +62,8 @@ template <typename F> struct Program {
 
 /// `fn` with its name, as the shipped kernels pass their programs (the
 /// config's type tells apart programs of the same name in two namespaces).
-#define TK_PROGRAM(fn) ::tk::runtime::Program<decltype(&fn)>{#fn, &fn}
+#define TK_PROGRAM(fn)                                                                                                 \
+  ::tk::runtime::Program<decltype(&fn)> { #fn, &fn }
 
 /// The factory of a program without a config.
 inline KernelFactory factoryOf(compiler::BuiltKernel (*buildFn)(mlir::MLIRContext &)) {

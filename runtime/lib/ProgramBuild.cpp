@@ -1,0 +1,138 @@
+//===- ProgramBuild.cpp - DSL program -> IR -> content key -> PTX ---------===//
+#include "tk/runtime/ProgramBuild.h"
+#include "tk/runtime/DiskCache.h"
+#include "tk/runtime/JitCache.h"
+
+#include "tk/compiler/Registration.h"
+#include "tk/compiler/Version.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <chrono>
+#include <mutex>
+
+namespace tk::runtime {
+
+namespace {
+
+/// One MLIR context for the process; kernels are built and compiled one at a time.
+struct CompilerState {
+  std::mutex mutex;
+  std::unique_ptr<mlir::MLIRContext> context;
+  CompilerState() {
+    mlir::DialectRegistry registry;
+    compiler::registerDialects(registry);
+    context = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
+    context->loadAllAvailableDialects();
+  }
+};
+CompilerState &compilerState() {
+  static CompilerState state;
+  return state;
+}
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Runs the DSL program (under the compiler's lock).
+Status build(const KernelFactory &factory, const compiler::Target &target, compiler::BuiltKernel &out) {
+  try {
+    out = factory.build(*compilerState().context, target);
+  } catch (const std::exception &e) {
+    return {TK_ERROR_COMPILE, std::string("building the kernel failed: ") + e.what()};
+  }
+  if (!out.module)
+    return {TK_ERROR_COMPILE, "building the kernel produced no module"};
+  return Status::ok();
+}
+
+/// Compiles a built kernel (consumed) to PTX (under the compiler's lock).
+Status compileBuilt(compiler::BuiltKernel &built, const compiler::Target &target,
+                    const compiler::CompileOptions &options, std::string &ptx) {
+  std::string error;
+  if (!compiler::compileToPtx(*built.module, target, options, ptx, error))
+    return {TK_ERROR_COMPILE, built.signature.name + ": " + error};
+  return Status::ok();
+}
+
+/// The launch contract, in words: two programs with the same IR but another
+/// contract (a grid or promise the runtime checks) are different kernels.
+std::string describe(const dsl::KernelSignature &s) {
+  std::string out = s.name + ";threads=" + std::to_string(s.threads) +
+                    ";persistent=" + std::to_string(s.persistentBlocksPerSm) + ";grid=";
+  for (const dsl::Dim &d : s.grid)
+    out += d.str() + ",";
+  for (const dsl::TensorParam &t : s.tensors) {
+    out += ";" + t.name + ":" + dsl::name(t.dtype) + (t.isOutput ? ":out" : ":in") +
+           ":align=" + std::to_string(t.alignBytes) + ":shape=";
+    for (const dsl::Dim &d : t.shape)
+      out += d.str() + ",";
+    out += ":strides=";
+    for (int64_t st : t.strides)
+      out += std::to_string(st) + ",";
+  }
+  for (const dsl::ScalarParam &p : s.scalars)
+    out += ";" + p.name + ":" + dsl::name(p.dtype) + ":scalar";
+  for (const auto &[symbol, multiple] : s.symbolMultiples)
+    out += ";" + symbol + "%" + std::to_string(multiple);
+  return out;
+}
+
+} // namespace
+
+std::string contentKey(const compiler::BuiltKernel &built, const compiler::Target &target,
+                       const compiler::CompileOptions &options) {
+  std::string text = compiler::contentHash(*built.module) + "\n" + describe(built.signature) + "\n" + target.name +
+                     "\n" + options.cacheTag() + "\n" + compiler::buildId();
+  return sha256Hex(text);
+}
+
+Status compileKernel(const KernelFactory &factory, const compiler::Target &target, CompiledKernel &out) {
+  CompilerState &state = compilerState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  auto t0 = std::chrono::steady_clock::now();
+  compiler::BuiltKernel built;
+  Status s = build(factory, target, built);
+  if (!s.isOk())
+    return s;
+  compiler::CompileOptions options = compiler::CompileOptions::fromEnvironment();
+  out.contentKey = contentKey(built, target, options);
+  out.config = factory.config;
+  out.signature = built.signature;
+  out.target = target.name;
+  if (!(s = compileBuilt(built, target, options, out.ptx)).isOk())
+    return s;
+  out.compileMs = msSince(t0);
+  return Status::ok();
+}
+
+struct ProgramBuild::State {
+  std::unique_lock<std::mutex> lock;
+  compiler::BuiltKernel built;
+  compiler::Target target;
+  compiler::CompileOptions options;
+};
+
+ProgramBuild::ProgramBuild() = default;
+ProgramBuild::~ProgramBuild() = default;
+
+Status ProgramBuild::run(const KernelFactory &factory, const compiler::Target &target,
+                         const compiler::CompileOptions &options) {
+  state_ = std::make_unique<State>();
+  state_->lock = std::unique_lock<std::mutex>(compilerState().mutex);
+  state_->target = target;
+  state_->options = options;
+  if (Status s = build(factory, target, state_->built); !s.isOk())
+    return s;
+  contentKey_ = runtime::contentKey(state_->built, target, options);
+  return Status::ok();
+}
+
+const dsl::KernelSignature &ProgramBuild::signature() const { return state_->built.signature; }
+
+Status ProgramBuild::compile(std::string &ptx) {
+  return compileBuilt(state_->built, state_->target, state_->options, ptx);
+}
+
+} // namespace tk::runtime
