@@ -70,7 +70,8 @@ Status scan(tk_context_s *ctx, InputCheckConfig c, const tk_tensor *t, const tk_
   if (rowMask)
     mask = flatView(rowMask), mask.dtype = TK_U8, tensors.push_back(&mask);
   tensors.push_back(&out);
-  if (Status s = ctx->run(runtime::factoryOf(TK_PROGRAM(buildInputCheck), c), tensors, stream, {lo, hi, shape.rows, shape.cols});
+  if (Status s = ctx->run(runtime::factoryOf(TK_PROGRAM(buildInputCheck), c), tensors, stream,
+                          {lo, hi, shape.rows, shape.cols});
       !s.isOk())
     return s;
   return scratch.inspect(stream, [&](const void *p) {

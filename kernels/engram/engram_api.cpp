@@ -118,8 +118,8 @@ static tk_status tk_engram_fused_weight_unguarded(tk_context ctx, const tk_tenso
   if (args["n"] * args["H"] == 0)
     return tk::runtime::report(Status::ok());
   tk_tensor wh = flatView(weight_hidden), we = flatView(weight_embed), wf = flatView(weight_fused);
-  return tk::runtime::report(
-      runScheduled(ctx, fusedWeightSchedule(), TK_PROGRAM(buildFusedWeight), FusedWeightConfig{}, {&wh, &we, &wf}, stream));
+  return tk::runtime::report(runScheduled(ctx, fusedWeightSchedule(), TK_PROGRAM(buildFusedWeight), FusedWeightConfig{},
+                                          {&wh, &we, &wf}, stream));
 }
 
 extern "C" tk_status tk_engram_fused_weight(tk_context ctx, const tk_tensor *weight_hidden,
@@ -142,10 +142,10 @@ TK_REGISTER_OPERATORS(engram) {
                     "tk_engram_hash",
                     "n-gram hash rows: wrapping i64 products, their XOR chain, floor-mod per table plus offsets",
                     {hash("engram_hash.n3.l2.e8", 3, 2, 8), hash("engram_hash.n4.l1.e5", 4, 1, 5)}});
-  registerOperator(
-      {"engram_fused_weight",
-       "engram",
-       "tk_engram_fused_weight",
-       "the product of the gate's two bf16 RMSNorm weights, exact in fp32",
-       {{"engram_fused_weight", scheduledFactory(fusedWeightSchedule(), TK_PROGRAM(buildFusedWeight), FusedWeightConfig{})}}});
+  registerOperator({"engram_fused_weight",
+                    "engram",
+                    "tk_engram_fused_weight",
+                    "the product of the gate's two bf16 RMSNorm weights, exact in fp32",
+                    {{"engram_fused_weight",
+                      scheduledFactory(fusedWeightSchedule(), TK_PROGRAM(buildFusedWeight), FusedWeightConfig{})}}});
 }

@@ -201,8 +201,8 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
   GateBackwardConfig value;
   value.stage = GateBackwardConfig::Stage::Value, value.hidden = h, value.streams = n;
   tk_tensor gv3 = withUnitMiddle(grad_v);
-  return tk::runtime::report(
-      runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), value, {grad_out, &saved[1], &gv3}, stream));
+  return tk::runtime::report(runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), value,
+                                          {grad_out, &saved[1], &gv3}, stream));
 }
 
 extern "C" tk_status tk_engram_gate_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *hidden_states,
@@ -249,8 +249,8 @@ static tk_status tk_engram_grad_w_reduce_unguarded(tk_context ctx, const tk_tens
   auto aligned = [](const tk_tensor &t, uintptr_t bytes) { return reinterpret_cast<uintptr_t>(t.data) % bytes == 0; };
   if (cols % 4 == 0 && aligned(part, 16) && aligned(gh, 16) && aligned(ge, 16) && aligned(wh, 8) && aligned(we, 8))
     config.vector = 4;
-  return tk::runtime::report(
-      runScheduled(ctx, gradWReduceSchedule(), TK_PROGRAM(buildGradWReduce), config, {&part, &wh, &we, &gh, &ge}, stream));
+  return tk::runtime::report(runScheduled(ctx, gradWReduceSchedule(), TK_PROGRAM(buildGradWReduce), config,
+                                          {&part, &wh, &we, &gh, &ge}, stream));
 }
 
 extern "C" tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *grad_w_partial,

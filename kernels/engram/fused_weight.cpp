@@ -5,33 +5,6 @@ namespace tk::kernels::engram {
 
 using namespace tk::dsl;
 
-std::string FusedWeightConfig::key() const {
-  const std::string schedule = fusedWeightSchedule().spec().print(*this);
-  return "engram_fused_weight" + (schedule.empty() ? std::string() : "|" + schedule);
-}
-
-static std::string checkSchedule(const FusedWeightConfig &c) {
-  if (c.tileElements() % c.numThreads() || c.tileElements() / c.numThreads() > 64)
-    return "elements per CTA must be 1 to 64 per thread";
-  return "";
-}
-
-static std::vector<std::string> searchSpace(const FusedWeightConfig &, const compiler::Target &) {
-  return everyCombination({{"elements", {1024, 2048, 4096, 8192}}, {"threads", {128, 256, 512}}});
-}
-
-const OperatorSchedule<FusedWeightConfig> &fusedWeightSchedule() {
-  using C = FusedWeightConfig;
-  static const OperatorSchedule<C> schedule(
-      "engram_fused_weight", "tk_engram_fused_weight",
-      ScheduleSpec<C>({
-          {&C::elements, {"elements", "elements per CTA (a power of two)", 32, 16384, true, 0}},
-          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-      }),
-      checkSchedule, searchSpace);
-  return schedule;
-}
-
 BuiltKernel buildFusedWeight(mlir::MLIRContext &ctx, const FusedWeightConfig &c) {
   const int64_t tile = c.tileElements();
   KernelBuilder k(ctx, "engram_fused_weight", c.numThreads());

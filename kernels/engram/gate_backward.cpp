@@ -13,60 +13,6 @@ namespace tk::kernels::engram {
 using namespace tk::dsl;
 using Stage = GateBackwardConfig::Stage;
 
-std::string GateBackwardConfig::key() const {
-  const std::string schedule = gateBackwardSchedule().spec().print(*this);
-  const std::string what = stage == Stage::Rows
-                               ? "engram_gate_bwd:H=" + std::to_string(hidden)
-                               : "engram_gate_bwd_v:n=" + std::to_string(streams) + ",H=" + std::to_string(hidden);
-  return what + (schedule.empty() ? "" : "|" + schedule);
-}
-
-int64_t GateBackwardConfig::numThreads() const {
-  if (threads)
-    return threads;
-  // Rows holds five rows (dout, x, k, wf, the partial): about 16 columns per
-  // thread (7168 -> 512 threads, 107 registers on sm_90a). 8 columns at 1024
-  // threads fit 64 registers on sm_90a but spill on sm_100a: the tuning
-  // table's to choose. Value holds two rows: about 32.
-  if (stage == Stage::Rows)
-    return std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(1, hidden / 16)), 64, 1024);
-  return std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(1, hidden / 32)), 64, 512);
-}
-
-static std::string checkSchedule(const GateBackwardConfig &c) {
-  const int64_t most = c.stage == Stage::Rows ? 16 : 64;
-  if (c.hidden > most * c.numThreads())
-    return "H = " + std::to_string(c.hidden) + " is over " + std::to_string(most) + " columns per thread at " +
-           std::to_string(c.numThreads()) + " threads";
-  return "";
-}
-
-static std::vector<std::string> searchSpace(const GateBackwardConfig &c, const compiler::Target &t) {
-  std::vector<int64_t> stages = {1}; // and the pipelines whose rows (4 x 2H bytes a stage) fit the target
-  for (int64_t s : {2, 3})
-    if (gateSharedRowsFit(s * 8 * c.hidden, t.maxSharedBytes))
-      stages.push_back(s);
-  std::vector<std::string> out = everyCombination({{"threads", {256, 512, 1024}}, {"stages", stages}});
-  out.push_back("threads=128,stages=1");
-  return out;
-}
-
-const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
-  using C = GateBackwardConfig;
-  static const OperatorSchedule<C> schedule(
-      "engram_gate_bwd", "tk_engram_gate_bwd",
-      ScheduleSpec<C>({{&C::threads,
-                        {"threads", "threads per CTA of the rows kernel (one stream's row of a token at a time)", 32,
-                         1024, true, 0}},
-                       {&C::stages,
-                        {"stages", "versions of the rows kernel's shared rows; 1: loads in the loop, no pipeline", 1, 8,
-                         false, 0}}}),
-      checkSchedule, searchSpace, [](C &) {},
-      // The value kernel (grad_v) takes its heuristic; the schedule is the rows kernel's.
-      [](const C &c) { return c.stage == Stage::Value; });
-  return schedule;
-}
-
 namespace {
 
 BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {

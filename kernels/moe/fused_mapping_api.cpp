@@ -126,8 +126,8 @@ static tk_status tk_get_fused_mapping_unguarded(tk_context ctx, const tk_tensor 
     tables[i] = part(whole, 2 * table + 8 + 4 * i, {1});
   const tk_tensor lengths = rowView(num_tokens_per_expert);
   const int64_t e = noSlots ? 0 : num_experts;
-  s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), count), {&ids, &counts, &tables[0], &tables[1], &tables[2]},
-               stream, {e});
+  s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), count),
+               {&ids, &counts, &tables[0], &tables[1], &tables[2]}, stream, {e});
   if (s.isOk())
     s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), offsets), {&counts2d, &base2d, &lengths}, stream,
                  {alignment});

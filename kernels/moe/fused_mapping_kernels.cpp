@@ -7,9 +7,7 @@ using namespace tk::dsl;
 
 namespace {
 
-constexpr int64_t kScanColumns = 64; ///< experts per Offsets CTA (its scan down the blocks' counts)
-constexpr int64_t kFillTile = 1024;  ///< positions per store of the -1 fill
-constexpr int64_t kCountTile = 2048; ///< ids per step of the Count kernel
+constexpr int64_t kFillTile = 1024; ///< positions per store of the -1 fill
 
 Tile constant(const Tile &like, int64_t value) {
   return map({like}, DType::I32, [value](const std::vector<Scalar> &v) { return v[0].constantI32(value); });
@@ -51,10 +49,10 @@ struct Steps {
                    const std::function<void(const Tile &expert, const Tile &offset)> &body) const {
     Index span = count * (c.warps() * 32), first = block * span;
     Index end = first + span, last = k.index(slots);
-    k.pipeline(k.index(0), (span + (kCountTile - 1)) / kCountTile, 1, [&](const Index &i) {
-      Index origin = first + i * kCountTile;
-      Tile id = k.load(ids, {origin}, {kCountTile});
-      Tile offset = map({k.iota({kCountTile}, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
+    k.pipeline(k.index(0), (span + (kFusedMappingCountTile - 1)) / kFusedMappingCountTile, 1, [&](const Index &i) {
+      Index origin = first + i * kFusedMappingCountTile;
+      Tile id = k.load(ids, {origin}, {kFusedMappingCountTile});
+      Tile offset = map({k.iota({kFusedMappingCountTile}, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
         // Past the block's range: another block's; past F: nothing (read as 0).
         Scalar inside = (v[0] < v[0].index(end) - v[0].index(origin)) & (v[0] < v[0].index(last) - v[0].index(origin));
         return select(inside, v[0] + v[0].index(origin) - v[0].index(first), v[0].constantI32(-1));
@@ -106,7 +104,7 @@ BuiltKernel buildCount(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   return k.finish();
 }
 
-/// One block per kScanColumns experts: the column scan of their counts
+/// One block per kFusedMappingScanColumns experts: the column scan of their counts
 /// (each block's base) and their aligned segment lengths.
 BuiltKernel buildOffsets(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   const int64_t blocks = c.numBlocks();
@@ -117,9 +115,9 @@ BuiltKernel buildOffsets(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   Tensor base = k.output("base", {blocks, c.bins}, DType::I32);
   Tensor aligned = k.output("num_tokens_per_expert", {1, e}, DType::I32);
   Uniform alignment = k.scalarInput("alignment", DType::I64);
-  k.grid({Dim(c.bins / kScanColumns)}, [&](const std::vector<Index> &g) {
-    Index col = g[0] * kScanColumns;
-    Tile n = k.load(counts, {k.index(0), col}, {blocks, kScanColumns});
+  k.grid({Dim(c.bins / kFusedMappingScanColumns)}, [&](const std::vector<Index> &g) {
+    Index col = g[0] * kFusedMappingScanColumns;
+    Tile n = k.load(counts, {k.index(0), col}, {blocks, kFusedMappingScanColumns});
     k.store(base, {k.index(0), col}, scan_sum(n, 0, /*exclusive=*/true));
     // a_e = align(c_e, A) in i64 (the caller's bound keeps every sum below 2^31).
     k.store(aligned, {k.index(0), col}, map({reduce_sum(n, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
@@ -229,60 +227,12 @@ BuiltKernel buildPlace(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   return k.finish();
 }
 
-std::string checkSchedule(const FusedMappingConfig &c) {
-  if (c.numThreads() % 32 || c.numThreads() > c.bins)
-    return "threads must be a multiple of 32 and at most the " + std::to_string(c.bins) + " bins, got " +
-           std::to_string(c.numThreads());
-  if (c.numBlocks() > 128)
-    return "at most 128 blocks (an Offsets block scans their counts in 32 KB of shared memory), got " +
-           std::to_string(c.numBlocks());
-  if (c.warps() * c.bins * 4 > 32768)
-    return std::to_string(c.warps()) + " warps x " + std::to_string(c.bins) +
-           " bins of cursors exceed 32 KB of shared memory";
-  if (c.numScanThreads() % 32 || c.numScanThreads() > c.numBlocks() * kScanColumns)
-    return "scan_threads must be a multiple of 32 and at most blocks x " + std::to_string(kScanColumns);
-  if (c.numThreads() > kCountTile)
-    return "threads must be at most the " + std::to_string(kCountTile) + " ids a counting CTA loads per step";
-  return "";
-}
-
-std::vector<std::string> searchSpace(const FusedMappingConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int blocks : {32, 64, 128})
-    for (int threads : {128, 256})
-      out.push_back("blocks=" + std::to_string(blocks) + ",threads=" + std::to_string(threads));
-  return out;
-}
-
 } // namespace
-
-int64_t fusedMappingBins(int64_t experts) { return std::max<int64_t>(256, (experts + 127) / 128 * 128); }
-
-std::string FusedMappingConfig::key() const {
-  const std::string schedule = fusedMappingSchedule().spec().print(*this);
-  const char *what = stage == Stage::Count ? "count" : stage == Stage::Offsets ? "offsets" : "place";
-  return std::string("fused_mapping:") + what + ",bins=" + std::to_string(bins) +
-         (schedule.empty() ? "" : "|" + schedule);
-}
-
-const OperatorSchedule<FusedMappingConfig> &fusedMappingSchedule() {
-  using C = FusedMappingConfig;
-  static const OperatorSchedule<C> schedule(
-      "get_fused_mapping", "tk_get_fused_mapping",
-      ScheduleSpec<C>({
-          {&C::blocks,
-           {"blocks", "CTAs counting and placing the slots (chunks of the slots: blocks x warps)", 1, 128, false, 0}},
-          {&C::threads, {"threads", "threads per counting and placing CTA", 32, 1024, true, 0}},
-          {&C::scanThreads, {"scan_threads", "threads of the one CTA that scans the counts", 32, 1024, true, 0}},
-      }),
-      checkSchedule, searchSpace);
-  return schedule;
-}
 
 BuiltKernel buildFusedMapping(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   if (c.bins < 256 || c.bins % 128)
     throw std::invalid_argument("get_fused_mapping: bins must be a multiple of 128, at least 256");
-  if (std::string error = checkSchedule(c); !error.empty())
+  if (std::string error = fusedMappingScheduleError(c); !error.empty())
     throw std::invalid_argument("get_fused_mapping: " + error);
   switch (c.stage) {
   case FusedMappingConfig::Stage::Count:

@@ -44,6 +44,11 @@ struct FusedMappingConfig {
 };
 
 const OperatorSchedule<FusedMappingConfig> &fusedMappingSchedule();
+/// "" when `c`'s schedule fits its kernels, else why not.
+std::string fusedMappingScheduleError(const FusedMappingConfig &c);
+
+constexpr int64_t kFusedMappingScanColumns = 64; ///< experts per Offsets CTA (its scan down the blocks' counts)
+constexpr int64_t kFusedMappingCountTile = 2048; ///< ids per step of the Count kernel
 
 /// The bins for `experts`.
 int64_t fusedMappingBins(int64_t experts);

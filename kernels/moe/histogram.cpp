@@ -5,38 +5,6 @@ namespace tk::kernels::moe {
 
 using namespace tk::dsl;
 
-std::string HistogramConfig::key() const {
-  const std::string schedule = histogramSchedule().spec().print(*this);
-  const char *what = stage == Stage::Zero ? "zero" : stage == Stage::Count ? "count" : "frequency";
-  return std::string("histogram:") + what + (stage == Stage::Count ? ",bins=" + std::to_string(bins) : "") +
-         (schedule.empty() ? "" : "|" + schedule);
-}
-
-static std::string checkSchedule(const HistogramConfig &c) {
-  if (c.tileElements() < c.numThreads())
-    return std::to_string(c.tileElements()) + " elements per CTA leave some of " + std::to_string(c.numThreads()) +
-           " threads without one";
-  if (c.tileElements() / c.numThreads() > 64)
-    return std::to_string(c.tileElements() / c.numThreads()) + " elements per thread, over 64";
-  return "";
-}
-
-static std::vector<std::string> searchSpace(const HistogramConfig &, const compiler::Target &) {
-  return everyCombination({{"tile", {1024, 2048, 4096, 8192}}, {"threads", {128, 256, 512}}});
-}
-
-const OperatorSchedule<HistogramConfig> &histogramSchedule() {
-  using C = HistogramConfig;
-  static const OperatorSchedule<C> schedule(
-      "group_count", "tk_group_count",
-      ScheduleSpec<C>({
-          {&C::tile, {"tile", "ids per CTA", 128, 16384, true, 0}},
-          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-      }),
-      checkSchedule, searchSpace);
-  return schedule;
-}
-
 static Tile constant(const Tile &like, DType dtype, int64_t value) {
   return map({like}, dtype, [value](const std::vector<Scalar> &v) { return v[0].constantI32(value); });
 }

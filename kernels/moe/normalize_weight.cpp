@@ -8,24 +8,6 @@ using namespace tk::dsl;
 /// The reference's seed of every row's sum: an all-zero row divides by it.
 constexpr float kSeed = 1e-20f;
 
-std::string NormalizeWeightConfig::key() const {
-  const std::string schedule = normalizeWeightSchedule().spec().print(*this);
-  return "normalize_weight:K=" + std::to_string(topk) + (schedule.empty() ? "" : "|" + schedule);
-}
-
-static std::vector<std::string> searchSpace(const NormalizeWeightConfig &, const compiler::Target &) {
-  return {"rows=32", "rows=64", "rows=128", "rows=256", "rows=512"};
-}
-
-const OperatorSchedule<NormalizeWeightConfig> &normalizeWeightSchedule() {
-  using C = NormalizeWeightConfig;
-  static const OperatorSchedule<C> schedule(
-      "normalize_weight", "tk_normalize_weight",
-      ScheduleSpec<C>({{&C::rows, {"rows", "tokens per CTA, one per thread", 32, 1024, true, 0}}}),
-      [](const C &) { return std::string(); }, searchSpace);
-  return schedule;
-}
-
 BuiltKernel buildNormalizeWeight(mlir::MLIRContext &ctx, const NormalizeWeightConfig &c) {
   if (c.topk < 1)
     throw std::invalid_argument("normalize_weight: needs K >= 1");

@@ -87,7 +87,8 @@ static tk_status tk_reduce_fused_unguarded(tk_context ctx, const tk_tensor *x, c
       tensors.push_back(sf);
     tensors.push_back(out);
   }
-  return tk::runtime::report(runScheduled(ctx, reduceFusedSchedule(), TK_PROGRAM(buildReduceFused), c, tensors, stream, {m}));
+  return tk::runtime::report(
+      runScheduled(ctx, reduceFusedSchedule(), TK_PROGRAM(buildReduceFused), c, tensors, stream, {m}));
 }
 
 extern "C" tk_status tk_reduce_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,

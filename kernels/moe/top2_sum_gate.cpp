@@ -11,47 +11,6 @@ namespace tk::kernels::moe {
 
 using namespace tk::dsl;
 
-int64_t Top2SumGateConfig::width() const { return std::max<int64_t>(32, llvm::PowerOf2Ceil(experts)); }
-
-// One token per CTA where its row fills the threads (tk tune on the H200: E = 72 at 1 x 128 threads 14 us, at
-// 2 tokens 16-17 us): the many row reductions of one token are latency, shared by fewer tokens the shorter.
-int64_t Top2SumGateConfig::rowsPerBlock() const {
-  return rows ? rows : std::max<int64_t>(1, numThreads() / width());
-}
-
-std::string Top2SumGateConfig::key() const {
-  const std::string schedule = top2SumGateSchedule().spec().print(*this);
-  static const char *scorings[] = {"sigmoid", "sqrtsoftplus", "softmax"};
-  return "top2_sum_gate:E=" + std::to_string(experts) + ",G=" + std::to_string(groups) +
-         ",Kg=" + std::to_string(topkGroups) + ",K=" + std::to_string(topk) + ",S=" + std::to_string(shared) + "," +
-         scorings[(int)scoring] + (mask ? ",mask" : "") + (fixed ? ",fixed" : "") + (unmapped ? ",unmapped" : "") +
-         (replicas ? ",map=" + std::to_string(replicas) : "") + (schedule.empty() ? "" : "|" + schedule);
-}
-
-static std::string checkSchedule(const Top2SumGateConfig &c) {
-  const int64_t perThread = c.rowsPerBlock() * c.width() / c.numThreads();
-  if (perThread > 64)
-    return std::to_string(perThread) + " logits per thread, over 64";
-  if (c.rowsPerBlock() * c.width() < c.numThreads())
-    return "fewer logits per CTA than threads";
-  return "";
-}
-
-static std::vector<std::string> searchSpace(const Top2SumGateConfig &, const compiler::Target &) {
-  return everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"threads", {32, 64, 128, 256}}});
-}
-
-const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule() {
-  using C = Top2SumGateConfig;
-  static const OperatorSchedule<C> schedule("top2_sum_gate", "tk_top2_sum_gate",
-                                            ScheduleSpec<C>({
-                                                {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
-                                                {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-                                            }),
-                                            checkSchedule, searchSpace);
-  return schedule;
-}
-
 /// Step 5a: the keys of experts outside the Kg best groups become INT32_MIN,
 /// below every live key, so never chosen (K <= Kg epg). The (rows, W) keys go
 /// through shared memory to a (rows, G, epg) tile (padded to powers of two)

@@ -41,7 +41,8 @@ static tk_status tk_topk_gate_unguarded(tk_context ctx, const tk_tensor *scores,
   TopkGateConfig config;
   config.experts = e;
   config.topk = k;
-  return tk::runtime::report(runScheduled(ctx, topkGateSchedule(), TK_PROGRAM(buildTopkGate), config, {scores, topk_idx}, stream));
+  return tk::runtime::report(
+      runScheduled(ctx, topkGateSchedule(), TK_PROGRAM(buildTopkGate), config, {scores, topk_idx}, stream));
 }
 
 extern "C" tk_status tk_topk_gate(tk_context ctx, const tk_tensor *scores, int32_t num_topk, tk_tensor *topk_idx,

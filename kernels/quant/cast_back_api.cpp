@@ -82,7 +82,8 @@ static tk_status tk_cast_back_unguarded(tk_context ctx, const tk_tensor *x, cons
     return tk::runtime::report(s);
   if (x->shape[0] == 0 || x->shape[1] == 0) // nothing to read or write
     return tk::runtime::report(Status::ok());
-  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildCastBack), config), {x, config.packedSf ? &packed : x_sf, out}, stream));
+  return tk::runtime::report(ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildCastBack), config),
+                                      {x, config.packedSf ? &packed : x_sf, out}, stream));
 }
 
 extern "C" tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,

@@ -8,22 +8,6 @@ using namespace tk::dsl;
 
 namespace tk::kernels::quant {
 
-std::string PerBlockCastConfig::kernelName() const {
-  switch (mode) {
-  case PerBlockMode::Cast: return "per_block_cast";
-  case PerBlockMode::SfOnly: return "per_block_cast_with_sf_only";
-  case PerBlockMode::PrecomputedSf: return "per_block_cast_with_precomputed_sf";
-  }
-  return "?";
-}
-
-std::string PerBlockCastConfig::key() const {
-  return kernelName() + ":K=" + std::to_string(hidden) + ",b=" + std::to_string(blockM) +
-         ",g=" + std::to_string(blockK) + ",in=" + name(in) + ",round=" + std::to_string(roundSf) +
-         ",xalign=" + std::to_string(xAlignBytes) + ",outalign=" + std::to_string(outAlignBytes) +
-         (out == Format::E2M1 ? ",out=e2m1" : "") + (packedSf ? ",ue8m0" : "");
-}
-
 BuiltKernel buildPerBlockCast(mlir::MLIRContext &ctx, const PerBlockCastConfig &c) {
   const int64_t bm = c.tileM(), bk = c.tileK(), g = c.blockK, blocksPerTile = bk / g;
   const bool writesData = c.mode != PerBlockMode::SfOnly, computesSf = c.mode != PerBlockMode::PrecomputedSf;

@@ -96,7 +96,9 @@ Status run(tk_context ctx, const PerBlockLosslessConfig &c, const tk_tensor *x, 
   if (!s.isOk())
     return s;
   tk_tensor violations = flags.tensor(TK_F32, rows, cols);
-  if (!(s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildPerBlockCastLossless), c), {x, xSf, out, outSf, &violations}, stream)).isOk())
+  if (!(s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildPerBlockCastLossless), c),
+                     {x, xSf, out, outSf, &violations}, stream))
+           .isOk())
     return s;
   int64_t i = -1; // the first tile whose flag is set, if any
   if (!(s = flags.inspect(stream, [&](const void *p) { i = firstNonzero(static_cast<const float *>(p), rows * cols); }))

@@ -167,6 +167,8 @@ struct PerChannelCastConfig {
   /// SwiGLU without a transpose at b = 32: each tile one block of rows.
   bool swigluRowsOfOneBlock() const { return swiglu && !transposed && blockM == 32; }
   /// The problem's values and the schedule's fields that are set.
+  /// The kernel's name: which of the four operators it serves.
+  std::string kernelName() const;
   std::string key() const;
 };
 

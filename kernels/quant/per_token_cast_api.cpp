@@ -124,7 +124,8 @@ tk_status launch(tk_context ctx, PerTokenCastConfig config, const tk_tensor *x, 
                  tk_stream stream) {
   if (x->shape[0] == 0 || x->shape[1] == 0) // nothing to read or write
     return tk::runtime::report(Status::ok());
-  return tk::runtime::report(runScheduled(ctx, perTokenCastSchedule(), TK_PROGRAM(buildPerTokenCast), config, tensors, stream));
+  return tk::runtime::report(
+      runScheduled(ctx, perTokenCastSchedule(), TK_PROGRAM(buildPerTokenCast), config, tensors, stream));
 }
 
 } // namespace

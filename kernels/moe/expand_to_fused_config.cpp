@@ -1,0 +1,65 @@
+//===- expand_to_fused_config.cpp - the config's key and declared schedule ---===//
+//
+// Apart from the DSL program (expand_to_fused.cpp): what a call needs to name and
+// schedule its kernel, without the DSL (a runtime that only loads
+// bundled kernels links this part alone).
+//===----------------------------------------------------------------------===//
+#include "kernels/moe/expand_to_fused.h"
+#include <cstring>
+#include <optional>
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+int64_t ExpandConfig::colsPerBlock() const {
+  if (cols)
+    return cols;
+  int64_t c = 32;
+  while (c < width && c < 2048)
+    c *= 2;
+  return c;
+}
+
+int64_t ExpandConfig::rowsPerBlock() const {
+  if (rows)
+    return rows;
+  int64_t r = 8; // up to 32-byte chunks of the widest targets per thread
+  while (r < 256 && r * std::max<int64_t>(1, std::min(width, colsPerBlock()) * byteSize(dtype) / 32) < numThreads())
+    r *= 2;
+  return r;
+}
+
+std::string ExpandConfig::key() const {
+  const std::string schedule = expandSchedule().spec().print(*this);
+  return std::string(pass == Pass::Copy ? "expand_to_fused" : "expand_to_fused_padding") + ":" + name(dtype) +
+         ",W=" + std::to_string(width) + (pass == Pass::Copy ? ",K=" + std::to_string(topk) : "") +
+         (colMajor ? ",colmajor" : "") + ",align=" + std::to_string(alignBytes) +
+         (schedule.empty() ? "" : "|" + schedule);
+}
+
+static std::string checkSchedule(const ExpandConfig &c) {
+  const int64_t perThread = c.rowsPerBlock() * c.colsPerBlock() * byteSize(c.dtype) / c.numThreads();
+  if (perThread > 256)
+    return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.colsPerBlock()) + " elements are " +
+           std::to_string(perThread) + " bytes per thread, over 256";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const ExpandConfig &, const compiler::Target &) {
+  return everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"cols", {512, 1024, 2048}}, {"threads", {128}}});
+}
+
+const OperatorSchedule<ExpandConfig> &expandSchedule() {
+  using C = ExpandConfig;
+  static const OperatorSchedule<C> schedule("expand_to_fused", "tk_expand_to_fused",
+                                            ScheduleSpec<C>({
+                                                {&C::rows, {"rows", "rows per CTA", 1, 256, true, 0}},
+                                                {&C::cols, {"cols", "columns per CTA", 8, 8192, true, 0}},
+                                                {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+                                            }),
+                                            checkSchedule, searchSpace);
+  return schedule;
+}
+
+} // namespace tk::kernels::moe

@@ -1,0 +1,56 @@
+//===- reduce_fused_config.cpp - the config's key and declared schedule -----===//
+//
+// Apart from the DSL program (reduce_fused.cpp): what a call needs to name and
+// schedule its kernel, without the DSL (a runtime that only loads
+// bundled kernels links this part alone).
+//===----------------------------------------------------------------------===//
+#include "kernels/moe/reduce_fused.h"
+#include <cmath>
+#include <optional>
+
+namespace tk::kernels::moe {
+
+using namespace tk::dsl;
+
+int64_t ReduceFusedConfig::colsPerBlock() const {
+  if (cols)
+    return cols;
+  int64_t c = 32;
+  while (c < hidden && c < 4096)
+    c *= 2;
+  return c;
+}
+
+std::string ReduceFusedConfig::key() const {
+  const std::string schedule = reduceFusedSchedule().spec().print(*this);
+  return std::string("reduce_fused:") + name(in) + "->" + name(out) + ",H=" + std::to_string(hidden) +
+         ",K=" + std::to_string(topk) + (weights ? ",w" : "") + (rowScale ? ",x_sf" : "") + (scale ? ",sf" : "") +
+         ",align=" + std::to_string(alignBytes) + (schedule.empty() ? "" : "|" + schedule);
+}
+
+/// The f32 accumulators stay within 64 per thread.
+static std::string checkSchedule(const ReduceFusedConfig &c) {
+  const int64_t perThread = c.rowsPerBlock() * std::min(c.colsPerBlock(), c.hidden) / c.numThreads();
+  if (perThread > 64)
+    return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.colsPerBlock()) + " columns are " +
+           std::to_string(perThread) + " accumulators per thread, over 64";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const compiler::Target &) {
+  return everyCombination({{"rows", {1, 2, 4, 8}}, {"cols", {256, 512, 1024, 2048}}, {"threads", {128, 256}}});
+}
+
+const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule() {
+  using C = ReduceFusedConfig;
+  static const OperatorSchedule<C> schedule("reduce_fused", "tk_reduce_fused",
+                                            ScheduleSpec<C>({
+                                                {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
+                                                {&C::cols, {"cols", "columns per CTA", 32, 8192, true, 0}},
+                                                {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+                                            }),
+                                            checkSchedule, searchSpace);
+  return schedule;
+}
+
+} // namespace tk::kernels::moe
