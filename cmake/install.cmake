@@ -14,6 +14,8 @@ if(NOT TK_STATIC_LLVM)
   set_target_properties(tk tk_cli tk-opt PROPERTIES INSTALL_RPATH "${TK_LLVM_ROOT}/lib")
 endif()
 install(TARGETS tk EXPORT tkTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# libtk_rt: the same C API without LLVM or MLIR, for processes that run bundled kernels (tk bundle).
+install(TARGETS tk_rt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tk_cli tk-opt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${CMAKE_SOURCE_DIR}/include/tk/tk.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tk)
 

@@ -19,7 +19,6 @@ using namespace tk::dsl;
 using runtime::Status;
 
 namespace {
-constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxWidth = 4096;
 
 int64_t widthFor(int64_t cols) { return std::clamp<int64_t>(llvm::PowerOf2Ceil(cols), 32, kMaxWidth); }
@@ -48,10 +47,10 @@ Status readElement(tk_context_s *ctx, const tk_tensor *t, const Shape2d &s, int6
                        [&](const void *p) { std::memcpy(value, p, bytes); });
 }
 
-/// Runs the check over `t`; `first` gets the least bad flat offset or kNone.
+/// Runs the check over `t`; `first` gets the least bad flat offset or kNoBadElement.
 Status scan(tk_context_s *ctx, InputCheckConfig c, const tk_tensor *t, const tk_tensor *rowMask, int64_t lo, int64_t hi,
             tk_stream stream, Shape2d &shape, int64_t &first) {
-  first = kNone;
+  first = kNoBadElement;
   shape = rowMask ? Shape2d{t->shape[0], t->ndim == 2 ? t->shape[1] : 1, t->ndim == 2 ? t->strides[0] : 1} : shapeOf(t);
   if (shape.rows == 0 || shape.cols == 0)
     return Status::ok();
@@ -93,44 +92,6 @@ std::string InputCheckConfig::key() const {
          ",w=" + std::to_string(width) + ",align=" + std::to_string(alignBytes) + (rowMask ? ",masked" : "");
 }
 
-BuiltKernel buildInputCheck(mlir::MLIRContext &ctx, const InputCheckConfig &c) {
-  const int64_t rows = c.rowsPerBlock(), width = c.width;
-  KernelBuilder k(ctx, "input_check", 128);
-  Dim r = k.dynamic("rows"), n = k.dynamic("cols"), gr = k.dynamic("tile_rows"), gc = k.dynamic("tile_cols");
-  Tensor x = k.input("x", {r, n}, c.dtype, {kDynamicStride, 1}, c.alignBytes);
-  std::optional<Tensor> mask;
-  if (c.rowMask)
-    mask = k.input("row_mask", {r}, DType::U8);
-  Tensor first = k.output("first_bad", {gr, gc}, DType::I64, {}, 8); // rows of any number of tiles
-  Uniform lo = k.scalarInput("lo", DType::I64), hi = k.scalarInput("hi", DType::I64),
-          numRows = k.scalarInput("rows", DType::I64), numCols = k.scalarInput("cols", DType::I64);
-  k.grid({ceil_div(r, rows), ceil_div(n, width)}, [&](const std::vector<Index> &b) {
-    Index r0 = b[0] * rows, c0 = b[1] * width;
-    Tile row = map({k.iota({rows, width}, 0)}, DType::I32,
-                   [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(r0); });
-    std::vector<Tile> in = {k.load(x, {r0, c0}, {rows, width}), row, k.iota({rows, width}, 1)};
-    if (mask)
-      in.push_back(k.gather(*mask, row));
-    Tile bad = map(in, DType::I64, [&](const std::vector<Scalar> &v) {
-      Scalar r64 = v[1].sextToI64(), c64 = (v[2] + v[2].index(c0)).sextToI64();
-      Scalar inside = (r64 < v[1].uniform(numRows)) & (c64 < v[1].uniform(numCols));
-      if (mask)
-        inside = inside & (v[3] != v[3].zero(DType::U8));
-      Scalar wrong = [&] {
-        if (c.kind == InputCheckConfig::Kind::Finite) { // exponent all ones: an infinity or a NaN
-          Scalar e = v[0].bitsAsI32() & v[0].constantI32(0x7F800000);
-          return e == v[0].constantI32(0x7F800000);
-        }
-        Scalar x64 = c.dtype == DType::I64 ? v[0] : v[0].sextToI64();
-        return (x64 < v[0].uniform(lo)) | (x64 >= v[0].uniform(hi));
-      }();
-      return select(inside & wrong, r64 * v[1].uniform(numCols) + c64, r64.constantI64(kNone));
-    });
-    k.store(first, {b[0], b[1]}, reduce_min(reduce_min(bad, 1), 0));
-  });
-  return k.finish();
-}
-
 bool checksEnabled(const tk_context_s *ctx, uint32_t flag) { return ctx && (ctx->inputChecks & flag); }
 
 Status checkRange(tk_context_s *ctx, const char *op, const char *name, const tk_tensor *t, int64_t lo, int64_t hi,
@@ -138,7 +99,7 @@ Status checkRange(tk_context_s *ctx, const char *op, const char *name, const tk_
   InputCheckConfig c;
   Shape2d shape;
   int64_t first;
-  if (Status s = scan(ctx, c, t, rowMask, lo, hi, stream, shape, first); !s.isOk() || first == kNone)
+  if (Status s = scan(ctx, c, t, rowMask, lo, hi, stream, shape, first); !s.isOk() || first == kNoBadElement)
     return s;
   int64_t value = 0;
   if (t->dtype == TK_I32) {
@@ -159,7 +120,7 @@ Status checkFinite(tk_context_s *ctx, const char *op, const char *name, const tk
   c.kind = InputCheckConfig::Kind::Finite;
   Shape2d shape;
   int64_t first;
-  if (Status s = scan(ctx, c, t, nullptr, 0, 0, stream, shape, first); !s.isOk() || first == kNone)
+  if (Status s = scan(ctx, c, t, nullptr, 0, 0, stream, shape, first); !s.isOk() || first == kNoBadElement)
     return s;
   float value = 0;
   if (Status s = readElement(ctx, t, shape, first, stream, &value); !s.isOk())

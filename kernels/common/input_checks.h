@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "tk/dsl/KernelBuilder.h"
+#include <limits>
+
+#include "kernels/common/program.h"
 #include "tk/runtime/Status.h"
 #include "tk/tk.h"
 
@@ -36,6 +38,8 @@ struct InputCheckConfig {
 /// r cols + c of a bad element, INT64_MAX if none. Scalars: lo, hi (i64;
 /// Range: bad outside [lo, hi)), rows, cols (i64).
 dsl::BuiltKernel buildInputCheck(mlir::MLIRContext &ctx, const InputCheckConfig &config);
+/// What a tile with no bad element stores (the least offset of none).
+constexpr int64_t kNoBadElement = std::numeric_limits<int64_t>::max();
 
 /// Ok when every element of the 1-D or 2-D integer tensor `t` (of rows whose
 /// `rowMask` byte is non-zero, when given) is in [lo, hi); else

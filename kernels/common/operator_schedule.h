@@ -185,6 +185,7 @@ runtime::Status runScheduled(tk_context ctx, const OperatorSchedule<Config> &op,
 template <typename Config, typename Build>
 runtime::KernelFactory scheduledFactory(const OperatorSchedule<Config> &op, Build build, const Config &config) {
   runtime::KernelFactory f = runtime::factoryOf(build, config);
+#ifndef TK_RUNTIME_ONLY // which has no programs to build
   f.build = [&op, build, config](mlir::MLIRContext &ctx, const compiler::Target &target) {
     Config c = config;
     runtime::ScheduleChoice choice;
@@ -192,6 +193,9 @@ runtime::KernelFactory scheduledFactory(const OperatorSchedule<Config> &op, Buil
       throw std::invalid_argument(s.message());
     return runtime::factoryOf(build, c).build(ctx, target);
   };
+#else
+  (void)op;
+#endif
   return f;
 }
 

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "kernels/common/operator_schedule.h"
-#include "tk/dsl/KernelBuilder.h"
+#include "kernels/common/program.h"
 
 #include <cstdint>
 #include <string>

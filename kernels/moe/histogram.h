@@ -13,7 +13,7 @@
 #pragma once
 
 #include "kernels/common/operator_schedule.h"
-#include "tk/dsl/KernelBuilder.h"
+#include "kernels/common/program.h"
 
 #include <string>
 

@@ -11,8 +11,8 @@
 #pragma once
 
 #include "kernels/common/operator_schedule.h"
+#include "kernels/common/program.h"
 #include "kernels/moe/top2_sum_gate_reference.h"
-#include "tk/dsl/KernelBuilder.h"
 
 #include <string>
 

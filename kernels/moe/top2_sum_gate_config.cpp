@@ -5,7 +5,6 @@
 // bundled kernels links this part alone).
 //===----------------------------------------------------------------------===//
 #include "kernels/moe/top2_sum_gate.h"
-#include "tk/dsl/Select.h"
 #include "llvm/Support/MathExtras.h"
 #include <algorithm>
 #include <limits>

@@ -5,7 +5,6 @@
 // bundled kernels links this part alone).
 //===----------------------------------------------------------------------===//
 #include "kernels/moe/topk_gate.h"
-#include "tk/dsl/Select.h"
 #include <algorithm>
 #include <cmath>
 #include <numeric>

@@ -5,7 +5,6 @@
 // bundled kernels links this part alone).
 //===----------------------------------------------------------------------===//
 #include "kernels/moe/topk_group_idx.h"
-#include "tk/dsl/Select.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -1,9 +1,9 @@
 //===- cast_back.h - dequantization of e4m3 tensors (spec quant.md 4.10) --===//
 #pragma once
 
+#include "kernels/common/program.h"
 #include "kernels/quant/formats.h"
 #include "tk/compiler/Target/Targets.h"
-#include "tk/dsl/KernelBuilder.h"
 
 #include <string>
 

@@ -5,7 +5,6 @@
 // bundled kernels links this part alone).
 //===----------------------------------------------------------------------===//
 #include "kernels/quant/cast_back.h"
-#include "kernels/quant/scale_rule.h"
 #include <numeric>
 
 namespace tk::kernels::quant {

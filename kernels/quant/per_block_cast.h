@@ -1,8 +1,8 @@
 //===- per_block_cast.h - b x g block quantization (spec quant.md 4.6-4.8) -===//
 #pragma once
 
+#include "kernels/common/program.h"
 #include "kernels/quant/formats.h"
-#include "tk/dsl/KernelBuilder.h"
 
 #include <string>
 

@@ -5,7 +5,6 @@
 // bundled kernels links this part alone).
 //===----------------------------------------------------------------------===//
 #include "kernels/quant/per_block_cast.h"
-#include "kernels/quant/scale_rule.h"
 #include <optional>
 
 namespace tk::kernels::quant {

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "kernels/common/operator_schedule.h"
+#include "kernels/common/program.h"
 #include "kernels/quant/formats.h"
-#include "tk/dsl/KernelBuilder.h"
 
 #include <string>
 

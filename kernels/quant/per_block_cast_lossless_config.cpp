@@ -5,7 +5,6 @@
 // bundled kernels links this part alone).
 //===----------------------------------------------------------------------===//
 #include "kernels/quant/per_block_cast_lossless.h"
-#include "kernels/quant/scale_rule.h"
 
 namespace tk::kernels::quant {
 

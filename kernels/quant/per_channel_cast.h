@@ -9,9 +9,9 @@
 #pragma once
 
 #include "kernels/common/operator_schedule.h"
+#include "kernels/common/program.h"
 #include "kernels/quant/formats.h"
 #include "kernels/quant/swiglu.h"
-#include "tk/dsl/KernelBuilder.h"
 
 #include <algorithm>
 #include <optional>

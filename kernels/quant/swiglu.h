@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "tk/dsl/KernelBuilder.h"
+#include "kernels/common/program.h"
 
 #include <functional>
 #include <optional>
@@ -18,10 +18,12 @@ namespace tk::kernels::quant {
 
 using ExpFunction = std::function<float(float)>;
 
+#ifndef TK_RUNTIME_ONLY // a DSL helper, for the programs
 /// y = silu(clamp(l)) * clamp(r), element by element, as f32; `form` says
 /// how the SiLU's division is carried out (the value is the same).
 dsl::Tile swigluForward(const dsl::Tile &l, const dsl::Tile &r, std::optional<float> clamp,
                         dsl::QuotientForm form = dsl::QuotientForm::Fast);
+#endif
 
 /// The same for one element.
 float swigluForwardReference(float l, float r, std::optional<float> clamp, const ExpFunction &expf);

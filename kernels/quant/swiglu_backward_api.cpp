@@ -169,6 +169,7 @@ TK_REGISTER_OPERATORS(swiglu_backward) {
   const SwigluBackwardConfig g128 = config(7168, 128, {});
   // The weight gradient sums the chunks of the g128 kernel, as scheduled for the target.
   runtime::KernelFactory weightGrad = runtime::factoryOf(TK_PROGRAM(buildWeightGradFromRowDots), WeightGradConfig{});
+#ifndef TK_RUNTIME_ONLY // which builds no programs
   weightGrad.build = [g128](mlir::MLIRContext &ctx, const compiler::Target &target) {
     SwigluBackwardConfig c = g128;
     runtime::ScheduleChoice choice;
@@ -178,6 +179,7 @@ TK_REGISTER_OPERATORS(swiglu_backward) {
       throw std::invalid_argument(s.message());
     return buildWeightGradFromRowDots(ctx, WeightGradConfig{c.numChunks()});
   };
+#endif
   registerSchedule(swigluBackwardSchedule());
   registerOperator({"swiglu_backward_and_per_token_cast", "quant", "tk_swiglu_backward_and_per_token_cast",
                     "SwiGLU backward from e4m3 input: bf16 + per-token e4m3 gradients, weight gradient",

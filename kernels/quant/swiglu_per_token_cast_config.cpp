@@ -4,7 +4,6 @@
 // schedule its kernel, without the DSL (a runtime that only loads
 // bundled kernels links this part alone).
 //===----------------------------------------------------------------------===//
-#include "kernels/quant/scale_rule.h"
 #include "kernels/quant/swiglu_per_token_cast.h"
 #include <cmath>
 #include <numeric>

@@ -138,8 +138,10 @@ std::string JitCache::memoryKey(const KernelFactory &factory, const compiler::Ta
                                 const std::string &optionsTag) {
   char program[32];
   std::snprintf(program, sizeof(program), "%p", factory.program);
-  // Kernels compiled with passes switched off (TK_ABLATE) never meet normal ones.
-  return std::string(program) + "|" + factory.config + "|" + target.name + (optionsTag.empty() ? "" : "|" + optionsTag);
+  // A named program by its name (the same in a build without its function);
+  // kernels compiled with passes switched off (TK_ABLATE) never meet normal ones.
+  return (factory.programName.empty() ? std::string(program) : factory.programName) + "|" + factory.config + "|" +
+         target.name + (optionsTag.empty() ? "" : "|" + optionsTag);
 }
 
 Status JitCache::get(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,

@@ -4,6 +4,7 @@
 #include "tk/runtime/JitCache.h"
 
 #include "tk/compiler/Registration.h"
+#include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Version.h"
 
 #include "mlir/IR/MLIRContext.h"

@@ -1,7 +1,7 @@
 //===- JitCache.h - compiled kernels, in memory and on disk ---------------===//
 #pragma once
 
-#include "tk/compiler/Target/Pipeline.h"
+#include "tk/compiler/Target/CompileOptions.h"
 #include "tk/compiler/Target/Targets.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/DiskCache.h"

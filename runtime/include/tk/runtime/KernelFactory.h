@@ -9,7 +9,15 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tk/dsl/Signature.h"
+
+#ifdef TK_RUNTIME_ONLY // which builds no programs: the type's name is enough
+namespace tk::compiler {
+struct BuiltKernel;
+}
+#else
 #include "tk/compiler/BuiltKernel.h"
+#endif
 #include "tk/compiler/Target/Targets.h"
 
 #include <functional>
@@ -42,6 +50,7 @@ struct KernelFactory {
   KernelFactory() = default;
   KernelFactory(const void *program, std::string config, Build build)
       : program(program), config(std::move(config)), build(std::move(build)) {}
+#ifndef TK_RUNTIME_ONLY
   /// An anonymous factory from a callable taking (MLIRContext &) or
   /// (MLIRContext &, const Target &).
   template <typename F, typename = std::enable_if_t<std::is_invocable_v<F, mlir::MLIRContext &> ||
@@ -52,6 +61,7 @@ struct KernelFactory {
     else
       build = [f = std::move(f)](mlir::MLIRContext &ctx, const compiler::Target &) { return f(ctx); };
   }
+#endif
 };
 
 /// A build function with the stable name TK_PROGRAM gives it.
@@ -62,9 +72,18 @@ template <typename F> struct Program {
 
 /// `fn` with its name, as the shipped kernels pass their programs (the
 /// config's type tells apart programs of the same name in two namespaces).
+/// Built with TK_RUNTIME_ONLY (libtk_rt, which loads bundled kernels and
+/// compiles none), the name alone: the program is never referenced, so the
+/// DSL and MLIR stay out of the link.
+#ifdef TK_RUNTIME_ONLY
+#define TK_PROGRAM(fn)                                                                                                 \
+  ::tk::runtime::Program<decltype(&fn)> { #fn, nullptr }
+#else
 #define TK_PROGRAM(fn)                                                                                                 \
   ::tk::runtime::Program<decltype(&fn)> { #fn, &fn }
+#endif
 
+#ifndef TK_RUNTIME_ONLY
 /// The factory of a program without a config.
 inline KernelFactory factoryOf(compiler::BuiltKernel (*buildFn)(mlir::MLIRContext &)) {
   return {reinterpret_cast<const void *>(buildFn), "",
@@ -84,10 +103,17 @@ KernelFactory factoryOf(compiler::BuiltKernel (*buildFn)(mlir::MLIRContext &, co
   return {reinterpret_cast<const void *>(buildFn), config.key(),
           [buildFn, config](mlir::MLIRContext &ctx, const compiler::Target &t) { return buildFn(ctx, config, t); }};
 }
+#endif
 
 /// factoryOf for a named program: the same factory, with its stable name.
 template <typename F, typename Config> KernelFactory factoryOf(const Program<F> &program, const Config &config) {
+#ifdef TK_RUNTIME_ONLY
+  KernelFactory f; // no build: the kernel comes from the disk index or not at all
+  f.program = program.name;
+  f.config = config.key();
+#else
   KernelFactory f = factoryOf(program.fn, config);
+#endif
   f.programName = std::string(program.name) + "/" + typeid(Config).name();
   return f;
 }

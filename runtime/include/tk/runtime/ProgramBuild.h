@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "tk/compiler/Target/Pipeline.h"
+#include "tk/compiler/Target/CompileOptions.h"
 #include "tk/compiler/Target/Targets.h"
 #include "tk/runtime/KernelFactory.h"
 #include "tk/runtime/Status.h"
