@@ -7,27 +7,25 @@ execute_process(COMMAND git describe --always --dirty --abbrev=12 WORKING_DIRECT
 if(NOT TK_GIT_COMMIT)
   set(TK_GIT_COMMIT "unknown")
 endif()
-file(GLOB_RECURSE sources RELATIVE ${SRC_DIR} ${SRC_DIR}/compiler/*.cpp ${SRC_DIR}/compiler/*.h
-     ${SRC_DIR}/compiler/*.td ${SRC_DIR}/compiler/*.in ${SRC_DIR}/dsl/signature/*)
-list(SORT sources)
-set(digests "${TK_LLVM_VERSION}")
-foreach(f ${sources})
-  file(SHA256 ${SRC_DIR}/${f} d)
-  string(APPEND digests ";${f}=${d}")
-endforeach()
-string(SHA256 TK_BUILD_ID "${digests}")
-string(SUBSTRING ${TK_BUILD_ID} 0 16 TK_BUILD_ID)
+# OUT_VAR: 16 hex digits of a SHA-256 over SEED and each file of GLOBS (its
+# path and its own SHA-256), in sorted order.
+function(tk_sources_hash OUT_VAR SEED)
+  file(GLOB_RECURSE files RELATIVE ${SRC_DIR} ${ARGN})
+  list(SORT files)
+  set(digests "${SEED}")
+  foreach(f ${files})
+    file(SHA256 ${SRC_DIR}/${f} d)
+    string(APPEND digests ";${f}=${d}")
+  endforeach()
+  string(SHA256 hash "${digests}")
+  string(SUBSTRING ${hash} 0 16 hash)
+  set(${OUT_VAR} ${hash} PARENT_SCOPE)
+endfunction()
+tk_sources_hash(TK_BUILD_ID "${TK_LLVM_VERSION}" ${SRC_DIR}/compiler/*.cpp ${SRC_DIR}/compiler/*.h
+                ${SRC_DIR}/compiler/*.td ${SRC_DIR}/compiler/*.in ${SRC_DIR}/dsl/signature/*)
 # The shipped kernels' programs and the DSL they are written in: with the
 # build id, what names a kernel in the disk index (KernelIndex.cpp) the same
 # way in every binary built from these sources.
-file(GLOB_RECURSE programs RELATIVE ${SRC_DIR} ${SRC_DIR}/kernels/*.cpp ${SRC_DIR}/kernels/*.h
-     ${SRC_DIR}/kernels/*.tsv ${SRC_DIR}/dsl/*.cpp ${SRC_DIR}/dsl/*.h)
-list(SORT programs)
-set(digests "${TK_BUILD_ID}")
-foreach(f ${programs})
-  file(SHA256 ${SRC_DIR}/${f} d)
-  string(APPEND digests ";${f}=${d}")
-endforeach()
-string(SHA256 TK_PROGRAMS_ID "${digests}")
-string(SUBSTRING ${TK_PROGRAMS_ID} 0 16 TK_PROGRAMS_ID)
+tk_sources_hash(TK_PROGRAMS_ID "${TK_BUILD_ID}" ${SRC_DIR}/kernels/*.cpp ${SRC_DIR}/kernels/*.h
+                ${SRC_DIR}/kernels/*.tsv ${SRC_DIR}/dsl/*.cpp ${SRC_DIR}/dsl/*.h)
 configure_file(${SRC_DIR}/compiler/lib/Version.cpp.in ${OUT} @ONLY)

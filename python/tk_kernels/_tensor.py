@@ -343,10 +343,8 @@ def i32x2(function, arg, pair):
     if pair is None:
         return None
     try:
-        a, b = int(pair[0]), int(pair[1])
-        if len(pair) != 2:
-            raise ValueError
-    except (TypeError, ValueError, IndexError):
+        a, b = (int(v) for v in pair)
+    except (TypeError, ValueError):
         raise _lib.invalid(function, f'{arg} must be a pair of ints, got {pair!r}') from None
     if not all(-2**31 <= v < 2**31 for v in (a, b)):
         raise _lib.invalid(function, f'{arg} {pair!r} does not fit int32')
