@@ -1,8 +1,8 @@
 //===- operator_table.cpp - the registered tables -------------------------===//
 #include "checks/operator_table.h"
 
+#include <cstdio>
 #include <optional>
-
 #include <stdexcept>
 
 namespace tk::checks {
@@ -60,6 +60,22 @@ CheckResult runCase(const TableCase &c, GpuSession *gpu, tk_context ctx, bool ti
     r.error = std::string("the check failed: ") + e.what();
     return r;
   }
+}
+
+SmallCasesRun runSmallCases(const std::string &only, GpuSession *gpu, tk_context ctx) {
+  SmallCasesRun run;
+  for (const OperatorTable &table : operatorTables()) {
+    if (!only.empty() && table.op.find(only) == std::string::npos)
+      continue;
+    for (const TableCase &c : table.small) {
+      CheckResult r = runCase(c, gpu, ctx, /*time=*/false);
+      ++run.ran;
+      run.failures += !r.exact();
+      std::printf("%-46s %-40s %s\n", table.op.c_str(), c.described.c_str(), r.verdict().c_str());
+      std::fflush(stdout);
+    }
+  }
+  return run;
 }
 
 } // namespace tk::checks

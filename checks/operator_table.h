@@ -98,6 +98,14 @@ const OperatorTable *findTable(const std::string &op);
 /// a failed result that says so.
 CheckResult runCase(const TableCase &c, GpuSession *gpu, tk_context ctx, bool time);
 
+/// `tk check`'s work: every table's small cases whose operator name contains
+/// `only` (all when empty), one line each on stdout. Returns the cases run
+/// and how many of them were not bit-exact.
+struct SmallCasesRun {
+  int ran = 0, failures = 0;
+};
+SmallCasesRun runSmallCases(const std::string &only, GpuSession *gpu, tk_context ctx);
+
 } // namespace tk::checks
 
 #define TK_REGISTER_CASES(unit)                                                                                       \

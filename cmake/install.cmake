@@ -23,7 +23,7 @@ install(FILES ${CMAKE_SOURCE_DIR}/include/tk/tk.h DESTINATION ${CMAKE_INSTALL_IN
 # MLIR/LLVM headers where this build found them.
 set_target_properties(tk_author PROPERTIES EXPORT_NAME dsl)
 target_include_directories(tk_compiler SYSTEM PUBLIC $<INSTALL_INTERFACE:${TK_LLVM_ROOT}/include>)
-install(TARGETS tk_author tk_kernels tk_dsl tk_runtime tk_compiler tk_signature tk_ptxas EXPORT tkTargets
+install(TARGETS tk_author tk_kernels tk_references tk_dsl tk_runtime tk_compiler tk_signature tk_ptxas EXPORT tkTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}/tk)
 install(FILES ${CMAKE_SOURCE_DIR}/include/tk/dsl.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tk)
 foreach(root dsl/include dsl/signature/include compiler/include runtime/include)

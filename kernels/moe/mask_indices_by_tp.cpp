@@ -33,11 +33,4 @@ BuiltKernel buildMaskIndices(mlir::MLIRContext &ctx, const MaskIndicesConfig &c)
   return k.finish();
 }
 
-int64_t maskIndexReference(int64_t v, int64_t perRank, int64_t tpRanks, int64_t tpRank) {
-  if (v < 0 || (v / perRank) % tpRanks != tpRank)
-    return -1;
-  const int64_t local = (v / perRank) / tpRanks * perRank + v % perRank;
-  return local < 0 ? -1 : local;
-}
-
 } // namespace tk::kernels::moe

@@ -5,9 +5,6 @@ namespace tk::kernels::moe {
 
 using namespace tk::dsl;
 
-/// The reference's seed of every row's sum: an all-zero row divides by it.
-constexpr float kSeed = 1e-20f;
-
 BuiltKernel buildNormalizeWeight(mlir::MLIRContext &ctx, const NormalizeWeightConfig &c) {
   if (c.topk < 1)
     throw std::invalid_argument("normalize_weight: needs K >= 1");
@@ -24,7 +21,7 @@ BuiltKernel buildNormalizeWeight(mlir::MLIRContext &ctx, const NormalizeWeightCo
     for (int64_t s = 0; s < c.topk; ++s)
       slots.push_back(k.load(w, {row, k.index(s)}, {rows, 1}));
     Tile d = map(slots, DType::F32, [](const std::vector<Scalar> &v) {
-      Scalar acc = v[0].constantF32(kSeed);
+      Scalar acc = v[0].constantF32(kNormalizeWeightSeed);
       for (const Scalar &x : v)
         acc = acc + x;
       return acc;
@@ -34,17 +31,6 @@ BuiltKernel buildNormalizeWeight(mlir::MLIRContext &ctx, const NormalizeWeightCo
       k.store(out, {row, k.index(s)}, slots[s] / d);
   });
   return k.finish();
-}
-
-void normalizeWeightReference(const float *weights, int64_t tokens, int64_t k, float *denominator, float *normalized) {
-  for (int64_t t = 0; t < tokens; ++t) {
-    float d = kSeed;
-    for (int64_t s = 0; s < k; ++s)
-      d = d + weights[t * k + s];
-    denominator[t] = d;
-    for (int64_t s = 0; s < k; ++s)
-      normalized[t * k + s] = weights[t * k + s] / d;
-  }
 }
 
 } // namespace tk::kernels::moe

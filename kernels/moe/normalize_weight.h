@@ -23,6 +23,9 @@ struct NormalizeWeightConfig {
 
 const OperatorSchedule<NormalizeWeightConfig> &normalizeWeightSchedule();
 
+/// The reference's seed of every row's sum: an all-zero row divides by it.
+constexpr float kNormalizeWeightSeed = 1e-20f;
+
 dsl::BuiltKernel buildNormalizeWeight(mlir::MLIRContext &ctx, const NormalizeWeightConfig &config);
 
 /// Reference: weights (tokens, k) row-major -> denominator (tokens), normalized (tokens, k).

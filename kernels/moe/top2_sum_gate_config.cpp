@@ -8,6 +8,7 @@
 #include "llvm/Support/MathExtras.h"
 #include <algorithm>
 #include <limits>
+#include <string>
 
 namespace tk::kernels::moe {
 
@@ -50,6 +51,28 @@ const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule() {
                                             }),
                                             checkSchedule, searchSpace);
   return schedule;
+}
+
+std::string top2SumGateProblem(const Top2SumGateParams &p) {
+  if (p.experts < 1 || p.topk < 1 || p.topk > p.experts)
+    return "needs 1 <= K <= E";
+  if ((p.groups == 0) != (p.topkGroups == 0))
+    return "num_groups and num_topk_groups are both 0 or both positive";
+  if (p.groups > 0 && (p.topkGroups > p.groups || p.experts % p.groups))
+    return "needs Kg <= G and E % G == 0";
+  if (p.groups > 0 && p.topkGroups < p.groups &&
+      (p.experts / p.groups < 2 || p.topk > p.topkGroups * (p.experts / p.groups)))
+    return "group limiting needs at least 2 experts per group and K <= Kg x (E / G)";
+  if (p.slots() > 32)
+    return "needs K + S <= 32";
+  if (p.sharedSlots && (!p.physicalMap || p.sharedSlots > p.replicas - 1))
+    return "shared experts need a physical map with at least S + 1 columns";
+  if (p.epRanks < 1 || p.tpRanks < 1 || p.tpRank < 0 || p.tpRank >= p.tpRanks || p.epRank < 0)
+    return "needs num_ep_ranks, num_tp_ranks >= 1 and 0 <= tp_rank < num_tp_ranks";
+  const int64_t x = p.physicalMap ? p.replicas - 1 : 0;
+  if ((p.experts + x) / p.epRanks < 1)
+    return "(E + X) / num_ep_ranks experts per rank must be at least 1";
+  return "";
 }
 
 } // namespace tk::kernels::moe

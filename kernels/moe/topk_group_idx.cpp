@@ -16,7 +16,7 @@ BuiltKernel buildTopkGroupIdx(mlir::MLIRContext &ctx, const TopkGroupIdxConfig &
   if (c.groups < 1 || c.perGroup < 1 || (c.topkSum != 1 && c.topkSum != 2) || c.topkSum > c.perGroup ||
       c.topkGroups < 1 || c.topkGroups > c.groups)
     throw std::invalid_argument("topk_sum_and_topk_group_idx: needs q in {1, 2}, q <= epg, 1 <= Kg <= G");
-  const int64_t rows = c.rowsPerBlock(), e = c.experts(), epg = c.perGroup;
+  const int64_t rows = c.rowsPerBlock(), epg = c.perGroup;
   KernelBuilder k(ctx, "topk_sum_and_topk_group_idx", c.numThreads());
   Dim tokens = k.dynamic("tokens");
   Tensor scores = k.input("scores", {tokens, c.groups, epg}, DType::F32);
@@ -47,35 +47,6 @@ BuiltKernel buildTopkGroupIdx(mlir::MLIRContext &ctx, const TopkGroupIdxConfig &
               map({best[r]}, DType::I64, [](const std::vector<Scalar> &v) { return v[0].sextToI64(); }));
   });
   return k.finish();
-}
-
-namespace {
-/// dsl/Select.h's order on values: greater first, NaN last (+0 == -0 as values).
-bool before(float a, float b) {
-  if (std::isnan(a) || std::isnan(b))
-    return !std::isnan(a) && std::isnan(b);
-  return a > b;
-}
-} // namespace
-
-void topkGroupIdxReference(const float *scores, int64_t tokens, int64_t groups, int64_t perGroup, int64_t topkSum,
-                           int64_t topkGroups, int64_t *groupIdx) {
-  std::vector<float> groupScore(groups), row(perGroup);
-  std::vector<int64_t> order(groups);
-  for (int64_t t = 0; t < tokens; ++t) {
-    for (int64_t g = 0; g < groups; ++g) {
-      const float *s = scores + (t * groups + g) * perGroup;
-      std::copy(s, s + perGroup, row.begin());
-      std::stable_sort(row.begin(), row.end(), before);
-      // -0 and +0 sum as +0 (their rank is the same either way).
-      auto value = [](float v) { return v == 0.0f ? 0.0f : v; };
-      groupScore[g] = topkSum == 1 ? value(row[0]) : value(row[0]) + value(row[1]);
-    }
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t a, int64_t b) { return before(groupScore[a], groupScore[b]); });
-    std::copy(order.begin(), order.begin() + topkGroups, groupIdx + t * topkGroups);
-  }
 }
 
 } // namespace tk::kernels::moe

@@ -1,4 +1,4 @@
-//===- cast_back.cpp - the kernel, in the DSL, and its reference ----------===//
+//===- cast_back.cpp - the kernel, in the DSL -----------------------------===//
 #include "kernels/quant/cast_back.h"
 #include "kernels/quant/scale_rule.h"
 
@@ -42,21 +42,6 @@ BuiltKernel buildCastBack(mlir::MLIRContext &ctx, const CastBackConfig &c, const
     k.store(out, {row, col}, c.out == DType::F32 ? product : product.to(c.out));
   });
   return k.finish();
-}
-
-void castBackReference(const uint8_t *x, int64_t m, int64_t k, int64_t b, int64_t g, const float *sf,
-                       int64_t sfStride0, int64_t sfStride1, DType out, void *result, Format in) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < k; ++j) {
-      float d = in == Format::E2M1   ? decodeE2M1((uint8_t)(x[i * (k / 2) + j / 2] >> (4 * (j % 2))))
-                : in == Format::E5M6 ? decodeE5M6(e5m6CodeAt(x + i * (k / 2 * 3), j))
-                                     : decodeE4M3(x[i * k + j]);
-      float v = d * sf[(i / b) * sfStride0 + (j / g) * sfStride1];
-      if (out == DType::F32)
-        static_cast<float *>(result)[i * k + j] = v;
-      else
-        static_cast<uint16_t *>(result)[i * k + j] = f32ToBf16(v);
-    }
 }
 
 } // namespace tk::kernels::quant

@@ -19,14 +19,4 @@ Tile swigluForward(const Tile &l, const Tile &r, std::optional<float> clamp, Quo
   });
 }
 
-float swigluForwardReference(float l, float r, std::optional<float> clamp, const ExpFunction &expf) {
-  if (clamp) {
-    l = std::fmin(l, *clamp);
-    r = std::fmax(std::fmin(r, *clamp), -*clamp);
-  }
-  float t = 1.0f + expf(-l);
-  float silu = l / t;
-  return silu * r;
-}
-
 } // namespace tk::kernels::quant

@@ -75,21 +75,10 @@ int cmdCheck(const std::vector<std::string> &args) {
     tk_context_destroy(ctx);
     return rc;
   }
-  int failures = 0, ran = 0;
-  for (const checks::OperatorTable &table : checks::operatorTables()) {
-    if (!only.empty() && table.op.find(only) == std::string::npos)
-      continue;
-    for (const checks::TableCase &c : table.small) {
-      checks::CheckResult r = checks::runCase(c, gpu, ctx, /*time=*/false);
-      ++ran;
-      failures += !r.exact();
-      std::printf("%-46s %-40s %s\n", table.op.c_str(), c.described.c_str(), r.verdict().c_str());
-      std::fflush(stdout);
-    }
-  }
+  checks::SmallCasesRun run = checks::runSmallCases(only, gpu, ctx);
   tk_context_destroy(ctx);
-  std::printf("%d of %d cases bit-exact\n", ran - failures, ran);
-  return failures || ran == 0 ? 1 : 0;
+  std::printf("%d of %d cases bit-exact\n", run.ran - run.failures, run.ran);
+  return run.failures || run.ran == 0 ? 1 : 0;
 }
 
 } // namespace tk::tools

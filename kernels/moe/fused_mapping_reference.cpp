@@ -1,7 +1,9 @@
-//===- fused_mapping.cpp --------------------------------------------------===//
+//===- fused_mapping_reference.cpp - the C++ reference --------------------===//
 #include "kernels/moe/fused_mapping.h"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace tk::kernels::moe {
 
