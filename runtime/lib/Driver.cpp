@@ -47,9 +47,6 @@ Loaded load() {
       bind(lib, d.cuCtxSynchronize, "cuCtxSynchronize", l.error) &&
       bind(lib, d.cuModuleLoadDataEx, "cuModuleLoadDataEx", l.error) &&
       bind(lib, d.cuModuleLoadData, "cuModuleLoadData", l.error) &&
-      bind(lib, d.cuLinkCreate, "cuLinkCreate_v2", l.error) &&
-      bind(lib, d.cuLinkAddData, "cuLinkAddData_v2", l.error) &&
-      bind(lib, d.cuLinkComplete, "cuLinkComplete", l.error) && bind(lib, d.cuLinkDestroy, "cuLinkDestroy", l.error) &&
       bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction", l.error) &&
       bind(lib, d.cuModuleUnload, "cuModuleUnload", l.error) &&
       bind(lib, d.cuFuncGetAttribute, "cuFuncGetAttribute", l.error) &&

@@ -6,9 +6,11 @@
 //   tk_bundle_check DIR [--only OP] [--sms N]
 // DIR is a bundle holding those kernels: `TK_CACHE_DIR=DIR tk check --sms N`
 // records them, `tk bundle DIR` adds their cubins. Exits 77 (skipped) without
-// a CUDA device, 1 if any case fails or a kernel is missing from the bundle.
+// a CUDA device; 1 if any case fails, a kernel is missing from the bundle or
+// one was not loaded from its cubin (the driver JIT-compiled its PTX).
 #include "checks/gpu_session.h"
 #include "checks/operator_table.h"
+#include "tk/runtime/Context.h"
 #include "tk/tk.h"
 
 #include <cstdio>
@@ -64,9 +66,15 @@ int main(int argc, char **argv) {
   std::printf("GPU: %s, kernels from the bundle %s, persistent grids sized for %d SMs\n", session.device().name.c_str(),
               dir.c_str(), sms);
   tk::checks::SmallCasesRun run = tk::checks::runSmallCases(only, &session, ctx);
+  int kernels = 0, fromCubins = 0;
+  for (const auto &k : ctx->cache.snapshot()) {
+    ++kernels;
+    fromCubins += k->cubinFromBundle;
+  }
   tk_context_destroy(ctx);
   const std::string compiler = compilerMappedIn();
-  std::printf("%d of %d cases bit-exact through libtk_rt; LLVM or MLIR in this process: %s\n", run.ran - run.failures,
-              run.ran, compiler.empty() ? "none" : compiler.c_str());
-  return run.failures || run.ran == 0 || !compiler.empty() ? 1 : 0;
+  std::printf("%d of %d cases bit-exact through libtk_rt; %d of %d kernels loaded from the bundle's cubins; "
+              "LLVM or MLIR in this process: %s\n",
+              run.ran - run.failures, run.ran, fromCubins, kernels, compiler.empty() ? "none" : compiler.c_str());
+  return run.failures || run.ran == 0 || fromCubins != kernels || !compiler.empty() ? 1 : 0;
 }

@@ -32,7 +32,6 @@ TEST(DriverAbi, MemPoolPropsMatchesCudaH) {
 }
 
 TEST(DriverAbi, ConstantsMatchCudaH) {
-  EXPECT_EQ(tk::runtime::kJitInputPtx, CU_JIT_INPUT_PTX);
   EXPECT_EQ(tk::runtime::kMemPoolAttrReleaseThreshold, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
   EXPECT_EQ(tk::runtime::kAttrMaxThreadsPerBlock, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   EXPECT_EQ(tk::runtime::kAttrMaxSharedPerBlock, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);

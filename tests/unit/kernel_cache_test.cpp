@@ -294,28 +294,25 @@ TEST(KernelCache, TheIndexSparesAWarmProcessTheProgram) {
 }
 
 // Cubins (binary, NULs included) are entries of their own kind beside the
-// PTX: keyed by the content key and the device, verified the same way, and
-// never mistaken for the PTX entry of the same key or another device's.
-TEST(KernelCache, CubinEntriesAreKeyedByDeviceAndVerified) {
+// PTX: keyed by the content key and the architecture (`tk bundle`'s ptxas
+// cubins), verified the same way, and never mistaken for the PTX entry of the
+// same key or another architecture's cubin.
+TEST(KernelCache, CubinEntriesAreKeyedByArchitectureAndVerified) {
   TempDir dir;
   runtime::DiskCache disk = runtime::DiskCache::at(dir.path);
   const std::string content(64, 'c'), ptx = "// PTX\n";
-  runtime::DeviceInfo h200, other;
-  h200.ccMajor = 9, h200.ccMinor = 0, h200.driverVersion = 13000, h200.driverBuild = "0123456789abcdef";
-  other = h200;
-  other.driverBuild = "fedcba9876543210"; // the same API version, another driver build
-  const std::string key = runtime::cubinKey(content, h200), otherKey = runtime::cubinKey(content, other);
-  EXPECT_EQ(key, content + ".sm90.driver13000-0123456789abcdef");
+  const std::string key = runtime::aotCubinKey(content, 9, 0), otherKey = runtime::aotCubinKey(content, 8, 0);
+  EXPECT_EQ(key, content + ".sm90.aot");
   std::string cubin("\x7f"
                     "ELF\0\0\x01\x02binary\0body",
                     18);
   disk.write(content, ptx);
   disk.write(key, cubin, runtime::DiskCache::Kind::Cubin);
   EXPECT_EQ(disk.pathFor(key, runtime::DiskCache::Kind::Cubin),
-            dir.path + "/" + content.substr(0, 40) + ".sm90.driver13000-0123456789abcdef.cubin");
+            dir.path + "/" + content.substr(0, 40) + ".sm90.aot.cubin");
   EXPECT_EQ(disk.read(key, runtime::DiskCache::Kind::Cubin), cubin);
   EXPECT_EQ(disk.read(content), ptx);                                 // the PTX entry beside it is untouched
-  EXPECT_FALSE(disk.read(otherKey, runtime::DiskCache::Kind::Cubin)); // another driver made none
+  EXPECT_FALSE(disk.read(otherKey, runtime::DiskCache::Kind::Cubin)); // none for sm_80
   EXPECT_FALSE(disk.read(content, runtime::DiskCache::Kind::Cubin));
   const std::string path = disk.pathFor(key, runtime::DiskCache::Kind::Cubin);
   std::string garbled = slurp(path);

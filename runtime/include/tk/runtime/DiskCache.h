@@ -38,7 +38,7 @@ public:
   /// Best effort: a failed write leaves no partial file behind.
   void write(const std::string &key, const std::string &bytes, Kind kind = Kind::Ptx) const;
   /// `key`: a content key for PTX; for a cubin, a content key followed by
-  /// the device's tag (cubinKey()).
+  /// its architecture's tag (aotCubinKey()).
   std::string pathFor(const std::string &key, Kind kind = Kind::Ptx) const;
   /// The keys of the intact entries of `kind` (for `tk bundle`), sorted.
   std::vector<std::string> keys(Kind kind) const;

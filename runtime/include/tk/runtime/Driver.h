@@ -21,7 +21,6 @@ using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUdeviceptr = unsigned long long;
 using CUmemoryPool = struct CUmemPoolHandle_st *;
-using CUlinkState = struct CUlinkState_st *;
 
 /// CUmemPoolProps (cuda.h, CUDA 12 and 13): device memory (allocType 1,
 /// pinned; location type 1, device `locationId`), no export handles.
@@ -51,11 +50,6 @@ struct Driver {
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
   CUresult (*cuModuleLoadData)(CUmodule *, const void *);
-  /// PTX -> cubin through the driver's JIT, keeping the cubin (the disk cache's).
-  CUresult (*cuLinkCreate)(unsigned, int *, void **, CUlinkState *);
-  CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned, int *, void **);
-  CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
-  CUresult (*cuLinkDestroy)(CUlinkState);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
@@ -112,7 +106,6 @@ enum : int {
   kFuncAttrMaxDynamicSharedBytes = 8,
   kJitErrorLogBuffer = 5,
   kJitErrorLogBufferSize = 6,
-  kJitInputPtx = 1,
   kMemPoolAttrReleaseThreshold = 4,
 };
 

@@ -27,7 +27,7 @@ struct CompiledKernel {
   dsl::KernelSignature signature;
   std::string ptx;
   double compileMs = 0; ///< DSL -> tile IR -> PTX (the DSL run alone when the PTX came from disk)
-  double loadMs = 0;    ///< PTX -> loaded module (driver JIT, or a cached cubin), 0 when not loaded
+  double loadMs = 0;    ///< PTX -> loaded module (driver JIT, or a bundle's cubin), 0 when not loaded
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   /// Blocks of this kernel one SM holds at once (registers, shared memory,
@@ -37,8 +37,7 @@ struct CompiledKernel {
   /// shared memory is static), from the PTX's header at load.
   int64_t dynamicSharedBytes = 0;
   bool fromDisk = false; ///< PTX read from the disk cache
-  bool cubinFromDisk = false; ///< loaded from a cached cubin: no driver JIT
-  bool cubinFromBundle = false; ///< that cubin was ptxas's, from a bundle (`tk bundle`)
+  bool cubinFromBundle = false; ///< loaded from a bundle's ptxas cubin (`tk bundle`): no driver JIT
   bool fromIndex = false;     ///< found through the disk index: the DSL program did not run
 };
 
@@ -103,18 +102,13 @@ private:
 };
 
 /// Loads the kernel into the current CUDA context and finds its entry: from
-/// `disk`'s cubin for `device` when there is one, else the driver's JIT of
-/// its PTX, whose cubin it then keeps there. For a kernel with dynamic
-/// shared memory, checks it against the device's limit and raises the
-/// kernel's. Without `device` (and `disk`) the limit is read from the
-/// driver and nothing is kept.
+/// `disk`'s bundle cubin for `device` (`tk bundle`) when there is one, else
+/// through the driver's JIT of its PTX (which the driver caches on its own).
+/// For a kernel with dynamic shared memory, checks it against the device's
+/// limit and raises the kernel's. Without `device` (and `disk`) the limit is
+/// read from the driver.
 Status loadModule(const Driver &driver, CompiledKernel &kernel, const DeviceInfo *device = nullptr,
                   const DiskCache *disk = nullptr);
-
-/// The disk key of `contentKey`'s cubin for `device`: its architecture and
-/// the driver that made it (API version and libcuda's build id, so that an
-/// updated driver JIT-compiles again).
-std::string cubinKey(const std::string &contentKey, const DeviceInfo &device);
 
 /// The disk key of the cubin `tk bundle` assembles with ptxas from
 /// `contentKey`'s PTX for devices of compute capability ccMajor.ccMinor
