@@ -249,6 +249,26 @@ Tile transpose(const Tile &t, SourceLine where) {
   return Tile(k, tile::TransposeOp::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
+Tile dot(const Tile &a, const Tile &b, SourceLine where) {
+  KernelBuilder *k = a.builder();
+  KernelBuilder::AtLine at(*k, where);
+  auto ta = fragType(a), tb = fragType(b);
+  auto named = [&] { return shapeString(a.shape()) + " and " + shapeString(b.shape()); };
+  if (ta.getRank() != 2 || tb.getRank() != 2 || ta.getShape()[1] != tb.getShape()[0])
+    throw std::invalid_argument(k->errorPrefix() + "dot of " + named() + ": needs an [M, K] and a [K, N] tile");
+  for (auto t : {ta, tb})
+    if (!t.getElementType().isF32() && !isa<BFloat16Type>(t.getElementType()))
+      throw std::invalid_argument(k->errorPrefix() + "dot of " + named() + ": takes f32 or bf16 tiles");
+  const bool bf16 = isa<BFloat16Type>(ta.getElementType()) && isa<BFloat16Type>(tb.getElementType());
+  const int64_t m = ta.getShape()[0], kk = ta.getShape()[1], n = tb.getShape()[1], kStep = bf16 ? 16 : 8;
+  if (m % 16 || n % 8 || kk % kStep)
+    throw std::invalid_argument(k->errorPrefix() + "dot of " + named() +
+                                ": tensor cores need M a multiple of 16, N of 8 and K of " + std::to_string(kStep) +
+                                (bf16 ? " (bf16)" : " (TF32)"));
+  auto type = tile::FragmentType::get(&k->context(), {m, n}, Float32Type::get(&k->context()));
+  return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), b.value()));
+}
+
 Tile expand(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
   KernelBuilder *k = t.builder();
   KernelBuilder::AtLine at(*k, where);

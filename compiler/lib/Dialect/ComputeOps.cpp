@@ -147,6 +147,25 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+LogicalResult DotOp::verify() {
+  FragmentType a = getLhs().getType(), b = getRhs().getType(), c = getResult().getType();
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOpError() << "multiplies an [M, K] and a [K, N] fragment, got " << a << " and " << b;
+  for (FragmentType t : {a, b})
+    if (!t.getElementType().isF32() && !isa<BFloat16Type>(t.getElementType()))
+      return emitOpError() << "takes f32 or bf16 elements, got " << t;
+  const int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  if (b.getShape()[0] != k)
+    return emitOpError() << "needs the lhs's columns to be the rhs's rows, got " << a << " and " << b;
+  if (c.getRank() != 2 || c.getShape()[0] != m || c.getShape()[1] != n || !c.getElementType().isF32())
+    return emitOpError() << "result must be " << m << "x" << n << "xf32, got " << c;
+  if (m % 16 || n % 8 || k % kStep())
+    return emitOpError() << "runs on 16 x 8 x " << kStep() << " tensor-core tiles (" << (isBf16() ? "bf16" : "TF32")
+                         << "): needs M a multiple of 16, N of 8 and K of " << kStep() << ", got M = " << m
+                         << ", N = " << n << ", K = " << k;
+  return success();
+}
+
 LogicalResult RelayoutOp::verify() {
   FragmentType in = getInput().getType(), out = getResult().getType();
   if (in.getShape() != out.getShape() || in.getElementType() != out.getElementType())
@@ -257,6 +276,13 @@ LogicalResult TransposeOp::hintOperandLayouts(LayoutInference &inference) {
   inference.want(getInput(), inference.blocked(getInput().getType().getShape(), inference.vectorElements(),
                                                inference.transposeRows()));
   return success();
+}
+/// The operands go through shared memory whatever their layouts; the
+/// result is read back in the layout its users want, else the default.
+FailureOr<Attribute> DotOp::inferResultLayout(LayoutInference &inference, OpResult, Attribute hint) {
+  if (hint)
+    return hint;
+  return inference.defaultLayout(getResult().getType());
 }
 FailureOr<Attribute> TransposeOp::inferResultLayout(LayoutInference &inference, OpResult, Attribute hint) {
   if (hint)

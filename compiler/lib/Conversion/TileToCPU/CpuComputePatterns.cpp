@@ -197,11 +197,50 @@ struct RelayoutPattern : TileToCpuPattern<RelayoutOp> {
   }
 };
 
+/// The spec's tf32r: (bits + 0x1000) & ~0x1FFF, to nearest, ties away from zero.
+Value roundToTf32(OpBuilder &b, Location l, Value f32) {
+  Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, l, i32, f32);
+  Value rounded = arith::AndIOp::create(
+      b, l, arith::AddIOp::create(b, l, bits, arith::ConstantOp::create(b, l, b.getI32IntegerAttr(0x1000))),
+      arith::ConstantOp::create(b, l, b.getI32IntegerAttr(~0x1FFF)));
+  return arith::BitcastOp::create(b, l, b.getF32Type(), rounded);
+}
+
+/// Each result element: its K products (exact in f32) added one at a time in order of k.
+struct DotPattern : TileToCpuPattern<DotOp> {
+  using TileToCpuPattern::TileToCpuPattern;
+  LogicalResult lower(DotOp op, Adaptor a, CpuEmitter &emit, ConversionPatternRewriter &rw) const override {
+    FragmentType type = op.getResult().getType();
+    Value buf = emit.fragmentBuffer(type), lhs = a.getLhs(), rhs = a.getRhs();
+    Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
+    const int64_t k = op.getLhs().getType().getShape()[1];
+    emit.loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
+      auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(ib, l, v); };
+      Value zero = arith::ConstantOp::create(ib, l, ib.getF32FloatAttr(0.0f));
+      auto loop = scf::ForOp::create(
+          ib, l, c(0), c(k), c(1), ValueRange{zero}, [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
+            // bf16 is exact in f32 and in TF32; an f32 operand is rounded to TF32.
+            auto operand = [&](Value mem, Type elt, Value row, Value col) -> Value {
+              Value v = memref::LoadOp::create(kb, kl, mem, ValueRange{row, col});
+              return isa<BFloat16Type>(elt) ? Value(arith::ExtFOp::create(kb, kl, kb.getF32Type(), v))
+                                            : roundToTf32(kb, kl, v);
+            };
+            Value product = arith::MulFOp::create(kb, kl, operand(lhs, ea, ivs[0], kk), operand(rhs, eb, kk, ivs[1]));
+            scf::YieldOp::create(kb, kl, ValueRange{arith::AddFOp::create(kb, kl, acc[0], product)});
+          });
+      memref::StoreOp::create(ib, l, loop.getResult(0), buf, ivs);
+    });
+    rw.replaceOp(op, buf);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateCpuComputePatterns(RewritePatternSet &set, const TypeConverter &converter, CpuKernelStates &states) {
   addTileToCpuPatterns<ParallelPattern, ConvertPattern, ReducePattern, ScanPattern, CountEqualPattern, ExpandPattern,
-                       TransposePattern, RelayoutPattern>(set, converter, states);
+                       TransposePattern, RelayoutPattern, DotPattern>(set, converter, states);
 }
 
 } // namespace tk::compiler

@@ -85,10 +85,24 @@ struct ExpandPattern : TileToGpuPattern<ExpandOp> {
   }
 };
 
+/// mma.sync on 16 x 8 tiles of the result, the operands through shared memory (MmaDot.cpp).
+struct DotPattern : TileToGpuPattern<DotOp> {
+  using TileToGpuPattern::TileToGpuPattern;
+  LogicalResult lower(DotOp op, Adaptor a, ThreadEmitter &emit, ConversionPatternRewriter &rw) const override {
+    FailureOr<BlockedLayout> la = blockedOf(op, op.getLhs().getType()), lb = blockedOf(op, op.getRhs().getType()),
+                             lc = blockedOf(op, op.getResult().getType());
+    if (failed(la) || failed(lb) || failed(lc))
+      return failure();
+    rw.replaceOp(op, emit.dot(op, a.getLhs(), a.getRhs(), *la, *lb, *lc));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateComputePatterns(RewritePatternSet &set, const TypeConverter &converter, KernelStates &states) {
-  addTileToGpuPatterns<ParallelPattern, ConvertPattern, ReducePattern, ExpandPattern>(set, converter, states);
+  addTileToGpuPatterns<ParallelPattern, ConvertPattern, ReducePattern, ExpandPattern, DotPattern>(set, converter,
+                                                                                                  states);
 }
 
 } // namespace tk::compiler

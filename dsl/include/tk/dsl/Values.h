@@ -289,6 +289,12 @@ Tile min(double c, const Tile &a);
 Tile max(double c, const Tile &a);
 Tile abs(const Tile &a);
 Tile clamp(const Tile &a, double lo, double hi);
+/// The matrix product of an [M, K] and a [K, N] tile on tensor cores, in
+/// f32 (tile.dot): bf16 x bf16 as bf16 products (K a multiple of 16), else
+/// TF32, an f32 operand rounded to TF32 first (K a multiple of 8); M a
+/// multiple of 16, N of 8. The GPU adds each instruction's products in the
+/// tensor core's order: results may differ from the CPU path's in the last bits.
+Tile dot(const Tile &a, const Tile &b, SourceLine where = SourceLine::here());
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
 Tile transpose(const Tile &t, SourceLine where = SourceLine::here());
 /// The same tile, held as its users want it (tile.relayout: through shared

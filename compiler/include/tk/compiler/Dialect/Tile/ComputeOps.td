@@ -112,6 +112,39 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure, Tile_LayoutRules<["hintOperan
   let hasVerifier = 1;
 }
 
+def Tile_DotOp : Tile_Op<"dot", [Pure, Tile_LayoutRules<["inferResultLayout"]>]> {
+  let summary = "Matrix product of two fragments on tensor cores, in f32";
+  let description = [{
+    `result[m, n] = sum over k of lhs[m, k] * rhs[k, n]` for an [M, K] and a
+    [K, N] fragment of f32 or bf16 elements (each its own), in f32. Both bf16:
+    the bf16 tensor-core product (mma.sync m16n8k16; K a multiple of 16).
+    Otherwise TF32 (m16n8k8; K a multiple of 8): an f32 operand is rounded
+    to TF32 first, `bits = (bits + 0x1000) & ~0x1FFF` (to nearest, ties away
+    from zero in magnitude, as the spec's tf32r), and a bf16 one is exact in
+    TF32. Every product is then exact in f32. M is a multiple of 16 and N of
+    8. On the GPU the operands pass through shared memory (any layouts) and
+    each warp runs mma.sync on 16 x 8 tiles of the result; the tensor core
+    adds one instruction's products in an order of its own, so a result may
+    differ in its last bits from the CPU path's, which adds the products one
+    f32 add at a time in order of k.
+      %c = tile.dot %a, %b : !tile.frag<16x32xbf16>, !tile.frag<32x8xf32> -> !tile.frag<16x8xf32>
+  }];
+  let arguments = (ins Tile_AnyFragment:$lhs, Tile_AnyFragment:$rhs);
+  let results = (outs Tile_AnyFragment:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Both operands bf16: the bf16 product (k = 16 per instruction); else TF32 (k = 8).
+    bool isBf16() {
+      return ::llvm::isa<::mlir::BFloat16Type>(getLhs().getType().getElementType()) &&
+             ::llvm::isa<::mlir::BFloat16Type>(getRhs().getType().getElementType());
+    }
+    int64_t kStep() { return isBf16() ? 16 : 8; }
+  }];
+}
+
 def Tile_RelayoutOp : Tile_Op<"relayout", [Pure, Tile_LayoutRules<["inferResultLayout"]>]> {
   let summary = "Moves a fragment into another layout through shared memory";
   let description = [{

@@ -1,0 +1,33 @@
+// tile.dot on tensor cores (mma.sync through shared memory) against the
+// in-order reference, within the tensor core's own order of adding one
+// instruction's products. Skips visibly without a device.
+#include "tests/kernels/dot_kernel.h"
+#include "tests/kernels/gpu_suite.h"
+
+namespace {
+
+class DotGpu : public GpuSuite<DotGpu> {};
+
+TEST_F(DotGpu, TensorCoreProductsWithinOrderRounding) {
+  using tk::dsl::DType;
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  int passed = 0, cases = 0;
+  for (tk::test_kernels::DotTestConfig c : {tk::test_kernels::DotTestConfig{DType::BF16, DType::F32, 64, 24},
+                                            tk::test_kernels::DotTestConfig{DType::F32, DType::F32, 256, 32},
+                                            tk::test_kernels::DotTestConfig{DType::BF16, DType::BF16, 512, 16}})
+    for (int64_t rows : {32, 40, 4096}) {
+      std::string error;
+      // Sums of K exact products in another order: within K ulps of their magnitude.
+      const double tolerance = (double)c.k * 0x1p-24;
+      int64_t wrong = tk::test_kernels::checkDot(ctx, tk::checks::Placement{session}, c, rows, tolerance, error);
+      EXPECT_EQ(wrong, 0) << c.key() << " rows " << rows << ": " << error;
+      passed += wrong == 0;
+      ++cases;
+    }
+  std::printf("[ tile.dot ] %d of %d cases within K x 2^-24 of the products' magnitude on %s\n", passed, cases,
+              session->device().name.c_str());
+  tk_context_destroy(ctx);
+}
+
+} // namespace

@@ -1,0 +1,71 @@
+// tile.dot built by the DSL: mma.sync in the PTX of every GPU target, the
+// CPU path bit for bit against the in-order reference (exact TF32/bf16
+// products added one at a time), and the DSL's refusals.
+#include "tests/kernels/dot_kernel.h"
+#include "tk/tk.h"
+
+#include <gtest/gtest.h>
+
+using namespace tk;
+using namespace tk::dsl;
+
+namespace {
+
+using test_kernels::DotTestConfig;
+
+const std::vector<DotTestConfig> kConfigs = {
+    {DType::BF16, DType::F32, 64, 24}, // the mHC skinny GEMM's mix: TF32
+    {DType::F32, DType::F32, 32, 8},   // TF32, both rounded
+    {DType::BF16, DType::BF16, 64, 16}, // bf16 products
+};
+
+TEST(Dot, CompilesToMmaSyncForEveryTarget) {
+  for (const DotTestConfig &c : kConfigs)
+    for (const compiler::Target &target : compiler::supportedTargets()) {
+      runtime::CompiledKernel out;
+      runtime::Status s = runtime::compileKernel(runtime::factoryOf(test_kernels::buildDotTest, c), target, out);
+      ASSERT_TRUE(s.isOk()) << c.key() << " " << target.name << ": " << s.message();
+      const std::string shape = c.a == DType::BF16 && c.b == DType::BF16 ? "m16n8k16.row.col.f32.bf16.bf16.f32"
+                                                                        : "m16n8k8.row.col.f32.tf32.tf32.f32";
+      EXPECT_NE(out.ptx.find("mma.sync.aligned." + shape), std::string::npos) << c.key() << " " << target.name;
+    }
+}
+
+TEST(Dot, CpuPathMatchesTheInOrderReference) {
+  tk_context ctx = nullptr;
+  ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
+  for (const DotTestConfig &c : kConfigs)
+    for (int64_t rows : {32, 40, 96}) {
+      std::string error;
+      EXPECT_EQ(test_kernels::checkDot(ctx, checks::Placement{}, c, rows, /*tolerance=*/0, error), 0)
+          << c.key() << " rows " << rows << ": " << error;
+    }
+  EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+// The rounding itself: a value just under a TF32 tie stays, a tie rounds away
+// from zero, and the operand's low 13 bits never reach the product.
+TEST(Dot, Tf32RoundingIsAddAndMask) {
+  EXPECT_EQ(test_kernels::tf32Rounded(1.0f + 0x1p-11f), 1.0f + 0x1p-10f); // a tie: away from zero
+  EXPECT_EQ(test_kernels::tf32Rounded(-(1.0f + 0x1p-11f)), -(1.0f + 0x1p-10f));
+  EXPECT_EQ(test_kernels::tf32Rounded(1.0f + 0x1p-12f), 1.0f);
+}
+
+TEST(Dot, RefusesShapesTensorCoresCannotTake) {
+  mlir::MLIRContext ctx;
+  KernelBuilder k(ctx, "bad", 128);
+  Tensor a = k.input("a", {32, 64}, DType::F32), b = k.input("b", {64, 24}, DType::F32);
+  Tensor h = k.input("h", {32, 8}, DType::BF16), i = k.input("i", {8, 8}, DType::BF16);
+  Tensor n = k.input("n", {64, 20}, DType::F32), q = k.input("q", {64, 8}, DType::I32);
+  k.grid({1}, [&](const std::vector<Index> &) {
+    Tile ta = k.load(a, {k.index(0), k.index(0)}, {32, 64}), tb = k.load(b, {k.index(0), k.index(0)}, {64, 24});
+    EXPECT_NO_THROW(dot(ta, tb));
+    EXPECT_THROW(dot(tb, ta), std::invalid_argument); // inner sizes 24 and 32
+    Tile th = k.load(h, {k.index(0), k.index(0)}, {32, 8}), ti = k.load(i, {k.index(0), k.index(0)}, {8, 8});
+    EXPECT_THROW(dot(th, ti), std::invalid_argument); // bf16 needs K a multiple of 16
+    EXPECT_THROW(dot(ta, k.load(n, {k.index(0), k.index(0)}, {64, 20})), std::invalid_argument); // N = 20
+    EXPECT_THROW(dot(ta, k.load(q, {k.index(0), k.index(0)}, {64, 8})), std::invalid_argument);  // i32
+  });
+}
+
+} // namespace
