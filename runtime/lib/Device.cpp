@@ -1,6 +1,5 @@
 //===- Device.cpp ---------------------------------------------------------===//
 #include "tk/runtime/Device.h"
-#include "tk/runtime/ProgramIdentity.h"
 
 #include <algorithm>
 
@@ -57,9 +56,6 @@ Status acquireDevice(const Driver *&driver, DeviceInfo &info) {
   d.cuDeviceGetAttribute(&info.clockKHz, kAttrClockRateKHz, info.device);
   d.cuDeviceGetAttribute(&info.memoryClockKHz, kAttrMemoryClockKHz, info.device);
   d.cuDriverGetVersion(&info.driverVersion);
-  // The API version stays 13000 across driver updates; the library's build id does not.
-  const std::string identity = programIdentity(reinterpret_cast<const void *>(d.cuInit));
-  info.driverBuild = identity.substr(0, std::min<size_t>(identity.find('+'), 16));
   return Status::ok();
 }
 

@@ -84,4 +84,11 @@ Value perLane(OpBuilder &b, Location loc, ValueRange operands,
   return vector::FromElementsOp::create(b, loc, vec, lanes);
 }
 
+Value tf32Bits(OpBuilder &b, Location loc, Value f32) {
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), f32);
+  Value half = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x1000));
+  Value mask = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(~0x1FFF));
+  return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, half), mask);
+}
+
 } // namespace tk::compiler

@@ -1,5 +1,6 @@
 //===- CpuComputePatterns.cpp - elementwise regions, reductions, moves ----===//
 #include "CpuPatterns.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -197,16 +198,6 @@ struct RelayoutPattern : TileToCpuPattern<RelayoutOp> {
   }
 };
 
-/// The spec's tf32r: (bits + 0x1000) & ~0x1FFF, to nearest, ties away from zero.
-Value roundToTf32(OpBuilder &b, Location l, Value f32) {
-  Type i32 = b.getI32Type();
-  Value bits = arith::BitcastOp::create(b, l, i32, f32);
-  Value rounded = arith::AndIOp::create(
-      b, l, arith::AddIOp::create(b, l, bits, arith::ConstantOp::create(b, l, b.getI32IntegerAttr(0x1000))),
-      arith::ConstantOp::create(b, l, b.getI32IntegerAttr(~0x1FFF)));
-  return arith::BitcastOp::create(b, l, b.getF32Type(), rounded);
-}
-
 /// Each result element: its K products (exact in f32) added one at a time in order of k.
 struct DotPattern : TileToCpuPattern<DotOp> {
   using TileToCpuPattern::TileToCpuPattern;
@@ -223,8 +214,9 @@ struct DotPattern : TileToCpuPattern<DotOp> {
             // bf16 is exact in f32 and in TF32; an f32 operand is rounded to TF32.
             auto operand = [&](Value mem, Type elt, Value row, Value col) -> Value {
               Value v = memref::LoadOp::create(kb, kl, mem, ValueRange{row, col});
-              return isa<BFloat16Type>(elt) ? Value(arith::ExtFOp::create(kb, kl, kb.getF32Type(), v))
-                                            : roundToTf32(kb, kl, v);
+              return isa<BFloat16Type>(elt)
+                         ? Value(arith::ExtFOp::create(kb, kl, kb.getF32Type(), v))
+                         : Value(arith::BitcastOp::create(kb, kl, kb.getF32Type(), tf32Bits(kb, kl, v)));
             };
             Value product = arith::MulFOp::create(kb, kl, operand(lhs, ea, ivs[0], kk), operand(rhs, eb, kk, ivs[1]));
             scf::YieldOp::create(kb, kl, ValueRange{arith::AddFOp::create(kb, kl, acc[0], product)});

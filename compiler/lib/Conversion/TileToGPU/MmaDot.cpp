@@ -17,6 +17,7 @@
 //   C/D (16 x 8 f32): c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1)
 //===----------------------------------------------------------------------===//
 #include "ThreadEmitter.h"
+#include "tk/compiler/Conversion/ScalarMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -51,15 +52,6 @@ Value stage(ThreadEmitter &emit, Value value, const BlockedLayout &l, Type elt) 
     });
   }
   return buf;
-}
-
-/// The spec's tf32r of an f32: (bits + 0x1000) & ~0x1FFF, as i32 bits.
-Value tf32Bits(OpBuilder &b, Location loc, Value f32) {
-  Type i32 = b.getI32Type();
-  Value bits = arith::BitcastOp::create(b, loc, i32, f32);
-  Value half = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x1000));
-  Value mask = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(~0x1FFF));
-  return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, half), mask);
 }
 
 } // namespace

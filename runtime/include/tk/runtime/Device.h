@@ -17,8 +17,7 @@ struct DeviceInfo {
   int maxSharedPerBlockOptin = 0;
   int l2Bytes = 0;
   int clockKHz = 0, memoryClockKHz = 0;
-  int driverVersion = 0;   ///< the CUDA API version (13000), not the driver's build
-  std::string driverBuild; ///< the first 16 hex digits of libcuda's GNU build id ("" if it has none)
+  int driverVersion = 0; ///< the CUDA API version (13000), not the driver's build
 };
 
 /// Binds the calling thread to a CUDA context (the current one, else device
