@@ -552,6 +552,55 @@ tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *grad_w_partia
                                   const tk_tensor *weight_embed, tk_tensor *grad_weight_hidden,
                                   tk_tensor *grad_weight_embed, tk_stream stream);
 
+/* ---- mHC: the n residual streams (mhc_engram.md §3.1, 3.5, 3.7) ----
+ * A token's residual is n bf16 streams of H columns; the reference's
+ * [B, S, n, H] tensors are passed flattened to (T, n, H), its [..., n, 1]
+ * mixes as (T, n). All tensors contiguous; 1 <= n <= 8, any H; T = 0 writes
+ * nothing. Each per-element sum runs in the spec's order with one rounding
+ * per term (fma), so the results are bit-exact against that order on the
+ * GPU and the CPU path; the sums over H (grad_mix, grad_post, grad_comb)
+ * are in a fixed order, within fp32 rounding of the exact sums, and the
+ * same bits every run. Outputs must not overlap inputs (except grad_x of
+ * tk_mhc_pre_apply_mix_bwd, updated in place). */
+
+/* expand_to_mhc (3.1): out[t, m, :] = hidden[t, :] for every stream m.
+ * hidden (T, H), out (T, n, H) bf16; n is out's dimension 1. */
+tk_status tk_expand_to_mhc_fwd(tk_context ctx, const tk_tensor *hidden, tk_tensor *out, tk_stream stream);
+/* grad_hidden[t, d] = bf16(0 + grad_out[t, 0, d] + ... + grad_out[t, n - 1, d])
+ * in fp32. grad_out (T, n, H), grad_hidden (T, H) bf16. */
+tk_status tk_expand_to_mhc_bwd(tk_context ctx, const tk_tensor *grad_out, tk_tensor *grad_hidden, tk_stream stream);
+
+/* mhc_pre_apply_mix (3.5): out[t, d] = bf16(acc), acc = 0 then acc =
+ * fma(mix[t, m], x[t, m, d], acc) for m = 0..n-1. x (T, n, H) bf16, mix
+ * (T, n) f32, out (T, H) bf16. */
+tk_status tk_mhc_pre_apply_mix_fwd(tk_context ctx, const tk_tensor *x, const tk_tensor *mix, tk_tensor *out,
+                                   tk_stream stream);
+/* grad_x[t, m, d] = bf16(fma(mix[t, m], grad_out[t, d], a)) where a is
+ * grad_x's own element with accumulate = 1 (the residual-gradient buffer of
+ * spec 2.1, updated in place) and +0 with accumulate = 0; grad_mix[t, m] =
+ * sum over d of grad_out[t, d] x[t, m, d]. grad_out (T, H) bf16, x and
+ * grad_x (T, n, H) bf16, mix and grad_mix (T, n) f32. */
+tk_status tk_mhc_pre_apply_mix_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x, const tk_tensor *mix,
+                                   int accumulate, tk_tensor *grad_x, tk_tensor *grad_mix, tk_stream stream);
+
+/* mhc_post (3.7): out[t, o, d] = bf16(acc), acc = post_mix[t, o] x[t, d],
+ * then acc = fma(comb_mix[t, i, o], residual[t, i, d], acc) for i =
+ * 0..n-1 (comb is [input stream, output stream]). x (T, H) and residual,
+ * out (T, n, H) bf16; post_mix (T, n) and comb_mix (T, n, n) f32. */
+tk_status tk_mhc_post_fwd(tk_context ctx, const tk_tensor *x, const tk_tensor *residual, const tk_tensor *post_mix,
+                          const tk_tensor *comb_mix, tk_tensor *out, tk_stream stream);
+/* The backward, for any n up to 8 (the reference asks n == 4):
+ * grad_residual[t, i, d] = bf16(comb[t, i, 0] g[t, 0, d], then fma over o
+ * = 1..n-1), grad_x[t, d] likewise with post[t, o]; grad_post[t, o] = sum
+ * over d of x[t, d] g[t, o, d], grad_comb[t, i, o] = sum over d of
+ * residual[t, i, d] g[t, o, d], with g = grad_out. grad_residual is fresh
+ * (the first of spec 2.1's three contributions: pass it on as
+ * tk_mhc_pre_apply_mix_bwd's grad_x with accumulate = 1). Shapes as the
+ * forward's, grad_* as their tensors'. */
+tk_status tk_mhc_post_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x, const tk_tensor *residual,
+                          const tk_tensor *post_mix, const tk_tensor *comb_mix, tk_tensor *grad_x,
+                          tk_tensor *grad_residual, tk_tensor *grad_post, tk_tensor *grad_comb, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -114,6 +114,16 @@ tk_tensor columnView(const tk_tensor *t) {
   return v;
 }
 
+tk_tensor withUnitDim(const tk_tensor *t, int at) {
+  tk_tensor v = *t;
+  v.ndim = t->ndim + 1;
+  for (int i = t->ndim; i > at; --i)
+    v.shape[i] = t->shape[i - 1], v.strides[i] = t->strides[i - 1];
+  v.shape[at] = 1;
+  v.strides[at] = at < t->ndim ? t->shape[at] * t->strides[at] : 1;
+  return v;
+}
+
 bool isContiguous(const tk_tensor *t) {
   if (numElements(t) == 0)
     return true; // nothing to address: any strides (torch's (4, 0) has (1, 1))

@@ -24,6 +24,10 @@ int64_t numElements(const tk_tensor *t);
 /// one value per row of a tile).
 tk_tensor flatView(const tk_tensor *t);
 tk_tensor columnView(const tk_tensor *t);
+/// `t` with a dimension of size 1 inserted before dimension `at` (at ndim:
+/// appended), its stride what a row-major tensor of the new shape has
+/// there: (T, H) as (T, 1, H), (T, n) as (T, n, 1).
+tk_tensor withUnitDim(const tk_tensor *t, int at);
 /// The integer type of `t`'s width (I8, I16, I32, I64): operators that only
 /// move elements run on it, so no float value (a NaN payload) is altered.
 tk_dtype bitsOf(tk_dtype t);

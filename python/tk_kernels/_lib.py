@@ -180,6 +180,12 @@ _OPS = {
     'engram_gate_fwd': [_T, _T, _T, _T, _f32, _f32, _T, _T, _T, _T, _T, _st],
     'engram_gate_bwd': [_T, _T, _T, _T, _T, _T, _T, _T, _T, _f32, _T, _T, _T, _T, _st],
     'engram_grad_w_reduce': [_T, _T, _T, _T, _T, _st],
+    'expand_to_mhc_fwd': [_T, _T, _st],
+    'expand_to_mhc_bwd': [_T, _T, _st],
+    'mhc_pre_apply_mix_fwd': [_T, _T, _T, _st],
+    'mhc_pre_apply_mix_bwd': [_T, _T, _T, _i32, _T, _T, _st],
+    'mhc_post_fwd': [_T, _T, _T, _T, _T, _st],
+    'mhc_post_bwd': [_T, _T, _T, _T, _T, _T, _T, _T, _T, _st],
 }
 
 _OTHER = {

@@ -455,6 +455,67 @@ std::function<tk_status()> decode(Call &c, int &entry) {
                                 gv, partial, nullptr);
     };
   }
+  case 33:
+  case 34: {
+    // mHC expand (33) and its backward (34): (m, k) rows and (m, n, k) streams, bf16 of random bits; n past the
+    // supported 8 and 0 now and then.
+    static const int64_t streams[] = {4, 4, 2, 1, 9, 0};
+    const int64_t n = c.in.pick(streams);
+    if (entry == 33) {
+      auto hidden = c.t(TK_BF16, {m, k});
+      auto out = c.out(TK_BF16, {m, n, k});
+      return [=, ctx = c.ctx] { return tk_expand_to_mhc_fwd(ctx, hidden, out, nullptr); };
+    }
+    auto dout = c.t(TK_BF16, {m, n, k});
+    auto dh = c.out(TK_BF16, {m, k});
+    return [=, ctx = c.ctx] { return tk_expand_to_mhc_bwd(ctx, dout, dh, nullptr); };
+  }
+  case 35:
+  case 36: {
+    // apply_mix (35) and its backward (36): x (m, n, k) bf16, mix (m, n) f32 of random bits; accumulate 0, 1 or
+    // another value.
+    static const int64_t streams[] = {4, 4, 3, 1, 9};
+    static const int accumulates[] = {1, 0, 1, 2};
+    const int64_t n = c.in.pick(streams);
+    const int accumulate = c.in.pick(accumulates);
+    if (entry == 35) {
+      auto x = c.t(TK_BF16, {m, n, k});
+      auto mix = c.t(TK_F32, {m, n});
+      auto out = c.out(TK_BF16, {m, k});
+      return [=, ctx = c.ctx] { return tk_mhc_pre_apply_mix_fwd(ctx, x, mix, out, nullptr); };
+    }
+    auto dout = c.t(TK_BF16, {m, k});
+    auto x = c.t(TK_BF16, {m, n, k});
+    auto mix = c.t(TK_F32, {m, n});
+    auto dx = c.out(TK_BF16, {m, n, k});
+    auto dmix = c.out(TK_F32, {m, n});
+    return [=, ctx = c.ctx] { return tk_mhc_pre_apply_mix_bwd(ctx, dout, x, mix, accumulate, dx, dmix, nullptr); };
+  }
+  case 37:
+  case 38: {
+    // post (37) and its backward (38): x (m, k), residual (m, n, k) bf16, post (m, n), comb (m, n, n) f32, all
+    // of random bits.
+    static const int64_t streams[] = {4, 4, 2, 8, 9};
+    const int64_t n = c.in.pick(streams);
+    if (entry == 37) {
+      auto x = c.t(TK_BF16, {m, k});
+      auto res = c.t(TK_BF16, {m, n, k});
+      auto post = c.t(TK_F32, {m, n});
+      auto comb = c.t(TK_F32, {m, n, n});
+      auto out = c.out(TK_BF16, {m, n, k});
+      return [=, ctx = c.ctx] { return tk_mhc_post_fwd(ctx, x, res, post, comb, out, nullptr); };
+    }
+    auto dout = c.t(TK_BF16, {m, n, k});
+    auto x = c.t(TK_BF16, {m, k});
+    auto res = c.t(TK_BF16, {m, n, k});
+    auto post = c.t(TK_F32, {m, n});
+    auto comb = c.t(TK_F32, {m, n, n});
+    auto dx = c.out(TK_BF16, {m, k});
+    auto dres = c.out(TK_BF16, {m, n, k});
+    auto dpost = c.out(TK_F32, {m, n});
+    auto dcomb = c.out(TK_F32, {m, n, n});
+    return [=, ctx = c.ctx] { return tk_mhc_post_bwd(ctx, dout, x, res, post, comb, dx, dres, dpost, dcomb, nullptr); };
+  }
   default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
@@ -485,17 +546,45 @@ std::function<tk_status()> decode(Call &c, int &entry) {
 }
 
 const char *entryName(int entry) {
-  static const char *const names[kNumEntryPoints] = {
-      "tk_per_token_cast", "tk_per_token_cast_with_sf_only", "tk_per_token_cast_with_precomputed_sf",
-      "tk_per_block_cast", "tk_per_block_cast_with_sf_only", "tk_per_block_cast_with_precomputed_sf",
-      "tk_per_block_cast_lossless", "tk_per_channel_cast", "tk_per_channel_cast_fused",
-      "tk_per_channel_cast_and_transpose", "tk_swiglu_forward_and_per_token_cast",
-      "tk_swiglu_backward_and_per_token_cast", "tk_swiglu_forward_and_per_channel_cast_and_transpose",
-      "tk_cast_back", "tk_transpose", "tk_batched_transpose", "tk_topk_gate", "tk_topk_sum_and_topk_group_idx", "tk_normalize_weight",
-      "tk_mask_indices_by_tp", "tk_aux_fi", "tk_group_count", "tk_inplace_unique_group_indices", "tk_expand_to_fused",
-      "tk_expand_to_fused_with_sf", "tk_reduce_fused", "tk_get_fused_mapping", "tk_top2_sum_gate",
-      "tk_engram_hash", "tk_engram_fused_weight", "tk_engram_gate_fwd", "tk_engram_grad_w_reduce",
-      "tk_engram_gate_bwd"};
+  static const char *const names[kNumEntryPoints] = {"tk_per_token_cast",
+                                                     "tk_per_token_cast_with_sf_only",
+                                                     "tk_per_token_cast_with_precomputed_sf",
+                                                     "tk_per_block_cast",
+                                                     "tk_per_block_cast_with_sf_only",
+                                                     "tk_per_block_cast_with_precomputed_sf",
+                                                     "tk_per_block_cast_lossless",
+                                                     "tk_per_channel_cast",
+                                                     "tk_per_channel_cast_fused",
+                                                     "tk_per_channel_cast_and_transpose",
+                                                     "tk_swiglu_forward_and_per_token_cast",
+                                                     "tk_swiglu_backward_and_per_token_cast",
+                                                     "tk_swiglu_forward_and_per_channel_cast_and_transpose",
+                                                     "tk_cast_back",
+                                                     "tk_transpose",
+                                                     "tk_batched_transpose",
+                                                     "tk_topk_gate",
+                                                     "tk_topk_sum_and_topk_group_idx",
+                                                     "tk_normalize_weight",
+                                                     "tk_mask_indices_by_tp",
+                                                     "tk_aux_fi",
+                                                     "tk_group_count",
+                                                     "tk_inplace_unique_group_indices",
+                                                     "tk_expand_to_fused",
+                                                     "tk_expand_to_fused_with_sf",
+                                                     "tk_reduce_fused",
+                                                     "tk_get_fused_mapping",
+                                                     "tk_top2_sum_gate",
+                                                     "tk_engram_hash",
+                                                     "tk_engram_fused_weight",
+                                                     "tk_engram_gate_fwd",
+                                                     "tk_engram_grad_w_reduce",
+                                                     "tk_engram_gate_bwd",
+                                                     "tk_expand_to_mhc_fwd",
+                                                     "tk_expand_to_mhc_bwd",
+                                                     "tk_mhc_pre_apply_mix_fwd",
+                                                     "tk_mhc_pre_apply_mix_bwd",
+                                                     "tk_mhc_post_fwd",
+                                                     "tk_mhc_post_bwd"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

@@ -1,11 +1,127 @@
-"""mHC: not shipped by tk's C API yet; any name looked up here says so."""
+"""mHC operators (TileKernels' tile_kernels.modeling.mhc ops), forward and backward as plain functions.
 
-_MISSING = ('expand_to_mhc', 'mhc_pre_norm_fn', 'mhc_pre_split_mixes', 'sinkhorn_normalize', 'mhc_pre_apply_mix',
-            'mhc_head_compute_mix', 'mhc_post', 'mhc_pre_big_fuse', 'mhc_multilayer_recompute')
+Tensors keep the reference's shapes: residual streams [..., n, H] bf16, rows [..., H] bf16, mixes [..., n, 1]
+and [..., n, n] fp32; they are passed to tk flattened to (T, n, H), (T, H), (T, n) and (T, n, n), so they must
+be contiguous (a tensor tk writes into, too). The per-element sums run in the spec's order with one rounding per
+term (docs/mhc_kernels.md). The operators not in tk yet say so when looked up.
+"""
+
+from .. import _lib
+from .._tensor import Call, _row_major
+
+_MISSING = ('mhc_pre_norm_fn', 'mhc_pre_split_mixes', 'sinkhorn_normalize', 'mhc_head_compute_mix',
+            'mhc_pre_big_fuse', 'mhc_multilayer_recompute')
 
 
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
-    raise NotImplementedError(f'tk_kernels.mhc.{name}: the mHC operators ({", ".join(_MISSING)}) are not in '
-                              'tk\'s C API yet')
+    raise NotImplementedError(f'tk_kernels.mhc.{name}: not in tk\'s C API yet (still to come: '
+                              f'{", ".join(_MISSING)})')
+
+
+def _flat(c, obj, tail, arg, flat_tail=None):
+    """obj, of shape [..., *tail], seen as (T, *flat_tail) without a copy (flat_tail defaults to tail): a
+    TkError when its shape does not end in `tail` or its elements are not contiguous."""
+    if obj is None:
+        return None
+    c.check_same(obj, arg)
+    shape = tuple(int(d) for d in obj.shape)
+    if len(shape) < len(tail) or shape[len(shape) - len(tail):] != tuple(tail):
+        raise c.invalid(f'{arg} has shape {shape}; expected [..., {", ".join(map(str, tail))}]')
+    lay = c.ad.layout(obj)
+    if lay is not None:
+        _, dims, strides, _ = lay
+        if any(n > 1 and s != r for n, s, r in zip(dims, strides, _row_major(dims))):
+            raise c.invalid(f'{arg} must be contiguous, got strides {tuple(strides)} for shape {tuple(dims)}')
+    return c.reshape(obj, (-1,) + tuple(tail if flat_tail is None else flat_tail))
+
+
+def _streams(c, x, arg):
+    """(n, H) of an [..., n, H] tensor."""
+    if len(x.shape) < 2:
+        raise c.invalid(f'{arg} must be [..., n, H], got shape {tuple(x.shape)}')
+    return int(x.shape[-2]), int(x.shape[-1])
+
+
+def expand_to_mhc(hidden, mhc_mult, out=None):
+    """[..., H] -> [..., mhc_mult, H] bf16: every stream a copy of the row."""
+    c = Call('mhc.expand_to_mhc', hidden, 'hidden', c_name='expand_to_mhc_fwd')
+    h = int(hidden.shape[-1]) if len(hidden.shape) else 0
+    if out is None:
+        out = c.empty_as(hidden, tuple(hidden.shape[:-1]) + (int(mhc_mult), h), 'hidden')
+    c.run(c.t(_flat(c, hidden, (h,), 'hidden'), 'hidden'), c.w(_flat(c, out, (int(mhc_mult), h), 'out'), 'out'))
+    return out
+
+
+def expand_to_mhc_bwd(out_grad):
+    """[..., n, H] -> [..., H] bf16: the streams' gradients summed in fp32 in order of the streams."""
+    c = Call('mhc.expand_to_mhc_bwd', out_grad, 'out_grad')
+    n, h = _streams(c, out_grad, 'out_grad')
+    grad = c.empty_as(out_grad, tuple(out_grad.shape[:-2]) + (h,), 'out_grad')
+    c.run(c.t(_flat(c, out_grad, (n, h), 'out_grad'), 'out_grad'), c.t(c.reshape(grad, (-1, h)), 'hidden_grad'))
+    return grad
+
+
+def mhc_pre_apply_mix(x, mix, out=None):
+    """x [..., n, H] bf16, mix [..., n, 1] fp32 -> [..., H] bf16: sum over m of mix[m] x[m] (fma, in order)."""
+    c = Call('mhc.mhc_pre_apply_mix', x, 'x', c_name='mhc_pre_apply_mix_fwd')
+    n, h = _streams(c, x, 'x')
+    if out is None:
+        out = c.empty_as(x, tuple(x.shape[:-2]) + (h,), 'x')
+    c.run(c.t(_flat(c, x, (n, h), 'x'), 'x'), c.t(_flat(c, mix, (n, 1), 'mix', (n,)), 'mix'),
+          c.w(_flat(c, out, (h,), 'out'), 'out'))
+    return out
+
+
+def mhc_pre_apply_mix_bwd(o_grad, x, mix, x_grad=None):
+    """Returns (x_grad, mix_grad). With x_grad given (the residual-gradient buffer mhc_post_bwd started), the
+    streams' gradient is added into it in place and it is returned; else a fresh one."""
+    c = Call('mhc.mhc_pre_apply_mix_bwd', o_grad, 'o_grad')
+    n, h = _streams(c, x, 'x')
+    accumulate = x_grad is not None
+    if x_grad is None:
+        x_grad = c.empty_as(x, tuple(x.shape), 'x')
+    mix_grad = c.empty(tuple(mix.shape), _lib.F32)
+    c.run(c.t(_flat(c, o_grad, (h,), 'o_grad'), 'o_grad'), c.t(_flat(c, x, (n, h), 'x'), 'x'),
+          c.t(_flat(c, mix, (n, 1), 'mix', (n,)), 'mix'), int(accumulate),
+          c.w(_flat(c, x_grad, (n, h), 'x_grad'), 'x_grad'), c.t(c.reshape(mix_grad, (-1, n)), 'mix_grad'))
+    return x_grad, mix_grad
+
+
+def mhc_post(x, residual, post_layer_mix, comb_res_mix, out=None):
+    """x [..., H], residual [..., n, H] bf16, post [..., n, 1], comb [..., n, n] fp32 -> [..., n, H] bf16:
+    out[o] = post[o] x + sum over i of comb[i, o] residual[i] (fma, in order of i)."""
+    c = Call('mhc.mhc_post', x, 'x', c_name='mhc_post_fwd')
+    n, h = _streams(c, residual, 'residual')
+    if out is None:
+        out = c.empty_as(residual, tuple(residual.shape), 'residual')
+    c.run(c.t(_flat(c, x, (h,), 'x'), 'x'), c.t(_flat(c, residual, (n, h), 'residual'), 'residual'),
+          c.t(_flat(c, post_layer_mix, (n, 1), 'post_layer_mix', (n,)), 'post_layer_mix'),
+          c.t(_flat(c, comb_res_mix, (n, n), 'comb_res_mix'), 'comb_res_mix'),
+          c.w(_flat(c, out, (n, h), 'out'), 'out'))
+    return out
+
+
+mhc_post_fwd = mhc_post
+
+
+def mhc_post_bwd(x, residual, post_layer_mix, comb_res_mix, d_o):
+    """Returns (d_x, d_residual, d_post_layer_mix, d_comb_res_mix), shaped as their tensors."""
+    c = Call('mhc.mhc_post_bwd', d_o, 'd_o')
+    n, h = _streams(c, residual, 'residual')
+    d_x = c.empty_as(x, tuple(x.shape), 'x')
+    d_res = c.empty_as(residual, tuple(residual.shape), 'residual')
+    d_post = c.empty(tuple(post_layer_mix.shape), _lib.F32)
+    d_comb = c.empty(tuple(comb_res_mix.shape), _lib.F32)
+    c.run(c.t(_flat(c, d_o, (n, h), 'd_o'), 'd_o'), c.t(_flat(c, x, (h,), 'x'), 'x'),
+          c.t(_flat(c, residual, (n, h), 'residual'), 'residual'),
+          c.t(_flat(c, post_layer_mix, (n, 1), 'post_layer_mix', (n,)), 'post_layer_mix'),
+          c.t(_flat(c, comb_res_mix, (n, n), 'comb_res_mix'), 'comb_res_mix'),
+          c.t(c.reshape(d_x, (-1, h)), 'd_x'), c.t(c.reshape(d_res, (-1, n, h)), 'd_residual'),
+          c.t(c.reshape(d_post, (-1, n)), 'd_post_layer_mix'), c.t(c.reshape(d_comb, (-1, n, n)), 'd_comb_res_mix'))
+    return d_x, d_res, d_post, d_comb
+
+
+__all__ = ['expand_to_mhc', 'expand_to_mhc_bwd', 'mhc_pre_apply_mix', 'mhc_pre_apply_mix_bwd', 'mhc_post',
+           'mhc_post_fwd', 'mhc_post_bwd']

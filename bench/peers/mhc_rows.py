@@ -1,0 +1,152 @@
+"""The peers of tk's mHC stream rows (mhc_engram.md 3.1, 3.5, 3.7), for TileKernels and torch.
+
+Rows: shape 'TxnxH' (tokens, streams, hidden), randn bf16 streams and rows,
+randn f32 mixes; mhc_pre_apply_mix_bwd's word 'acc' (tk accumulates into the
+residual-gradient buffer, as the reference's kernel always does).
+TileKernels' kernels are called as its autograd functions call them, on
+preallocated outputs, so that the time is the kernel's.
+"""
+from rowspec import Unsupported
+
+
+def _dims(r):
+    r.only(["acc"])
+    return r.dims(3)
+
+
+def _f32(c, *shape):
+    return c.torch.randn(*shape, device=c.dev, dtype=c.torch.float32)
+
+
+def tile_kernels_handlers():
+    def expand_fwd(r):
+        t, n, h = _dims(r)
+        desc = f"expand_to_mhc_fwd_tl({h}, {n})(hidden[{t}x{h} bf16], out)"
+
+        def make(c):
+            from tile_kernels.mhc.expand_kernel import expand_to_mhc_fwd_tl
+            x, out = c.randn(t, h), c.randn(t, n, h)
+            kernel = expand_to_mhc_fwd_tl(h, n)
+            return (lambda: kernel(x, out)), []
+        return desc, make
+
+    def expand_bwd(r):
+        t, n, h = _dims(r)
+        desc = f"expand_to_mhc_bwd_tl({h}, {n})(grad_out[{t}x{n}x{h} bf16], grad_hidden)"
+
+        def make(c):
+            from tile_kernels.mhc.expand_kernel import expand_to_mhc_bwd_tl
+            g, dh = c.randn(t, n, h), c.randn(t, h)
+            kernel = expand_to_mhc_bwd_tl(h, n)
+            return (lambda: kernel(g, dh)), []
+        return desc, make
+
+    def apply_fwd(r):
+        t, n, h = _dims(r)
+        desc = f"_mhc_pre_apply_mix_fwd({n}, {h})(x[{t}x{n}x{h} bf16], mix, out)"
+
+        def make(c):
+            from tile_kernels.mhc.pre_apply_mix_kernel import _mhc_pre_apply_mix_fwd
+            x, mix, out = c.randn(t, n, h), _f32(c, t, n).softmax(-1), c.randn(t, h)
+            kernel = _mhc_pre_apply_mix_fwd(n, h)
+            return (lambda: kernel(x, mix, out)), []
+        return desc, make
+
+    def apply_bwd(r):
+        t, n, h = _dims(r)
+        desc = f"_mhc_pre_apply_mix_bwd({n}, {h})(dout[{t}x{h} bf16], x, mix, x_grad) (accumulates)"
+
+        def make(c):
+            from tile_kernels.mhc.pre_apply_mix_kernel import _mhc_pre_apply_mix_bwd
+            g, x, mix, xg = c.randn(t, h), c.randn(t, n, h), _f32(c, t, n).softmax(-1), c.randn(t, n, h)
+            kernel = _mhc_pre_apply_mix_bwd(n, h)
+            return (lambda: kernel(g, x, mix, xg)), []
+        return desc, make
+
+    def post_fwd(r):
+        t, n, h = _dims(r)
+        desc = f"mhc_post_fwd(x[1x{t}x{h} bf16], residual[1x{t}x{n}x{h}], post, comb, out)"
+
+        def make(c):
+            from tile_kernels.mhc.post_kernel import mhc_post_fwd
+            x, res, out = c.randn(1, t, h), c.randn(1, t, n, h), c.randn(1, t, n, h)
+            post, comb = _f32(c, 1, t, n, 1), _f32(c, 1, t, n, n)
+            return (lambda: mhc_post_fwd(x, res, post, comb, out)), []
+        return desc, make
+
+    def post_bwd(r):
+        t, n, h = _dims(r)
+        if n != 4:
+            raise Unsupported("TileKernels' mhc_post backward asserts n == 4")
+        desc = f"mhc_post_bwd(x[1x{t}x{h} bf16], residual[1x{t}x{n}x{h}], post, comb, dout)"
+
+        def make(c):
+            from tile_kernels.mhc.post_kernel import mhc_post_bwd
+            x, res, g = c.randn(1, t, h), c.randn(1, t, n, h), c.randn(1, t, n, h)
+            post, comb = _f32(c, 1, t, n, 1), _f32(c, 1, t, n, n)
+            return (lambda: mhc_post_bwd(x, res, post, comb, g, fuse_grad_acc=False)), []
+        return desc, make
+
+    return {"expand_to_mhc_fwd": expand_fwd, "expand_to_mhc_bwd": expand_bwd, "mhc_pre_apply_mix_fwd": apply_fwd,
+            "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd}
+
+
+def torch_handlers():
+    def expand_fwd(r):
+        t, n, h = _dims(r)
+
+        def make(c):
+            return (lambda x: x[:, None, :].expand(t, n, h).contiguous()), (c.randn(t, h),)
+        return f"x[:, None].expand(T, n, H).contiguous(); x[{t}x{h} bf16]", make
+
+    def expand_bwd(r):
+        t, n, h = _dims(r)
+
+        def make(c):
+            return (lambda g: g.float().sum(1).bfloat16()), (c.randn(t, n, h),)
+        return f"g.float().sum(1).bfloat16(); g[{t}x{n}x{h} bf16]", make
+
+    def apply_fwd(r):
+        t, n, h = _dims(r)
+
+        def make(c):
+            return ((lambda x, mix: (x.float() * mix[..., None]).sum(1).bfloat16()),
+                    (c.randn(t, n, h), _f32(c, t, n).softmax(-1)))
+        return f"(x.float() * mix[..., None]).sum(1).bfloat16(); x[{t}x{n}x{h} bf16]", make
+
+    def apply_bwd(r):
+        t, n, h = _dims(r)
+
+        def make(c):
+            def fn(g, x, mix, acc):
+                gf = g.float()[:, None, :]
+                return (acc.float() + mix[..., None] * gf).bfloat16(), (gf * x.float()).sum(-1)
+            return fn, (c.randn(t, h), c.randn(t, n, h), _f32(c, t, n).softmax(-1), c.randn(t, n, h))
+        return f"bf16(acc + mix g), sum g x; g[{t}x{h} bf16], x[{t}x{n}x{h}]", make
+
+    def post_fwd(r):
+        t, n, h = _dims(r)
+
+        def make(c):
+            def fn(x, res, post, comb):
+                return (post[..., None] * x.float()[:, None, :] +
+                        c.torch.einsum("tio,tih->toh", comb, res.float())).bfloat16()
+            return fn, (c.randn(t, h), c.randn(t, n, h), _f32(c, t, n), _f32(c, t, n, n))
+        return f"post x + einsum(comb, residual), bf16; residual[{t}x{n}x{h} bf16]", make
+
+    def post_bwd(r):
+        t, n, h = _dims(r)
+
+        def make(c):
+            torch = c.torch
+
+            def fn(g, x, res, post, comb):
+                gf, xf, rf = g.float(), x.float(), res.float()
+                dx = torch.einsum("to,toh->th", post, gf).bfloat16()
+                dres = torch.einsum("tio,toh->tih", comb, gf).bfloat16()
+                return dx, dres, torch.einsum("th,toh->to", xf, gf), torch.einsum("tih,toh->tio", rf, gf)
+            return fn, (c.randn(t, n, h), c.randn(t, h), c.randn(t, n, h), _f32(c, t, n), _f32(c, t, n, n))
+        return f"einsums for dx, dres, dpost, dcomb; dout[{t}x{n}x{h} bf16]", make
+
+    return {"expand_to_mhc_fwd": expand_fwd, "expand_to_mhc_bwd": expand_bwd, "mhc_pre_apply_mix_fwd": apply_fwd,
+            "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd}
