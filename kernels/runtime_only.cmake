@@ -14,7 +14,8 @@ set(TK_KERNEL_PROGRAMS
   moe/unique_group_indices.cpp moe/fused_mapping_kernels.cpp moe/expand_to_fused.cpp moe/reduce_fused.cpp
   moe/top2_sum_gate.cpp moe/histogram.cpp
   engram/engram_hash.cpp engram/fused_weight.cpp engram/gate_forward.cpp engram/gate_backward.cpp
-  engram/grad_w_reduce.cpp mhc/streams.cpp mhc/expand_to_mhc.cpp mhc/apply_mix.cpp mhc/post.cpp)
+  engram/grad_w_reduce.cpp mhc/streams.cpp mhc/expand_to_mhc.cpp mhc/apply_mix.cpp mhc/post.cpp
+  mhc/sinkhorn.cpp)
 set(TK_RT_KERNEL_SOURCES ${TK_KERNEL_SOURCES})
 list(REMOVE_ITEM TK_RT_KERNEL_SOURCES ${TK_KERNEL_PROGRAMS})
 add_library(tk_rt SHARED ${TK_RT_KERNEL_SOURCES}

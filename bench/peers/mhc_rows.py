@@ -1,9 +1,10 @@
-"""The peers of tk's mHC stream rows (mhc_engram.md 3.1, 3.5, 3.7), for TileKernels and torch.
+"""The peers of tk's mHC rows (mhc_engram.md 3.1, 3.4, 3.5, 3.7), for TileKernels and torch.
 
 Rows: shape 'TxnxH' (tokens, streams, hidden), randn bf16 streams and rows,
 randn f32 mixes; mhc_pre_apply_mix_bwd's word 'acc' (tk accumulates into the
 residual-gradient buffer, as the reference's kernel always does).
-TileKernels' kernels are called as its autograd functions call them, on
+sinkhorn rows: shape 'Mxnxn', word 'repeat=', randn matrices (and grad_out),
+eps 1e-6. TileKernels' kernels are called as its autograd functions call them, on
 preallocated outputs, so that the time is the kernel's.
 """
 from rowspec import Unsupported
@@ -16,6 +17,25 @@ def _dims(r):
 
 def _f32(c, *shape):
     return c.torch.randn(*shape, device=c.dev, dtype=c.torch.float32)
+
+
+EPS = 1e-6
+
+
+def _sinkhorn(r):
+    r.only(["repeat="])
+    m, n, _ = r.dims(3)
+    return m, n, int(r.value("repeat") or 10)
+
+
+def _sinkhorn_torch(torch, x, repeat):
+    e = (x - x.amax(-1, keepdim=True)).exp()
+    p = e / e.sum(-1, keepdim=True) + EPS
+    p = p / (p.sum(-2, keepdim=True) + EPS)
+    for _ in range(repeat - 1):
+        p = p / (p.sum(-1, keepdim=True) + EPS)
+        p = p / (p.sum(-2, keepdim=True) + EPS)
+    return p
 
 
 def tile_kernels_handlers():
@@ -87,8 +107,31 @@ def tile_kernels_handlers():
             return (lambda: mhc_post_bwd(x, res, post, comb, g, fuse_grad_acc=False)), []
         return desc, make
 
+    def sinkhorn_fwd(r):
+        m, n, repeat = _sinkhorn(r)
+        desc = f"_mhc_sinkhorn_fwd({n}, 1, {repeat}, {EPS})(x[{m}x{n}x{n} f32], out)"
+
+        def make(c):
+            from tile_kernels.mhc.sinkhorn_kernel import _mhc_sinkhorn_fwd
+            x, out = _f32(c, m, n, n), _f32(c, m, n, n)
+            kernel = _mhc_sinkhorn_fwd(n, 1, repeat, EPS)
+            return (lambda: kernel(x, out)), []
+        return desc, make
+
+    def sinkhorn_bwd(r):
+        m, n, repeat = _sinkhorn(r)
+        desc = f"_mhc_sinkhorn_bwd({n}, 32, {repeat}, {EPS})(grad[{m}x{n}x{n} f32], x, grad_x)"
+
+        def make(c):
+            from tile_kernels.mhc.sinkhorn_kernel import _mhc_sinkhorn_bwd
+            g, x, gx = _f32(c, m, n, n), _f32(c, m, n, n), _f32(c, m, n, n)
+            kernel = _mhc_sinkhorn_bwd(n, 32, repeat, EPS)
+            return (lambda: kernel(g, x, gx)), []
+        return desc, make
+
     return {"expand_to_mhc_fwd": expand_fwd, "expand_to_mhc_bwd": expand_bwd, "mhc_pre_apply_mix_fwd": apply_fwd,
-            "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd}
+            "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd,
+            "sinkhorn_normalize_fwd": sinkhorn_fwd, "sinkhorn_normalize_bwd": sinkhorn_bwd}
 
 
 def torch_handlers():
@@ -148,5 +191,26 @@ def torch_handlers():
             return fn, (c.randn(t, n, h), c.randn(t, h), c.randn(t, n, h), _f32(c, t, n), _f32(c, t, n, n))
         return f"einsums for dx, dres, dpost, dcomb; dout[{t}x{n}x{h} bf16]", make
 
+    def sinkhorn_fwd(r):
+        m, n, repeat = _sinkhorn(r)
+
+        def make(c):
+            return (lambda x: _sinkhorn_torch(c.torch, x, repeat)), (_f32(c, m, n, n),)
+        return f"softmax, + eps, {repeat} column / {repeat - 1} row normalisations; x[{m}x{n}x{n} f32]", make
+
+    def sinkhorn_bwd(r):
+        m, n, repeat = _sinkhorn(r)
+
+        def make(c):
+            torch = c.torch
+
+            def fn(g, x):
+                with torch.enable_grad():
+                    xr = x.detach().requires_grad_()
+                    return torch.autograd.grad(_sinkhorn_torch(torch, xr, repeat), xr, g)[0]
+            return fn, (_f32(c, m, n, n), _f32(c, m, n, n))
+        return f"autograd through the forward loop; x[{m}x{n}x{n} f32]", make
+
     return {"expand_to_mhc_fwd": expand_fwd, "expand_to_mhc_bwd": expand_bwd, "mhc_pre_apply_mix_fwd": apply_fwd,
-            "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd}
+            "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd,
+            "sinkhorn_normalize_fwd": sinkhorn_fwd, "sinkhorn_normalize_bwd": sinkhorn_bwd}

@@ -601,6 +601,23 @@ tk_status tk_mhc_post_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_te
                           const tk_tensor *post_mix, const tk_tensor *comb_mix, tk_tensor *grad_x,
                           tk_tensor *grad_residual, tk_tensor *grad_post, tk_tensor *grad_comb, tk_stream stream);
 
+/* sinkhorn_normalize (3.4): per n x n matrix, S = softmax over each row
+ * (the row's maximum subtracted), P = S + eps, then P[r, c] /= (sum over r
+ * of P[r, c] + eps) (a column step), and repeat - 1 times a row step (the
+ * sum over c) then a column step; fp32, true divisions. x, out (M, n, n) f32
+ * contiguous (the reference's [..., n, n] flattened); 1 <= n <= 16, 1 <=
+ * repeat <= 64, eps >= 0 finite; M = 0 writes nothing. Within fp32
+ * rounding of the fp64 steps (exp is CUDA's expf on the GPU, the C
+ * library's on the CPU path). */
+tk_status tk_sinkhorn_normalize_fwd(tk_context ctx, const tk_tensor *x, int32_t repeat, float eps, tk_tensor *out,
+                                    tk_stream stream);
+/* The backward: grad_x from grad_out by recomputing the forward and walking
+ * its steps in reverse ((G - sum G X / d) / d per normalisation, the
+ * softmax's (G - sum G S) S); as autograd through the forward loop. Shapes
+ * as the forward's. */
+tk_status tk_sinkhorn_normalize_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x, int32_t repeat,
+                                    float eps, tk_tensor *grad_x, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

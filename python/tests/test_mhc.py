@@ -74,8 +74,36 @@ class StreamOps(unittest.TestCase):
             mhc.mhc_post(self.y, self.res, self.post, self.comb[..., :3].copy())
         with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'tk_mhc_post_fwd: residual'):
             mhc.mhc_post(self.y[:1], self.res, self.post, self.comb)  # T = 3 rows against 6
-        with self.assertRaisesRegex(NotImplementedError, 'sinkhorn_normalize'):
-            mhc.sinkhorn_normalize
+        with self.assertRaisesRegex(NotImplementedError, 'mhc_pre_split_mixes'):
+            mhc.mhc_pre_split_mixes  # noqa: B018
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'repeat must be at least 1'):
+            mhc.sinkhorn_normalize(self.comb, repeat=0)
+
+
+def sinkhorn_ref(x, repeat, eps):
+    """mhc_engram.md 3.4 in float64 over the last two dims."""
+    e = np.exp(x - x.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True) + eps
+    p = p / (p.sum(-2, keepdims=True) + eps)
+    for _ in range(repeat - 1):
+        p = p / (p.sum(-1, keepdims=True) + eps)
+        p = p / (p.sum(-2, keepdims=True) + eps)
+    return p
+
+
+class Sinkhorn(unittest.TestCase):
+    def test_forward_and_backward(self):
+        g = rng(11)
+        x = g.standard_normal((2, 5, 4, 4)).astype(F32)
+        out = mhc.sinkhorn_normalize(x, repeat=10, eps=1e-6)
+        x64 = x.astype(np.float64)
+        self.assertTrue(np.allclose(out, sinkhorn_ref(x64, 10, 1e-6), rtol=1.3e-6, atol=1e-5))
+        # The backward against central differences of the float64 forward, along a random direction.
+        go, d = g.standard_normal(x.shape), g.standard_normal(x.shape)
+        grad = mhc.sinkhorn_normalize_bwd(go.astype(F32), x, repeat=10, eps=1e-6)
+        h = 1e-6
+        fd = ((sinkhorn_ref(x64 + h * d, 10, 1e-6) - sinkhorn_ref(x64 - h * d, 10, 1e-6)) * go).sum() / (2 * h)
+        self.assertAlmostEqual(float((grad * d).sum()), fd, delta=1e-4 * max(1.0, abs(fd)))
 
 
 if __name__ == '__main__':

@@ -186,6 +186,8 @@ _OPS = {
     'mhc_pre_apply_mix_bwd': [_T, _T, _T, _i32, _T, _T, _st],
     'mhc_post_fwd': [_T, _T, _T, _T, _T, _st],
     'mhc_post_bwd': [_T, _T, _T, _T, _T, _T, _T, _T, _T, _st],
+    'sinkhorn_normalize_fwd': [_T, _i32, _f32, _T, _st],
+    'sinkhorn_normalize_bwd': [_T, _T, _i32, _f32, _T, _st],
 }
 
 _OTHER = {

@@ -516,6 +516,25 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto dcomb = c.out(TK_F32, {m, n, n});
     return [=, ctx = c.ctx] { return tk_mhc_post_bwd(ctx, dout, x, res, post, comb, dx, dres, dpost, dcomb, nullptr); };
   }
+  case 39:
+  case 40: {
+    // Sinkhorn (39) and its backward (40): (m, n, n) f32 of random bits, n past the supported 16 now and then;
+    // repeat mostly the spec's, sometimes 0, negative or past 64; eps mostly 1e-6, sometimes random bits.
+    static const int64_t sizes[] = {4, 4, 8, 1, 17};
+    static const int32_t repeats[] = {10, 10, 1, 3, 0, -2, 65};
+    const int64_t n = c.in.pick(sizes);
+    const int32_t repeat = c.in.pick(repeats);
+    const float eps = c.in.choose(4) == 3 ? c.in.f32() : 1e-6f;
+    if (entry == 39) {
+      auto x = c.t(TK_F32, {m, n, n});
+      auto out = c.out(TK_F32, {m, n, n});
+      return [=, ctx = c.ctx] { return tk_sinkhorn_normalize_fwd(ctx, x, repeat, eps, out, nullptr); };
+    }
+    auto g = c.t(TK_F32, {m, n, n});
+    auto x = c.t(TK_F32, {m, n, n});
+    auto gx = c.out(TK_F32, {m, n, n});
+    return [=, ctx = c.ctx] { return tk_sinkhorn_normalize_bwd(ctx, g, x, repeat, eps, gx, nullptr); };
+  }
   default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
@@ -584,7 +603,9 @@ const char *entryName(int entry) {
                                                      "tk_mhc_pre_apply_mix_fwd",
                                                      "tk_mhc_pre_apply_mix_bwd",
                                                      "tk_mhc_post_fwd",
-                                                     "tk_mhc_post_bwd"};
+                                                     "tk_mhc_post_bwd",
+                                                     "tk_sinkhorn_normalize_fwd",
+                                                     "tk_sinkhorn_normalize_bwd"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

@@ -87,4 +87,21 @@ TEST_F(MhcValidation, PostNamesTheArgument) {
          TK_ERROR_INVALID_ARGUMENT, "residual");
 }
 
+TEST_F(MhcValidation, SinkhornNamesTheArgument) {
+  tk_tensor x = tensor(TK_F32, {100, 4, 4}), out = tensor(TK_F32, {100, 4, 4});
+  expect(tk_sinkhorn_normalize_fwd(ctx, &x, 0, 1e-6f, &out, nullptr), TK_ERROR_INVALID_ARGUMENT,
+         "repeat must be at least 1");
+  expect(tk_sinkhorn_normalize_fwd(ctx, &x, 10, -1.0f, &out, nullptr), TK_ERROR_INVALID_ARGUMENT, "eps must be");
+  expect(tk_sinkhorn_normalize_fwd(ctx, &x, 65, 1e-6f, &out, nullptr), TK_ERROR_UNSUPPORTED, "repeat = 64");
+  x = tensor(TK_F32, {100, 4, 3});
+  expect(tk_sinkhorn_normalize_fwd(ctx, &x, 10, 1e-6f, &out, nullptr), TK_ERROR_INVALID_ARGUMENT, "x");
+  x = tensor(TK_BF16, {100, 4, 4});
+  expect(tk_sinkhorn_normalize_fwd(ctx, &x, 10, 1e-6f, &out, nullptr), TK_ERROR_INVALID_ARGUMENT, "x");
+  x = tensor(TK_F32, {100, 4, 4});
+  tk_tensor g = tensor(TK_F32, {100, 4, 4}), gx = tensor(TK_F32, {99, 4, 4});
+  expect(tk_sinkhorn_normalize_bwd(ctx, &g, &x, 10, 1e-6f, &gx, nullptr), TK_ERROR_INVALID_ARGUMENT, "grad_x");
+  x = tensor(TK_F32, {0, 4, 4}), out = tensor(TK_F32, {0, 4, 4});
+  EXPECT_EQ(tk_sinkhorn_normalize_fwd(ctx, &x, 10, 1e-6f, &out, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
 } // namespace

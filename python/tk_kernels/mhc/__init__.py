@@ -9,7 +9,7 @@ term (docs/mhc_kernels.md). The operators not in tk yet say so when looked up.
 from .. import _lib
 from .._tensor import Call, _row_major
 
-_MISSING = ('mhc_pre_norm_fn', 'mhc_pre_split_mixes', 'sinkhorn_normalize', 'mhc_head_compute_mix',
+_MISSING = ('mhc_pre_norm_fn', 'mhc_pre_split_mixes', 'mhc_head_compute_mix',
             'mhc_pre_big_fuse', 'mhc_multilayer_recompute')
 
 
@@ -123,5 +123,25 @@ def mhc_post_bwd(x, residual, post_layer_mix, comb_res_mix, d_o):
     return d_x, d_res, d_post, d_comb
 
 
+def sinkhorn_normalize(x, repeat=10, eps=1e-6):
+    """x [..., n, n] fp32 -> the same shape: row softmax, + eps, then repeat column and repeat - 1 row
+    normalisations (eps in the denominators)."""
+    c = Call('mhc.sinkhorn_normalize', x, 'x', c_name='sinkhorn_normalize_fwd')
+    n = _streams(c, x, 'x')[0]
+    out = c.empty(tuple(x.shape), _lib.F32)
+    c.run(c.t(_flat(c, x, (n, n), 'x'), 'x'), int(repeat), float(eps), c.t(c.reshape(out, (-1, n, n)), 'out'))
+    return out
+
+
+def sinkhorn_normalize_bwd(grad_output, x, repeat=10, eps=1e-6):
+    """The gradient of sinkhorn_normalize at x (recomputed), shaped as x."""
+    c = Call('mhc.sinkhorn_normalize_bwd', grad_output, 'grad_output')
+    n = _streams(c, x, 'x')[0]
+    grad = c.empty(tuple(x.shape), _lib.F32)
+    c.run(c.t(_flat(c, grad_output, (n, n), 'grad_output'), 'grad_output'), c.t(_flat(c, x, (n, n), 'x'), 'x'),
+          int(repeat), float(eps), c.t(c.reshape(grad, (-1, n, n)), 'grad_x'))
+    return grad
+
+
 __all__ = ['expand_to_mhc', 'expand_to_mhc_bwd', 'mhc_pre_apply_mix', 'mhc_pre_apply_mix_bwd', 'mhc_post',
-           'mhc_post_fwd', 'mhc_post_bwd']
+           'mhc_post_fwd', 'mhc_post_bwd', 'sinkhorn_normalize', 'sinkhorn_normalize_bwd']

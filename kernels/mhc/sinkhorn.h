@@ -1,0 +1,45 @@
+//===- sinkhorn.h - Sinkhorn-Knopp on n x n matrices (mhc_engram.md 3.4) --===//
+//
+// Per matrix (r indexes dim -2, c dim -1): S = softmax over c of x (the row
+// maximum subtracted), P = S + eps, then a column step P[r, c] /= (sum over
+// r of P[., c] + eps), and repeat - 1 times a row step (the sum over c) then
+// a column step: repeat column steps and repeat - 1 row steps, true fp32
+// divisions. The backward recomputes the forward, keeping every step's
+// input and denominators (in registers: the steps are unrolled), and walks
+// them in reverse with the normalisation's VJP (G - (sum G X) / d) / d, the
+// eps addition's identity and the softmax's (G - sum G S) S.
+// A CTA takes `rows` matrices as one [rows, n, n] tile.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels/common/operator_schedule.h"
+#include "kernels/common/program.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tk::kernels::mhc {
+
+struct SinkhornConfig {
+  int64_t n = 4, repeat = 10; ///< compile-time, as in the reference (the steps are unrolled)
+  bool backward = false;
+  /// Schedule: matrices per CTA (0: 512 / n^2, at least 1), threads per CTA (0: 128).
+  int64_t rows = 0, threads = 0;
+  int64_t numRows() const;
+  int64_t numThreads() const { return threads ? threads : 128; }
+  std::string key() const;
+};
+
+const OperatorSchedule<SinkhornConfig> &sinkhornSchedule(bool backward);
+
+/// Tensors: forward x (M, n, n) f32; out (M, n, n) f32. Backward grad_out,
+/// x (M, n, n) f32; grad_x (M, n, n) f32. Scalar: eps (f32).
+dsl::BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &config);
+
+/// The forward's and the backward's math in fp64 on host arrays (M, n, n),
+/// eps as the f32 value the kernel takes: out, or gradX from gradOut.
+void sinkhornForwardReference(const float *x, int64_t matrices, int64_t n, int64_t repeat, float eps, double *out);
+void sinkhornBackwardReference(const float *gradOut, const float *x, int64_t matrices, int64_t n, int64_t repeat,
+                               float eps, double *gradX);
+
+} // namespace tk::kernels::mhc
