@@ -35,9 +35,16 @@ TK_REGISTER_CASES(mhc_streams) {
     table.gpu.push_back({g.op, 77, 1, 77, false, 3});
     table.gpu.push_back({g.op, 300, 8, 4096, accumulates, 4});
     table.gpu.push_back({g.op, 0, 4, 7168});
-    table.cpu = {{g.op, 5, 4, 1280},           {g.op, 3, 4, 7168, accumulates, 2},
-                 {g.op, 7, 3, 1000, false, 3}, {g.op, 2, 8, 256, accumulates, 4},
-                 {g.op, 4, 1, 77, false, 5},   {g.op, 0, 4, 512}};
+    table.gpu.push_back({g.op, 5, 2, 8, accumulates, 6}); // H below a chunk: fewer elements than threads
+    table.gpu.push_back({g.op, 3, 4, 1, false, 7});
+    table.cpu = {{g.op, 5, 4, 1280},
+                 {g.op, 3, 4, 7168, accumulates, 2},
+                 {g.op, 7, 3, 1000, false, 3},
+                 {g.op, 2, 8, 256, accumulates, 4},
+                 {g.op, 4, 1, 77, false, 5},
+                 {g.op, 0, 4, 512},
+                 {g.op, 5, 2, 8, accumulates, 6},
+                 {g.op, 3, 4, 1, false, 7}};
     table.small = {{g.op, 33, 4, 2560, accumulates}, {g.op, 9, 3, 1000}};
     table.bench = [op = g.op, accumulates](const RowSelection &s) {
       std::vector<MhcStreamsCase> rows;

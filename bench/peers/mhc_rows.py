@@ -4,8 +4,10 @@ Rows: shape 'TxnxH' (tokens, streams, hidden), randn bf16 streams and rows,
 randn f32 mixes; mhc_pre_apply_mix_bwd's word 'acc' (tk accumulates into the
 residual-gradient buffer, as the reference's kernel always does).
 sinkhorn rows: shape 'Mxnxn', word 'repeat=', randn matrices (and grad_out),
-eps 1e-6. TileKernels' kernels are called as its autograd functions call them, on
-preallocated outputs, so that the time is the kernel's.
+eps 1e-6. TileKernels' kernels are called as its autograd functions call
+them: the copies and sinkhorn on preallocated outputs; _mhc_pre_apply_mix_bwd
+allocates mix_grad (TileLang's out_idx) and mhc_post_bwd its four outputs on
+each call, which their times include.
 """
 from rowspec import Unsupported
 

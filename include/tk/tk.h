@@ -606,7 +606,7 @@ tk_status tk_mhc_post_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_te
  * of P[r, c] + eps) (a column step), and repeat - 1 times a row step (the
  * sum over c) then a column step; fp32, true divisions. x, out (M, n, n) f32
  * contiguous (the reference's [..., n, n] flattened); 1 <= n <= 16, 1 <=
- * repeat <= 64, eps >= 0 finite; M = 0 writes nothing. Within fp32
+ * repeat <= 32, eps >= 0 finite; M = 0 writes nothing. Within fp32
  * rounding of the fp64 steps (exp is CUDA's expf on the GPU, the C
  * library's on the CPU path). */
 tk_status tk_sinkhorn_normalize_fwd(tk_context ctx, const tk_tensor *x, int32_t repeat, float eps, tk_tensor *out,

@@ -29,16 +29,17 @@ BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &c) {
     Tile e = map({t, expand(reduce_max(t, 2), 2, n)}, DType::F32,
                  [](const std::vector<Scalar> &v) { return exp(v[0] - v[1]); });
     Tile soft = e / expand(reduce_sum(e, 2), 2, n);
-    // Each normalisation step's input and denominators (sums plus eps), for the backward.
+    // Each normalisation step's input and denominators (sums plus eps, kept
+    // reduced: [rows, 1, n] or [rows, n, 1]), for the backward.
     struct Step {
       Tile input, denominator;
       int64_t dim; // 1: the column step (a sum over r); 2: the row step
     };
     std::vector<Step> steps;
     auto normalize = [&](const Tile &v, int64_t dim) {
-      Tile d = expand(plusEps(reduce_sum(v, dim)), dim, n);
+      Tile d = plusEps(reduce_sum(v, dim));
       steps.push_back({v, d, dim});
-      return v / d;
+      return v / expand(d, dim, n);
     };
     Tile p = normalize(plusEps(soft), 1);
     for (int64_t r = 1; r < c.repeat; ++r)
@@ -48,8 +49,10 @@ BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &c) {
       return;
     }
     Tile g = k.load(dout[0], {at, zero, zero}, tile);
-    for (auto s = steps.rbegin(); s != steps.rend(); ++s)
-      g = (g - expand(reduce_sum(g * s->input, s->dim), s->dim, n) / s->denominator) / s->denominator;
+    for (auto s = steps.rbegin(); s != steps.rend(); ++s) {
+      Tile d = expand(s->denominator, s->dim, n);
+      g = (g - expand(reduce_sum(g * s->input, s->dim), s->dim, n) / d) / d;
+    }
     k.store(out, {at, zero, zero}, (g - expand(reduce_sum(g * soft, 2), 2, n)) * soft);
   });
   return k.finish();

@@ -23,7 +23,8 @@ namespace tk::kernels::mhc {
 struct SinkhornConfig {
   int64_t n = 4, repeat = 10; ///< compile-time, as in the reference (the steps are unrolled)
   bool backward = false;
-  /// Schedule: matrices per CTA (0: 512 / n^2, at least 1), threads per CTA (0: 128).
+  /// Schedule: matrices per CTA (0: 512 / n^2 rounded down to a power of two,
+  /// at least 1), threads per CTA (0: 128).
   int64_t rows = 0, threads = 0;
   int64_t numRows() const;
   int64_t numThreads() const { return threads ? threads : 128; }

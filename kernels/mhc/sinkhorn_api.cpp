@@ -13,8 +13,10 @@ using namespace tk::kernels;
 using namespace tk::kernels::mhc;
 
 namespace {
-// The steps are unrolled and, in the backward, all kept: these bound the kernel's size.
-constexpr int64_t kMaxN = 16, kMaxRepeat = 64;
+// The steps are unrolled and the backward keeps every step's input, about
+// 8 (repeat - 1) values per thread at the default tile: these bound the
+// kernel's size and its registers.
+constexpr int64_t kMaxN = 16, kMaxRepeat = 32;
 
 tk_status run(const char *op, Arguments &args, tk_context ctx, bool backward, int32_t repeat, float eps,
               const std::vector<const tk_tensor *> &tensors, tk_stream stream) {
@@ -25,14 +27,14 @@ tk_status run(const char *op, Arguments &args, tk_context ctx, bool backward, in
   if (!args.ok())
     return tk::runtime::report(args.status());
   const int64_t m = args["M"], n = args["n"];
-  if (n > kMaxN || repeat > kMaxRepeat)
+  if (n < 1 || n > kMaxN || repeat > kMaxRepeat)
     return tk::runtime::report(Status::unsupported(
-        std::string(op) + ": n = " + std::to_string(n) + ", repeat = " + std::to_string(repeat) +
-        "; at most n = " + std::to_string(kMaxN) + " and repeat = " + std::to_string(kMaxRepeat) + " are supported"));
+        std::string(op) + ": n = " + std::to_string(n) + ", repeat = " + std::to_string(repeat) + "; n from 1 to " +
+        std::to_string(kMaxN) + " and repeat up to " + std::to_string(kMaxRepeat) + " are supported"));
   if (m > std::numeric_limits<int32_t>::max())
     return tk::runtime::report(
         Status::unsupported(std::string(op) + ": " + std::to_string(m) + " matrices exceed the kernel's i32 rows"));
-  if (m == 0 || n == 0)
+  if (m == 0)
     return tk::runtime::report(Status::ok());
   SinkhornConfig c;
   c.n = n, c.repeat = repeat, c.backward = backward;

@@ -72,8 +72,10 @@ class StreamOps(unittest.TestCase):
             mhc.mhc_pre_apply_mix(self.res[:, :, :, ::2], self.mix)
         with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, r'comb_res_mix has shape \(2, 3, 4, 3\)'):
             mhc.mhc_post(self.y, self.res, self.post, self.comb[..., :3].copy())
-        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'tk_mhc_post_fwd: residual'):
-            mhc.mhc_post(self.y[:1], self.res, self.post, self.comb)  # T = 3 rows against 6
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'x has leading dimensions'):
+            mhc.mhc_post(self.y[:1], self.res, self.post, self.comb)
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'tk_mhc_post_fwd: comb_mix'):
+            mhc.mhc_post(self.y, self.res, self.post, self.comb.astype(BF16))
         with self.assertRaisesRegex(NotImplementedError, 'mhc_pre_split_mixes'):
             mhc.mhc_pre_split_mixes  # noqa: B018
         with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'repeat must be at least 1'):

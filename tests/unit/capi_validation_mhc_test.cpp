@@ -92,7 +92,10 @@ TEST_F(MhcValidation, SinkhornNamesTheArgument) {
   expect(tk_sinkhorn_normalize_fwd(ctx, &x, 0, 1e-6f, &out, nullptr), TK_ERROR_INVALID_ARGUMENT,
          "repeat must be at least 1");
   expect(tk_sinkhorn_normalize_fwd(ctx, &x, 10, -1.0f, &out, nullptr), TK_ERROR_INVALID_ARGUMENT, "eps must be");
-  expect(tk_sinkhorn_normalize_fwd(ctx, &x, 65, 1e-6f, &out, nullptr), TK_ERROR_UNSUPPORTED, "repeat = 64");
+  expect(tk_sinkhorn_normalize_fwd(ctx, &x, 33, 1e-6f, &out, nullptr), TK_ERROR_UNSUPPORTED, "repeat up to 32");
+  x = tensor(TK_F32, {100, 0, 0}), out = tensor(TK_F32, {100, 0, 0});
+  expect(tk_sinkhorn_normalize_fwd(ctx, &x, 10, 1e-6f, &out, nullptr), TK_ERROR_UNSUPPORTED, "n from 1 to 16");
+  x = tensor(TK_F32, {100, 4, 4}), out = tensor(TK_F32, {100, 4, 4});
   x = tensor(TK_F32, {100, 4, 3});
   expect(tk_sinkhorn_normalize_fwd(ctx, &x, 10, 1e-6f, &out, nullptr), TK_ERROR_INVALID_ARGUMENT, "x");
   x = tensor(TK_BF16, {100, 4, 4});

@@ -37,6 +37,13 @@ def _flat(c, obj, tail, arg, flat_tail=None):
     return c.reshape(obj, (-1,) + tuple(tail if flat_tail is None else flat_tail))
 
 
+def _same_tokens(c, a, a_arg, a_tail, b, b_arg, b_tail):
+    """a [..., *a_tail] and b [..., *b_tail] have the same leading dimensions (as the reference asserts)."""
+    lead_a, lead_b = tuple(a.shape[:len(a.shape) - a_tail]), tuple(b.shape[:len(b.shape) - b_tail])
+    if lead_a != lead_b:
+        raise c.invalid(f'{a_arg} has leading dimensions {lead_a} but {b_arg} has {lead_b}')
+
+
 def _streams(c, x, arg):
     """(n, H) of an [..., n, H] tensor."""
     if len(x.shape) < 2:
@@ -67,6 +74,7 @@ def mhc_pre_apply_mix(x, mix, out=None):
     """x [..., n, H] bf16, mix [..., n, 1] fp32 -> [..., H] bf16: sum over m of mix[m] x[m] (fma, in order)."""
     c = Call('mhc.mhc_pre_apply_mix', x, 'x', c_name='mhc_pre_apply_mix_fwd')
     n, h = _streams(c, x, 'x')
+    _same_tokens(c, x, 'x', 2, mix, 'mix', 2)
     if out is None:
         out = c.empty_as(x, tuple(x.shape[:-2]) + (h,), 'x')
     c.run(c.t(_flat(c, x, (n, h), 'x'), 'x'), c.t(_flat(c, mix, (n, 1), 'mix', (n,)), 'mix'),
@@ -94,6 +102,7 @@ def mhc_post(x, residual, post_layer_mix, comb_res_mix, out=None):
     out[o] = post[o] x + sum over i of comb[i, o] residual[i] (fma, in order of i)."""
     c = Call('mhc.mhc_post', x, 'x', c_name='mhc_post_fwd')
     n, h = _streams(c, residual, 'residual')
+    _same_tokens(c, x, 'x', 1, residual, 'residual', 2)
     if out is None:
         out = c.empty_as(residual, tuple(residual.shape), 'residual')
     c.run(c.t(_flat(c, x, (h,), 'x'), 'x'), c.t(_flat(c, residual, (n, h), 'residual'), 'residual'),
