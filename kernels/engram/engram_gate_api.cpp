@@ -28,29 +28,6 @@ bool sharedRowsFit(tk_context ctx, const tk::compiler::Target &target, int64_t r
   return gateSharedRowsFit(rowsBytes, target.maxSharedBytes ? ctx->device.maxSharedPerBlockOptin : 0);
 }
 
-/// `t` (rows, cols) seen as (rows, 1, cols): the kernel's 3-D view of v.
-tk_tensor withUnitMiddle(const tk_tensor *t) {
-  tk_tensor v = *t;
-  v.ndim = 3;
-  v.shape[2] = t->shape[1], v.strides[2] = t->strides[1];
-  v.shape[1] = 1, v.strides[1] = t->shape[1];
-  return v;
-}
-
-/// `t` (rows, cols) seen as (rows, cols, 1), or (1, rows, cols).
-tk_tensor withUnitLast(const tk_tensor *t) {
-  tk_tensor v = *t;
-  v.ndim = 3, v.shape[2] = 1, v.strides[2] = 1;
-  return v;
-}
-tk_tensor withUnitFirst(const tk_tensor *t) {
-  tk_tensor v = *t;
-  v.ndim = 3;
-  v.shape[2] = t->shape[1], v.strides[2] = t->strides[1];
-  v.shape[1] = t->shape[0], v.strides[1] = t->strides[0];
-  v.shape[0] = 1, v.strides[0] = t->shape[0] * t->strides[0];
-  return v;
-}
 } // namespace
 
 static tk_status tk_engram_gate_fwd_unguarded(tk_context ctx, const tk_tensor *hidden_states, const tk_tensor *k,
@@ -89,11 +66,11 @@ static tk_status tk_engram_gate_fwd_unguarded(tk_context ctx, const tk_tensor *h
     return tk::runtime::report(Status::ok());
   GateForwardConfig c;
   c.hidden = h, c.save = given == 4;
-  tk_tensor v3 = withUnitMiddle(v), wf3 = withUnitFirst(weight_fused);
+  tk_tensor v3 = withUnitDim(v, 1), wf3 = withUnitDim(weight_fused, 0);
   std::vector<const tk_tensor *> tensors = {hidden_states, k, &v3, &wf3, out};
   tk_tensor saved[4];
   for (int i = 0; i < 4 && c.save; ++i) {
-    saved[i] = withUnitLast(stats[i]);
+    saved[i] = withUnitDim(stats[i], 2);
     tensors.push_back(&saved[i]);
   }
   const float invSqrtH = (float)(1.0 / std::sqrt((double)h)); // in double, rounded once (as the reference)
@@ -176,10 +153,10 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
   const float invSqrtH = (float)(1.0 / std::sqrt((double)h)); // in double, rounded once (as the forward)
   GateBackwardConfig rows;
   rows.stage = GateBackwardConfig::Stage::Rows, rows.hidden = h;
-  tk_tensor v3 = withUnitMiddle(v), wf3 = withUnitFirst(weight_fused), saved[4];
+  tk_tensor v3 = withUnitDim(v, 1), wf3 = withUnitDim(weight_fused, 0), saved[4];
   std::vector<const tk_tensor *> tensors = {grad_out, hidden_states, k, &v3, &wf3};
   for (int i = 0; i < 4; ++i) {
-    saved[i] = withUnitLast(stats[i]);
+    saved[i] = withUnitDim(stats[i], 2);
     tensors.push_back(&saved[i]);
   }
   tensors.insert(tensors.end(), {grad_x, grad_k, grad_w_partial});
@@ -200,7 +177,7 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
     return tk::runtime::report(s);
   GateBackwardConfig value;
   value.stage = GateBackwardConfig::Stage::Value, value.hidden = h, value.streams = n;
-  tk_tensor gv3 = withUnitMiddle(grad_v);
+  tk_tensor gv3 = withUnitDim(grad_v, 1);
   return tk::runtime::report(runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), value,
                                           {grad_out, &saved[1], &gv3}, stream));
 }

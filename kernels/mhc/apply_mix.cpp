@@ -1,5 +1,5 @@
 //===- apply_mix.cpp - n streams into one by per-token weights (3.5) -------===//
-#include "kernels/mhc/streams.h"
+#include "kernels/mhc/stream_tiles.h"
 
 namespace tk::kernels::mhc {
 
@@ -10,16 +10,9 @@ BuiltKernel buildApplyMixKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
   const int64_t n = c.streams, h = c.hidden, rows = c.tileRows(), cols = c.tileCols(), align = streamRowAlignBytes(h),
                 chunks = ceil_div(h, cols);
   KernelBuilder k(ctx, streamOpName(c.op) + std::string(c.accumulate ? "_acc" : ""), c.numThreads());
-  if (sumsOverHidden(c.op))
-    k.maxAccessBytes(sumAccessBytes(c));
-  if (cols > h) // a short H (77) in one tile of its power-of-two ceiling
-    k.allowPaddedStores();
+  configureStreamKernel(k, c);
   Dim tokens = k.dynamic("tokens");
-  const std::vector<int64_t> tile = {rows, 1, cols}, weight = {rows, 1, 1};
-  // mix[t, m] widened along a tile's columns.
-  auto mixOf = [&](const Tensor &mix, const Index &t, int64_t m) {
-    return expand(k.load(mix, {t, k.index(m), k.index(0)}, weight), 2, cols);
-  };
+  const std::vector<int64_t> tile = {rows, 1, cols};
   if (forward) {
     Tensor x = k.input("x", {tokens, n, h}, DType::BF16, {}, align);
     Tensor mix = k.input("mix", {tokens, n, 1}, DType::F32, {}, 4);
@@ -27,9 +20,10 @@ BuiltKernel buildApplyMixKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
     k.grid({ceil_div(tokens, rows), Dim(chunks)}, [&](const std::vector<Index> &b) {
       Index t = b[0] * rows, col = b[1] * cols;
       Tile acc = k.full(tile, 0.0);
-      for (int64_t m = 0; m < n; ++m)
-        acc = map({mixOf(mix, t, m), k.load(x, {t, k.index(m), col}, tile).to(DType::F32), acc}, DType::F32,
-                  [](const std::vector<Scalar> &v) { return fma(v[0], v[1], v[2]); });
+      for (int64_t m = 0; m < n; ++m) { // separate statements: C++ leaves argument order open, and it orders the ops
+        Tile w = widenedWeight(k, mix, t, m, 0, c), xm = k.load(x, {t, k.index(m), col}, tile).to(DType::F32);
+        acc = fmaTile(w, xm, acc);
+      }
       k.store(out, {t, k.index(0), col}, acc.to(DType::BF16));
     });
     return k.finish();
@@ -61,8 +55,7 @@ BuiltKernel buildApplyMixKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
           for (int64_t m = 0; m < n; ++m) {
             Index s = k.index(m);
             Tile acc = c.accumulate ? k.load(as, {zero, s, zero}, tile).to(DType::F32) : k.full(tile, 0.0);
-            Tile d = map({mixOf(mix, t, m), g, acc}, DType::F32,
-                         [](const std::vector<Scalar> &v) { return fma(v[0], v[1], v[2]); });
+            Tile d = fmaTile(widenedWeight(k, mix, t, m, 0, c), g, acc);
             k.store(dx, {t, s, col}, d.to(DType::BF16));
             next.push_back(carried[m] + g * k.load(xs, {zero, s, zero}, tile).to(DType::F32));
           }

@@ -1,5 +1,5 @@
 //===- expand_to_mhc.cpp - one stream into n and back (3.1) ----------------===//
-#include "kernels/mhc/streams.h"
+#include "kernels/mhc/stream_tiles.h"
 
 namespace tk::kernels::mhc {
 
@@ -9,8 +9,7 @@ BuiltKernel buildExpandKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
   const bool forward = c.op == StreamOp::ExpandFwd;
   const int64_t n = c.streams, h = c.hidden, rows = c.tileRows(), cols = c.tileCols(), align = streamRowAlignBytes(h);
   KernelBuilder k(ctx, streamOpName(c.op), c.numThreads());
-  if (cols > h) // a short H (77) in one tile of its power-of-two ceiling
-    k.allowPaddedStores();
+  configureStreamKernel(k, c);
   Dim tokens = k.dynamic("tokens");
   // (T, 1, H) and (T, n, H): a tile of one stream is [rows, 1, cols] in both.
   // Inputs first, then outputs (the signature's order).

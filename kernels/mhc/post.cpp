@@ -1,27 +1,18 @@
 //===- post.cpp - a layer's output back into n mixed streams (3.7) ---------===//
-#include "kernels/mhc/streams.h"
+#include "kernels/mhc/stream_tiles.h"
 
 namespace tk::kernels::mhc {
 
 using namespace tk::dsl;
-
-namespace {
-Tile fmaTile(const Tile &a, const Tile &b, const Tile &c) {
-  return map({a, b, c}, DType::F32, [](const std::vector<Scalar> &v) { return fma(v[0], v[1], v[2]); });
-}
-} // namespace
 
 BuiltKernel buildPostKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
   const bool forward = c.op == StreamOp::PostFwd;
   const int64_t n = c.streams, h = c.hidden, rows = c.tileRows(), cols = c.tileCols(), align = streamRowAlignBytes(h),
                 chunks = ceil_div(h, cols);
   KernelBuilder k(ctx, streamOpName(c.op), c.numThreads());
-  if (sumsOverHidden(c.op))
-    k.maxAccessBytes(sumAccessBytes(c));
-  if (cols > h) // a short H (77) in one tile of its power-of-two ceiling
-    k.allowPaddedStores();
+  configureStreamKernel(k, c);
   Dim tokens = k.dynamic("tokens");
-  const std::vector<int64_t> tile = {rows, 1, cols}, weight = {rows, 1, 1};
+  const std::vector<int64_t> tile = {rows, 1, cols};
   std::vector<Tensor> in;
   if (!forward)
     in.push_back(k.input("grad_out", {tokens, n, h}, DType::BF16, {}, align));
@@ -29,13 +20,8 @@ BuiltKernel buildPostKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
   Tensor res = k.input("residual", {tokens, n, h}, DType::BF16, {}, align);
   Tensor post = k.input("post_mix", {tokens, n, 1}, DType::F32, {}, 4);
   Tensor comb = k.input("comb_mix", {tokens, n, n}, DType::F32, {}, 4);
-  // post[t, o] and comb[t, i, o] widened along a tile's columns.
-  auto postOf = [&](const Index &t, int64_t o) {
-    return expand(k.load(post, {t, k.index(o), k.index(0)}, weight), 2, cols);
-  };
-  auto combOf = [&](const Index &t, int64_t i, int64_t o) {
-    return expand(k.load(comb, {t, k.index(i), k.index(o)}, weight), 2, cols);
-  };
+  auto postOf = [&](const Index &t, int64_t o) { return widenedWeight(k, post, t, o, 0, c); };
+  auto combOf = [&](const Index &t, int64_t i, int64_t o) { return widenedWeight(k, comb, t, i, o, c); };
   if (forward) {
     Tensor out = k.output("out", {tokens, n, h}, DType::BF16, {}, align);
     k.grid({ceil_div(tokens, rows), Dim(chunks)}, [&](const std::vector<Index> &b) {

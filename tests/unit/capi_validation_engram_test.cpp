@@ -1,7 +1,7 @@
 // tk_engram_hash's, tk_engram_make_offsets', tk_engram_fused_weight's, tk_engram_gate_fwd's and
 // tk_engram_gate_bwd's argument checks: a status and a message naming the argument, before any
 // device is touched (these run without a GPU).
-#include "checks/gpu_session.h"
+#include "capi_validation.h"
 #include "tk/runtime/Context.h"
 #include "tk/tk.h"
 
@@ -15,16 +15,8 @@
 
 namespace {
 
-alignas(16) char fake[16];
-
-tk_tensor tensor(tk_dtype dtype, std::vector<int64_t> shape) {
-  return tk::checks::deviceTensor(fake, dtype, std::move(shape));
-}
-
-void expect(tk_status got, tk_status want, const std::string &msg) {
-  EXPECT_EQ(got, want) << tk_last_error();
-  EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
-}
+using tk::validation_test::expect;
+using tk::validation_test::tensor;
 
 TEST(EngramValidation, HashNamesTheArgument) {
   tk_context ctx = nullptr;
@@ -199,7 +191,7 @@ TEST(EngramValidation, GateBackwardNamesTheArgument) {
   expect(call(), TK_ERROR_INVALID_ARGUMENT, "gate_score");
   shapes(), gv = tensor(TK_BF16, {t, 256});
   expect(call(), TK_ERROR_INVALID_ARGUMENT, "grad_v");
-  shapes(), gk = tk::checks::deviceTensor(fake, TK_BF16, {t, n, h}, {n * h + 8, h, 1}); // written dense (spec 5.7)
+  shapes(), gk = tensor(TK_BF16, {t, n, h}, {n * h + 8, h, 1}); // written dense (spec 5.7)
   expect(call(), TK_ERROR_INVALID_ARGUMENT, "grad_k");
   shapes(), gp = tensor(TK_F32, {p, n, 256});
   expect(call(), TK_ERROR_INVALID_ARGUMENT, "grad_w_partial");

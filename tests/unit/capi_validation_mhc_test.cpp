@@ -1,7 +1,7 @@
 // The mHC stream operators' argument checks (tk_expand_to_mhc_*, tk_mhc_pre_apply_mix_*,
 // tk_mhc_post_*): a status and a message naming the argument, before any device is touched
 // (these run without a GPU).
-#include "checks/gpu_session.h"
+#include "capi_validation.h"
 #include "tk/tk.h"
 
 #include <gtest/gtest.h>
@@ -12,16 +12,8 @@
 
 namespace {
 
-alignas(16) char fake[16];
-
-tk_tensor tensor(tk_dtype dtype, std::vector<int64_t> shape) {
-  return tk::checks::deviceTensor(fake, dtype, std::move(shape));
-}
-
-void expect(tk_status got, tk_status want, const std::string &msg) {
-  EXPECT_EQ(got, want) << tk_last_error();
-  EXPECT_NE(std::string(tk_last_error()).find(msg), std::string::npos) << tk_last_error();
-}
+using tk::validation_test::expect;
+using tk::validation_test::tensor;
 
 class MhcValidation : public ::testing::Test {
 protected:
