@@ -4,7 +4,10 @@ Rows: shape 'TxnxH' (tokens, streams, hidden), randn bf16 streams and rows,
 randn f32 mixes; mhc_pre_apply_mix_bwd's word 'acc' (tk accumulates into the
 residual-gradient buffer, as the reference's kernel always does).
 sinkhorn rows: shape 'Mxnxn', word 'repeat=', randn matrices (and grad_out),
-eps 1e-6. TileKernels' kernels are called as its autograd functions call
+eps 1e-6. split_mixes / head_compute_mix rows: shape 'Txn', randn logits,
+scale, base and gradients, post_mult 2, pre_eps 1e-2; TileKernels' backward
+kernels write per-SM partials that its autograd functions then sum with
+torch (.sum(0), two more kernels), which the times include. TileKernels' kernels are called as its autograd functions call
 them: the copies and sinkhorn on preallocated outputs; _mhc_pre_apply_mix_bwd
 allocates mix_grad (TileLang's out_idx) and mhc_post_bwd its four outputs on
 each call, which their times include.
@@ -38,6 +41,28 @@ def _sinkhorn_torch(torch, x, repeat):
         p = p / (p.sum(-1, keepdim=True) + EPS)
         p = p / (p.sum(-2, keepdim=True) + EPS)
     return p
+
+
+POST_MULT, PRE_EPS = 2.0, 1e-2
+
+
+def _gate(r):
+    r.only([])
+    return r.dims(2)
+
+
+def _split_torch(torch, u, s, b, n):
+    scale = torch.cat([s[0].expand(n), s[1].expand(n), s[2].expand(n * n)])
+    z = u * scale + b
+    return z[:, :n].sigmoid() + PRE_EPS, z[:, n:2 * n].sigmoid() * POST_MULT, z[:, 2 * n:]
+
+
+def _head_torch(u, s, b):
+    return (u * s + b).sigmoid() + PRE_EPS
+
+
+def _num_sms(c):
+    return c.torch.cuda.get_device_properties(c.dev).multi_processor_count
 
 
 def tile_kernels_handlers():
@@ -131,9 +156,71 @@ def tile_kernels_handlers():
             return (lambda: kernel(g, x, gx)), []
         return desc, make
 
+    def split_fwd(r):
+        t, n = _gate(r)
+        m = 2 * n + n * n
+        desc = f"_mhc_pre_split_mixes_fwd({n}, {POST_MULT}, {PRE_EPS}, 32)(u[{t}x{m} f32], scale, base, pre, post, comb)"
+
+        def make(c):
+            from tile_kernels.mhc.pre_split_mixes_kernel import _mhc_pre_split_mixes_fwd
+            u, s, b = _f32(c, t, m), _f32(c, 3), _f32(c, m)
+            pre, post, comb = _f32(c, t, n), _f32(c, t, n), _f32(c, t, n * n)
+            kernel = _mhc_pre_split_mixes_fwd(n, POST_MULT, PRE_EPS, token_block_size=32)
+            return (lambda: kernel(u, s, b, pre, post, comb)), []
+        return desc, make
+
+    def split_bwd(r):
+        t, n = _gate(r)
+        m = 2 * n + n * n
+        desc = f"_mhc_pre_split_mixes_bwd({n}, {POST_MULT}, 32, num_sms)(...) + partials.sum(0) x2; u[{t}x{m} f32]"
+
+        def make(c):
+            from tile_kernels.mhc.pre_split_mixes_kernel import _mhc_pre_split_mixes_bwd
+            sms = _num_sms(c)
+            gpre, gpost, gcomb = _f32(c, t, n), _f32(c, t, n), _f32(c, t, n * n)
+            u, post, s, b, gu = _f32(c, t, m), _f32(c, t, n), _f32(c, 3), _f32(c, m), _f32(c, t, m)
+            ps, pb = _f32(c, sms, 3), _f32(c, sms, m)
+            kernel = _mhc_pre_split_mixes_bwd(n, POST_MULT, token_block_size=32, num_sms=sms)
+
+            def run():
+                kernel(gpre, gpost, gcomb, u, post, s, b, gu, ps, pb)
+                return ps.sum(0), pb.sum(0)
+            return run, []
+        return desc, make
+
+    def head_fwd(r):
+        t, n = _gate(r)
+        desc = f"_mhc_head_compute_mix_fwd({n}, {PRE_EPS}, 32)(u[{t}x{n} f32], scale, base, out)"
+
+        def make(c):
+            from tile_kernels.mhc.head_compute_mix_kernel import _mhc_head_compute_mix_fwd
+            u, s, b, out = _f32(c, t, n), _f32(c, 1), _f32(c, n), _f32(c, t, n)
+            kernel = _mhc_head_compute_mix_fwd(n, PRE_EPS, token_block_size=32)
+            return (lambda: kernel(u, s, b, out)), []
+        return desc, make
+
+    def head_bwd(r):
+        t, n = _gate(r)
+        desc = f"_mhc_head_compute_mix_bwd({n}, 32, num_sms)(...) + partials.sum(0) x2; u[{t}x{n} f32]"
+
+        def make(c):
+            from tile_kernels.mhc.head_compute_mix_kernel import _mhc_head_compute_mix_bwd
+            sms = _num_sms(c)
+            g, u, s, b, gu = _f32(c, t, n), _f32(c, t, n), _f32(c, 1), _f32(c, n), _f32(c, t, n)
+            ps, pb = _f32(c, sms, 1), _f32(c, sms, n)
+            kernel = _mhc_head_compute_mix_bwd(n, token_block_size=32, num_sms=sms)
+
+            def run():
+                kernel(g, u, s, b, gu, ps, pb)
+                return ps.sum(0), pb.sum(0)
+            return run, []
+        return desc, make
+
     return {"expand_to_mhc_fwd": expand_fwd, "expand_to_mhc_bwd": expand_bwd, "mhc_pre_apply_mix_fwd": apply_fwd,
             "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd,
-            "sinkhorn_normalize_fwd": sinkhorn_fwd, "sinkhorn_normalize_bwd": sinkhorn_bwd}
+            "sinkhorn_normalize_fwd": sinkhorn_fwd, "sinkhorn_normalize_bwd": sinkhorn_bwd,
+            "mhc_pre_split_mixes_fwd": split_fwd, "mhc_pre_split_mixes_bwd": split_bwd,
+            "mhc_head_compute_mix_fwd": head_fwd, "mhc_head_compute_mix_bwd": head_bwd}
 
 
 def torch_handlers():
@@ -213,6 +300,51 @@ def torch_handlers():
             return fn, (_f32(c, m, n, n), _f32(c, m, n, n))
         return f"autograd through the forward loop; x[{m}x{n}x{n} f32]", make
 
+    def split_fwd(r):
+        t, n = _gate(r)
+        m = 2 * n + n * n
+
+        def make(c):
+            return (lambda u, s, b: _split_torch(c.torch, u, s, b, n)), (_f32(c, t, m), _f32(c, 3), _f32(c, m))
+        return f"z = u scale[group] + b; sigmoid + eps, p sigmoid, z; u[{t}x{m} f32]", make
+
+    def split_bwd(r):
+        t, n = _gate(r)
+        m = 2 * n + n * n
+
+        def make(c):
+            torch = c.torch
+
+            def fn(gpre, gpost, gcomb, u, s, b):
+                with torch.enable_grad():
+                    leaves = [v.detach().requires_grad_() for v in (u, s, b)]
+                    outs = _split_torch(torch, *leaves, n)
+                    return torch.autograd.grad(outs, leaves, (gpre, gpost, gcomb))
+            return fn, (_f32(c, t, n), _f32(c, t, n), _f32(c, t, n * n), _f32(c, t, m), _f32(c, 3), _f32(c, m))
+        return f"autograd through the forward; u[{t}x{m} f32]", make
+
+    def head_fwd(r):
+        t, n = _gate(r)
+
+        def make(c):
+            return _head_torch, (_f32(c, t, n), _f32(c, 1), _f32(c, n))
+        return f"sigmoid(u scale + base) + eps; u[{t}x{n} f32]", make
+
+    def head_bwd(r):
+        t, n = _gate(r)
+
+        def make(c):
+            torch = c.torch
+
+            def fn(g, u, s, b):
+                with torch.enable_grad():
+                    leaves = [v.detach().requires_grad_() for v in (u, s, b)]
+                    return torch.autograd.grad(_head_torch(*leaves), leaves, g)
+            return fn, (_f32(c, t, n), _f32(c, t, n), _f32(c, 1), _f32(c, n))
+        return f"autograd through the forward; u[{t}x{n} f32]", make
+
     return {"expand_to_mhc_fwd": expand_fwd, "expand_to_mhc_bwd": expand_bwd, "mhc_pre_apply_mix_fwd": apply_fwd,
             "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd,
-            "sinkhorn_normalize_fwd": sinkhorn_fwd, "sinkhorn_normalize_bwd": sinkhorn_bwd}
+            "sinkhorn_normalize_fwd": sinkhorn_fwd, "sinkhorn_normalize_bwd": sinkhorn_bwd,
+            "mhc_pre_split_mixes_fwd": split_fwd, "mhc_pre_split_mixes_bwd": split_bwd,
+            "mhc_head_compute_mix_fwd": head_fwd, "mhc_head_compute_mix_bwd": head_bwd}

@@ -618,6 +618,43 @@ tk_status tk_sinkhorn_normalize_fwd(tk_context ctx, const tk_tensor *x, int32_t 
 tk_status tk_sinkhorn_normalize_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x, int32_t repeat,
                                     float eps, tk_tensor *grad_x, tk_stream stream);
 
+/* mhc_pre_split_mixes (3.3): a token's 2n + n^2 logits u (input_mixes (T,
+ * 2n + n^2) f32, unit last stride, rows may be strided) through z_j = u_j
+ * scale[g] + base[j], g the column's group (0: j < n, 1: j < 2n, 2: the
+ * rest): pre[t, i] = sigmoid(z_i) + pre_eps, post[t, i] = post_mult_value
+ * sigmoid(z_{n+i}), comb[t, r, c] = z_{2n + r n + c}. scale (3), base (2n +
+ * n^2) f32; pre, post (T, n), comb (T, n, n) f32 contiguous (the
+ * reference's [B, S, ...] flattened); 1 <= n <= 8. Within fp32 rounding of
+ * the fp64 math; T = 0 writes nothing. */
+tk_status tk_mhc_pre_split_mixes_fwd(tk_context ctx, const tk_tensor *input_mixes, const tk_tensor *scale,
+                                     const tk_tensor *base, float post_mult_value, float pre_eps, tk_tensor *pre,
+                                     tk_tensor *post, tk_tensor *comb, tk_stream stream);
+/* The backward from all three outputs' gradients (zeros for an unused one)
+ * and the forward's post: dz = grad_pre s (1 - s) with s = sigmoid(z)
+ * recomputed, grad_post post (1 - post / post_mult_value) (non-zero), and
+ * grad_comb; grad_input = dz scale[g] (T, 2n + n^2) contiguous, grad_base
+ * (2n + n^2) the sum over tokens of dz, grad_scale (3) the sums of dz u per
+ * group. The parameter gradients are per-CTA sums (one per 128 tokens by
+ * default) added in a fixed order by a second kernel: bit-identical from
+ * call to call and GPU to GPU (no atomics); T = 0 gives zeros. */
+tk_status tk_mhc_pre_split_mixes_bwd(tk_context ctx, const tk_tensor *grad_pre, const tk_tensor *grad_post,
+                                     const tk_tensor *grad_comb, const tk_tensor *input_mixes, const tk_tensor *post,
+                                     const tk_tensor *scale, const tk_tensor *base, float post_mult_value,
+                                     tk_tensor *grad_input, tk_tensor *grad_scale, tk_tensor *grad_base,
+                                     tk_stream stream);
+/* mhc_head_compute_mix (3.6): out[t, j] = sigmoid(u[t, j] scale[0] + base[j])
+ * + pre_eps. input_mix (T, n) f32 with unit last stride (mhc_head's column
+ * slice of the wider logits is accepted as it is: its rows may be strided),
+ * scale (1), base (n) f32, out (T, n) f32 contiguous; 1 <= n <= 8. */
+tk_status tk_mhc_head_compute_mix_fwd(tk_context ctx, const tk_tensor *input_mix, const tk_tensor *scale,
+                                      const tk_tensor *base, float pre_eps, tk_tensor *out, tk_stream stream);
+/* The backward: dz = grad_out s (1 - s), grad_input = dz scale[0] (T, n)
+ * contiguous, grad_scale (1) = sum of dz u, grad_base (n) = sum over tokens
+ * of dz; the sums as split_mixes' (fixed order, no atomics). */
+tk_status tk_mhc_head_compute_mix_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *input_mix,
+                                      const tk_tensor *scale, const tk_tensor *base, tk_tensor *grad_input,
+                                      tk_tensor *grad_scale, tk_tensor *grad_base, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

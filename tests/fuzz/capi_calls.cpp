@@ -535,6 +535,49 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     auto gx = c.out(TK_F32, {m, n, n});
     return [=, ctx = c.ctx] { return tk_sinkhorn_normalize_bwd(ctx, g, x, repeat, eps, gx, nullptr); };
   }
+  case 41:
+  case 42:
+  case 43:
+  case 44: {
+    // split_mixes (41 fwd, 42 bwd) and head_compute_mix (43, 44): (m, n3) f32 logits of random bits, n mostly 4,
+    // sometimes past the supported 8; the logits' columns sometimes one too many (the tensors' strides are drawn);
+    // post_mult sometimes 0 (the backward's error) or random bits.
+    static const int64_t sizes[] = {4, 4, 1, 3, 9};
+    const int64_t n = c.in.pick(sizes);
+    const bool split = entry < 43, backward = entry == 42 || entry == 44;
+    const int64_t cols = (split ? 2 * n + n * n : n) + (c.in.choose(8) == 7 ? 1 : 0);
+    const float p = c.in.choose(4) == 3 ? c.in.f32() : (c.in.choose(8) == 7 ? 0.0f : 2.0f);
+    const float eps = c.in.choose(4) == 3 ? c.in.f32() : 1e-2f;
+    auto u = c.t(TK_F32, {m, cols});
+    auto scale = c.t(TK_F32, {split ? 3 : 1});
+    auto base = c.t(TK_F32, {cols});
+    if (!backward) {
+      if (!split) {
+        auto out = c.out(TK_F32, {m, n});
+        return [=, ctx = c.ctx] { return tk_mhc_head_compute_mix_fwd(ctx, u, scale, base, eps, out, nullptr); };
+      }
+      auto pre = c.out(TK_F32, {m, n});
+      auto post = c.out(TK_F32, {m, n});
+      auto comb = c.out(TK_F32, {m, n, n});
+      return [=, ctx = c.ctx] {
+        return tk_mhc_pre_split_mixes_fwd(ctx, u, scale, base, p, eps, pre, post, comb, nullptr);
+      };
+    }
+    auto gu = c.out(TK_F32, {m, cols});
+    auto gs = c.out(TK_F32, {split ? 3 : 1});
+    auto gb = c.out(TK_F32, {cols});
+    if (!split) {
+      auto g = c.t(TK_F32, {m, n});
+      return [=, ctx = c.ctx] { return tk_mhc_head_compute_mix_bwd(ctx, g, u, scale, base, gu, gs, gb, nullptr); };
+    }
+    auto gpre = c.t(TK_F32, {m, n});
+    auto gpost = c.t(TK_F32, {m, n});
+    auto gcomb = c.t(TK_F32, {m, n, n});
+    auto post = c.t(TK_F32, {m, n});
+    return [=, ctx = c.ctx] {
+      return tk_mhc_pre_split_mixes_bwd(ctx, gpre, gpost, gcomb, u, post, scale, base, p, gu, gs, gb, nullptr);
+    };
+  }
   default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
@@ -605,7 +648,11 @@ const char *entryName(int entry) {
                                                      "tk_mhc_post_fwd",
                                                      "tk_mhc_post_bwd",
                                                      "tk_sinkhorn_normalize_fwd",
-                                                     "tk_sinkhorn_normalize_bwd"};
+                                                     "tk_sinkhorn_normalize_bwd",
+                                                     "tk_mhc_pre_split_mixes_fwd",
+                                                     "tk_mhc_pre_split_mixes_bwd",
+                                                     "tk_mhc_head_compute_mix_fwd",
+                                                     "tk_mhc_head_compute_mix_bwd"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

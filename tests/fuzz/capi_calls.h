@@ -12,7 +12,7 @@
 
 namespace tk::fuzz {
 
-constexpr int kNumEntryPoints = 41;
+constexpr int kNumEntryPoints = 45;
 
 /// One call's state: its input, sizes, tensors, scalars, and the context
 /// (shared by every call of the process, or null).

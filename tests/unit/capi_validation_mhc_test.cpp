@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -97,6 +98,63 @@ TEST_F(MhcValidation, SinkhornNamesTheArgument) {
   expect(tk_sinkhorn_normalize_bwd(ctx, &g, &x, 10, 1e-6f, &gx, nullptr), TK_ERROR_INVALID_ARGUMENT, "grad_x");
   x = tensor(TK_F32, {0, 4, 4}), out = tensor(TK_F32, {0, 4, 4});
   EXPECT_EQ(tk_sinkhorn_normalize_fwd(ctx, &x, 10, 1e-6f, &out, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
+TEST_F(MhcValidation, SplitMixesNamesTheArgument) {
+  tk_tensor u = tensor(TK_F32, {100, 24}), s = tensor(TK_F32, {3}), b = tensor(TK_F32, {24});
+  tk_tensor pre = tensor(TK_F32, {100, 4}), post = tensor(TK_F32, {100, 4}), comb = tensor(TK_F32, {100, 4, 4});
+  auto fwd = [&](float p, float eps) {
+    return tk_mhc_pre_split_mixes_fwd(ctx, &u, &s, &b, p, eps, &pre, &post, &comb, nullptr);
+  };
+  u = tensor(TK_F32, {100, 20});
+  expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "input_mixes has 20 columns; n = 4 streams need 2n + n^2 = 24");
+  u = tensor(TK_F32, {100, 24}, {32, 2}); // the columns must be contiguous (rows may be strided)
+  expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "input_mixes");
+  u = tensor(TK_F32, {100, 24}), s = tensor(TK_F32, {4});
+  expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "scale");
+  s = tensor(TK_F32, {3}), b = tensor(TK_F32, {23});
+  expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "base");
+  b = tensor(TK_F32, {24}), comb = tensor(TK_F32, {100, 4, 3});
+  expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "comb");
+  comb = tensor(TK_F32, {100, 4, 4});
+  expect(fwd(2.0f, NAN), TK_ERROR_INVALID_ARGUMENT, "pre_eps must be finite");
+  expect(fwd(INFINITY, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "post_mult_value must be finite");
+  u = tensor(TK_F32, {100, 99}), b = tensor(TK_F32, {99}), pre = tensor(TK_F32, {100, 9}),
+  post = tensor(TK_F32, {100, 9}), comb = tensor(TK_F32, {100, 9, 9});
+  expect(fwd(2.0f, 1e-2f), TK_ERROR_UNSUPPORTED, "n = 9 streams; 1 to 8");
+  // The backward divides by post_mult_value.
+  u = tensor(TK_F32, {100, 24}), b = tensor(TK_F32, {24});
+  tk_tensor gpre = tensor(TK_F32, {100, 4}), gpost = tensor(TK_F32, {100, 4}), gcomb = tensor(TK_F32, {100, 4, 4});
+  tk_tensor gu = tensor(TK_F32, {100, 24}), gs = tensor(TK_F32, {3}), gb = tensor(TK_F32, {24});
+  post = tensor(TK_F32, {100, 4});
+  auto bwd = [&](float p) {
+    return tk_mhc_pre_split_mixes_bwd(ctx, &gpre, &gpost, &gcomb, &u, &post, &s, &b, p, &gu, &gs, &gb, nullptr);
+  };
+  expect(bwd(0.0f), TK_ERROR_INVALID_ARGUMENT, "post_mult_value must be finite and non-zero");
+  gu = tensor(TK_F32, {100, 24}, {32, 1}); // grad_input is written contiguous
+  expect(bwd(2.0f), TK_ERROR_INVALID_ARGUMENT, "grad_input");
+  gu = tensor(TK_F32, {100, 24}), gb = tensor(TK_F32, {4});
+  expect(bwd(2.0f), TK_ERROR_INVALID_ARGUMENT, "grad_base");
+  gb = tensor(TK_F32, {24}), gcomb = tensor(TK_F32, {99, 4, 4});
+  expect(bwd(2.0f), TK_ERROR_INVALID_ARGUMENT, "grad_comb");
+}
+
+TEST_F(MhcValidation, HeadComputeMixNamesTheArgument) {
+  tk_tensor u = tensor(TK_F32, {100, 4}), s = tensor(TK_F32, {1}), b = tensor(TK_F32, {4}),
+            out = tensor(TK_F32, {100, 4});
+  auto fwd = [&] { return tk_mhc_head_compute_mix_fwd(ctx, &u, &s, &b, 1e-2f, &out, nullptr); };
+  u = tensor(TK_F32, {100, 5});
+  expect(fwd(), TK_ERROR_INVALID_ARGUMENT, "input_mix has 5 columns; n = 4 streams need n = 4");
+  u = tensor(TK_F32, {100, 4}), s = tensor(TK_F32, {3});
+  expect(fwd(), TK_ERROR_INVALID_ARGUMENT, "scale");
+  s = tensor(TK_F32, {1});
+  EXPECT_EQ(tk_mhc_head_compute_mix_fwd(ctx, &u, &s, &b, NAN, &out, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  tk_tensor g = tensor(TK_F32, {100, 4}), gu = tensor(TK_F32, {100, 4}), gs = tensor(TK_F32, {1}),
+            gb = tensor(TK_F32, {5});
+  expect(tk_mhc_head_compute_mix_bwd(ctx, &g, &u, &s, &b, &gu, &gs, &gb, nullptr), TK_ERROR_INVALID_ARGUMENT,
+         "grad_base");
+  u = tensor(TK_F32, {0, 4}), out = tensor(TK_F32, {0, 4});
+  EXPECT_EQ(fwd(), TK_SUCCESS) << tk_last_error(); // T = 0: nothing to write, no launch
 }
 
 } // namespace
