@@ -76,8 +76,8 @@ class StreamOps(unittest.TestCase):
             mhc.mhc_post(self.y[:1], self.res, self.post, self.comb)
         with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'tk_mhc_post_fwd: comb_mix'):
             mhc.mhc_post(self.y, self.res, self.post, self.comb.astype(BF16))
-        with self.assertRaisesRegex(NotImplementedError, 'mhc_pre_split_mixes'):
-            mhc.mhc_pre_split_mixes  # noqa: B018
+        with self.assertRaisesRegex(NotImplementedError, 'mhc_pre_big_fuse'):
+            mhc.mhc_pre_big_fuse  # noqa: B018
         with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'repeat must be at least 1'):
             mhc.sinkhorn_normalize(self.comb, repeat=0)
 
@@ -106,6 +106,70 @@ class Sinkhorn(unittest.TestCase):
         h = 1e-6
         fd = ((sinkhorn_ref(x64 + h * d, 10, 1e-6) - sinkhorn_ref(x64 - h * d, 10, 1e-6)) * go).sum() / (2 * h)
         self.assertAlmostEqual(float((grad * d).sum()), fd, delta=1e-4 * max(1.0, abs(fd)))
+
+
+def sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+class MixGates(unittest.TestCase):
+    """split_mixes and head_compute_mix against float64 NumPy, their backwards against central differences."""
+
+    def setUp(self):
+        g = rng(13)
+        self.n, self.p, self.eps = 4, 2.0, 1e-2
+        m = 2 * self.n + self.n * self.n
+        self.u = g.standard_normal((2, 3, m)).astype(F32)
+        self.scale, self.base = g.standard_normal(3).astype(F32), g.standard_normal(m).astype(F32)
+        self.g = g
+
+    def split_ref(self, u, s, b):
+        n = self.n
+        z = u * np.concatenate([np.full(n, s[0]), np.full(n, s[1]), np.full(n * n, s[2])]) + b
+        lead = u.shape[:-1]
+        return ((sigmoid(z[..., :n]) + self.eps).reshape(lead + (n, 1)),
+                (self.p * sigmoid(z[..., n:2 * n])).reshape(lead + (n, 1)), z[..., 2 * n:].reshape(lead + (n, n)))
+
+    def test_split_mixes_and_its_backward(self):
+        pre, post, comb = mhc.mhc_pre_split_mixes(self.u, self.scale, self.base, self.n, self.p, self.eps)
+        want = self.split_ref(self.u.astype(np.float64), self.scale.astype(np.float64), self.base.astype(np.float64))
+        for got, w in zip((pre, post, comb), want):
+            self.assertEqual(got.shape, w.shape)
+            self.assertTrue(np.allclose(got, w, rtol=1e-5, atol=2e-5))
+        grads = [self.g.standard_normal(w.shape) for w in want]
+        du, ds, db = mhc.mhc_pre_split_mixes_bwd(*(x.astype(F32) for x in grads), self.u, post, self.scale,
+                                                 self.base, self.p)
+        self.assertEqual((du.shape, ds.shape, db.shape), (self.u.shape, (3,), self.base.shape))
+        args = [a.astype(np.float64) for a in (self.u, self.scale, self.base)]
+        h = 1e-6
+        for i, got in enumerate((du, ds, db)):  # each argument along a random direction
+            d = self.g.standard_normal(args[i].shape)
+            plus, minus = list(args), list(args)
+            plus[i], minus[i] = args[i] + h * d, args[i] - h * d
+            fd = sum(((a - b_) * gr).sum() for a, b_, gr in zip(self.split_ref(*plus), self.split_ref(*minus),
+                                                                  grads)) / (2 * h)
+            self.assertAlmostEqual(float((got * d).sum()), fd, delta=1e-4 * max(1.0, abs(fd)))
+
+    def test_head_compute_mix_takes_a_column_slice(self):
+        u = self.u[..., :self.n]  # mhc_head's input: strided rows
+        s, b = self.scale[:1].copy(), self.base[:self.n].copy()
+        out = mhc.mhc_head_compute_mix(u, s, b, self.eps)
+        ref = lambda u_, s_, b_: sigmoid(u_ * s_[0] + b_) + self.eps  # noqa: E731
+        self.assertTrue(np.allclose(out, ref(u.astype(np.float64), s, b), rtol=1e-4, atol=1e-5))
+        go = self.g.standard_normal(out.shape)
+        du, ds, db = mhc.mhc_head_compute_mix_bwd(go.astype(F32), u, s, b)
+        sg = sigmoid(u.astype(np.float64) * s[0] + b)
+        dz = go * sg * (1 - sg)
+        self.assertTrue(np.allclose(du, dz * s[0], rtol=1e-4, atol=1e-5))
+        self.assertTrue(np.allclose(ds, (dz * u).sum(), rtol=1e-4, atol=1e-5))
+        self.assertTrue(np.allclose(db, dz.reshape(-1, self.n).sum(0), rtol=1e-4, atol=1e-5))
+
+    def test_split_mixes_errors(self):
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, r'expected \[\.\.\., 24\]'):
+            mhc.mhc_pre_split_mixes(self.u[..., :20], self.scale, self.base, self.n, self.p, self.eps)
+        pre, post, comb = mhc.mhc_pre_split_mixes(self.u, self.scale, self.base, self.n, self.p, self.eps)
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'non-zero'):
+            mhc.mhc_pre_split_mixes_bwd(pre, post, comb, self.u, post, self.scale, self.base, 0.0)
 
 
 if __name__ == '__main__':

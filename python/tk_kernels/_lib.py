@@ -188,6 +188,10 @@ _OPS = {
     'mhc_post_bwd': [_T, _T, _T, _T, _T, _T, _T, _T, _T, _st],
     'sinkhorn_normalize_fwd': [_T, _i32, _f32, _T, _st],
     'sinkhorn_normalize_bwd': [_T, _T, _i32, _f32, _T, _st],
+    'mhc_pre_split_mixes_fwd': [_T, _T, _T, _f32, _f32, _T, _T, _T, _st],
+    'mhc_pre_split_mixes_bwd': [_T, _T, _T, _T, _T, _T, _T, _f32, _T, _T, _T, _st],
+    'mhc_head_compute_mix_fwd': [_T, _T, _T, _f32, _T, _st],
+    'mhc_head_compute_mix_bwd': [_T, _T, _T, _T, _T, _T, _T, _st],
 }
 
 _OTHER = {

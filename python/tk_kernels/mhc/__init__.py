@@ -9,8 +9,7 @@ term (docs/mhc_kernels.md). The operators not in tk yet say so when looked up.
 from .. import _lib
 from .._tensor import Call, _row_major
 
-_MISSING = ('mhc_pre_norm_fn', 'mhc_pre_split_mixes', 'mhc_head_compute_mix',
-            'mhc_pre_big_fuse', 'mhc_multilayer_recompute')
+_MISSING = ('mhc_pre_norm_fn', 'mhc_pre_big_fuse', 'mhc_multilayer_recompute')
 
 
 def __getattr__(name):
@@ -152,5 +151,74 @@ def sinkhorn_normalize_bwd(grad_output, x, repeat=10, eps=1e-6):
     return grad
 
 
+def _logits(c, obj, arg, columns):
+    """[..., columns] fp32 logits as (T, columns); rows may be strided (mhc_head's column slice), the columns
+    must be adjacent (tk says so otherwise)."""
+    c.check_same(obj, arg)
+    if len(obj.shape) < 1 or int(obj.shape[-1]) != columns:
+        raise c.invalid(f'{arg} has shape {tuple(obj.shape)}; expected [..., {columns}]')
+    return c.reshape(obj, (-1, columns))
+
+
+def mhc_pre_split_mixes(input_mixes, mhc_scale, mhc_base, mhc_mult, mhc_post_mult_value, mhc_pre_eps):
+    """input_mixes [..., 2n + n^2] fp32 -> (pre [..., n, 1], post [..., n, 1], comb [..., n, n]) fp32 with
+    z = u scale[group] + base: pre = sigmoid(z) + eps, post = p sigmoid(z), comb = z."""
+    c = Call('mhc.mhc_pre_split_mixes', input_mixes, 'input_mixes', c_name='mhc_pre_split_mixes_fwd')
+    n = int(mhc_mult)
+    lead = tuple(input_mixes.shape[:-1])
+    pre, post, comb = (c.empty(lead + (n, 1), _lib.F32), c.empty(lead + (n, 1), _lib.F32),
+                       c.empty(lead + (n, n), _lib.F32))
+    c.run(c.t(_logits(c, input_mixes, 'input_mixes', 2 * n + n * n), 'input_mixes'), c.t(mhc_scale, 'mhc_scale'),
+          c.t(mhc_base, 'mhc_base'), float(mhc_post_mult_value), float(mhc_pre_eps),
+          c.t(c.reshape(pre, (-1, n)), 'pre'), c.t(c.reshape(post, (-1, n)), 'post'),
+          c.t(c.reshape(comb, (-1, n, n)), 'comb'))
+    return pre, post, comb
+
+
+def mhc_pre_split_mixes_bwd(pre_layer_mix_grad, post_layer_mix_grad, comb_res_mix_grad, input_mixes,
+                            post_layer_mix, mhc_scale, mhc_base, mhc_post_mult_value):
+    """Returns (input_mixes_grad, mhc_scale_grad, mhc_base_grad): the logits' gradient shaped as input_mixes,
+    and the parameters' (sums over the tokens in a fixed order)."""
+    c = Call('mhc.mhc_pre_split_mixes_bwd', pre_layer_mix_grad, 'pre_layer_mix_grad')
+    n = int(comb_res_mix_grad.shape[-1]) if len(comb_res_mix_grad.shape) else 0
+    m = 2 * n + n * n
+    grad = c.empty(tuple(input_mixes.shape), _lib.F32)
+    grad_scale, grad_base = c.empty(tuple(mhc_scale.shape), _lib.F32), c.empty(tuple(mhc_base.shape), _lib.F32)
+    c.run(c.t(_flat(c, pre_layer_mix_grad, (n, 1), 'pre_layer_mix_grad', (n,)), 'pre_layer_mix_grad'),
+          c.t(_flat(c, post_layer_mix_grad, (n, 1), 'post_layer_mix_grad', (n,)), 'post_layer_mix_grad'),
+          c.t(_flat(c, comb_res_mix_grad, (n, n), 'comb_res_mix_grad'), 'comb_res_mix_grad'),
+          c.t(_logits(c, input_mixes, 'input_mixes', m), 'input_mixes'),
+          c.t(_flat(c, post_layer_mix, (n, 1), 'post_layer_mix', (n,)), 'post_layer_mix'),
+          c.t(mhc_scale, 'mhc_scale'), c.t(mhc_base, 'mhc_base'), float(mhc_post_mult_value),
+          c.t(c.reshape(grad, (-1, m)), 'input_mixes_grad'), c.t(grad_scale, 'mhc_scale_grad'),
+          c.t(grad_base, 'mhc_base_grad'))
+    return grad, grad_scale, grad_base
+
+
+def mhc_head_compute_mix(input_mix, mhc_scale, mhc_base, mhc_pre_eps):
+    """input_mix [..., n] fp32 (a column slice of wider logits is fine) -> [..., n] fp32:
+    sigmoid(u scale + base) + eps."""
+    c = Call('mhc.mhc_head_compute_mix', input_mix, 'input_mix', c_name='mhc_head_compute_mix_fwd')
+    n = int(input_mix.shape[-1]) if len(input_mix.shape) else 0
+    out = c.empty(tuple(input_mix.shape), _lib.F32)
+    c.run(c.t(_logits(c, input_mix, 'input_mix', n), 'input_mix'), c.t(mhc_scale, 'mhc_scale'),
+          c.t(mhc_base, 'mhc_base'), float(mhc_pre_eps), c.t(c.reshape(out, (-1, n)), 'out'))
+    return out
+
+
+def mhc_head_compute_mix_bwd(output_mix_grad, input_mix, mhc_scale, mhc_base):
+    """Returns (input_mix_grad, mhc_scale_grad, mhc_base_grad), the first shaped as input_mix (contiguous)."""
+    c = Call('mhc.mhc_head_compute_mix_bwd', output_mix_grad, 'output_mix_grad')
+    n = int(input_mix.shape[-1]) if len(input_mix.shape) else 0
+    grad = c.empty(tuple(input_mix.shape), _lib.F32)
+    grad_scale, grad_base = c.empty(tuple(mhc_scale.shape), _lib.F32), c.empty(tuple(mhc_base.shape), _lib.F32)
+    c.run(c.t(_flat(c, output_mix_grad, (n,), 'output_mix_grad'), 'output_mix_grad'),
+          c.t(_logits(c, input_mix, 'input_mix', n), 'input_mix'), c.t(mhc_scale, 'mhc_scale'),
+          c.t(mhc_base, 'mhc_base'), c.t(c.reshape(grad, (-1, n)), 'input_mix_grad'),
+          c.t(grad_scale, 'mhc_scale_grad'), c.t(grad_base, 'mhc_base_grad'))
+    return grad, grad_scale, grad_base
+
+
 __all__ = ['expand_to_mhc', 'expand_to_mhc_bwd', 'mhc_pre_apply_mix', 'mhc_pre_apply_mix_bwd', 'mhc_post',
-           'mhc_post_fwd', 'mhc_post_bwd', 'sinkhorn_normalize', 'sinkhorn_normalize_bwd']
+           'mhc_post_fwd', 'mhc_post_bwd', 'sinkhorn_normalize', 'sinkhorn_normalize_bwd', 'mhc_pre_split_mixes',
+           'mhc_pre_split_mixes_bwd', 'mhc_head_compute_mix', 'mhc_head_compute_mix_bwd']
