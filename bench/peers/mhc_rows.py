@@ -7,8 +7,11 @@ sinkhorn rows: shape 'Mxnxn', word 'repeat=', randn matrices (and grad_out),
 eps 1e-6. split_mixes / head_compute_mix rows: shape 'Txn', randn logits,
 scale, base and gradients, post_mult 2, pre_eps 1e-2; TileKernels' backward
 kernels write per-SM partials that its autograd functions then sum with
-torch (.sum(0), two more kernels), which the times include. TileKernels' kernels are called as its autograd functions call
-them: the copies and sinkhorn on preallocated outputs; _mhc_pre_apply_mix_bwd
+torch (.sum(0), two more kernels), which the times include. norm_fn rows:
+shape 'TxnxH', fn randn 1e-4, eps 1e-6; TileKernels through its autograd
+function (the backward with fuse_grad_acc=False: a zeroed residual gradient,
+where tk's 'acc' row accumulates). TileKernels' kernels are called as its
+autograd functions call them: the copies and sinkhorn on preallocated outputs; _mhc_pre_apply_mix_bwd
 allocates mix_grad (TileLang's out_idx) and mhc_post_bwd its four outputs on
 each call, which their times include.
 """
@@ -59,6 +62,18 @@ def _split_torch(torch, u, s, b, n):
 
 def _head_torch(u, s, b):
     return (u * s + b).sigmoid() + PRE_EPS
+
+
+def _norm_fn(r):
+    r.only(["acc"])
+    t, n, h = r.dims(3)
+    return t, n, h, 2 * n + n * n
+
+
+def _norm_fn_torch(torch, x, fn, eps):
+    xf = x.float().flatten(-2)
+    mul = xf @ fn.t()
+    return mul * torch.rsqrt((xf * xf).sum(-1, keepdim=True) / xf.shape[-1] + eps)
 
 
 def _num_sms(c):
@@ -159,7 +174,8 @@ def tile_kernels_handlers():
     def split_fwd(r):
         t, n = _gate(r)
         m = 2 * n + n * n
-        desc = f"_mhc_pre_split_mixes_fwd({n}, {POST_MULT}, {PRE_EPS}, 32)(u[{t}x{m} f32], scale, base, pre, post, comb)"
+        desc = (f"_mhc_pre_split_mixes_fwd({n}, {POST_MULT}, {PRE_EPS}, 32)"
+                f"(u[{t}x{m} f32], scale, base, pre, post, comb)")
 
         def make(c):
             from tile_kernels.mhc.pre_split_mixes_kernel import _mhc_pre_split_mixes_fwd
@@ -216,11 +232,45 @@ def tile_kernels_handlers():
             return run, []
         return desc, make
 
+    def norm_fn_fwd(r):
+        t, n, h, n3 = _norm_fn(r)
+        desc = f"mhc_pre_norm_fn(residual[1x{t}x{n}x{h} bf16], fn[{n3}x{n * h}], None, 1e-6) (no grad)"
+
+        def make(c):
+            from tile_kernels.modeling.mhc.ops.norm_fn import mhc_pre_norm_fn
+            res, fn = c.randn(1, t, n, h), _f32(c, n3, n * h) * 1e-4
+
+            def run():
+                with c.torch.no_grad():
+                    return mhc_pre_norm_fn(res, fn, None, 1e-6, fuse_grad_acc=False)
+            return run, []
+        return desc, make
+
+    def norm_fn_bwd(r):
+        t, n, h, n3 = _norm_fn(r)
+        desc = (f"autograd of mhc_pre_norm_fn(residual[1x{t}x{n}x{h} bf16], fn[{n3}x{n * h}], fuse_grad_acc=False)"
+                " (a zeroed residual gradient, where tk's row accumulates)")
+
+        def make(c):
+            from tile_kernels.modeling.mhc.ops.norm_fn import mhc_pre_norm_fn
+            torch = c.torch
+            res = c.randn(1, t, n, h).requires_grad_()
+            fn = (_f32(c, n3, n * h) * 1e-4).requires_grad_()
+            with torch.enable_grad():
+                out = mhc_pre_norm_fn(res, fn, None, 1e-6, fuse_grad_acc=False)
+            g = _f32(c, 1, t, n3)
+
+            def run():
+                return torch.autograd.grad(out, (res, fn), g, retain_graph=True)
+            return run, []
+        return desc, make
+
     return {"expand_to_mhc_fwd": expand_fwd, "expand_to_mhc_bwd": expand_bwd, "mhc_pre_apply_mix_fwd": apply_fwd,
             "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd,
             "sinkhorn_normalize_fwd": sinkhorn_fwd, "sinkhorn_normalize_bwd": sinkhorn_bwd,
             "mhc_pre_split_mixes_fwd": split_fwd, "mhc_pre_split_mixes_bwd": split_bwd,
-            "mhc_head_compute_mix_fwd": head_fwd, "mhc_head_compute_mix_bwd": head_bwd}
+            "mhc_head_compute_mix_fwd": head_fwd, "mhc_head_compute_mix_bwd": head_bwd,
+            "mhc_pre_norm_fn_fwd": norm_fn_fwd, "mhc_pre_norm_fn_bwd": norm_fn_bwd}
 
 
 def torch_handlers():
@@ -343,8 +393,33 @@ def torch_handlers():
             return fn, (_f32(c, t, n), _f32(c, t, n), _f32(c, 1), _f32(c, n))
         return f"autograd through the forward; u[{t}x{n} f32]", make
 
+    def norm_fn_fwd(r):
+        t, n, h, n3 = _norm_fn(r)
+
+        def make(c):
+            torch = c.torch
+            torch.backends.cuda.matmul.allow_tf32 = True
+            return ((lambda x, fn: _norm_fn_torch(torch, x, fn, 1e-6)),
+                    (c.randn(t, n, h), _f32(c, n3, n * h) * 1e-4))
+        return f"(x @ fn.T) rsqrt(sum x^2 / G + eps), TF32 allowed; x[{t}x{n}x{h} bf16]", make
+
+    def norm_fn_bwd(r):
+        t, n, h, n3 = _norm_fn(r)
+
+        def make(c):
+            torch = c.torch
+            torch.backends.cuda.matmul.allow_tf32 = True
+
+            def fn_(g, x, fn):
+                with torch.enable_grad():
+                    leaves = [x.detach().requires_grad_(), fn.detach().requires_grad_()]
+                    return torch.autograd.grad(_norm_fn_torch(torch, *leaves, 1e-6), leaves, g)
+            return fn_, (_f32(c, t, n3), c.randn(t, n, h), _f32(c, n3, n * h) * 1e-4)
+        return f"autograd through the forward, TF32 allowed; x[{t}x{n}x{h} bf16]", make
+
     return {"expand_to_mhc_fwd": expand_fwd, "expand_to_mhc_bwd": expand_bwd, "mhc_pre_apply_mix_fwd": apply_fwd,
             "mhc_pre_apply_mix_bwd": apply_bwd, "mhc_post_fwd": post_fwd, "mhc_post_bwd": post_bwd,
             "sinkhorn_normalize_fwd": sinkhorn_fwd, "sinkhorn_normalize_bwd": sinkhorn_bwd,
             "mhc_pre_split_mixes_fwd": split_fwd, "mhc_pre_split_mixes_bwd": split_bwd,
-            "mhc_head_compute_mix_fwd": head_fwd, "mhc_head_compute_mix_bwd": head_bwd}
+            "mhc_head_compute_mix_fwd": head_fwd, "mhc_head_compute_mix_bwd": head_bwd,
+            "mhc_pre_norm_fn_fwd": norm_fn_fwd, "mhc_pre_norm_fn_bwd": norm_fn_bwd}

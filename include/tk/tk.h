@@ -618,6 +618,29 @@ tk_status tk_sinkhorn_normalize_fwd(tk_context ctx, const tk_tensor *x, int32_t 
 tk_status tk_sinkhorn_normalize_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x, int32_t repeat,
                                     float eps, tk_tensor *grad_x, tk_stream stream);
 
+/* mhc_pre_norm_fn (3.2): per token, the residual row x (T, n, H) bf16
+ * flattened to G = n H against fn (n3, G) f32 (1 <= n3 <= 32; norm_weight
+ * (G) f32 or NULL, folded in as fn w): mul[t, j] = sum_k x[t, k] tf32(W[j,
+ * k]) on tensor cores (products exact, sums in fp32 in the tensor core's
+ * order: within fp32 rounding of the exact sum, not bit-exact),
+ * ss[t] = sum_k x^2, mix = mul rsqrt(ss / G + eps). mix, mul (T, n3) and ss
+ * (T) f32 contiguous; mul and ss (what the backward takes) may be NULL. G a
+ * multiple of 8; eps finite, >= 0. */
+tk_status tk_mhc_pre_norm_fn_fwd(tk_context ctx, const tk_tensor *residual, const tk_tensor *fn,
+                                 const tk_tensor *norm_weight, float eps, tk_tensor *mix, tk_tensor *mul, tk_tensor *ss,
+                                 tk_stream stream);
+/* The backward from grad_mix (T, n3) and the forward's mul and ss:
+ * dmul = grad_mix r, dss = -(sum_j grad_mix mul) r / 2 (ss + eps G);
+ * grad_residual = bf16(acc + sum_j tf32(dmul) W~ + 2 x dss), acc its own
+ * contents with accumulate = 1 (the residual-gradient buffer of spec 2.1,
+ * updated in place) or 0; grad_fn = sum_t tf32(dmul) x (times w when
+ * folded) and grad_norm_weight = sum_j dW fn (given exactly when
+ * norm_weight is), written. Sums over tokens in a fixed order (no atomics).
+ * T = 0 writes zero parameter gradients. */
+tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *grad_mix, const tk_tensor *residual,
+                                 const tk_tensor *fn, const tk_tensor *norm_weight, const tk_tensor *mul,
+                                 const tk_tensor *ss, float eps, int accumulate, tk_tensor *grad_residual,
+                                 tk_tensor *grad_fn, tk_tensor *grad_norm_weight, tk_stream stream);
 /* mhc_pre_split_mixes (3.3): a token's 2n + n^2 logits u (input_mixes (T,
  * 2n + n^2) f32, unit last stride, rows may be strided) through z_j = u_j
  * scale[g] + base[j], g the column's group (0: j < n, 1: j < 2n, 2: the

@@ -172,5 +172,58 @@ class MixGates(unittest.TestCase):
             mhc.mhc_pre_split_mixes_bwd(pre, post, comb, self.u, post, self.scale, self.base, 0.0)
 
 
+def tf32(a):
+    """The spec's tf32r on float32 values: (bits + 0x1000) & ~0x1FFF."""
+    b = np.asarray(a, F32).view(np.uint32)
+    return ((b + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(F32)
+
+
+class NormFn(unittest.TestCase):
+    """mhc_pre_norm_fn against float64 NumPy (fn w rounded to TF32 as the kernel's operand); the backward's
+    parameter gradients against central differences of that forward."""
+
+    def test_forward_and_backward(self):
+        g = rng(17)
+        n, h, eps = 4, 32, 1e-6
+        n3, width = 2 * n + n * n, n * h
+        res = g.standard_normal((2, 3, n, h)).astype(BF16)
+        fn = (g.standard_normal((n3, width)) * 1e-2).astype(F32)
+        w = (g.standard_normal(width) * 0.1 + 1).astype(F32)
+        mix, mul, ss = mhc.mhc_pre_norm_fn_fwd(res, fn, w, eps)
+        x = res.astype(F32).astype(np.float64).reshape(2, 3, width)
+
+        def forward(wt):
+            m = x @ wt.T
+            return m / np.sqrt((x * x).sum(-1, keepdims=True) / width + eps)
+        wt = tf32(fn * w).astype(np.float64)
+        self.assertTrue(np.allclose(mix, forward(wt), rtol=1e-4, atol=1e-6))
+        self.assertTrue(np.allclose(ss, (x * x).sum(-1), rtol=1e-5))
+        self.assertTrue(np.allclose(mhc.mhc_pre_norm_fn(res, fn, w, eps), mix, rtol=0, atol=0))
+        go = g.standard_normal(mix.shape)
+        d_res, d_fn, d_w = mhc.mhc_pre_norm_fn_bwd(go.astype(F32), res, fn, w, mul, ss, eps)
+        self.assertEqual((d_res.shape, d_fn.shape, d_w.shape), (res.shape, fn.shape, w.shape))
+        # d/dW of sum(go * forward(W)) along a random direction, then the chain rule through W = fn w.
+        direction = g.standard_normal(fn.shape)
+        step = 1e-6
+        fd = ((forward(wt + step * direction * w) - forward(wt - step * direction * w)) * go).sum() / (2 * step)
+        self.assertAlmostEqual(float((d_fn * direction).sum()), fd, delta=2e-3 * max(1.0, abs(fd)))
+        dw_dir = g.standard_normal(w.shape)
+        fd_w = ((forward(wt + step * fn * dw_dir) - forward(wt - step * fn * dw_dir)) * go).sum() / (2 * step)
+        self.assertAlmostEqual(float((d_w * dw_dir).sum()), fd_w, delta=2e-3 * max(1.0, abs(fd_w)))
+        # The residual's gradient against central differences in x (the product with W~ held fixed).
+        dx = g.standard_normal(x.shape)
+        fx = lambda xx: ((xx @ wt.T) / np.sqrt((xx * xx).sum(-1, keepdims=True) / width + eps) * go).sum()  # noqa
+        fd_x = (fx(x + step * dx) - fx(x - step * dx)) / (2 * step)
+        got = float((d_res.astype(F32).reshape(x.shape) * dx).sum())
+        self.assertAlmostEqual(got, fd_x, delta=2e-2 * max(1.0, abs(fd_x)))
+        # Accumulating into a buffer adds the same gradient to what it held.
+        buf = res.copy()
+        out, _, _ = mhc.mhc_pre_norm_fn_bwd(go.astype(F32), res, fn, w, mul, ss, eps, residual_grad=buf)
+        self.assertIs(out, buf)
+        r64, d64 = res.astype(np.float64), d_res.astype(np.float64)
+        # bf16(acc + g) against acc + bf16(g): two roundings apart, each within 2^-8 of its operands.
+        self.assertTrue(np.all(np.abs(out.astype(np.float64) - (r64 + d64)) <= 2 ** -7 * (np.abs(r64) + np.abs(d64))))
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -192,6 +192,8 @@ _OPS = {
     'mhc_pre_split_mixes_bwd': [_T, _T, _T, _T, _T, _T, _T, _f32, _T, _T, _T, _st],
     'mhc_head_compute_mix_fwd': [_T, _T, _T, _f32, _T, _st],
     'mhc_head_compute_mix_bwd': [_T, _T, _T, _T, _T, _T, _T, _st],
+    'mhc_pre_norm_fn_fwd': [_T, _T, _T, _f32, _T, _T, _T, _st],
+    'mhc_pre_norm_fn_bwd': [_T, _T, _T, _T, _T, _T, _f32, _i32, _T, _T, _T, _st],
 }
 
 _OTHER = {

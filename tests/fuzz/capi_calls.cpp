@@ -578,6 +578,35 @@ std::function<tk_status()> decode(Call &c, int &entry) {
       return tk_mhc_pre_split_mixes_bwd(ctx, gpre, gpost, gcomb, u, post, scale, base, p, gu, gs, gb, nullptr);
     };
   }
+  case 45:
+  case 46: {
+    // mhc_pre_norm_fn (45) and its backward (46): residual (m, n, k) bf16 of random bits against fn (n3, n k),
+    // n3 mostly 24, sometimes past the supported 32; the norm weight present or not; eps sometimes random bits.
+    static const int64_t streams[] = {4, 4, 2, 1};
+    static const int64_t mixes[] = {24, 24, 8, 33};
+    const int64_t n = c.in.pick(streams), n3 = c.in.pick(mixes);
+    const bool weighted = c.in.choose(2) == 1;
+    const float eps = c.in.choose(4) == 3 ? c.in.f32() : 1e-6f;
+    auto res = c.t(TK_BF16, {m, n, k});
+    auto fn = c.t(TK_F32, {n3, n * k});
+    auto w = weighted ? c.t(TK_F32, {n * k}) : nullptr;
+    if (entry == 45) {
+      auto mix = c.out(TK_F32, {m, n3});
+      auto mul = c.in.choose(4) == 3 ? nullptr : c.out(TK_F32, {m, n3});
+      auto ss = c.in.choose(4) == 3 ? nullptr : c.out(TK_F32, {m});
+      return [=, ctx = c.ctx] { return tk_mhc_pre_norm_fn_fwd(ctx, res, fn, w, eps, mix, mul, ss, nullptr); };
+    }
+    const int accumulate = (int)c.in.choose(3) - (c.in.choose(8) == 7 ? 2 : 0);
+    auto gmix = c.t(TK_F32, {m, n3});
+    auto mul = c.t(TK_F32, {m, n3});
+    auto ss = c.t(TK_F32, {m});
+    auto gres = c.out(TK_BF16, {m, n, k});
+    auto gfn = c.out(TK_F32, {n3, n * k});
+    auto gw = weighted ? c.out(TK_F32, {n * k}) : nullptr;
+    return [=, ctx = c.ctx] {
+      return tk_mhc_pre_norm_fn_bwd(ctx, gmix, res, fn, w, mul, ss, eps, accumulate, gres, gfn, gw, nullptr);
+    };
+  }
   default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
@@ -652,7 +681,9 @@ const char *entryName(int entry) {
                                                      "tk_mhc_pre_split_mixes_fwd",
                                                      "tk_mhc_pre_split_mixes_bwd",
                                                      "tk_mhc_head_compute_mix_fwd",
-                                                     "tk_mhc_head_compute_mix_bwd"};
+                                                     "tk_mhc_head_compute_mix_bwd",
+                                                     "tk_mhc_pre_norm_fn_fwd",
+                                                     "tk_mhc_pre_norm_fn_bwd"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

@@ -123,9 +123,25 @@ TEST_F(MhcDeterminismGpu, HundredRunsOfEveryBackwardAreBitIdentical) {
               gb = deviceTensor(p + t * n + 1, TK_F32, {n});
     return tk_mhc_head_compute_mix_bwd(ctx, &hg, &hu, &hs, &hb, &gu, &gs, &gb, nullptr);
   });
-  std::printf("[ mhc determinism ] expand, apply_mix, post, sinkhorn, split_mixes and head_compute_mix backward: "
-              "100 runs each (50 on 7 SMs): %s\n",
-              HasFailure() ? "results differ" : "bit-identical");
+  // norm_fn: the per-token norms, then the column slabs walking every token (the residual gradient accumulated).
+  const int64_t g = n * h;
+  tk_tensor fn = f32({m, g}), nw = f32({g}), gmix = f32({t, m}), mul = f32({t, m}), ss = f32({t});
+  std::vector<float> ssHost = randn(t, 77);
+  for (float &v : ssHost)
+    v = v * v * g + 1.0f; // a sum of squares: positive
+  session->upload(ss.data, ssHost.data(), t * 4);
+  std::vector<uint8_t> resStart(big + (m + 1) * g * 4, 0xEE);
+  std::memcpy(resStart.data(), acc.data(), big);
+  hundred("mhc_pre_norm_fn_bwd (accumulating, norm weight)", big + (m + 1) * g * 4, resStart, [&](void *o) {
+    char *p = static_cast<char *>(o);
+    tk_tensor gres = deviceTensor(p, TK_BF16, {t, n, h}), gfn = deviceTensor(p + big, TK_F32, {m, g}),
+              gw = deviceTensor(p + big + m * g * 4, TK_F32, {g});
+    return tk_mhc_pre_norm_fn_bwd(ctx, &gmix, &x3, &fn, &nw, &mul, &ss, 1e-6f, 1, &gres, &gfn, &gw, nullptr);
+  });
+  std::printf(
+      "[ mhc determinism ] expand, apply_mix, post, sinkhorn, split_mixes, head_compute_mix and norm_fn backward: "
+      "100 runs each (50 on 7 SMs): %s\n",
+      HasFailure() ? "results differ" : "bit-identical");
   tk_context_destroy(ctx);
 }
 

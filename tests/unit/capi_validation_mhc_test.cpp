@@ -157,4 +157,32 @@ TEST_F(MhcValidation, HeadComputeMixNamesTheArgument) {
   EXPECT_EQ(fwd(), TK_SUCCESS) << tk_last_error(); // T = 0: nothing to write, no launch
 }
 
+TEST_F(MhcValidation, NormFnNamesTheArgument) {
+  tk_tensor res = tensor(TK_BF16, {100, 4, 256}), fn = tensor(TK_F32, {24, 1024}), mix = tensor(TK_F32, {100, 24});
+  auto fwd = [&](const tk_tensor *w, float eps) {
+    return tk_mhc_pre_norm_fn_fwd(ctx, &res, &fn, w, eps, &mix, nullptr, nullptr, nullptr);
+  };
+  fn = tensor(TK_F32, {24, 1000});
+  expect(fwd(nullptr, 1e-6f), TK_ERROR_INVALID_ARGUMENT, "fn has 1000 columns; residual's n H is 1024");
+  fn = tensor(TK_F32, {33, 1024}), mix = tensor(TK_F32, {100, 33});
+  expect(fwd(nullptr, 1e-6f), TK_ERROR_UNSUPPORTED, "fn has 33 rows; 1 to 32");
+  fn = tensor(TK_F32, {24, 1024}), mix = tensor(TK_F32, {100, 24});
+  tk_tensor w = tensor(TK_F32, {1000});
+  expect(fwd(&w, 1e-6f), TK_ERROR_INVALID_ARGUMENT, "norm_weight");
+  expect(fwd(nullptr, -1.0f), TK_ERROR_INVALID_ARGUMENT, "mhc_norm_eps must be finite");
+  res = tensor(TK_BF16, {100, 4, 255}), fn = tensor(TK_F32, {24, 1020});
+  expect(fwd(nullptr, 1e-6f), TK_ERROR_UNSUPPORTED, "not a multiple of 8");
+  res = tensor(TK_BF16, {100, 4, 256}), fn = tensor(TK_F32, {24, 1024});
+  tk_tensor gmix = tensor(TK_F32, {100, 24}), mul = tensor(TK_F32, {100, 24}), ss = tensor(TK_F32, {100});
+  tk_tensor gres = tensor(TK_BF16, {100, 4, 256}), gfn = tensor(TK_F32, {24, 1024}), gw = tensor(TK_F32, {1024});
+  w = tensor(TK_F32, {1024});
+  expect(tk_mhc_pre_norm_fn_bwd(ctx, &gmix, &res, &fn, &w, &mul, &ss, 1e-6f, 0, &gres, &gfn, nullptr, nullptr),
+         TK_ERROR_INVALID_ARGUMENT, "grad_norm_weight must be given exactly when norm_weight is");
+  expect(tk_mhc_pre_norm_fn_bwd(ctx, &gmix, &res, &fn, nullptr, &mul, &ss, 1e-6f, 2, &gres, &gfn, nullptr, nullptr),
+         TK_ERROR_INVALID_ARGUMENT, "accumulate must be 0 or 1");
+  ss = tensor(TK_F32, {99});
+  expect(tk_mhc_pre_norm_fn_bwd(ctx, &gmix, &res, &fn, nullptr, &mul, &ss, 1e-6f, 0, &gres, &gfn, nullptr, nullptr),
+         TK_ERROR_INVALID_ARGUMENT, "ss");
+}
+
 } // namespace

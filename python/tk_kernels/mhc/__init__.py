@@ -9,7 +9,7 @@ term (docs/mhc_kernels.md). The operators not in tk yet say so when looked up.
 from .. import _lib
 from .._tensor import Call, _row_major
 
-_MISSING = ('mhc_pre_norm_fn', 'mhc_pre_big_fuse', 'mhc_multilayer_recompute')
+_MISSING = ('mhc_pre_big_fuse', 'mhc_multilayer_recompute')
 
 
 def __getattr__(name):
@@ -219,6 +219,49 @@ def mhc_head_compute_mix_bwd(output_mix_grad, input_mix, mhc_scale, mhc_base):
     return grad, grad_scale, grad_base
 
 
+def mhc_pre_norm_fn_fwd(residual, mhc_fn, mhc_norm_weight=None, mhc_norm_eps=1e-6):
+    """residual [..., n, H] bf16, mhc_fn [n3, n H] fp32 (norm weight [n H] folded in when given) ->
+    (mix [..., n3], mul [..., n3], ss [...]) fp32: mix = (x @ tf32(fn w).T) rsqrt(sum x^2 / (n H) + eps) on
+    tensor cores; mul and ss are what mhc_pre_norm_fn_bwd takes."""
+    c = Call('mhc.mhc_pre_norm_fn_fwd', residual, 'residual')
+    n, h = _streams(c, residual, 'residual')
+    n3 = int(mhc_fn.shape[0]) if len(mhc_fn.shape) == 2 else 0
+    lead = tuple(residual.shape[:-2])
+    mix, mul, ss = c.empty(lead + (n3,), _lib.F32), c.empty(lead + (n3,), _lib.F32), c.empty(lead, _lib.F32)
+    c.run(c.t(_flat(c, residual, (n, h), 'residual'), 'residual'), c.t(mhc_fn, 'mhc_fn'),
+          c.t(mhc_norm_weight, 'mhc_norm_weight'), float(mhc_norm_eps), c.t(c.reshape(mix, (-1, n3)), 'mix'),
+          c.t(c.reshape(mul, (-1, n3)), 'mul'), c.t(c.reshape(ss, (-1,)), 'ss'))
+    return mix, mul, ss
+
+
+def mhc_pre_norm_fn(residual, mhc_fn, mhc_norm_weight=None, mhc_norm_eps=1e-6):
+    """The mix logits [..., n3] of mhc_pre_norm_fn_fwd alone."""
+    return mhc_pre_norm_fn_fwd(residual, mhc_fn, mhc_norm_weight, mhc_norm_eps)[0]
+
+
+def mhc_pre_norm_fn_bwd(mix_grad, residual, mhc_fn, mhc_norm_weight, mul, ss, mhc_norm_eps=1e-6,
+                        residual_grad=None):
+    """Returns (residual_grad, fn_grad, norm_weight_grad or None). With residual_grad given (the residual-gradient
+    buffer of spec 2.1), the residual's gradient is added into it in place; else a fresh one. fn_grad and
+    norm_weight_grad are written (sums over the tokens in a fixed order)."""
+    c = Call('mhc.mhc_pre_norm_fn_bwd', mix_grad, 'mix_grad')
+    n, h = _streams(c, residual, 'residual')
+    n3 = int(mhc_fn.shape[0]) if len(mhc_fn.shape) == 2 else 0
+    accumulate = residual_grad is not None
+    if residual_grad is None:
+        residual_grad = c.empty_as(residual, tuple(residual.shape), 'residual')
+    fn_grad = c.empty(tuple(mhc_fn.shape), _lib.F32)
+    w_grad = None if mhc_norm_weight is None else c.empty(tuple(mhc_norm_weight.shape), _lib.F32)
+    c.run(c.t(_flat(c, mix_grad, (n3,), 'mix_grad'), 'mix_grad'),
+          c.t(_flat(c, residual, (n, h), 'residual'), 'residual'),
+          c.t(mhc_fn, 'mhc_fn'), c.t(mhc_norm_weight, 'mhc_norm_weight'), c.t(_flat(c, mul, (n3,), 'mul'), 'mul'),
+          c.t(c.reshape(ss, (-1,)), 'ss'), float(mhc_norm_eps), int(accumulate),
+          c.w(_flat(c, residual_grad, (n, h), 'residual_grad'), 'residual_grad'), c.t(fn_grad, 'fn_grad'),
+          c.t(w_grad, 'norm_weight_grad'))
+    return residual_grad, fn_grad, w_grad
+
+
 __all__ = ['expand_to_mhc', 'expand_to_mhc_bwd', 'mhc_pre_apply_mix', 'mhc_pre_apply_mix_bwd', 'mhc_post',
            'mhc_post_fwd', 'mhc_post_bwd', 'sinkhorn_normalize', 'sinkhorn_normalize_bwd', 'mhc_pre_split_mixes',
-           'mhc_pre_split_mixes_bwd', 'mhc_head_compute_mix', 'mhc_head_compute_mix_bwd']
+           'mhc_pre_split_mixes_bwd', 'mhc_head_compute_mix', 'mhc_head_compute_mix_bwd', 'mhc_pre_norm_fn',
+           'mhc_pre_norm_fn_fwd', 'mhc_pre_norm_fn_bwd']

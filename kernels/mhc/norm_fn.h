@@ -1,0 +1,73 @@
+//===- norm_fn.h - mhc_pre_norm_fn: RMS-normalised mix logits (3.2) --------===//
+//
+// A token's residual row x (n bf16 streams of H, flattened to G = n H)
+// against fn (n3 x G f32, n3 <= 32; the norm weight w folded in: fn w):
+//   mul[t, j] = sum_k x[t, k] tf32(W[j, k]) on tensor cores (tile.dot),
+//   ss[t] = sum_k x[t, k]^2, r = rsqrt(ss / G + eps), mix = mul r.
+// Forward: one CTA per `tokens` rows walks G in chunks, carrying the product
+// (a [tokens, 32] tile: fn's rows past n3 read as zero) and the sums of
+// squares; writes mix, mul and ss.
+// Backward, two kernels in the call's stream order: Norm, per token, dmul =
+// dmix r and dss = -dr r / 2 (ss + eps G) with dr = sum_j dmix mul, into
+// scratch memory ([T, 32], zero past n3); Slab, one CTA per `chunk` columns
+// of G walking every token in blocks (fixed order, no atomics): dW[j, k] +=
+// sum_t dmul[t, j] x[t, k] (tf32(dmul), as the reference) and
+// dres = bf16(acc + sum_j dmul W~ + 2 x dss), acc the residual-gradient
+// buffer when accumulating; at the end grad_fn = dW (w dW when folded) and
+// grad_norm_weight[k] = sum_j dW[j, k] fn[j, k].
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kernels/common/operator_schedule.h"
+#include "kernels/common/program.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tk::kernels::mhc {
+
+enum class NormFnStage { Forward, Norm, Slab };
+
+struct NormFnConfig {
+  NormFnStage stage = NormFnStage::Forward;
+  int64_t width = 0;       ///< G = n H: compile-time, as in the reference
+  bool weighted = false;   ///< a norm weight folded into fn
+  bool accumulate = false; ///< Slab: add into the residual-gradient buffer
+  /// Schedule: tokens per CTA (forward) or per step (Slab) (0: 32; a
+  /// multiple of 16), G columns per step (forward) or per CTA (Slab)
+  /// (a multiple of 8 dividing G), threads (0: 128).
+  int64_t tokens = 0, chunk = 0, threads = 0;
+  int64_t numTokens() const { return tokens ? tokens : 32; }
+  /// The default halves 128 (forward) or 64 (Slab) until it divides G (down to 8).
+  int64_t numChunk() const;
+  int64_t numThreads() const { return threads ? threads : 128; }
+  std::string key() const;
+};
+
+/// fn's rows are padded to this many in the kernels' tiles (the MMA's N).
+constexpr int64_t kNormFnMaxMixes = 32;
+
+const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward);
+
+/// Forward: residual (T, G) bf16; fn (n3, G) f32; [norm_weight (1, G) f32];
+///   mix, mul (T, n3) f32; ss (T, 1) f32. Scalar: eps (f32).
+/// Norm: grad_mix, mul (T, n3) f32; ss (T, 1) f32; dmul (T, 32) f32; dss
+///   (T, 1) f32. Scalar: eps.
+/// Slab: residual (T, G) bf16; dmul (T, 32), dss (T, 1) f32; fn (n3, G) f32;
+///   [norm_weight (1, G)]; grad_residual (T, G) bf16 (read too when
+///   accumulating); grad_fn (n3, G) f32; [grad_norm_weight (1, G) f32].
+dsl::BuiltKernel buildNormFn(mlir::MLIRContext &ctx, const NormFnConfig &config);
+
+/// 3.2's math in fp64 from host arrays (residual as bf16 bits, T x G; fn n3
+/// x G; w null or G), with fn w rounded to TF32 as the kernel's operand:
+/// forward mix, mul (T x n3), ss (T); backward from gradMix (and acc, T x G
+/// bf16 bits or null): gradResidual (T x G, before the bf16 rounding),
+/// gradFn (n3 x G), gradW (G, when w). dmul is rounded to TF32 as in the
+/// reference's step 3.
+void normFnForwardReference(const uint16_t *residual, const float *fn, const float *w, int64_t tokens, int64_t mixes,
+                            int64_t width, float eps, double *mix, double *mul, double *ss);
+void normFnBackwardReference(const float *gradMix, const uint16_t *residual, const float *fn, const float *w,
+                             const float *mul, const float *ss, const uint16_t *acc, int64_t tokens, int64_t mixes,
+                             int64_t width, float eps, double *gradResidual, double *gradFn, double *gradW);
+
+} // namespace tk::kernels::mhc

@@ -1,0 +1,190 @@
+//===- norm_fn_api.cpp - tk_mhc_pre_norm_fn_fwd, _bwd (3.2) ---------------===//
+#include "kernels/common/arguments.h"
+#include "kernels/common/validate.h"
+#include "kernels/mhc/norm_fn.h"
+#include "kernels/registry.h"
+#include "tk/runtime/Context.h"
+#include "tk/runtime/Scratch.h"
+
+#include <cmath>
+#include <limits>
+
+using tk::runtime::Status;
+using namespace tk::kernels;
+using namespace tk::kernels::mhc;
+
+namespace {
+
+/// residual (T, n, H) as (T, G).
+tk_tensor rows(const tk_tensor *t) {
+  tk_tensor v = *t;
+  v.ndim = 2;
+  v.shape[1] = t->shape[1] * t->shape[2];
+  v.strides[1] = 1;
+  return v;
+}
+
+/// The checks once the tensors hold: n3 in [1, 32], G a multiple of 8, T G within i32, eps.
+Status checkLimits(const char *op, Arguments &args, float eps) {
+  args.require(std::isfinite(eps) && eps >= 0,
+               "mhc_norm_eps must be finite and non-negative, got " + std::to_string(eps));
+  args.require(args.ok() && args["G"] == args["n"] * args["H"], args.ok() ? "fn has " + std::to_string(args["G"]) +
+                                                                                " columns; residual's n H is " +
+                                                                                std::to_string(args["n"] * args["H"])
+                                                                          : "");
+  if (!args.ok())
+    return args.status();
+  const int64_t n3 = args["n3"], g = args["G"];
+  if (n3 < 1 || n3 > kNormFnMaxMixes)
+    return Status::unsupported(std::string(op) + ": fn has " + std::to_string(n3) + " rows; 1 to " +
+                               std::to_string(kNormFnMaxMixes) + " are supported (the product's 32 columns)");
+  if (g % 8 != 0)
+    return Status::unsupported(std::string(op) + ": n H = " + std::to_string(g) +
+                               " is not a multiple of 8 (the tensor-core product's K step)");
+  if (args["T"] * g > std::numeric_limits<int32_t>::max())
+    return Status::unsupported(std::string(op) + ": T n H = " + std::to_string(args["T"] * g) +
+                               " exceeds the kernels' i32 indices");
+  return Status::ok();
+}
+
+void residualAndFn(Arguments &args, const tk_tensor *residual, const tk_tensor *fn, const tk_tensor *normWeight) {
+  args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+  args.tensor("fn", fn, {"n3", "G"}, {TK_F32}, Layout::Contiguous);
+  args.tensor("norm_weight", normWeight, {"G"}, {TK_F32}, Layout::Contiguous, true);
+}
+} // namespace
+
+extern "C" tk_status tk_mhc_pre_norm_fn_fwd(tk_context ctx, const tk_tensor *residual, const tk_tensor *fn,
+                                            const tk_tensor *norm_weight, float eps, tk_tensor *mix, tk_tensor *mul,
+                                            tk_tensor *ss, tk_stream stream) {
+  const char *op = "tk_mhc_pre_norm_fn_fwd";
+  return tk::runtime::guardEntry(op, [&] {
+    Arguments args(op);
+    args.require(ctx != nullptr, "ctx is null");
+    residualAndFn(args, residual, fn, norm_weight);
+    args.tensor("mix", mix, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
+    args.tensor("mul", mul, {"T", "n3"}, {TK_F32}, Layout::Contiguous, true);
+    args.tensor("ss", ss, {"T"}, {TK_F32}, Layout::Contiguous, true);
+    if (Status s = checkLimits(op, args, eps); !s.isOk())
+      return tk::runtime::report(s);
+    const int64_t t = args["T"], n3 = args["n3"];
+    if (t == 0)
+      return tk::runtime::report(Status::ok());
+    // mul and ss are what the backward needs; without them they go to scratch memory.
+    tk::runtime::Scratch scratch;
+    tk_tensor mulT, ssT;
+    if (!mul || !ss) {
+      if (Status s = scratch.allocateOnStream(ctx, *mix, (size_t)(t * (n3 + 1) * 4), stream); !s.isOk())
+        return tk::runtime::report(s);
+      mulT = scratch.tensor(TK_F32, t, n3);
+      ssT = scratch.tensor(TK_F32, t, 1);
+      ssT.data = static_cast<char *>(mulT.data) + t * n3 * 4;
+    }
+    if (mul)
+      mulT = *mul;
+    if (ss)
+      ssT = withUnitDim(ss, 1);
+    NormFnConfig c;
+    c.width = args["G"], c.weighted = norm_weight != nullptr;
+    tk_tensor x = rows(residual), w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{};
+    std::vector<const tk_tensor *> tensors = {&x, fn};
+    if (norm_weight)
+      tensors.push_back(&w1);
+    tensors.insert(tensors.end(), {mix, &mulT, &ssT});
+    return tk::runtime::report(runScheduled(ctx, normFnSchedule(false), TK_PROGRAM(buildNormFn), c, tensors, stream,
+                                            {tk::runtime::f32Scalar(eps)}));
+  });
+}
+
+extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *grad_mix, const tk_tensor *residual,
+                                            const tk_tensor *fn, const tk_tensor *norm_weight, const tk_tensor *mul,
+                                            const tk_tensor *ss, float eps, int accumulate, tk_tensor *grad_residual,
+                                            tk_tensor *grad_fn, tk_tensor *grad_norm_weight, tk_stream stream) {
+  const char *op = "tk_mhc_pre_norm_fn_bwd";
+  return tk::runtime::guardEntry(op, [&] {
+    Arguments args(op);
+    args.require(ctx != nullptr, "ctx is null");
+    args.tensor("grad_mix", grad_mix, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
+    residualAndFn(args, residual, fn, norm_weight);
+    args.tensor("mul", mul, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
+    args.tensor("ss", ss, {"T"}, {TK_F32}, Layout::Contiguous);
+    args.require(accumulate == 0 || accumulate == 1, "accumulate must be 0 or 1, got " + std::to_string(accumulate));
+    args.tensor("grad_residual", grad_residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+    args.tensor("grad_fn", grad_fn, {"n3", "G"}, {TK_F32}, Layout::Contiguous);
+    args.tensor("grad_norm_weight", grad_norm_weight, {"G"}, {TK_F32}, Layout::Contiguous, true);
+    args.require((grad_norm_weight != nullptr) == (norm_weight != nullptr),
+                 "grad_norm_weight must be given exactly when norm_weight is");
+    if (Status s = checkLimits(op, args, eps); !s.isOk())
+      return tk::runtime::report(s);
+    const int64_t t = args["T"], g = args["G"];
+    tk::compiler::Target target;
+    if (Status s = ctx->targetFor({grad_mix, residual, fn, mul, ss, grad_residual, grad_fn}, target); !s.isOk())
+      return tk::runtime::report(s);
+    // dmul (T, 32) and dss (T) from the per-token kernel; for T = 0 one zero token instead (and a zero
+    // residual row and its gradient's), so that the slab kernel writes zero parameter gradients.
+    const int64_t held = std::max<int64_t>(t, 1);
+    tk::runtime::Scratch scratch;
+    const size_t normBytes = ((size_t)held * (kNormFnMaxMixes + 1) * 4 + 15) / 16 * 16; // the rows 16-byte aligned
+    const size_t bytes = normBytes + (t == 0 ? 4 * (size_t)g : 0);
+    if (Status s = scratch.allocateOnStream(ctx, *grad_fn, bytes, stream); !s.isOk())
+      return tk::runtime::report(s);
+    tk_tensor dmul = scratch.tensor(TK_F32, held, kNormFnMaxMixes), dss = scratch.tensor(TK_F32, held, 1);
+    dss.data = static_cast<char *>(dmul.data) + held * kNormFnMaxMixes * 4;
+    tk_tensor x = rows(residual), gres = rows(grad_residual);
+    if (t == 0) {
+      if (Status s = scratch.zeroOnStream(stream); !s.isOk())
+        return tk::runtime::report(s);
+      x = scratch.tensor(TK_BF16, 1, g), gres = scratch.tensor(TK_BF16, 1, g);
+      x.data = static_cast<char *>(dmul.data) + normBytes, gres.data = static_cast<char *>(x.data) + 2 * g;
+    } else {
+      NormFnConfig n;
+      n.stage = NormFnStage::Norm, n.width = g;
+      tk_tensor ss1 = withUnitDim(ss, 1);
+      if (Status s = runScheduled(ctx, normFnSchedule(true), TK_PROGRAM(buildNormFn), n,
+                                  {grad_mix, mul, &ss1, &dmul, &dss}, stream, {tk::runtime::f32Scalar(eps)});
+          !s.isOk())
+        return tk::runtime::report(s);
+    }
+    NormFnConfig c;
+    c.stage = NormFnStage::Slab, c.width = g, c.weighted = norm_weight != nullptr;
+    c.accumulate = accumulate != 0 && t > 0;
+    tk_tensor w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{},
+              gw1 = grad_norm_weight ? withUnitDim(grad_norm_weight, 0) : tk_tensor{};
+    std::vector<const tk_tensor *> tensors = {&x, &dmul, &dss, fn};
+    if (norm_weight)
+      tensors.push_back(&w1);
+    tensors.insert(tensors.end(), {&gres, grad_fn});
+    if (norm_weight)
+      tensors.push_back(&gw1);
+    return tk::runtime::report(runScheduled(ctx, normFnSchedule(true), TK_PROGRAM(buildNormFn), c, tensors, stream));
+  });
+}
+
+TK_REGISTER_OPERATORS(norm_fn) {
+  for (bool backward : {false, true}) {
+    registerSchedule(normFnSchedule(backward));
+    auto variant = [&](NormFnStage stage, int64_t h, bool weighted, bool acc = false) {
+      NormFnConfig c;
+      c.stage = stage, c.width = 4 * h, c.weighted = weighted, c.accumulate = acc;
+      const char *name = stage == NormFnStage::Forward ? "mhc_pre_norm_fn_fwd"
+                         : stage == NormFnStage::Norm  ? "mhc_pre_norm_fn_bwd_norm"
+                                                       : "mhc_pre_norm_fn_bwd";
+      return KernelVariant{std::string(name) + ".n4.h" + std::to_string(h) + (weighted ? ".w" : "") +
+                               (acc ? ".acc" : ""),
+                           scheduledFactory(normFnSchedule(backward), TK_PROGRAM(buildNormFn), c)};
+    };
+    std::vector<KernelVariant> variants;
+    if (!backward)
+      variants = {variant(NormFnStage::Forward, 7168, false), variant(NormFnStage::Forward, 7168, true)};
+    else
+      variants = {variant(NormFnStage::Norm, 7168, false), variant(NormFnStage::Slab, 7168, false, true),
+                  variant(NormFnStage::Slab, 7168, true, false)};
+    registerOperator({backward ? "mhc_pre_norm_fn_bwd" : "mhc_pre_norm_fn_fwd", "mhc",
+                      backward ? "tk_mhc_pre_norm_fn_bwd" : "tk_mhc_pre_norm_fn_fwd",
+                      backward ? "the residual's gradient (optionally accumulated), fn's and the norm weight's: "
+                                 "per-token norms, then column slabs walking every token with tensor-core products"
+                               : "RMS-normalised mix logits: the residual row against fn on tensor cores (TF32), "
+                                 "the sum of squares beside it",
+                      variants});
+  }
+}

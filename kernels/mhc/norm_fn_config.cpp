@@ -1,0 +1,64 @@
+//===- norm_fn_config.cpp - mhc_pre_norm_fn's keys and schedules ----------===//
+//
+// Apart from the DSL programs (norm_fn.cpp): what a call needs to name and
+// schedule its kernels, without the DSL.
+//===----------------------------------------------------------------------===//
+#include "kernels/mhc/norm_fn.h"
+
+namespace tk::kernels::mhc {
+
+int64_t NormFnConfig::numChunk() const {
+  if (chunk)
+    return chunk;
+  int64_t c = stage == NormFnStage::Slab ? 64 : 128;
+  while (c > 8 && width % c != 0)
+    c /= 2;
+  return c;
+}
+
+std::string NormFnConfig::key() const {
+  const bool backward = stage != NormFnStage::Forward;
+  const std::string schedule = normFnSchedule(backward).spec().print(*this);
+  const char *name = stage == NormFnStage::Forward ? "mhc_pre_norm_fn_fwd"
+                     : stage == NormFnStage::Norm  ? "mhc_pre_norm_fn_bwd_norm"
+                                                   : "mhc_pre_norm_fn_bwd";
+  return std::string(name) + ":G=" + std::to_string(width) + (weighted ? ",w" : "") +
+         (accumulate && stage == NormFnStage::Slab ? ",acc" : "") + (schedule.empty() ? "" : "|" + schedule);
+}
+
+static std::string checkSchedule(const NormFnConfig &c) {
+  if (c.numTokens() % 16 != 0)
+    return "tokens must be a multiple of 16 (the MMA's M)";
+  if (c.numChunk() % 8 != 0 || c.width % c.numChunk() != 0)
+    return "chunk must be a multiple of 8 dividing G = " + std::to_string(c.width);
+  if (c.numTokens() * c.numChunk() > 64 * c.numThreads())
+    return "tokens x chunk must be at most 64 elements per thread";
+  return "";
+}
+
+static std::vector<std::string> searchSpace(const NormFnConfig &c, const compiler::Target &) {
+  if (c.stage == NormFnStage::Forward)
+    return everyCombination({{"tokens", {16, 32, 64}}, {"chunk", {64, 128, 256}}, {"threads", {128, 256}}});
+  return everyCombination({{"tokens", {16, 32, 64}}, {"chunk", {32, 64, 128}}, {"threads", {128, 256}}});
+}
+
+const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward) {
+  using C = NormFnConfig;
+  auto make = [](const char *name) {
+    return OperatorSchedule<C>(
+        name, std::string("tk_") + name,
+        ScheduleSpec<C>({
+            {&C::tokens,
+             {"tokens", "tokens per CTA (forward) or per step (backward), a multiple of 16", 16, 256, false, 0}},
+            {&C::chunk, {"chunk", "G columns per step (forward) or per CTA (backward), dividing G", 8, 1024, false, 0}},
+            {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+        }),
+        checkSchedule, searchSpace, [](C &) {},
+        // The backward's per-token kernel takes its heuristic; the schedule is the slab kernel's.
+        [](const C &c) { return c.stage == NormFnStage::Norm; });
+  };
+  static const OperatorSchedule<C> forward = make("mhc_pre_norm_fn_fwd"), back = make("mhc_pre_norm_fn_bwd");
+  return backward ? back : forward;
+}
+
+} // namespace tk::kernels::mhc
