@@ -20,10 +20,10 @@ TK_REGISTER_CASES(mix_gates) {
       t.gpu.push_back({kind, backward, 0});
       t.cpu = {{kind, backward, 1024},         {kind, backward, 1},           {kind, backward, 77, 1, 0, 2},
                {kind, backward, 130, 3, 0, 3}, {kind, backward, 65, 8, 0, 4}, {kind, backward, 0}};
-      if (kind == MixGateKind::Head) {
-        t.gpu.push_back({kind, backward, 4096, 4, wide, 5});
-        t.cpu.push_back({kind, backward, 300, 4, wide, 5});
-      }
+      // Strided logits' rows: head's column slice of the 24-wide logits, split's rows padded to 32.
+      const int64_t stride = kind == MixGateKind::Head ? wide : 32;
+      t.gpu.push_back({kind, backward, 4096, 4, stride, 5});
+      t.cpu.push_back({kind, backward, 300, 4, stride, 5});
       t.small = {{kind, backward, 33}, {kind, backward, 9, 3}};
       t.bench = [kind, backward](const RowSelection &) {
         return std::vector<MixGateCase>{{kind, backward, 8192}, {kind, backward, 65536}};

@@ -625,7 +625,9 @@ tk_status tk_sinkhorn_normalize_bwd(tk_context ctx, const tk_tensor *grad_out, c
  * order: within fp32 rounding of the exact sum, not bit-exact),
  * ss[t] = sum_k x^2, mix = mul rsqrt(ss / G + eps). mix, mul (T, n3) and ss
  * (T) f32 contiguous; mul and ss (what the backward takes) may be NULL. G a
- * multiple of 8; eps finite, >= 0. */
+ * multiple of 8; eps finite, > 0. residual, fn, norm_weight and the
+ * gradients 16-byte aligned. Outputs must not overlap inputs or each other
+ * (grad_residual may be the accumulation buffer it reads). */
 tk_status tk_mhc_pre_norm_fn_fwd(tk_context ctx, const tk_tensor *residual, const tk_tensor *fn,
                                  const tk_tensor *norm_weight, float eps, tk_tensor *mix, tk_tensor *mul, tk_tensor *ss,
                                  tk_stream stream);
@@ -657,9 +659,11 @@ tk_status tk_mhc_pre_split_mixes_fwd(tk_context ctx, const tk_tensor *input_mixe
  * recomputed, grad_post post (1 - post / post_mult_value) (non-zero), and
  * grad_comb; grad_input = dz scale[g] (T, 2n + n^2) contiguous, grad_base
  * (2n + n^2) the sum over tokens of dz, grad_scale (3) the sums of dz u per
- * group. The parameter gradients are per-CTA sums (one per 128 tokens by
- * default) added in a fixed order by a second kernel: bit-identical from
- * call to call and GPU to GPU (no atomics); T = 0 gives zeros. */
+ * group. The parameter gradients are per-CTA sums (one per `rows` tokens of
+ * the schedule, 128 by default at n = 4) added in a fixed order by a second
+ * kernel: for a given schedule bit-identical from call to call and on any
+ * GPU or SM count (no atomics); T = 0 gives zeros. Outputs must not overlap
+ * inputs or each other. */
 tk_status tk_mhc_pre_split_mixes_bwd(tk_context ctx, const tk_tensor *grad_pre, const tk_tensor *grad_post,
                                      const tk_tensor *grad_comb, const tk_tensor *input_mixes, const tk_tensor *post,
                                      const tk_tensor *scale, const tk_tensor *base, float post_mult_value,

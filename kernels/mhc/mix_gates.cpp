@@ -112,7 +112,8 @@ BuiltKernel buildBackward(mlir::MLIRContext &ctx, const MixGateConfig &c) {
 BuiltKernel buildReduce(mlir::MLIRContext &ctx, const MixGateConfig &c) {
   const int64_t n = c.streams, m = mixColumns(c.kind, n), numGroups = (int64_t)mixGroups(c.kind, n).size();
   const int64_t r = kMixReduceRows;
-  KernelBuilder k(ctx, mixGateName(c.kind, true) + "_reduce", c.numThreads());
+  // One warp: the partial rows are a few KB, and 32 rows of m or G columns fill 32 threads.
+  KernelBuilder k(ctx, mixGateName(c.kind, true) + "_reduce", 32);
   Dim blocks = k.dynamic("blocks");
   Tensor partial = k.input("partial", {blocks, m + numGroups}, DType::F32, {}, 4);
   Tensor gradScale = k.output("grad_scale", {1, numGroups}, DType::F32, {}, 4);

@@ -59,7 +59,10 @@ bool checkLimits(const char *op, Arguments &args, MixGateKind kind, float postMu
 void bindLogits(Arguments &args, MixGateKind kind, const char *name, const tk_tensor *input) {
   if (!args.tensor(name, input, {"T", "m"}, {TK_F32}, Layout::UnitInnerStride) || !args.bound("n"))
     return;
-  const int64_t n = args["n"], want = mixColumns(kind, n);
+  const int64_t n = args["n"];
+  if (n < 1 || n > kMaxStreams) // checkLimits reports it (2n + n^2 could overflow first)
+    return;
+  const int64_t want = mixColumns(kind, n);
   args.require(args["m"] == want, std::string(name) + " has " + std::to_string(args["m"]) +
                                       " columns; n = " + std::to_string(n) + " streams need " +
                                       (kind == MixGateKind::Split ? "2n + n^2 = " : "n = ") + std::to_string(want));

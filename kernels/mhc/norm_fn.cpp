@@ -61,6 +61,7 @@ BuiltKernel buildNorm(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   Tensor mul = k.input("mul", {tokens, mixes}, DType::F32, {}, 4);
   Tensor ss = k.input("ss", {tokens, 1}, DType::F32, {}, 4);
   Tensor dmul = k.output("dmul", {tokens, kPad}, DType::F32, {}, 16);
+  Tensor dmulT = k.output("dmul_t", {kPad, tokens}, DType::F32, {}, 16);
   Tensor dss = k.output("dss", {tokens, 1}, DType::F32, {}, 4);
   Uniform eps = k.scalarInput("eps", DType::F32);
   k.grid({ceil_div(tokens, rows)}, [&](const std::vector<Index> &b) {
@@ -74,7 +75,10 @@ BuiltKernel buildNorm(mlir::MLIRContext &ctx, const NormFnConfig &c) {
     Tile d = map({dr, r, s}, DType::F32, [&](const std::vector<Scalar> &v) {
       return v[0].constantF32(-0.5) * v[0] * v[1] / (v[2] + v[0].uniform(eps) * v[0].constantF32(double(g)));
     });
-    k.store(dmul, {at, zero}, gm * expand(r, 1, kPad));
+    Tile dm = gm * expand(r, 1, kPad);
+    k.store(dmul, {at, zero}, dm);
+    // Transposed here, where `rows` tokens fill the threads, for the slab kernel's dmul^T x.
+    k.store(dmulT, {zero, at}, transpose(relayout(dm)));
     k.store(dss, {at, zero}, d);
   });
   return k.finish();
@@ -86,6 +90,7 @@ BuiltKernel buildSlab(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   Dim tokens = k.dynamic("tokens"), mixes = k.dynamic("mixes");
   Tensor x = k.input("residual", {tokens, g}, DType::BF16, {}, 16);
   Tensor dmul = k.input("dmul", {tokens, kPad}, DType::F32, {}, 16);
+  Tensor dmulT = k.input("dmul_t", {kPad, tokens}, DType::F32, {}, 16);
   Tensor dss = k.input("dss", {tokens, 1}, DType::F32, {}, 4);
   Tensor fn = k.input("fn", {mixes, g}, DType::F32, {}, 16);
   std::vector<Tensor> w;
@@ -110,7 +115,8 @@ BuiltKernel buildSlab(mlir::MLIRContext &ctx, const NormFnConfig &c) {
                                       dsum = k.load(gres, {at, col}, {rows, cols}).to(DType::F32) + dsum;
                                     Tile ds = expand(k.load(dss, {at, zero}, {rows, 1}), 1, cols);
                                     k.store(gres, {at, col}, (dsum + 2.0 * xt.to(DType::F32) * ds).to(DType::BF16));
-                                    return {carried[0] + dot(transpose(dm), xt.to(DType::F32))};
+                                    return {carried[0] +
+                                            dot(k.load(dmulT, {zero, at}, {kPad, rows}), xt.to(DType::F32))};
                                   });
     if (!c.weighted) {
       k.store(gfn, {zero, col}, dw[0]);

@@ -37,7 +37,9 @@ struct NormFnConfig {
   /// multiple of 16), G columns per step (forward) or per CTA (Slab)
   /// (a multiple of 8 dividing G), threads (0: 128).
   int64_t tokens = 0, chunk = 0, threads = 0;
-  int64_t numTokens() const { return tokens ? tokens : 32; }
+  /// Norm's default is 128 tokens: it writes dmul transposed as well, and a
+  /// [32, 128] transpose fills 128 threads where a [32, 32] one would not.
+  int64_t numTokens() const { return tokens ? tokens : stage == NormFnStage::Norm ? 128 : 32; }
   /// The default halves 128 (forward) or 64 (Slab) until it divides G (down to 8).
   int64_t numChunk() const;
   int64_t numThreads() const { return threads ? threads : 128; }
@@ -51,9 +53,9 @@ const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward);
 
 /// Forward: residual (T, G) bf16; fn (n3, G) f32; [norm_weight (1, G) f32];
 ///   mix, mul (T, n3) f32; ss (T, 1) f32. Scalar: eps (f32).
-/// Norm: grad_mix, mul (T, n3) f32; ss (T, 1) f32; dmul (T, 32) f32; dss
-///   (T, 1) f32. Scalar: eps.
-/// Slab: residual (T, G) bf16; dmul (T, 32), dss (T, 1) f32; fn (n3, G) f32;
+/// Norm: grad_mix, mul (T, n3) f32; ss (T, 1) f32; dmul (T, 32), dmul_t
+///   (32, T) (the same, transposed), dss (T, 1) f32. Scalar: eps.
+/// Slab: residual (T, G) bf16; dmul (T, 32), dmul_t (32, T), dss (T, 1) f32; fn (n3, G) f32;
 ///   [norm_weight (1, G)]; grad_residual (T, G) bf16 (read too when
 ///   accumulating); grad_fn (n3, G) f32; [grad_norm_weight (1, G) f32].
 dsl::BuiltKernel buildNormFn(mlir::MLIRContext &ctx, const NormFnConfig &config);

@@ -6,6 +6,7 @@
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -24,25 +25,29 @@ tk_tensor rows(const tk_tensor *t) {
   return v;
 }
 
-/// The checks once the tensors hold: n3 in [1, 32], G a multiple of 8, T G within i32, eps.
+/// The checks once the tensors hold: n in [1, 32] and H within i32 (before n H is formed), n3 in [1, 32], G a
+/// positive multiple of 8, max(T, n3) G within i32, eps.
 Status checkLimits(const char *op, Arguments &args, float eps) {
-  args.require(std::isfinite(eps) && eps >= 0,
-               "mhc_norm_eps must be finite and non-negative, got " + std::to_string(eps));
-  args.require(args.ok() && args["G"] == args["n"] * args["H"], args.ok() ? "fn has " + std::to_string(args["G"]) +
-                                                                                " columns; residual's n H is " +
-                                                                                std::to_string(args["n"] * args["H"])
-                                                                          : "");
+  args.require(std::isfinite(eps) && eps > 0,
+               "mhc_norm_eps must be finite and positive (an all-zero row divides by it), got " + std::to_string(eps));
   if (!args.ok())
     return args.status();
-  const int64_t n3 = args["n3"], g = args["G"];
+  const int64_t n = args["n"], h = args["H"], n3 = args["n3"], g = args["G"], t = args["T"];
+  if (n < 1 || n > kNormFnMaxMixes || h > std::numeric_limits<int32_t>::max())
+    return Status::unsupported(std::string(op) + ": residual has n = " + std::to_string(n) +
+                               " streams of H = " + std::to_string(h) + "; n from 1 to " +
+                               std::to_string(kNormFnMaxMixes) + " and H within i32 are supported");
+  args.require(g == n * h, "fn has " + std::to_string(g) + " columns; residual's n H is " + std::to_string(n * h));
+  if (!args.ok())
+    return args.status();
   if (n3 < 1 || n3 > kNormFnMaxMixes)
     return Status::unsupported(std::string(op) + ": fn has " + std::to_string(n3) + " rows; 1 to " +
                                std::to_string(kNormFnMaxMixes) + " are supported (the product's 32 columns)");
-  if (g % 8 != 0)
+  if (g < 8 || g % 8 != 0)
     return Status::unsupported(std::string(op) + ": n H = " + std::to_string(g) +
-                               " is not a multiple of 8 (the tensor-core product's K step)");
-  if (args["T"] * g > std::numeric_limits<int32_t>::max())
-    return Status::unsupported(std::string(op) + ": T n H = " + std::to_string(args["T"] * g) +
+                               " is not a positive multiple of 8 (the tensor-core product's K step)");
+  if (std::max(t, n3) * g > std::numeric_limits<int32_t>::max())
+    return Status::unsupported(std::string(op) + ": max(T, n3) n H = " + std::to_string(std::max(t, n3) * g) +
                                " exceeds the kernels' i32 indices");
   return Status::ok();
 }
@@ -120,16 +125,23 @@ extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *gra
     tk::compiler::Target target;
     if (Status s = ctx->targetFor({grad_mix, residual, fn, mul, ss, grad_residual, grad_fn}, target); !s.isOk())
       return tk::runtime::report(s);
-    // dmul (T, 32) and dss (T) from the per-token kernel; for T = 0 one zero token instead (and a zero
-    // residual row and its gradient's), so that the slab kernel writes zero parameter gradients.
+    // dmul (T, 32), the same transposed (32, T) and dss (T) from the per-token kernel; for T = 0 one zero token
+    // instead (and a zero residual row and its gradient's), so that the slab kernel writes zero parameter gradients.
     const int64_t held = std::max<int64_t>(t, 1);
+    // The transposed rows padded to 4 tokens (16 bytes), as the kernels' accesses need.
+    const int64_t paddedT = (held + 3) / 4 * 4;
+    const size_t dmulBytes = (size_t)held * kNormFnMaxMixes * 4,
+                 transposedBytes = (size_t)paddedT * kNormFnMaxMixes * 4;
     tk::runtime::Scratch scratch;
-    const size_t normBytes = ((size_t)held * (kNormFnMaxMixes + 1) * 4 + 15) / 16 * 16; // the rows 16-byte aligned
+    const size_t normBytes = ((dmulBytes + 15) / 16 * 16 + transposedBytes + (size_t)held * 4 + 15) / 16 * 16;
     const size_t bytes = normBytes + (t == 0 ? 4 * (size_t)g : 0);
     if (Status s = scratch.allocateOnStream(ctx, *grad_fn, bytes, stream); !s.isOk())
       return tk::runtime::report(s);
-    tk_tensor dmul = scratch.tensor(TK_F32, held, kNormFnMaxMixes), dss = scratch.tensor(TK_F32, held, 1);
-    dss.data = static_cast<char *>(dmul.data) + held * kNormFnMaxMixes * 4;
+    tk_tensor dmul = scratch.tensor(TK_F32, held, kNormFnMaxMixes),
+              dmulT = scratch.tensor(TK_F32, kNormFnMaxMixes, paddedT), dss = scratch.tensor(TK_F32, held, 1);
+    dmulT.shape[1] = held;
+    dmulT.data = static_cast<char *>(dmul.data) + (dmulBytes + 15) / 16 * 16;
+    dss.data = static_cast<char *>(dmulT.data) + transposedBytes;
     tk_tensor x = rows(residual), gres = rows(grad_residual);
     if (t == 0) {
       if (Status s = scratch.zeroOnStream(stream); !s.isOk())
@@ -141,7 +153,7 @@ extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *gra
       n.stage = NormFnStage::Norm, n.width = g;
       tk_tensor ss1 = withUnitDim(ss, 1);
       if (Status s = runScheduled(ctx, normFnSchedule(true), TK_PROGRAM(buildNormFn), n,
-                                  {grad_mix, mul, &ss1, &dmul, &dss}, stream, {tk::runtime::f32Scalar(eps)});
+                                  {grad_mix, mul, &ss1, &dmul, &dmulT, &dss}, stream, {tk::runtime::f32Scalar(eps)});
           !s.isOk())
         return tk::runtime::report(s);
     }
@@ -150,7 +162,7 @@ extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *gra
     c.accumulate = accumulate != 0 && t > 0;
     tk_tensor w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{},
               gw1 = grad_norm_weight ? withUnitDim(grad_norm_weight, 0) : tk_tensor{};
-    std::vector<const tk_tensor *> tensors = {&x, &dmul, &dss, fn};
+    std::vector<const tk_tensor *> tensors = {&x, &dmul, &dmulT, &dss, fn};
     if (norm_weight)
       tensors.push_back(&w1);
     tensors.insert(tensors.end(), {&gres, grad_fn});

@@ -36,10 +36,11 @@ class ImportTest(unittest.TestCase):
         self.assertTrue(callable(tk_kernels.set_num_sms))
 
     def test_mhc_says_what_is_missing(self):
-        for name in ('expand_to_mhc', 'mhc_pre_apply_mix', 'mhc_post', 'mhc_post_bwd'):
+        for name in ('expand_to_mhc', 'mhc_pre_apply_mix', 'mhc_post', 'mhc_post_bwd', 'mhc_pre_norm_fn',
+                     'mhc_pre_split_mixes', 'mhc_head_compute_mix'):
             self.assertTrue(callable(getattr(tk_kernels.mhc, name)), name)
         with self.assertRaisesRegex(NotImplementedError, 'not in tk\'s C API yet'):
-            tk_kernels.mhc.mhc_pre_norm_fn  # noqa: B018
+            tk_kernels.mhc.mhc_pre_big_fuse  # noqa: B018
 
     def test_version(self):
         self.assertRegex(tk_kernels.library_version(), r'^\d+\.\d+\.\d+')

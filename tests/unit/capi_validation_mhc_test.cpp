@@ -110,6 +110,8 @@ TEST_F(MhcValidation, SplitMixesNamesTheArgument) {
   expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "input_mixes has 20 columns; n = 4 streams need 2n + n^2 = 24");
   u = tensor(TK_F32, {100, 24}, {32, 2}); // the columns must be contiguous (rows may be strided)
   expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "input_mixes");
+  u = tensor(TK_BF16, {100, 24});
+  expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "input_mixes");
   u = tensor(TK_F32, {100, 24}), s = tensor(TK_F32, {4});
   expect(fwd(2.0f, 1e-2f), TK_ERROR_INVALID_ARGUMENT, "scale");
   s = tensor(TK_F32, {3}), b = tensor(TK_F32, {23});
@@ -171,7 +173,13 @@ TEST_F(MhcValidation, NormFnNamesTheArgument) {
   expect(fwd(&w, 1e-6f), TK_ERROR_INVALID_ARGUMENT, "norm_weight");
   expect(fwd(nullptr, -1.0f), TK_ERROR_INVALID_ARGUMENT, "mhc_norm_eps must be finite");
   res = tensor(TK_BF16, {100, 4, 255}), fn = tensor(TK_F32, {24, 1020});
-  expect(fwd(nullptr, 1e-6f), TK_ERROR_UNSUPPORTED, "not a multiple of 8");
+  expect(fwd(nullptr, 1e-6f), TK_ERROR_UNSUPPORTED, "not a positive multiple of 8");
+  res = tensor(TK_BF16, {100, 4, 0}), fn = tensor(TK_F32, {24, 0}); // H = 0: no product to take
+  expect(fwd(nullptr, 1e-6f), TK_ERROR_UNSUPPORTED, "not a positive multiple of 8");
+  res = tensor(TK_BF16, {100, 4, 256}), fn = tensor(TK_F32, {24, 1024});
+  expect(fwd(nullptr, 0.0f), TK_ERROR_INVALID_ARGUMENT, "finite and positive");
+  res = tensor(TK_F32, {100, 4, 256});
+  expect(fwd(nullptr, 1e-6f), TK_ERROR_INVALID_ARGUMENT, "residual");
   res = tensor(TK_BF16, {100, 4, 256}), fn = tensor(TK_F32, {24, 1024});
   tk_tensor gmix = tensor(TK_F32, {100, 24}), mul = tensor(TK_F32, {100, 24}), ss = tensor(TK_F32, {100});
   tk_tensor gres = tensor(TK_BF16, {100, 4, 256}), gfn = tensor(TK_F32, {24, 1024}), gw = tensor(TK_F32, {1024});
