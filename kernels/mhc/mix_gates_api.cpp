@@ -2,6 +2,7 @@
 #include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/mhc/mix_gates.h"
+#include "kernels/mhc/views.h"
 #include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
@@ -16,15 +17,6 @@ using namespace tk::kernels::mhc;
 namespace {
 // comb's n x n columns are unrolled per token; the spec's stream mixes stop at 8 (6.3).
 constexpr int64_t kMaxStreams = 8;
-
-/// (T, n, n) contiguous as (T, n n).
-tk_tensor rowsOfMatrices(const tk_tensor *t) {
-  tk_tensor v = *t;
-  v.ndim = 2;
-  v.shape[1] = t->shape[1] * t->shape[2];
-  v.strides[1] = 1;
-  return v;
-}
 
 /// The checks every entry point makes once its tensors hold: n in range,
 /// T m within i32 indices, the f32 scalars.
@@ -126,7 +118,7 @@ extern "C" tk_status tk_mhc_pre_split_mixes_fwd(tk_context ctx, const tk_tensor 
       return tk::runtime::report(Status::ok());
     MixGateConfig c;
     c.kind = MixGateKind::Split, c.streams = args["n"];
-    tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0), c2 = rowsOfMatrices(comb);
+    tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0), c2 = mergedLastTwo(comb);
     return tk::runtime::report(runScheduled(
         ctx, mixGateSchedule(c.kind, false), TK_PROGRAM(buildMixGate), c, {input_mixes, &s1, &b1, pre, post, &c2},
         stream, {tk::runtime::f32Scalar(post_mult_value), tk::runtime::f32Scalar(pre_eps)}));
@@ -155,7 +147,7 @@ extern "C" tk_status tk_mhc_pre_split_mixes_bwd(tk_context ctx, const tk_tensor 
     Status status = Status::ok();
     if (!checkLimits(op, args, MixGateKind::Split, post_mult_value, 0.0f, true, status))
       return tk::runtime::report(status);
-    tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0), gc = rowsOfMatrices(grad_comb);
+    tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0), gc = mergedLastTwo(grad_comb);
     return tk::runtime::report(runBackward(ctx, MixGateKind::Split, args,
                                            {grad_pre, grad_post, &gc, input_mixes, post, &s1, &b1, grad_input},
                                            *grad_input, grad_scale, grad_base, post_mult_value, stream));

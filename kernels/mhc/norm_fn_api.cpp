@@ -2,6 +2,7 @@
 #include "kernels/common/arguments.h"
 #include "kernels/common/validate.h"
 #include "kernels/mhc/norm_fn.h"
+#include "kernels/mhc/views.h"
 #include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
@@ -15,15 +16,6 @@ using namespace tk::kernels;
 using namespace tk::kernels::mhc;
 
 namespace {
-
-/// residual (T, n, H) as (T, G).
-tk_tensor rows(const tk_tensor *t) {
-  tk_tensor v = *t;
-  v.ndim = 2;
-  v.shape[1] = t->shape[1] * t->shape[2];
-  v.strides[1] = 1;
-  return v;
-}
 
 /// The checks once the tensors hold: n in [1, 32] and H within i32 (before n H is formed), n3 in [1, 32], G a
 /// positive multiple of 8, max(T, n3) G within i32, eps.
@@ -91,7 +83,7 @@ extern "C" tk_status tk_mhc_pre_norm_fn_fwd(tk_context ctx, const tk_tensor *res
       ssT = withUnitDim(ss, 1);
     NormFnConfig c;
     c.width = args["G"], c.weighted = norm_weight != nullptr;
-    tk_tensor x = rows(residual), w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{};
+    tk_tensor x = mergedLastTwo(residual), w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{};
     std::vector<const tk_tensor *> tensors = {&x, fn};
     if (norm_weight)
       tensors.push_back(&w1);
@@ -142,7 +134,7 @@ extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *gra
     dmulT.shape[1] = held;
     dmulT.data = static_cast<char *>(dmul.data) + (dmulBytes + 15) / 16 * 16;
     dss.data = static_cast<char *>(dmulT.data) + transposedBytes;
-    tk_tensor x = rows(residual), gres = rows(grad_residual);
+    tk_tensor x = mergedLastTwo(residual), gres = mergedLastTwo(grad_residual);
     if (t == 0) {
       if (Status s = scratch.zeroOnStream(stream); !s.isOk())
         return tk::runtime::report(s);

@@ -9,6 +9,7 @@
 
 #include "checks/bf16.h"
 #include "checks/gpu_session.h"
+#include "tests/kernels/random_values.h"
 #include "tk/tk.h"
 
 #include <gtest/gtest.h>
@@ -45,17 +46,8 @@ struct EngramLayer {
   }
 
   /// dL/dp for every element of p, by central differences.
-  std::vector<double> numeric(std::vector<double> &p) {
-    std::vector<double> g(p.size());
-    for (size_t i = 0; i < p.size(); ++i) {
-      const double keep = p[i], step = 1e-6 * std::max(1.0, std::fabs(keep));
-      p[i] = keep + step;
-      const double up = loss();
-      p[i] = keep - step;
-      g[i] = (up - loss()) / (2 * step);
-      p[i] = keep;
-    }
-    return g;
+  std::vector<double> numeric(std::vector<double> &p) const {
+    return centralDifferences(p, [&] { return loss(); });
   }
 };
 

@@ -4,6 +4,7 @@
 // which must not change a bit. Skips visibly without a device.
 #include "checks/bf16.h"
 #include "tests/kernels/gpu_suite.h"
+#include "tests/kernels/random_values.h"
 #include "tk/tk.h"
 
 #include <cstdio>
@@ -16,22 +17,8 @@ namespace {
 
 class MhcDeterminismGpu : public GpuSuite<MhcDeterminismGpu> {};
 
-std::vector<float> randn(size_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(count);
-  for (float &f : v)
-    f = normal(rng);
-  return v;
-}
-
-std::vector<uint16_t> randnBf16(size_t count, uint32_t seed) {
-  std::vector<float> f = randn(count, seed);
-  std::vector<uint16_t> b(count);
-  for (size_t i = 0; i < count; ++i)
-    b[i] = tk::checks::bf16Bits(f[i]);
-  return b;
-}
+using tk::test::randn;
+using tk::test::randnBf16;
 
 TEST_F(MhcDeterminismGpu, HundredRunsOfEveryBackwardAreBitIdentical) {
   tk_context ctx;
