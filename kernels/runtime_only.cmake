@@ -15,7 +15,7 @@ set(TK_KERNEL_PROGRAMS
   moe/top2_sum_gate.cpp moe/histogram.cpp
   engram/engram_hash.cpp engram/fused_weight.cpp engram/gate_forward.cpp engram/gate_backward.cpp
   engram/grad_w_reduce.cpp mhc/streams.cpp mhc/expand_to_mhc.cpp mhc/apply_mix.cpp mhc/post.cpp
-  mhc/sinkhorn.cpp mhc/mix_gates.cpp mhc/norm_fn.cpp)
+  mhc/sinkhorn.cpp mhc/mix_gates.cpp mhc/norm_fn.cpp mhc/big_fuse.cpp mhc/multilayer.cpp)
 set(TK_RT_KERNEL_SOURCES ${TK_KERNEL_SOURCES})
 list(REMOVE_ITEM TK_RT_KERNEL_SOURCES ${TK_KERNEL_PROGRAMS})
 add_library(tk_rt SHARED ${TK_RT_KERNEL_SOURCES}

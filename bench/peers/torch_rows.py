@@ -17,6 +17,7 @@ import re
 from engram_rows import torch_handlers as engram_handlers
 from gate_rows import torch_handlers as gate_handlers
 from mhc_rows import torch_handlers as mhc_handlers
+from mhc_fused_rows import torch_handlers as mhc_fused_handlers
 from moe_layout_rows import torch_handlers
 from rowspec import (Peer, Unsupported, block, cast_back_variant, ceil_div, e4m3_input_block, gather,
                      lossless_blocks, transpose_case, swiglu_backward_case, mask_indices_case, unique_groups_case)
@@ -422,6 +423,7 @@ HANDLERS = {
     **gate_handlers(),
     **engram_handlers(),
     **mhc_handlers(),
+    **mhc_fused_handlers(),
 }
 
 

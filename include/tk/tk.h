@@ -682,6 +682,40 @@ tk_status tk_mhc_head_compute_mix_bwd(tk_context ctx, const tk_tensor *grad_out,
                                       const tk_tensor *scale, const tk_tensor *base, tk_tensor *grad_input,
                                       tk_tensor *grad_scale, tk_tensor *grad_base, tk_stream stream);
 
+/* mhc_pre_big_fuse (3.8), inference: tk_mhc_pre_norm_fn_fwd without a norm
+ * weight (fold one into fn first: the reference's fused path ignores it),
+ * then tk_mhc_pre_split_mixes_fwd, tk_sinkhorn_normalize_fwd on the comb
+ * logits and tk_mhc_pre_apply_mix_fwd with pre, in three kernels whose
+ * results are bit-identical to that chain's (same ops, same order, the
+ * same schedules as those calls would take). residual (T, n, H) bf16, fn
+ * (2n + n^2, n H), scale (3), base (2n + n^2) f32; post_mix (T, n),
+ * comb_mix (T, n, n) f32 (Sinkhorn-normalised), layer_input (T, H) bf16;
+ * all contiguous; 1 <= n <= 4, n H a multiple of 8, 1 <= sinkhorn_repeat <=
+ * 32; the eps and post_mult_value as the unfused calls take them. The
+ * reference's n_splits is not taken (it forces 1). T = 0 writes nothing. */
+tk_status tk_mhc_pre_big_fuse(tk_context ctx, const tk_tensor *residual, const tk_tensor *fn, const tk_tensor *scale,
+                              const tk_tensor *base, float rms_eps, float pre_eps, float sinkhorn_eps,
+                              float post_mult_value, int32_t sinkhorn_repeat, tk_tensor *post_mix, tk_tensor *comb_mix,
+                              tk_tensor *layer_input, tk_stream stream);
+
+/* mhc_multilayer_recompute (3.9): a segment of L layers rebuilt from its
+ * first residual R_0 = initial_residual (T, n, H) bf16: for l < L,
+ * layer_input[l] (T, H) bf16 = apply_mix(R_l, pre_mix[l] (T, n) f32), and
+ * for l < Lp (num_post_layers, L or L - 1) residual[l] (T, n, H) bf16 =
+ * R_{l+1} = post(layer_output[l] (T, H) bf16, R_l, post_mix[l] (T, n),
+ * comb_mix[l] (T, n, n) f32): bit-identical to calling
+ * tk_mhc_pre_apply_mix_fwd and tk_mhc_post_fwd layer by layer. The lists are
+ * C arrays of tensors (L for pre_mix and layer_input, Lp for the others),
+ * their pointers passed in the launch's parameters (no table copied to the
+ * device); up to 10 layers per launch, the streams kept in registers across
+ * them (a longer segment takes one launch per 10, each re-reading the
+ * residual the last wrote). All tensors contiguous with the same T, n and
+ * H; 1 <= n <= 8. Outputs must not overlap inputs. T = 0 writes nothing. */
+tk_status tk_mhc_multilayer_recompute(tk_context ctx, const tk_tensor *initial_residual, int32_t num_layers,
+                                      const tk_tensor *pre_mix, int32_t num_post_layers, const tk_tensor *layer_output,
+                                      const tk_tensor *post_mix, const tk_tensor *comb_mix, tk_tensor *layer_input,
+                                      tk_tensor *residual, tk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
 //===- apply_mix.cpp - n streams into one by per-token weights (3.5) -------===//
+#include "kernels/mhc/mix_gate_tiles.h"
 #include "kernels/mhc/stream_tiles.h"
 
 namespace tk::kernels::mhc {
@@ -6,7 +7,8 @@ namespace tk::kernels::mhc {
 using namespace tk::dsl;
 
 BuiltKernel buildApplyMixKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
-  const bool forward = c.op == StreamOp::ApplyMixFwd;
+  // mhc_pre_big_fuse's form computes pre from its logits (mix_gate_tiles.h) where the plain one loads it.
+  const bool bigFuse = c.op == StreamOp::PreBigFuseApply, forward = c.op == StreamOp::ApplyMixFwd || bigFuse;
   const int64_t n = c.streams, h = c.hidden, rows = c.tileRows(), cols = c.tileCols(), align = streamRowAlignBytes(h),
                 chunks = ceil_div(h, cols);
   KernelBuilder k(ctx, streamOpName(c.op) + std::string(c.accumulate ? "_acc" : ""), c.numThreads());
@@ -15,13 +17,29 @@ BuiltKernel buildApplyMixKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
   const std::vector<int64_t> tile = {rows, 1, cols};
   if (forward) {
     Tensor x = k.input("x", {tokens, n, h}, DType::BF16, {}, align);
-    Tensor mix = k.input("mix", {tokens, n, 1}, DType::F32, {}, 4);
+    Tensor mix = bigFuse ? k.input("pre_logits", {tokens, n, 1}, DType::F32, {kDynamicStride, 1, 1}, 4)
+                         : k.input("mix", {tokens, n, 1}, DType::F32, {}, 4);
+    std::vector<Tensor> affine; // big fuse: scale (1, 1, 3), base_pre (1, n, 1)
+    if (bigFuse)
+      affine = {k.input("scale", {1, 1, 3}, DType::F32, {}, 4), k.input("base_pre", {1, n, 1}, DType::F32, {}, 4)};
     Tensor out = k.output("out", {tokens, 1, h}, DType::BF16, {}, align);
+    std::vector<Uniform> preEps;
+    if (bigFuse)
+      preEps.push_back(k.scalarInput("pre_eps", DType::F32));
+    auto weight = [&](const Index &t, int64_t m) {
+      if (!bigFuse)
+        return widenedWeight(k, mix, t, m, 0, c);
+      Index zero = k.index(0);
+      Affine a{expand(k.load(affine[0], {zero, zero, zero}, {1, 1, 1}), 0, rows),
+               expand(k.load(affine[1], {zero, k.index(m), zero}, {1, 1, 1}), 0, rows)};
+      Tile u = k.load(mix, {t, k.index(m), zero}, {rows, 1, 1});
+      return expand(gateActivation(MixGroup::Pre, u, a, nullptr, &preEps[0]), 2, cols);
+    };
     k.grid({ceil_div(tokens, rows), Dim(chunks)}, [&](const std::vector<Index> &b) {
       Index t = b[0] * rows, col = b[1] * cols;
       Tile acc = k.full(tile, 0.0);
       for (int64_t m = 0; m < n; ++m) { // separate statements: C++ leaves argument order open, and it orders the ops
-        Tile w = widenedWeight(k, mix, t, m, 0, c), xm = k.load(x, {t, k.index(m), col}, tile).to(DType::F32);
+        Tile w = weight(t, m), xm = k.load(x, {t, k.index(m), col}, tile).to(DType::F32);
         acc = fmaTile(w, xm, acc);
       }
       k.store(out, {t, k.index(0), col}, acc.to(DType::BF16));

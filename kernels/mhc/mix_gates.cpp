@@ -1,5 +1,5 @@
 //===- mix_gates.cpp ------------------------------------------------------===//
-#include "kernels/mhc/mix_gates.h"
+#include "kernels/mhc/mix_gate_tiles.h"
 
 #include <stdexcept>
 
@@ -12,21 +12,12 @@ namespace {
 const std::vector<int64_t> kUnitInner = {kDynamicStride, 1};
 
 /// Group g's scale and base as (rows, w) tiles.
-struct Affine {
-  Tile scale, base;
-};
-
 Affine loadAffine(KernelBuilder &k, const Tensor &scale, const Tensor &base, int64_t g, const MixGroup &grp,
                   int64_t rows) {
   Index zero = k.index(0);
   Tile s = expand(expand(k.load(scale, {zero, k.index(g)}, {1, 1}), 1, grp.width), 0, rows);
   Tile b = expand(k.load(base, {zero, k.index(grp.offset)}, {1, grp.width}), 0, rows);
   return {s, b};
-}
-
-Tile affineSigmoid(const Tile &u, const Affine &a) {
-  return map({u, a.scale, a.base}, DType::F32,
-             [](const std::vector<Scalar> &v) { return sigmoid(v[0] * v[1] + v[2]); });
 }
 
 BuiltKernel buildForward(mlir::MLIRContext &ctx, const MixGateConfig &c) {
@@ -51,12 +42,8 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const MixGateConfig &c) {
       const MixGroup &g = groups[gi];
       Tile u = k.load(input, {at, k.index(g.offset)}, {rows, g.width});
       Affine a = loadAffine(k, scale, base, gi, g, rows);
-      Tile y = g.activation == MixGroup::Comb ? u * a.scale + a.base : affineSigmoid(u, a);
-      if (g.activation == MixGroup::Pre)
-        y = map({y}, DType::F32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].uniform(preEps); });
-      else if (g.activation == MixGroup::Post)
-        y = map({y}, DType::F32, [&](const std::vector<Scalar> &v) { return v[0].uniform(scalars[0]) * v[0]; });
-      k.store(outs[gi], {at, k.index(0)}, y);
+      k.store(outs[gi], {at, k.index(0)},
+              gateActivation(g.activation, u, a, scalars.empty() ? nullptr : &scalars[0], &preEps));
     }
   });
   return k.finish();

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kernels/common/arguments.h"
 #include "kernels/common/operator_schedule.h"
 #include "kernels/common/program.h"
 
@@ -50,6 +51,11 @@ struct NormFnConfig {
 constexpr int64_t kNormFnMaxMixes = 32;
 
 const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward);
+
+/// An entry point's checks once its tensors bound T, n, H, n3 and G: n in
+/// [1, 32] and H within i32 (before n H is formed), n3 in [1, 32], G = n H a
+/// positive multiple of 8, max(T, n3) G within i32, eps finite and positive.
+runtime::Status checkNormFnLimits(const char *op, Arguments &args, float eps);
 
 /// Forward: residual (T, G) bf16; fn (n3, G) f32; [norm_weight (1, G) f32];
 ///   mix, mul (T, n3) f32; ss (T, 1) f32. Scalar: eps (f32).

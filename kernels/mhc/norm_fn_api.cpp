@@ -15,11 +15,7 @@ using tk::runtime::Status;
 using namespace tk::kernels;
 using namespace tk::kernels::mhc;
 
-namespace {
-
-/// The checks once the tensors hold: n in [1, 32] and H within i32 (before n H is formed), n3 in [1, 32], G a
-/// positive multiple of 8, max(T, n3) G within i32, eps.
-Status checkLimits(const char *op, Arguments &args, float eps) {
+Status tk::kernels::mhc::checkNormFnLimits(const char *op, Arguments &args, float eps) {
   args.require(std::isfinite(eps) && eps > 0,
                "mhc_norm_eps must be finite and positive (an all-zero row divides by it), got " + std::to_string(eps));
   if (!args.ok())
@@ -44,6 +40,7 @@ Status checkLimits(const char *op, Arguments &args, float eps) {
   return Status::ok();
 }
 
+namespace {
 void residualAndFn(Arguments &args, const tk_tensor *residual, const tk_tensor *fn, const tk_tensor *normWeight) {
   args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
   args.tensor("fn", fn, {"n3", "G"}, {TK_F32}, Layout::Contiguous);
@@ -62,7 +59,7 @@ extern "C" tk_status tk_mhc_pre_norm_fn_fwd(tk_context ctx, const tk_tensor *res
     args.tensor("mix", mix, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
     args.tensor("mul", mul, {"T", "n3"}, {TK_F32}, Layout::Contiguous, true);
     args.tensor("ss", ss, {"T"}, {TK_F32}, Layout::Contiguous, true);
-    if (Status s = checkLimits(op, args, eps); !s.isOk())
+    if (Status s = checkNormFnLimits(op, args, eps); !s.isOk())
       return tk::runtime::report(s);
     const int64_t t = args["T"], n3 = args["n3"];
     if (t == 0)
@@ -111,7 +108,7 @@ extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *gra
     args.tensor("grad_norm_weight", grad_norm_weight, {"G"}, {TK_F32}, Layout::Contiguous, true);
     args.require((grad_norm_weight != nullptr) == (norm_weight != nullptr),
                  "grad_norm_weight must be given exactly when norm_weight is");
-    if (Status s = checkLimits(op, args, eps); !s.isOk())
+    if (Status s = checkNormFnLimits(op, args, eps); !s.isOk())
       return tk::runtime::report(s);
     const int64_t t = args["T"], g = args["G"];
     tk::compiler::Target target;

@@ -14,7 +14,10 @@ dsl::BuiltKernel buildStreamKernel(mlir::MLIRContext &ctx, const StreamConfig &c
     return buildExpandKernel(ctx, c);
   case StreamOp::ApplyMixFwd:
   case StreamOp::ApplyMixBwd:
+  case StreamOp::PreBigFuseApply:
     return buildApplyMixKernel(ctx, c);
+  case StreamOp::MultilayerRecompute:
+    return buildMultilayerKernel(ctx, c);
   case StreamOp::PostFwd:
   case StreamOp::PostBwd:
     return buildPostKernel(ctx, c);

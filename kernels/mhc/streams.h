@@ -25,10 +25,20 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tk::kernels::mhc {
 
-enum class StreamOp { ExpandFwd, ExpandBwd, ApplyMixFwd, ApplyMixBwd, PostFwd, PostBwd };
+enum class StreamOp {
+  ExpandFwd,
+  ExpandBwd,
+  ApplyMixFwd,
+  ApplyMixBwd,
+  PostFwd,
+  PostBwd,
+  PreBigFuseApply,     ///< apply fwd with pre from its logits (big_fuse.h)
+  MultilayerRecompute, ///< L x (apply fwd, post fwd), the residual kept on chip (3.9)
+};
 
 /// "expand_to_mhc_fwd", ...: the kernel's and its schedule's name.
 const char *streamOpName(StreamOp op);
@@ -40,6 +50,7 @@ struct StreamConfig {
   StreamOp op = StreamOp::ExpandFwd;
   int64_t streams = 4, hidden = 0; ///< n, H: compile-time, as in the reference
   bool accumulate = false;         ///< apply bwd: dx adds to the buffer it overwrites
+  int64_t layers = 0, postLayers = 0; ///< multilayer recompute: L and Lp (L - 1 or L)
   /// Schedule: tokens per CTA (0: 1 for sums over H, else 1024 / cols),
   /// columns per tile (0: chunkColumns of 256 for sums over H, else of
   /// 1024), threads per CTA (0: rows x cols / 2 for sums over H, else / 8;
@@ -78,10 +89,17 @@ int64_t streamRowAlignBytes(int64_t hidden);
 ///  PostFwd:     x (T, 1, H), residual (T, n, H) bf16, post (T, n, 1), comb (T, n, n) f32; out (T, n, H) bf16
 ///  PostBwd:     grad_out (T, n, H), x (T, 1, H), residual (T, n, H) bf16, post (T, n, 1), comb (T, n, n)
 ///               f32; grad_x (T, 1, H), grad_residual (T, n, H) bf16, grad_post (T, n, 1), grad_comb (T, n, n) f32
+///  PreBigFuseApply: x (T, n, H) bf16, pre_logits (T, n, 1) f32 (the logits' first n columns: rows strided),
+///               scale (1, 1, 3), base_pre (1, n, 1) f32; out (T, 1, H) bf16. Scalar: pre_eps (f32)
+///  MultilayerRecompute (2-D views, which keep 10 layers' arguments within a launch's 4 KB of parameters):
+///               initial_residual (T, n H) bf16; per layer l < L: pre_mix (T, n) f32; per l < Lp:
+///               layer_output (T, H) bf16, post_mix (T, n), comb_mix (T, n n) f32; outputs: per l < L
+///               layer_input (T, H) bf16; per l < Lp residual (T, n H) bf16
 dsl::BuiltKernel buildStreamKernel(mlir::MLIRContext &ctx, const StreamConfig &config);
 dsl::BuiltKernel buildExpandKernel(mlir::MLIRContext &ctx, const StreamConfig &config);
 dsl::BuiltKernel buildApplyMixKernel(mlir::MLIRContext &ctx, const StreamConfig &config);
 dsl::BuiltKernel buildPostKernel(mlir::MLIRContext &ctx, const StreamConfig &config);
+dsl::BuiltKernel buildMultilayerKernel(mlir::MLIRContext &ctx, const StreamConfig &config);
 
 // References (host arrays, contiguous, bf16 as uint16_t bits), the math above step for step.
 void expandForwardReference(const uint16_t *hidden, int64_t tokens, int64_t streams, int64_t h, uint16_t *out);
@@ -95,6 +113,13 @@ void applyMixBackwardReference(const uint16_t *gradOut, const uint16_t *x, const
                                double *gradMixScale);
 void postForwardReference(const uint16_t *x, const uint16_t *residual, const float *post, const float *comb,
                           int64_t tokens, int64_t streams, int64_t h, uint16_t *out);
+/// 3.9: layerInput[l] = apply(R_l, pre[l]); for l < Lp residual[l] = R_{l+1} = post(layerOutput[l], R_l,
+/// post[l], comb[l]), R_0 = initial (each array T x its row, contiguous).
+void multilayerRecomputeReference(const uint16_t *initial, const std::vector<const float *> &pre,
+                                  const std::vector<const uint16_t *> &layerOutput,
+                                  const std::vector<const float *> &post, const std::vector<const float *> &comb,
+                                  int64_t tokens, int64_t streams, int64_t h, const std::vector<uint16_t *> &layerInput,
+                                  const std::vector<uint16_t *> &residual);
 /// gradPost (T, n) and gradComb (T, n, n) in fp64 with their sums of |terms|.
 void postBackwardReference(const uint16_t *gradOut, const uint16_t *x, const uint16_t *residual, const float *post,
                            const float *comb, int64_t tokens, int64_t streams, int64_t h, uint16_t *gradX,

@@ -26,6 +26,10 @@ const char *streamOpName(StreamOp op) {
     return "mhc_post_fwd";
   case StreamOp::PostBwd:
     return "mhc_post_bwd";
+  case StreamOp::PreBigFuseApply:
+    return "mhc_pre_big_fuse";
+  case StreamOp::MultilayerRecompute:
+    return "mhc_multilayer_recompute";
   }
   return "?";
 }
@@ -50,6 +54,8 @@ int64_t streamRowAlignBytes(int64_t hidden) { return hidden % 8 == 0 ? 16 : hidd
 int64_t StreamConfig::tileCols() const {
   if (cols)
     return cols;
+  if (op == StreamOp::MultilayerRecompute) // a divisor of H: its 2-D views have no bound between the streams
+    return std::min<int64_t>(1024, (int64_t)(hidden & -hidden));
   // Sums over H carry (n + 1) n per-thread partials (post bwd: 20 at n = 4)
   // across the chunks: 256 columns keep them at 2 per thread.
   return chunkColumns(hidden, sumsOverHidden(op) ? 256 : 1024);
@@ -72,7 +78,10 @@ int64_t StreamConfig::numThreads() const {
 std::string StreamConfig::key() const {
   const std::string schedule = streamSchedule(op).spec().print(*this);
   return std::string(streamOpName(op)) + ":n=" + std::to_string(streams) + ",H=" + std::to_string(hidden) +
-         (accumulate ? ",acc" : "") + (schedule.empty() ? "" : "|" + schedule);
+         (accumulate ? ",acc" : "") +
+         (op == StreamOp::MultilayerRecompute ? ",L=" + std::to_string(layers) + ",Lp=" + std::to_string(postLayers)
+                                              : "") +
+         (schedule.empty() ? "" : "|" + schedule);
 }
 
 static std::string checkSchedule(const StreamConfig &c) {
@@ -82,6 +91,8 @@ static std::string checkSchedule(const StreamConfig &c) {
     return "rows x cols must be at most 32 elements per thread";
   if (c.stages && !sumsOverHidden(c.op))
     return "stages is for the kernels that sum over H (the backward of apply_mix and post)";
+  if (c.op == StreamOp::MultilayerRecompute && c.hidden % c.tileCols() != 0)
+    return "cols must divide H (the multilayer kernel's chunks may not straddle two streams)";
   if (c.tileCols() > (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(1, c.hidden)))
     return "cols must be at most H's power-of-two ceiling";
   return "";
@@ -107,9 +118,10 @@ const OperatorSchedule<StreamConfig> &streamSchedule(StreamOp op) {
         }),
         checkSchedule, searchSpace);
   };
-  static const OperatorSchedule<C> schedules[] = {make(StreamOp::ExpandFwd),   make(StreamOp::ExpandBwd),
-                                                  make(StreamOp::ApplyMixFwd), make(StreamOp::ApplyMixBwd),
-                                                  make(StreamOp::PostFwd),     make(StreamOp::PostBwd)};
+  static const OperatorSchedule<C> schedules[] = {make(StreamOp::ExpandFwd),       make(StreamOp::ExpandBwd),
+                                                  make(StreamOp::ApplyMixFwd),     make(StreamOp::ApplyMixBwd),
+                                                  make(StreamOp::PostFwd),         make(StreamOp::PostBwd),
+                                                  make(StreamOp::PreBigFuseApply), make(StreamOp::MultilayerRecompute)};
   return schedules[(int)op];
 }
 

@@ -112,4 +112,19 @@ void postBackwardReference(const uint16_t *gradOut, const uint16_t *x, const uin
   }
 }
 
+void multilayerRecomputeReference(const uint16_t *initial, const std::vector<const float *> &pre,
+                                  const std::vector<const uint16_t *> &layerOutput,
+                                  const std::vector<const float *> &post, const std::vector<const float *> &comb,
+                                  int64_t tokens, int64_t streams, int64_t h, const std::vector<uint16_t *> &layerInput,
+                                  const std::vector<uint16_t *> &residual) {
+  const uint16_t *r = initial;
+  for (size_t l = 0; l < pre.size(); ++l) {
+    applyMixForwardReference(r, pre[l], tokens, streams, h, layerInput[l]);
+    if (l < residual.size()) {
+      postForwardReference(layerOutput[l], r, post[l], comb[l], tokens, streams, h, residual[l]);
+      r = residual[l];
+    }
+  }
+}
+
 } // namespace tk::kernels::mhc

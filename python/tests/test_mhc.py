@@ -76,8 +76,6 @@ class StreamOps(unittest.TestCase):
             mhc.mhc_post(self.y[:1], self.res, self.post, self.comb)
         with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'tk_mhc_post_fwd: comb_mix'):
             mhc.mhc_post(self.y, self.res, self.post, self.comb.astype(BF16))
-        with self.assertRaisesRegex(NotImplementedError, 'mhc_pre_big_fuse'):
-            mhc.mhc_pre_big_fuse  # noqa: B018
         with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'repeat must be at least 1'):
             mhc.sinkhorn_normalize(self.comb, repeat=0)
 
@@ -223,6 +221,50 @@ class NormFn(unittest.TestCase):
         r64, d64 = res.astype(np.float64), d_res.astype(np.float64)
         # bf16(acc + g) against acc + bf16(g): two roundings apart, each within 2^-8 of its operands.
         self.assertTrue(np.all(np.abs(out.astype(np.float64) - (r64 + d64)) <= 2 ** -7 * (np.abs(r64) + np.abs(d64))))
+
+
+class Fused(unittest.TestCase):
+    """mhc_pre_big_fuse and mhc_multilayer_recompute bit for bit against the chains of the unfused functions."""
+
+    def test_big_fuse_is_the_chain(self):
+        g = rng(23)
+        n, h, eps, repeat = 4, 64, 1e-6, 5
+        n3 = 2 * n + n * n
+        res = g.standard_normal((2, 5, n, h)).astype(BF16)
+        fn = (g.standard_normal((n3, n * h)) * 1e-2).astype(F32)
+        scale, base = (g.standard_normal(3) * 0.1).astype(F32), (g.standard_normal(n3) * 0.1).astype(F32)
+        post, comb, layer_input = mhc.mhc_pre_big_fuse(res, fn, scale, base, eps, eps, eps, 2.0, repeat)
+        self.assertEqual((post.shape, comb.shape, layer_input.shape), ((2, 5, n, 1), (2, 5, n, n), (2, 5, h)))
+        pre, post_c, logits = mhc.mhc_pre_split_mixes(mhc.mhc_pre_norm_fn(res, fn, None, eps), scale, base, n, 2.0,
+                                                      eps)
+        self.assertTrue(np.array_equal(post, post_c))
+        self.assertTrue(np.array_equal(comb, mhc.sinkhorn_normalize(logits, repeat, eps)))
+        self.assertTrue(np.array_equal(layer_input.view(np.uint16), mhc.mhc_pre_apply_mix(res, pre).view(np.uint16)))
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'sinkhorn_repeat must be at least 1'):
+            mhc.mhc_pre_big_fuse(res, fn, scale, base, eps, eps, eps, 2.0, 0)
+
+    def test_multilayer_is_the_chain(self):
+        g = rng(29)
+        n, h, layers, posts = 3, 40, 4, 3
+        r0 = g.standard_normal((6, n, h)).astype(BF16)
+        pre = [g.standard_normal((6, n, 1)).astype(F32) for _ in range(layers)]
+        y = [g.standard_normal((6, h)).astype(BF16) for _ in range(posts)]
+        post = [g.standard_normal((6, n, 1)).astype(F32) for _ in range(posts)]
+        comb = [g.standard_normal((6, n, n)).astype(F32) for _ in range(posts)]
+        inputs = [np.zeros((6, h), BF16) for _ in range(layers)]
+        residuals = [np.zeros((6, n, h), BF16) for _ in range(posts)]
+        self.assertIsNone(mhc.mhc_multilayer_recompute(r0, pre, y, post, comb, inputs, residuals))
+        r = r0
+        for i in range(layers):
+            self.assertTrue(np.array_equal(inputs[i].view(np.uint16), mhc.mhc_pre_apply_mix(r, pre[i]).view(np.uint16)))
+            if i < posts:
+                r = mhc.mhc_post(y[i], r, post[i], comb[i])
+                self.assertTrue(np.array_equal(residuals[i].view(np.uint16), r.view(np.uint16)))
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, r'comb_mix_list\[1\]'):
+            mhc.mhc_multilayer_recompute(r0, pre, y, post, [comb[0], comb[1][..., :2].copy(), comb[2]], inputs,
+                                         residuals)
+        with self.assertRaisesRegex(tk_kernels.TkInvalidArgumentError, 'residual_list has 2 tensors'):
+            mhc.mhc_multilayer_recompute(r0, pre, y, post, comb, inputs, residuals[:2])
 
 
 if __name__ == '__main__':

@@ -194,6 +194,8 @@ _OPS = {
     'mhc_head_compute_mix_bwd': [_T, _T, _T, _T, _T, _T, _T, _st],
     'mhc_pre_norm_fn_fwd': [_T, _T, _T, _f32, _T, _T, _T, _st],
     'mhc_pre_norm_fn_bwd': [_T, _T, _T, _T, _T, _T, _f32, _i32, _T, _T, _T, _st],
+    'mhc_pre_big_fuse': [_T, _T, _T, _T, _f32, _f32, _f32, _f32, _i32, _T, _T, _T, _st],
+    'mhc_multilayer_recompute': [_T, _i32, _T, _i32, _T, _T, _T, _T, _T, _st],
 }
 
 _OTHER = {

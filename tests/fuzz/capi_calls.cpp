@@ -607,6 +607,60 @@ std::function<tk_status()> decode(Call &c, int &entry) {
       return tk_mhc_pre_norm_fn_bwd(ctx, gmix, res, fn, w, mul, ss, eps, accumulate, gres, gfn, gw, nullptr);
     };
   }
+  case 47: {
+    // mhc_pre_big_fuse: residual (m, n, k) against fn (n3, n k), n3 mostly
+    // 2n + n^2, sometimes not; repeat mostly 10, sometimes 0 or past 32; eps sometimes random bits.
+    static const int64_t streams[] = {4, 4, 2, 1, 5};
+    static const int32_t repeats[] = {10, 10, 1, 0, 33};
+    const int64_t n = c.in.pick(streams), n3 = c.in.choose(8) == 7 ? 2 * n + n * n + 1 : 2 * n + n * n;
+    const int32_t repeat = c.in.pick(repeats);
+    const float eps = c.in.choose(4) == 3 ? c.in.f32() : 1e-6f;
+    auto res = c.t(TK_BF16, {m, n, k});
+    auto fn = c.t(TK_F32, {n3, n * k});
+    auto scale = c.t(TK_F32, {3});
+    auto base = c.t(TK_F32, {n3});
+    auto post = c.out(TK_F32, {m, n});
+    auto comb = c.out(TK_F32, {m, n, n});
+    auto in = c.out(TK_BF16, {m, k});
+    return [=, ctx = c.ctx] {
+      return tk_mhc_pre_big_fuse(ctx, res, fn, scale, base, eps, eps, eps, 1.0f, repeat, post, comb, in, nullptr);
+    };
+  }
+  case 48: {
+    // mhc_multilayer_recompute: L from 1 to 12 (past one launch's 10), Lp = L or L - 1 (sometimes neither);
+    // the lists are arrays of the drawn tensors, gathered when the call runs (so that a tensor made invalid
+    // afterwards is what the call sees).
+    const int32_t layers = (int32_t)c.in.choose(12) + 1;
+    const int32_t posts = c.in.choose(8) == 7 ? layers + 1 : layers - (int32_t)c.in.choose(2);
+    const int64_t n = c.in.choose(4) == 3 ? 2 : 4;
+    auto initial = c.t(TK_BF16, {m, n, k});
+    std::vector<const tk_tensor *> pre, y, post, comb, in, res;
+    for (int32_t l = 0; l < layers; ++l)
+      pre.push_back(c.t(TK_F32, {m, n}));
+    for (int32_t l = 0; l < posts; ++l) {
+      y.push_back(c.t(TK_BF16, {m, k}));
+      post.push_back(c.t(TK_F32, {m, n}));
+      comb.push_back(c.t(TK_F32, {m, n, n}));
+    }
+    for (int32_t l = 0; l < layers; ++l)
+      in.push_back(c.out(TK_BF16, {m, k}));
+    for (int32_t l = 0; l < posts; ++l)
+      res.push_back(c.out(TK_BF16, {m, n, k}));
+    return [=, ctx = c.ctx] {
+      auto gather = [](const std::vector<const tk_tensor *> &list) {
+        std::vector<tk_tensor> a;
+        for (const tk_tensor *t : list)
+          a.push_back(*t);
+        a.resize(a.size() + 1); // never empty: data() is a valid array
+        return a;
+      };
+      std::vector<tk_tensor> a = gather(pre), b = gather(y), d = gather(post), e = gather(comb), f = gather(in),
+                             g = gather(res);
+      tk_status s = tk_mhc_multilayer_recompute(ctx, initial, layers, a.data(), posts, b.data(), d.data(), e.data(),
+                                                f.data(), g.data(), nullptr);
+      return s;
+    };
+  }
   default: { // 26
     // ids (m, K = k % 16 + 1) i64 (random: any value, placed only in [0, E)) into M positions: the bound, fewer,
     // none; the total read back or not.
@@ -683,7 +737,9 @@ const char *entryName(int entry) {
                                                      "tk_mhc_head_compute_mix_fwd",
                                                      "tk_mhc_head_compute_mix_bwd",
                                                      "tk_mhc_pre_norm_fn_fwd",
-                                                     "tk_mhc_pre_norm_fn_bwd"};
+                                                     "tk_mhc_pre_norm_fn_bwd",
+                                                     "tk_mhc_pre_big_fuse",
+                                                     "tk_mhc_multilayer_recompute"};
   return entry >= 0 && entry < kNumEntryPoints ? names[entry] : "?";
 }
 

@@ -12,7 +12,7 @@
 
 namespace tk::fuzz {
 
-constexpr int kNumEntryPoints = 47;
+constexpr int kNumEntryPoints = 49;
 
 /// One call's state: its input, sizes, tensors, scalars, and the context
 /// (shared by every call of the process, or null).

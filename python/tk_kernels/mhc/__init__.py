@@ -3,21 +3,11 @@
 Tensors keep the reference's shapes: residual streams [..., n, H] bf16, rows [..., H] bf16, mixes [..., n, 1]
 and [..., n, n] fp32; they are passed to tk flattened to (T, n, H), (T, H), (T, n) and (T, n, n), so they must
 be contiguous (a tensor tk writes into, too). The per-element sums run in the spec's order with one rounding per
-term (docs/mhc_kernels.md). The operators not in tk yet say so when looked up.
+term (docs/mhc_kernels.md).
 """
 
 from .. import _lib
 from .._tensor import Call, _row_major
-
-_MISSING = ('mhc_pre_big_fuse', 'mhc_multilayer_recompute')
-
-
-def __getattr__(name):
-    if name.startswith('__'):
-        raise AttributeError(name)
-    raise NotImplementedError(f'tk_kernels.mhc.{name}: not in tk\'s C API yet (still to come: '
-                              f'{", ".join(_MISSING)})')
-
 
 def _flat(c, obj, tail, arg, flat_tail=None):
     """obj, of shape [..., *tail], seen as (T, *flat_tail) without a copy (flat_tail defaults to tail): a
@@ -261,7 +251,60 @@ def mhc_pre_norm_fn_bwd(mix_grad, residual, mhc_fn, mhc_norm_weight, mul, ss, mh
     return residual_grad, fn_grad, w_grad
 
 
+def mhc_pre_big_fuse(residual, fn, mhc_scale, mhc_base, rms_eps, mhc_pre_eps, mhc_sinkhorn_eps, mhc_post_mult_value,
+                     sinkhorn_repeat, n_splits=16):
+    """Inference: residual [..., n, H] bf16 -> (post_mix [..., n, 1], comb_mix [..., n, n] Sinkhorn-normalised,
+    layer_input [..., H] bf16), bit-identical to mhc_pre_norm_fn (no norm weight: fold one into fn) ->
+    mhc_pre_split_mixes -> sinkhorn_normalize -> mhc_pre_apply_mix. n_splits is accepted and ignored (the
+    reference forces 1 too)."""
+    del n_splits
+    c = Call('mhc.mhc_pre_big_fuse', residual, 'residual')
+    n, h = _streams(c, residual, 'residual')
+    lead = tuple(residual.shape[:-2])
+    post, comb = c.empty(lead + (n, 1), _lib.F32), c.empty(lead + (n, n), _lib.F32)
+    layer_input = c.empty_as(residual, lead + (h,), 'residual')
+    c.run(c.t(_flat(c, residual, (n, h), 'residual'), 'residual'), c.t(fn, 'fn'), c.t(mhc_scale, 'mhc_scale'),
+          c.t(mhc_base, 'mhc_base'), float(rms_eps), float(mhc_pre_eps), float(mhc_sinkhorn_eps),
+          float(mhc_post_mult_value), int(sinkhorn_repeat), c.t(c.reshape(post, (-1, n)), 'post_mix'),
+          c.t(c.reshape(comb, (-1, n, n)), 'comb_mix'), c.t(c.reshape(layer_input, (-1, h)), 'layer_input'))
+    return post, comb, layer_input
+
+
+def _tensor_array(c, tensors, arg, tail, flat_tail=None, written=False):
+    """A C array of the list's tk_tensors (each element's errors name it, as 'pre_mix_list[2]')."""
+    refs = []
+    for i, obj in enumerate(tensors):
+        name = f'{arg}[{i}]'
+        flat = _flat(c, obj, tail, name, flat_tail)
+        refs.append((c.w if written else c.t)(flat, name))
+    array = (_lib.TkTensor * max(1, len(refs)))(*[r._obj for r in refs])
+    c._keep.append(array)
+    return array
+
+
+def mhc_multilayer_recompute(initial_residual, pre_mix_list, layer_output_list, post_mix_list, comb_mix_list,
+                             layer_input_list, residual_list):
+    """Rebuilds a segment's layer inputs and residuals into the preallocated layer_input_list ([..., H] bf16, L of
+    them) and residual_list ([..., n, H] bf16, Lp = L or L - 1) from initial_residual [..., n, H], pre_mix_list
+    [..., n, 1], layer_output_list [..., H], post_mix_list [..., n, 1] and comb_mix_list [..., n, n]:
+    bit-identical to mhc_pre_apply_mix and mhc_post layer by layer. Returns None, as the reference."""
+    c = Call('mhc.mhc_multilayer_recompute', initial_residual, 'initial_residual')
+    n, h = _streams(c, initial_residual, 'initial_residual')
+    layers, posts = len(pre_mix_list), len(layer_output_list)
+    for name, lst, count in (('layer_input_list', layer_input_list, layers), ('post_mix_list', post_mix_list, posts),
+                             ('comb_mix_list', comb_mix_list, posts), ('residual_list', residual_list, posts)):
+        if len(lst) != count:
+            raise c.invalid(f'{name} has {len(lst)} tensors; expected {count}')
+    c.run(c.t(_flat(c, initial_residual, (n, h), 'initial_residual'), 'initial_residual'), layers,
+          _tensor_array(c, pre_mix_list, 'pre_mix_list', (n, 1), (n,)), posts,
+          _tensor_array(c, layer_output_list, 'layer_output_list', (h,)),
+          _tensor_array(c, post_mix_list, 'post_mix_list', (n, 1), (n,)),
+          _tensor_array(c, comb_mix_list, 'comb_mix_list', (n, n)),
+          _tensor_array(c, layer_input_list, 'layer_input_list', (h,), written=True),
+          _tensor_array(c, residual_list, 'residual_list', (n, h), written=True))
+
+
 __all__ = ['expand_to_mhc', 'expand_to_mhc_bwd', 'mhc_pre_apply_mix', 'mhc_pre_apply_mix_bwd', 'mhc_post',
            'mhc_post_fwd', 'mhc_post_bwd', 'sinkhorn_normalize', 'sinkhorn_normalize_bwd', 'mhc_pre_split_mixes',
            'mhc_pre_split_mixes_bwd', 'mhc_head_compute_mix', 'mhc_head_compute_mix_bwd', 'mhc_pre_norm_fn',
-           'mhc_pre_norm_fn_fwd', 'mhc_pre_norm_fn_bwd']
+           'mhc_pre_norm_fn_fwd', 'mhc_pre_norm_fn_bwd', 'mhc_pre_big_fuse', 'mhc_multilayer_recompute']
