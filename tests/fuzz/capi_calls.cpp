@@ -649,8 +649,8 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     return [=, ctx = c.ctx] {
       auto gather = [](const std::vector<const tk_tensor *> &list) {
         std::vector<tk_tensor> a;
-        for (const tk_tensor *t : list)
-          a.push_back(*t);
+        for (const tk_tensor *t : list) // a tensor drawn as null: a zeroed descriptor, which the call refuses
+          a.push_back(t ? *t : tk_tensor{});
         a.resize(a.size() + 1); // never empty: data() is a valid array
         return a;
       };
