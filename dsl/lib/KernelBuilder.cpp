@@ -522,6 +522,12 @@ void KernelBuilder::storePadded(const Tensor &t, const std::vector<Index> &origi
 BuiltKernel KernelBuilder::finish() {
   if (!gridBuilt_)
     throw std::logic_error("kernel '" + signature_.name + "' has no grid");
+  // A transpose that only fed dot() (which took its input, rhs_transposed) would still be lowered: drop it.
+  SmallVector<tile::TransposeOp> dead;
+  module_->walk([&](tile::TransposeOp t) { dead.push_back(t); });
+  for (tile::TransposeOp t : dead)
+    if (t->use_empty())
+      t->erase();
   std::string diagnostics;
   {
     llvm::raw_string_ostream os(diagnostics);

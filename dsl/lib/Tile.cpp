@@ -254,6 +254,10 @@ Tile dot(const Tile &a, const Tile &b, SourceLine where) {
   KernelBuilder::AtLine at(*k, where);
   auto ta = fragType(a), tb = fragType(b);
   auto named = [&] { return shapeString(a.shape()) + " and " + shapeString(b.shape()); };
+  // dot(a, transpose(w)) multiplies by w's rows as they are (rhs_transposed): no exchange between threads.
+  auto transposed = b.value().getDefiningOp<tile::TransposeOp>();
+  if (transposed && cast<tile::FragmentType>(transposed.getInput().getType()).getRank() != 2)
+    transposed = nullptr;
   if (ta.getRank() != 2 || tb.getRank() != 2 || ta.getShape()[1] != tb.getShape()[0])
     throw std::invalid_argument(k->errorPrefix() + "dot of " + named() + ": needs an [M, K] and a [K, N] tile");
   for (auto t : {ta, tb})
@@ -266,6 +270,8 @@ Tile dot(const Tile &a, const Tile &b, SourceLine where) {
                                 ": tensor cores need M a multiple of 16, N of 8 and K of " + std::to_string(kStep) +
                                 (bf16 ? " (bf16)" : " (TF32)"));
   auto type = tile::FragmentType::get(&k->context(), {m, n}, Float32Type::get(&k->context()));
+  if (transposed)
+    return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), transposed.getInput(), true));
   return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), b.value()));
 }
 

@@ -15,7 +15,9 @@ TEST_F(DotGpu, TensorCoreProductsWithinOrderRounding) {
   int passed = 0, cases = 0;
   for (tk::test_kernels::DotTestConfig c : {tk::test_kernels::DotTestConfig{DType::BF16, DType::F32, 64, 24},
                                             tk::test_kernels::DotTestConfig{DType::F32, DType::F32, 256, 32},
-                                            tk::test_kernels::DotTestConfig{DType::BF16, DType::BF16, 512, 16}})
+                                            tk::test_kernels::DotTestConfig{DType::BF16, DType::BF16, 512, 16},
+                                            tk::test_kernels::DotTestConfig{DType::BF16, DType::F32, 128, 32, true},
+                                            tk::test_kernels::DotTestConfig{DType::BF16, DType::BF16, 256, 32, true}})
     for (int64_t rows : {32, 40, 4096}) {
       std::string error;
       // Sums of K exact products in another order: within K ulps of their magnitude.

@@ -1,4 +1,5 @@
-// A kernel of one tile.dot per 32 rows (y = x w, x [rows, K], w [K, N]),
+// A kernel of one tile.dot per 32 rows (y = x w, x [rows, K], w [K, N] or,
+// `transposed`, y = x transpose(w) with w [N, K]),
 // its reference and its check on the CPU path or a GPU
 // (tests/unit/dot_test.cpp, tests/kernels/dot_gpu_test.cpp).
 #pragma once
@@ -19,9 +20,10 @@ namespace tk::test_kernels {
 struct DotTestConfig {
   dsl::DType a = dsl::DType::BF16, b = dsl::DType::F32; ///< x's and w's elements (f32 or bf16)
   int64_t k = 64, n = 24;
+  bool transposed = false; ///< w given as [N, K]: dot(x, transpose(w)), tile.dot {rhs_transposed}
   std::string key() const {
     return std::string("dot_test:") + dsl::name(a) + "x" + dsl::name(b) + ",K=" + std::to_string(k) +
-           ",N=" + std::to_string(n);
+           ",N=" + std::to_string(n) + (transposed ? ",T" : "");
   }
 };
 
@@ -29,12 +31,13 @@ inline dsl::BuiltKernel buildDotTest(mlir::MLIRContext &ctx, const DotTestConfig
   using namespace tk::dsl;
   KernelBuilder k(ctx, "dot_test", 128);
   Dim rows = k.dynamic("rows");
-  Tensor x = k.input("x", {rows, c.k}, c.a), w = k.input("w", {c.k, c.n}, c.b);
+  std::vector<int64_t> wShape = c.transposed ? std::vector<int64_t>{c.n, c.k} : std::vector<int64_t>{c.k, c.n};
+  Tensor x = k.input("x", {rows, c.k}, c.a), w = k.input("w", {wShape[0], wShape[1]}, c.b);
   Tensor y = k.output("y", {rows, c.n}, DType::F32);
   k.grid({ceil_div(rows, 32)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * 32;
-    Tile xt = k.load(x, {row, k.index(0)}, {32, c.k}), wt = k.load(w, {k.index(0), k.index(0)}, {c.k, c.n});
-    k.store(y, {row, k.index(0)}, dot(xt, wt));
+    Tile xt = k.load(x, {row, k.index(0)}, {32, c.k}), wt = k.load(w, {k.index(0), k.index(0)}, wShape);
+    k.store(y, {row, k.index(0)}, dot(xt, c.transposed ? transpose(wt) : wt));
   });
   return k.finish();
 }
@@ -77,7 +80,8 @@ inline int64_t checkDot(tk_context ctx, checks::Placement where, const DotTestCo
   std::vector<float> y(rows * c.n, -1.0f);
   void *dx = where.put(x.data(), x.bytes()), *dw = where.put(w.data(), w.bytes());
   void *dy = where.poisoned(y.data(), y.size() * 4, 0xFF);
-  tk_tensor tx = where.tensor(dx, x.dtype(), {rows, c.k}), tw = where.tensor(dw, w.dtype(), {c.k, c.n}),
+  tk_tensor tx = where.tensor(dx, x.dtype(), {rows, c.k}),
+            tw = where.tensor(dw, w.dtype(), {c.transposed ? c.n : c.k, c.transposed ? c.k : c.n}),
             ty = where.tensor(dy, TK_F32, {rows, c.n});
   runtime::Status s = ctx->run(runtime::factoryOf(buildDotTest, c), {&tx, &tw, &ty}, nullptr);
   if (!s.isOk()) {
@@ -91,7 +95,7 @@ inline int64_t checkDot(tk_context ctx, checks::Placement where, const DotTestCo
       float acc = 0.0f;
       double magnitude = 0.0;
       for (int64_t k = 0; k < c.k; ++k) {
-        const float p = x.value(r * c.k + k) * w.value(k * c.n + j);
+        const float p = x.value(r * c.k + k) * w.value(c.transposed ? j * c.k + k : k * c.n + j);
         acc = acc + p;
         magnitude += std::fabs((double)p);
       }

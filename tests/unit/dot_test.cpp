@@ -2,6 +2,7 @@
 // CPU path bit for bit against the in-order reference (exact TF32/bf16
 // products added one at a time), and the DSL's refusals.
 #include "tests/kernels/dot_kernel.h"
+#include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/tk.h"
 
 #include <gtest/gtest.h>
@@ -14,9 +15,11 @@ namespace {
 using test_kernels::DotTestConfig;
 
 const std::vector<DotTestConfig> kConfigs = {
-    {DType::BF16, DType::F32, 64, 24}, // the mHC skinny GEMM's mix: TF32
-    {DType::F32, DType::F32, 32, 8},   // TF32, both rounded
-    {DType::BF16, DType::BF16, 64, 16}, // bf16 products
+    {DType::BF16, DType::F32, 64, 24},        // the mHC skinny GEMM's mix: TF32
+    {DType::F32, DType::F32, 32, 8},          // TF32, both rounded
+    {DType::BF16, DType::BF16, 64, 16},       // bf16 products
+    {DType::BF16, DType::F32, 64, 32, true},  // dot(x, transpose(w)), w [N, K] as mhc_pre_norm_fn's fn
+    {DType::BF16, DType::BF16, 32, 16, true}, // the same, bf16
 };
 
 TEST(Dot, CompilesToMmaSyncForEveryTarget) {
@@ -49,6 +52,22 @@ TEST(Dot, Tf32RoundingIsAddAndMask) {
   EXPECT_EQ(test_kernels::tf32Rounded(1.0f + 0x1p-11f), 1.0f + 0x1p-10f); // a tie: away from zero
   EXPECT_EQ(test_kernels::tf32Rounded(-(1.0f + 0x1p-11f)), -(1.0f + 0x1p-10f));
   EXPECT_EQ(test_kernels::tf32Rounded(1.0f + 0x1p-12f), 1.0f);
+}
+
+// dot(a, transpose(w)) multiplies by w's rows in place: the DSL builds tile.dot {rhs_transposed} on w and drops
+// the transpose, so no exchange between threads is lowered for it.
+TEST(Dot, TransposedRhsFoldsIntoTheProduct) {
+  mlir::MLIRContext ctx;
+  DotTestConfig c{DType::BF16, DType::F32, 64, 32, true};
+  dsl::BuiltKernel built = test_kernels::buildDotTest(ctx, c);
+  int dots = 0, transposes = 0;
+  built.module->walk([&](mlir::Operation *op) {
+    if (auto d = llvm::dyn_cast<tile::DotOp>(op))
+      dots += d.getRhsTransposed() ? 1 : 100;
+    transposes += llvm::isa<tile::TransposeOp>(op);
+  });
+  EXPECT_EQ(dots, 1);
+  EXPECT_EQ(transposes, 0);
 }
 
 TEST(Dot, RefusesShapesTensorCoresCannotTake) {

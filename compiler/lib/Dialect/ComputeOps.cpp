@@ -150,13 +150,17 @@ LogicalResult TransposeOp::verify() {
 LogicalResult DotOp::verify() {
   FragmentType a = getLhs().getType(), b = getRhs().getType(), c = getResult().getType();
   if (a.getRank() != 2 || b.getRank() != 2)
-    return emitOpError() << "multiplies an [M, K] and a [K, N] fragment, got " << a << " and " << b;
+    return emitOpError() << "multiplies an [M, K] and a [K, N] (or, rhs_transposed, [N, K]) fragment, got " << a
+                         << " and " << b;
   for (FragmentType t : {a, b})
     if (!t.getElementType().isF32() && !isa<BFloat16Type>(t.getElementType()))
       return emitOpError() << "takes f32 or bf16 elements, got " << t;
-  const int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
-  if (b.getShape()[0] != k)
-    return emitOpError() << "needs the lhs's columns to be the rhs's rows, got " << a << " and " << b;
+  const bool transposed = getRhsTransposed();
+  const int64_t m = a.getShape()[0], k = a.getShape()[1], n = numColumns();
+  if (b.getShape()[transposed ? 1 : 0] != k)
+    return emitOpError() << (transposed ? "needs the lhs's columns to be the transposed rhs's columns, got "
+                                        : "needs the lhs's columns to be the rhs's rows, got ")
+                         << a << " and " << b;
   if (c.getRank() != 2 || c.getShape()[0] != m || c.getShape()[1] != n || !c.getElementType().isF32())
     return emitOpError() << "result must be " << m << "x" << n << "xf32, got " << c;
   if (m % 16 || n % 8 || k % kStep())

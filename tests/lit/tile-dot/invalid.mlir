@@ -8,6 +8,14 @@ func.func @inner_sizes_differ(%a: !tile.frag<16x32xf32>, %b: !tile.frag<16x8xf32
 
 // -----
 
+func.func @transposed_inner_sizes_differ(%a: !tile.frag<16x32xf32>, %b: !tile.frag<8x16xf32>) {
+  // expected-error @+1 {{needs the lhs's columns to be the transposed rhs's columns}}
+  %c = tile.dot %a, %b {rhs_transposed} : !tile.frag<16x32xf32>, !tile.frag<8x16xf32> -> !tile.frag<16x8xf32>
+  return
+}
+
+// -----
+
 func.func @rows_not_a_multiple_of_16(%a: !tile.frag<8x32xf32>, %b: !tile.frag<32x8xf32>) {
   // expected-error @+1 {{needs M a multiple of 16, N of 8 and K of 8, got M = 8, N = 8, K = 32}}
   %c = tile.dot %a, %b : !tile.frag<8x32xf32>, !tile.frag<32x8xf32> -> !tile.frag<8x8xf32>

@@ -218,7 +218,8 @@ struct DotPattern : TileToCpuPattern<DotOp> {
                          ? Value(arith::ExtFOp::create(kb, kl, kb.getF32Type(), v))
                          : Value(arith::BitcastOp::create(kb, kl, kb.getF32Type(), tf32Bits(kb, kl, v)));
             };
-            Value product = arith::MulFOp::create(kb, kl, operand(lhs, ea, ivs[0], kk), operand(rhs, eb, kk, ivs[1]));
+            Value b = op.getRhsTransposed() ? operand(rhs, eb, ivs[1], kk) : operand(rhs, eb, kk, ivs[1]);
+            Value product = arith::MulFOp::create(kb, kl, operand(lhs, ea, ivs[0], kk), b);
             scf::YieldOp::create(kb, kl, ValueRange{arith::AddFOp::create(kb, kl, acc[0], product)});
           });
       memref::StoreOp::create(ib, l, loop.getResult(0), buf, ivs);

@@ -1,12 +1,14 @@
 //===- MmaDot.cpp - tile.dot on tensor cores (mma.sync) ------------------===//
 //
-// The operands, in whatever layouts they come, are written to shared memory
-// ([M, K] and [K, N], rows padded by 16 bytes so that a warp's fragment
-// reads of one column fall in different banks); the block synchronizes; each
-// warp takes 16 x 8 tiles of the result in turn and, along K, loads the
-// thread's fragments of the PTX ISA's mma.m16n8k8 (TF32) or m16n8k16 (bf16)
-// layouts from the buffers and accumulates with mma.sync; its accumulators
-// go to a shared [M, N] f32 buffer, read back in the result's layout.
+// The operands, in whatever layouts they come, are stored to shared memory
+// in whole chunks, as they are: A [M, K], B [K, N] or, rhs_transposed,
+// [N, K]; rows padded so that a warp's fragment reads fall in different
+// banks. The block synchronizes; each warp takes 16 x 8 tiles of the result
+// in turn and, along K, loads the thread's fragments of the PTX ISA's
+// mma.m16n8k8 (TF32) or m16n8k16 (bf16) layouts (K-contiguous rows as
+// vectors, a [K, N] B element by element) and accumulates with mma.sync; its
+// accumulators go to a shared [M, N] f32 buffer, read back in the result's
+// layout.
 //
 // Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k8/k16"), with
 // g = lane / 4 and t = lane % 4:
@@ -15,6 +17,11 @@
 //   bf16 A (16 x 16): a0 (g, 2t..2t+1), a1 (g + 8, 2t..), a2 (g, 2t+8..), a3 (g + 8, 2t+8..)
 //   bf16 B (16 x 8):  b0 (2t..2t+1, g), b1 (2t+8..2t+9, g), pairs packed low element first
 //   C/D (16 x 8 f32): c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1)
+// A product sums over all k of a step, so any permutation of a step's k
+// applied to both operands gives the same sum: thread t reads the
+// instruction's k = t and t + 4 (TF32) at columns 2t, 2t + 1, and its k =
+// 2t.., 2t + 8.. (bf16) at columns 4t..4t + 3, one vector load per register
+// pair instead of one load per element.
 //===----------------------------------------------------------------------===//
 #include "ThreadEmitter.h"
 #include "tk/compiler/Conversion/ScalarMath.h"
@@ -33,24 +40,21 @@ namespace tk::compiler {
 
 namespace {
 
-/// A shared [rows, cols + 16 bytes] buffer of `elt`, holding `value` (a
-/// thread's slots of layout `l`) at its logical coordinates.
-Value stage(ThreadEmitter &emit, Value value, const BlockedLayout &l, Type elt) {
-  OpBuilder &b = emit.b;
+/// Words of padding after a row of `rowWords` words so that a row stride is
+/// `want` words mod `period`: fragment reads of 8 rows (g) x 4 columns (t)
+/// then fall in distinct banks (see the callers).
+int64_t padWords(int64_t rowWords, int64_t want, int64_t period) {
+  return ((want - rowWords) % period + period) % period;
+}
+
+/// A shared [rows, cols + pad words] copy of `value` (a thread's slots of
+/// layout `l`), stored in whole chunks as a tile.store into memory would be.
+Value stageRows(ThreadEmitter &emit, Operation *op, Value value, const BlockedLayout &l, Type elt, int64_t pad) {
   const int64_t eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
-  auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto space = gpu::AddressSpaceAttr::get(emit.b.getContext(), gpu::AddressSpace::Workgroup);
   Value buf = emit.sharedBuffer(
-      MemRefType::get({l.shape[0], l.shape[1] + 16 / eltBytes}, elt, MemRefLayoutAttrInterface(), space));
-  for (int64_t s = 0; s < l.slotsPerThread(); ++s) {
-    BlockedLayout::SlotPos pos = l.slotPos(s);
-    SmallVector<Value> coords, conds;
-    for (int64_t d = 0; d < 2; ++d)
-      coords.push_back(emit.tileCoord(l, pos, d, &conds));
-    emit.whenAll(conds, [&](OpBuilder &wb, Location wl) {
-      Value v = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{s});
-      memref::StoreOp::create(wb, wl, v, buf, coords);
-    });
-  }
+      MemRefType::get({l.shape[0], l.shape[1] + pad * 4 / eltBytes}, elt, MemRefLayoutAttrInterface(), space));
+  emit.store(op, value, buf, {emit.index(0), emit.index(0)}, l);
   return buf;
 }
 
@@ -60,9 +64,19 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
                          const BlockedLayout &lc) {
   Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  const bool bf16 = op.isBf16();
-  const int64_t m = la.shape[0], k = la.shape[1], n = lb.shape[1], kStep = op.kStep();
-  Value sa = stage(*this, lhs, la, ea), sb = stage(*this, rhs, lb, eb);
+  const bool bf16 = op.isBf16(), rhsT = op.getRhsTransposed();
+  const int64_t m = la.shape[0], k = la.shape[1], n = rhsT ? lb.shape[0] : lb.shape[1], kStep = op.kStep();
+  // Elements per fragment load: a register pair (TF32: two elements; bf16: two packed pairs).
+  const int64_t perLoad = bf16 ? 4 : 2;
+  auto bytes = [](Type elt) { return std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8); };
+  // K-contiguous rows (A; B given as [N, K]) are read perLoad elements at a time: a row stride of 4 x those words
+  // mod 32 puts a warp's reads in distinct banks (for 2-word reads, each half-warp's 16 lanes over the 32 banks).
+  auto kRowsPad = [&](const BlockedLayout &l, Type elt) {
+    return padWords(l.shape[1] * bytes(elt) / 4, 4 * (perLoad * bytes(elt) / 4), 32);
+  };
+  Value sa = stageRows(*this, op, lhs, la, ea, kRowsPad(la, ea));
+  // A [K, N] rhs is read an element at a time down its columns: rows 2t (+ j) of a step apart by 4 words mod 16.
+  Value sb = stageRows(*this, op, rhs, lb, eb, rhsT ? kRowsPad(lb, eb) : padWords(lb.shape[1] * bytes(eb) / 4, 4, 16));
   auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value sc = sharedBuffer(MemRefType::get({m, n + 4}, f32, MemRefLayoutAttrInterface(), space));
   gpu::BarrierOp::create(b, loc);
@@ -72,20 +86,44 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
   auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y).getResult(); };
   auto addc = [&](Value x, int64_t v) { return v ? add(x, c(v)) : x; };
   // One TF32 operand element as i32 bits (a bf16 is exact: widened, not rounded).
-  auto tf32At = [&](Value buf, Type elt, Value row, Value col) -> Value {
-    Value v = memref::LoadOp::create(b, loc, buf, ValueRange{row, col});
+  auto tf32Of = [&](Type elt, Value v) -> Value {
     if (isa<BFloat16Type>(elt))
       return arith::BitcastOp::create(b, loc, i32, arith::ExtFOp::create(b, loc, f32, v));
     return tf32Bits(b, loc, v);
   };
-  // Two bf16 elements packed into an i32, the first in the low half.
-  auto pairAt = [&](Value buf, Value row0, Value col0, Value row1, Value col1) -> Value {
-    Value lo = memref::LoadOp::create(b, loc, buf, ValueRange{row0, col0});
-    Value hi = memref::LoadOp::create(b, loc, buf, ValueRange{row1, col1});
-    auto pair = VectorType::get({2}, b.getBF16Type());
-    Value v = vector::FromElementsOp::create(b, loc, pair, ValueRange{lo, hi});
-    return vector::ExtractOp::create(b, loc, vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), v),
-                                     ArrayRef<int64_t>{0});
+  // The thread's `perLoad` K-consecutive elements at (row, col) of a K-contiguous buffer as two i32 registers:
+  // the TF32 bits of each element, or two packed bf16 pairs.
+  auto rowPair = [&](Value buf, Type elt, Value row, Value col) -> std::array<Value, 2> {
+    auto type = VectorType::get({perLoad}, elt);
+    Value v =
+        vector::LoadOp::create(b, loc, type, buf, ValueRange{row, col}, false, llvm::MaybeAlign(perLoad * bytes(elt)));
+    std::array<Value, 2> out;
+    if (bf16) {
+      Value w = vector::BitCastOp::create(b, loc, VectorType::get({2}, i32), v);
+      for (int64_t i = 0; i < 2; ++i)
+        out[i] = vector::ExtractOp::create(b, loc, w, ArrayRef<int64_t>{i});
+      return out;
+    }
+    for (int64_t i = 0; i < 2; ++i)
+      out[i] = tf32Of(elt, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
+    return out;
+  };
+  // The same from a [K, N] buffer: the elements at rows k, k + 1, ... of column `col`.
+  auto columnPair = [&](Value buf, Type elt, Value k0, Value col) -> std::array<Value, 2> {
+    auto at = [&](int64_t i) {
+      return memref::LoadOp::create(b, loc, buf, ValueRange{i ? arith::AddIOp::create(b, loc, k0, index(i)) : k0, col})
+          .getResult();
+    };
+    if (!bf16)
+      return {tf32Of(elt, at(0)), tf32Of(elt, at(1))};
+    std::array<Value, 2> out;
+    for (int64_t i = 0; i < 2; ++i) {
+      auto pair = VectorType::get({2}, b.getBF16Type());
+      Value v = vector::FromElementsOp::create(b, loc, pair, ValueRange{at(2 * i), at(2 * i + 1)});
+      out[i] = vector::ExtractOp::create(b, loc, vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), v),
+                                         ArrayRef<int64_t>{0});
+    }
+    return out;
   };
 
   // Each warp takes tiles warp, warp + warps, ...; a tile's accumulators
@@ -100,28 +138,17 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
         Value row0 = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, tileIdx, c(tilesN)), c(16));
         Value col0 = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, tileIdx, c(tilesN)), c(8));
         Value rowG = add(row0, g), colG = add(col0, g);
+        Value tk = arith::MulIOp::create(b, loc, t, c(perLoad));
         Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
         SmallVector<Value> init(4, zero);
         auto kLoop = scf::ForOp::create(
             b, loc, c(0), c(k), c(kStep), init, [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
               OpBuilder::InsertionGuard inner(b);
               b.setInsertionPoint(kb.getInsertionBlock(), kb.getInsertionPoint());
-              SmallVector<Value> a, bOps;
-              if (!bf16) {
-                Value kt = add(kk, t);
-                a = {tf32At(sa, ea, rowG, kt), tf32At(sa, ea, addc(rowG, 8), kt), tf32At(sa, ea, rowG, addc(kt, 4)),
-                     tf32At(sa, ea, addc(rowG, 8), addc(kt, 4))};
-                bOps = {tf32At(sb, eb, kt, colG), tf32At(sb, eb, addc(kt, 4), colG)};
-              } else {
-                Value k2 = add(kk, arith::MulIOp::create(b, loc, t, c(2)));
-                for (int64_t rowOff : {0, 8, 0, 8}) {
-                  int64_t colOff = a.size() < 2 ? 0 : 8;
-                  Value r = addc(rowG, rowOff), col = addc(k2, colOff);
-                  a.push_back(pairAt(sa, r, col, r, addc(col, 1)));
-                }
-                for (int64_t kOff : {0, 8})
-                  bOps.push_back(pairAt(sb, addc(k2, kOff), colG, addc(k2, kOff + 1), colG));
-              }
+              Value col = add(kk, tk);
+              std::array<Value, 2> top = rowPair(sa, ea, rowG, col), bottom = rowPair(sa, ea, addc(rowG, 8), col);
+              std::array<Value, 2> bk = rhsT ? rowPair(sb, eb, colG, col) : columnPair(sb, eb, col, colG);
+              SmallVector<Value> a = {top[0], bottom[0], top[1], bottom[1]}, bOps = {bk[0], bk[1]};
               auto mma = NVVM::MmaOp::create(b, loc, structType, a, bOps, acc, {16, 8, kStep}, std::nullopt,
                                              std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
                                              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,

@@ -126,10 +126,13 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, Tile_LayoutRules<["inferResultLayout"]>]>
     each warp runs mma.sync on 16 x 8 tiles of the result; the tensor core
     adds one instruction's products in an order of its own, so a result may
     differ in its last bits from the CPU path's, which adds the products one
-    f32 add at a time in order of k.
+    f32 add at a time in order of k. With `rhs_transposed` the rhs is given
+    as its [N, K] transpose (the DSL's dot(a, transpose(b)) builds this form):
+    no exchange of its elements between threads first.
       %c = tile.dot %a, %b : !tile.frag<16x32xbf16>, !tile.frag<32x8xf32> -> !tile.frag<16x8xf32>
+      %d = tile.dot %a, %w {rhs_transposed} : !tile.frag<16x32xbf16>, !tile.frag<8x32xf32> -> !tile.frag<16x8xf32>
   }];
-  let arguments = (ins Tile_AnyFragment:$lhs, Tile_AnyFragment:$rhs);
+  let arguments = (ins Tile_AnyFragment:$lhs, Tile_AnyFragment:$rhs, UnitAttr:$rhs_transposed);
   let results = (outs Tile_AnyFragment:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))
@@ -142,6 +145,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, Tile_LayoutRules<["inferResultLayout"]>]>
              ::llvm::isa<::mlir::BFloat16Type>(getRhs().getType().getElementType());
     }
     int64_t kStep() { return isBf16() ? 16 : 8; }
+    /// N: the rhs's columns, or its rows when it is given transposed.
+    int64_t numColumns() { return getRhs().getType().getShape()[getRhsTransposed() ? 0 : 1]; }
   }];
 }
 
