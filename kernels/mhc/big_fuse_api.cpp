@@ -67,13 +67,11 @@ extern "C" tk_status tk_mhc_pre_big_fuse(tk_context ctx, const tk_tensor *residu
     tk_tensor mix = scratch.tensor(TK_F32, t, n3), mul = mix, ss = scratch.tensor(TK_F32, t, 1);
     mul.data = static_cast<char *>(mix.data) + t * n3 * 4;
     ss.data = static_cast<char *>(mul.data) + t * n3 * 4;
-    // 1. tk_mhc_pre_norm_fn_fwd's kernel, scheduled as that call would be.
+    // 1. tk_mhc_pre_norm_fn_fwd's kernels, scheduled as that call would be.
     NormFnConfig norm;
     norm.width = n * h;
     tk_tensor x = mergedLastTwo(residual);
-    if (Status s = runScheduled(ctx, normFnSchedule(false), TK_PROGRAM(buildNormFn), norm, {&x, fn, &mix, &mul, &ss},
-                                stream, {tk::runtime::f32Scalar(rms_eps)});
-        !s.isOk())
+    if (Status s = runNormFnForward(ctx, norm, x, fn, nullptr, &mix, &mul, &ss, rms_eps, stream); !s.isOk())
       return tk::runtime::report(s);
     // 2. post and comb, on the tile tk_sinkhorn_normalize_fwd would take.
     SinkhornConfig sinkhorn;

@@ -1,6 +1,7 @@
 //===- norm_fn.cpp --------------------------------------------------------===//
 #include "kernels/mhc/norm_fn.h"
 
+#include <functional>
 #include <stdexcept>
 
 namespace tk::kernels::mhc {
@@ -18,8 +19,17 @@ Tile weights(KernelBuilder &k, const Tensor &fn, const Tensor *w, const Index &c
   return w ? t * expand(k.load(*w, {zero, col}, {1, cols}), 0, kPad) : t;
 }
 
+/// One step of the forward's K walk: the chunk's product and its sums of squares added to the carried pair.
+std::vector<Tile> forwardStep(const Tile &xt, const std::function<Tile()> &weightsTile,
+                              const std::vector<Tile> &carried) {
+  Tile xf = xt.to(DType::F32);
+  Tile prod = dot(xt, transpose(weightsTile()));
+  return {carried[0] + prod, carried[1] + relayout(reduce_sum(xf * xf, 1))};
+}
+
 BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
-  const int64_t g = c.width, rows = c.numTokens(), cols = c.numChunk();
+  const int64_t g = c.width, rows = c.numTokens(), cols = c.numChunk(), splits = c.numSplits();
+  const int64_t perSplit = g / cols / splits;
   KernelBuilder k(ctx, "mhc_pre_norm_fn_fwd", c.numThreads());
   Dim tokens = k.dynamic("tokens"), mixes = k.dynamic("mixes");
   Tensor x = k.input("residual", {tokens, g}, DType::BF16, {}, 16);
@@ -27,28 +37,98 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   std::vector<Tensor> w;
   if (c.weighted)
     w.push_back(k.input("norm_weight", {1, g}, DType::F32, {}, 16));
+  // Split K: each CTA of the grid's second dimension writes its share's sums, reduced by the Finish kernel.
+  std::vector<Tensor> out;
+  if (splits == 1) {
+    out.push_back(k.output("mix", {tokens, mixes}, DType::F32, {}, 4));
+    out.push_back(k.output("mul", {tokens, mixes}, DType::F32, {}, 4));
+    out.push_back(k.output("ss", {tokens, 1}, DType::F32, {}, 4));
+  } else {
+    out.push_back(k.output("mul_parts", {tokens, splits * kPad}, DType::F32, {}, 16));
+    out.push_back(k.output("ss_parts", {tokens, splits}, DType::F32, {}, 4));
+  }
+  std::vector<Uniform> eps;
+  if (splits == 1)
+    eps.push_back(k.scalarInput("eps", DType::F32));
+  std::vector<Dim> grid = {ceil_div(tokens, rows)};
+  if (splits > 1)
+    grid.push_back(Dim(splits));
+  k.grid(grid, [&](const std::vector<Index> &b) {
+    Index at = b[0] * rows, zero = k.index(0);
+    Index lo = splits == 1 ? zero : b[1] * perSplit, hi = splits == 1 ? k.index(perSplit) : lo + perSplit;
+    const Tensor *wp = w.empty() ? nullptr : &w[0];
+    std::vector<Tile> init = {k.full({rows, kPad}, 0.0), k.full({rows, 1}, 0.0)};
+    // Tokens past T read as zero; their stores are dropped.
+    std::vector<Tile> acc;
+    if (c.numStages() == 1) {
+      acc = k.loop(lo, hi, init, [&](const Index &i, const std::vector<Tile> &carried) -> std::vector<Tile> {
+        Index col = i * cols;
+        Tile xt = k.load(x, {at, col}, {rows, cols});
+        return forwardStep(
+            xt, [&] { return weights(k, fn, wp, col, cols); }, carried);
+      });
+    } else {
+      // The next stages' chunks copied into shared memory while one is multiplied.
+      Shared xs = k.shared({rows, cols}, DType::BF16), fs = k.shared({kPad, cols}, DType::F32);
+      std::vector<Shared> ws;
+      if (wp)
+        ws.push_back(k.shared({1, cols}, DType::F32));
+      acc = k.pipeline(lo, hi, c.numStages(), init, [&](const Index &i, const std::vector<Tile> &carried) {
+        Index col = i * cols;
+        k.copy(x, {at, col}, xs);
+        k.copy(fn, {zero, col}, fs);
+        if (wp)
+          k.copy(*wp, {zero, col}, ws[0]);
+        Tile xt = k.load(xs, {zero, zero}, {rows, cols});
+        return forwardStep(
+            xt,
+            [&] {
+              Tile wt = k.load(fs, {zero, zero}, {kPad, cols});
+              return wp ? wt * expand(k.load(ws[0], {zero, zero}, {1, cols}), 0, kPad) : wt;
+            },
+            carried);
+      });
+    }
+    if (splits > 1) {
+      k.store(out[0], {at, b[1] * kPad}, acc[0]);
+      k.store(out[1], {at, b[1]}, acc[1]);
+      return;
+    }
+    Tile r = map({acc[1]}, DType::F32, [&](const std::vector<Scalar> &v) {
+      return rsqrt(v[0] / v[0].constantF32(double(g)) + v[0].uniform(eps[0]));
+    });
+    k.store(out[1], {at, zero}, acc[0]);
+    k.store(out[0], {at, zero}, acc[0] * expand(r, 1, kPad));
+    k.store(out[2], {at, zero}, acc[1]);
+  });
+  return k.finish();
+}
+
+/// The split forward's second kernel: per token, the splits' sums added in order s = 0, 1, ... (spec 3.2's
+/// split-K partials), then r, mix, mul and ss as the one-kernel forward writes them.
+BuiltKernel buildFinish(mlir::MLIRContext &ctx, const NormFnConfig &c) {
+  const int64_t g = c.width, rows = c.numTokens(), splits = c.numSplits();
+  KernelBuilder k(ctx, "mhc_pre_norm_fn_fwd_finish", c.numThreads());
+  Dim tokens = k.dynamic("tokens"), mixes = k.dynamic("mixes");
+  Tensor mulParts = k.input("mul_parts", {tokens, splits * kPad}, DType::F32, {}, 16);
+  Tensor ssParts = k.input("ss_parts", {tokens, splits}, DType::F32, {}, 4);
   Tensor mix = k.output("mix", {tokens, mixes}, DType::F32, {}, 4);
   Tensor mul = k.output("mul", {tokens, mixes}, DType::F32, {}, 4);
   Tensor ss = k.output("ss", {tokens, 1}, DType::F32, {}, 4);
   Uniform eps = k.scalarInput("eps", DType::F32);
   k.grid({ceil_div(tokens, rows)}, [&](const std::vector<Index> &b) {
     Index at = b[0] * rows, zero = k.index(0);
-    // Tokens past T read as zero; their stores are dropped.
-    std::vector<Tile> acc = k.loop(zero, k.index(g / cols), {k.full({rows, kPad}, 0.0), k.full({rows, 1}, 0.0)},
-                                   [&](const Index &i, const std::vector<Tile> &carried) -> std::vector<Tile> {
-                                     Index col = i * cols;
-                                     Tile xt = k.load(x, {at, col}, {rows, cols});
-                                     Tile xf = xt.to(DType::F32);
-                                     Tile prod =
-                                         dot(xt, transpose(weights(k, fn, w.empty() ? nullptr : &w[0], col, cols)));
-                                     return {carried[0] + prod, carried[1] + relayout(reduce_sum(xf * xf, 1))};
-                                   });
-    Tile r = map({acc[1]}, DType::F32, [&](const std::vector<Scalar> &v) {
+    Tile m = k.load(mulParts, {at, zero}, {rows, kPad}), s = k.load(ssParts, {at, zero}, {rows, 1});
+    for (int64_t p = 1; p < splits; ++p) { // separate statements: the order of the sums is the spec's
+      m = m + k.load(mulParts, {at, k.index(p * kPad)}, {rows, kPad});
+      s = s + k.load(ssParts, {at, k.index(p)}, {rows, 1});
+    }
+    Tile r = map({s}, DType::F32, [&](const std::vector<Scalar> &v) {
       return rsqrt(v[0] / v[0].constantF32(double(g)) + v[0].uniform(eps));
     });
-    k.store(mul, {at, zero}, acc[0]);
-    k.store(mix, {at, zero}, acc[0] * expand(r, 1, kPad));
-    k.store(ss, {at, zero}, acc[1]);
+    k.store(mul, {at, zero}, m);
+    k.store(mix, {at, zero}, m * expand(r, 1, kPad));
+    k.store(ss, {at, zero}, s);
   });
   return k.finish();
 }
@@ -138,6 +218,8 @@ BuiltKernel buildNormFn(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   switch (c.stage) {
   case NormFnStage::Forward:
     return buildForward(ctx, c);
+  case NormFnStage::Finish:
+    return buildFinish(ctx, c);
   case NormFnStage::Norm:
     return buildNorm(ctx, c);
   case NormFnStage::Slab:

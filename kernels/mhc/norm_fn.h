@@ -6,7 +6,11 @@
 //   ss[t] = sum_k x[t, k]^2, r = rsqrt(ss / G + eps), mix = mul r.
 // Forward: one CTA per `tokens` rows walks G in chunks, carrying the product
 // (a [tokens, 32] tile: fn's rows past n3 read as zero) and the sums of
-// squares; writes mix, mul and ss.
+// squares; writes mix, mul and ss. With `stages` >= 2 the chunks stream
+// through shared memory (cp.async, the next stages in flight). With `splits`
+// S > 1 the grid has S CTAs per row block, each walking G / S, their sums
+// into scratch memory ([T, S 32] and [T, S]); a Finish kernel adds them in
+// order s = 0..S-1 (spec 3.2's split-K partials) and writes mix, mul, ss.
 // Backward, two kernels in the call's stream order: Norm, per token, dmul =
 // dmix r and dss = -dr r / 2 (ss + eps G) with dr = sum_j dmix mul, into
 // scratch memory ([T, 32], zero past n3); Slab, one CTA per `chunk` columns
@@ -27,7 +31,7 @@
 
 namespace tk::kernels::mhc {
 
-enum class NormFnStage { Forward, Norm, Slab };
+enum class NormFnStage { Forward, Finish, Norm, Slab };
 
 struct NormFnConfig {
   NormFnStage stage = NormFnStage::Forward;
@@ -38,6 +42,11 @@ struct NormFnConfig {
   /// multiple of 16), G columns per step (forward) or per CTA (Slab)
   /// (a multiple of 8 dividing G), threads (0: 128).
   int64_t tokens = 0, chunk = 0, threads = 0;
+  /// Forward (and Finish, which must agree): pipeline stages (0: 1, no
+  /// pipeline) and K splits (0: 1, one kernel).
+  int64_t stages = 0, splits = 0;
+  int64_t numStages() const { return stages ? stages : 1; }
+  int64_t numSplits() const { return splits ? splits : 1; }
   /// Norm's default is 128 tokens: it writes dmul transposed as well, and a
   /// [32, 128] transpose fills 128 threads where a [32, 32] one would not.
   int64_t numTokens() const { return tokens ? tokens : stage == NormFnStage::Norm ? 128 : 32; }
@@ -64,7 +73,16 @@ runtime::Status checkNormFnLimits(const char *op, Arguments &args, float eps);
 /// Slab: residual (T, G) bf16; dmul (T, 32), dmul_t (32, T), dss (T, 1) f32; fn (n3, G) f32;
 ///   [norm_weight (1, G)]; grad_residual (T, G) bf16 (read too when
 ///   accumulating); grad_fn (n3, G) f32; [grad_norm_weight (1, G) f32].
+/// Finish: mul_parts (T, S 32), ss_parts (T, S) f32; mix, mul (T, n3), ss
+///   (T, 1) f32. Scalar: eps.
 dsl::BuiltKernel buildNormFn(mlir::MLIRContext &ctx, const NormFnConfig &config);
+
+/// tk_mhc_pre_norm_fn_fwd's kernels, scheduled (`c`: width and weighted
+/// set): x (T, G) bf16, fn, w1 (1, G) or null; mix, mul (T, n3), ss (T, 1).
+/// tk_mhc_pre_big_fuse runs the same, so that its logits are the chain's.
+runtime::Status runNormFnForward(tk_context ctx, NormFnConfig c, const tk_tensor &x, const tk_tensor *fn,
+                                 const tk_tensor *w1, tk_tensor *mix, tk_tensor *mul, tk_tensor *ss, float eps,
+                                 tk_stream stream);
 
 /// 3.2's math in fp64 from host arrays (residual as bf16 bits, T x G; fn n3
 /// x G; w null or G), with fn w rounded to TF32 as the kernel's operand:

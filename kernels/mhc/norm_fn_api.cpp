@@ -40,6 +40,39 @@ Status tk::kernels::mhc::checkNormFnLimits(const char *op, Arguments &args, floa
   return Status::ok();
 }
 
+Status tk::kernels::mhc::runNormFnForward(tk_context ctx, NormFnConfig c, const tk_tensor &x, const tk_tensor *fn,
+                                          const tk_tensor *w1, tk_tensor *mix, tk_tensor *mul, tk_tensor *ss, float eps,
+                                          tk_stream stream) {
+  std::vector<const tk_tensor *> tensors = {&x, fn};
+  if (w1)
+    tensors.push_back(w1);
+  tk::compiler::Target target;
+  if (Status s = ctx->targetFor({&x, fn, w1 ? w1 : &x, mix, mul, ss}, target); !s.isOk())
+    return s;
+  if (Status s = normFnSchedule(false).resolve(ctx, target, c); !s.isOk())
+    return s;
+  const std::vector<int64_t> scalars = {tk::runtime::f32Scalar(eps)};
+  const int64_t splits = c.numSplits(), t = x.shape[0];
+  if (splits == 1) {
+    tensors.insert(tensors.end(), {mix, mul, ss});
+    return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), tensors, stream, scalars);
+  }
+  // The splits' sums, [T, S 32] and [T, S], in scratch memory for the Finish kernel.
+  tk::runtime::Scratch scratch;
+  const size_t mulBytes = (size_t)t * splits * kNormFnMaxMixes * 4;
+  if (Status s = scratch.allocateOnStream(ctx, *mix, mulBytes + (size_t)t * splits * 4, stream); !s.isOk())
+    return s;
+  tk_tensor mulParts = scratch.tensor(TK_F32, t, splits * kNormFnMaxMixes), ssParts = scratch.tensor(TK_F32, t, splits);
+  ssParts.data = static_cast<char *>(mulParts.data) + mulBytes;
+  tensors.insert(tensors.end(), {&mulParts, &ssParts});
+  if (Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), tensors, stream); !s.isOk())
+    return s;
+  NormFnConfig finish;
+  finish.stage = NormFnStage::Finish, finish.width = c.width, finish.splits = splits;
+  return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), finish), {&mulParts, &ssParts, mix, mul, ss}, stream,
+                  scalars);
+}
+
 namespace {
 void residualAndFn(Arguments &args, const tk_tensor *residual, const tk_tensor *fn, const tk_tensor *normWeight) {
   args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
@@ -81,12 +114,8 @@ extern "C" tk_status tk_mhc_pre_norm_fn_fwd(tk_context ctx, const tk_tensor *res
     NormFnConfig c;
     c.width = args["G"], c.weighted = norm_weight != nullptr;
     tk_tensor x = mergedLastTwo(residual), w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{};
-    std::vector<const tk_tensor *> tensors = {&x, fn};
-    if (norm_weight)
-      tensors.push_back(&w1);
-    tensors.insert(tensors.end(), {mix, &mulT, &ssT});
-    return tk::runtime::report(runScheduled(ctx, normFnSchedule(false), TK_PROGRAM(buildNormFn), c, tensors, stream,
-                                            {tk::runtime::f32Scalar(eps)}));
+    return tk::runtime::report(
+        runNormFnForward(ctx, c, x, fn, norm_weight ? &w1 : nullptr, mix, &mulT, &ssT, eps, stream));
   });
 }
 

@@ -17,6 +17,8 @@ int64_t NormFnConfig::numChunk() const {
 }
 
 std::string NormFnConfig::key() const {
+  if (stage == NormFnStage::Finish) // its tile is its own; the splits' count shapes its inputs
+    return "mhc_pre_norm_fn_fwd_finish:G=" + std::to_string(width) + ",S=" + std::to_string(numSplits());
   const bool backward = stage != NormFnStage::Forward;
   const std::string schedule = normFnSchedule(backward).spec().print(*this);
   const char *name = stage == NormFnStage::Forward ? "mhc_pre_norm_fn_fwd"
@@ -33,12 +35,20 @@ static std::string checkSchedule(const NormFnConfig &c) {
     return "chunk must be a multiple of 8 dividing G = " + std::to_string(c.width);
   if (c.numTokens() * c.numChunk() > 64 * c.numThreads())
     return "tokens x chunk must be at most 64 elements per thread";
+  if (c.width % (c.numChunk() * c.numSplits()) != 0)
+    return "splits x chunk must divide G = " + std::to_string(c.width);
+  if (c.stage != NormFnStage::Forward && (c.numStages() != 1 || c.numSplits() != 1))
+    return "stages and splits are the forward's";
   return "";
 }
 
 static std::vector<std::string> searchSpace(const NormFnConfig &c, const compiler::Target &) {
   if (c.stage == NormFnStage::Forward)
-    return everyCombination({{"tokens", {16, 32, 64}}, {"chunk", {64, 128, 256}}, {"threads", {128, 256}}});
+    return everyCombination({{"tokens", {32, 64}},
+                             {"chunk", {64, 128, 256}},
+                             {"threads", {128, 256}},
+                             {"stages", {1, 2, 3}},
+                             {"splits", {1, 2, 4, 8}}});
   return everyCombination({{"tokens", {16, 32, 64}}, {"chunk", {32, 64, 128}}, {"threads", {128, 256}}});
 }
 
@@ -52,10 +62,14 @@ const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward) {
              {"tokens", "tokens per CTA (forward) or per step (backward), a multiple of 16", 16, 256, false, 0}},
             {&C::chunk, {"chunk", "G columns per step (forward) or per CTA (backward), dividing G", 8, 1024, false, 0}},
             {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+            {&C::stages,
+             {"stages", "forward: chunks in flight through shared memory (1: loads in the loop)", 1, 4, false, 0}},
+            {&C::splits,
+             {"splits", "forward: CTAs sharing a row block's G, their sums added in order", 1, 64, false, 0}},
         }),
         checkSchedule, searchSpace, [](C &) {},
         // The backward's per-token kernel takes its heuristic; the schedule is the slab kernel's.
-        [](const C &c) { return c.stage == NormFnStage::Norm; });
+        [](const C &c) { return c.stage == NormFnStage::Norm || c.stage == NormFnStage::Finish; });
   };
   static const OperatorSchedule<C> forward = make("mhc_pre_norm_fn_fwd"), back = make("mhc_pre_norm_fn_bwd");
   return backward ? back : forward;
