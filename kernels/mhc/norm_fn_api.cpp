@@ -204,9 +204,15 @@ TK_REGISTER_OPERATORS(norm_fn) {
                            scheduledFactory(normFnSchedule(backward), TK_PROGRAM(buildNormFn), c)};
     };
     std::vector<KernelVariant> variants;
-    if (!backward)
+    if (!backward) {
       variants = {variant(NormFnStage::Forward, 7168, false), variant(NormFnStage::Forward, 7168, true)};
-    else
+      // The split forward's finish kernel, for the default's splits.
+      NormFnConfig forward, finish;
+      forward.width = finish.width = 4 * 7168;
+      finish.stage = NormFnStage::Finish, finish.splits = forward.numSplits();
+      variants.push_back({"mhc_pre_norm_fn_fwd_finish.n4.h7168.s" + std::to_string(finish.splits),
+                          tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), finish)});
+    } else
       variants = {variant(NormFnStage::Norm, 7168, false), variant(NormFnStage::Slab, 7168, false, true),
                   variant(NormFnStage::Slab, 7168, true, false)};
     registerOperator({backward ? "mhc_pre_norm_fn_bwd" : "mhc_pre_norm_fn_fwd", "mhc",
