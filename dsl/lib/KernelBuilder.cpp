@@ -525,7 +525,7 @@ BuiltKernel KernelBuilder::finish() {
   // A transpose that only fed dot() (which took its input, rhs_transposed) would still be lowered: drop it.
   SmallVector<tile::TransposeOp> dead;
   module_->walk([&](tile::TransposeOp t) { dead.push_back(t); });
-  for (tile::TransposeOp t : dead)
+  for (tile::TransposeOp t : llvm::reverse(dead)) // users first: transpose(transpose(w)) goes whole
     if (t->use_empty())
       t->erase();
   std::string diagnostics;

@@ -5,8 +5,9 @@
 // to the chain of tk's own operators (tk_mhc_pre_norm_fn_fwd without a norm
 // weight, tk_mhc_pre_split_mixes_fwd, tk_sinkhorn_normalize_fwd,
 // tk_mhc_pre_apply_mix_fwd) because it runs their ops in their order:
-//   1. mhc_pre_norm_fn_fwd's kernel itself (the same schedule as the chain
-//      would take), its mix logits into scratch memory;
+//   1. mhc_pre_norm_fn_fwd's kernels themselves (runNormFnForward: the same
+//      schedule and splits as the chain would take), its mix logits into
+//      scratch memory;
 //   2. the mixes kernel (here), per `rows` tokens: post from the logits'
 //      second group, comb's logits from the third as a [rows, n, n] tile of
 //      the Sinkhorn kernel's shape and threads (its schedule, resolved as the

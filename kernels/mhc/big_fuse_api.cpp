@@ -110,7 +110,8 @@ TK_REGISTER_OPERATORS(big_fuse) {
       {"mhc_pre_big_fuse",
        "mhc",
        "tk_mhc_pre_big_fuse",
-       "inference: norm_fn's kernel, then post and Sinkhorn's comb per token, then the layer input with pre from "
+       "inference: norm_fn's forward kernels, then post and Sinkhorn's comb per token, then the layer input with pre "
+       "from "
        "its logits; bit-identical to the chain of the unfused operators",
        {KernelVariant{"mhc_pre_big_fuse_mixes.n4.r10", tk::runtime::factoryOf(TK_PROGRAM(buildBigFuseMixes), mixes)},
         KernelVariant{"mhc_pre_big_fuse.n4.h7168", scheduledFactory(streamSchedule(StreamOp::PreBigFuseApply),

@@ -53,13 +53,25 @@ static std::string checkSchedule(const NormFnConfig &c) {
   return "";
 }
 
-static std::vector<std::string> searchSpace(const NormFnConfig &c, const compiler::Target &) {
-  if (c.stage == NormFnStage::Forward)
-    return everyCombination({{"tokens", {32, 64}},
-                             {"chunk", {64, 128, 256}},
-                             {"threads", {128, 256}},
-                             {"stages", {1, 2, 3}},
-                             {"splits", {1, 2, 4, 8}}});
+static std::vector<std::string> searchSpace(const NormFnConfig &c, const compiler::Target &t) {
+  if (c.stage == NormFnStage::Forward) {
+    // Pipelines whose versions of the x and fn chunks, beside the product's own staging of both (about the same
+    // again), would pass the target's shared memory are left out.
+    std::vector<std::string> fit;
+    for (const std::string &s : everyCombination({{"tokens", {32, 64}},
+                                                  {"chunk", {64, 128, 256}},
+                                                  {"threads", {128, 256}},
+                                                  {"stages", {1, 2, 3}},
+                                                  {"splits", {1, 2, 4, 8}}})) {
+      NormFnConfig v = c;
+      if (!normFnSchedule(false).spec().parse(s, v).empty())
+        continue;
+      const int64_t chunkBytes = v.numTokens() * v.numChunk() * 2 + kNormFnMaxMixes * v.numChunk() * 4;
+      if ((v.numStages() > 1 ? v.numStages() + 1 : 1) * chunkBytes <= t.maxSharedBytes)
+        fit.push_back(s);
+    }
+    return fit;
+  }
   return everyCombination({{"tokens", {16, 32, 64}}, {"chunk", {32, 64, 128}}, {"threads", {128, 256}}});
 }
 

@@ -75,7 +75,8 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
     return padWords(l.shape[1] * bytes(elt) / 4, 4 * (perLoad * bytes(elt) / 4), 32);
   };
   Value sa = stageRows(*this, op, lhs, la, ea, kRowsPad(la, ea));
-  // A [K, N] rhs is read an element at a time down its columns: rows 2t (+ j) of a step apart by 4 words mod 16.
+  // A [K, N] rhs is read an element at a time down its columns: TF32 rows 2t (+ j) of a step apart by 4 words mod
+  // 16. (bf16 reads rows 4t + j: 16-byte rows leave two of the four t on one bank, a 2-way conflict.)
   Value sb = stageRows(*this, op, rhs, lb, eb, rhsT ? kRowsPad(lb, eb) : padWords(lb.shape[1] * bytes(eb) / 4, 4, 16));
   auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value sc = sharedBuffer(MemRefType::get({m, n + 4}, f32, MemRefLayoutAttrInterface(), space));
