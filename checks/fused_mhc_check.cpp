@@ -1,6 +1,7 @@
 //===- fused_mhc_check.cpp ------------------------------------------------===//
 #include "checks/fused_mhc_check.h"
 #include "checks/bf16.h"
+#include "checks/random_draws.h"
 #include "kernels/mhc/big_fuse.h"
 #include "kernels/mhc/streams.h"
 
@@ -32,22 +33,6 @@ int64_t differing(const std::vector<uint8_t> &a, const std::vector<uint8_t> &b, 
   for (size_t i = 0; i + elementBytes <= a.size(); i += elementBytes)
     d += std::memcmp(&a[i], &b[i], elementBytes) != 0;
   return d;
-}
-
-std::vector<uint16_t> randnBf16(std::mt19937 &rng, int64_t count, int64_t period = 0, int64_t h = 1) {
-  std::normal_distribution<float> normal;
-  std::vector<uint16_t> v(std::max<int64_t>(1, count));
-  for (int64_t i = 0; i < count; ++i)
-    v[i] = bf16Bits(normal(rng) * (period ? 1.0f + 0.01f * (float)((i % period) / h) : 1.0f));
-  return v;
-}
-
-std::vector<float> randn(std::mt19937 &rng, int64_t count, float scale = 1.0f) {
-  std::normal_distribution<float> normal;
-  std::vector<float> v(std::max<int64_t>(1, count));
-  for (int64_t i = 0; i < count; ++i)
-    v[i] = normal(rng) * scale;
-  return v;
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- norm_fn_check.cpp --------------------------------------------------===//
 #include "checks/norm_fn_check.h"
 #include "checks/bf16.h"
+#include "checks/two_calls.h"
 #include "kernels/mhc/norm_fn.h"
 
 #include <algorithm>
@@ -46,24 +47,29 @@ CheckResult checkNormFn(GpuSession *gpu, tk_context ctx, const NormFnCase &c, bo
   for (int64_t i = 0; i < t; ++i)
     ssF[i] = (float)ss[i];
 
-  // Outputs, each with its reference and tolerance (atol, rtol).
-  struct Out {
-    std::vector<double> want;
-    std::vector<int64_t> shape;
-    tk_dtype dtype;
-    double atol, rtol;
+  // Outputs with their tolerances: atol relative to the output's largest |ref| (the values' scale follows fn's
+  // 1e-4 and T), except for grad_residual's bf16 rounding; rtol of |ref|.
+  auto output = [](std::vector<double> want, std::vector<int64_t> shape, tk_dtype dtype, double atol, double rtol) {
+    double largest = 0;
+    for (double v : want)
+      largest = std::max(largest, std::fabs(v));
+    return CheckedOutput{shape, dtype, std::move(want), within(dtype == TK_BF16 ? atol : atol * largest, rtol)};
   };
-  std::vector<Out> outs;
+  std::vector<CheckedOutput> outs;
   if (!c.backward) {
-    outs = {{mix, {t, n3}, TK_F32, 1e-4, 1e-4}, {mul, {t, n3}, TK_F32, 1e-4, 1e-4}, {ss, {t}, TK_F32, 0, 1e-5}};
+    outs = {output(mix, {t, n3}, TK_F32, 1e-4, 1e-4), output(mul, {t, n3}, TK_F32, 1e-4, 1e-4),
+            output(ss, {t}, TK_F32, 0, 1e-5)};
   } else {
     std::vector<double> gres(heldX), gfn(n3 * g), gw(std::max<int64_t>(1, g));
     kernels::mhc::normFnBackwardReference(gmix.data(), x.data(), fn.data(), wp, mulF.data(), ssF.data(),
                                           c.accumulate ? acc.data() : nullptr, t, n3, g, eps, gres.data(), gfn.data(),
                                           gw.data());
-    outs = {{gres, {t, n, h}, TK_BF16, 1e-5, 1.6e-2}, {gfn, {n3, g}, TK_F32, 2e-3, 1e-3}};
+    outs = {output(gres, {t, n, h}, TK_BF16, 1e-5, 1.6e-2), output(gfn, {n3, g}, TK_F32, 2e-3, 1e-3)};
+    // grad_residual holds the earlier gradients when accumulating.
+    if (c.accumulate)
+      outs[0].initial = acc.data();
     if (c.weighted)
-      outs.push_back({gw, {g}, TK_F32, 2e-3, 1e-3});
+      outs.push_back(output(gw, {g}, TK_F32, 2e-3, 1e-3));
   }
   Placement p{gpu};
   tk_tensor tx = p.tensor(p.put(x.data(), heldX * 2), TK_BF16, {t, n, h});
@@ -72,70 +78,21 @@ CheckResult checkNormFn(GpuSession *gpu, tk_context ctx, const NormFnCase &c, bo
   tk_tensor tg = p.tensor(p.put(gmix.data(), heldM * 4), TK_F32, {t, n3});
   tk_tensor tmul = p.tensor(p.put(mulF.data(), heldM * 4), TK_F32, {t, n3});
   tk_tensor tss = p.tensor(p.put(ssF.data(), heldT * 4), TK_F32, {t});
-  auto bytesOf = [](const Out &o) {
-    int64_t e = 1;
-    for (int64_t d : o.shape)
-      e *= d;
-    return std::max<int64_t>(1, e) * (o.dtype == TK_BF16 ? 2 : 4);
-  };
-  std::vector<std::vector<uint8_t>> got[2];
-  std::vector<void *> placed[2];
-  for (int k = 0; k < 2; ++k)
-    for (size_t o = 0; o < outs.size(); ++o) {
-      got[k].emplace_back(bytesOf(outs[o]));
-      // grad_residual holds the earlier gradients when accumulating (restored before each call).
-      const bool seeded = c.backward && o == 0 && c.accumulate;
-      // (The CPU path writes into the host buffer it is given: each call gets its own copy of acc.)
-      if (seeded)
-        std::memcpy(got[k][o].data(), acc.data(), heldX * 2);
-      placed[k].push_back(seeded ? p.put(got[k][o].data(), heldX * 2)
-                                 : p.poisoned(got[k][o].data(), got[k][o].size(), 0xEE));
-    }
-  auto call = [&](int k) {
-    std::vector<tk_tensor> o;
-    for (size_t i = 0; i < outs.size(); ++i)
-      o.push_back(p.tensor(placed[k][i], outs[i].dtype, outs[i].shape));
+  TwoCalls calls(p, std::move(outs));
+  auto call = [&](const std::vector<tk_tensor> &outputs) {
+    std::vector<tk_tensor> o = outputs;
     if (!c.backward)
       return tk_mhc_pre_norm_fn_fwd(ctx, &tx, &tfn, c.weighted ? &tw : nullptr, eps, &o[0], &o[1], &o[2], nullptr);
     return tk_mhc_pre_norm_fn_bwd(ctx, &tg, &tx, &tfn, c.weighted ? &tw : nullptr, &tmul, &tss, eps, (int)c.accumulate,
                                   &o[0], &o[1], c.weighted ? &o[2] : nullptr, nullptr);
   };
-  for (int k = 0; k < 2; ++k) {
-    if (!r.called(call(k)))
-      return r;
-    for (size_t o = 0; o < outs.size(); ++o)
-      p.get(got[k][o].data(), placed[k][o], got[k][o].size());
-  }
-  for (size_t o = 0; o < outs.size(); ++o) {
-    // atol is relative to the output's largest |ref| (the values' scale follows fn's 1e-4 and T), except for
-    // grad_residual's bf16 rounding.
-    double largest = 0;
-    for (double v : outs[o].want)
-      largest = std::max(largest, std::fabs(v));
-    const double atol = outs[o].dtype == TK_BF16 ? outs[o].atol : outs[o].atol * largest;
-    const int64_t bytes = bytesOf(outs[o]), count = (int64_t)outs[o].want.size();
-    const bool empty = outs[o].shape[0] == 0;
-    r.countMismatches += std::memcmp(got[0][o].data(), got[1][o].data(), bytes) != 0;
-    for (int64_t i = 0; !empty && i < count && i < bytes / (outs[o].dtype == TK_BF16 ? 2 : 4); ++i) {
-      double v;
-      if (outs[o].dtype == TK_BF16) {
-        uint16_t b;
-        std::memcpy(&b, &got[0][o][2 * i], 2);
-        v = bf16Value(b);
-      } else {
-        float f;
-        std::memcpy(&f, &got[0][o][4 * i], 4);
-        v = f;
-      }
-      const double want = outs[o].want[i];
-      r.outMismatches += !(std::fabs(v - want) <= atol + outs[o].rtol * std::fabs(want));
-    }
-  }
+  if (!calls.run(r, call))
+    return r;
   const double tg2 = 2.0 * t * g, fnBytes = 4.0 * n3 * g;
   r.bytes = c.backward ? 8.0 * t * n3 + 4.0 * t + tg2 * (c.accumulate ? 2 : 1) + fnBytes + tg2 + fnBytes
                        : tg2 + fnBytes + 4.0 * t * n3 + 4.0 * t * (n3 + 1);
   if (gpu && time)
-    r.ms = gpu->medianMs([&] { call(0); }, 3, 20);
+    r.ms = gpu->medianMs([&] { call(calls.first()); }, 3, 20);
   return r;
 }
 

@@ -1,8 +1,8 @@
-// Seeded standard-normal draws for the GPU tests' inputs: f32, and bf16 bits
-// of such values.
+// Seeded standard-normal draws for the GPU tests' inputs (checks/random_draws.h
+// from a generator of `seed`), and central differences for the layer tests.
 #pragma once
 
-#include "checks/bf16.h"
+#include "checks/random_draws.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,19 +14,12 @@ namespace tk::test {
 
 inline std::vector<float> randn(size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(count);
-  for (float &f : v)
-    f = normal(rng);
-  return v;
+  return checks::randn(rng, (int64_t)count);
 }
 
 inline std::vector<uint16_t> randnBf16(size_t count, uint32_t seed) {
-  std::vector<float> f = randn(count, seed);
-  std::vector<uint16_t> b(count);
-  for (size_t i = 0; i < count; ++i)
-    b[i] = checks::bf16Bits(f[i]);
-  return b;
+  std::mt19937 rng(seed);
+  return checks::randnBf16(rng, (int64_t)count);
 }
 
 /// dL/dp for every element of p by central differences of `loss` (steps of
