@@ -27,6 +27,28 @@ std::vector<Tile> forwardStep(const Tile &xt, const std::function<Tile()> &weigh
   return {carried[0] + prod, carried[1] + relayout(reduce_sum(xf * xf, 1))};
 }
 
+/// rsqrt(ss / G + eps) per token, of a [rows, 1] tile of sums of squares.
+Tile rmsFactor(const Tile &ss, const Uniform &eps, int64_t g) {
+  return map({ss}, DType::F32, [&](const std::vector<Scalar> &v) {
+    return rsqrt(v[0] / v[0].constantF32(double(g)) + v[0].uniform(eps));
+  });
+}
+
+/// The forward's outputs (mix, mul, ss), written from the product m and the sums of squares s of `rows` tokens.
+struct ForwardOutputs {
+  Tensor mix, mul, ss;
+  ForwardOutputs(KernelBuilder &k, const Dim &tokens, const Dim &mixes)
+      : mix(k.output("mix", {tokens, mixes}, DType::F32, {}, 4)),
+        mul(k.output("mul", {tokens, mixes}, DType::F32, {}, 4)), ss(k.output("ss", {tokens, 1}, DType::F32, {}, 4)) {}
+  void store(KernelBuilder &k, const Index &at, const Tile &m, const Tile &s, const Uniform &eps, int64_t g) const {
+    Tile r = rmsFactor(s, eps, g);
+    Index zero = k.index(0);
+    k.store(mul, {at, zero}, m);
+    k.store(mix, {at, zero}, m * expand(r, 1, kPad));
+    k.store(ss, {at, zero}, s);
+  }
+};
+
 BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   const int64_t g = c.width, rows = c.numTokens(), cols = c.numChunk(), splits = c.numSplits();
   const int64_t perSplit = g / cols / splits;
@@ -38,15 +60,13 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   if (c.weighted)
     w.push_back(k.input("norm_weight", {1, g}, DType::F32, {}, 16));
   // Split K: each CTA of the grid's second dimension writes its share's sums, reduced by the Finish kernel.
-  std::vector<Tensor> out;
-  if (splits == 1) {
-    out.push_back(k.output("mix", {tokens, mixes}, DType::F32, {}, 4));
-    out.push_back(k.output("mul", {tokens, mixes}, DType::F32, {}, 4));
-    out.push_back(k.output("ss", {tokens, 1}, DType::F32, {}, 4));
-  } else {
-    out.push_back(k.output("mul_parts", {tokens, splits * kPad}, DType::F32, {}, 16));
-    out.push_back(k.output("ss_parts", {tokens, splits}, DType::F32, {}, 4));
-  }
+  std::vector<ForwardOutputs> outs;
+  std::vector<Tensor> parts;
+  if (splits == 1)
+    outs.emplace_back(k, tokens, mixes);
+  else
+    parts = {k.output("mul_parts", {tokens, splits * kPad}, DType::F32, {}, 16),
+             k.output("ss_parts", {tokens, splits}, DType::F32, {}, 4)};
   std::vector<Uniform> eps;
   if (splits == 1)
     eps.push_back(k.scalarInput("eps", DType::F32));
@@ -90,16 +110,11 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
       });
     }
     if (splits > 1) {
-      k.store(out[0], {at, b[1] * kPad}, acc[0]);
-      k.store(out[1], {at, b[1]}, acc[1]);
+      k.store(parts[0], {at, b[1] * kPad}, acc[0]);
+      k.store(parts[1], {at, b[1]}, acc[1]);
       return;
     }
-    Tile r = map({acc[1]}, DType::F32, [&](const std::vector<Scalar> &v) {
-      return rsqrt(v[0] / v[0].constantF32(double(g)) + v[0].uniform(eps[0]));
-    });
-    k.store(out[1], {at, zero}, acc[0]);
-    k.store(out[0], {at, zero}, acc[0] * expand(r, 1, kPad));
-    k.store(out[2], {at, zero}, acc[1]);
+    outs[0].store(k, at, acc[0], acc[1], eps[0], g);
   });
   return k.finish();
 }
@@ -112,9 +127,7 @@ BuiltKernel buildFinish(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   Dim tokens = k.dynamic("tokens"), mixes = k.dynamic("mixes");
   Tensor mulParts = k.input("mul_parts", {tokens, splits * kPad}, DType::F32, {}, 16);
   Tensor ssParts = k.input("ss_parts", {tokens, splits}, DType::F32, {}, 4);
-  Tensor mix = k.output("mix", {tokens, mixes}, DType::F32, {}, 4);
-  Tensor mul = k.output("mul", {tokens, mixes}, DType::F32, {}, 4);
-  Tensor ss = k.output("ss", {tokens, 1}, DType::F32, {}, 4);
+  ForwardOutputs outs(k, tokens, mixes);
   Uniform eps = k.scalarInput("eps", DType::F32);
   k.grid({ceil_div(tokens, rows)}, [&](const std::vector<Index> &b) {
     Index at = b[0] * rows, zero = k.index(0);
@@ -123,12 +136,7 @@ BuiltKernel buildFinish(mlir::MLIRContext &ctx, const NormFnConfig &c) {
       m = m + k.load(mulParts, {at, k.index(p * kPad)}, {rows, kPad});
       s = s + k.load(ssParts, {at, k.index(p)}, {rows, 1});
     }
-    Tile r = map({s}, DType::F32, [&](const std::vector<Scalar> &v) {
-      return rsqrt(v[0] / v[0].constantF32(double(g)) + v[0].uniform(eps));
-    });
-    k.store(mul, {at, zero}, m);
-    k.store(mix, {at, zero}, m * expand(r, 1, kPad));
-    k.store(ss, {at, zero}, s);
+    outs.store(k, at, m, s, eps, g);
   });
   return k.finish();
 }
@@ -148,9 +156,7 @@ BuiltKernel buildNorm(mlir::MLIRContext &ctx, const NormFnConfig &c) {
     Index at = b[0] * rows, zero = k.index(0);
     Tile gm = k.load(dmix, {at, zero}, {rows, kPad}), m = k.load(mul, {at, zero}, {rows, kPad});
     Tile s = k.load(ss, {at, zero}, {rows, 1});
-    Tile r = map({s}, DType::F32, [&](const std::vector<Scalar> &v) {
-      return rsqrt(v[0] / v[0].constantF32(double(g)) + v[0].uniform(eps));
-    });
+    Tile r = rmsFactor(s, eps, g);
     Tile dr = reduce_sum(gm * m, 1);
     Tile d = map({dr, r, s}, DType::F32, [&](const std::vector<Scalar> &v) {
       return v[0].constantF32(-0.5) * v[0] * v[1] / (v[2] + v[0].uniform(eps) * v[0].constantF32(double(g)));

@@ -43,20 +43,21 @@ Status tk::kernels::mhc::checkNormFnLimits(const char *op, Arguments &args, floa
 Status tk::kernels::mhc::runNormFnForward(tk_context ctx, NormFnConfig c, const tk_tensor &x, const tk_tensor *fn,
                                           const tk_tensor *w1, tk_tensor *mix, tk_tensor *mul, tk_tensor *ss, float eps,
                                           tk_stream stream) {
-  std::vector<const tk_tensor *> tensors = {&x, fn};
+  std::vector<const tk_tensor *> inputs = {&x, fn};
   if (w1)
-    tensors.push_back(w1);
+    inputs.push_back(w1);
+  std::vector<const tk_tensor *> tensors = inputs;
+  tensors.insert(tensors.end(), {mix, mul, ss});
+  // runScheduled's resolution, kept here: the splits it chooses decide the launches.
   tk::compiler::Target target;
-  if (Status s = ctx->targetFor({&x, fn, w1 ? w1 : &x, mix, mul, ss}, target); !s.isOk())
+  if (Status s = ctx->targetFor(tensors, target); !s.isOk())
     return s;
   if (Status s = normFnSchedule(false).resolve(ctx, target, c); !s.isOk())
     return s;
   const std::vector<int64_t> scalars = {tk::runtime::f32Scalar(eps)};
   const int64_t splits = c.numSplits(), t = x.shape[0];
-  if (splits == 1) {
-    tensors.insert(tensors.end(), {mix, mul, ss});
+  if (splits == 1)
     return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), tensors, stream, scalars);
-  }
   // The splits' sums, [T, S 32] and [T, S], in scratch memory for the Finish kernel.
   tk::runtime::Scratch scratch;
   const size_t mulBytes = (size_t)t * splits * kNormFnMaxMixes * 4;
@@ -64,8 +65,8 @@ Status tk::kernels::mhc::runNormFnForward(tk_context ctx, NormFnConfig c, const 
     return s;
   tk_tensor mulParts = scratch.tensor(TK_F32, t, splits * kNormFnMaxMixes), ssParts = scratch.tensor(TK_F32, t, splits);
   ssParts.data = static_cast<char *>(mulParts.data) + mulBytes;
-  tensors.insert(tensors.end(), {&mulParts, &ssParts});
-  if (Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), tensors, stream); !s.isOk())
+  inputs.insert(inputs.end(), {&mulParts, &ssParts});
+  if (Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), inputs, stream); !s.isOk())
     return s;
   NormFnConfig finish;
   finish.stage = NormFnStage::Finish, finish.width = c.width, finish.splits = splits;
