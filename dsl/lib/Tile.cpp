@@ -249,7 +249,10 @@ Tile transpose(const Tile &t, SourceLine where) {
   return Tile(k, tile::TransposeOp::create(k->opBuilder(), k->loc(), type, t.value()));
 }
 
-Tile dot(const Tile &a, const Tile &b, SourceLine where) {
+namespace {
+
+/// tile.dot of a and b, added to `acc` when given (dot's two forms).
+Tile buildDot(const Tile &a, const Tile &b, const Tile *acc, SourceLine where) {
   KernelBuilder *k = a.builder();
   KernelBuilder::AtLine at(*k, where);
   auto ta = fragType(a), tb = fragType(b);
@@ -270,10 +273,26 @@ Tile dot(const Tile &a, const Tile &b, SourceLine where) {
                                 ": tensor cores need M a multiple of 16, N of 8 and K of " + std::to_string(kStep) +
                                 (bf16 ? " (bf16)" : " (TF32)"));
   auto type = tile::FragmentType::get(&k->context(), {m, n}, Float32Type::get(&k->context()));
+  Value accValue;
+  if (acc) {
+    auto tc = fragType(*acc);
+    if (tc.getShape() != type.getShape() || !tc.getElementType().isF32())
+      throw std::invalid_argument(k->errorPrefix() + "dot of " + named() + " into a " + shapeString(acc->shape()) +
+                                  " accumulator: it must be an [" + std::to_string(m) + ", " + std::to_string(n) +
+                                  "] f32 tile");
+    accValue = acc->value();
+  }
   if (transposed)
-    return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), transposed.getInput(), true));
-  return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), b.value()));
+    return Tile(k,
+                tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), transposed.getInput(), accValue, true));
+  return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), b.value(), accValue, false));
 }
+
+} // namespace
+
+Tile dot(const Tile &a, const Tile &b, SourceLine where) { return buildDot(a, b, nullptr, where); }
+
+Tile dot(const Tile &a, const Tile &b, const Tile &acc, SourceLine where) { return buildDot(a, b, &acc, where); }
 
 Tile expand(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
   KernelBuilder *k = t.builder();

@@ -13,12 +13,17 @@ TEST_F(DotGpu, TensorCoreProductsWithinOrderRounding) {
   tk_context ctx = nullptr;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   int passed = 0, cases = 0;
-  for (tk::test_kernels::DotTestConfig c : {tk::test_kernels::DotTestConfig{DType::BF16, DType::F32, 64, 24},
-                                            tk::test_kernels::DotTestConfig{DType::F32, DType::F32, 256, 32},
-                                            tk::test_kernels::DotTestConfig{DType::BF16, DType::BF16, 512, 16},
-                                            tk::test_kernels::DotTestConfig{DType::BF16, DType::F32, 128, 32, true},
-                                            tk::test_kernels::DotTestConfig{DType::BF16, DType::BF16, 256, 32, true}})
-    for (int64_t rows : {32, 40, 4096}) {
+  using Config = tk::test_kernels::DotTestConfig;
+  // The last five carry K's chunks in an accumulator: 64 rows per block from
+  // registers (mma.sync's fragments), 32 through shared memory.
+  for (Config c :
+       {Config{DType::BF16, DType::F32, 64, 24}, Config{DType::F32, DType::F32, 256, 32},
+        Config{DType::BF16, DType::BF16, 512, 16}, Config{DType::BF16, DType::F32, 128, 32, true},
+        Config{DType::BF16, DType::BF16, 256, 32, true}, Config{DType::BF16, DType::F32, 256, 24, true, 64, 64},
+        Config{DType::BF16, DType::F32, 128, 16, false, 32, 64},
+        Config{DType::BF16, DType::BF16, 128, 16, true, 64, 64}, Config{DType::F32, DType::F32, 64, 8, false, 32, 64},
+        Config{DType::BF16, DType::F32, 128, 24, true, 64, 32}})
+    for (int64_t rows : {32, 40, 100, 4096}) {
       std::string error;
       // Sums of K exact products in another order: within K ulps of their magnitude.
       const double tolerance = (double)c.k * 0x1p-24;

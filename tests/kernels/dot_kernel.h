@@ -1,5 +1,6 @@
-// A kernel of one tile.dot per 32 rows (y = x w, x [rows, K], w [K, N] or,
-// `transposed`, y = x transpose(w) with w [N, K]),
+// A kernel of tile.dot over blocks of rows (y = x w, x [rows, K], w [K, N]
+// or, `transposed`, y = x transpose(w) with w [N, K]), either one product
+// over K or, with `chunk`, one per chunk of K carried in an accumulator,
 // its reference and its check on the CPU path or a GPU
 // (tests/unit/dot_test.cpp, tests/kernels/dot_gpu_test.cpp).
 #pragma once
@@ -21,9 +22,16 @@ struct DotTestConfig {
   dsl::DType a = dsl::DType::BF16, b = dsl::DType::F32; ///< x's and w's elements (f32 or bf16)
   int64_t k = 64, n = 24;
   bool transposed = false; ///< w given as [N, K]: dot(x, transpose(w)), tile.dot {rhs_transposed}
+  /// K in chunks of this many columns (0: one product), each after the
+  /// first added to the one before by dot(x, w, acc).
+  int64_t chunk = 0;
+  /// Rows per block of 128 threads: 64 fits mma.sync's register fragments
+  /// (16 per warp), so dot(x, w, acc) runs from registers; 32 stages.
+  int64_t blockRows = 32;
   std::string key() const {
     return std::string("dot_test:") + dsl::name(a) + "x" + dsl::name(b) + ",K=" + std::to_string(k) +
-           ",N=" + std::to_string(n) + (transposed ? ",T" : "");
+           ",N=" + std::to_string(n) + (transposed ? ",T" : "") + ",chunk=" + std::to_string(chunk) +
+           ",rows=" + std::to_string(blockRows);
   }
 };
 
@@ -34,10 +42,17 @@ inline dsl::BuiltKernel buildDotTest(mlir::MLIRContext &ctx, const DotTestConfig
   std::vector<int64_t> wShape = c.transposed ? std::vector<int64_t>{c.n, c.k} : std::vector<int64_t>{c.k, c.n};
   Tensor x = k.input("x", {rows, c.k}, c.a), w = k.input("w", {wShape[0], wShape[1]}, c.b);
   Tensor y = k.output("y", {rows, c.n}, DType::F32);
-  k.grid({ceil_div(rows, 32)}, [&](const std::vector<Index> &b) {
-    Index row = b[0] * 32;
-    Tile xt = k.load(x, {row, k.index(0)}, {32, c.k}), wt = k.load(w, {k.index(0), k.index(0)}, wShape);
-    k.store(y, {row, k.index(0)}, dot(xt, c.transposed ? transpose(wt) : wt));
+  const int64_t chunk = c.chunk ? c.chunk : c.k;
+  k.grid({ceil_div(rows, c.blockRows)}, [&](const std::vector<Index> &b) {
+    Index row = b[0] * c.blockRows;
+    std::vector<Tile> acc;
+    for (int64_t k0 = 0; k0 < c.k; k0 += chunk) {
+      Tile xt = k.load(x, {row, k.index(k0)}, {c.blockRows, chunk});
+      Tile wt = c.transposed ? transpose(k.load(w, {k.index(0), k.index(k0)}, {c.n, chunk}))
+                             : k.load(w, {k.index(k0), k.index(0)}, {chunk, c.n});
+      acc.push_back(acc.empty() ? dot(xt, wt) : dot(xt, wt, acc.back()));
+    }
+    k.store(y, {row, k.index(0)}, acc.back());
   });
   return k.finish();
 }

@@ -20,6 +20,13 @@ const std::vector<DotTestConfig> kConfigs = {
     {DType::BF16, DType::BF16, 64, 16},       // bf16 products
     {DType::BF16, DType::F32, 64, 32, true},  // dot(x, transpose(w)), w [N, K] as mhc_pre_norm_fn's fn
     {DType::BF16, DType::BF16, 32, 16, true}, // the same, bf16
+    // K in chunks carried in an accumulator: 64 rows per 4 warps run from
+    // registers (lhs and accumulator in mma.sync's fragments), 32 staged.
+    {DType::BF16, DType::F32, 256, 24, true, 64, 64},
+    {DType::BF16, DType::F32, 128, 16, false, 32, 64},
+    {DType::BF16, DType::BF16, 128, 16, true, 64, 64},
+    {DType::F32, DType::F32, 64, 8, false, 32, 64},
+    {DType::BF16, DType::F32, 128, 24, true, 64, 32},
 };
 
 TEST(Dot, CompilesToMmaSyncForEveryTarget) {

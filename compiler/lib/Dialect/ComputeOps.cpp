@@ -1,6 +1,8 @@
 //===- ComputeOps.cpp - computation on fragments: verifiers and layout rules ===//
-#include "tk/compiler/Dialect/Tile/Tile.h"
 #include "OpHelpers.h"
+#include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/Layout/LayoutAttrs.h"
+#include "tk/compiler/Layout/MmaLayouts.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -167,6 +169,15 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "runs on 16 x 8 x " << kStep() << " tensor-core tiles (" << (isBf16() ? "bf16" : "TF32")
                          << "): needs M a multiple of 16, N of 8 and K of " << kStep() << ", got M = " << m
                          << ", N = " << n << ", K = " << k;
+  if (Value acc = getAcc()) {
+    auto t = cast<FragmentType>(acc.getType());
+    if (t.getShape() != c.getShape() || !t.getElementType().isF32())
+      return emitOpError() << "accumulates into an " << m << "x" << n << "xf32 fragment, got " << t;
+    // The product accumulates in place: one layout for both once assigned.
+    if (t.getLayout() && c.getLayout() && t.getLayout() != c.getLayout())
+      return emitOpError() << "needs the result laid out as the accumulator, got " << c.getLayout() << " and "
+                           << t.getLayout();
+  }
   return success();
 }
 
@@ -281,9 +292,30 @@ LogicalResult TransposeOp::hintOperandLayouts(LayoutInference &inference) {
                                                inference.transposeRows()));
   return success();
 }
-/// The operands go through shared memory whatever their layouts; the
+/// With an accumulator, where the shapes fit the kernel's warps, the lhs and
+/// the accumulator are asked for in mma.sync's fragment layouts (the lhs's
+/// wish overrides others: without it the operand is staged in shared
+/// memory); the product then runs from registers (MmaLayouts.h).
+LogicalResult DotOp::hintOperandLayouts(LayoutInference &inference) {
+  if (!getAcc())
+    return success();
+  auto bytes = [](FragmentType t) { return std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8); };
+  FragmentType a = getLhs().getType(), b = getRhs().getType();
+  std::optional<compiler::MmaRegisterLayouts> l =
+      compiler::chooseMmaRegisterLayouts(a.getShape()[0], a.getShape()[1], numColumns(), inference.numWarps(), bytes(a),
+                                         bytes(b), isBf16(), inference.vectorBytes());
+  if (!l)
+    return success();
+  inference.want(getLhs(), compiler::toAttr(getContext(), l->lhs), /*overrides=*/true);
+  inference.want(getAcc(), compiler::toAttr(getContext(), l->acc));
+  return success();
+}
+/// The accumulator's layout (the product adds into it in place); without
+/// one, the operands go through shared memory whatever their layouts and the
 /// result is read back in the layout its users want, else the default.
 FailureOr<Attribute> DotOp::inferResultLayout(LayoutInference &inference, OpResult, Attribute hint) {
+  if (Value acc = getAcc())
+    return LayoutInference::layoutOf(acc);
   if (hint)
     return hint;
   return inference.defaultLayout(getResult().getType());

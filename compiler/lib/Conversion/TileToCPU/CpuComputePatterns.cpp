@@ -198,7 +198,8 @@ struct RelayoutPattern : TileToCpuPattern<RelayoutOp> {
   }
 };
 
-/// Each result element: its K products (exact in f32) added one at a time in order of k.
+/// Each result element: its K products (exact in f32) added one at a time in order of k, to the accumulator
+/// element where there is one.
 struct DotPattern : TileToCpuPattern<DotOp> {
   using TileToCpuPattern::TileToCpuPattern;
   LogicalResult lower(DotOp op, Adaptor a, CpuEmitter &emit, ConversionPatternRewriter &rw) const override {
@@ -208,9 +209,10 @@ struct DotPattern : TileToCpuPattern<DotOp> {
     const int64_t k = op.getLhs().getType().getShape()[1];
     emit.loopNest(type.getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
       auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(ib, l, v); };
-      Value zero = arith::ConstantOp::create(ib, l, ib.getF32FloatAttr(0.0f));
+      Value init = a.getAcc() ? memref::LoadOp::create(ib, l, a.getAcc(), ivs).getResult()
+                              : arith::ConstantOp::create(ib, l, ib.getF32FloatAttr(0.0f)).getResult();
       auto loop = scf::ForOp::create(
-          ib, l, c(0), c(k), c(1), ValueRange{zero}, [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
+          ib, l, c(0), c(k), c(1), ValueRange{init}, [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
             // bf16 is exact in f32 and in TF32; an f32 operand is rounded to TF32.
             auto operand = [&](Value mem, Type elt, Value row, Value col) -> Value {
               Value v = memref::LoadOp::create(kb, kl, mem, ValueRange{row, col});

@@ -85,7 +85,7 @@ struct ExpandPattern : TileToGpuPattern<ExpandOp> {
   }
 };
 
-/// mma.sync on 16 x 8 tiles of the result, the operands through shared memory (MmaDot.cpp).
+/// mma.sync on 16 x 8 tiles of the result, the operands through shared memory or registers (MmaDot.cpp).
 struct DotPattern : TileToGpuPattern<DotOp> {
   using TileToGpuPattern::TileToGpuPattern;
   LogicalResult lower(DotOp op, Adaptor a, ThreadEmitter &emit, ConversionPatternRewriter &rw) const override {
@@ -93,7 +93,7 @@ struct DotPattern : TileToGpuPattern<DotOp> {
                              lc = blockedOf(op, op.getResult().getType());
     if (failed(la) || failed(lb) || failed(lc))
       return failure();
-    rw.replaceOp(op, emit.dot(op, a.getLhs(), a.getRhs(), *la, *lb, *lc));
+    rw.replaceOp(op, emit.dot(op, a.getLhs(), a.getRhs(), a.getAcc(), *la, *lb, *lc));
     return success();
   }
 };

@@ -8,7 +8,10 @@
 // mma.m16n8k8 (TF32) or m16n8k16 (bf16) layouts (K-contiguous rows as
 // vectors, a [K, N] B element by element) and accumulates with mma.sync; its
 // accumulators go to a shared [M, N] f32 buffer, read back in the result's
-// layout.
+// layout (an accumulator operand, in that layout, is added there: staging it
+// too cost the mHC forward 7% on the H200). Where the lhs and accumulator
+// come in mma.sync's own layouts the product runs from registers instead,
+// starting from the accumulator (MmaRegisters.cpp).
 //
 // Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k8/k16"), with
 // g = lane / 4 and t = lane % 4:
@@ -23,8 +26,9 @@
 // 2t.., 2t + 8.. (bf16) at columns 4t..4t + 3, one vector load per register
 // pair instead of one load per element.
 //===----------------------------------------------------------------------===//
-#include "ThreadEmitter.h"
+#include "Mma.h"
 #include "tk/compiler/Conversion/ScalarMath.h"
+#include "tk/compiler/Layout/MmaLayouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -38,46 +42,69 @@ using namespace mlir;
 
 namespace tk::compiler {
 
-namespace {
+namespace mma {
 
-/// Words of padding after a row of `rowWords` words so that a row stride is
-/// `want` words mod `period`: fragment reads of 8 rows (g) x 4 columns (t)
-/// then fall in distinct banks (see the callers).
 int64_t padWords(int64_t rowWords, int64_t want, int64_t period) {
   return ((want - rowWords) % period + period) % period;
 }
 
-/// A shared [rows, cols + pad words] copy of `value` (a thread's slots of
-/// layout `l`), stored in whole chunks as a tile.store into memory would be.
 Value stageRows(ThreadEmitter &emit, Operation *op, Value value, const BlockedLayout &l, Type elt, int64_t pad) {
-  const int64_t eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
   auto space = gpu::AddressSpaceAttr::get(emit.b.getContext(), gpu::AddressSpace::Workgroup);
   Value buf = emit.sharedBuffer(
-      MemRefType::get({l.shape[0], l.shape[1] + pad * 4 / eltBytes}, elt, MemRefLayoutAttrInterface(), space));
+      MemRefType::get({l.shape[0], l.shape[1] + pad * 4 / elementBytes(elt)}, elt, MemRefLayoutAttrInterface(), space));
   emit.store(op, value, buf, {emit.index(0), emit.index(0)}, l);
   return buf;
 }
 
-} // namespace
+Value tf32Operand(OpBuilder &b, Location loc, Type elt, Value v) {
+  if (isa<BFloat16Type>(elt))
+    return arith::BitcastOp::create(b, loc, b.getI32Type(), arith::ExtFOp::create(b, loc, b.getF32Type(), v));
+  return tf32Bits(b, loc, v);
+}
 
-Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayout &la, const BlockedLayout &lb,
-                         const BlockedLayout &lc) {
+Value packBf16(OpBuilder &b, Location loc, Value lo, Value hi) {
+  Value v = vector::FromElementsOp::create(b, loc, VectorType::get({2}, b.getBF16Type()), ValueRange{lo, hi});
+  return vector::ExtractOp::create(b, loc, vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()), v),
+                                   ArrayRef<int64_t>{0});
+}
+
+std::array<Value, 4> mmaSync(OpBuilder &b, Location loc, bool bf16, ArrayRef<Value> a, ArrayRef<Value> bRegs,
+                             ArrayRef<Value> c) {
+  Type f32 = b.getF32Type();
+  auto structType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  const auto ptxType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::tf32;
+  auto mma = NVVM::MmaOp::create(b, loc, structType, a, bRegs, c, {16, 8, bf16 ? 16 : 8}, std::nullopt, std::nullopt,
+                                 std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                                 std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+  std::array<Value, 4> d;
+  for (int64_t i = 0; i < 4; ++i)
+    d[i] = LLVM::ExtractValueOp::create(b, loc, mma.getResult(), ArrayRef<int64_t>{i});
+  return d;
+}
+
+} // namespace mma
+
+Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, Value acc, const BlockedLayout &la,
+                         const BlockedLayout &lb, const BlockedLayout &lc) {
+  using mma::elementBytes;
   Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   const bool bf16 = op.isBf16(), rhsT = op.getRhsTransposed();
+  if (acc && areMmaRegisterLayouts(la, lc, state.numWarps, elementBytes(eb), bf16))
+    return dotInRegisters(op, lhs, rhs, acc, la, lb, lc);
   const int64_t m = la.shape[0], k = la.shape[1], n = rhsT ? lb.shape[0] : lb.shape[1], kStep = op.kStep();
   // Elements per fragment load: a register pair (TF32: two elements; bf16: two packed pairs).
-  const int64_t perLoad = bf16 ? 4 : 2;
-  auto bytes = [](Type elt) { return std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8); };
+  const int64_t perLoad = mmaStepElements(bf16);
   // K-contiguous rows (A; B given as [N, K]) are read perLoad elements at a time: a row stride of 4 x those words
   // mod 32 puts a warp's reads in distinct banks (for 2-word reads, each half-warp's 16 lanes over the 32 banks).
   auto kRowsPad = [&](const BlockedLayout &l, Type elt) {
-    return padWords(l.shape[1] * bytes(elt) / 4, 4 * (perLoad * bytes(elt) / 4), 32);
+    return mma::padWords(l.shape[1] * elementBytes(elt) / 4, 4 * (perLoad * elementBytes(elt) / 4), 32);
   };
-  Value sa = stageRows(*this, op, lhs, la, ea, kRowsPad(la, ea));
+  Value sa = mma::stageRows(*this, op, lhs, la, ea, kRowsPad(la, ea));
   // A [K, N] rhs is read an element at a time down its columns: TF32 rows 2t (+ j) of a step apart by 4 words mod
   // 16. (bf16 reads rows 4t + j: 16-byte rows leave two of the four t on one bank, a 2-way conflict.)
-  Value sb = stageRows(*this, op, rhs, lb, eb, rhsT ? kRowsPad(lb, eb) : padWords(lb.shape[1] * bytes(eb) / 4, 4, 16));
+  Value sb = mma::stageRows(*this, op, rhs, lb, eb,
+                            rhsT ? kRowsPad(lb, eb) : mma::padWords(lb.shape[1] * elementBytes(eb) / 4, 4, 16));
   auto space = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value sc = sharedBuffer(MemRefType::get({m, n + 4}, f32, MemRefLayoutAttrInterface(), space));
   gpu::BarrierOp::create(b, loc);
@@ -86,18 +113,12 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
   Value g = arith::DivUIOp::create(b, loc, lane, c(4)), t = arith::RemUIOp::create(b, loc, lane, c(4));
   auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y).getResult(); };
   auto addc = [&](Value x, int64_t v) { return v ? add(x, c(v)) : x; };
-  // One TF32 operand element as i32 bits (a bf16 is exact: widened, not rounded).
-  auto tf32Of = [&](Type elt, Value v) -> Value {
-    if (isa<BFloat16Type>(elt))
-      return arith::BitcastOp::create(b, loc, i32, arith::ExtFOp::create(b, loc, f32, v));
-    return tf32Bits(b, loc, v);
-  };
   // The thread's `perLoad` K-consecutive elements at (row, col) of a K-contiguous buffer as two i32 registers:
   // the TF32 bits of each element, or two packed bf16 pairs.
   auto rowPair = [&](Value buf, Type elt, Value row, Value col) -> std::array<Value, 2> {
     auto type = VectorType::get({perLoad}, elt);
-    Value v =
-        vector::LoadOp::create(b, loc, type, buf, ValueRange{row, col}, false, llvm::MaybeAlign(perLoad * bytes(elt)));
+    Value v = vector::LoadOp::create(b, loc, type, buf, ValueRange{row, col}, false,
+                                     llvm::MaybeAlign(perLoad * elementBytes(elt)));
     std::array<Value, 2> out;
     if (bf16) {
       Value w = vector::BitCastOp::create(b, loc, VectorType::get({2}, i32), v);
@@ -106,7 +127,7 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
       return out;
     }
     for (int64_t i = 0; i < 2; ++i)
-      out[i] = tf32Of(elt, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
+      out[i] = mma::tf32Operand(b, loc, elt, vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{i}));
     return out;
   };
   // The same from a [K, N] buffer: the elements at rows k, k + 1, ... of column `col`.
@@ -116,22 +137,13 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
           .getResult();
     };
     if (!bf16)
-      return {tf32Of(elt, at(0)), tf32Of(elt, at(1))};
-    std::array<Value, 2> out;
-    for (int64_t i = 0; i < 2; ++i) {
-      auto pair = VectorType::get({2}, b.getBF16Type());
-      Value v = vector::FromElementsOp::create(b, loc, pair, ValueRange{at(2 * i), at(2 * i + 1)});
-      out[i] = vector::ExtractOp::create(b, loc, vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), v),
-                                         ArrayRef<int64_t>{0});
-    }
-    return out;
+      return {mma::tf32Operand(b, loc, elt, at(0)), mma::tf32Operand(b, loc, elt, at(1))};
+    return {mma::packBf16(b, loc, at(0), at(1)), mma::packBf16(b, loc, at(2), at(3))};
   };
 
   // Each warp takes tiles warp, warp + warps, ...; a tile's accumulators
   // live through the K loop.
   const int64_t tilesN = n / 8, tiles = (m / 16) * tilesN;
-  auto structType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-  const auto ptxType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::tf32;
   scf::ForOp::create(
       b, loc, warp, c(tiles), c(state.numWarps), ValueRange{}, [&](OpBuilder &tb, Location tl, Value tileIdx, ValueRange) {
         OpBuilder::InsertionGuard guard(b);
@@ -140,24 +152,17 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
         Value col0 = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, tileIdx, c(tilesN)), c(8));
         Value rowG = add(row0, g), colG = add(col0, g);
         Value tk = arith::MulIOp::create(b, loc, t, c(perLoad));
-        Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-        SmallVector<Value> init(4, zero);
+        SmallVector<Value> init(4, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)));
         auto kLoop = scf::ForOp::create(
-            b, loc, c(0), c(k), c(kStep), init, [&](OpBuilder &kb, Location kl, Value kk, ValueRange acc) {
+            b, loc, c(0), c(k), c(kStep), init, [&](OpBuilder &kb, Location kl, Value kk, ValueRange accs) {
               OpBuilder::InsertionGuard inner(b);
               b.setInsertionPoint(kb.getInsertionBlock(), kb.getInsertionPoint());
               Value col = add(kk, tk);
               std::array<Value, 2> top = rowPair(sa, ea, rowG, col), bottom = rowPair(sa, ea, addc(rowG, 8), col);
               std::array<Value, 2> bk = rhsT ? rowPair(sb, eb, colG, col) : columnPair(sb, eb, col, colG);
-              SmallVector<Value> a = {top[0], bottom[0], top[1], bottom[1]}, bOps = {bk[0], bk[1]};
-              auto mma = NVVM::MmaOp::create(b, loc, structType, a, bOps, acc, {16, 8, kStep}, std::nullopt,
-                                             std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-                                             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                                                            NVVM::MMALayout::col});
-              SmallVector<Value> next;
-              for (int64_t i = 0; i < 4; ++i)
-                next.push_back(LLVM::ExtractValueOp::create(b, loc, mma.getResult(), ArrayRef<int64_t>{i}));
-              scf::YieldOp::create(b, loc, next);
+              std::array<Value, 4> d = mma::mmaSync(b, loc, bf16, {top[0], bottom[0], top[1], bottom[1]},
+                                                    {bk[0], bk[1]}, SmallVector<Value>(accs));
+              scf::YieldOp::create(b, loc, ValueRange(d));
             });
         Value col2 = add(col0, arith::MulIOp::create(b, loc, t, c(2)));
         for (int64_t i = 0; i < 4; ++i)
@@ -169,7 +174,7 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, const BlockedLayo
   SmallVector<Value> zeros(2, index(0));
   Value result = load(op, sc, zeros, lc, f32);
   gpu::BarrierOp::create(b, loc);
-  return result;
+  return acc ? arith::AddFOp::create(b, loc, acc, result).getResult() : result;
 }
 
 } // namespace tk::compiler

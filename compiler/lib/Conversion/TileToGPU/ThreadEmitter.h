@@ -199,10 +199,15 @@ struct ThreadEmitter {
   /// or with padded rows (SharedTranspose.cpp).
   mlir::Value transpose(mlir::Operation *op, mlir::Value input, const BlockedLayout &in, const BlockedLayout &out,
                         mlir::Type elt);
-  /// tile.dot on tensor cores through shared memory (MmaDot.cpp): `lhs`,
-  /// `rhs` in layouts `la`, `lb`; the result in `lc`.
-  mlir::Value dot(tile::DotOp op, mlir::Value lhs, mlir::Value rhs, const BlockedLayout &la, const BlockedLayout &lb,
-                  const BlockedLayout &lc);
+  /// tile.dot on tensor cores (MmaDot.cpp): `lhs`, `rhs` in layouts `la`,
+  /// `lb`, the accumulator `acc` (may be null) and the result in `lc`.
+  /// Through shared memory, or from registers where `la` and `lc` are
+  /// mma.sync's fragment layouts (MmaLayouts.h).
+  mlir::Value dot(tile::DotOp op, mlir::Value lhs, mlir::Value rhs, mlir::Value acc, const BlockedLayout &la,
+                  const BlockedLayout &lb, const BlockedLayout &lc);
+  /// The register form (MmaRegisters.cpp): only the rhs is staged.
+  mlir::Value dotInRegisters(tile::DotOp op, mlir::Value lhs, mlir::Value rhs, mlir::Value acc, const BlockedLayout &la,
+                             const BlockedLayout &lb, const BlockedLayout &lc);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);
   /// tile.relayout of per-thread vector `value` through shared memory
   /// (Relayout.cpp), in the kernel's relayout buffer (KernelState).

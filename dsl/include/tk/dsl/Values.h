@@ -295,6 +295,11 @@ Tile clamp(const Tile &a, double lo, double hi);
 /// multiple of 16, N of 8. The GPU adds each instruction's products in the
 /// tensor core's order: results may differ from the CPU path's in the last bits.
 Tile dot(const Tile &a, const Tile &b, SourceLine where = SourceLine::here());
+/// acc + dot(a, b), the products added to the [M, N] f32 accumulator by the
+/// tensor core itself (a loop that carries acc keeps it in registers: with M
+/// a multiple of 16 x the kernel's warps, the product runs from registers
+/// and only b goes through shared memory).
+Tile dot(const Tile &a, const Tile &b, const Tile &acc, SourceLine where = SourceLine::here());
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
 Tile transpose(const Tile &t, SourceLine where = SourceLine::here());
 /// The same tile, held as its users want it (tile.relayout: through shared

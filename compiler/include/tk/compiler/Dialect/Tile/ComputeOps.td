@@ -112,30 +112,43 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure, Tile_LayoutRules<["hintOperan
   let hasVerifier = 1;
 }
 
-def Tile_DotOp : Tile_Op<"dot", [Pure, Tile_LayoutRules<["inferResultLayout"]>]> {
+def Tile_DotOp : Tile_Op<"dot", [Pure, Tile_LayoutRules<["hintOperandLayouts", "inferResultLayout"]>]> {
   let summary = "Matrix product of two fragments on tensor cores, in f32";
   let description = [{
-    `result[m, n] = sum over k of lhs[m, k] * rhs[k, n]` for an [M, K] and a
-    [K, N] fragment of f32 or bf16 elements (each its own), in f32. Both bf16:
-    the bf16 tensor-core product (mma.sync m16n8k16; K a multiple of 16).
-    Otherwise TF32 (m16n8k8; K a multiple of 8): an f32 operand is rounded
-    to TF32 first, `bits = (bits + 0x1000) & ~0x1FFF` (to nearest, ties away
-    from zero in magnitude, as the spec's tf32r), and a bf16 one is exact in
-    TF32. Every product is then exact in f32. M is a multiple of 16 and N of
-    8. On the GPU the operands pass through shared memory (any layouts) and
-    each warp runs mma.sync on 16 x 8 tiles of the result; the tensor core
-    adds one instruction's products in an order of its own, so a result may
-    differ in its last bits from the CPU path's, which adds the products one
-    f32 add at a time in order of k. With `rhs_transposed` the rhs is given
-    as its [N, K] transpose (the DSL's dot(a, transpose(b)) builds this form):
-    no exchange of its elements between threads first.
+    `result[m, n] = acc[m, n] + sum over k of lhs[m, k] * rhs[k, n]` for an
+    [M, K] and a [K, N] fragment of f32 or bf16 elements (each its own), in
+    f32; without `acc` the sum starts from zero. Both bf16: the bf16
+    tensor-core product (mma.sync m16n8k16; K a multiple of 16). Otherwise
+    TF32 (m16n8k8; K a multiple of 8): an f32 operand is rounded to TF32
+    first, `bits = (bits + 0x1000) & ~0x1FFF` (to nearest, ties away from
+    zero in magnitude, as the spec's tf32r), and a bf16 one is exact in TF32.
+    Every product is then exact in f32. M is a multiple of 16 and N of 8.
+    The tensor core adds one instruction's products (and the accumulator)
+    in an order of its own, so a result may differ in its last bits from
+    the CPU path's, which adds the products one f32 add at a time in order
+    of k, starting from `acc`.
+
+    On the GPU, with `acc` and M a multiple of 16 times the kernel's warps,
+    layout inference asks for the lhs and `acc` in mma.sync's own fragment
+    layouts (lanes [8, 4], warps along rows): the lhs feeds the tensor core
+    from registers, the accumulator stays in them (a loop that carries it
+    keeps it there), and only the rhs passes through shared memory.
+    Otherwise both operands pass through shared memory (any layouts), each
+    warp runs mma.sync on 16 x 8 tiles of the product, and `acc` is added
+    to the product as it is read back in the result's layout. With
+    `rhs_transposed` the rhs is given as its [N, K] transpose (the DSL's
+    dot(a, transpose(b)) builds this form): no exchange of its elements
+    between threads first.
       %c = tile.dot %a, %b : !tile.frag<16x32xbf16>, !tile.frag<32x8xf32> -> !tile.frag<16x8xf32>
       %d = tile.dot %a, %w {rhs_transposed} : !tile.frag<16x32xbf16>, !tile.frag<8x32xf32> -> !tile.frag<16x8xf32>
+      %e = tile.dot %a, %b acc(%d : !tile.frag<16x8xf32>) : !tile.frag<16x32xbf16>, !tile.frag<32x8xf32> -> !tile.frag<16x8xf32>
   }];
-  let arguments = (ins Tile_AnyFragment:$lhs, Tile_AnyFragment:$rhs, UnitAttr:$rhs_transposed);
+  let arguments = (ins Tile_AnyFragment:$lhs, Tile_AnyFragment:$rhs, Optional<Tile_AnyFragment>:$acc,
+                       UnitAttr:$rhs_transposed);
   let results = (outs Tile_AnyFragment:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))
+    $lhs `,` $rhs (`acc` `(` $acc^ `:` qualified(type($acc)) `)`)? attr-dict `:` qualified(type($lhs)) `,`
+    qualified(type($rhs)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -39,6 +39,8 @@ public:
   int64_t vectorElements() const { return vecElems_; }
   /// Consecutive rows a thread holds of a fragment it transposes.
   int64_t transposeRows() const { return transposeRows_; }
+  /// The kernel's warps.
+  int64_t numWarps() const { return warps_; }
 
   /// A blocked layout of `shape` over the kernel's warps with `vec` values
   /// per thread along the last dimension and `rowVec` along the one before.

@@ -1,0 +1,39 @@
+//===- Mma.h - pieces both tile.dot lowerings use -------------------------===//
+//
+// MmaDot.cpp stages both operands in shared memory; MmaRegisters.cpp feeds
+// the lhs and accumulator from registers. Both stage a rhs the same way and
+// issue the same instruction (fragment layouts: MmaDot.cpp's header).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ThreadEmitter.h"
+
+#include <array>
+
+namespace tk::compiler::mma {
+
+inline int64_t elementBytes(mlir::Type elt) { return std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8); }
+
+/// Words of padding after a row of `rowWords` words so that a row stride is
+/// `want` words mod `period` (the callers say which reads that spreads over
+/// the banks).
+int64_t padWords(int64_t rowWords, int64_t want, int64_t period);
+
+/// A shared [rows, cols + pad words] copy of `value` (a thread's slots of
+/// layout `l`), stored in whole chunks as a tile.store into memory would be.
+mlir::Value stageRows(ThreadEmitter &emit, mlir::Operation *op, mlir::Value value, const BlockedLayout &l,
+                      mlir::Type elt, int64_t pad);
+
+/// One TF32 operand element as i32 bits: a bf16 widened (exact), an f32
+/// rounded (tf32r).
+mlir::Value tf32Operand(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, mlir::Value v);
+
+/// Two bf16 values packed in an i32, `lo` in the low half (a bf16 operand register).
+mlir::Value packBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo, mlir::Value hi);
+
+/// mma.sync m16n8k8 (TF32) or m16n8k16 (bf16), row x col, f32 accumulators:
+/// `a` four i32 registers, `bRegs` two, `c` four f32; returns d.
+std::array<mlir::Value, 4> mmaSync(mlir::OpBuilder &b, mlir::Location loc, bool bf16, llvm::ArrayRef<mlir::Value> a,
+                                   llvm::ArrayRef<mlir::Value> bRegs, llvm::ArrayRef<mlir::Value> c);
+
+} // namespace tk::compiler::mma

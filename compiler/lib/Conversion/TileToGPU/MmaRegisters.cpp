@@ -1,0 +1,113 @@
+//===- MmaRegisters.cpp - tile.dot with its lhs and accumulator in registers ===//
+//
+// Where layout inference gave the lhs and the accumulator mma.sync's own
+// fragment layouts (MmaLayouts.h), each thread already holds the elements it
+// feeds the tensor core: the lhs's slots are the instruction's a registers
+// (a K permutation applied to the rhs too), the accumulator's are its c
+// registers, and the result stays where it is. Only the rhs, which every
+// warp multiplies by, is staged in shared memory: each thread reads its run
+// of V K-consecutive elements of a column once per repetition, for every
+// step of it. A loop carrying the accumulator keeps the product in registers
+// from one iteration to the next.
+//===----------------------------------------------------------------------===//
+#include "Mma.h"
+#include "tk/compiler/Layout/MmaLayouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace tk::compiler {
+
+Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value acc, const BlockedLayout &la,
+                                    const BlockedLayout &lb, const BlockedLayout &lc) {
+  using mma::elementBytes;
+  Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
+  Type f32 = b.getF32Type();
+  const bool bf16 = op.isBf16(), rhsT = op.getRhsTransposed();
+  const int64_t vk = la.vec[1], reps = la.reps(1), steps = vk / mmaStepElements(bf16), pairs = la.reps(0) / 2,
+                tilesN = lc.reps(1);
+  const int64_t runBytes = vk * elementBytes(eb), rowWords = lb.shape[1] * elementBytes(eb) / 4;
+  // [N, K]: a run of up to 4 words read whole by each thread (16-byte pieces beyond): 8 rows g x 4 runs t over
+  // distinct banks when rows are 4 x the run's words apart mod 32 (runs of 8 words: 4 mod 8, the pieces
+  // interleave). [K, N]: rows t V apart, 8 words apart mod 32 for the 8 columns g (a 2-way conflict past V = 8).
+  const int64_t runWords = runBytes / 4;
+  const int64_t pad = rhsT ? (runWords <= 4 ? mma::padWords(rowWords, 4 * runWords, 32) : mma::padWords(rowWords, 4, 8))
+                           : (vk <= 8 ? mma::padWords(rowWords, 8 / vk, 32 / vk) : mma::padWords(rowWords, 1, 2));
+  Value sb = mma::stageRows(*this, op, rhs, lb, eb, pad);
+  gpu::BarrierOp::create(b, loc);
+
+  auto c = [&](int64_t v) { return index(v); };
+  auto addc = [&](Value x, int64_t v) { return v ? arith::AddIOp::create(b, loc, x, c(v)).getResult() : x; };
+  Value g = arith::DivUIOp::create(b, loc, lane, c(4)), t = arith::RemUIOp::create(b, loc, lane, c(4));
+  Value tRun = arith::MulIOp::create(b, loc, t, c(vk));
+  // The rhs registers of column tile j for the steps of repetition q: two i32 per step.
+  auto rhsRegs = [&](int64_t q, int64_t j) {
+    Value col = addc(g, 8 * j), k0 = addc(tRun, 4 * vk * q);
+    SmallVector<Value> e;
+    if (rhsT) {
+      Value run = vector::LoadOp::create(b, loc, VectorType::get({vk}, eb), sb, ValueRange{col, k0}, false,
+                                         llvm::MaybeAlign(std::min<int64_t>(runBytes, 16)));
+      for (int64_t v = 0; v < vk; ++v)
+        e.push_back(vector::ExtractOp::create(b, loc, run, ArrayRef<int64_t>{v}));
+    } else {
+      for (int64_t v = 0; v < vk; ++v)
+        e.push_back(memref::LoadOp::create(b, loc, sb, ValueRange{addc(k0, v), col}));
+    }
+    SmallVector<std::array<Value, 2>> regs;
+    for (int64_t s = 0; s < steps; ++s)
+      regs.push_back(bf16 ? std::array<Value, 2>{mma::packBf16(b, loc, e[4 * s], e[4 * s + 1]),
+                                                 mma::packBf16(b, loc, e[4 * s + 2], e[4 * s + 3])}
+                          : std::array<Value, 2>{mma::tf32Operand(b, loc, eb, e[2 * s]),
+                                                 mma::tf32Operand(b, loc, eb, e[2 * s + 1])});
+    return regs;
+  };
+  auto slot = [](const BlockedLayout &l, int64_t rowRep, int64_t colRep, int64_t v) {
+    return l.slotIndex(BlockedLayout::SlotPos{{rowRep, colRep}, {0, v}});
+  };
+  auto lhsAt = [&](int64_t rowRep, int64_t q, int64_t v) -> Value {
+    return vector::ExtractOp::create(b, loc, lhs, ArrayRef<int64_t>{slot(la, rowRep, q, v)});
+  };
+  // Accumulators of 16 x 8 tile (p, j): c(2h + e) is row slot 2p + h, column 8j + 2t + e.
+  std::vector<std::array<Value, 4>> accs(pairs * tilesN);
+  Value zero = acc ? Value() : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)).getResult();
+  for (int64_t p = 0; p < pairs; ++p)
+    for (int64_t j = 0; j < tilesN; ++j)
+      for (int64_t i = 0; i < 4; ++i)
+        accs[p * tilesN + j][i] =
+            acc ? vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{slot(lc, 2 * p + i / 2, j, i % 2)})
+                      .getResult()
+                : zero;
+  for (int64_t q = 0; q < reps; ++q) {
+    SmallVector<SmallVector<std::array<Value, 2>>> bRegs;
+    for (int64_t j = 0; j < tilesN; ++j)
+      bRegs.push_back(rhsRegs(q, j));
+    for (int64_t p = 0; p < pairs; ++p)
+      for (int64_t s = 0; s < steps; ++s) {
+        // a0 (g, k), a1 (g + 8, k), a2 (g, k'), a3 (g + 8, k'): k = the step's first run elements, k' the rest.
+        std::array<Value, 4> a;
+        for (int64_t i = 0; i < 4; ++i) {
+          const int64_t row = 2 * p + i % 2, half = i / 2;
+          a[i] = bf16 ? mma::packBf16(b, loc, lhsAt(row, q, 4 * s + 2 * half), lhsAt(row, q, 4 * s + 2 * half + 1))
+                      : mma::tf32Operand(b, loc, ea, lhsAt(row, q, 2 * s + half));
+        }
+        for (int64_t j = 0; j < tilesN; ++j) {
+          std::array<Value, 4> &d = accs[p * tilesN + j];
+          d = mma::mmaSync(b, loc, bf16, a, bRegs[j][s], d);
+        }
+      }
+  }
+  SmallVector<Value> slots(lc.slotsPerThread());
+  for (int64_t p = 0; p < pairs; ++p)
+    for (int64_t j = 0; j < tilesN; ++j)
+      for (int64_t i = 0; i < 4; ++i)
+        slots[slot(lc, 2 * p + i / 2, j, i % 2)] = accs[p * tilesN + j][i];
+  // Every warp is done reading the staged rhs before the buffer is written again.
+  gpu::BarrierOp::create(b, loc);
+  return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)slots.size()}, f32), slots);
+}
+
+} // namespace tk::compiler

@@ -1,0 +1,82 @@
+// The blocked layouts tile.dot runs from registers with: which shapes get
+// them, and that they are mma.sync's fragments up to the documented
+// permutations (MmaLayouts.h), checked element by element through coords().
+#include "tk/compiler/Layout/MmaLayouts.h"
+
+#include <gtest/gtest.h>
+#include <set>
+
+using tk::compiler::areMmaRegisterLayouts;
+using tk::compiler::BlockedLayout;
+using tk::compiler::chooseMmaRegisterLayouts;
+using tk::compiler::MmaRegisterLayouts;
+
+namespace {
+
+TEST(MmaLayouts, ChoosesTheWidestVectorThatFits) {
+  // bf16 lhs x f32 rhs (mhc_pre_norm_fn): 8 bf16 per lane, a 32-byte rhs run.
+  std::optional<MmaRegisterLayouts> l = chooseMmaRegisterLayouts(64, 256, 24, 4, 2, 4, false, 16);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->lhs.vec, (std::vector<int64_t>{1, 8}));
+  EXPECT_EQ(l->lhs.lanes, (std::vector<int64_t>{8, 4}));
+  EXPECT_EQ(l->lhs.warps, (std::vector<int64_t>{4, 1}));
+  EXPECT_EQ(l->acc.vec, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(l->acc.shape, (std::vector<int64_t>{64, 24}));
+  // f32 x f32 with 16-byte vectors: 4; K = 8 leaves 2, TF32's step.
+  EXPECT_EQ(chooseMmaRegisterLayouts(64, 64, 8, 4, 4, 4, false, 16)->lhs.vec[1], 4);
+  EXPECT_EQ(chooseMmaRegisterLayouts(16, 8, 8, 1, 4, 4, false, 16)->lhs.vec[1], 2);
+  // bf16 x bf16: 4 K-consecutive elements per step.
+  EXPECT_EQ(chooseMmaRegisterLayouts(32, 16, 8, 2, 2, 2, true, 16)->lhs.vec[1], 4);
+}
+
+TEST(MmaLayouts, RefusesWhatTheFragmentsCannotHold) {
+  EXPECT_FALSE(chooseMmaRegisterLayouts(32, 64, 8, 4, 2, 4, false, 16));  // 8 rows per warp
+  EXPECT_FALSE(chooseMmaRegisterLayouts(64, 64, 12, 4, 2, 4, false, 16)); // N not whole 8-column tiles
+  EXPECT_FALSE(chooseMmaRegisterLayouts(64, 8, 8, 4, 2, 2, true, 16));    // bf16 K = 8: 2 per lane < 4
+  EXPECT_FALSE(chooseMmaRegisterLayouts(64, 64, 8, 0, 2, 4, false, 16));
+}
+
+TEST(MmaLayouts, RecognisesOnlyItsOwnChoices) {
+  MmaRegisterLayouts l = *chooseMmaRegisterLayouts(64, 128, 16, 4, 2, 4, false, 16);
+  EXPECT_TRUE(areMmaRegisterLayouts(l.lhs, l.acc, 4, 4, false));
+  EXPECT_FALSE(areMmaRegisterLayouts(l.lhs, l.acc, 2, 4, false)); // other warps
+  EXPECT_FALSE(areMmaRegisterLayouts(l.lhs, l.acc, 4, 8, false)); // an 8-byte rhs run of 8: 64 bytes
+  BlockedLayout wide = l.acc;
+  wide.vec = {1, 4};
+  EXPECT_FALSE(areMmaRegisterLayouts(l.lhs, wide, 4, 4, false));
+  BlockedLayout lanes = l.lhs;
+  lanes.lanes = {4, 8};
+  EXPECT_FALSE(areMmaRegisterLayouts(lanes, l.acc, 4, 4, false));
+}
+
+// What the register product relies on, for every thread: (1) the lhs's and
+// the accumulator's row slots hold the same rows, so each product lands on
+// the thread that owns its row; (2) lane (g, t) holds row g of its warp's
+// 8-row groups, the lanes of one g the same rows; (3) its accumulator
+// columns are 2t, 2t + 1 of each 8-column tile, mma's c registers; (4) its
+// lhs columns are t V .. t V + V - 1 of each 4V group, which the K
+// permutation maps onto mma's a registers (and the rhs reads alike).
+TEST(MmaLayouts, ThreadsHoldMmaFragmentsUpToPermutation) {
+  const int64_t m = 64, k = 128, n = 24, warps = 4;
+  MmaRegisterLayouts l = *chooseMmaRegisterLayouts(m, k, n, warps, 2, 4, false, 16);
+  const int64_t v = l.lhs.vec[1];
+  for (int64_t thread = 0; thread < warps * 32; ++thread) {
+    const int64_t lane = thread % 32, warp = thread / 32, g = lane / 4, t = lane % 4;
+    std::set<int64_t> lhsRows, accRows;
+    for (int64_t s = 0; s < l.lhs.slotsPerThread(); ++s) {
+      std::vector<int64_t> c = l.lhs.coords(s, thread);
+      lhsRows.insert(c[0]);
+      EXPECT_EQ(c[0] % (8 * warps), warp * 8 + g) << "thread " << thread;
+      EXPECT_EQ(c[1] % (4 * v) / v, t) << "thread " << thread;
+    }
+    for (int64_t s = 0; s < l.acc.slotsPerThread(); ++s) {
+      std::vector<int64_t> c = l.acc.coords(s, thread);
+      accRows.insert(c[0]);
+      EXPECT_EQ(c[1] % 8 / 2, t) << "thread " << thread;
+    }
+    EXPECT_EQ(lhsRows, accRows) << "thread " << thread;
+    EXPECT_EQ((int64_t)lhsRows.size() % 2, 0); // row slots pair up as a 16-row tile's g and g + 8
+  }
+}
+
+} // namespace
