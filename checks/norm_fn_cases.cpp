@@ -16,13 +16,10 @@ TK_REGISTER_CASES(norm_fn) {
     t.gpu.push_back({backward, 13, 4, 4096, false, backward, 2});
     t.gpu.push_back({backward, 48, 4, 2560, true, false, 3});
     t.gpu.push_back({backward, 0, 4, 1280, true});
-    // G = 256 runs the forward in 2 splits, 384 and 128 in one kernel, 512 in the default's 4 (a partial block of
-    // its 64 tokens).
-    t.cpu = {{backward, 40, 4, 64, false, backward},
-             {backward, 13, 4, 96, true},
-             {backward, 100, 2, 64, false},
-             {backward, 40, 4, 128, false},
-             {backward, 0, 4, 64, true}};
+    // In 64-column chunks, G = 64 runs the forward in one kernel, 128 and 384 in 2 splits, 256 in 4, 512 in the
+    // default's 8 (each a partial block of its 128 tokens).
+    t.cpu = {{backward, 40, 4, 64, false, backward}, {backward, 40, 4, 16, false},  {backward, 13, 4, 96, true},
+             {backward, 100, 2, 64, false},          {backward, 40, 4, 128, false}, {backward, 0, 4, 64, true}};
     t.small = {{backward, 33, 4, 64, true, backward}};
     t.bench = [backward](const RowSelection &s) {
       std::vector<NormFnCase> rows;

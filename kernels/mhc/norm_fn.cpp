@@ -19,12 +19,13 @@ Tile weights(KernelBuilder &k, const Tensor &fn, const Tensor *w, const Index &c
   return w ? t * expand(k.load(*w, {zero, col}, {1, cols}), 0, kPad) : t;
 }
 
-/// One step of the forward's K walk: the chunk's product and its sums of squares added to the carried pair.
+/// One step of the forward's K walk: the chunk's products added to the carried product by the tensor core (in
+/// registers: the dot, built last, gives x's tile its fragment layout) and its sums of squares to the carried sums.
 std::vector<Tile> forwardStep(const Tile &xt, const std::function<Tile()> &weightsTile,
                               const std::vector<Tile> &carried) {
   Tile xf = xt.to(DType::F32);
-  Tile prod = dot(xt, transpose(weightsTile()));
-  return {carried[0] + prod, carried[1] + relayout(reduce_sum(xf * xf, 1))};
+  Tile ss = carried[1] + relayout(reduce_sum(xf * xf, 1));
+  return {dot(xt, transpose(weightsTile()), carried[0]), ss};
 }
 
 /// rsqrt(ss / G + eps) per token, of a [rows, 1] tile of sums of squares.
@@ -114,7 +115,7 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
       k.store(parts[1], {at, b[1]}, acc[1]);
       return;
     }
-    outs[0].store(k, at, acc[0], acc[1], eps[0], g);
+    outs[0].store(k, at, relayout(acc[0]), acc[1], eps[0], g); // from the product's fragment layout, once
   });
   return k.finish();
 }

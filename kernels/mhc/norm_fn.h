@@ -39,21 +39,21 @@ struct NormFnConfig {
   bool weighted = false;   ///< a norm weight folded into fn
   bool accumulate = false; ///< Slab: add into the residual-gradient buffer
   /// Schedule: tokens per CTA (forward) or per step (Slab) (a multiple of
-  /// 16; 0: 64 forward, 32 Slab), G columns per step (forward) or per CTA
+  /// 16; 0: 128 forward, 32 Slab), G columns per step (forward) or per CTA
   /// (Slab) (a multiple of 8 dividing G), threads (0: 256 forward, else 128).
   int64_t tokens = 0, chunk = 0, threads = 0;
-  /// Forward (and Finish, which must agree): pipeline stages (0: 1, no
-  /// pipeline) and K splits (0: the forward takes 4, or 2, where they divide
-  /// G's chunks, else 1).
+  /// Forward (and Finish, which must agree): pipeline stages (0: the
+  /// forward 2, else 1, no pipeline) and K splits (0: the forward takes 8,
+  /// 4 or 2, the first that divides G's chunks, else 1).
   int64_t stages = 0, splits = 0;
-  int64_t numStages() const { return stages ? stages : 1; }
+  int64_t numStages() const { return stages ? stages : stage == NormFnStage::Forward ? 2 : 1; }
   int64_t numSplits() const;
   /// Norm's default is 128 tokens: it writes dmul transposed as well, and a
   /// [32, 128] transpose fills 128 threads where a [32, 32] one would not.
   int64_t numTokens() const {
-    return tokens ? tokens : stage == NormFnStage::Norm ? 128 : stage == NormFnStage::Forward ? 64 : 32;
+    return tokens ? tokens : stage == NormFnStage::Norm || stage == NormFnStage::Forward ? 128 : 32;
   }
-  /// The default halves 128 (forward) or 64 (Slab) until it divides G (down to 8).
+  /// The default halves 64 (forward, Slab) or 128 until it divides G (down to 8).
   int64_t numChunk() const;
   int64_t numThreads() const { return threads ? threads : stage == NormFnStage::Forward ? 256 : 128; }
   std::string key() const;

@@ -10,18 +10,19 @@ namespace tk::kernels::mhc {
 int64_t NormFnConfig::numChunk() const {
   if (chunk)
     return chunk;
-  int64_t c = stage == NormFnStage::Slab ? 64 : 128;
+  int64_t c = stage == NormFnStage::Slab || stage == NormFnStage::Forward ? 64 : 128;
   while (c > 8 && width % c != 0)
     c /= 2;
   return c;
 }
 
-// On the H200 at 8192 x 4 x 7168, 64 tokens x 256 threads with 4 splits ran the forward 1.6x faster than the
-// one-kernel 32 x 256 of the earlier table (docs/mhc_kernels.md): more CTAs and bytes in flight per SM.
+// The forward's default, 128 tokens x 64 columns x 256 threads, 2 stages, 8 splits, was the H200's fastest at
+// 8192 x 4 x 7168 (docs/mhc_kernels.md): 8 warps of 16 rows each run tile.dot from registers, and the splits put
+// more CTAs and bytes in flight per SM.
 int64_t NormFnConfig::numSplits() const {
   if (splits || stage != NormFnStage::Forward)
     return splits ? splits : 1;
-  for (int64_t s : {4, 2})
+  for (int64_t s : {8, 4, 2})
     if ((width / numChunk()) % s == 0)
       return s;
   return 1;
@@ -58,8 +59,8 @@ static std::vector<std::string> searchSpace(const NormFnConfig &c, const compile
     // Pipelines whose versions of the x and fn chunks, beside the product's own staging of both (about the same
     // again), would pass the target's shared memory are left out.
     std::vector<std::string> fit;
-    for (const std::string &s : everyCombination({{"tokens", {32, 64}},
-                                                  {"chunk", {64, 128, 256}},
+    for (const std::string &s : everyCombination({{"tokens", {32, 64, 128}},
+                                                  {"chunk", {32, 64, 128}},
                                                   {"threads", {128, 256}},
                                                   {"stages", {1, 2, 3}},
                                                   {"splits", {1, 2, 4, 8}}})) {
