@@ -14,7 +14,7 @@ TEST_F(DotGpu, TensorCoreProductsWithinOrderRounding) {
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   int passed = 0, cases = 0;
   using Config = tk::test_kernels::DotTestConfig;
-  // The last five carry K's chunks in an accumulator: 64 rows per block from
+  // The last seven carry K's chunks in an accumulator: 64 rows per block from
   // registers (mma.sync's fragments), 32 through shared memory.
   for (Config c :
        {Config{DType::BF16, DType::F32, 64, 24}, Config{DType::F32, DType::F32, 256, 32},
@@ -22,6 +22,7 @@ TEST_F(DotGpu, TensorCoreProductsWithinOrderRounding) {
         Config{DType::BF16, DType::BF16, 256, 32, true}, Config{DType::BF16, DType::F32, 256, 24, true, 64, 64},
         Config{DType::BF16, DType::F32, 128, 16, false, 32, 64},
         Config{DType::BF16, DType::BF16, 128, 16, true, 64, 64}, Config{DType::F32, DType::F32, 64, 8, false, 32, 64},
+        Config{DType::BF16, DType::BF16, 128, 16, false, 64, 64}, Config{DType::F32, DType::F32, 128, 16, true, 64, 64},
         Config{DType::BF16, DType::F32, 128, 24, true, 64, 32}})
     for (int64_t rows : {32, 40, 100, 4096}) {
       std::string error;

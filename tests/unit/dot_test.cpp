@@ -26,6 +26,8 @@ const std::vector<DotTestConfig> kConfigs = {
     {DType::BF16, DType::F32, 128, 16, false, 32, 64},
     {DType::BF16, DType::BF16, 128, 16, true, 64, 64},
     {DType::F32, DType::F32, 64, 8, false, 32, 64},
+    {DType::BF16, DType::BF16, 128, 16, false, 64, 64}, // bf16 [K, N] rhs: column reads packed in pairs
+    {DType::F32, DType::F32, 128, 16, true, 64, 64},
     {DType::BF16, DType::F32, 128, 24, true, 64, 32},
 };
 

@@ -10,6 +10,7 @@ using tk::compiler::areMmaRegisterLayouts;
 using tk::compiler::BlockedLayout;
 using tk::compiler::chooseMmaRegisterLayouts;
 using tk::compiler::MmaRegisterLayouts;
+using tk::compiler::whyNotMmaRegisterLayouts;
 
 namespace {
 
@@ -47,6 +48,13 @@ TEST(MmaLayouts, RecognisesOnlyItsOwnChoices) {
   BlockedLayout lanes = l.lhs;
   lanes.lanes = {4, 8};
   EXPECT_FALSE(areMmaRegisterLayouts(lanes, l.acc, 4, 4, false));
+  // A vector of 6 covers K = 96 in whole steps, but its rhs runs (24 bytes) are not aligned to their size.
+  BlockedLayout six{{64, 96}, {1, 6}, {8, 4}, {4, 1}};
+  EXPECT_NE(whyNotMmaRegisterLayouts(six, l.acc, 4, 4, false).find("do not fit"), std::string::npos);
+  EXPECT_NE(whyNotMmaRegisterLayouts(l.lhs, l.acc, 8, 4, false).find("M = 64 is not a multiple of 16 rows x 8 warps"),
+            std::string::npos);
+  EXPECT_NE(whyNotMmaRegisterLayouts(l.lhs, l.acc, 2, 4, false).find("the lhs is laid out as"), std::string::npos);
+  EXPECT_EQ(whyNotMmaRegisterLayouts(l.lhs, l.acc, 4, 4, false), "");
 }
 
 // What the register product relies on, for every thread: (1) the lhs's and

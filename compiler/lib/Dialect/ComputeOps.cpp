@@ -172,7 +172,7 @@ LogicalResult DotOp::verify() {
   if (Value acc = getAcc()) {
     auto t = cast<FragmentType>(acc.getType());
     if (t.getShape() != c.getShape() || !t.getElementType().isF32())
-      return emitOpError() << "accumulates into an " << m << "x" << n << "xf32 fragment, got " << t;
+      return emitOpError() << "accumulates into a " << m << "x" << n << "xf32 fragment, got " << t;
     // The product accumulates in place: one layout for both once assigned.
     if (t.getLayout() && c.getLayout() && t.getLayout() != c.getLayout())
       return emitOpError() << "needs the result laid out as the accumulator, got " << c.getLayout() << " and "
@@ -295,7 +295,9 @@ LogicalResult TransposeOp::hintOperandLayouts(LayoutInference &inference) {
 /// With an accumulator, where the shapes fit the kernel's warps, the lhs and
 /// the accumulator are asked for in mma.sync's fragment layouts (the lhs's
 /// wish overrides others: without it the operand is staged in shared
-/// memory); the product then runs from registers (MmaLayouts.h).
+/// memory); the product then runs from registers (MmaLayouts.h). Where a
+/// later user already wants the accumulator otherwise, the product is
+/// staged, so the lhs is left to its other users.
 LogicalResult DotOp::hintOperandLayouts(LayoutInference &inference) {
   if (!getAcc())
     return success();
@@ -306,16 +308,25 @@ LogicalResult DotOp::hintOperandLayouts(LayoutInference &inference) {
                                          bytes(b), isBf16(), inference.vectorBytes());
   if (!l)
     return success();
+  Attribute accLayout = compiler::toAttr(getContext(), l->acc);
+  Attribute prior = LayoutInference::layoutOf(getAcc());
+  if (!prior)
+    prior = inference.hint(getAcc());
+  if (prior && prior != accLayout)
+    return success();
   inference.want(getLhs(), compiler::toAttr(getContext(), l->lhs), /*overrides=*/true);
-  inference.want(getAcc(), compiler::toAttr(getContext(), l->acc));
+  inference.want(getAcc(), accLayout);
   return success();
 }
 /// The accumulator's layout (the product adds into it in place); without
 /// one, the operands go through shared memory whatever their layouts and the
 /// result is read back in the layout its users want, else the default.
 FailureOr<Attribute> DotOp::inferResultLayout(LayoutInference &inference, OpResult, Attribute hint) {
-  if (Value acc = getAcc())
-    return LayoutInference::layoutOf(acc);
+  if (Value acc = getAcc()) {
+    if (Attribute layout = LayoutInference::layoutOf(acc))
+      return layout;
+    return emitOpError() << "needs its accumulator laid out before the product";
+  }
   if (hint)
     return hint;
   return inference.defaultLayout(getResult().getType());

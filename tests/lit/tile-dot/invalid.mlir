@@ -49,7 +49,7 @@ func.func @result_not_f32(%a: !tile.frag<16x8xf32>, %b: !tile.frag<8x8xf32>) {
 // -----
 
 func.func @accumulator_shape(%a: !tile.frag<16x32xf32>, %b: !tile.frag<32x8xf32>, %z: !tile.frag<16x16xf32>) {
-  // expected-error @+1 {{accumulates into an 16x8xf32 fragment, got '!tile.frag<16x16xf32>'}}
+  // expected-error @+1 {{accumulates into a 16x8xf32 fragment, got '!tile.frag<16x16xf32>'}}
   %c = tile.dot %a, %b acc(%z : !tile.frag<16x16xf32>) : !tile.frag<16x32xf32>, !tile.frag<32x8xf32> -> !tile.frag<16x8xf32>
   return
 }
@@ -57,7 +57,7 @@ func.func @accumulator_shape(%a: !tile.frag<16x32xf32>, %b: !tile.frag<32x8xf32>
 // -----
 
 func.func @accumulator_element(%a: !tile.frag<16x32xf32>, %b: !tile.frag<32x8xf32>, %z: !tile.frag<16x8xbf16>) {
-  // expected-error @+1 {{accumulates into an 16x8xf32 fragment}}
+  // expected-error @+1 {{accumulates into a 16x8xf32 fragment}}
   %c = tile.dot %a, %b acc(%z : !tile.frag<16x8xbf16>) : !tile.frag<16x32xf32>, !tile.frag<32x8xf32> -> !tile.frag<16x8xf32>
   return
 }

@@ -90,8 +90,14 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, Value acc, const 
   Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   const bool bf16 = op.isBf16(), rhsT = op.getRhsTransposed();
-  if (acc && areMmaRegisterLayouts(la, lc, state.numWarps, elementBytes(eb), bf16))
+  const std::string staged =
+      acc ? whyNotMmaRegisterLayouts(la, lc, state.numWarps, elementBytes(eb), bf16) : "it has no accumulator";
+  if (staged.empty())
     return dotInRegisters(op, lhs, rhs, acc, la, lb, lc);
+  if (remarks)
+    op->emitRemark() << "tile.dot stages its operands and product in shared memory instead of running from "
+                        "mma.sync's registers: "
+                     << staged;
   const int64_t m = la.shape[0], k = la.shape[1], n = rhsT ? lb.shape[0] : lb.shape[1], kStep = op.kStep();
   // Elements per fragment load: a register pair (TF32: two elements; bf16: two packed pairs).
   const int64_t perLoad = mmaStepElements(bf16);

@@ -73,14 +73,11 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
   };
   // Accumulators of 16 x 8 tile (p, j): c(2h + e) is row slot 2p + h, column 8j + 2t + e.
   std::vector<std::array<Value, 4>> accs(pairs * tilesN);
-  Value zero = acc ? Value() : arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)).getResult();
   for (int64_t p = 0; p < pairs; ++p)
     for (int64_t j = 0; j < tilesN; ++j)
       for (int64_t i = 0; i < 4; ++i)
         accs[p * tilesN + j][i] =
-            acc ? vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{slot(lc, 2 * p + i / 2, j, i % 2)})
-                      .getResult()
-                : zero;
+            vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{slot(lc, 2 * p + i / 2, j, i % 2)});
   for (int64_t q = 0; q < reps; ++q) {
     SmallVector<SmallVector<std::array<Value, 2>>> bRegs;
     for (int64_t j = 0; j < tilesN; ++j)

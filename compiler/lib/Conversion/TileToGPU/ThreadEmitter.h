@@ -201,11 +201,11 @@ struct ThreadEmitter {
                         mlir::Type elt);
   /// tile.dot on tensor cores (MmaDot.cpp): `lhs`, `rhs` in layouts `la`,
   /// `lb`, the accumulator `acc` (may be null) and the result in `lc`.
-  /// Through shared memory, or from registers where `la` and `lc` are
-  /// mma.sync's fragment layouts (MmaLayouts.h).
+  /// Through shared memory, or from registers where there is an accumulator
+  /// and `la` and `lc` are mma.sync's fragment layouts (MmaLayouts.h).
   mlir::Value dot(tile::DotOp op, mlir::Value lhs, mlir::Value rhs, mlir::Value acc, const BlockedLayout &la,
                   const BlockedLayout &lb, const BlockedLayout &lc);
-  /// The register form (MmaRegisters.cpp): only the rhs is staged.
+  /// The register form (MmaRegisters.cpp): only the rhs is staged; `acc` is not null.
   mlir::Value dotInRegisters(tile::DotOp op, mlir::Value lhs, mlir::Value rhs, mlir::Value acc, const BlockedLayout &la,
                              const BlockedLayout &lb, const BlockedLayout &lc);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);

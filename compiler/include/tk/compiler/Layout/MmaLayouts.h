@@ -19,6 +19,7 @@
 #include "tk/compiler/Layout/BlockedLayout.h"
 
 #include <optional>
+#include <string>
 
 namespace tk::compiler {
 
@@ -37,9 +38,13 @@ std::optional<MmaRegisterLayouts> chooseMmaRegisterLayouts(int64_t m, int64_t k,
                                                            int64_t lhsBytes, int64_t rhsBytes, bool bf16,
                                                            int64_t vectorBytes);
 
-/// Whether `lhs` and `acc` are such layouts for `warps` warps (any V that
-/// qualifies), so the product can run from registers.
-bool areMmaRegisterLayouts(const BlockedLayout &lhs, const BlockedLayout &acc, int64_t warps, int64_t rhsBytes,
-                           bool bf16);
+/// Why `lhs` and `acc` are not such layouts for `warps` warps (any V that
+/// qualifies), or "" where they are and the product can run from registers.
+std::string whyNotMmaRegisterLayouts(const BlockedLayout &lhs, const BlockedLayout &acc, int64_t warps,
+                                     int64_t rhsBytes, bool bf16);
+inline bool areMmaRegisterLayouts(const BlockedLayout &lhs, const BlockedLayout &acc, int64_t warps, int64_t rhsBytes,
+                                  bool bf16) {
+  return whyNotMmaRegisterLayouts(lhs, acc, warps, rhsBytes, bf16).empty();
+}
 
 } // namespace tk::compiler

@@ -115,7 +115,8 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"fp8Hardware", "fp8-hardware", "bool", /*default=*/"true",
            "Use cvt.satfinite.e4m3x2 (sm_89+) for f32 -> e4m3">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Remark on every global or shared access narrower than its layout's chunk, and why">,
+           "Remark on every global or shared access narrower than its layout's chunk, and on every tile.dot "
+           "staged through shared memory, and why">,
     Option<"minBlocksPerSm", "min-blocks-per-sm", "int64_t", /*default=*/"0",
            "Ask ptxas for registers enough for this many blocks per SM (nvvm.minctasm, "
            "PTX .minnctapersm); 0: no limit">,
