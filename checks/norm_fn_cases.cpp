@@ -16,6 +16,10 @@ TK_REGISTER_CASES(norm_fn) {
     t.gpu.push_back({backward, 13, 4, 4096, false, backward, 2});
     t.gpu.push_back({backward, 48, 4, 2560, true, false, 3});
     t.gpu.push_back({backward, 0, 4, 1280, true});
+    // The spec's H all give the forward 8 splits; these take one kernel (G = 64) and 2 splits (G = 384), each with
+    // a partial block of 128 tokens.
+    t.gpu.push_back({backward, 40, 4, 16, false, backward});
+    t.gpu.push_back({backward, 1000, 4, 96, true});
     // In 64-column chunks, G = 64 runs the forward in one kernel, 128 and 384 in 2 splits, 256 in 4, 512 in the
     // default's 8 (each a partial block of its 128 tokens).
     t.cpu = {{backward, 40, 4, 64, false, backward}, {backward, 40, 4, 16, false},  {backward, 13, 4, 96, true},
