@@ -46,6 +46,8 @@ struct NormFnConfig {
   /// forward 2, else 1, no pipeline) and K splits (0: the forward takes 8,
   /// 4 or 2, the first that divides G's chunks, else 1).
   int64_t stages = 0, splits = 0;
+  /// Forward: blocks per SM its registers must allow (launch bounds; 0: none).
+  int64_t blocks = 0;
   int64_t numStages() const { return stages ? stages : stage == NormFnStage::Forward ? 2 : 1; }
   int64_t numSplits() const;
   /// Norm's default is 128 tokens: it writes dmul transposed as well, and a

@@ -49,8 +49,8 @@ static std::string checkSchedule(const NormFnConfig &c) {
     return "tokens x chunk must be at most 64 elements per thread";
   if (c.width % (c.numChunk() * c.numSplits()) != 0)
     return "splits x chunk must divide G = " + std::to_string(c.width);
-  if (c.stage != NormFnStage::Forward && (c.numStages() != 1 || c.numSplits() != 1))
-    return "stages and splits are the forward's";
+  if (c.stage != NormFnStage::Forward && (c.numStages() != 1 || c.numSplits() != 1 || c.blocks))
+    return "stages, splits and blocks are the forward's";
   return "";
 }
 
@@ -90,6 +90,8 @@ const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward) {
              {"stages", "forward: chunks in flight through shared memory (1: loads in the loop)", 1, 4, false, 0}},
             {&C::splits,
              {"splits", "forward: CTAs sharing a row block's G, their sums added in order", 1, 64, false, 0}},
+            {&C::blocks,
+             {"blocks", "forward: CTAs per SM its registers must allow (launch bounds; unset: none)", 1, 32, false, 0}},
         }),
         checkSchedule, searchSpace, [](C &) {},
         // The backward's per-token kernel takes its heuristic; the schedule is the slab kernel's.

@@ -1,4 +1,5 @@
 // DSL -> PTX for every target, through the runtime's compile entry.
+#include "kernels/mhc/norm_fn.h"
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/quant/swiglu_backward.h"
@@ -281,6 +282,24 @@ TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
   EXPECT_NE(error.find("TK_MIN_BLOCKS_PER_SM must be 0 to 32, got 99"), std::string::npos) << error;
   unsetenv("TK_MIN_BLOCKS_PER_SM");
   EXPECT_EQ(cacheKey(c.key(), sm90), normalKey);
+  // A schedule field asks for it per kernel (mhc_pre_norm_fn's forward: `blocks`), with a key of its own; the
+  // backward's kernels refuse it.
+  kernels::mhc::NormFnConfig fwd;
+  fwd.width = 1024;
+  auto build = [](const kernels::mhc::NormFnConfig &n) {
+    return [n](mlir::MLIRContext &ctx) { return kernels::mhc::buildNormFn(ctx, n); };
+  };
+  EXPECT_EQ(count(compileKernel(build(fwd)), ".minnctapersm"), 0u);
+  ASSERT_EQ(kernels::mhc::normFnSchedule(false).spec().parse("blocks=3", fwd), "");
+  EXPECT_NE(fwd.key().find("blocks=3"), std::string::npos) << fwd.key();
+  EXPECT_EQ(count(compileKernel(build(fwd)), ".minnctapersm 3"), 1u);
+  kernels::mhc::NormFnConfig slab;
+  slab.stage = kernels::mhc::NormFnStage::Slab, slab.width = 1024, slab.blocks = 3;
+  runtime::ScheduleSettings settings;
+  runtime::ScheduleChoice choice;
+  runtime::Status refused = kernels::mhc::normFnSchedule(true).choose(settings, sm90, slab, choice);
+  EXPECT_NE(refused.message().find("stages, splits and blocks are the forward's"), std::string::npos)
+      << refused.message();
 }
 
 // An E5M6 cast stores 24 bytes per thread (runs of 16 codes, three 8-byte

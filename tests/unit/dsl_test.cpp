@@ -218,13 +218,22 @@ TEST(KernelBuilder, MisuseIsAnError) {
     } catch (const std::invalid_argument &e) {
       EXPECT_STREQ(e.what(), "transposeRowsPerThread: 4, 8 or 16 rows, got 32");
     }
+    EXPECT_THROW(k.minBlocksPerSm(0), std::invalid_argument);
+    EXPECT_THROW(k.minBlocksPerSm(33), std::invalid_argument);
     k.transposeRowsPerThread(8);
+    k.minBlocksPerSm(3);
     k.grid({1}, [&](const std::vector<Index> &) {
       k.store(x, {k.index(0), k.index(0)}, k.load(x, {k.index(0), k.index(0)}, {4, 64}));
     });
     EXPECT_THROW(k.transposeRowsPerThread(8), std::logic_error);
     EXPECT_THROW(k.maxAccessBytes(8), std::logic_error);
     EXPECT_THROW(k.vectorElements(16), std::logic_error);
+    EXPECT_THROW(k.minBlocksPerSm(2), std::logic_error);
+    BuiltKernel built = k.finish();
+    std::string ir;
+    llvm::raw_string_ostream os(ir);
+    built.module->print(os);
+    EXPECT_NE(ir.find("#tile.schedule<transpose_rows = 8, min_blocks_per_sm = 3>"), std::string::npos) << ir;
   }
 }
 

@@ -13,7 +13,7 @@ using namespace mlir;
 using namespace tk::tile;
 
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t maxAccessBytes,
-                                   int64_t vectorElements, int64_t transposeRows, bool) {
+                                   int64_t vectorElements, int64_t transposeRows, bool, int64_t minBlocksPerSm) {
   if (maxAccessBytes != 0 && maxAccessBytes != 4 && maxAccessBytes != 8 && maxAccessBytes != 16)
     return emitError() << "schedule: max_access_bytes must be 4, 8 or 16 (0: the target's), got " << maxAccessBytes;
   if (vectorElements < 0 || vectorElements > 64 ||
@@ -23,6 +23,8 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << vectorElements;
   if (transposeRows != 0 && transposeRows != 4 && transposeRows != 8 && transposeRows != 16)
     return emitError() << "schedule: transpose_rows must be 4, 8 or 16 (0: 4), got " << transposeRows;
+  if (minBlocksPerSm < 0 || minBlocksPerSm > 32)
+    return emitError() << "schedule: min_blocks_per_sm must be 0 to 32 (0: none), got " << minBlocksPerSm;
   return success();
 }
 

@@ -567,6 +567,16 @@ tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64, schedule =
 
 // -----
 
+// expected-error @+1 {{schedule: min_blocks_per_sm must be 0 to 32 (0: none), got 33}}
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 128 : i64, schedule = #tile.schedule<min_blocks_per_sm = 33>} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
 // expected-error @+1 {{argument 0: unknown attribute 'tile.alignment' (tile.align, tile.dim_multiples)}}
 tile.kernel @k(%x: memref<?x64xf32> {tile.alignment = 16 : i64}) attributes {threads = 128 : i64} {
   %c1 = arith.constant 1 : index

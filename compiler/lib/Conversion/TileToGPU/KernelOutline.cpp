@@ -194,9 +194,12 @@ FailureOr<KernelState *> outlineKernel(KernelOp kernel, KernelStates &states, co
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({(int32_t)kernel.getThreads(), 1, 1}));
   // Launch bounds: ptxas caps the registers per thread to fit that many
-  // blocks per SM. A persistent grid asks for its own blocks per SM (the
-  // launcher runs no more than fit at once), unless the option overrides.
+  // blocks per SM. The kernel's schedule may ask; else a persistent grid asks
+  // for its own blocks per SM (the launcher runs no more than fit at once);
+  // the option overrides both.
   int64_t minBlocks = options.minBlocksPerSm;
+  if (minBlocks == 0)
+    minBlocks = kernel.getScheduleOrDefault().getMinBlocksPerSm();
   if (GridOp grid = kernel.getGrid(); grid && grid.getPersistent() && minBlocks == 0)
     minBlocks = *grid.getPersistent();
   if (minBlocks > 0)

@@ -62,6 +62,11 @@ public:
   /// transposed SwiGLU per-channel kernel 149 -> 118 registers, 456.5 ->
   /// 431.3 µs; the non-transposed b = 32 form 136 -> 123, but 365.5 -> 380.5.)
   void rereadThreadIndexInLoops();
+  /// Launch bounds: ptxas keeps the registers per thread low enough for
+  /// `blocks` (1 to 32) blocks of this kernel on an SM at once (PTX
+  /// .minnctapersm), spilling if it must (`tk compile` reports spills).
+  /// Call before grid().
+  void minBlocksPerSm(int64_t blocks);
   /// Each thread holds `elements` consecutive values along the last
   /// dimension in default layouts (a power of two or a multiple of 8, up to
   /// 64), instead of the target's access width in the kernel's widest main
@@ -253,6 +258,7 @@ private:
   bool paddedStores_ = false;
   int64_t vectorElements_ = 0; ///< 0: derived from the target's access width
   int64_t transposeRows_ = 0;
+  int64_t minBlocksPerSm_ = 0; ///< 0: no launch bounds (a persistent grid's own)
 };
 
 mlir::Type toMlirType(mlir::MLIRContext &ctx, DType t);

@@ -134,11 +134,15 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     * `reread_thread_index`: loops over tile ops read the thread index again
       at the top of each iteration, so that per-thread addresses are computed
       inside the loop instead of held in registers across it.
+    * `min_blocks_per_sm` (0 to 32; 0: none, or a persistent grid's own):
+      launch bounds (PTX .minnctapersm): ptxas keeps the registers per
+      thread low enough for that many blocks on an SM at once.
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "0">:$max_access_bytes,
                         DefaultValuedParameter<"int64_t", "0">:$vector_elements,
                         DefaultValuedParameter<"int64_t", "0">:$transpose_rows,
-                        DefaultValuedParameter<"bool", "false">:$reread_thread_index);
+                        DefaultValuedParameter<"bool", "false">:$reread_thread_index,
+                        DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
