@@ -1,6 +1,7 @@
 //===- ComputeOps.cpp - computation on fragments: verifiers and layout rules ===//
 #include "OpHelpers.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/ElementBytes.h"
 #include "tk/compiler/Layout/LayoutAttrs.h"
 #include "tk/compiler/Layout/MmaLayouts.h"
 
@@ -301,11 +302,11 @@ LogicalResult TransposeOp::hintOperandLayouts(LayoutInference &inference) {
 LogicalResult DotOp::hintOperandLayouts(LayoutInference &inference) {
   if (!getAcc())
     return success();
-  auto bytes = [](FragmentType t) { return std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8); };
+  using compiler::elementBytes;
   FragmentType a = getLhs().getType(), b = getRhs().getType();
-  std::optional<compiler::MmaRegisterLayouts> l =
-      compiler::chooseMmaRegisterLayouts(a.getShape()[0], a.getShape()[1], numColumns(), inference.numWarps(), bytes(a),
-                                         bytes(b), isBf16(), inference.vectorBytes());
+  std::optional<compiler::MmaRegisterLayouts> l = compiler::chooseMmaRegisterLayouts(
+      a.getShape()[0], a.getShape()[1], numColumns(), inference.numWarps(), elementBytes(a.getElementType()),
+      elementBytes(b.getElementType()), isBf16(), inference.vectorBytes());
   if (!l)
     return success();
   Attribute accLayout = compiler::toAttr(getContext(), l->acc);
@@ -335,6 +336,6 @@ FailureOr<Attribute> TransposeOp::inferResultLayout(LayoutInference &inference, 
   if (hint)
     return hint;
   FragmentType type = getResult().getType();
-  int64_t bytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t bytes = compiler::elementBytes(type.getElementType());
   return inference.blocked(type.getShape(), std::max<int64_t>(inference.vectorElements(), inference.vectorBytes() / bytes));
 }

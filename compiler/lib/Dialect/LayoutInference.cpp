@@ -1,6 +1,7 @@
 //===- LayoutInference.cpp - the state layout inference shares with ops ---===//
 #include "tk/compiler/Dialect/Tile/LayoutInference.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
+#include "tk/compiler/ElementBytes.h"
 #include "tk/compiler/Layout/LayoutAttrs.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -26,8 +27,7 @@ static int64_t accessElementBytes(KernelOp kernel) {
     auto frag = dyn_cast<FragmentType>(t);
     if (!frag)
       return;
-    int64_t elems = frag.getNumElements(),
-            bytes = std::max<int64_t>(1, frag.getElementType().getIntOrFloatBitWidth() / 8);
+    int64_t elems = frag.getNumElements(), bytes = compiler::elementBytes(frag.getElementType());
     if (elems > mainElems || (elems == mainElems && bytes > mainBytes))
       mainElems = elems, mainBytes = bytes;
   };

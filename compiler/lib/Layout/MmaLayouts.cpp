@@ -1,6 +1,8 @@
 //===- MmaLayouts.cpp - blocked layouts that are mma.sync fragments -------===//
 #include "tk/compiler/Layout/MmaLayouts.h"
 
+#include "llvm/Support/MathExtras.h"
+
 namespace tk::compiler {
 
 namespace {
@@ -9,14 +11,10 @@ BlockedLayout fragmentLayout(int64_t rows, int64_t cols, int64_t vec, int64_t wa
   return BlockedLayout{{rows, cols}, {1, vec}, {8, 4}, {warps, 1}};
 }
 
-bool sameLayout(const BlockedLayout &a, const BlockedLayout &b) {
-  return a.shape == b.shape && a.vec == b.vec && a.lanes == b.lanes && a.warps == b.warps;
-}
-
 /// V fits: a power of two (the rhs runs' shared reads are aligned to their size, up to 16 bytes) of whole steps,
 /// whole repetitions of 4 V columns, a rhs run of at most 32 bytes.
 bool vectorFits(int64_t v, int64_t k, int64_t rhsBytes, bool bf16) {
-  return (v & (v - 1)) == 0 && v % mmaStepElements(bf16) == 0 && k % (4 * v) == 0 && v * rhsBytes <= 32;
+  return llvm::isPowerOf2_64(v) && v % mmaStepElements(bf16) == 0 && k % (4 * v) == 0 && v * rhsBytes <= 32;
 }
 
 } // namespace
@@ -41,14 +39,14 @@ std::string whyNotMmaRegisterLayouts(const BlockedLayout &lhs, const BlockedLayo
     return "M = " + std::to_string(m) + " is not a multiple of 16 rows x " + std::to_string(warps) + " warps";
   if (acc.shape[1] % 8)
     return "N = " + std::to_string(acc.shape[1]) + " is not a multiple of 8";
-  if (!sameLayout(lhs, fragmentLayout(m, k, v, warps)))
+  if (lhs != fragmentLayout(m, k, v, warps))
     return "the lhs is laid out as " + lhs.str() +
            ", not as mma.sync's fragments (another use, a loop or an "
            "annotation gave it that layout)";
   if (!vectorFits(v, k, rhsBytes, bf16))
     return "the lhs's " + std::to_string(v) + "-element vectors do not fit: a power of two, of whole " +
            std::to_string(mmaStepElements(bf16)) + "-element steps, dividing K / 4, the rhs's run at most 32 bytes";
-  if (!sameLayout(acc, fragmentLayout(m, acc.shape[1], 2, warps)))
+  if (acc != fragmentLayout(m, acc.shape[1], 2, warps))
     return "the accumulator is laid out as " + acc.str() + ", not as mma.sync's fragments (a later use wants it so)";
   return "";
 }

@@ -1,5 +1,6 @@
 //===- Access.cpp - per-thread loads and stores of tiles: widths, bounds, masks ===//
 #include "ThreadEmitter.h"
+#include "tk/compiler/ElementBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -113,7 +114,7 @@ int64_t ThreadEmitter::dimMultiple(Value mem, int64_t dim) const {
 ThreadEmitter::AccessPlan ThreadEmitter::planAccess(Operation *op, Value mem, ValueRange origin,
                                                     const BlockedLayout &l, Type elt, bool quiet) {
   int64_t last = l.rank() - 1, vec = l.vec[last];
-  int64_t eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
+  int64_t eltBytes = elementBytes(elt);
   auto type = cast<MemRefType>(mem.getType());
   SmallVector<int64_t> strides;
   int64_t offset;

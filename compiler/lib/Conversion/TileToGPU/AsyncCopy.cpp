@@ -1,5 +1,6 @@
 //===- AsyncCopy.cpp - tile.copy {async}: cp.async, or bulk rows + mbarriers ===//
 #include "ThreadEmitter.h"
+#include "tk/compiler/ElementBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -15,7 +16,7 @@ namespace tk::compiler {
 
 bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Value dest, const BlockedLayout &l,
                               Type elt) {
-  int64_t eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
+  int64_t eltBytes = elementBytes(elt);
   // The source side decides the chunk (vectorized, aligned); the shared
   // buffer is a whole tile, so only its alignment can spoil it.
   AccessPlan src = planAccess(op, source, origin, l, elt, /*quiet=*/true);

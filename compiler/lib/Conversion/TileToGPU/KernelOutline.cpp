@@ -8,6 +8,7 @@
 // code, in the order they run.
 //===----------------------------------------------------------------------===//
 #include "KernelOutline.h"
+#include "tk/compiler/ElementBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -220,7 +221,7 @@ FailureOr<KernelState *> outlineKernel(KernelOp kernel, KernelStates &states, co
   for (auto [i, arg] : llvm::enumerate(kernel.getBody().getArguments())) {
     BlockArgument gpuArg = func.getArgument(i);
     auto elt = isa<MemRefType>(arg.getType()) ? cast<MemRefType>(arg.getType()).getElementType() : Type();
-    int64_t eltBytes = elt ? std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8) : 1;
+    int64_t eltBytes = elt ? elementBytes(elt) : 1;
     auto align = kernel.getArgAttrOfType<IntegerAttr>(i, "tile.align");
     state.alignment[gpuArg] = align ? align.getInt() : eltBytes;
     if (auto multiples = kernel.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dim_multiples"))

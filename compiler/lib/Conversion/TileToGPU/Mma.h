@@ -7,12 +7,11 @@
 #pragma once
 
 #include "ThreadEmitter.h"
+#include "tk/compiler/ElementBytes.h"
 
 #include <array>
 
 namespace tk::compiler::mma {
-
-inline int64_t elementBytes(mlir::Type elt) { return std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8); }
 
 /// Words of padding after a row of `rowWords` words so that a row stride is
 /// `want` words mod `period` (the callers say which reads that spreads over

@@ -86,7 +86,6 @@ std::array<Value, 4> mmaSync(OpBuilder &b, Location loc, bool bf16, ArrayRef<Val
 
 Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, Value acc, const BlockedLayout &la,
                          const BlockedLayout &lb, const BlockedLayout &lc) {
-  using mma::elementBytes;
   Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   const bool bf16 = op.isBf16(), rhsT = op.getRhsTransposed();

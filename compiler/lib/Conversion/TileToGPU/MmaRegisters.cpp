@@ -24,7 +24,6 @@ namespace tk::compiler {
 
 Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value acc, const BlockedLayout &la,
                                     const BlockedLayout &lb, const BlockedLayout &lc) {
-  using mma::elementBytes;
   Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
   Type f32 = b.getF32Type();
   const bool bf16 = op.isBf16(), rhsT = op.getRhsTransposed();
@@ -72,12 +71,12 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
     return vector::ExtractOp::create(b, loc, lhs, ArrayRef<int64_t>{slot(la, rowRep, q, v)});
   };
   // Accumulators of 16 x 8 tile (p, j): c(2h + e) is row slot 2p + h, column 8j + 2t + e.
+  auto cSlot = [&](int64_t p, int64_t j, int64_t i) { return slot(lc, 2 * p + i / 2, j, i % 2); };
   std::vector<std::array<Value, 4>> accs(pairs * tilesN);
   for (int64_t p = 0; p < pairs; ++p)
     for (int64_t j = 0; j < tilesN; ++j)
       for (int64_t i = 0; i < 4; ++i)
-        accs[p * tilesN + j][i] =
-            vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{slot(lc, 2 * p + i / 2, j, i % 2)});
+        accs[p * tilesN + j][i] = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{cSlot(p, j, i)});
   for (int64_t q = 0; q < reps; ++q) {
     SmallVector<SmallVector<std::array<Value, 2>>> bRegs;
     for (int64_t j = 0; j < tilesN; ++j)
@@ -101,7 +100,7 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
   for (int64_t p = 0; p < pairs; ++p)
     for (int64_t j = 0; j < tilesN; ++j)
       for (int64_t i = 0; i < 4; ++i)
-        slots[slot(lc, 2 * p + i / 2, j, i % 2)] = accs[p * tilesN + j][i];
+        slots[cSlot(p, j, i)] = accs[p * tilesN + j][i];
   // Every warp is done reading the staged rhs before the buffer is written again.
   gpu::BarrierOp::create(b, loc);
   return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)slots.size()}, f32), slots);

@@ -7,8 +7,9 @@
 // reused. Only the ablations of layout inference and fusion make relayouts
 // (design.md, "Ablations that move values through shared memory").
 //===----------------------------------------------------------------------===//
-#include "ThreadEmitter.h"
 #include "FragmentLayouts.h"
+#include "ThreadEmitter.h"
+#include "tk/compiler/ElementBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -21,7 +22,7 @@ namespace tk::compiler {
 
 int64_t relayoutBytes(FragmentType t) {
   Type e = storageType(t.getElementType());
-  return t.getNumElements() * std::max<int64_t>(1, e.isInteger(1) ? 1 : e.getIntOrFloatBitWidth() / 8);
+  return t.getNumElements() * elementBytes(e);
 }
 
 FailureOr<Value> ThreadEmitter::relayout(tile::RelayoutOp op, Value value) {

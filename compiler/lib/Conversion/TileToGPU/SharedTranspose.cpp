@@ -24,6 +24,7 @@
 //   banks.
 //===----------------------------------------------------------------------===//
 #include "ThreadEmitter.h"
+#include "tk/compiler/ElementBytes.h"
 #include "tk/compiler/Layout/SharedRowLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,7 +37,7 @@ namespace tk::compiler {
 
 Value ThreadEmitter::transpose(Operation *op, Value input, const BlockedLayout &in, const BlockedLayout &out,
                                Type elt) {
-  int64_t r = in.rank(), eltBytes = std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8);
+  int64_t r = in.rank(), eltBytes = elementBytes(elt);
   // A thread holding vec[r-2] consecutive rows writes them as one vector
   // into the transposed row (they are consecutive there).
   const int64_t rowVec = (in.hasPadding(r - 2) || in.hasPadding(r - 1)) ? 1 : in.vec[r - 2];

@@ -56,6 +56,10 @@ struct BlockedLayout {
   }
   std::vector<int64_t> coords(int64_t slot, int64_t thread) const;
   std::string str() const;
+  bool operator==(const BlockedLayout &o) const {
+    return shape == o.shape && vec == o.vec && lanes == o.lanes && warps == o.warps;
+  }
+  bool operator!=(const BlockedLayout &o) const { return !(*this == o); }
 };
 
 /// How a reduction along `dim` in groups of `group` maps onto a blocked layout.
