@@ -20,7 +20,8 @@ Tile weights(KernelBuilder &k, const Tensor &fn, const Tensor *w, const Index &c
 }
 
 /// One step of the forward's K walk: the chunk's products added to the carried product by the tensor core (in
-/// registers: the dot, built last, gives x's tile its fragment layout) and its sums of squares to the carried sums.
+/// registers: the dot gives x's tile its fragment layout, over the sum of squares' wish) and its sums of squares to
+/// the carried sums.
 std::vector<Tile> forwardStep(const Tile &xt, const std::function<Tile()> &weightsTile,
                               const std::vector<Tile> &carried) {
   Tile xf = xt.to(DType::F32);

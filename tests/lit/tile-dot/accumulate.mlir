@@ -12,6 +12,9 @@
 // mma.sync directly, starting from the accumulator.
 // LAYOUT-LABEL: tile.kernel @registers
 // LAYOUT: tile.dot {{.*}} acc({{.*}} : !tile.frag<64x16xf32, #tile.blocked<vec = [1, 2], lanes = [8, 4], warps = [4, 1]>>) {rhs_transposed} : !tile.frag<64x64xbf16, #tile.blocked<vec = [1, 8], lanes = [8, 4], warps = [4, 1]>>
+// The lhs's fragment layout overrides its other uses' wishes, before or after the product.
+// LAYOUT-LABEL: tile.kernel @other_uses
+// LAYOUT: tile.load {{.*}} -> !tile.frag<64x64xbf16, #tile.blocked<vec = [1, 8], lanes = [8, 4], warps = [4, 1]>>
 // GPU-LABEL: gpu.func @registers
 // GPU-SAME: workgroup(%{{.*}} : memref<16x68xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // GPU: gpu.barrier
@@ -61,6 +64,25 @@ tile.kernel @staged(%x: memref<?x32xbf16>, %w: memref<32x8xf32>, %y: memref<?x8x
     %z = tile.load %y[%c0, %c0] : memref<?x8xf32> -> !tile.frag<32x8xf32>
     %c = tile.dot %a, %v acc(%z : !tile.frag<32x8xf32>) : !tile.frag<32x32xbf16>, !tile.frag<32x8xf32> -> !tile.frag<32x8xf32>
     tile.store %c, %y[%c0, %c0] : !tile.frag<32x8xf32>, memref<?x8xf32>
+  }
+  tile.return
+}
+
+tile.kernel @other_uses(%x: memref<?x64xbf16>, %w: memref<16x64xf32>, %y: memref<?x16xf32>, %s: memref<?x1xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %v = tile.load %w[%c0, %c0] : memref<16x64xf32> -> !tile.frag<16x64xf32>
+    %a = tile.load %x[%c0, %c0] : memref<?x64xbf16> -> !tile.frag<64x64xbf16>
+    %z = tile.load %y[%c0, %c0] : memref<?x16xf32> -> !tile.frag<64x16xf32>
+    %f = tile.convert %a : !tile.frag<64x64xbf16> -> !tile.frag<64x64xf32>
+    %r = tile.reduce sum %f {dim = 1 : i64, group = 64 : i64} : !tile.frag<64x64xf32> -> !tile.frag<64x1xf32>
+    tile.store %r, %s[%c0, %c0] : !tile.frag<64x1xf32>, memref<?x1xf32>
+    %c = tile.dot %a, %v acc(%z : !tile.frag<64x16xf32>) {rhs_transposed} : !tile.frag<64x64xbf16>, !tile.frag<16x64xf32> -> !tile.frag<64x16xf32>
+    tile.store %c, %y[%c0, %c0] : !tile.frag<64x16xf32>, memref<?x16xf32>
+    %g = tile.convert %a : !tile.frag<64x64xbf16> -> !tile.frag<64x64xf32>
+    %q = tile.reduce sum %g {dim = 1 : i64, group = 64 : i64} : !tile.frag<64x64xf32> -> !tile.frag<64x1xf32>
+    tile.store %q, %s[%c0, %c0] : !tile.frag<64x1xf32>, memref<?x1xf32>
   }
   tile.return
 }
