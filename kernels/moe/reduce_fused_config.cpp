@@ -38,18 +38,20 @@ static std::string checkSchedule(const ReduceFusedConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const compiler::Target &) {
-  return everyCombination({{"rows", {1, 2, 4, 8}}, {"cols", {256, 512, 1024, 2048}}, {"threads", {128, 256}}});
+  return everyCombination({{"rows", {1, 2, 4}}, {"cols", {1024, 2048, 4096}}, {"threads", {128, 256}}});
 }
 
 const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule() {
   using C = ReduceFusedConfig;
-  static const OperatorSchedule<C> schedule("reduce_fused", "tk_reduce_fused",
-                                            ScheduleSpec<C>({
-                                                {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
-                                                {&C::cols, {"cols", "columns per CTA", 32, 8192, true, 0}},
-                                                {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-                                            }),
-                                            checkSchedule, searchSpace);
+  static const OperatorSchedule<C> schedule(
+      "reduce_fused", "tk_reduce_fused",
+      ScheduleSpec<C>({
+          {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
+          {&C::cols, {"cols", "columns per CTA", 32, 8192, true, 0}},
+          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+          {&C::batch, {"batch", "slots gathered before their FMAs", 1, 64, false, 0}},
+      }),
+      checkSchedule, searchSpace);
   return schedule;
 }
 
