@@ -29,11 +29,7 @@ std::string fusedMappingScheduleError(const FusedMappingConfig &c) {
 namespace {
 
 std::vector<std::string> searchSpace(const FusedMappingConfig &, const compiler::Target &) {
-  std::vector<std::string> out;
-  for (int blocks : {32, 64, 128})
-    for (int threads : {128, 256})
-      out.push_back("blocks=" + std::to_string(blocks) + ",threads=" + std::to_string(threads));
-  return out;
+  return everyCombination({{"blocks", {32, 64, 128}}, {"threads", {128, 256}}, {"scan_threads", {256, 1024}}});
 }
 
 } // namespace

@@ -27,7 +27,7 @@ static std::string checkSchedule(const HistogramConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const HistogramConfig &, const compiler::Target &) {
-  return everyCombination({{"tile", {1024, 2048, 4096, 8192}}, {"threads", {128, 256, 512}}});
+  return everyCombination({{"tile", {256, 512, 1024, 2048, 4096, 8192}}, {"threads", {128, 256, 512}}});
 }
 
 const OperatorSchedule<HistogramConfig> &histogramSchedule() {

@@ -26,7 +26,7 @@ static std::string checkSchedule(const MaskIndicesConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const MaskIndicesConfig &, const compiler::Target &) {
-  return everyCombination({{"tile", {512, 1024, 2048, 4096}}, {"threads", {128, 256}}});
+  return everyCombination({{"tile", {128, 256, 512, 1024, 2048}}, {"threads", {128, 256}}});
 }
 
 const OperatorSchedule<MaskIndicesConfig> &maskIndicesSchedule() {
