@@ -99,7 +99,7 @@ const OperatorTable *findTable(const std::string &op);
 CheckResult runCase(const TableCase &c, GpuSession *gpu, tk_context ctx, bool time);
 
 /// `tk check`'s work: every table's small cases whose operator name contains
-/// `only` (all when empty), one line each on stdout. Returns the cases run
+/// one of `only`'s comma-separated names (all when empty), one line each on stdout. Returns the cases run
 /// and how many of them were not bit-exact.
 struct SmallCasesRun {
   int ran = 0, failures = 0;

@@ -77,6 +77,8 @@ int cmdCheck(const std::vector<std::string> &args) {
   }
   checks::SmallCasesRun run = checks::runSmallCases(only, gpu, ctx);
   tk_context_destroy(ctx);
+  if (run.ran == 0 && !only.empty())
+    std::fprintf(stderr, "tk check: --only %s names no operator (tk list prints them)\n", only.c_str());
   std::printf("%d of %d cases bit-exact\n", run.ran - run.failures, run.ran);
   return run.failures || run.ran == 0 ? 1 : 0;
 }
