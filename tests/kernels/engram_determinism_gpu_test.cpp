@@ -104,8 +104,9 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
   std::vector<uint8_t> firstGrads(gradBytes + partialBytes), againGrads(firstGrads.size());
   differing = 0;
   for (int run = 0; run < 100; ++run) {
-    if (run == 50)
+    if (run == 50) { // gtest's ASSERT is an if/else: braces keep the else its own
       ASSERT_EQ(tk_set_num_sms(ctx, 7), TK_SUCCESS) << tk_last_error();
+    }
     session->fill(grads2, 0xEE, firstGrads.size());
     ASSERT_EQ(tk_engram_gate_bwd(ctx, &tdy, &tx, &tk_, &tv, &tw, &ts[0], &ts[1], &ts[2], &ts[3], 1e-6f, &gx, &gk, &gv,
                                  &gp, nullptr),
