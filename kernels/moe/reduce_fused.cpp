@@ -16,6 +16,8 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
     throw std::invalid_argument("reduce_fused: a global scale only with an e4m3 output");
   const int64_t rows = c.rowsPerBlock(), cols = std::min(c.colsPerBlock(), c.hidden);
   KernelBuilder k(ctx, "reduce_fused", c.numThreads());
+  if (c.blocks)
+    k.minBlocksPerSm(c.blocks);
   k.allowPaddedStores(); // schedule-sized tiles may run past a small static K
   Dim m = k.dynamic("positions"), n = k.dynamic("tokens");
   Tensor x = k.input("x", {m, c.hidden}, c.in, {}, c.alignBytes);

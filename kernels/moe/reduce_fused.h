@@ -33,6 +33,10 @@ struct ReduceFusedConfig {
   /// Slots whose rows are gathered before their FMAs (0: all K): with 1 a
   /// slot's loads wait behind the previous slot's branch and FMAs.
   int64_t batch = 0;
+  /// CTAs per SM its registers must allow (launch bounds; 0: none). At
+  /// 256 threads ptxas gives K = 6 64 registers (4 CTAs per SM), K = 8 78
+  /// (3) and K = 9 97 (2).
+  int64_t blocks = 0;
   int64_t rowsPerBlock() const { return rows ? rows : 1; }
   int64_t slotsPerBatch() const { return batch ? std::min(batch, topk) : topk; }
   int64_t colsPerBlock() const;
