@@ -52,10 +52,6 @@ std::string checkOnly(const std::string &only) {
   return "";
 }
 
-bool selected(const std::string &only, const std::string &op) {
-  return only.empty() || ("," + only + ",").find("," + op + ",") != std::string::npos;
-}
-
 std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceiling) {
   std::vector<BenchCase> cases;
   const RowSelection selection{options.full, options.headline, options.checkAll};

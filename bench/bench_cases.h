@@ -3,6 +3,7 @@
 
 #include "bench/bench_row.h"
 #include "checks/gpu_session.h"
+#include "checks/operator_table.h"
 #include "tk/tk.h"
 
 #include <functional>
@@ -41,8 +42,7 @@ struct BenchCase {
 const std::vector<std::string> &benchOperators();
 /// "" when every name in `only` is an operator, else the message.
 std::string checkOnly(const std::string &only);
-/// Whether --only (comma-separated operators, "" = all) selects `op`.
-bool selected(const std::string &only, const std::string &op);
+using checks::selected; ///< whether --only selects an operator
 /// The cases the options choose, in table order. Their runs use `gpu` and
 /// rate bytes against `ceilingGbps`.
 std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceilingGbps);

@@ -1,7 +1,6 @@
 //===- operator_table.cpp - the registered tables -------------------------===//
 #include "checks/operator_table.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -63,25 +62,14 @@ CheckResult runCase(const TableCase &c, GpuSession *gpu, tk_context ctx, bool ti
   }
 }
 
-/// Whether `op` contains one of `only`'s comma-separated names (every op when `only` is empty), as tk bench's
-/// --only takes them.
-static bool selected(const std::string &op, const std::string &only) {
-  if (only.empty())
-    return true;
-  for (size_t at = 0; at <= only.size();) {
-    const size_t end = std::min(only.find(',', at), only.size());
-    const std::string name = only.substr(at, end - at);
-    if (!name.empty() && op.find(name) != std::string::npos)
-      return true;
-    at = end + 1;
-  }
-  return false;
+bool selected(const std::string &only, const std::string &op) {
+  return only.empty() || ("," + only + ",").find("," + op + ",") != std::string::npos;
 }
 
 SmallCasesRun runSmallCases(const std::string &only, GpuSession *gpu, tk_context ctx) {
   SmallCasesRun run;
   for (const OperatorTable &table : operatorTables()) {
-    if (!selected(table.op, only))
+    if (!selected(only, table.op))
       continue;
     for (const TableCase &c : table.small) {
       CheckResult r = runCase(c, gpu, ctx, /*time=*/false);

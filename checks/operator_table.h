@@ -98,8 +98,12 @@ const OperatorTable *findTable(const std::string &op);
 /// a failed result that says so.
 CheckResult runCase(const TableCase &c, GpuSession *gpu, tk_context ctx, bool time);
 
-/// `tk check`'s work: every table's small cases whose operator name contains
-/// one of `only`'s comma-separated names (all when empty), one line each on stdout. Returns the cases run
+/// Whether `only` (comma-separated operator names, "" = all) selects `op`:
+/// tk bench's, tk tune's and tk check's --only.
+bool selected(const std::string &only, const std::string &op);
+
+/// `tk check`'s work: every table's small cases of the operators `only`
+/// selects, one line each on stdout. Returns the cases run
 /// and how many of them were not bit-exact.
 struct SmallCasesRun {
   int ran = 0, failures = 0;
