@@ -1,7 +1,6 @@
 //===- reduce_fused.cpp ---------------------------------------------------===//
 #include "kernels/moe/reduce_fused.h"
 
-#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -35,45 +34,41 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
   Uniform positions = k.scalarInput("positions", DType::I32);
   k.grid({ceil_div(n, rows), Dim(ceil_div(c.hidden, cols))}, [&](const std::vector<Index> &b) {
     Index row = b[0] * rows, col = b[1] * cols;
+    // Every slot's row is gathered before the FMAs (one slot at a time measured the same on the H200, and
+    // LLVM hoists the slots' scalar loads either way).
+    std::vector<Tile> scalar, value;
+    for (int64_t s = 0; s < c.topk; ++s) {
+      // Rows past the tokens read position 0: harmless, their results are not stored.
+      Tile p = k.load(pos, {row, k.index(s)}, {rows, 1});
+      // The slot's scalar: the weight, times x_sf of its row; -0 for a slot that names no row of x. Its row
+      // then reads as +0, and fmaf(+0, -0, acc) = acc + -0 = acc for every acc (-0 and NaN included): the
+      // slot adds nothing without a per-element select (on the H200 the selects and compares made K = 8
+      // slots cost as much as the bytes they move).
+      std::vector<Tile> in = {p};
+      if (weights)
+        in.push_back(k.load(*weights, {row, k.index(s)}, {rows, 1}));
+      if (xSf)
+        in.push_back(k.gather(*xSf, p));
+      scalar.push_back(map(in, DType::F32, [&](const std::vector<Scalar> &v) {
+        Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
+        Scalar product = v.size() == 1 ? v[0].constantF32(1) : v.size() == 2 ? v[1] : v[1] * v[2];
+        return select(named, product, v[0].constantF32(-0.0));
+      }));
+      // A slot naming no row (most of a rank's slots: other ranks' experts) is not read at all: one token per
+      // CTA makes the branch uniform. Its clamped reads cost L2 bandwidth: on the H200, 33839 x 9 slots over
+      // 4 of 256 experts took 816 us with them (TileKernels 245 us).
+      value.push_back(k.gatherRows(x, p, col, cols, /*skipOutside=*/true));
+    }
     std::optional<Tile> acc;
-    // Slots in batches: a batch's rows are all gathered before its FMAs, so
-    // their loads issue back to back (each behind its own branch) instead of
-    // one slot's waiting for the previous slot's sum.
-    for (int64_t s0 = 0; s0 < c.topk; s0 += c.slotsPerBatch()) {
-      const int64_t s1 = std::min(c.topk, s0 + c.slotsPerBatch());
-      std::vector<Tile> scalar, value;
-      for (int64_t s = s0; s < s1; ++s) {
-        // Rows past the tokens read position 0: harmless, their results are not stored.
-        Tile p = k.load(pos, {row, k.index(s)}, {rows, 1});
-        // The slot's scalar: the weight, times x_sf of its row; -0 for a slot that names no row of x. Its row
-        // then reads as +0, and fmaf(+0, -0, acc) = acc + -0 = acc for every acc (-0 and NaN included): the
-        // slot adds nothing without a per-element select (on the H200 the selects and compares made K = 8
-        // slots cost as much as the bytes they move).
-        std::vector<Tile> in = {p};
-        if (weights)
-          in.push_back(k.load(*weights, {row, k.index(s)}, {rows, 1}));
-        if (xSf)
-          in.push_back(k.gather(*xSf, p));
-        scalar.push_back(map(in, DType::F32, [&](const std::vector<Scalar> &v) {
-          Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
-          Scalar product = v.size() == 1 ? v[0].constantF32(1) : v.size() == 2 ? v[1] : v[1] * v[2];
-          return select(named, product, v[0].constantF32(-0.0));
-        }));
-        // A slot naming no row (most of a rank's slots: other ranks' experts) is not read at all: one token per
-        // CTA makes the branch uniform. Its clamped reads cost L2 bandwidth: on the H200, 33839 x 9 slots over
-        // 4 of 256 experts took 816 us with them (TileKernels 245 us).
-        value.push_back(k.gatherRows(x, p, col, cols, /*skipOutside=*/true));
-      }
-      for (size_t i = 0; i < value.size(); ++i) {
-        // Widened here, at its use: a batch of rows waits in x's (narrower) type.
-        Tile widened = c.in != DType::F32 ? value[i].to(DType::F32) : value[i];
-        std::vector<Tile> terms = {widened, expand(scalar[i], 1, cols)};
-        if (acc)
-          terms.push_back(*acc);
-        acc = map(terms, DType::F32, [&](const std::vector<Scalar> &v) {
-          return fma(v[0], v[1], terms.size() == 3 ? v[2] : v[0].constantF32(0));
-        });
-      }
+    for (int64_t s = 0; s < c.topk; ++s) {
+      // Widened here, at its use: the rows wait in x's (narrower) type.
+      Tile widened = c.in != DType::F32 ? value[s].to(DType::F32) : value[s];
+      std::vector<Tile> terms = {widened, expand(scalar[s], 1, cols)};
+      if (acc)
+        terms.push_back(*acc);
+      acc = map(terms, DType::F32, [&](const std::vector<Scalar> &v) {
+        return fma(v[0], v[1], terms.size() == 3 ? v[2] : v[0].constantF32(0));
+      });
     }
     Tile result = *acc;
     if (sf) { // one global scale, read by every row

@@ -14,7 +14,6 @@
 #include "kernels/common/operator_schedule.h"
 #include "kernels/common/program.h"
 
-#include <algorithm>
 #include <string>
 
 namespace tk::kernels::moe {
@@ -30,15 +29,11 @@ struct ReduceFusedConfig {
   /// 4096) and threads (0: 256). On the H200, 17643 x 6 tokens of H = 7168
   /// bf16: 65.4% of the copy ceiling against 46.8% with 4 x 1024 on 128 threads.
   int64_t rows = 0, cols = 0, threads = 0;
-  /// Slots whose rows are gathered before their FMAs (0: all K): with 1 a
-  /// slot's loads wait behind the previous slot's branch and FMAs.
-  int64_t batch = 0;
   /// CTAs per SM its registers must allow (launch bounds; 0: none). At
   /// 256 threads ptxas gives K = 6 64 registers (4 CTAs per SM), K = 8 78
   /// (3) and K = 9 97 (2).
   int64_t blocks = 0;
   int64_t rowsPerBlock() const { return rows ? rows : 1; }
-  int64_t slotsPerBatch() const { return batch ? std::min(batch, topk) : topk; }
   int64_t colsPerBlock() const;
   int64_t numThreads() const { return threads ? threads : 256; }
   std::string key() const;

@@ -49,7 +49,6 @@ const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule() {
           {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
           {&C::cols, {"cols", "columns per CTA", 32, 8192, true, 0}},
           {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-          {&C::batch, {"batch", "slots gathered before their FMAs", 1, 64, false, 0}},
           {&C::blocks,
            {"blocks", "CTAs per SM its registers must allow (launch bounds; unset: none)", 1, 32, false, 0}},
       }),
