@@ -37,8 +37,16 @@ static std::string checkSchedule(const ReduceFusedConfig &c) {
   return "";
 }
 
+/// The tiles, and launch bounds on the heuristic's tile (at K = 9 it needs 97 registers at 256 threads: 2 CTAs per
+/// SM, and a token whose slots mostly name no row is bound by its loads' latency, not by its bytes).
 static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const compiler::Target &) {
-  return everyCombination({{"rows", {1, 2, 4}}, {"cols", {1024, 2048, 4096}}, {"threads", {128, 256}}});
+  std::vector<std::string> out =
+      everyCombination({{"rows", {1, 2, 4}}, {"cols", {1024, 2048, 4096}}, {"threads", {128, 256}}});
+  for (const std::string &bounded : everyCombination({{"cols", {4096}}, {"threads", {256}}, {"blocks", {2, 3, 4}}}))
+    out.push_back("rows=1," + bounded);
+  for (const std::string &bounded : everyCombination({{"cols", {2048}}, {"threads", {128}}, {"blocks", {5, 6}}}))
+    out.push_back("rows=1," + bounded);
+  return out;
 }
 
 const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule() {
