@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
 
 namespace tk::kernels::moe {
 
@@ -34,41 +35,58 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
   Uniform positions = k.scalarInput("positions", DType::I32);
   k.grid({ceil_div(n, rows), Dim(ceil_div(c.hidden, cols))}, [&](const std::vector<Index> &b) {
     Index row = b[0] * rows, col = b[1] * cols;
-    // Every slot's row is gathered before the FMAs (one slot at a time measured the same on the H200, and
-    // LLVM hoists the slots' scalar loads either way).
-    std::vector<Tile> scalar, value;
-    for (int64_t s = 0; s < c.topk; ++s) {
+    // Slot s's scalar: the weight, times x_sf of its row; -0 for a slot that names no row of x. Its row then reads
+    // as +0, and fmaf(+0, -0, acc) = acc + -0 = acc for every acc (-0 and NaN included): the slot adds nothing
+    // without a per-element select (on the H200 the selects and compares made K = 8 slots cost as much as the
+    // bytes they move).
+    auto slot = [&](const Index &s) -> std::pair<Tile, Tile> { // its positions and scalars
       // Rows past the tokens read position 0: harmless, their results are not stored.
-      Tile p = k.load(pos, {row, k.index(s)}, {rows, 1});
-      // The slot's scalar: the weight, times x_sf of its row; -0 for a slot that names no row of x. Its row
-      // then reads as +0, and fmaf(+0, -0, acc) = acc + -0 = acc for every acc (-0 and NaN included): the
-      // slot adds nothing without a per-element select (on the H200 the selects and compares made K = 8
-      // slots cost as much as the bytes they move).
+      Tile p = k.load(pos, {row, s}, {rows, 1});
       std::vector<Tile> in = {p};
       if (weights)
-        in.push_back(k.load(*weights, {row, k.index(s)}, {rows, 1}));
+        in.push_back(k.load(*weights, {row, s}, {rows, 1}));
       if (xSf)
         in.push_back(k.gather(*xSf, p));
-      scalar.push_back(map(in, DType::F32, [&](const std::vector<Scalar> &v) {
-        Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
-        Scalar product = v.size() == 1 ? v[0].constantF32(1) : v.size() == 2 ? v[1] : v[1] * v[2];
-        return select(named, product, v[0].constantF32(-0.0));
-      }));
-      // A slot naming no row (most of a rank's slots: other ranks' experts) is not read at all: one token per
-      // CTA makes the branch uniform. Its clamped reads cost L2 bandwidth: on the H200, 33839 x 9 slots over
-      // 4 of 256 experts took 816 us with them (TileKernels 245 us).
-      value.push_back(k.gatherRows(x, p, col, cols, /*skipOutside=*/true));
-    }
-    std::optional<Tile> acc;
-    for (int64_t s = 0; s < c.topk; ++s) {
+      return {p, map(in, DType::F32, [&](const std::vector<Scalar> &v) {
+                Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
+                Scalar product = v.size() == 1 ? v[0].constantF32(1) : v.size() == 2 ? v[1] : v[1] * v[2];
+                return select(named, product, v[0].constantF32(-0.0));
+              })};
+    };
+    // A slot naming no row (most of a rank's slots: other ranks' experts) is not read at all: one token per CTA
+    // makes the branch uniform. Its clamped reads cost L2 bandwidth: on the H200, 33839 x 9 slots over 4 of 256
+    // experts took 816 us with them (TileKernels 245 us).
+    auto slotRow = [&](const Tile &p) { return k.gatherRows(x, p, col, cols, /*skipOutside=*/true); };
+    auto accumulate = [&](const Tile &value, const Tile &scalar, const std::optional<Tile> &acc) {
       // Widened here, at its use: the rows wait in x's (narrower) type.
-      Tile widened = c.in != DType::F32 ? value[s].to(DType::F32) : value[s];
-      std::vector<Tile> terms = {widened, expand(scalar[s], 1, cols)};
+      Tile widened = c.in != DType::F32 ? value.to(DType::F32) : value;
+      std::vector<Tile> terms = {widened, expand(scalar, 1, cols)};
       if (acc)
         terms.push_back(*acc);
-      acc = map(terms, DType::F32, [&](const std::vector<Scalar> &v) {
+      return map(terms, DType::F32, [&](const std::vector<Scalar> &v) {
         return fma(v[0], v[1], terms.size() == 3 ? v[2] : v[0].constantF32(0));
       });
+    };
+    std::optional<Tile> acc;
+    if (c.rolled) {
+      // One slot's row in registers at a time: a loop the compiler keeps rolled, so that a thread's registers
+      // hold its accumulators and one row (more tokens per SM in flight) instead of every slot's row.
+      acc = k.loop(k.index(0), k.index(c.topk), {k.full({rows, cols}, 0.0)},
+                   [&](const Index &s, const std::vector<Tile> &carried) -> std::vector<Tile> {
+                     auto [p, scalar] = slot(s);
+                     return {accumulate(slotRow(p), scalar, carried[0])};
+                   })[0];
+    } else {
+      // Every slot's row is gathered before the FMAs (one slot at a time measured the same on the H200, and
+      // LLVM hoists the slots' scalar loads either way).
+      std::vector<Tile> scalar, value;
+      for (int64_t s = 0; s < c.topk; ++s) {
+        auto [p, product] = slot(k.index(s));
+        scalar.push_back(product);
+        value.push_back(slotRow(p));
+      }
+      for (int64_t s = 0; s < c.topk; ++s)
+        acc = accumulate(value[s], scalar[s], acc);
     }
     Tile result = *acc;
     if (sf) { // one global scale, read by every row

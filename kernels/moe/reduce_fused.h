@@ -33,6 +33,9 @@ struct ReduceFusedConfig {
   /// 256 threads ptxas gives K = 6 64 registers (4 CTAs per SM), K = 8 78
   /// (3) and K = 9 97 (2).
   int64_t blocks = 0;
+  /// 1: the slots in a loop kept rolled, one slot's row in a thread's
+  /// registers at a time (0: unrolled, every slot's row gathered first).
+  int64_t rolled = 0;
   int64_t rowsPerBlock() const { return rows ? rows : 1; }
   int64_t colsPerBlock() const;
   int64_t numThreads() const { return threads ? threads : 256; }

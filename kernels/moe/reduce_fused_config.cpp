@@ -37,8 +37,9 @@ static std::string checkSchedule(const ReduceFusedConfig &c) {
   return "";
 }
 
-/// The tiles, and launch bounds on the heuristic's tile (at K = 9 it needs 97 registers at 256 threads: 2 CTAs per
-/// SM, and a token whose slots mostly name no row is bound by its loads' latency, not by its bytes).
+/// The tiles, the rolled slot loop, and launch bounds on the heuristic's tile (at K = 9 it needs 97 registers at 256
+/// threads: 2 CTAs per SM, and a token whose slots mostly name no row is bound by its loads' latency, not by its
+/// bytes).
 static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const compiler::Target &) {
   std::vector<std::string> out =
       everyCombination({{"rows", {1, 2, 4}}, {"cols", {1024, 2048, 4096}}, {"threads", {128, 256}}});
@@ -46,6 +47,9 @@ static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const com
     out.push_back("rows=1," + bounded);
   for (const std::string &bounded : everyCombination({{"cols", {2048}}, {"threads", {128}}, {"blocks", {5, 6}}}))
     out.push_back("rows=1," + bounded);
+  // The slots in a loop: one slot's row in registers, so a CTA can take a whole row (TileKernels' shape).
+  for (const std::string &rolled : everyCombination({{"cols", {2048, 4096, 8192}}, {"threads", {128, 256}}}))
+    out.push_back("rows=1," + rolled + ",rolled=1");
   return out;
 }
 
@@ -59,6 +63,9 @@ const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule() {
           {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
           {&C::blocks,
            {"blocks", "CTAs per SM its registers must allow (launch bounds; unset: none)", 1, 32, false, 0}},
+          {&C::rolled,
+           {"rolled", "1: the slots in a loop, one slot's row in registers at a time (unset: unrolled)", 1, 1, false,
+            0}},
       }),
       checkSchedule, searchSpace);
   return schedule;
