@@ -29,7 +29,11 @@ std::string fusedMappingScheduleError(const FusedMappingConfig &c) {
 namespace {
 
 std::vector<std::string> searchSpace(const FusedMappingConfig &, const compiler::Target &) {
-  return everyCombination({{"blocks", {32, 64, 128}}, {"threads", {128, 256}}, {"scan_threads", {256, 1024}}});
+  std::vector<std::string> out =
+      everyCombination({{"blocks", {32, 64, 128}}, {"threads", {128, 256}}, {"scan_threads", {256, 1024}}});
+  for (const std::string &merged : everyCombination({{"blocks", {32, 64, 128}}, {"threads", {128, 256}}}))
+    out.push_back(merged + ",merged=1");
+  return out;
 }
 
 } // namespace
@@ -52,6 +56,9 @@ const OperatorSchedule<FusedMappingConfig> &fusedMappingSchedule() {
            {"blocks", "CTAs counting and placing the slots (chunks of the slots: blocks x warps)", 1, 128, false, 0}},
           {&C::threads, {"threads", "threads per counting and placing CTA", 32, 1024, true, 0}},
           {&C::scanThreads, {"scan_threads", "threads of the one CTA that scans the counts", 32, 1024, true, 0}},
+          {&C::merged,
+           {"merged", "1: no Offsets kernel, each placing CTA sums the counts itself (unset: three kernels)", 1, 1,
+            false, 0}},
       }),
       fusedMappingScheduleError, searchSpace);
   return schedule;

@@ -1,6 +1,8 @@
 //===- fused_mapping_kernels.cpp ------------------------------------------===//
 #include "kernels/moe/fused_mapping_kernels.h"
 
+#include <optional>
+
 namespace tk::kernels::moe {
 
 using namespace tk::dsl;
@@ -139,22 +141,53 @@ BuiltKernel buildPlace(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   k.maxAccessBytes(4); // one element per thread: a warp per row of 32 slots, every thread busy
   Dim f = k.dynamic("slots"), m = k.dynamic("positions"), e = k.dynamic("experts");
   Tensor ids = k.input("ids", {f}, DType::I64);
-  Tensor base = k.input("base", {Dim(c.numBlocks() * bins)}, DType::I32);
-  Tensor lengths = k.input("num_tokens_per_expert", {e}, DType::I32);
+  // Merged: the blocks' counts, summed here; else the Offsets kernel's bases and aligned lengths.
+  Tensor counts = k.input(c.merged ? "counts" : "base", {Dim(c.numBlocks() * bins)}, DType::I32);
+  std::optional<Tensor> lengthsIn;
+  if (!c.merged)
+    lengthsIn = k.input("num_tokens_per_expert", {e}, DType::I32);
   Tensor toPos = k.output("token_topk_to_pos", {f}, DType::I32);
   Tensor posExpert = k.output("pos_to_expert", {m}, DType::I32), posToken = k.output("pos_to_token", {m}, DType::I32),
          posSlot = k.output("pos_to_token_topk", {m}, DType::I32);
   Tensor start = k.output("expert_start", {e}, DType::I32), end = k.output("expert_end", {e}, DType::I32);
+  std::optional<Tensor> lengthsOut;
+  if (c.merged)
+    lengthsOut = k.output("num_tokens_per_expert", {e}, DType::I32);
   Uniform experts = k.scalarInput("experts", DType::I64), topk = k.scalarInput("topk", DType::I64);
+  std::optional<Uniform> alignment;
+  if (c.merged)
+    alignment = k.scalarInput("alignment", DType::I64);
   k.grid({Dim(c.numBlocks())}, [&](const std::vector<Index> &b) {
+    // This block's base per expert (the ids e of the blocks before it) and the aligned segment lengths: merged,
+    // every block sums the counts' rows itself (independent loads, in a fixed order: integers, exact).
+    std::optional<Tile> before, a;
+    if (c.merged) {
+      Tile total = constant(k.iota({bins}, 0), 0), earlier = total;
+      for (int64_t r = 0; r < c.numBlocks(); ++r) {
+        Tile n = k.load(counts, {k.index(r * bins)}, {bins});
+        total = total + n;
+        earlier = earlier + map({n}, DType::I32, [&](const std::vector<Scalar> &v) {
+                    return select(v[0].index(b[0]) > v[0].constantI32(r), v[0], v[0].constantI32(0));
+                  });
+      }
+      before = earlier;
+      // a_e = align(c_e, A) in i64 (the caller's bound keeps every sum below 2^31).
+      a = map({total}, DType::I32, [&](const std::vector<Scalar> &v) {
+        Scalar s = v[0].uniform(*alignment);
+        return ((v[0].sextToI64() + s - v[0].constantI64(1)) / s * s).truncToI32();
+      });
+    } else {
+      a = k.load(*lengthsIn, {k.index(0)}, {bins});
+    }
     // The segments: every block scans the aligned lengths (bins of them); block 0 writes them out.
-    Tile a = k.load(lengths, {k.index(0)}, {bins});
-    Tile first = scan_sum(a, 0, /*exclusive=*/true);
+    Tile first = scan_sum(*a, 0, /*exclusive=*/true);
     Tile mine = map({k.iota({bins}, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
       return select(v[0].index(b[0]) == v[0].constantI32(0), v[0], v[0].constantI32(-1));
     });
     k.scatter(start, mine, first);
-    k.scatter(end, mine, first + a);
+    k.scatter(end, mine, first + *a);
+    if (lengthsOut)
+      k.scatter(*lengthsOut, mine, *a);
     // Per warp and expert: the warp's ids of e, then (in place) its cursor;
     // the first kept slots' experts (+ 1, 0 for none) for the second pass.
     Shared table = k.shared({warps * bins}, DType::I32), keys = k.shared({kept}, DType::I32);
@@ -179,7 +212,7 @@ BuiltKernel buildPlace(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
     for (int64_t w = 0; w < warps; ++w)
       perWarp.push_back(k.load(table, {k.index(w * bins)}, {bins}));
     k.barrier();
-    Tile cursor = k.load(base, {b[0] * bins}, {bins}) + first;
+    Tile cursor = (c.merged ? *before : k.load(counts, {b[0] * bins}, {bins})) + first;
     for (int64_t w = 0; w < warps; ++w) {
       k.store(table, {k.index(w * bins)}, cursor);
       cursor = cursor + perWarp[w];

@@ -36,6 +36,9 @@ struct FusedMappingConfig {
   /// (0: 256), the Offsets kernel's threads (0: 1024). One schedule for the
   /// three kernels: Count and Place must cut the slots alike.
   int64_t blocks = 0, threads = 0, scanThreads = 0;
+  /// 1: no Offsets kernel; each Place block sums the blocks' counts itself
+  /// (two launches instead of three; 0: three kernels).
+  int64_t merged = 0;
   int64_t numBlocks() const { return blocks ? blocks : 128; }
   int64_t numThreads() const { return threads ? threads : 256; }
   int64_t numScanThreads() const { return scanThreads ? scanThreads : 1024; }
@@ -59,7 +62,9 @@ int64_t fusedMappingBins(int64_t experts);
 /// (1, E) i32; scalar alignment (i64).
 /// Place: ids (F) i64, base (B bins) i32, num_tokens_per_expert (E) i32;
 /// token_topk_to_pos (F) i32, the three position tables (M) i32,
-/// expert_start, expert_end (E) i32; scalars E and K (i64).
+/// expert_start, expert_end (E) i32; scalars E and K (i64). Merged: ids,
+/// counts (B bins) i32; token_topk_to_pos, the three tables, expert_start,
+/// expert_end, num_tokens_per_expert (E) i32; scalars E, K and alignment.
 dsl::BuiltKernel buildFusedMapping(mlir::MLIRContext &ctx, const FusedMappingConfig &config);
 
 } // namespace tk::kernels::moe

@@ -3,6 +3,7 @@
 // what the heuristic's does: each operator's declared search space, run on
 // the CPU path, is bit-exact or refused with a clear error.
 #include "checks/engram_gate_check.h"
+#include "checks/fused_mapping_check.h"
 #include "checks/lossless_check.h"
 #include "checks/per_channel_cast_check.h"
 #include "checks/per_token_cast_check.h"
@@ -285,6 +286,18 @@ TEST(Schedules, EveryReduceFusedCandidateIsBitExact) {
       CheckResult r = tk::checks::checkReduceFused(nullptr, ctx, c, false);
       EXPECT_TRUE(r.exact()) << bounds << " " << tk::checks::describe(c) << ": " << r.describe();
     }
+}
+
+TEST(Schedules, EveryFusedMappingCandidateIsBitExact) {
+  // Three kernels and merged (each placing CTA sums the counts itself) at every block and thread count: all seven
+  // outputs bit for bit, with ids outside [-1, E), exact and upper-bound sizing, 256 and 1024 bins.
+  using S = tk::checks::FusedMappingCase::Sizing;
+  for (const tk::checks::FusedMappingCase &c :
+       {tk::checks::FusedMappingCase{700, 9, 256, 8, 128, S::Exact, true}, {3000, 8, 1000, 1, 64, S::UpperBound}})
+    EXPECT_GT(everyCandidate("get_fused_mapping",
+                             [&](tk_context ctx) { return tk::checks::checkFusedMapping(nullptr, ctx, c, false); }),
+              15)
+        << tk::checks::describe(c);
 }
 
 } // namespace
