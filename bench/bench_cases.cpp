@@ -30,28 +30,6 @@ Row rowOf(const std::string &op, const std::string &described, const CheckResult
 
 } // namespace
 
-const std::vector<std::string> &benchOperators() {
-  static const std::vector<std::string> ops = [] {
-    std::vector<std::string> names;
-    for (const OperatorTable &t : operatorTables())
-      names.push_back(t.op);
-    return names;
-  }();
-  return ops;
-}
-
-std::string checkOnly(const std::string &only) {
-  const auto &ops = benchOperators();
-  for (size_t begin = 0; !only.empty() && begin <= only.size();) {
-    size_t end = std::min(only.find(',', begin), only.size());
-    std::string name = only.substr(begin, end - begin);
-    if (std::find(ops.begin(), ops.end(), name) == ops.end())
-      return "unknown operator '" + name + "'";
-    begin = end + 1;
-  }
-  return "";
-}
-
 std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceiling) {
   std::vector<BenchCase> cases;
   const RowSelection selection{options.full, options.headline, options.checkAll};

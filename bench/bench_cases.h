@@ -39,10 +39,8 @@ struct BenchCase {
 };
 
 /// Every operator --only accepts, in table order.
-const std::vector<std::string> &benchOperators();
-/// "" when every name in `only` is an operator, else the message.
-std::string checkOnly(const std::string &only);
-using checks::selected; ///< whether --only selects an operator
+using checks::checkOnly; ///< "" when every name in --only is an operator, else the message
+using checks::selected;  ///< whether --only selects an operator
 /// The cases the options choose, in table order. Their runs use `gpu` and
 /// rate bytes against `ceilingGbps`.
 std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceilingGbps);

@@ -1,6 +1,7 @@
 //===- operator_table.cpp - the registered tables -------------------------===//
 #include "checks/operator_table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -60,6 +61,17 @@ CheckResult runCase(const TableCase &c, GpuSession *gpu, tk_context ctx, bool ti
     r.error = std::string("the check failed: ") + e.what();
     return r;
   }
+}
+
+std::string checkOnly(const std::string &only) {
+  for (size_t begin = 0; !only.empty() && begin <= only.size();) {
+    size_t end = std::min(only.find(',', begin), only.size());
+    std::string name = only.substr(begin, end - begin);
+    if (!findTable(name))
+      return "unknown operator '" + name + "'";
+    begin = end + 1;
+  }
+  return "";
 }
 
 bool selected(const std::string &only, const std::string &op) {

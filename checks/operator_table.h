@@ -98,8 +98,10 @@ const OperatorTable *findTable(const std::string &op);
 /// a failed result that says so.
 CheckResult runCase(const TableCase &c, GpuSession *gpu, tk_context ctx, bool time);
 
-/// Whether `only` (comma-separated operator names, "" = all) selects `op`:
-/// tk bench's, tk tune's and tk check's --only.
+/// "" when every name in `only` (comma-separated) is an operator's, else the
+/// message: tk bench's, tk tune's and tk check's --only.
+std::string checkOnly(const std::string &only);
+/// Whether `only` (comma-separated operator names, "" = all) selects `op`.
 bool selected(const std::string &only, const std::string &op);
 
 /// `tk check`'s work: every table's small cases of the operators `only`

@@ -128,12 +128,12 @@ static tk_status tk_get_fused_mapping_unguarded(tk_context ctx, const tk_tensor 
   const int64_t e = noSlots ? 0 : num_experts;
   s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), count),
                {&ids, &counts, &tables[0], &tables[1], &tables[2]}, stream, {e});
-  if (s.isOk() && place.merged)
+  if (s.isOk() && place.merged) // Place sums the counts itself
     s = ctx->run(
         tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), place),
         {&ids, &counts, &toPos, &tables[0], &tables[1], &tables[2], expert_start, expert_end, num_tokens_per_expert},
         stream, {e, args["K"], alignment});
-  if (s.isOk() && !place.merged)
+  else if (s.isOk())
     s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), offsets), {&counts2d, &base2d, &lengths}, stream,
                  {alignment});
   if (s.isOk() && !place.merged)

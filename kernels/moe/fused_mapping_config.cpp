@@ -31,8 +31,9 @@ namespace {
 std::vector<std::string> searchSpace(const FusedMappingConfig &, const compiler::Target &) {
   std::vector<std::string> out =
       everyCombination({{"blocks", {32, 64, 128}}, {"threads", {128, 256}}, {"scan_threads", {256, 1024}}});
-  for (const std::string &merged : everyCombination({{"blocks", {32, 64, 128}}, {"threads", {128, 256}}}))
-    out.push_back(merged + ",merged=1");
+  const std::vector<std::string> merged =
+      everyCombination({{"blocks", {32, 64, 128}}, {"threads", {128, 256}}, {"merged", {1}}});
+  out.insert(out.end(), merged.begin(), merged.end());
   return out;
 }
 

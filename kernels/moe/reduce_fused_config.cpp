@@ -41,15 +41,16 @@ static std::string checkSchedule(const ReduceFusedConfig &c) {
 /// threads: 2 CTAs per SM, and a token whose slots mostly name no row is bound by its loads' latency, not by its
 /// bytes).
 static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const compiler::Target &) {
-  std::vector<std::string> out =
-      everyCombination({{"rows", {1, 2, 4}}, {"cols", {1024, 2048, 4096}}, {"threads", {128, 256}}});
-  for (const std::string &bounded : everyCombination({{"cols", {4096}}, {"threads", {256}}, {"blocks", {2, 3, 4}}}))
-    out.push_back("rows=1," + bounded);
-  for (const std::string &bounded : everyCombination({{"cols", {2048}}, {"threads", {128}}, {"blocks", {5, 6}}}))
-    out.push_back("rows=1," + bounded);
-  // The slots in a loop: one slot's row in registers, so a CTA can take a whole row (TileKernels' shape).
-  for (const std::string &rolled : everyCombination({{"cols", {2048, 4096, 8192}}, {"threads", {128, 256}}}))
-    out.push_back("rows=1," + rolled + ",rolled=1");
+  std::vector<std::string> out;
+  for (const auto &fields : std::vector<std::vector<std::pair<std::string, std::vector<int64_t>>>>{
+           {{"rows", {1, 2, 4}}, {"cols", {1024, 2048, 4096}}, {"threads", {128, 256}}},
+           {{"rows", {1}}, {"cols", {4096}}, {"threads", {256}}, {"blocks", {2, 3, 4}}},
+           {{"rows", {1}}, {"cols", {2048}}, {"threads", {128}}, {"blocks", {5, 6}}},
+           // The slots in a loop: one slot's row in registers, so a CTA can take a whole row (TileKernels' shape).
+           {{"rows", {1}}, {"cols", {2048, 4096, 8192}}, {"threads", {128, 256}}, {"rolled", {1}}}}) {
+    std::vector<std::string> some = everyCombination(fields);
+    out.insert(out.end(), some.begin(), some.end());
+  }
   return out;
 }
 

@@ -35,6 +35,10 @@ int cmdCheck(const std::vector<std::string> &args) {
       return 2;
     }
   }
+  if (std::string error = checks::checkOnly(only); !error.empty()) {
+    std::fprintf(stderr, "tk check --only: %s (tk list prints the operators)\n", error.c_str());
+    return 2;
+  }
   checks::GpuSession session;
   checks::GpuSession *gpu = session.ok() ? &session : nullptr;
   if (gpu)
@@ -77,8 +81,6 @@ int cmdCheck(const std::vector<std::string> &args) {
   }
   checks::SmallCasesRun run = checks::runSmallCases(only, gpu, ctx);
   tk_context_destroy(ctx);
-  if (run.ran == 0 && !only.empty())
-    std::fprintf(stderr, "tk check: --only %s names no operator (tk list prints them)\n", only.c_str());
   std::printf("%d of %d cases bit-exact\n", run.ran - run.failures, run.ran);
   return run.failures || run.ran == 0 ? 1 : 0;
 }
