@@ -272,20 +272,19 @@ TEST(Schedules, EveryEngramGateForwardCandidateChecks) {
 }
 
 TEST(Schedules, EveryReduceFusedCandidateIsBitExact) {
-  // K = 9 with x_sf: the search space's tiles; then launch bounds (which change the registers, not the result) and
-  // the rolled slot loop (the same FMAs in the same order), also on slots that name no row, non-finite values and
+  // K = 9 with x_sf: the search space's tiles, launch bounds (which change the registers, not the result) and the
+  // rolled slot loop (the same FMAs in the same order); then those on slots that name no row, non-finite values and
   // underflowing products.
   const tk::checks::ReduceFusedCase scaled{120, 9, 256, 64, 512, TK_F32, true, true, true, false, 3};
   EXPECT_GT(everyCandidate("reduce_fused",
                            [&](tk_context ctx) { return tk::checks::checkReduceFused(nullptr, ctx, scaled, false); }),
             4);
   const tk::checks::ReduceFusedCase edges{120, 8, 72, 8, 256, TK_BF16, false, true, false, true, 4};
-  for (const char *bounds : {"blocks=2", "blocks=3", "rolled=1", "rolled=1,cols=8192,threads=128"})
-    for (const tk::checks::ReduceFusedCase &c : {scaled, edges}) {
-      tk::test::ScheduledContext ctx(std::string("reduce_fused:") + bounds);
-      CheckResult r = tk::checks::checkReduceFused(nullptr, ctx, c, false);
-      EXPECT_TRUE(r.exact()) << bounds << " " << tk::checks::describe(c) << ": " << r.describe();
-    }
+  for (const char *bounds : {"blocks=2", "blocks=3", "rolled=1", "rolled=1,cols=8192,threads=128"}) {
+    tk::test::ScheduledContext ctx(std::string("reduce_fused:") + bounds);
+    CheckResult r = tk::checks::checkReduceFused(nullptr, ctx, edges, false);
+    EXPECT_TRUE(r.exact()) << bounds << ": " << r.describe();
+  }
 }
 
 TEST(Schedules, EveryFusedMappingCandidateIsBitExact) {
