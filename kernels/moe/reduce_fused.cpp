@@ -68,7 +68,7 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
       });
     };
     std::optional<Tile> acc;
-    if (c.rolled) {
+    if (c.slotsRolled()) {
       // One slot's row in registers at a time: a loop the compiler keeps rolled, so that a thread's registers
       // hold its accumulators and one row (more tokens per SM in flight) instead of every slot's row.
       acc = k.loop(k.index(0), k.index(c.topk), {k.full({rows, cols}, 0.0)},
