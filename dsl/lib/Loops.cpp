@@ -1,4 +1,4 @@
-//===- Loops.cpp - loops and pipelines that carry tiles, constant tiles --===//
+//===- Loops.cpp - loops and pipelines that carry tiles, uniform branches, constant tiles ===//
 #include "tk/dsl/KernelBuilder.h"
 
 #include "tk/compiler/Dialect/Tile/Tile.h"
@@ -61,6 +61,36 @@ std::vector<Tile> KernelBuilder::loop(
   }
   std::vector<Tile> out;
   for (mlir::Value r : loop.getResults())
+    out.emplace_back(this, r);
+  return out;
+}
+
+std::vector<Tile> KernelBuilder::when(const Tile &cond, const std::vector<Tile> &carried,
+                                      const std::function<std::vector<Tile>(const std::vector<Tile> &)> &body,
+                                      SourceLine where) {
+  AtLine at(*this, where);
+  int64_t elements = 1;
+  for (int64_t d : cond.shape())
+    elements *= d;
+  if (elements != 1 || cond.dtype() != DType::I32)
+    throw std::invalid_argument(errorPrefix() + "when: the condition must be a one-element i32 tile, got " +
+                                describe(cond));
+  mlir::Value flag = tile::ToScalarOp::create(b_, loc_, b_.getI32Type(), cond.value());
+  mlir::Value zero = mlir::arith::ConstantIntOp::create(b_, loc_, b_.getI32Type(), 0);
+  mlir::Value taken = mlir::arith::CmpIOp::create(b_, loc_, mlir::arith::CmpIPredicate::ne, flag, zero);
+  std::vector<mlir::Value> kept = values(carried);
+  mlir::TypeRange types(kept);
+  auto branch = mlir::scf::IfOp::create(b_, loc_, types, taken, /*withElseRegion=*/true);
+  {
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(branch.thenBlock());
+    std::vector<mlir::Value> next = nextValues(errorPrefix(), "when", carried, body(carried));
+    mlir::scf::YieldOp::create(b_, loc_, next);
+    b_.setInsertionPointToStart(branch.elseBlock());
+    mlir::scf::YieldOp::create(b_, loc_, kept);
+  }
+  std::vector<Tile> out;
+  for (mlir::Value r : branch.getResults())
     out.emplace_back(this, r);
   return out;
 }

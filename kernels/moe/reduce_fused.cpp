@@ -74,7 +74,17 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
       acc = k.loop(k.index(0), k.index(c.topk), {k.full({rows, cols}, 0.0)},
                    [&](const Index &s, const std::vector<Tile> &carried) -> std::vector<Tile> {
                      auto [p, scalar] = slot(s);
-                     return {accumulate(slotRow(p), scalar, carried[0])};
+                     if (!c.skip)
+                       return {accumulate(slotRow(p), scalar, carried[0])};
+                     // A slot naming no row skips its conversions and FMAs too, not only its loads: the block
+                     // branches over it together (one token per CTA). Inside, the row is one of x's: no check.
+                     Tile named = map({p}, DType::I32, [&](const std::vector<Scalar> &v) {
+                       Scalar inside = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
+                       return select(inside, v[0].constantI32(1), v[0].constantI32(0));
+                     });
+                     return k.when(named, carried, [&](const std::vector<Tile> &in) -> std::vector<Tile> {
+                       return {accumulate(k.gatherRows(x, p, col, cols), scalar, in[0])};
+                     });
                    })[0];
     } else {
       // Every slot's row is gathered before the FMAs (one slot at a time measured the same on the H200, and

@@ -36,11 +36,14 @@ struct ReduceFusedConfig {
   /// 1: the slots in a loop kept rolled, one slot's row in a thread's
   /// registers at a time (0: unrolled, every slot's row gathered first).
   int64_t rolled = 0;
+  /// 1 (with rolled, one token per CTA): a slot naming no row is skipped by
+  /// a branch the whole CTA takes (KernelBuilder::when), its FMAs included.
+  int64_t skip = 0;
   /// The heuristic (no field set) at K >= 6: the rolled loop on 128 threads.
   /// Unrolled, a thread holds every slot's row and the SM few tokens; on the
   /// H200 the rolled loop took 33839 x 9 from 404 to 342 us, 17643 x 6 from
   /// 178 to 165 (at K = 2 unrolled is 4% faster: 60.0 against 62.4).
-  bool heuristicRolls() const { return topk >= 6 && !rows && !cols && !threads && !blocks && !rolled; }
+  bool heuristicRolls() const { return topk >= 6 && !rows && !cols && !threads && !blocks && !rolled && !skip; }
   bool slotsRolled() const { return rolled || heuristicRolls(); }
   int64_t rowsPerBlock() const { return rows ? rows : 1; }
   int64_t colsPerBlock() const;

@@ -30,6 +30,8 @@ std::string ReduceFusedConfig::key() const {
 
 /// The f32 accumulators stay within 64 per thread.
 static std::string checkSchedule(const ReduceFusedConfig &c) {
+  if (c.skip && (!c.rolled || c.rowsPerBlock() != 1))
+    return "skip needs rolled and one token per CTA (rows=1): the branch is the whole CTA's";
   const int64_t perThread = c.rowsPerBlock() * std::min(c.colsPerBlock(), c.hidden) / c.numThreads();
   if (perThread > 64)
     return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.colsPerBlock()) + " columns are " +
@@ -47,7 +49,9 @@ static std::vector<std::string> searchSpace(const ReduceFusedConfig &, const com
            {{"rows", {1}}, {"cols", {4096}}, {"threads", {256}}, {"blocks", {2, 3, 4}}},
            {{"rows", {1}}, {"cols", {2048}}, {"threads", {128}}, {"blocks", {5, 6}}},
            // The slots in a loop: one slot's row in registers, so a CTA can take a whole row (TileKernels' shape).
-           {{"rows", {1}}, {"cols", {2048, 4096, 8192}}, {"threads", {128, 256}}, {"rolled", {1}}}}) {
+           {{"rows", {1}}, {"cols", {2048, 4096, 8192}}, {"threads", {128, 256}}, {"rolled", {1}}},
+           // A slot naming no row skipped whole (a branch per slot), as TileKernels' kernel does.
+           {{"rows", {1}}, {"cols", {4096, 8192}}, {"threads", {128, 256}}, {"rolled", {1}}, {"skip", {1}}}}) {
     std::vector<std::string> some = everyCombination(fields);
     out.insert(out.end(), some.begin(), some.end());
   }
@@ -67,6 +71,9 @@ const OperatorSchedule<ReduceFusedConfig> &reduceFusedSchedule() {
           {&C::rolled,
            {"rolled", "1: the slots in a loop, one slot's row in registers at a time (unset: unrolled)", 1, 1, false,
             0}},
+          {&C::skip,
+           {"skip", "1 (with rolled, rows=1): a slot naming no row skipped by a branch, its FMAs too (unset: they run)",
+            1, 1, false, 0}},
       }),
       checkSchedule, searchSpace);
   return schedule;

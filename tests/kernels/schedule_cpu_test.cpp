@@ -280,7 +280,8 @@ TEST(Schedules, EveryReduceFusedCandidateIsBitExact) {
                            [&](tk_context ctx) { return tk::checks::checkReduceFused(nullptr, ctx, scaled, false); }),
             4);
   const tk::checks::ReduceFusedCase edges{120, 8, 72, 8, 256, TK_BF16, false, true, false, true, 4};
-  for (const char *bounds : {"blocks=2", "blocks=3", "rolled=1", "rolled=1,cols=8192,threads=128"}) {
+  for (const char *bounds : {"blocks=2", "blocks=3", "rolled=1", "rolled=1,cols=8192,threads=128", "rolled=1,skip=1",
+                             "rolled=1,skip=1,threads=128"}) {
     tk::test::ScheduledContext ctx(std::string("reduce_fused:") + bounds);
     CheckResult r = tk::checks::checkReduceFused(nullptr, ctx, edges, false);
     EXPECT_TRUE(r.exact()) << bounds << ": " << r.describe();

@@ -1,7 +1,8 @@
 // Loops and pipelines that carry tiles (KernelBuilder::loop, ::pipeline)
 // on the CPU path: two accumulators over a dynamic number of column chunks
 // (none included), one read after the other's update; the pipeline's PTX
-// for every target; and what the DSL refuses.
+// for every target; and what the DSL refuses, of them and of the uniform
+// branch (KernelBuilder::when; reduce_fused's skip schedule runs it).
 #include "tests/kernels/carried_loop_kernel.h"
 #include "tk/runtime/JitCache.h"
 #include "tk/tk.h"
@@ -82,6 +83,35 @@ TEST(CarriedLoop, BodyMustReturnWhatItCarries) {
                             [&](const Index &, const std::vector<Tile> &c) -> std::vector<Tile> { return c; }),
                  std::invalid_argument);
     EXPECT_THROW(k.full({4, 32}, 1.0, DType::BF16), std::invalid_argument);
+    (void)x;
+  });
+}
+
+TEST(CarriedLoop, WhenTakesOneI32ElementAndReturnsWhatItCarries) {
+  mlir::MLIRContext ctx;
+  ctx.loadAllAvailableDialects();
+  KernelBuilder k(ctx, "bad_when", 32);
+  Tensor x = k.input("x", {4, 32}, DType::F32);
+  k.grid({1}, [&](const std::vector<Index> &) {
+    Tile acc = k.full({4, 32}, 0.0);
+    auto same = [](const std::vector<Tile> &c) { return c; };
+    try {
+      k.when(k.full({4, 1}, 1.0, DType::I32), {acc}, same);
+      ADD_FAILURE() << "a [4, 1] condition was accepted";
+    } catch (const std::invalid_argument &e) {
+      EXPECT_NE(std::string(e.what()).find("when: the condition must be a one-element i32 tile, got i32 [4, 1]"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW(k.when(k.full({1, 1}, 1.0), {acc}, same), std::invalid_argument); // f32
+    try {
+      k.when(k.full({1, 1}, 1.0, DType::I32), {acc}, [](const std::vector<Tile> &c) -> std::vector<Tile> {
+        return {c[0], c[0]};
+      });
+      ADD_FAILURE() << "a body returning two tiles for one carried was accepted";
+    } catch (const std::invalid_argument &e) {
+      EXPECT_NE(std::string(e.what()).find("when body returns 2 tiles for 1 carried"), std::string::npos) << e.what();
+    }
     (void)x;
   });
 }

@@ -6,7 +6,10 @@
 // no pass has to recognize them: a carried fragment has one layout, its
 // initial value's, in the loop's result and in the body's block argument,
 // and the value the body yields is moved to that layout (tile.relayout)
-// where it has another.
+// where it has another. scf.if yields fragments the same way: a result
+// has one layout, that of its else value where that is laid out before the
+// branch (a value carried through unchanged), and each branch's yielded
+// value is moved to it.
 //===----------------------------------------------------------------------===//
 #include "tk/compiler/Dialect/Tile/ScfLayouts.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
@@ -33,7 +36,20 @@ struct ScfLoop {
   }
   static OpResult tiedResult(Op loop, OpOperand &operand) { return loop.getTiedLoopResult(&operand); }
   static void setInit(Op loop, unsigned i, Value v) { loop.getInitArgsMutable()[i].set(v); }
-  static Block::BlockArgListType iterArgs(Op loop) { return loop.getRegionIterArgs(); }
+  // What the rules of a yield need of its parent: the value whose hint its operand `i` gets, and the value whose
+  // layout it must have. scf.yield also ends scf.if's regions: both are then the branch's result.
+  static Value hintOf(Operation *parent, unsigned i) {
+    if (auto loop = dyn_cast<Op>(parent))
+      return loop.getResult(i);
+    if (auto branch = dyn_cast<scf::IfOp>(parent))
+      return branch.getResult(i);
+    return Value(); // tile.parallel, tile.grid: no rules
+  }
+  static Value layoutSourceOf(Operation *parent, unsigned i) {
+    if (auto loop = dyn_cast<Op>(parent))
+      return loop.getRegionIterArgs()[i];
+    return hintOf(parent, i);
+  }
 };
 
 struct PipelineLoop {
@@ -47,7 +63,14 @@ struct PipelineLoop {
     return n >= first && n - first < loop.getNumResults() ? loop->getResult(n - first) : OpResult();
   }
   static void setInit(Op loop, unsigned i, Value v) { loop.getInitsMutable()[i].set(v); }
-  static Block::BlockArgListType iterArgs(Op loop) { return loop.getRegionIterArgs(); }
+  static Value hintOf(Operation *parent, unsigned i) {
+    auto loop = dyn_cast<Op>(parent);
+    return loop ? loop.getResult(i) : Value();
+  }
+  static Value layoutSourceOf(Operation *parent, unsigned i) {
+    auto loop = dyn_cast<Op>(parent);
+    return loop ? loop.getRegionIterArgs()[i] : Value();
+  }
 };
 
 template <typename L> struct LoopLayouts
@@ -105,39 +128,31 @@ template <typename L> struct LoopLayouts
 
 template <typename L> struct LoopYieldLayouts
     : public LayoutInferenceOpInterface::ExternalModel<LoopYieldLayouts<L>, typename L::Yield> {
-  // Null where the yield ends another region (scf.if, tile.parallel, tile.grid): no rules.
-  static typename L::Op loopOf(Operation *op) { return dyn_cast<typename L::Op>(op->getParentOp()); }
-
-  // Visited before the body's ops: the loop's users' wish for the value.
+  // Visited before the body's ops: the parent's users' wish for the value.
   LogicalResult hintOperandLayouts(Operation *op, LayoutInference &inference) const {
-    typename L::Op loop = loopOf(op);
-    if (!loop)
-      return success();
     for (OpOperand &use : op->getOpOperands())
       if (isa<FragmentType>(use.get().getType()))
-        if (Attribute h = inference.hint(loop.getResult(use.getOperandNumber())))
-          inference.want(use.get(), h);
+        if (Value tied = L::hintOf(op->getParentOp(), use.getOperandNumber()))
+          if (Attribute h = inference.hint(tied))
+            inference.want(use.get(), h);
     return success();
   }
 
   Attribute requiredOperandLayout(Operation *op, LayoutInference &, OpOperand &operand) const {
-    typename L::Op loop = loopOf(op);
-    return loop && isa<FragmentType>(operand.get().getType())
-               ? LayoutInference::layoutOf(L::iterArgs(loop)[operand.getOperandNumber()])
-               : Attribute();
+    Value tied = L::layoutSourceOf(op->getParentOp(), operand.getOperandNumber());
+    return tied && isa<FragmentType>(operand.get().getType()) ? LayoutInference::layoutOf(tied) : Attribute();
   }
 
-  // The next iteration reads the yielded value as the block argument, so it
-  // must be laid out as that; where the body computed it otherwise, it moves.
+  // The next iteration reads the yielded value as the block argument (a
+  // branch's users read it as its result), so it must be laid out as that;
+  // where the body computed it otherwise, it moves.
   LogicalResult verifyOperandLayouts(Operation *op, LayoutInference &) const {
-    typename L::Op loop = loopOf(op);
-    if (!loop)
-      return success();
     for (OpOperand &use : op->getOpOperands()) {
       auto type = dyn_cast<FragmentType>(use.get().getType());
-      if (!type)
+      Value tied = L::layoutSourceOf(op->getParentOp(), use.getOperandNumber());
+      if (!type || !tied)
         continue;
-      Attribute want = LayoutInference::layoutOf(L::iterArgs(loop)[use.getOperandNumber()]);
+      Attribute want = LayoutInference::layoutOf(tied);
       if (!want || LayoutInference::layoutOf(use.get()) == want)
         continue;
       OpBuilder b(op);
@@ -147,12 +162,28 @@ template <typename L> struct LoopYieldLayouts
   }
 };
 
+/// scf.if's fragment results: the else value's layout where it has one
+/// already (made before the branch), else the users' hint, else the default.
+struct BranchLayouts : public LayoutInferenceOpInterface::ExternalModel<BranchLayouts, scf::IfOp> {
+  FailureOr<Attribute> inferResultLayout(Operation *op, LayoutInference &inference, OpResult result,
+                                         Attribute hint) const {
+    auto branch = cast<scf::IfOp>(op);
+    if (!branch.getElseRegion().empty()) {
+      Value other = branch.elseYield().getOperand(result.getResultNumber());
+      if (Attribute layout = LayoutInference::layoutOf(other))
+        return layout;
+    }
+    return hint ? hint : inference.defaultLayout(cast<FragmentType>(result.getType()));
+  }
+};
+
 } // namespace
 
 void registerScfLayoutModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, scf::SCFDialect *) {
     scf::ForOp::attachInterface<LoopLayouts<ScfLoop>>(*ctx);
     scf::YieldOp::attachInterface<LoopYieldLayouts<ScfLoop>>(*ctx);
+    scf::IfOp::attachInterface<BranchLayouts>(*ctx);
   });
   registry.addExtension(+[](MLIRContext *ctx, TileDialect *) {
     PipelineOp::attachInterface<LoopLayouts<PipelineLoop>>(*ctx);

@@ -1,4 +1,4 @@
-//===- CpuCarriedPatterns.cpp - fragments carried by scf.for on the CPU ---===//
+//===- CpuCarriedPatterns.cpp - fragments carried by scf.for, scalars scf.if reads, on the CPU ===//
 //
 // On the CPU a fragment is a buffer that its op writes each time it runs. A
 // loop that yielded that buffer itself would hand the next iteration a
@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "CpuPatterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -43,10 +44,23 @@ struct CarriedYieldPattern : OpConversionPattern<scf::YieldOp> {
   CpuKernelStates &states;
 };
 
+/// A fragment is a buffer of its whole shape: its only element.
+struct ToScalarPattern : OpConversionPattern<ToScalarOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ToScalarOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Value zero = arith::ConstantIndexOp::create(rw, op.getLoc(), 0);
+    SmallVector<Value> at(op.getInput().getType().getRank(), zero);
+    Value v = memref::LoadOp::create(rw, op.getLoc(), adaptor.getInput(), at);
+    rw.replaceOp(op, v);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateCpuCarriedPatterns(RewritePatternSet &set, const TypeConverter &converter, CpuKernelStates &states) {
   set.add<CarriedYieldPattern>(converter, set.getContext(), states);
+  set.add<ToScalarPattern>(converter, set.getContext());
 }
 
 } // namespace tk::compiler

@@ -21,21 +21,15 @@ namespace tk::compiler {
 
 namespace {
 
-/// Only scf.for and scf.if hold tile ops in their regions; loops may carry
-/// fragments (each thread carries its slots), branches yield none.
+/// Only scf.for and scf.if hold tile ops in their regions; both may carry
+/// or yield fragments (each thread its slots).
 LogicalResult checkNesting(KernelOp kernel) {
   WalkResult walk = kernel.walk([&](Operation *op) -> WalkResult {
     if (isa<KernelOp, GridOp, ParallelOp, PipelineOp>(op) || !holdsTileOps(*op))
       return WalkResult::advance();
-    auto carriesFragments = [](TypeRange types) {
-      return llvm::any_of(types, [](Type t) { return isa<FragmentType>(t); });
-    };
     if (!isa<scf::ForOp, scf::IfOp>(op))
       return op->emitOpError() << "holds tile ops in a nested region; tile ops must be at grid level or in "
                                   "scf.for / scf.if",
-             WalkResult::interrupt();
-    if (isa<scf::IfOp>(op) && carriesFragments(op->getResultTypes()))
-      return op->emitOpError() << "holds tile ops and yields fragments; branches around tile ops yield none",
              WalkResult::interrupt();
     return WalkResult::advance();
   });

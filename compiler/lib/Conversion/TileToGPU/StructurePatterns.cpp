@@ -1,7 +1,8 @@
-//===- StructurePatterns.cpp - block totals and what runs once per block --===//
+//===- StructurePatterns.cpp - block totals, what runs once per block, block-uniform scalars ===//
 #include "Patterns.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace tk::tile;
@@ -46,6 +47,19 @@ struct AtomicAddPattern : TileToGpuPattern<AtomicAddOp> {
   }
 };
 
+/// Every thread holds the element (tile-assign-layouts moved it to such a
+/// layout): its first slot.
+struct ToScalarPattern : TileToGpuPattern<ToScalarOp> {
+  using TileToGpuPattern::TileToGpuPattern;
+  LogicalResult lower(ToScalarOp op, Adaptor a, ThreadEmitter &, ConversionPatternRewriter &rw) const override {
+    if (!everyThreadHolds(op.getInput().getType()))
+      return op.emitOpError() << "needs a fragment every thread holds (a replicated layout), got "
+                              << op.getInput().getType();
+    rw.replaceOpWithNewOp<vector::ExtractOp>(op, a.getInput(), ArrayRef<int64_t>{0});
+    return success();
+  }
+};
+
 struct PipelinePattern : TileToGpuPattern<PipelineOp> {
   using TileToGpuPattern::TileToGpuPattern;
   LogicalResult lower(PipelineOp op, Adaptor, ThreadEmitter &, ConversionPatternRewriter &) const override {
@@ -56,7 +70,8 @@ struct PipelinePattern : TileToGpuPattern<PipelineOp> {
 } // namespace
 
 void populateStructurePatterns(RewritePatternSet &set, const TypeConverter &converter, KernelStates &states) {
-  addTileToGpuPatterns<ThreadTotalPattern, BlockSumPattern, AtomicAddPattern, PipelinePattern>(set, converter, states);
+  addTileToGpuPatterns<ThreadTotalPattern, BlockSumPattern, AtomicAddPattern, ToScalarPattern, PipelinePattern>(
+      set, converter, states);
 }
 
 } // namespace tk::compiler

@@ -179,6 +179,14 @@ public:
   std::vector<Tile> loop(const Index &lb, const Index &ub, const std::vector<Tile> &init,
                          const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body,
                          SourceLine where = SourceLine::here());
+  /// The carried tiles, or what `body` returns in their place where the
+  /// one-element i32 tile `cond` is nonzero: a branch (scf.if) the whole
+  /// block takes or skips together, since every thread reads the same value
+  /// (tile.to_scalar). E.g. a token's slot that names no row skips its loads
+  /// and arithmetic instead of computing zeros.
+  std::vector<Tile> when(const Tile &cond, const std::vector<Tile> &carried,
+                         const std::function<std::vector<Tile>(const std::vector<Tile> &)> &body,
+                         SourceLine where = SourceLine::here());
   /// A tile of `shape` whose elements are all `value` (an accumulator's
   /// start), as f32, i32 or i64.
   Tile full(const std::vector<int64_t> &shape, double value, DType dtype = DType::F32);

@@ -127,6 +127,25 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
   let builders = [OpBuilder<(ins), [{ }]>];
 }
 
+def Tile_ToScalarOp : Tile_Op<"to_scalar", [Pure,
+    Tile_LayoutRules<["requiredOperandLayout", "verifyOperandLayouts"]>]> {
+  let summary = "The element of a one-element fragment, as a scalar every thread holds";
+  let description = [{
+    `result = input[0, ..., 0]` for a fragment of one element: a value that
+    decides a branch for the whole block (scf.if), such as whether a token's
+    slot names a row. On the GPU each thread reads its own copy, so the
+    fragment must be replicated: a reduced layout whose root spreads the
+    threads along reduced dimensions only (what a row broadcast's operand
+    or a whole-row reduction has). Any other layout moves to such a one
+    first (tile.relayout, through shared memory).
+      %c = tile.to_scalar %flag : !tile.frag<1x1xi32> -> i32
+  }];
+  let arguments = (ins Tile_AnyFragment:$input);
+  let results = (outs AnyTypeOf<[I32, I64, F32]>:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ThreadTotalOp : Tile_Op<"thread_total", [Pure]> {
   let summary = "A thread's share of a block total: the sum of the fragment elements it holds";
   let description = [{

@@ -30,4 +30,7 @@
 namespace tk::tile {
 /// True when a region of `op` holds tile ops (scf.for / scf.if around them).
 bool holdsTileOps(mlir::Operation &op);
+/// True when `type` has one element and a layout that gives it to every
+/// thread of the block (tile.to_scalar reads it there).
+bool everyThreadHolds(FragmentType type);
 } // namespace tk::tile
