@@ -14,20 +14,26 @@ namespace tk::tile {
 bool everyThreadHolds(FragmentType type) {
   if (type.getNumElements() != 1)
     return false;
-  // Peel reductions down to the blocked root, noting the reduced dimensions.
+  // Peel reductions down to the blocked root, noting the reduced dimensions and the root's shape.
   SmallVector<bool> reducedDim(type.getRank(), false);
+  SmallVector<int64_t> rootShape(type.getShape());
   Attribute layout = type.getLayout();
   while (auto reduced = dyn_cast_or_null<ReducedLayoutAttr>(layout)) {
     reducedDim[reduced.getDim()] = true;
+    rootShape[reduced.getDim()] *= reduced.getGroup();
     layout = reduced.getParent();
   }
   auto root = dyn_cast_or_null<BlockedLayoutAttr>(layout);
   if (!root || root == type.getLayout())
     return false; // a blocked one-element fragment: one thread holds the element, the others padding
-  // Along a dimension that was not reduced, a thread past coordinate 0 would hold padding.
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (!reducedDim[d] && (root.getLanes()[d] != 1 || root.getWarps()[d] != 1))
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    const int64_t cover = root.getVec()[d] * root.getLanes()[d] * root.getWarps()[d];
+    // Along a dimension that was not reduced, a thread past coordinate 0 would hold padding; along a reduced one,
+    // a thread whose root elements are all padding holds no group (loads give it zero, reductions their
+    // identity), and so does every thread but the first where a group lies within one thread's vector.
+    if (reducedDim[d] ? rootShape[d] % cover != 0 : (root.getLanes()[d] != 1 || root.getWarps()[d] != 1))
       return false;
+  }
   return true;
 }
 

@@ -87,3 +87,52 @@ tile.kernel @moved(%flags: memref<?x1xi32>, %out: memref<?x64xf32>) attributes {
   }
   tile.return
 }
+
+// A reduced flag whose root has padding along the reduced dimension (a row
+// of 64 over 256 threads: the warps past the row would read zero) or a
+// group inside one thread's vector (only the first thread holds the total)
+// is not held by every thread: it moves first.
+// LAYOUT-LABEL: tile.kernel @padded
+// LAYOUT: tile.relayout %{{.*}} -> !tile.frag<1x1xi32, #tile.reduced<#tile.blocked<vec = [1, 1], lanes = [1, 32], warps = [1, 8]>, dim = 1, group = 256>>
+// LAYOUT-NEXT: tile.to_scalar
+// LAYOUT-LABEL: tile.kernel @in_thread
+// LAYOUT: tile.relayout %{{.*}} -> !tile.frag<1xf32, #tile.reduced<#tile.blocked<vec = [1], lanes = [32], warps = [2]>, dim = 0, group = 64>>
+// LAYOUT-NEXT: tile.to_scalar
+tile.kernel @padded(%x: memref<?x64xf32> {tile.align = 16 : i64}, %pos: memref<?x1xi32>, %out: memref<?x64xf32> {tile.align = 16 : i64}) attributes {threads = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %pos, %c0 : memref<?x1xi32>
+  tile.grid (%b) in (%m) {
+    %p = tile.load %pos[%b, %c0] : memref<?x1xi32> -> !tile.frag<1x1xi32>
+    %flag = tile.to_scalar %p : !tile.frag<1x1xi32> -> i32
+    %c0i = arith.constant 0 : i32
+    %taken = arith.cmpi sge, %flag, %c0i : i32
+    %wide = tile.expand %p {dim = 1 : i64, group = 64 : i64} : !tile.frag<1x1xi32> -> !tile.frag<1x64xi32>
+    %acc = tile.load %out[%b, %c0] : memref<?x64xf32> -> !tile.frag<1x64xf32>
+    %r = scf.if %taken -> (!tile.frag<1x64xf32>) {
+      %row = tile.gather_rows %x[%wide, %c0] : memref<?x64xf32>, !tile.frag<1x64xi32> -> !tile.frag<1x64xf32>
+      scf.yield %row : !tile.frag<1x64xf32>
+    } else {
+      scf.yield %acc : !tile.frag<1x64xf32>
+    }
+    tile.store %r, %out[%b, %c0] : !tile.frag<1x64xf32>, memref<?x64xf32>
+  }
+  tile.return
+}
+tile.kernel @in_thread(%x: memref<?xf32>, %out: memref<?xf32>) attributes {threads = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0] : memref<?xf32> -> !tile.frag<4xf32>
+    %s = tile.reduce sum %t {dim = 0 : i64, group = 4 : i64} : !tile.frag<4xf32> -> !tile.frag<1xf32>
+    %v = tile.to_scalar %s : !tile.frag<1xf32> -> f32
+    %taken = arith.cmpf ogt, %v, %v : f32
+    %u = tile.load %out[%c0] : memref<?xf32> -> !tile.frag<64xf32>
+    %r = scf.if %taken -> (!tile.frag<64xf32>) {
+      scf.yield %u : !tile.frag<64xf32>
+    } else {
+      scf.yield %u : !tile.frag<64xf32>
+    }
+    tile.store %r, %out[%c0] : !tile.frag<64xf32>, memref<?xf32>
+  }
+  tile.return
+}

@@ -4,7 +4,8 @@
 // loop that yielded that buffer itself would hand the next iteration a
 // block argument that the same op overwrites while the body may still read
 // it (`acc` after `acc + x` in the body), so each carried value is copied
-// into a buffer of its own at the end of the body.
+// into a buffer of its own at the end of the body (a carried value yielded
+// at another position through a staging buffer first: a swap loses nothing).
 //===----------------------------------------------------------------------===//
 #include "CpuPatterns.h"
 
@@ -27,8 +28,22 @@ struct CarriedYieldPattern : OpConversionPattern<scf::YieldOp> {
         llvm::none_of(op.getOperandTypes(), [](Type t) { return isa<FragmentType>(t); }))
       return failure();
     CpuEmitter emit(rw, states.of(op));
+    auto loop = cast<scf::ForOp>(op->getParentOp());
+    // A carried value yielded at another position (or through an scf.if, which may forward one) is the buffer
+    // another position's copy overwrites: it is staged in a buffer of its own first, before any copy.
+    SmallVector<Value> sources(adaptor.getResults());
+    for (auto [i, original] : llvm::enumerate(op.getOperands())) {
+      auto arg = dyn_cast<BlockArgument>(original);
+      bool sameCarried = arg && arg.getOwner() == loop.getBody() && arg == loop.getRegionIterArgs()[i];
+      if (!isa<FragmentType>(original.getType()) || sameCarried ||
+          !(arg || isa_and_nonnull<scf::IfOp>(original.getDefiningOp())))
+        continue;
+      Value staged = emit.buffer(cast<MemRefType>(sources[i].getType()));
+      memref::CopyOp::create(rw, op.getLoc(), sources[i], staged);
+      sources[i] = staged;
+    }
     SmallVector<Value> values;
-    for (auto [original, value] : llvm::zip(op.getOperands(), adaptor.getResults())) {
+    for (auto [original, value] : llvm::zip(op.getOperands(), sources)) {
       if (!isa<FragmentType>(original.getType())) {
         values.push_back(value);
         continue;
