@@ -38,6 +38,14 @@ static std::vector<mlir::Value> values(const std::vector<Tile> &tiles) {
   return out;
 }
 
+/// The results of a loop or branch, as tiles.
+static std::vector<Tile> tiles(KernelBuilder *k, mlir::ValueRange results) {
+  std::vector<Tile> out;
+  for (mlir::Value r : results)
+    out.emplace_back(k, r);
+  return out;
+}
+
 std::vector<Tile> KernelBuilder::loop(
     const Index &lb, const Index &ub, const std::vector<Tile> &init,
     const std::function<std::vector<Tile>(const Index &, const std::vector<Tile> &)> &body, SourceLine where) {
@@ -47,9 +55,7 @@ std::vector<Tile> KernelBuilder::loop(
   {
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(loop.getBody());
-    std::vector<Tile> carried;
-    for (mlir::Value arg : loop.getRegionIterArgs())
-      carried.emplace_back(this, arg);
+    std::vector<Tile> carried = tiles(this, loop.getRegionIterArgs());
     std::vector<mlir::Value> yielded =
         nextValues(errorPrefix(), "loop", init, body(Index(this, loop.getInductionVar()), carried));
     // The body of scf.for ends in the yield its builder made (none with
@@ -59,10 +65,7 @@ std::vector<Tile> KernelBuilder::loop(
     b_.setInsertionPointToEnd(loop.getBody());
     mlir::scf::YieldOp::create(b_, loc_, yielded);
   }
-  std::vector<Tile> out;
-  for (mlir::Value r : loop.getResults())
-    out.emplace_back(this, r);
-  return out;
+  return tiles(this, loop.getResults());
 }
 
 std::vector<Tile> KernelBuilder::when(const Tile &cond, const std::vector<Tile> &carried,
@@ -89,10 +92,7 @@ std::vector<Tile> KernelBuilder::when(const Tile &cond, const std::vector<Tile> 
     b_.setInsertionPointToStart(branch.elseBlock());
     mlir::scf::YieldOp::create(b_, loc_, kept);
   }
-  std::vector<Tile> out;
-  for (mlir::Value r : branch.getResults())
-    out.emplace_back(this, r);
-  return out;
+  return tiles(this, branch.getResults());
 }
 
 std::vector<Tile>
@@ -115,10 +115,7 @@ KernelBuilder::pipeline(const Index &lb, const Index &ub, int64_t stages, const 
     b_.setInsertionPointToStart(block);
     tile::YieldOp::create(b_, loc_, nextValues(errorPrefix(), "pipeline", init, body(i, carried)));
   }
-  std::vector<Tile> out;
-  for (mlir::Value r : loop.getResults())
-    out.emplace_back(this, r);
-  return out;
+  return tiles(this, loop.getResults());
 }
 
 Tile KernelBuilder::full(const std::vector<int64_t> &shape, double value, DType dtype) {

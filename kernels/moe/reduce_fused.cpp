@@ -39,6 +39,7 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
     // as +0, and fmaf(+0, -0, acc) = acc + -0 = acc for every acc (-0 and NaN included): the slot adds nothing
     // without a per-element select (on the H200 the selects and compares made K = 8 slots cost as much as the
     // bytes they move).
+    auto namesRow = [&](const Scalar &p) { return (p >= p.constantI32(0)) & (p < p.uniform(positions)); };
     auto slot = [&](const Index &s) -> std::pair<Tile, Tile> { // its positions and scalars
       // Rows past the tokens read position 0: harmless, their results are not stored.
       Tile p = k.load(pos, {row, s}, {rows, 1});
@@ -48,7 +49,7 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
       if (xSf)
         in.push_back(k.gather(*xSf, p));
       return {p, map(in, DType::F32, [&](const std::vector<Scalar> &v) {
-                Scalar named = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
+                Scalar named = namesRow(v[0]);
                 Scalar product = v.size() == 1 ? v[0].constantF32(1) : v.size() == 2 ? v[1] : v[1] * v[2];
                 return select(named, product, v[0].constantF32(-0.0));
               })};
@@ -79,8 +80,7 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
                      // A slot naming no row skips its conversions and FMAs too, not only its loads: the block
                      // branches over it together (one token per CTA). Inside, the row is one of x's: no check.
                      Tile named = map({p}, DType::I32, [&](const std::vector<Scalar> &v) {
-                       Scalar inside = (v[0] >= v[0].constantI32(0)) & (v[0] < v[0].uniform(positions));
-                       return select(inside, v[0].constantI32(1), v[0].constantI32(0));
+                       return select(namesRow(v[0]), v[0].constantI32(1), v[0].constantI32(0));
                      });
                      return k.when(named, carried, [&](const std::vector<Tile> &in) -> std::vector<Tile> {
                        return {accumulate(k.gatherRows(x, p, col, cols), scalar, in[0])};

@@ -63,10 +63,11 @@ Attribute ToScalarOp::requiredOperandLayout(LayoutInference &inference, OpOperan
 
 LogicalResult ToScalarOp::verifyOperandLayouts(LayoutInference &inference) {
   FragmentType in = getInput().getType();
-  if (everyThreadHolds(in))
+  // The one rule, requiredOperandLayout's, also applied where layouts were inferred.
+  Attribute want = requiredOperandLayout(inference, getOperation()->getOpOperand(0));
+  if (want == in.getLayout())
     return success();
   OpBuilder b(*this);
-  getInputMutable().set(
-      RelayoutOp::create(b, getLoc(), in.withLayout(replicatedLayout(inference, in)), getInput()));
+  getInputMutable().set(RelayoutOp::create(b, getLoc(), in.withLayout(want), getInput()));
   return success();
 }
