@@ -84,6 +84,10 @@ std::vector<Tile> KernelBuilder::when(const Tile &cond, const std::vector<Tile> 
   std::vector<mlir::Value> kept = values(carried);
   mlir::TypeRange types(kept);
   auto branch = mlir::scf::IfOp::create(b_, loc_, types, taken, /*withElseRegion=*/true);
+  // Without results the builder ends both blocks with an empty scf.yield; the yields below replace them.
+  for (mlir::Block *block : {branch.thenBlock(), branch.elseBlock()})
+    if (!block->empty())
+      block->getTerminator()->erase();
   {
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(branch.thenBlock());

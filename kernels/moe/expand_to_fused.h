@@ -34,6 +34,10 @@ struct ExpandConfig {
   /// factors, so that every thread has a chunk), columns per CTA (0: the
   /// row, at most 2048 elements) and threads (0: 128).
   int64_t rows = 0, cols = 0, threads = 0;
+  /// Schedule: 1 (Copy) also zeroes the padding positions, in the same
+  /// launch (blocks past the tokens' take pos_to_expert's rows), as
+  /// TileKernels' one kernel does; unset: a second kernel zeroes them.
+  int64_t merged = 0;
   int64_t rowsPerBlock() const;
   int64_t colsPerBlock() const;
   int64_t numThreads() const { return threads ? threads : 128; }
@@ -42,9 +46,9 @@ struct ExpandConfig {
 
 const OperatorSchedule<ExpandConfig> &expandSchedule();
 
-/// Copy: tensors x (N, W), token_topk_to_pos (N, K) i32, out (M, W) or, column
-/// major, out storage (S) with scalars ld and M. ZeroPadding: pos_to_expert (M,
-/// 1) i32, out as Copy's.
+/// Copy: tensors x (N, W), token_topk_to_pos (N, K) i32, [merged: pos_to_expert
+/// (M) i32], out (M, W) or, column major, out storage (S) with scalars ld and
+/// M. ZeroPadding: pos_to_expert (M, 1) i32, out as Copy's.
 dsl::BuiltKernel buildExpand(mlir::MLIRContext &ctx, const ExpandConfig &config);
 
 /// Reference: rows of `width` elements of `bytes` each; dst[p] = src[t] for

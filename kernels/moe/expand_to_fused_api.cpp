@@ -16,20 +16,21 @@ namespace {
 
 constexpr int64_t kMaxTopk = 64; ///< slots per token the copy kernel unrolls
 
-/// The two kernels that copy the rows of `src` (N, W) to their positions and
-/// zero the padding positions of `dst`: (M, W) row-major, or column-major
-/// storage of `ld` per column (`dst` then its flat view). Both move bits.
-/// Planned (schedules resolved) before any kernel of the call launches, so
-/// that a refused schedule writes nothing.
+/// The kernels that copy the rows of `src` (N, W) to their positions and zero
+/// the padding positions of `dst`: (M, W) row-major, or column-major storage
+/// of `ld` per column (`dst` then its flat view). Two kernels, or the copy's
+/// alone when its schedule is merged. Both move bits. Planned (schedules
+/// resolved) before any kernel of the call launches, so that a refused
+/// schedule writes nothing.
 struct ExpandRows {
   ExpandConfig copy, padding;
-  tk_tensor src{}, dst{}, column{};
+  tk_tensor src{}, dst{}, column{}, experts{};
   const tk_tensor *pos = nullptr;
   std::vector<int64_t> scalars;
   bool runPadding = false, runCopy = false;
 
   Status plan(tk_context ctx, const tk::compiler::Target &target, const tk_tensor *source, const tk_tensor *positions,
-              const tk_tensor *experts, const tk_tensor *dest, int64_t m, bool colMajor, int64_t ld) {
+              const tk_tensor *posToExpert, const tk_tensor *dest, int64_t m, bool colMajor, int64_t ld) {
     copy.dtype = dslDtype(bitsOf(source->dtype));
     copy.width = source->shape[1];
     copy.topk = positions->shape[1];
@@ -38,12 +39,16 @@ struct ExpandRows {
         std::min(alignmentOf(source, elementBytes(source->dtype)), alignmentOf(dest, elementBytes(dest->dtype)));
     padding = copy;
     padding.pass = ExpandConfig::Pass::ZeroPadding;
-    src = bitsView(source), dst = bitsView(dest), column = columnView(experts), pos = positions;
+    src = bitsView(source), dst = bitsView(dest), column = columnView(posToExpert), experts = *posToExpert;
+    pos = positions;
     if (colMajor)
       scalars = {ld, m};
-    runPadding = m > 0, runCopy = m > 0 && source->shape[0] > 0;
-    Status s = runPadding ? expandSchedule().resolve(ctx, target, padding) : Status::ok();
-    return s.isOk() && runCopy ? expandSchedule().resolve(ctx, target, copy) : s;
+    // The copy's resolved last: a call is logged (and tuned) by it, its main kernel.
+    runCopy = m > 0 && source->shape[0] > 0;
+    Status s = m > 0 ? expandSchedule().resolve(ctx, target, padding) : Status::ok();
+    s = s.isOk() && runCopy ? expandSchedule().resolve(ctx, target, copy) : s;
+    runPadding = m > 0 && !(runCopy && copy.merged);
+    return s;
   }
 
   /// Padding first: a valid mapping never names a padding position, so the order is moot.
@@ -52,7 +57,10 @@ struct ExpandRows {
     if (runPadding)
       s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), padding), {&column, &dst}, stream, scalars);
     if (s.isOk() && runCopy)
-      s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), copy), {&src, pos, &dst}, stream, scalars);
+      s = copy.merged
+              ? ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), copy), {&src, pos, &experts, &dst}, stream,
+                         scalars)
+              : ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), copy), {&src, pos, &dst}, stream, scalars);
     return s;
   }
 };
@@ -188,9 +196,10 @@ extern "C" tk_status tk_expand_to_fused_with_sf(tk_context ctx, const tk_tensor 
 TK_REGISTER_OPERATORS(expand_to_fused) {
   using tk::dsl::DType;
   auto variant = [](const std::string &name, ExpandConfig::Pass pass, DType dtype, int64_t width, int64_t k,
-                    bool colMajor) {
+                    bool colMajor, int64_t merged = 0) {
     ExpandConfig c;
     c.pass = pass;
+    c.merged = merged;
     c.dtype = dtype;
     c.width = width;
     c.topk = k;
@@ -205,7 +214,8 @@ TK_REGISTER_OPERATORS(expand_to_fused) {
                     "each token's row copied to its slots' positions, padding "
                     "positions zero",
                     {variant("expand_to_fused.bf16.h7168.k8", P::Copy, DType::I16, 7168, 8, false),
-                     variant("expand_to_fused.padding.bf16.h7168", P::ZeroPadding, DType::I16, 7168, 0, false)}});
+                     variant("expand_to_fused.padding.bf16.h7168", P::ZeroPadding, DType::I16, 7168, 0, false),
+                     variant("expand_to_fused.merged.bf16.h7168.k8", P::Copy, DType::I16, 7168, 8, false, 1)}});
   registerOperator({"expand_to_fused_with_sf",
                     "moe",
                     "tk_expand_to_fused_with_sf",

@@ -46,8 +46,17 @@ static std::string checkSchedule(const ExpandConfig &c) {
   return "";
 }
 
-static std::vector<std::string> searchSpace(const ExpandConfig &, const compiler::Target &) {
-  return everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"cols", {512, 1024, 2048}}, {"threads", {128}}});
+/// The tiles, each with the padding zeroed by a second kernel or by the copy's (merged: the copy's kernel is then
+/// the call's only one).
+static std::vector<std::string> searchSpace(const ExpandConfig &c, const compiler::Target &) {
+  std::vector<std::string> out =
+      everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"cols", {512, 1024, 2048}}, {"threads", {128}}});
+  if (c.pass == ExpandConfig::Pass::Copy) {
+    std::vector<std::string> merged = everyCombination(
+        {{"rows", {1, 2, 4, 8, 16}}, {"cols", {512, 1024, 2048}}, {"threads", {128}}, {"merged", {1}}});
+    out.insert(out.end(), merged.begin(), merged.end());
+  }
+  return out;
 }
 
 const OperatorSchedule<ExpandConfig> &expandSchedule() {
@@ -57,6 +66,11 @@ const OperatorSchedule<ExpandConfig> &expandSchedule() {
                                                 {&C::rows, {"rows", "rows per CTA", 1, 256, true, 0}},
                                                 {&C::cols, {"cols", "columns per CTA", 8, 8192, true, 0}},
                                                 {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+                                                {&C::merged,
+                                                 {"merged",
+                                                  "1: the copy's launch zeroes the padding positions too (unset: a "
+                                                  "second kernel)",
+                                                  1, 1, false, 0}},
                                             }),
                                             checkSchedule, searchSpace);
   return schedule;

@@ -3,6 +3,7 @@
 // what the heuristic's does: each operator's declared search space, run on
 // the CPU path, is bit-exact or refused with a clear error.
 #include "checks/engram_gate_check.h"
+#include "checks/expand_check.h"
 #include "checks/fused_mapping_check.h"
 #include "checks/lossless_check.h"
 #include "checks/per_channel_cast_check.h"
@@ -286,6 +287,25 @@ TEST(Schedules, EveryReduceFusedCandidateIsBitExact) {
     CheckResult r = tk::checks::checkReduceFused(nullptr, ctx, edges, false);
     EXPECT_TRUE(r.exact()) << bounds << ": " << r.describe();
   }
+}
+
+TEST(Schedules, EveryExpandCandidateIsBitExact) {
+  // Two kernels or one (merged: the copy's blocks, then the padding's) at every tile: every byte of the poisoned
+  // output, with slots naming positions past M or other negatives; then merged with each scale-factor layout
+  // (row-major f32, column-major f32 and packed, whose padding is written element by element).
+  using Sf = tk::checks::ExpandCase::Sf;
+  const tk::checks::ExpandCase edges{150, 9, 72, 8, 576, TK_BF16, Sf::None, 128, true, 6};
+  EXPECT_GT(everyCandidate("expand_to_fused",
+                           [&](tk_context ctx) { return tk::checks::checkExpand(nullptr, ctx, edges, false); }),
+            20);
+  for (auto [perChannels, sf] :
+       std::vector<std::pair<int32_t, Sf>>{{32, Sf::RowF32}, {128, Sf::ColF32}, {32, Sf::ColPacked}})
+    for (const char *schedule : {"merged=1", "merged=1,rows=1,cols=512"}) {
+      const tk::checks::ExpandCase c{150, 6, 256, 64, 2048, TK_F8_E4M3, sf, perChannels, true, 7};
+      tk::test::ScheduledContext ctx(std::string("expand_to_fused:") + schedule);
+      CheckResult r = tk::checks::checkExpand(nullptr, ctx, c, false);
+      EXPECT_TRUE(r.exact()) << schedule << " " << tk::checks::describe(c) << ": " << r.describe();
+    }
 }
 
 TEST(Schedules, EveryFusedMappingCandidateIsBitExact) {

@@ -2,7 +2,8 @@
 // on the CPU path: two accumulators over a dynamic number of column chunks
 // (none included), one read after the other's update; the pipeline's PTX
 // for every target; and what the DSL refuses, of them and of the uniform
-// branch (KernelBuilder::when; reduce_fused's skip schedule runs it).
+// branch (KernelBuilder::when; reduce_fused's skip schedule runs it), and
+// a branch with no carried tiles that guards a store.
 #include "tests/kernels/carried_loop_kernel.h"
 #include "tk/runtime/JitCache.h"
 #include "tk/tk.h"
@@ -85,6 +86,35 @@ TEST(CarriedLoop, BodyMustReturnWhatItCarries) {
     EXPECT_THROW(k.full({4, 32}, 1.0, DType::BF16), std::invalid_argument);
     (void)x;
   });
+}
+
+/// Stores x's row block into y only in the blocks whose index is odd: a `when` with no carried tiles, its
+/// body only a store (expand_to_fused's merged schedule branches so between copying and zeroing).
+tk::dsl::BuiltKernel buildOddBlocksCopy(mlir::MLIRContext &ctx) {
+  KernelBuilder k(ctx, "odd_blocks_copy", 64);
+  Tensor x = k.input("x", {8, 32}, DType::F32);
+  Tensor y = k.output("y", {8, 32}, DType::F32);
+  k.grid({4}, [&](const std::vector<Index> &b) {
+    Tile odd = map({k.iota({1, 1}, 0)}, DType::I32,
+                   [&](const std::vector<Scalar> &v) { return v[0].index(b[0]) & v[0].constantI32(1); });
+    std::vector<Tile> none = k.when(odd, {}, [&](const std::vector<Tile> &) -> std::vector<Tile> {
+      k.store(y, {b[0] * 2, k.index(0)}, k.load(x, {b[0] * 2, k.index(0)}, {2, 32}));
+      return {};
+    });
+    EXPECT_TRUE(none.empty());
+  });
+  return k.finish();
+}
+
+// A branch without results is well formed (its blocks end in one scf.yield each) and compiles for every target.
+TEST(CarriedLoop, WhenWithoutCarriedTilesGuardsItsStores) {
+  for (const tk::compiler::Target &t : tk::compiler::supportedTargets()) {
+    tk::runtime::CompiledKernel k;
+    tk::runtime::Status s = tk::runtime::compileKernel(tk::runtime::factoryOf(buildOddBlocksCopy), t, k);
+    ASSERT_TRUE(s.isOk()) << t.name << ": " << s.message();
+    EXPECT_NE(k.ptx.find("st.global"), std::string::npos) << t.name;
+    EXPECT_NE(k.ptx.find("bra"), std::string::npos) << t.name; // the store is branched over, not predicated away
+  }
 }
 
 TEST(CarriedLoop, WhenTakesOneI32ElementAndReturnsWhatItCarries) {

@@ -135,9 +135,11 @@ def Tile_ToScalarOp : Tile_Op<"to_scalar", [Pure,
     decides a branch for the whole block (scf.if), such as whether a token's
     slot names a row. On the GPU each thread reads its own copy, so the
     fragment must be replicated: a reduced layout whose root spreads the
-    threads along reduced dimensions only (what a row broadcast's operand
-    or a whole-row reduction has). Any other layout moves to such a one
-    first (tile.relayout, through shared memory).
+    threads along reduced dimensions only, covers them without padding
+    (a thread whose root elements are all padding holds no group) and
+    keeps no group inside one thread's vector (what a whole-row reduction
+    over a row the threads cover exactly has). Any other layout moves to
+    such a one first (tile.relayout, through shared memory).
       %c = tile.to_scalar %flag : !tile.frag<1x1xi32> -> i32
   }];
   let arguments = (ins Tile_AnyFragment:$input);

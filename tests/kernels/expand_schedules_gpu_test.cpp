@@ -1,0 +1,37 @@
+// expand_to_fused and expand_to_fused_with_sf with the padding zeroed by the
+// copy's own launch (schedule field merged: blocks past the tokens' take
+// pos_to_expert's rows, each branch the whole block's) over the benchmark's
+// routings, every scale-factor layout and the edge cases (slots naming
+// positions past M): every
+// output byte against the reference. Skips visibly without a device.
+#include "checks/expand_check.h"
+#include "tests/kernels/gpu_suite.h"
+#include "tests/kernels/schedule_context.h"
+
+namespace {
+
+class ExpandSchedulesGpu : public GpuSuite<ExpandSchedulesGpu> {};
+
+TEST_F(ExpandSchedulesGpu, MergedPaddingIsBitExact) {
+  using Sf = tk::checks::ExpandCase::Sf;
+  const std::vector<tk::checks::ExpandCase> cases = {
+      {7502, 2, 256, 8, 7168},                                    // 32 of 256 experts
+      {4001, 9, 256, 64, 7168},                                   // 4 of 256: most positions padding
+      {40001, 9, 256, 8, 7168, TK_BF16, Sf::None, 128, true},     // edges
+      {4001, 6, 72, 8, 576, TK_F8_E4M3, Sf::None, 128, true},     // e4m3, a narrow row
+      {3001, 8, 256, 8, 7168, TK_F8_E4M3, Sf::ColPacked, 32},     // packed UE8M0, column-major
+      {3001, 9, 256, 8, 7168, TK_F8_E4M3, Sf::ColF32, 128, true}, // f32 column-major
+      {2001, 2, 72, 8, 576, TK_F8_E4M3, Sf::RowF32, 32}};         // f32 row-major
+  CaseTally tally;
+  for (const char *schedule : {"merged=1", "merged=1,rows=1,cols=2048", "merged=1,rows=16,cols=512"}) {
+    tk::test::ScheduledContext ctx(std::string("expand_to_fused:") + schedule);
+    for (const auto &c : cases) {
+      tk::checks::GpuSession::Scope caseBuffers(*session);
+      tally.check(tk::checks::checkExpand(session, ctx, c, false),
+                  std::string(schedule) + " " + tk::checks::describe(c));
+    }
+  }
+  tally.report("expand_to_fused merged", *session);
+}
+
+} // namespace
