@@ -5,10 +5,12 @@
 // given (token_topk_to_pos) and zeroes the padding positions (pos_to_expert
 // < 0). Two kernels in the call's stream order, both of rows at
 // data-dependent destinations (tile.scatter_rows): one over tokens that
-// copies, one over positions that zeroes. expand_to_fused_with_sf runs them
-// for the data and again for the scale factors, whose destination may be the
-// TMA-aligned column-major layout: storage (Hs, ld) with ld = align(M, 4),
-// element (p, j) at j * ld + p, written element by element (tile.scatter).
+// copies, one over positions that zeroes (or one kernel that does both, the
+// schedule's `merged`). expand_to_fused_with_sf runs them for the data and
+// again for the scale factors (merged: one kernel moves both), whose
+// destination may be the TMA-aligned column-major layout: storage (Hs, ld)
+// with ld = align(M, 4), element (p, j) at j * ld + p, written element by
+// element (tile.scatter).
 // Every destination is guarded: a position outside [0, M) writes nothing.
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -30,6 +32,13 @@ struct ExpandConfig {
   bool colMajor = false;               ///< destination is column-major storage (Hs, ld), ld a
                                        ///< scalar argument
   int64_t alignBytes = 16;             ///< what the row tensors' pointers and strides promise
+  /// Copy, merged only: the rows' scale factors moved by the same kernel
+  /// (with_sf in one launch): x_sf (N, sfWidth) of sfDtype to out_sf, (M,
+  /// sfWidth) or column-major storage (then with scalars ld and M); 0: none.
+  int64_t sfWidth = 0;
+  dsl::DType sfDtype = dsl::DType::I32;
+  bool sfColMajor = false;
+  int64_t sfAlignBytes = 4;
   /// Schedule: rows per CTA (0: 8, more for narrow rows such as scale
   /// factors, so that every thread has a chunk), columns per CTA (0: the
   /// row, at most 2048 elements) and threads (0: 128).
@@ -46,9 +55,10 @@ struct ExpandConfig {
 
 const OperatorSchedule<ExpandConfig> &expandSchedule();
 
-/// Copy: tensors x (N, W), token_topk_to_pos (N, K) i32, [merged: pos_to_expert
-/// (M) i32], out (M, W) or, column major, out storage (S) with scalars ld and
-/// M. ZeroPadding: pos_to_expert (M, 1) i32, out as Copy's.
+/// Copy: tensors x (N, W), token_topk_to_pos (N, K) i32, out (M, W) or, column
+/// major, out storage (S) with scalars ld and M. Merged: x, [x_sf], token_topk_to_pos,
+/// pos_to_expert (M) i32, out, [out_sf], [ld, M]. ZeroPadding: pos_to_expert (M,
+/// 1) i32, out as Copy's.
 dsl::BuiltKernel buildExpand(mlir::MLIRContext &ctx, const ExpandConfig &config);
 
 /// Reference: rows of `width` elements of `bytes` each; dst[p] = src[t] for

@@ -18,8 +18,9 @@ constexpr int64_t kMaxTopk = 64; ///< slots per token the copy kernel unrolls
 
 /// The kernels that copy the rows of `src` (N, W) to their positions and zero
 /// the padding positions of `dst`: (M, W) row-major, or column-major storage
-/// of `ld` per column (`dst` then its flat view). Two kernels, or the copy's
-/// alone when its schedule is merged. Both move bits. Planned (schedules
+/// of `ld` per column (`dst` then its flat view). Two kernels, or one when
+/// the copy's schedule is merged (which may also carry another ExpandRows'
+/// rows: with_sf's scale factors). They move bits. Planned (schedules
 /// resolved) before any kernel of the call launches, so that a refused
 /// schedule writes nothing.
 struct ExpandRows {
@@ -28,6 +29,7 @@ struct ExpandRows {
   const tk_tensor *pos = nullptr;
   std::vector<int64_t> scalars;
   bool runPadding = false, runCopy = false;
+  const ExpandRows *factors = nullptr; ///< merged: the scale factors this copy's kernel also moves
 
   Status plan(tk_context ctx, const tk::compiler::Target &target, const tk_tensor *source, const tk_tensor *positions,
               const tk_tensor *posToExpert, const tk_tensor *dest, int64_t m, bool colMajor, int64_t ld) {
@@ -43,7 +45,7 @@ struct ExpandRows {
     pos = positions;
     if (colMajor)
       scalars = {ld, m};
-    // The copy's resolved last: a call is logged (and tuned) by it, its main kernel.
+    // The copy's resolved last: a call is logged (and tuned) by its copy, the main kernel.
     runCopy = m > 0 && source->shape[0] > 0;
     Status s = m > 0 ? expandSchedule().resolve(ctx, target, padding) : Status::ok();
     s = s.isOk() && runCopy ? expandSchedule().resolve(ctx, target, copy) : s;
@@ -51,17 +53,29 @@ struct ExpandRows {
     return s;
   }
 
+  /// With a merged copy, the rows of `sf` (planned for the same call, copying too) ride along in this copy's
+  /// kernel: one launch for the call.
+  void carry(ExpandRows &sf) {
+    copy.sfWidth = sf.copy.width, copy.sfDtype = sf.copy.dtype, copy.sfColMajor = sf.copy.colMajor;
+    copy.sfAlignBytes = sf.copy.alignBytes;
+    factors = &sf;
+    sf.runCopy = sf.runPadding = false;
+  }
+
   /// Padding first: a valid mapping never names a padding position, so the order is moot.
   Status launch(tk_context ctx, tk_stream stream) const {
     Status s = Status::ok();
     if (runPadding)
       s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), padding), {&column, &dst}, stream, scalars);
-    if (s.isOk() && runCopy)
-      s = copy.merged
-              ? ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), copy), {&src, pos, &experts, &dst}, stream,
-                         scalars)
-              : ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), copy), {&src, pos, &dst}, stream, scalars);
-    return s;
+    if (!s.isOk() || !runCopy)
+      return s;
+    const auto kernel = tk::runtime::factoryOf(TK_PROGRAM(buildExpand), copy);
+    if (!copy.merged)
+      return ctx->run(kernel, {&src, pos, &dst}, stream, scalars);
+    if (!factors)
+      return ctx->run(kernel, {&src, pos, &experts, &dst}, stream, scalars);
+    return ctx->run(kernel, {&src, &factors->src, pos, &experts, &dst, &factors->dst}, stream,
+                    copy.colMajor ? scalars : factors->scalars);
   }
 };
 
@@ -172,10 +186,13 @@ static tk_status tk_expand_to_fused_with_sf_unguarded(tk_context ctx, const tk_t
     sfDst.strides[0] = 1;
   }
   ExpandRows data, sf;
-  if (s.isOk() && args["H"] > 0)
-    s = data.plan(ctx, target, x, token_topk_to_pos, pos_to_expert, expanded_x, m, false, 0);
+  // The data's planned last: the call is logged (and tuned) by its copy, the main kernel.
   if (s.isOk() && hs > 0)
     s = sf.plan(ctx, target, x_sf, token_topk_to_pos, pos_to_expert, &sfDst, m, colMajor, ld);
+  if (s.isOk() && args["H"] > 0)
+    s = data.plan(ctx, target, x, token_topk_to_pos, pos_to_expert, expanded_x, m, false, 0);
+  if (s.isOk() && data.runCopy && data.copy.merged && sf.runCopy)
+    data.carry(sf);
   if (s.isOk())
     s = data.launch(ctx, stream);
   if (s.isOk())
@@ -207,6 +224,14 @@ TK_REGISTER_OPERATORS(expand_to_fused) {
     return KernelVariant{name, scheduledFactory(expandSchedule(), TK_PROGRAM(buildExpand), c)};
   };
   using P = ExpandConfig::Pass;
+  // One launch for the e4m3 rows and their packed column-major scale factors.
+  auto mergedWithSf = [] {
+    ExpandConfig c;
+    c.dtype = DType::I8, c.width = 7168, c.topk = 8, c.merged = 1;
+    c.sfWidth = 56, c.sfDtype = DType::I32, c.sfColMajor = true, c.sfAlignBytes = 16; // as a call's (N, 56) words
+    return KernelVariant{"expand_to_fused.merged.e4m3.h7168.k8.sf.colmajor",
+                         scheduledFactory(expandSchedule(), TK_PROGRAM(buildExpand), c)};
+  };
   registerSchedule(expandSchedule());
   registerOperator({"expand_to_fused",
                     "moe",
@@ -216,12 +241,13 @@ TK_REGISTER_OPERATORS(expand_to_fused) {
                     {variant("expand_to_fused.bf16.h7168.k8", P::Copy, DType::I16, 7168, 8, false),
                      variant("expand_to_fused.padding.bf16.h7168", P::ZeroPadding, DType::I16, 7168, 0, false),
                      variant("expand_to_fused.merged.bf16.h7168.k8", P::Copy, DType::I16, 7168, 8, false, 1)}});
-  registerOperator({"expand_to_fused_with_sf",
-                    "moe",
-                    "tk_expand_to_fused_with_sf",
-                    "expand_to_fused of e4m3 rows and their scale factors "
-                    "(row- or TMA-aligned column-major)",
-                    {variant("expand_to_fused.e4m3.h7168.k8", P::Copy, DType::I8, 7168, 8, false),
-                     variant("expand_to_fused.sf.colmajor.k8", P::Copy, DType::I32, 56, 8, true),
-                     variant("expand_to_fused.padding.sf.colmajor", P::ZeroPadding, DType::I32, 56, 0, true)}});
+  registerOperator(
+      {"expand_to_fused_with_sf",
+       "moe",
+       "tk_expand_to_fused_with_sf",
+       "expand_to_fused of e4m3 rows and their scale factors "
+       "(row- or TMA-aligned column-major)",
+       {variant("expand_to_fused.e4m3.h7168.k8", P::Copy, DType::I8, 7168, 8, false),
+        variant("expand_to_fused.sf.colmajor.k8", P::Copy, DType::I32, 56, 8, true),
+        variant("expand_to_fused.padding.sf.colmajor", P::ZeroPadding, DType::I32, 56, 0, true), mergedWithSf()}});
 }

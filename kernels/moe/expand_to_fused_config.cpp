@@ -35,26 +35,31 @@ std::string ExpandConfig::key() const {
   return std::string(pass == Pass::Copy ? "expand_to_fused" : "expand_to_fused_padding") + ":" + name(dtype) +
          ",W=" + std::to_string(width) + (pass == Pass::Copy ? ",K=" + std::to_string(topk) : "") +
          (colMajor ? ",colmajor" : "") + ",align=" + std::to_string(alignBytes) +
+         (sfWidth ? ",sf=" + std::string(name(sfDtype)) + "x" + std::to_string(sfWidth) +
+                        (sfColMajor ? ",colmajor" : "") + ",align=" + std::to_string(sfAlignBytes)
+                  : "") +
          (schedule.empty() ? "" : "|" + schedule);
 }
 
 static std::string checkSchedule(const ExpandConfig &c) {
-  const int64_t perThread = c.rowsPerBlock() * c.colsPerBlock() * byteSize(c.dtype) / c.numThreads();
+  if (!c.rows && !c.cols && !c.threads)
+    return ""; // the heuristic's tile (merged alone sets none of them)
+  const int64_t perThread = c.rowsPerBlock() * std::min(c.colsPerBlock(), c.width) * byteSize(c.dtype) / c.numThreads();
   if (perThread > 256)
     return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.colsPerBlock()) + " elements are " +
            std::to_string(perThread) + " bytes per thread, over 256";
   return "";
 }
 
-/// The tiles, each with the padding zeroed by a second kernel or by the copy's (merged: the copy's kernel is then
-/// the call's only one).
+/// The tiles, each with the padding zeroed by a second kernel or in one kernel (merged; alone: the heuristic's tile).
 static std::vector<std::string> searchSpace(const ExpandConfig &c, const compiler::Target &) {
-  std::vector<std::string> out =
+  const std::vector<std::string> tiles =
       everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"cols", {512, 1024, 2048}}, {"threads", {128}}});
+  std::vector<std::string> out = tiles;
   if (c.pass == ExpandConfig::Pass::Copy) {
-    std::vector<std::string> merged = everyCombination(
-        {{"rows", {1, 2, 4, 8, 16}}, {"cols", {512, 1024, 2048}}, {"threads", {128}}, {"merged", {1}}});
-    out.insert(out.end(), merged.begin(), merged.end());
+    for (const std::string &t : tiles)
+      out.push_back(t + ",merged=1");
+    out.push_back("merged=1");
   }
   return out;
 }
@@ -68,11 +73,14 @@ const OperatorSchedule<ExpandConfig> &expandSchedule() {
                                                 {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
                                                 {&C::merged,
                                                  {"merged",
-                                                  "1: the copy's launch zeroes the padding positions too (unset: a "
-                                                  "second kernel)",
+                                                  "1: one kernel copies, zeroes the padding and moves with_sf's "
+                                                  "scale factors (unset: two kernels, with_sf four)",
                                                   1, 1, false, 0}},
                                             }),
-                                            checkSchedule, searchSpace);
+                                            checkSchedule, searchSpace, [](C &c) {
+                                              if (c.pass == C::Pass::ZeroPadding)
+                                                c.merged = 0; // the padding kernel is the same either way
+                                            });
   return schedule;
 }
 

@@ -1,9 +1,9 @@
-// expand_to_fused and expand_to_fused_with_sf with the padding zeroed by the
-// copy's own launch (schedule field merged: blocks past the tokens' take
-// pos_to_expert's rows, each branch the whole block's) over the benchmark's
-// routings, every scale-factor layout and the edge cases (slots naming
-// positions past M): every
-// output byte against the reference. Skips visibly without a device.
+// expand_to_fused and expand_to_fused_with_sf in one launch (schedule field
+// merged: blocks past the tokens' zero pos_to_expert's padding rows, each
+// branch the whole block's; with_sf's scale factors moved by column block 0)
+// over the benchmark's routings, every scale-factor layout and the edge
+// cases (slots naming positions past M): every output byte against the
+// reference. Skips visibly without a device.
 #include "checks/expand_check.h"
 #include "tests/kernels/gpu_suite.h"
 #include "tests/kernels/schedule_context.h"

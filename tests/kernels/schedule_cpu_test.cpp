@@ -292,20 +292,27 @@ TEST(Schedules, EveryReduceFusedCandidateIsBitExact) {
 TEST(Schedules, EveryExpandCandidateIsBitExact) {
   // Two kernels or one (merged: the copy's blocks, then the padding's) at every tile: every byte of the poisoned
   // output, with slots naming positions past M or other negatives; then merged with each scale-factor layout
-  // (row-major f32, column-major f32 and packed, whose padding is written element by element).
+  // (row-major f32, column-major f32 and packed, whose padding is written element by element), H = 2048 and 7168
+  // (224 f32 factors at C = 32: more than one step of the factors' tile, the last one partial), where the call
+  // builds one kernel, the merged one carrying the factors.
   using Sf = tk::checks::ExpandCase::Sf;
   const tk::checks::ExpandCase edges{150, 9, 72, 8, 576, TK_BF16, Sf::None, 128, true, 6};
   EXPECT_GT(everyCandidate("expand_to_fused",
                            [&](tk_context ctx) { return tk::checks::checkExpand(nullptr, ctx, edges, false); }),
             20);
-  for (auto [perChannels, sf] :
-       std::vector<std::pair<int32_t, Sf>>{{32, Sf::RowF32}, {128, Sf::ColF32}, {32, Sf::ColPacked}})
-    for (const char *schedule : {"merged=1", "merged=1,rows=1,cols=512"}) {
-      const tk::checks::ExpandCase c{150, 6, 256, 64, 2048, TK_F8_E4M3, sf, perChannels, true, 7};
-      tk::test::ScheduledContext ctx(std::string("expand_to_fused:") + schedule);
-      CheckResult r = tk::checks::checkExpand(nullptr, ctx, c, false);
-      EXPECT_TRUE(r.exact()) << schedule << " " << tk::checks::describe(c) << ": " << r.describe();
-    }
+  for (int64_t hidden : {2048, 7168})
+    for (auto [perChannels, sf] : std::vector<std::pair<int32_t, Sf>>{
+             {32, Sf::RowF32}, {128, Sf::ColF32}, {32, Sf::ColF32}, {32, Sf::ColPacked}})
+      for (const char *schedule : {"merged=1", "merged=1,rows=1,cols=512", "merged=1,rows=16,cols=512"}) {
+        const tk::checks::ExpandCase c{150, 6, 256, 64, hidden, TK_F8_E4M3, sf, perChannels, true, 7};
+        tk::test::ScheduledContext ctx(std::string("expand_to_fused:") + schedule);
+        CheckResult r = tk::checks::checkExpand(nullptr, ctx, c, false);
+        EXPECT_TRUE(r.exact()) << schedule << " " << tk::checks::describe(c) << ": " << r.describe();
+        const std::vector<std::string> built = static_cast<tk_context>(ctx)->cpuCache.configs();
+        ASSERT_EQ(built.size(), 1u) << schedule << " " << tk::checks::describe(c);
+        EXPECT_NE(built[0].find(",sf="), std::string::npos) << built[0];
+        EXPECT_NE(built[0].find("merged=1"), std::string::npos) << built[0];
+      }
 }
 
 TEST(Schedules, EveryFusedMappingCandidateIsBitExact) {

@@ -6,7 +6,11 @@
 // sized for). The 576-channel rows (576 = 72 vectors of 8) are the known
 // exception: no vector width fills 128 threads there. A fragment of fewer
 // elements than the CTA has threads (top2_sum_gate's 8 group keys of a
-// token, relaid out to be scattered) is not counted: no vector fills them.
+// token, relaid out to be scattered) is not counted: no vector fills them;
+// nor one of fewer than 16 bytes per thread (expand_to_fused's merged
+// kernel's [8, 56] i32 scale factors beside its data rows): no 16-byte
+// vector does, and the bug this guards (vectors too wide where narrower
+// ones of 16 bytes would fill) needs at least that many.
 #include "kernels/registry.h"
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Layout/LayoutAttrs.h"
@@ -39,7 +43,8 @@ std::set<std::string> idleThreadLayouts(mlir::ModuleOp module, const std::string
       int64_t threads = 1;
       for (int64_t d = 0; d < l.rank(); ++d)
         threads *= l.lanes[d] * l.warps[d];
-      if (frag.getNumElements() < threads)
+      const int64_t bytes = frag.getNumElements() * ((frag.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+      if (frag.getNumElements() < threads || bytes < 16 * threads)
         continue;
       for (int64_t d = 0; d < l.rank(); ++d)
         if (2 * ((l.shape[d] + l.vec[d] - 1) / l.vec[d]) <= l.lanes[d] * l.warps[d]) {
