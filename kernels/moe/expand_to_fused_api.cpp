@@ -212,42 +212,34 @@ extern "C" tk_status tk_expand_to_fused_with_sf(tk_context ctx, const tk_tensor 
 
 TK_REGISTER_OPERATORS(expand_to_fused) {
   using tk::dsl::DType;
-  auto variant = [](const std::string &name, ExpandConfig::Pass pass, DType dtype, int64_t width, int64_t k,
-                    bool colMajor, int64_t merged = 0) {
+  using P = ExpandConfig::Pass;
+  auto config = [](P pass, DType dtype, int64_t width, int64_t k, bool colMajor, int64_t merged = 0) {
     ExpandConfig c;
-    c.pass = pass;
-    c.merged = merged;
-    c.dtype = dtype;
-    c.width = width;
-    c.topk = k;
-    c.colMajor = colMajor;
+    c.pass = pass, c.merged = merged, c.dtype = dtype, c.width = width, c.topk = k, c.colMajor = colMajor;
+    return c;
+  };
+  auto variant = [](const std::string &name, const ExpandConfig &c) {
     return KernelVariant{name, scheduledFactory(expandSchedule(), TK_PROGRAM(buildExpand), c)};
   };
-  using P = ExpandConfig::Pass;
-  // One launch for the e4m3 rows and their packed column-major scale factors.
-  auto mergedWithSf = [] {
-    ExpandConfig c;
-    c.dtype = DType::I8, c.width = 7168, c.topk = 8, c.merged = 1;
-    c.sfWidth = 56, c.sfDtype = DType::I32, c.sfColMajor = true, c.sfAlignBytes = 16; // as a call's (N, 56) words
-    return KernelVariant{"expand_to_fused.merged.e4m3.h7168.k8.sf.colmajor",
-                         scheduledFactory(expandSchedule(), TK_PROGRAM(buildExpand), c)};
-  };
+  // One launch for the e4m3 rows and their packed column-major scale factors (aligned as a call's (N, 56) words).
+  ExpandConfig withSf = config(P::Copy, DType::I8, 7168, 8, false, 1);
+  withSf.sfWidth = 56, withSf.sfDtype = DType::I32, withSf.sfColMajor = true, withSf.sfAlignBytes = 16;
   registerSchedule(expandSchedule());
   registerOperator({"expand_to_fused",
                     "moe",
                     "tk_expand_to_fused",
                     "each token's row copied to its slots' positions, padding "
                     "positions zero",
-                    {variant("expand_to_fused.bf16.h7168.k8", P::Copy, DType::I16, 7168, 8, false),
-                     variant("expand_to_fused.padding.bf16.h7168", P::ZeroPadding, DType::I16, 7168, 0, false),
-                     variant("expand_to_fused.merged.bf16.h7168.k8", P::Copy, DType::I16, 7168, 8, false, 1)}});
-  registerOperator(
-      {"expand_to_fused_with_sf",
-       "moe",
-       "tk_expand_to_fused_with_sf",
-       "expand_to_fused of e4m3 rows and their scale factors "
-       "(row- or TMA-aligned column-major)",
-       {variant("expand_to_fused.e4m3.h7168.k8", P::Copy, DType::I8, 7168, 8, false),
-        variant("expand_to_fused.sf.colmajor.k8", P::Copy, DType::I32, 56, 8, true),
-        variant("expand_to_fused.padding.sf.colmajor", P::ZeroPadding, DType::I32, 56, 0, true), mergedWithSf()}});
+                    {variant("expand_to_fused.bf16.h7168.k8", config(P::Copy, DType::I16, 7168, 8, false)),
+                     variant("expand_to_fused.padding.bf16.h7168", config(P::ZeroPadding, DType::I16, 7168, 0, false)),
+                     variant("expand_to_fused.merged.bf16.h7168.k8", config(P::Copy, DType::I16, 7168, 8, false, 1))}});
+  registerOperator({"expand_to_fused_with_sf",
+                    "moe",
+                    "tk_expand_to_fused_with_sf",
+                    "expand_to_fused of e4m3 rows and their scale factors "
+                    "(row- or TMA-aligned column-major)",
+                    {variant("expand_to_fused.e4m3.h7168.k8", config(P::Copy, DType::I8, 7168, 8, false)),
+                     variant("expand_to_fused.sf.colmajor.k8", config(P::Copy, DType::I32, 56, 8, true)),
+                     variant("expand_to_fused.padding.sf.colmajor", config(P::ZeroPadding, DType::I32, 56, 0, true)),
+                     variant("expand_to_fused.merged.e4m3.h7168.k8.sf.colmajor", withSf)}});
 }
