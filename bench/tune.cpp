@@ -60,6 +60,24 @@ std::string today() {
 
 } // namespace
 
+std::string parseCandidates(const std::string &text, std::map<std::string, std::vector<std::string>> &out) {
+  std::stringstream entries(text);
+  std::string entry;
+  while (std::getline(entries, entry, ';')) {
+    const size_t colon = entry.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size())
+      return "'" + entry + "' is not OP:FIELDS (e.g. reduce_fused:rolled=1,cols=4096)";
+    const std::string op = entry.substr(0, colon), fields = entry.substr(colon + 1);
+    const kernels::ScheduledOperator *known = kernels::findScheduledOperator(op);
+    if (!known)
+      return "'" + op + "' is no operator's schedule (tk tune --list names them)";
+    if (std::string error = known->checkFields(fields); !error.empty())
+      return op + ": " + error;
+    out[op].push_back(fields);
+  }
+  return out.empty() ? "names no schedule" : "";
+}
+
 std::string describeSchedules() {
   std::string out;
   for (const kernels::ScheduledOperator *op : kernels::scheduledOperators())
@@ -114,9 +132,12 @@ int runTune(const TuneOptions &options) {
     for (const auto &[op, choice] : choices) {
       if (choice.source != "heuristic")
         continue;
+      const auto listed = options.candidates.find(op);
+      if (!options.candidates.empty() && listed == options.candidates.end())
+        continue; // --candidates names other operators only
       Search &s = searches[{op, choice.target, choice.problem}];
       s.cases.push_back(i);
-      for (const std::string &fields : choice.space) {
+      for (const std::string &fields : listed != options.candidates.end() ? listed->second : choice.space) {
         Row r = runWith(ctx, c, op + ":" + fields);
         const std::string ran = ctx->scheduleLog.last(op).schedule; // after fields that do not apply are left aside
         if (ran.empty())

@@ -116,6 +116,7 @@ int cmdTune(const std::vector<std::string> &args) {
       {{"-o", {true, [&](const std::string &v) { return options.outPath = v, std::string(); }}},
        {"--seconds", {true, [&](const std::string &v) { return number(v, options.seconds); }}},
        {"--min-gain", {true, [&](const std::string &v) { return number(v, options.minGain); }}},
+       {"--candidates", {true, [&](const std::string &v) { return bench::parseCandidates(v, options.candidates); }}},
        {"--list", {false, [&](const std::string &) { return list = true, std::string(); }}},
        {"--table", {true, loadTable}}});
   if (!error.empty()) {

@@ -8,7 +8,7 @@
 //   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--no-table|--table FILE]
 //                                             GPU benchmark of every shipped operator
 //   tk bench --first-call [--only OP]         a new process's first call: cold, warm disk cache
-//   tk tune [--only OP] [--match TEXT] [-o FILE] [--seconds S] | --list
+//   tk tune [--only OP] [--match TEXT] [-o FILE] [--seconds S] [--candidates OP:FIELDS] | --list
 //                                             search the operators' declared schedules
 //   tk version
 //===----------------------------------------------------------------------===//
@@ -30,7 +30,7 @@ static int usage(FILE *to = stderr) {
                    "           [--no-table | --table FILE]\n"
                    "  tk bench --first-call [--only OP[,OP]] [--bundle DIR]   first-call latency in new processes\n"
                    "  tk tune [--full|--headline] [--only OP[,OP]] [--match TEXT] [-o FILE] [--seconds S]\n"
-                   "          [--min-gain F] [--table FILE]\n"
+                   "          [--min-gain F] [--table FILE] [--candidates OP:FIELDS[;OP:FIELDS...]]\n"
                    "  tk tune --list      every operator's schedule fields (TK_SCHEDULE=OP:FIELD=V,...;OP2:...)\n"
                    "  tk version\n");
   return to == stderr ? 2 : 0;
