@@ -43,6 +43,25 @@ static void writeRows(KernelBuilder &k, const Destination &to, const Tile &dest,
   k.scatter(to.out, at, value);
 }
 
+/// A slot's rows to their positions `dest`; with the schedule's skip (one
+/// token per CTA) inside a branch the CTA takes together, so that a slot
+/// naming no position (most: other ranks' experts) issues no stores at all
+/// instead of predicated-off ones.
+static void writeSlot(KernelBuilder &k, const ExpandConfig &c, const Destination &to, const Tile &dest,
+                      const Index &col, const Tile &value) {
+  if (!c.skip) {
+    writeRows(k, to, dest, col, value);
+    return;
+  }
+  Tile named = map({dest}, DType::I32, [](const std::vector<Scalar> &v) {
+    return select(v[0] >= v[0].constantI32(0), v[0].constantI32(1), v[0].constantI32(0));
+  });
+  k.when(named, {}, [&](const std::vector<Tile> &) -> std::vector<Tile> {
+    writeRows(k, to, dest, col, value);
+    return {};
+  });
+}
+
 /// A one-element i32 tile, 1 where `holds` of the block's coordinates: a
 /// condition for KernelBuilder::when (the whole block branches together).
 static Tile blockFlag(KernelBuilder &k, const std::function<Scalar(const Scalar &any)> &holds) {
@@ -128,7 +147,7 @@ static BuiltKernel buildMerged(mlir::MLIRContext &ctx, const ExpandConfig &c) {
     k.when(blockFlag(k, copies), {}, [&](const std::vector<Tile> &) -> std::vector<Tile> {
       Tile value = k.load(x, {row, col}, {rows, cols});
       for (int64_t s = 0; s < c.topk; ++s)
-        writeRows(k, data, slotDest(s, inBlock), col, value);
+        writeSlot(k, c, data, slotDest(s, inBlock), col, value);
       scaleFactors([&] {
         Tile lines = relayout(inBlock);
         std::vector<Tile> dests;
@@ -197,7 +216,7 @@ BuiltKernel buildExpand(mlir::MLIRContext &ctx, const ExpandConfig &c) {
         Tile p = k.load(*pos, {row, k.index(s)}, {rows, 1});
         Tile dest = map({p, inBlock}, DType::I32,
                         [&](const std::vector<Scalar> &v) { return select(inside(v[1]), v[0], v[0].constantI32(-1)); });
-        writeRows(k, to, dest, col, value);
+        writeSlot(k, c, to, dest, col, value);
       }
     } else {
       Tile e = k.load(*experts, {row, k.index(0)}, {rows, 1});

@@ -47,6 +47,10 @@ struct ExpandConfig {
   /// launch (blocks past the tokens' take pos_to_expert's rows), as
   /// TileKernels' one kernel does; unset: a second kernel zeroes them.
   int64_t merged = 0;
+  /// Schedule: 1 (Copy, one token per CTA: rows=1) a slot naming no
+  /// position skipped by a branch the CTA takes together (TileKernels'
+  /// kernel branches so); unset: its stores are predicated off.
+  int64_t skip = 0;
   int64_t rowsPerBlock() const;
   int64_t colsPerBlock() const;
   int64_t numThreads() const { return threads ? threads : 128; }

@@ -42,6 +42,8 @@ std::string ExpandConfig::key() const {
 }
 
 static std::string checkSchedule(const ExpandConfig &c) {
+  if (c.skip && c.rowsPerBlock() != 1)
+    return "skip needs one token per CTA (rows=1): the branch is the whole CTA's";
   if (!c.rows && !c.cols && !c.threads)
     return ""; // the heuristic's tile (merged alone sets none of them)
   const int64_t perThread = c.rowsPerBlock() * std::min(c.colsPerBlock(), c.width) * byteSize(c.dtype) / c.numThreads();
@@ -51,7 +53,8 @@ static std::string checkSchedule(const ExpandConfig &c) {
   return "";
 }
 
-/// The tiles, each with the padding zeroed by a second kernel or in one kernel (merged; alone: the heuristic's tile).
+/// The tiles, each with the padding zeroed by a second kernel or in one kernel (merged; alone: the heuristic's tile),
+/// and one token per CTA with empty slots skipped.
 static std::vector<std::string> searchSpace(const ExpandConfig &c, const compiler::Target &) {
   const std::vector<std::string> tiles =
       everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"cols", {512, 1024, 2048}}, {"threads", {128}}});
@@ -60,6 +63,10 @@ static std::vector<std::string> searchSpace(const ExpandConfig &c, const compile
     for (const std::string &t : tiles)
       out.push_back(t + ",merged=1");
     out.push_back("merged=1");
+    // One token per CTA, its whole row, slots naming no position skipped (TileKernels' shape).
+    for (const std::string &t :
+         everyCombination({{"rows", {1}}, {"cols", {2048, 4096, 8192}}, {"threads", {64, 128}}, {"skip", {1}}}))
+      out.insert(out.end(), {t, t + ",merged=1"});
   }
   return out;
 }
@@ -76,10 +83,15 @@ const OperatorSchedule<ExpandConfig> &expandSchedule() {
                                                   "1: one kernel copies, zeroes the padding and moves with_sf's "
                                                   "scale factors (unset: two kernels, with_sf four)",
                                                   1, 1, false, 0}},
+                                                {&C::skip,
+                                                 {"skip",
+                                                  "1 (rows=1): a slot naming no position skipped by a branch, its "
+                                                  "stores too (unset: predicated off)",
+                                                  1, 1, false, 0}},
                                             }),
                                             checkSchedule, searchSpace, [](C &c) {
                                               if (c.pass == C::Pass::ZeroPadding)
-                                                c.merged = 0; // the padding kernel is the same either way
+                                                c.merged = c.skip = 0; // the padding kernel is the same either way
                                             });
   return schedule;
 }

@@ -1,6 +1,7 @@
 // expand_to_fused and expand_to_fused_with_sf in one launch (schedule field
 // merged: blocks past the tokens' zero pos_to_expert's padding rows, each
-// branch the whole block's; with_sf's scale factors moved by column block 0)
+// branch the whole block's; with_sf's scale factors moved by column block 0),
+// and one token per CTA with empty slots skipped by a branch (skip),
 // over the benchmark's routings, every scale-factor layout and the edge
 // cases (slots naming positions past M): every output byte against the
 // reference. Skips visibly without a device.
@@ -12,7 +13,7 @@ namespace {
 
 class ExpandSchedulesGpu : public GpuSuite<ExpandSchedulesGpu> {};
 
-TEST_F(ExpandSchedulesGpu, MergedPaddingIsBitExact) {
+TEST_F(ExpandSchedulesGpu, MergedAndSkippingSchedulesAreBitExact) {
   using Sf = tk::checks::ExpandCase::Sf;
   const std::vector<tk::checks::ExpandCase> cases = {
       {7502, 2, 256, 8, 7168},                                    // 32 of 256 experts
@@ -23,7 +24,8 @@ TEST_F(ExpandSchedulesGpu, MergedPaddingIsBitExact) {
       {3001, 9, 256, 8, 7168, TK_F8_E4M3, Sf::ColF32, 128, true}, // f32 column-major
       {2001, 2, 72, 8, 576, TK_F8_E4M3, Sf::RowF32, 32}};         // f32 row-major
   CaseTally tally;
-  for (const char *schedule : {"merged=1", "merged=1,rows=1,cols=2048", "merged=1,rows=16,cols=512"}) {
+  for (const char *schedule : {"merged=1", "merged=1,rows=1,cols=2048", "merged=1,rows=16,cols=512",
+                               "rows=1,cols=8192,threads=128,skip=1", "rows=1,cols=8192,threads=64,skip=1,merged=1"}) {
     tk::test::ScheduledContext ctx(std::string("expand_to_fused:") + schedule);
     for (const auto &c : cases) {
       tk::checks::GpuSession::Scope caseBuffers(*session);

@@ -290,7 +290,8 @@ TEST(Schedules, EveryReduceFusedCandidateIsBitExact) {
 }
 
 TEST(Schedules, EveryExpandCandidateIsBitExact) {
-  // Two kernels or one (merged: the copy's blocks, then the padding's) at every tile: every byte of the poisoned
+  // Two kernels or one (merged: the copy's blocks, then the padding's) at every tile, and one token per CTA with
+  // the slots that name no position skipped by a branch (skip), with and without merged: every byte of the poisoned
   // output, with slots naming positions past M or other negatives; then merged with each scale-factor layout
   // (row-major f32, column-major f32 and packed, whose padding is written element by element), H = 2048 and 7168
   // (224 f32 factors at C = 32: more than one step of the factors' tile, the last one partial), where the call
@@ -303,7 +304,8 @@ TEST(Schedules, EveryExpandCandidateIsBitExact) {
   for (int64_t hidden : {2048, 7168})
     for (auto [perChannels, sf] : std::vector<std::pair<int32_t, Sf>>{
              {32, Sf::RowF32}, {128, Sf::ColF32}, {32, Sf::ColF32}, {32, Sf::ColPacked}})
-      for (const char *schedule : {"merged=1", "merged=1,rows=1,cols=512", "merged=1,rows=16,cols=512"}) {
+      for (const char *schedule :
+           {"merged=1", "merged=1,rows=1,cols=512", "merged=1,rows=16,cols=512", "merged=1,rows=1,threads=64,skip=1"}) {
         const tk::checks::ExpandCase c{150, 6, 256, 64, hidden, TK_F8_E4M3, sf, perChannels, true, 7};
         tk::test::ScheduledContext ctx(std::string("expand_to_fused:") + schedule);
         CheckResult r = tk::checks::checkExpand(nullptr, ctx, c, false);
