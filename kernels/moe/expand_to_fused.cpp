@@ -84,7 +84,6 @@ static BuiltKernel buildMerged(mlir::MLIRContext &ctx, const ExpandConfig &c) {
     throw std::invalid_argument("expand_to_fused: the merged kernel takes one column-major destination (one ld)");
   KernelBuilder k(ctx, "expand_to_fused_merged", c.numThreads());
   k.allowPaddedStores(); // schedule-sized tiles may run past the row's width or the scale factors'
-
   Dim tokens = k.dynamic("tokens"), positions = k.dynamic("positions");
   Tensor x = k.input("x", {tokens, c.width}, c.dtype, {}, c.alignBytes);
   std::optional<Tensor> xSf;
