@@ -74,15 +74,17 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
       // hold its accumulators and one row (more tokens per SM in flight) instead of every slot's row.
       acc = k.loop(k.index(0), k.index(c.topk), {k.full({rows, cols}, 0.0)},
                    [&](const Index &s, const std::vector<Tile> &carried) -> std::vector<Tile> {
-                     auto [p, scalar] = slot(s);
+                     // Named, not a structured binding: the branch's lambda captures them (C++17).
+                     const std::pair<Tile, Tile> named = slot(s);
+                     const Tile &p = named.first, &scalar = named.second;
                      if (!c.skip)
                        return {accumulate(slotRow(p), scalar, carried[0])};
                      // A slot naming no row skips its conversions and FMAs too, not only its loads: the block
                      // branches over it together (one token per CTA). Inside, the row is one of x's: no check.
-                     Tile named = map({p}, DType::I32, [&](const std::vector<Scalar> &v) {
+                     Tile flag = map({p}, DType::I32, [&](const std::vector<Scalar> &v) {
                        return select(namesRow(v[0]), v[0].constantI32(1), v[0].constantI32(0));
                      });
-                     return k.when(named, carried, [&](const std::vector<Tile> &in) -> std::vector<Tile> {
+                     return k.when(flag, carried, [&](const std::vector<Tile> &in) -> std::vector<Tile> {
                        return {accumulate(k.gatherRows(x, p, col, cols), scalar, in[0])};
                      });
                    })[0];
