@@ -105,7 +105,8 @@ void *Placement::put(const void *host, size_t bytes) {
 
 void *Placement::poisoned(void *host, size_t bytes, unsigned char poison) {
   if (!gpu) {
-    std::memset(host, poison, bytes);
+    if (bytes) // an empty buffer's data() may be null, which memset may not take
+      std::memset(host, poison, bytes);
     return host;
   }
   void *d = gpu->alloc(bytes);
