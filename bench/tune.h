@@ -3,10 +3,10 @@
 // For each benchmark case: the heuristic's schedule is timed, then every
 // schedule in the operator's declared search space (OperatorSchedule's
 // space, around the heuristic's choice; or the ones --candidates lists),
-// each checked against the reference as it runs. Cases that share a table row (operator, target, shape class)
-// pool their ratios; a schedule that is faster on all of them by more than
-// `minGain` (geometric mean) is timed again against the heuristic, and kept
-// when it still wins. The result is the tuning table (kernels/tuning/
+// each checked against the reference as it runs. Cases that share a table
+// row (operator, target, shape class) pool their ratios; a schedule that is
+// faster on all of them by more than `minGain` (geometric mean) is timed
+// again against the heuristic, and kept when it still wins. The result is the tuning table (kernels/tuning/
 // table.tsv's format) with those rows replaced.
 //===----------------------------------------------------------------------===//
 #pragma once

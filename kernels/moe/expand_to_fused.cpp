@@ -1,5 +1,6 @@
 //===- expand_to_fused.cpp ------------------------------------------------===//
 #include "kernels/moe/expand_to_fused.h"
+#include "kernels/common/branch_flag.h"
 
 #include <cstring>
 #include <functional>
@@ -53,9 +54,7 @@ static void writeSlot(KernelBuilder &k, const ExpandConfig &c, const Destination
     writeRows(k, to, dest, col, value);
     return;
   }
-  Tile named = map({dest}, DType::I32, [](const std::vector<Scalar> &v) {
-    return select(v[0] >= v[0].constantI32(0), v[0].constantI32(1), v[0].constantI32(0));
-  });
+  Tile named = branchFlag(dest, [](const Scalar &p) { return p >= p.constantI32(0); });
   k.when(named, {}, [&](const std::vector<Tile> &) -> std::vector<Tile> {
     writeRows(k, to, dest, col, value);
     return {};
@@ -65,9 +64,7 @@ static void writeSlot(KernelBuilder &k, const ExpandConfig &c, const Destination
 /// A one-element i32 tile, 1 where `holds` of the block's coordinates: a
 /// condition for KernelBuilder::when (the whole block branches together).
 static Tile blockFlag(KernelBuilder &k, const std::function<Scalar(const Scalar &any)> &holds) {
-  return map({k.iota({1, 1}, 0)}, DType::I32, [&](const std::vector<Scalar> &v) {
-    return select(holds(v[0]), v[0].constantI32(1), v[0].constantI32(0));
-  });
+  return branchFlag(k.iota({1, 1}, 0), holds);
 }
 
 /// merged: one launch whose blocks [0, tokenBlocks) copy token rows and the

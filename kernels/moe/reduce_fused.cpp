@@ -1,5 +1,6 @@
 //===- reduce_fused.cpp ---------------------------------------------------===//
 #include "kernels/moe/reduce_fused.h"
+#include "kernels/common/branch_flag.h"
 
 #include <cmath>
 #include <optional>
@@ -81,12 +82,10 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
                        return {accumulate(slotRow(p), scalar, carried[0])};
                      // A slot naming no row skips its conversions and FMAs too, not only its loads: the block
                      // branches over it together (one token per CTA). Inside, the row is one of x's: no check.
-                     Tile flag = map({p}, DType::I32, [&](const std::vector<Scalar> &v) {
-                       return select(namesRow(v[0]), v[0].constantI32(1), v[0].constantI32(0));
-                     });
-                     return k.when(flag, carried, [&](const std::vector<Tile> &in) -> std::vector<Tile> {
-                       return {accumulate(k.gatherRows(x, p, col, cols), scalar, in[0])};
-                     });
+                     return k.when(branchFlag(p, namesRow), carried,
+                                   [&](const std::vector<Tile> &in) -> std::vector<Tile> {
+                                     return {accumulate(k.gatherRows(x, p, col, cols), scalar, in[0])};
+                                   });
                    })[0];
     } else {
       // Every slot's row is gathered before the FMAs (one slot at a time measured the same on the H200, and
