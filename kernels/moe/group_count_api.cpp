@@ -26,15 +26,51 @@ HistogramConfig stage(HistogramConfig::Stage s, int64_t groups = 0) {
   return c;
 }
 
-/// Zeroes `counts` (G) i32, then counts the ids (N, K) into it; both
-/// schedules resolved before the first kernel writes.
+/// The counting kernel's config with its schedule resolved (which also says whether the call counts by rows).
+Status resolveCounting(tk_context ctx, const tk::compiler::Target &target, int64_t groups, HistogramConfig &counting) {
+  counting = stage(HistogramConfig::Stage::Count, groups);
+  return histogramSchedule().resolve(ctx, target, counting);
+}
+
+/// Counts the ids into the rows of a scratch table (each block its row, every bin), then sums its columns into
+/// `out`: the counts (G) i32, or with `slots` = N Ka > 0 aux_fi's frequencies (E) f32. The schedule of `counting`
+/// (resolved) shapes the rows' kernel.
+Status countByRows(tk_context ctx, const HistogramConfig &counting, const tk_tensor *ids, const tk_tensor *out,
+                   int64_t slots, tk_stream stream) {
+  const int64_t groups = out->shape[0], n = numElements(ids);
+  HistogramConfig rows = counting, sums = stage(HistogramConfig::Stage::RowSums, groups);
+  rows.stage = HistogramConfig::Stage::Rows, rows.table = 0;
+  sums.frequency = slots > 0;
+  const int64_t blocks = (n + rows.tileElements() - 1) / rows.tileElements();
+  tk::runtime::Scratch scratch;
+  Status s = scratch.allocateOnStream(ctx, *out, std::max<size_t>(16, (size_t)(blocks * rows.bins * 4)), stream);
+  if (!s.isOk())
+    return s;
+  tk_tensor table = scratch.tensor(TK_I32, blocks, rows.bins), cells = table, sum = *out;
+  cells.ndim = 1, cells.shape[0] = blocks * rows.bins, cells.strides[0] = 1;
+  sum.ndim = 2, sum.shape[0] = 1, sum.shape[1] = groups, sum.strides[0] = groups, sum.strides[1] = 1;
+  if (blocks > 0) {
+    tk_tensor flat = flatView(ids);
+    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), rows), {&flat, &cells}, stream, {groups});
+  }
+  if (s.isOk())
+    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), sums), {&table, &sum}, stream,
+                 slots > 0 ? std::vector<int64_t>{groups, slots} : std::vector<int64_t>{});
+  return s;
+}
+
+/// Zeroes `counts` (G) i32, then counts the ids (N, K) into it (or counts by
+/// rows, as the schedule says); every schedule resolved before the first
+/// kernel writes.
 Status count(tk_context ctx, const tk::compiler::Target &target, const tk_tensor *ids, const tk_tensor *counts,
              tk_stream stream) {
   const int64_t groups = counts->shape[0];
-  HistogramConfig zero = stage(HistogramConfig::Stage::Zero), counting = stage(HistogramConfig::Stage::Count, groups);
+  HistogramConfig zero = stage(HistogramConfig::Stage::Zero), counting;
   Status s = histogramSchedule().resolve(ctx, target, zero);
   if (s.isOk())
-    s = histogramSchedule().resolve(ctx, target, counting);
+    s = resolveCounting(ctx, target, groups, counting);
+  if (s.isOk() && counting.table)
+    return countByRows(ctx, counting, ids, counts, 0, stream);
   if (s.isOk())
     s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero), {counts}, stream);
   if (!s.isOk() || numElements(ids) == 0)
@@ -107,9 +143,14 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
     return tk::runtime::report(runScheduled(ctx, histogramSchedule(), TK_PROGRAM(buildHistogram),
                                             stage(HistogramConfig::Stage::Zero), {&bits}, stream));
   }
+  HistogramConfig counting;
+  Status s = resolveCounting(ctx, target, num_experts, counting);
+  if (s.isOk() && counting.table) // the rows' column sums turned into floats by their kernel
+    return tk::runtime::report(countByRows(ctx, counting, topk_idx, fi, n * num_aux_topk, stream));
   // The counts are exact integers in scratch memory, turned into floats by a third kernel.
   tk::runtime::Scratch scratch;
-  Status s = scratch.allocateOnStream(ctx, *fi, (size_t)num_experts * 4, stream);
+  if (s.isOk())
+    s = scratch.allocateOnStream(ctx, *fi, (size_t)num_experts * 4, stream);
   if (!s.isOk())
     return tk::runtime::report(s);
   tk_tensor counts = scratch.tensor(TK_I32, num_experts, 1);
@@ -129,14 +170,23 @@ extern "C" tk_status tk_aux_fi(tk_context ctx, const tk_tensor *topk_idx, int32_
 
 TK_REGISTER_OPERATORS(group_count) {
   using S = HistogramConfig::Stage;
-  auto variant = [](const std::string &name, S s, int64_t groups) {
-    return KernelVariant{name, scheduledFactory(histogramSchedule(), TK_PROGRAM(buildHistogram), stage(s, groups))};
+  auto variant = [](const std::string &name, S s, int64_t groups, bool frequency = false) {
+    HistogramConfig c = stage(s, groups);
+    c.frequency = frequency;
+    return KernelVariant{name, scheduledFactory(histogramSchedule(), TK_PROGRAM(buildHistogram), c)};
   };
   registerSchedule(histogramSchedule());
-  registerOperator({"group_count", "moe", "tk_group_count",
+  registerOperator({"group_count",
+                    "moe",
+                    "tk_group_count",
                     "counts of the ids in [0, G): shared-memory histograms added into the counts with integer atomics",
                     {variant("group_count.zero", S::Zero, 0), variant("group_count.bins1024", S::Count, 72),
-                     variant("group_count.bins4096", S::Count, 4096)}});
-  registerOperator({"aux_fi", "moe", "tk_aux_fi", "expert frequencies c_e E / (N Ka) from exact integer counts",
-                    {variant("aux_fi.frequency", S::Frequency, 0)}});
+                     variant("group_count.bins4096", S::Count, 4096), variant("group_count.rows.bins1024", S::Rows, 72),
+                     variant("group_count.sums.bins1024", S::RowSums, 72)}});
+  registerOperator(
+      {"aux_fi",
+       "moe",
+       "tk_aux_fi",
+       "expert frequencies c_e E / (N Ka) from exact integer counts",
+       {variant("aux_fi.frequency", S::Frequency, 0), variant("aux_fi.sums.bins1024", S::RowSums, 256, true)}});
 }

@@ -1,6 +1,8 @@
 //===- histogram.cpp ------------------------------------------------------===//
 #include "kernels/moe/histogram.h"
 
+#include <optional>
+
 namespace tk::kernels::moe {
 
 using namespace tk::dsl;
@@ -9,11 +11,20 @@ static Tile constant(const Tile &like, DType dtype, int64_t value) {
   return map({like}, dtype, [value](const std::vector<Scalar> &v) { return v[0].constantI32(value); });
 }
 
+/// fi = (float)(c E) / (float)(N Ka) of an i32 tile of counts: exact integer products, one rounding each, then an
+/// IEEE division.
+static Tile frequencies(const Tile &counts, const Uniform &experts, const Uniform &slots) {
+  return map({counts}, DType::F32, [&](const std::vector<Scalar> &v) {
+    Scalar scaled = (v[0].sextToI64() * v[0].uniform(experts)).signedToF32();
+    return scaled / v[0].uniform(slots).signedToF32();
+  });
+}
+
 BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
   const int64_t tile = c.tileElements();
   using S = HistogramConfig::Stage;
-  KernelBuilder k(ctx, c.stage == S::Zero ? "group_count_zero" : c.stage == S::Count ? "group_count" : "aux_fi",
-                  c.numThreads());
+  static const char *names[] = {"group_count_zero", "group_count", "aux_fi", "group_count_rows", "group_count_sums"};
+  KernelBuilder k(ctx, c.stage == S::RowSums && c.frequency ? "aux_fi_sums" : names[(int)c.stage], c.numThreads());
   if (c.stage == S::Zero) {
     Dim g = k.dynamic("groups");
     Tensor counts = k.output("counts", {g}, DType::I32);
@@ -28,12 +39,29 @@ BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
     Tensor fi = k.output("fi", {e}, DType::F32);
     Uniform experts = k.scalarInput("experts", DType::I64), slots = k.scalarInput("tokens_times_aux_topk", DType::I64);
     k.grid({ceil_div(e, tile)}, [&](const std::vector<Index> &b) {
-      Tile n = k.load(counts, {b[0] * tile}, {tile});
-      // (float)(c E) / (float)(N Ka): exact integer products, one rounding each, then an IEEE division.
-      k.store(fi, {b[0] * tile}, map({n}, DType::F32, [&](const std::vector<Scalar> &v) {
-                Scalar scaled = (v[0].sextToI64() * v[0].uniform(experts)).signedToF32();
-                return scaled / v[0].uniform(slots).signedToF32();
-              }));
+      k.store(fi, {b[0] * tile}, frequencies(k.load(counts, {b[0] * tile}, {tile}), experts, slots));
+    });
+    return k.finish();
+  }
+  if (c.stage == S::RowSums) {
+    // Each CTA sums kRowSumColumns columns down the table, kRowSumRows rows a step (rows past B read 0).
+    Dim blocks = k.dynamic("blocks"), g = k.dynamic("groups");
+    Tensor table = k.input("table", {blocks, c.bins}, DType::I32);
+    Tensor out = k.output(c.frequency ? "fi" : "counts", {1, g}, c.frequency ? DType::F32 : DType::I32);
+    std::optional<Uniform> experts, slots;
+    if (c.frequency)
+      experts = k.scalarInput("experts", DType::I64), slots = k.scalarInput("tokens_times_aux_topk", DType::I64);
+    k.grid({ceil_div(g, kRowSumColumns)}, [&](const std::vector<Index> &b) {
+      Index col = b[0] * kRowSumColumns, zero = k.index(0);
+      std::vector<Tile> acc =
+          k.loop(zero, k.index(ceil_div(blocks, kRowSumRows)), {k.full({kRowSumRows, kRowSumColumns}, 0, DType::I32)},
+                 [&](const Index &i, const std::vector<Tile> &carried) -> std::vector<Tile> {
+                   return {carried[0] + k.load(table, {i * kRowSumRows, col}, {kRowSumRows, kRowSumColumns})};
+                 });
+      Tile total = relayout(reduce_sum(acc[0], 0)); // once per column, as the store wants it
+      if (c.frequency)
+        total = frequencies(total, *experts, *slots);
+      k.store(out, {zero, col}, total);
     });
     return k.finish();
   }
@@ -41,7 +69,8 @@ BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
     throw std::invalid_argument("group_count: needs at least one bin");
   Dim n = k.dynamic("ids");
   Tensor ids = k.input("ids", {n}, DType::I64);
-  Tensor counts = k.output("counts", {k.dynamic("groups")}, DType::I32);
+  Tensor counts = c.stage == S::Rows ? k.output("table", {k.dynamic("cells")}, DType::I32)
+                                     : k.output("counts", {k.dynamic("groups")}, DType::I32);
   Uniform groups = k.scalarInput("groups", DType::I64);
   k.grid({ceil_div(n, tile)}, [&](const std::vector<Index> &b) {
     Index origin = b[0] * tile, extent = k.index(n);
@@ -59,6 +88,10 @@ BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
     k.scatterAdd(hist, at, constant(at, DType::I32, 1));
     k.barrier();
     Tile h = k.load(hist, {k.index(0)}, {c.bins});
+    if (c.stage == S::Rows) { // the whole row, zeros too: the table needs no zeroing
+      k.store(counts, {b[0] * c.bins}, h);
+      return;
+    }
     // Only bins that counted something: one global atomic each.
     Tile dest = map({h, bin}, DType::I32, [](const std::vector<Scalar> &s) {
       return select(s[0] > s[0].constantI32(0), s[1], s[1].constantI32(-1));

@@ -6,9 +6,13 @@
 // shared-memory histogram with shared integer atomics (tile.scatter {add}
 // into a tile.alloc), then its non-zero bins into the counts with global
 // integer atomics; aux_fi then turns its counts (scratch) into
-// fi[e] = (float)(c_e E) / (float)(N Ka) in a third kernel. Integer sums do
-// not depend on the order in which blocks add, so both are deterministic
-// (the reference's aux_fi adds per-block float partials atomically, moe.md Q8).
+// fi[e] = (float)(c_e E) / (float)(N Ka) in a third kernel. Schedule field
+// `table`: two kernels instead (Rows: each block stores its histogram as its
+// row of a table in scratch memory; RowSums: the column sums, as counts or
+// as aux_fi's frequencies), no zeroing kernel and no global atomics. Integer
+// sums do not depend on the order in which blocks add, so all are
+// deterministic (the reference's aux_fi adds per-block float partials
+// atomically, moe.md Q8).
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -20,11 +24,14 @@
 namespace tk::kernels::moe {
 
 struct HistogramConfig {
-  enum class Stage { Zero, Count, Frequency };
+  enum class Stage { Zero, Count, Frequency, Rows, RowSums };
   Stage stage = Stage::Count;
-  int64_t bins = 1024; ///< the shared histogram's bins (Count): G rounded up to 128, at least 1024
-  /// Schedule: ids (Count) or counts (Zero, Frequency) per CTA (0: 4096) and threads (0: 256).
-  int64_t tile = 0, threads = 0;
+  /// The shared histogram's bins (Count, Rows; RowSums: the table's width): G rounded up to 128, at least 1024.
+  int64_t bins = 1024;
+  bool frequency = false; ///< RowSums: aux_fi's frequencies instead of the counts
+  /// Schedule: ids (Count) or counts (Zero, Frequency) per CTA (0: 4096) and threads (0: 256); `table` = 1:
+  /// count by Rows and RowSums (the Count config's schedule chooses; Rows takes its tile and threads).
+  int64_t tile = 0, threads = 0, table = 0;
   int64_t tileElements() const { return tile ? tile : 4096; }
   int64_t numThreads() const { return threads ? threads : 256; }
   std::string key() const;
@@ -32,8 +39,14 @@ struct HistogramConfig {
 
 const OperatorSchedule<HistogramConfig> &histogramSchedule();
 
+/// RowSums' (rows, columns) tile per loop step: a few steps down the table's B rows.
+constexpr int64_t kRowSumRows = 32, kRowSumColumns = 128;
+
 /// Zero: counts (G) i32. Count: ids (n) i64 flat, counts (G) i32, scalar G
 /// (i64). Frequency: counts (E) i32, fi (E) f32, scalars E and N Ka (i64).
+/// Rows: ids (n) i64 flat, table (B bins) i32 flat (B = the grid's blocks),
+/// scalar G. RowSums: table (B, bins) i32; counts (1, G) i32, or fi (1, E) f32
+/// with the scalars E and N Ka.
 dsl::BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &config);
 
 /// References: counts of ids in [0, groups) over `n` ids; fi from counts.

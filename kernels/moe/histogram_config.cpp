@@ -12,9 +12,10 @@ using namespace tk::dsl;
 
 std::string HistogramConfig::key() const {
   const std::string schedule = histogramSchedule().spec().print(*this);
-  const char *what = stage == Stage::Zero ? "zero" : stage == Stage::Count ? "count" : "frequency";
-  return std::string("histogram:") + what + (stage == Stage::Count ? ",bins=" + std::to_string(bins) : "") +
-         (schedule.empty() ? "" : "|" + schedule);
+  static const char *stages[] = {"zero", "count", "frequency", "rows", "sums"};
+  const bool binned = stage == Stage::Count || stage == Stage::Rows || stage == Stage::RowSums;
+  return std::string("histogram:") + stages[(int)stage] + (binned ? ",bins=" + std::to_string(bins) : "") +
+         (stage == Stage::RowSums && frequency ? ",frequency" : "") + (schedule.empty() ? "" : "|" + schedule);
 }
 
 static std::string checkSchedule(const HistogramConfig &c) {
@@ -27,17 +28,32 @@ static std::string checkSchedule(const HistogramConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const HistogramConfig &, const compiler::Target &) {
-  return everyCombination({{"tile", {256, 512, 1024, 2048, 4096, 8192}}, {"threads", {128, 256, 512}}});
+  // Each tile counted into the counts by atomics, or into a row of the table (two kernels for group_count as
+  // before, aux_fi's three made two).
+  std::vector<std::string> out;
+  for (const std::string &t :
+       everyCombination({{"tile", {256, 512, 1024, 2048, 4096, 8192}}, {"threads", {128, 256, 512}}}))
+    out.insert(out.end(), {t, t + ",table=1"});
+  return out;
 }
 
 const OperatorSchedule<HistogramConfig> &histogramSchedule() {
   using C = HistogramConfig;
-  static const OperatorSchedule<C> schedule("group_count", "tk_group_count",
-                                            ScheduleSpec<C>({
-                                                {&C::tile, {"tile", "ids per CTA", 128, 16384, true, 0}},
-                                                {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-                                            }),
-                                            checkSchedule, searchSpace);
+  static const OperatorSchedule<C> schedule(
+      "group_count", "tk_group_count",
+      ScheduleSpec<C>({
+          {&C::tile, {"tile", "ids per CTA", 128, 16384, true, 0}},
+          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+          {&C::table,
+           {"table",
+            "1: each CTA's counts as a row of a table that a second kernel "
+            "sums (no zeroing kernel, no global atomics)",
+            1, 1, false, 0}},
+      }),
+      checkSchedule, searchSpace, [](C &) {},
+      // The helper kernels take the heuristic's schedule; a call is keyed
+      // (and tuned) by its counting kernel.
+      [](const C &c) { return c.stage != C::Stage::Count; });
   return schedule;
 }
 

@@ -5,6 +5,7 @@
 #include "checks/engram_gate_check.h"
 #include "checks/expand_check.h"
 #include "checks/fused_mapping_check.h"
+#include "checks/histogram_check.h"
 #include "checks/lossless_check.h"
 #include "checks/per_channel_cast_check.h"
 #include "checks/per_token_cast_check.h"
@@ -327,6 +328,30 @@ TEST(Schedules, EveryFusedMappingCandidateIsBitExact) {
                              [&](tk_context ctx) { return tk::checks::checkFusedMapping(nullptr, ctx, c, false); }),
               15)
         << tk::checks::describe(c);
+}
+
+TEST(Schedules, EveryHistogramCandidateIsExact) {
+  // group_count's and aux_fi's candidates, counting by atomics or by rows (table=1): exact counts and frequencies
+  // with ids outside [-1, G) at every tile, 4096 groups, and no token (group_count by rows sums an empty table).
+  const tk::checks::HistogramCase aux{1000, 9, 256, 8, 9, true, 5};
+  EXPECT_GT(everyCandidate("group_count",
+                           [&](tk_context ctx) { return tk::checks::checkHistogram(nullptr, ctx, aux, false); }),
+            30);
+  for (const tk::checks::HistogramCase &c :
+       {tk::checks::HistogramCase{500, 8, 4096, 1, 0, true, 6}, tk::checks::HistogramCase{500, 8, 4096, 1, 8, false, 7},
+        tk::checks::HistogramCase{0, 6, 72, 8}}) {
+    tk::test::ScheduledContext ctx("group_count:table=1,tile=512");
+    CheckResult r = tk::checks::checkHistogram(nullptr, ctx, c, false);
+    EXPECT_TRUE(r.exact()) << tk::checks::describe(c) << ": " << r.describe();
+    // Two kernels, the rows' and the column sums' (no zeroing, no atomics).
+    std::vector<std::string> built = static_cast<tk_context>(ctx)->cpuCache.configs();
+    std::sort(built.begin(), built.end());
+    const std::string sums = c.auxTopk ? "histogram:sums,bins=4096,frequency" : "histogram:sums,bins=";
+    ASSERT_EQ(built.size(), c.tokens ? 2u : 1u) << tk::checks::describe(c);
+    EXPECT_EQ(built.back().rfind(sums, 0), 0u) << built.back();
+    if (c.tokens)
+      EXPECT_EQ(built.front().rfind("histogram:rows,bins=4096|tile=512", 0), 0u) << built.front();
+  }
 }
 
 } // namespace

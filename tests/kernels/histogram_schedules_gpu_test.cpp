@@ -1,0 +1,35 @@
+// group_count and aux_fi counted by rows (schedule field table: each CTA's
+// histogram a row of a scratch table, its columns summed by a second kernel)
+// over the spec's MoE grid, ids outside the groups and a large count: every
+// count and frequency bit for bit against the reference. Skips visibly
+// without a device.
+#include "checks/histogram_check.h"
+#include "checks/moe_inputs.h"
+#include "tests/kernels/gpu_suite.h"
+#include "tests/kernels/schedule_context.h"
+
+namespace {
+
+class HistogramSchedulesGpu : public GpuSuite<HistogramSchedulesGpu> {};
+
+TEST_F(HistogramSchedulesGpu, CountingByRowsIsExact) {
+  std::vector<tk::checks::HistogramCase> cases;
+  for (const tk::checks::MoeGridPoint &g : tk::checks::moeGrid())
+    for (int64_t ka : {int64_t{0}, g.topk})
+      cases.push_back({g.tokens, g.topk, g.experts, g.ranks, ka, false, (uint64_t)g.tokens});
+  for (int64_t ka : {0, 9})
+    cases.push_back({40001, 9, 256, 8, ka, true});
+  cases.push_back({400001, 8, 4096, 1, 8});
+  CaseTally tally;
+  for (const char *schedule : {"table=1", "table=1,tile=8192,threads=512", "table=1,tile=1024,threads=128"}) {
+    tk::test::ScheduledContext ctx(std::string("group_count:") + schedule);
+    for (const auto &c : cases) {
+      tk::checks::GpuSession::Scope caseBuffers(*session);
+      tally.check(tk::checks::checkHistogram(session, ctx, c, false),
+                  std::string(schedule) + " " + tk::checks::describe(c));
+    }
+  }
+  tally.report("group_count / aux_fi by rows", *session);
+}
+
+} // namespace
