@@ -21,10 +21,21 @@ BuiltKernel buildGradWReduce(mlir::MLIRContext &ctx, const GradWReduceConfig &c)
   k.grid({ceil_div(n, cols)}, [&](const std::vector<Index> &b) {
     Index col = b[0] * cols, zero = k.index(0);
     // Rows past P read as zero, so the last chunk may run over.
-    std::vector<Tile> acc = k.loop(zero, k.index(ceil_div(p, rows)), {k.full({rows, cols}, 0.0)},
-                                   [&](const Index &i, const std::vector<Tile> &carried) -> std::vector<Tile> {
-                                     return {carried[0] + k.load(partial, {i * rows, col}, {rows, cols})};
-                                   });
+    const Index steps = k.index(ceil_div(p, rows));
+    std::vector<Tile> acc;
+    if (c.numStages() > 1) { // the chunks through shared memory, stages - 1 of them in flight (cp.async)
+      Shared chunk = k.shared({rows, cols}, DType::F32);
+      acc = k.pipeline(zero, steps, c.numStages(), {k.full({rows, cols}, 0.0)},
+                       [&](const Index &i, const std::vector<Tile> &carried) -> std::vector<Tile> {
+                         k.copy(partial, {i * rows, col}, chunk);
+                         return {carried[0] + k.load(chunk, {zero, zero}, {rows, cols})};
+                       });
+    } else {
+      acc = k.loop(zero, steps, {k.full({rows, cols}, 0.0)},
+                   [&](const Index &i, const std::vector<Tile> &carried) -> std::vector<Tile> {
+                     return {carried[0] + k.load(partial, {i * rows, col}, {rows, cols})};
+                   });
+    }
     // The column sums, held once per column (the reduction leaves them
     // replicated across the warps that summed), as the (1, cols) loads are.
     Tile gw = relayout(reduce_sum(acc[0], 0));

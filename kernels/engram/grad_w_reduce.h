@@ -4,7 +4,8 @@
 // grad_we += gW f(wh), in place. A CTA takes `columns` of the flat n H:
 // a loop over the P rows in chunks of `rows` carries a (rows, columns)
 // accumulator in registers (each thread adds its own elements, chunk after
-// chunk), and one column sum after the loop finishes gW. The order is fixed
+// chunk; with `stages`, the chunks through shared memory, pipelined), and one
+// column sum after the loop finishes gW. The order is fixed
 // by the schedule, not by the SM count or the launch: the same bits every
 // run.
 //===----------------------------------------------------------------------===//
@@ -23,6 +24,10 @@ struct GradWReduceConfig {
   /// iterations for the reference's P (the SM count) and many CTAs. 256 rows, which `tk tune` kept for
   /// the H200 (kernels/tuning/table.tsv), spill on sm_100a.
   int64_t rows = 0, columns = 0, threads = 0;
+  /// Schedule: 2..8: the (rows, columns) chunks through that many shared buffers, copied ahead by cp.async
+  /// (tile.pipeline; as TileKernels' kernel streams its rows); 0 or 1: loaded in the loop. The same sums in the
+  /// same order either way.
+  int64_t stages = 0;
   /// Not a schedule: what the call's tensors allow. 4 when n H is a multiple
   /// of 4 and the pointers are aligned for 4 values (16 bytes of f32, 8 of
   /// bf16): each thread then reads 16-byte vectors. 1 otherwise (scalar
@@ -31,6 +36,7 @@ struct GradWReduceConfig {
   int64_t rowsPerStep() const { return rows ? rows : 128; }
   int64_t columnsPerBlock() const { return columns ? columns : 32; }
   int64_t numThreads() const { return threads ? threads : 256; }
+  int64_t numStages() const { return stages ? stages : 1; }
   std::string key() const;
 };
 

@@ -61,4 +61,15 @@ TEST_F(EngramGateSchedulesGpu, BackwardTableKinds) {
                                                tk::checks::checkGateBackward);
 }
 
+TEST_F(EngramGateSchedulesGpu, GradWReducePipelines) {
+  // The weight gradients' chunks through shared memory (stages): the reference's P = 132 at its two H, a partial
+  // CTA and scalar accesses (n H = 154), one partial row.
+  checkSchedules<tk::checks::GradWReduceCase>("engram_grad_w_reduce",
+                                              {{"rows=4,columns=512,threads=128,stages=8", 8 * 4 * 512 * 4},
+                                               {"rows=2,columns=512,threads=128,stages=4", 4 * 2 * 512 * 4},
+                                               {"rows=8,columns=256,threads=256,stages=4", 4 * 8 * 256 * 4}},
+                                              {{132, 4, 7168}, {132, 4, 4096}, {5, 3, 1000}, {33, 2, 77}, {1, 4, 7168}},
+                                              tk::checks::checkGradWReduce);
+}
+
 } // namespace

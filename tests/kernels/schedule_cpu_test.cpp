@@ -5,6 +5,7 @@
 #include "checks/engram_gate_check.h"
 #include "checks/expand_check.h"
 #include "checks/fused_mapping_check.h"
+#include "checks/gpu_session.h"
 #include "checks/histogram_check.h"
 #include "checks/lossless_check.h"
 #include "checks/per_channel_cast_check.h"
@@ -23,8 +24,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
+#include <random>
 #include <string>
+#include <tuple>
 
 namespace {
 
@@ -328,6 +332,55 @@ TEST(Schedules, EveryFusedMappingCandidateIsBitExact) {
                              [&](tk_context ctx) { return tk::checks::checkFusedMapping(nullptr, ctx, c, false); }),
               15)
         << tk::checks::describe(c);
+}
+
+/// tk_engram_grad_w_reduce's two gradients (n H each, hidden's then embed's) on the CPU path for a fixed draw.
+std::vector<uint32_t> gradWReduceBits(tk_context ctx, int64_t p, int64_t n, int64_t h) {
+  const int64_t cols = n * h;
+  std::vector<float> partial(p * cols), grads(2 * cols);
+  std::vector<uint16_t> weights(2 * cols);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  for (float &f : partial)
+    f = normal(rng);
+  for (float &f : grads)
+    f = normal(rng);
+  for (uint16_t &w : weights) { // bf16: a normal draw's upper half
+    const float f = normal(rng);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    w = (uint16_t)(bits >> 16);
+  }
+  tk::checks::Placement pl{nullptr};
+  tk_tensor tp = pl.tensor(partial.data(), TK_F32, {p, n, h}), th = pl.tensor(weights.data(), TK_BF16, {n, h}),
+            te = pl.tensor(weights.data() + cols, TK_BF16, {n, h}), gh = pl.tensor(grads.data(), TK_F32, {n, h}),
+            ge = pl.tensor(grads.data() + cols, TK_F32, {n, h});
+  EXPECT_EQ(tk_engram_grad_w_reduce(ctx, &tp, &th, &te, &gh, &ge, nullptr), TK_SUCCESS) << tk_last_error();
+  std::vector<uint32_t> bits(2 * cols);
+  std::memcpy(bits.data(), grads.data(), bits.size() * 4);
+  return bits;
+}
+
+TEST(Schedules, EveryGradWReduceCandidateChecksAndPipelinesSumAsLoops) {
+  // Every candidate within the check's tolerance; then each pipelined chunk (its rows through shared memory) gives
+  // the bits of the same chunk loaded in the loop: the same sums in the same order. P = 132 (a partial last step),
+  // n H = 154 (scalar accesses, a partial CTA), 1 row.
+  EXPECT_GT(everyCandidate("engram_grad_w_reduce",
+                           [](tk_context ctx) {
+                             return tk::checks::checkGradWReduce(nullptr, ctx, {132, 4, 2048}, false);
+                           }),
+            80);
+  for (auto [p, n, h] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{132, 4, 2048}, {33, 2, 77}, {1, 4, 256}})
+    for (const std::string chunk :
+         {"rows=4,columns=512,threads=128", "rows=1,columns=256,threads=128", "rows=8,columns=256,threads=256"}) {
+      tk::test::ScheduledContext loop("engram_grad_w_reduce:" + chunk);
+      const std::vector<uint32_t> want = gradWReduceBits(loop, p, n, h);
+      for (const char *stages : {",stages=2", ",stages=8"}) {
+        tk::test::ScheduledContext piped("engram_grad_w_reduce:" + chunk + stages);
+        EXPECT_EQ(gradWReduceBits(piped, p, n, h), want) << chunk << stages << " P=" << p << " n H=" << n * h;
+        EXPECT_NE(last(piped, "engram_grad_w_reduce").schedule.find(stages + 1), std::string::npos);
+      }
+    }
 }
 
 TEST(Schedules, EveryHistogramCandidateIsExact) {
