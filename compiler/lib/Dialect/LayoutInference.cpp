@@ -119,14 +119,15 @@ void LayoutInference::want(Value v, Attribute layout, bool overrides) {
 }
 
 FailureOr<Attribute> LayoutInference::sameShapeOperandLayout(Operation *op, Value result, Attribute hint) const {
-  if (hint)
-    return hint;
+  // An operand of the result's shape laid out already decides: the result must share its layout, and a hint
+  // that differs (a user's, for a fragment such as a reduction's result that cannot take it) would only make a
+  // conflict.
   auto type = cast<FragmentType>(result.getType());
   for (Value operand : op->getOperands())
     if (auto ft = dyn_cast<FragmentType>(operand.getType()))
       if (ft.getShape() == type.getShape() && ft.getLayout())
         return ft.getLayout();
-  return defaultLayout(type);
+  return hint ? hint : defaultLayout(type);
 }
 
 void LayoutInference::hintSameShapeOperands(Operation *op) {

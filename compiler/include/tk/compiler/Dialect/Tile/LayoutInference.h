@@ -64,8 +64,8 @@ public:
   /// recorded wins (ops are visited last to first), unless `overrides`.
   void want(mlir::Value v, mlir::Attribute layout, bool overrides = false);
 
-  /// The default rule: `hint`, else the layout of an operand of `op` with
-  /// `result`'s shape (an author's annotation propagates), else the default.
+  /// The default rule: the layout of an operand of `op` with `result`'s
+  /// shape (an author's annotation propagates), else `hint`, else the default.
   mlir::FailureOr<mlir::Attribute> sameShapeOperandLayout(mlir::Operation *op, mlir::Value result,
                                                           mlir::Attribute hint) const;
   /// Elementwise ops: their hint goes to every operand of the result's shape.

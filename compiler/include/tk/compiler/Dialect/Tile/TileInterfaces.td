@@ -13,8 +13,8 @@ def Tile_LayoutInferenceOpInterface : OpInterface<"LayoutInferenceOpInterface"> 
     layouts users want for their operands), then forwards giving every
     fragment without a layout one (its hint, or what the op infers from its
     operands), then checks each op's operands. Every method has a default:
-    no hints, the result takes its hint or an operand of the same shape's
-    layout or the default blocked layout, no requirement, no check. The
+    no hints, the result takes the layout of an operand of its shape, or its
+    hint, or the default blocked layout, no requirement, no check. The
     state and helpers the methods share are in LayoutInference.h.
   }];
   let methods = [

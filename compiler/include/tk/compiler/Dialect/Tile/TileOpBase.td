@@ -14,7 +14,7 @@ class Tile_Op<string mnemonic, list<Trait> traits = []> : Op<Tile_Dialect, mnemo
 
 // An op whose result is computed element by element from operands of its
 // shape: hints go to those operands, which must share the result's layout;
-// the result takes its hint, or their layout, or the default.
+// the result takes their layout, or its hint, or the default.
 defvar Tile_ElementwiseLayouts = DeclareOpInterfaceMethods<Tile_LayoutInferenceOpInterface,
     ["hintOperandLayouts", "requiredOperandLayout", "verifyOperandLayouts"]>;
 // An op with layout rules of its own: the methods it implements.
