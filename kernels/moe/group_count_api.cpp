@@ -43,10 +43,13 @@ Status countByRows(tk_context ctx, const HistogramConfig &counting, const tk_ten
   sums.frequency = slots > 0;
   const int64_t blocks = (n + rows.tileElements() - 1) / rows.tileElements();
   tk::runtime::Scratch scratch;
-  Status s = scratch.allocateOnStream(ctx, *out, std::max<size_t>(16, (size_t)(blocks * rows.bins * 4)), stream);
+  // No id: one row of zeros to sum (a kernel's tensors may not be empty).
+  Status s = scratch.allocateOnStream(ctx, *out, (size_t)(std::max<int64_t>(blocks, 1) * rows.bins * 4), stream);
+  if (s.isOk() && blocks == 0)
+    s = scratch.zeroOnStream(stream);
   if (!s.isOk())
     return s;
-  tk_tensor table = scratch.tensor(TK_I32, blocks, rows.bins), cells = table, sum = *out;
+  tk_tensor table = scratch.tensor(TK_I32, std::max<int64_t>(blocks, 1), rows.bins), cells = table, sum = *out;
   cells.ndim = 1, cells.shape[0] = blocks * rows.bins, cells.strides[0] = 1;
   sum.ndim = 2, sum.shape[0] = 1, sum.shape[1] = groups, sum.strides[0] = groups, sum.strides[1] = 1;
   if (blocks > 0) {

@@ -10,6 +10,7 @@
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
 
+#include <algorithm>
 #include <cmath>
 
 using tk::runtime::Status;
@@ -126,11 +127,13 @@ static tk_status tk_swiglu_backward_and_per_token_cast_unguarded(
     return report(s);
   // Each chunk's share of its row's dot product, from the first kernel to the
   // second, in a buffer allocated and freed in the stream's order.
-  const int64_t chunks = config.numChunks();
+  // No row: one row of zeros, so that every slot reads zero (a kernel's tensors may not be empty).
+  const int64_t chunks = config.numChunks(), dotRows = std::max<int64_t>(n, 1);
   tk::runtime::Scratch rowDotsBuffer;
-  if (!(s = rowDotsBuffer.allocateOnStream(ctx, *out, size_t(n * chunks) * 4, stream)).isOk())
+  if (!(s = rowDotsBuffer.allocateOnStream(ctx, *out, size_t(dotRows * chunks) * 4, stream)).isOk() ||
+      (n == 0 && !(s = rowDotsBuffer.zeroOnStream(stream)).isOk()))
     return report(s);
-  tk_tensor rowDots = rowDotsBuffer.tensor(TK_F32, n, chunks);
+  tk_tensor rowDots = rowDotsBuffer.tensor(TK_F32, dotRows, chunks);
   if (n > 0) {
     s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildSwigluBackward), config),
                  {&xv, x_sf, &gv, &topkView, &weightFlat, out, x_grad_fp8, x_grad_sf, x_grad, &rowDots}, stream);

@@ -128,7 +128,14 @@ Status runOnCpu(const CpuKernel &kernel, const std::vector<const tk_tensor *> &g
   Status s = checkScalars(kernel.signature, scalars);
   if (s.isOk())
     s = bindTensors(kernel.signature, tensors, symbols);
-  if (!s.isOk())
+  // The GPU launcher's checks: the grid's extents, and no empty tensor when it has blocks (the CPU kernel would
+  // run them without reading one, where the GPU refuses).
+  unsigned grid[3];
+  if (s.isOk())
+    s = launchGrid(kernel.signature, symbols, /*smCount=*/1, grid);
+  if (s.isOk() && grid[0] > 0)
+    s = refuseEmptyTensors(kernel.signature, tensors);
+  if (!s.isOk() || grid[0] == 0)
     return s;
   PackedArgs args = packMemrefs(tensors, scalars);
   llvm::Error err = kernel.engine->invokePacked(kernel.signature.name, args.pointers);

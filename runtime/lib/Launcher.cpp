@@ -172,6 +172,19 @@ Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, i
   return Status::ok();
 }
 
+Status refuseEmptyTensors(const dsl::KernelSignature &sig, const std::vector<const tk_tensor *> &tensors) {
+  // Masked loads read a tensor's first element in place of out-of-bounds ones
+  // (branch-free), so no tensor of a running kernel may be empty.
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    int64_t n = 1;
+    for (int d = 0; d < tensors[i]->ndim; ++d)
+      n *= tensors[i]->shape[d];
+    if (n == 0)
+      return Status::invalid(sig.name + ": tensor '" + sig.tensors[i].name + "' is empty but the grid is not");
+  }
+  return Status::ok();
+}
+
 Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &given,
               CUstream stream, int smCount, const std::vector<int64_t> &scalars) {
   const dsl::KernelSignature &sig = kernel.signature;
@@ -188,15 +201,8 @@ Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<c
     return s;
   if (grid[0] == 0)
     return Status::ok();
-  // Masked loads read a tensor's first element in place of out-of-bounds ones
-  // (branch-free), so no tensor of a running kernel may be empty.
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    int64_t n = 1;
-    for (int d = 0; d < tensors[i]->ndim; ++d)
-      n *= tensors[i]->shape[d];
-    if (n == 0)
-      return Status::invalid(sig.name + ": tensor '" + sig.tensors[i].name + "' is empty but the grid is not");
-  }
+  if (!(s = refuseEmptyTensors(sig, tensors)).isOk())
+    return s;
   PackedArgs args = packMemrefs(tensors, scalars);
   CUresult r = d.cuLaunchKernel(kernel.function, grid[0], grid[1], grid[2], (unsigned)sig.threads, 1, 1,
                                 (unsigned)kernel.dynamicSharedBytes, stream,

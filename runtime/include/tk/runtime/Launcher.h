@@ -48,6 +48,11 @@ Status checkScalars(const dsl::KernelSignature &sig, const std::vector<int64_t> 
 Status launchGrid(const dsl::KernelSignature &sig, const std::map<std::string, int64_t> &symbols, int smCount,
                   unsigned grid[3], int residentBlocksPerSm = 0);
 
+/// An error naming the first empty tensor: a kernel whose grid has blocks
+/// reads every tensor's first element (its masked loads' stand-in address).
+/// The CPU path refuses them too, so that CPU tests find what a GPU would.
+Status refuseEmptyTensors(const dsl::KernelSignature &sig, const std::vector<const tk_tensor *> &tensors);
+
 /// Binds, evaluates the grid and launches on `stream`. A grid with no block
 /// launches nothing and succeeds.
 Status launch(const Driver &driver, const CompiledKernel &kernel, const std::vector<const tk_tensor *> &tensors,
