@@ -573,21 +573,6 @@ std::string KernelBuilder::where() const {
   return std::string(line_.file) + ":" + std::to_string(line_.line) + ": ";
 }
 
-Index operator*(const Index &a, int64_t c) { return a * a.builder()->index(c); }
-Index operator+(const Index &a, int64_t c) { return a + a.builder()->index(c); }
-Index operator*(const Index &a, const Index &b) {
-  KernelBuilder *k = a.builder();
-  return Index(k, arith::MulIOp::create(k->opBuilder(), k->loc(), a.value(), b.value()));
-}
-Index operator/(const Index &a, int64_t c) {
-  KernelBuilder *k = a.builder();
-  return Index(k, arith::DivUIOp::create(k->opBuilder(), k->loc(), a.value(), k->index(c).value()));
-}
-Index operator+(const Index &a, const Index &b) {
-  KernelBuilder *k = a.builder();
-  return Index(k, arith::AddIOp::create(k->opBuilder(), k->loc(), a.value(), b.value()));
-}
-
 const TensorParam &Tensor::param() const { return k_->param(arg_); }
 Value Tensor::value() const { return k_->argument(arg_); }
 

@@ -44,8 +44,13 @@ public:
   friend Index operator*(const Index &a, const Index &b);
   friend Index operator+(const Index &a, int64_t c);
   friend Index operator+(const Index &a, const Index &b);
-  /// Unsigned division (block-uniform indices are never negative).
+  /// a - c, a - b: the author keeps them non-negative (an index is unsigned:
+  /// a negative difference addresses far past any tensor's end).
+  friend Index operator-(const Index &a, int64_t c);
+  friend Index operator-(const Index &a, const Index &b);
+  /// Unsigned division and remainder (block-uniform indices are never negative).
   friend Index operator/(const Index &a, int64_t c);
+  friend Index operator%(const Index &a, int64_t c);
 
 private:
   KernelBuilder *k_;
