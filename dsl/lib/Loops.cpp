@@ -83,11 +83,9 @@ std::vector<Tile> KernelBuilder::when(const Tile &cond, const std::vector<Tile> 
   mlir::Value taken = mlir::arith::CmpIOp::create(b_, loc_, mlir::arith::CmpIPredicate::ne, flag, zero);
   std::vector<mlir::Value> kept = values(carried);
   mlir::TypeRange types(kept);
-  auto branch = mlir::scf::IfOp::create(b_, loc_, types, taken, /*withElseRegion=*/true);
-  // Without results the builder ends both blocks with an empty scf.yield; the yields below replace them.
-  for (mlir::Block *block : {branch.thenBlock(), branch.elseBlock()})
-    if (!block->empty())
-      block->getTerminator()->erase();
+  // Both blocks made empty (the other builders end them with an empty scf.yield when there are no results): the
+  // yields below end them.
+  auto branch = mlir::scf::IfOp::create(b_, loc_, types, taken, /*addThenBlock=*/true, /*addElseBlock=*/true);
   {
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(branch.thenBlock());
