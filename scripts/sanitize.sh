@@ -37,8 +37,11 @@ address)
   python3 tests/fuzz/make_corpus.py tests/lit "$build"/fuzz-corpus/tk_opt >/dev/null
   # The context's kernel caches hold every kernel the calls compiled: 20000 inputs under ASan peak at 2.3 GB
   # (2026-12-04), past libFuzzer's default 2 GB limit without a leak.
-  "$build"/tests/capi_fuzzer -runs=${TK_FUZZ_RUNS:-20000} -seed=1 -rss_limit_mb=4096 2>&1 | tail -2
-  "$build"/tests/tk_opt_fuzzer -runs=${TK_FUZZ_RUNS:-2000} -seed=1 "$build"/fuzz-corpus/tk_opt 2>&1 | tail -2
+  # libFuzzer writes what it finds (crash-*, slow-unit-*, ...) into the build directory, not the source tree.
+  "$build"/tests/capi_fuzzer -runs=${TK_FUZZ_RUNS:-20000} -seed=1 -rss_limit_mb=4096 -artifact_prefix="$build"/ 2>&1 |
+    tail -2
+  "$build"/tests/tk_opt_fuzzer -runs=${TK_FUZZ_RUNS:-2000} -seed=1 -artifact_prefix="$build"/ \
+    "$build"/fuzz-corpus/tk_opt 2>&1 | tail -2
   ;;
 thread)
   build=${TK_BUILD_DIR:-build-tsan}
