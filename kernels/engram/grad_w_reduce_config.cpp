@@ -52,7 +52,7 @@ const OperatorSchedule<GradWReduceConfig> &gradWReduceSchedule() {
           {&C::columns, {"columns", "columns of n H per CTA (a power of two)", 32, 4096, true, 0}},
           {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
           {&C::stages,
-           {"stages", "2..8: the chunks through that many shared buffers, copied ahead (unset: loaded in the loop)", 1,
+           {"stages", "2..8: the chunks through that many shared buffers, copied ahead (unset: loaded in the loop)", 2,
             8, false, 0}},
       }),
       checkSchedule, searchSpace);

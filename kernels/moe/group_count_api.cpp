@@ -21,8 +21,10 @@ constexpr int64_t kMaxBins = 4096; ///< the shared histogram: 16 KB of i32 bins
 HistogramConfig stage(HistogramConfig::Stage s, int64_t groups = 0) {
   HistogramConfig c;
   c.stage = s;
-  // At least 1024 bins, so that every thread of a CTA holds some while the histogram is zeroed and flushed.
-  c.bins = std::max<int64_t>(1024, (groups + 127) / 128 * 128);
+  // At least 1024 bins, so that every thread of a CTA holds some while the histogram is zeroed and flushed; the
+  // table (counting by rows) keeps those that can count something.
+  c.width = std::max<int64_t>(128, (groups + 127) / 128 * 128);
+  c.bins = std::max<int64_t>(1024, c.width);
   return c;
 }
 
@@ -44,13 +46,13 @@ Status countByRows(tk_context ctx, const HistogramConfig &counting, const tk_ten
   const int64_t blocks = (n + rows.tileElements() - 1) / rows.tileElements();
   tk::runtime::Scratch scratch;
   // No id: one row of zeros to sum (a kernel's tensors may not be empty).
-  Status s = scratch.allocateOnStream(ctx, *out, (size_t)(std::max<int64_t>(blocks, 1) * rows.bins * 4), stream);
+  Status s = scratch.allocateOnStream(ctx, *out, (size_t)(std::max<int64_t>(blocks, 1) * rows.width * 4), stream);
   if (s.isOk() && blocks == 0)
     s = scratch.zeroOnStream(stream);
   if (!s.isOk())
     return s;
-  tk_tensor table = scratch.tensor(TK_I32, std::max<int64_t>(blocks, 1), rows.bins), cells = table, sum = *out;
-  cells.ndim = 1, cells.shape[0] = blocks * rows.bins, cells.strides[0] = 1;
+  tk_tensor table = scratch.tensor(TK_I32, std::max<int64_t>(blocks, 1), rows.width), cells = table, sum = *out;
+  cells.ndim = 1, cells.shape[0] = blocks * rows.width, cells.strides[0] = 1;
   sum.ndim = 2, sum.shape[0] = 1, sum.shape[1] = groups, sum.strides[0] = groups, sum.strides[1] = 1;
   if (blocks > 0) {
     tk_tensor flat = flatView(ids);
@@ -184,12 +186,12 @@ TK_REGISTER_OPERATORS(group_count) {
                     "tk_group_count",
                     "counts of the ids in [0, G): shared-memory histograms added into the counts with integer atomics",
                     {variant("group_count.zero", S::Zero, 0), variant("group_count.bins1024", S::Count, 72),
-                     variant("group_count.bins4096", S::Count, 4096), variant("group_count.rows.bins1024", S::Rows, 72),
-                     variant("group_count.sums.bins1024", S::RowSums, 72)}});
+                     variant("group_count.bins4096", S::Count, 4096), variant("group_count.rows.g72", S::Rows, 72),
+                     variant("group_count.sums.g72", S::RowSums, 72)}});
   registerOperator(
       {"aux_fi",
        "moe",
        "tk_aux_fi",
        "expert frequencies c_e E / (N Ka) from exact integer counts",
-       {variant("aux_fi.frequency", S::Frequency, 0), variant("aux_fi.sums.bins1024", S::RowSums, 256, true)}});
+       {variant("aux_fi.frequency", S::Frequency, 0), variant("aux_fi.sums.e256", S::RowSums, 256, true)}});
 }

@@ -46,7 +46,7 @@ BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
   if (c.stage == S::RowSums) {
     // Each CTA sums kRowSumColumns columns down the table, kRowSumRows rows a step (rows past B read 0).
     Dim blocks = k.dynamic("blocks"), g = k.dynamic("groups");
-    Tensor table = k.input("table", {blocks, c.bins}, DType::I32);
+    Tensor table = k.input("table", {blocks, c.width}, DType::I32);
     Tensor out = k.output(c.frequency ? "fi" : "counts", {1, g}, c.frequency ? DType::F32 : DType::I32);
     std::optional<Uniform> experts, slots;
     if (c.frequency)
@@ -69,7 +69,10 @@ BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
     throw std::invalid_argument("group_count: needs at least one bin");
   Dim n = k.dynamic("ids");
   Tensor ids = k.input("ids", {n}, DType::I64);
-  Tensor counts = c.stage == S::Rows ? k.output("table", {k.dynamic("cells")}, DType::I32)
+  if (c.stage == S::Rows && (c.width < 1 || c.width > c.bins || c.width % kRowSumColumns))
+    throw std::invalid_argument("group_count: the table's width must be a multiple of 128 up to the bins");
+  // The table's rows are whole multiples of its width: 16-byte stores.
+  Tensor counts = c.stage == S::Rows ? k.output("table", {k.dynamic("cells", c.width)}, DType::I32)
                                      : k.output("counts", {k.dynamic("groups")}, DType::I32);
   Uniform groups = k.scalarInput("groups", DType::I64);
   k.grid({ceil_div(n, tile)}, [&](const std::vector<Index> &b) {
@@ -87,11 +90,11 @@ BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
     });
     k.scatterAdd(hist, at, constant(at, DType::I32, 1));
     k.barrier();
-    Tile h = k.load(hist, {k.index(0)}, {c.bins});
-    if (c.stage == S::Rows) { // the whole row, zeros too: the table needs no zeroing
-      k.store(counts, {b[0] * c.bins}, h);
+    if (c.stage == S::Rows) { // the row's every column, zeros too: the table needs no zeroing
+      k.store(counts, {b[0] * c.width}, k.load(hist, {k.index(0)}, {c.width}));
       return;
     }
+    Tile h = k.load(hist, {k.index(0)}, {c.bins});
     // Only bins that counted something: one global atomic each.
     Tile dest = map({h, bin}, DType::I32, [](const std::vector<Scalar> &s) {
       return select(s[0] > s[0].constantI32(0), s[1], s[1].constantI32(-1));

@@ -26,8 +26,10 @@ namespace tk::kernels::moe {
 struct HistogramConfig {
   enum class Stage { Zero, Count, Frequency, Rows, RowSums };
   Stage stage = Stage::Count;
-  /// The shared histogram's bins (Count, Rows; RowSums: the table's width): G rounded up to 128, at least 1024.
+  /// The shared histogram's bins (Count, Rows): G rounded up to 128, at least 1024.
   int64_t bins = 1024;
+  /// The table's columns (Rows, RowSums): G rounded up to 128, the bins that can count anything.
+  int64_t width = 128;
   bool frequency = false; ///< RowSums: aux_fi's frequencies instead of the counts
   /// Schedule: ids (Count) or counts (Zero, Frequency) per CTA (0: 4096) and threads (0: 256); `table` = 1:
   /// count by Rows and RowSums (the Count config's schedule chooses; Rows takes its tile and threads).
@@ -44,9 +46,9 @@ constexpr int64_t kRowSumRows = 32, kRowSumColumns = 128;
 
 /// Zero: counts (G) i32. Count: ids (n) i64 flat, counts (G) i32, scalar G
 /// (i64). Frequency: counts (E) i32, fi (E) f32, scalars E and N Ka (i64).
-/// Rows: ids (n) i64 flat, table (B bins) i32 flat (B = the grid's blocks),
-/// scalar G. RowSums: table (B, bins) i32; counts (1, G) i32, or fi (1, E) f32
-/// with the scalars E and N Ka.
+/// Rows: ids (n) i64 flat, table (B width) i32 flat (B = the grid's blocks),
+/// scalar G. RowSums: table (B, width) i32; counts (1, G) i32, or fi (1, E)
+/// f32 with the scalars E and N Ka.
 dsl::BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &config);
 
 /// References: counts of ids in [0, groups) over `n` ids; fi from counts.

@@ -13,8 +13,10 @@ using namespace tk::dsl;
 std::string HistogramConfig::key() const {
   const std::string schedule = histogramSchedule().spec().print(*this);
   static const char *stages[] = {"zero", "count", "frequency", "rows", "sums"};
-  const bool binned = stage == Stage::Count || stage == Stage::Rows || stage == Stage::RowSums;
+  const bool binned = stage == Stage::Count || stage == Stage::Rows;
+  const bool tabled = stage == Stage::Rows || stage == Stage::RowSums;
   return std::string("histogram:") + stages[(int)stage] + (binned ? ",bins=" + std::to_string(bins) : "") +
+         (tabled ? ",width=" + std::to_string(width) : "") +
          (stage == Stage::RowSums && frequency ? ",frequency" : "") + (schedule.empty() ? "" : "|" + schedule);
 }
 
@@ -50,10 +52,15 @@ const OperatorSchedule<HistogramConfig> &histogramSchedule() {
             "sums (no zeroing kernel, no global atomics)",
             1, 1, false, 0}},
       }),
-      checkSchedule, searchSpace, [](C &) {},
-      // The helper kernels take the heuristic's schedule; a call is keyed
-      // (and tuned) by its counting kernel.
-      [](const C &c) { return c.stage != C::Stage::Count; });
+      checkSchedule, searchSpace,
+      // `table` chooses the stages; a Rows kernel takes the rest.
+      [](C &c) {
+        if (c.stage != C::Stage::Count)
+          c.table = 0;
+      },
+      // The zeroing, dividing and summing kernels take the heuristic's schedule; a call is keyed (and tuned) by its
+      // counting kernel, whose schedule the Rows kernel copies.
+      [](const C &c) { return c.stage != C::Stage::Count && c.stage != C::Stage::Rows; });
   return schedule;
 }
 

@@ -399,11 +399,11 @@ TEST(Schedules, EveryHistogramCandidateIsExact) {
     // Two kernels, the rows' and the column sums' (no zeroing, no atomics).
     std::vector<std::string> built = static_cast<tk_context>(ctx)->cpuCache.configs();
     std::sort(built.begin(), built.end());
-    const std::string sums = c.auxTopk ? "histogram:sums,bins=4096,frequency" : "histogram:sums,bins=";
+    const std::string sums = c.auxTopk ? "histogram:sums,width=4096,frequency" : "histogram:sums,width=";
     ASSERT_EQ(built.size(), c.tokens ? 2u : 1u) << tk::checks::describe(c);
     EXPECT_EQ(built.back().rfind(sums, 0), 0u) << built.back();
     if (c.tokens)
-      EXPECT_EQ(built.front().rfind("histogram:rows,bins=4096|tile=512", 0), 0u) << built.front();
+      EXPECT_EQ(built.front().rfind("histogram:rows,bins=4096,width=4096|tile=512", 0), 0u) << built.front();
   }
 }
 

@@ -53,13 +53,21 @@ TEST(IndexArithmetic, DifferencesAndRemaindersAddressRowsOnTheCpuPath) {
     ASSERT_TRUE(s.isOk()) << s.message();
     for (int64_t r = 0; r < m; ++r)
       for (int64_t c = 0; c < 32; ++c) {
-        // Rows past the end read zero: b % 3 stays inside only from 3 rows up.
-        const int64_t from = r % 3;
         EXPECT_EQ(reversed[r * 32 + c], x[(m - 1 - r) * 32 + c]) << m << " rows, row " << r;
-        EXPECT_EQ(cycled[r * 32 + c], from < m ? x[from * 32 + c] : 0.0f) << m << " rows, row " << r;
+        EXPECT_EQ(cycled[r * 32 + c], x[(r % 3) * 32 + c]) << m << " rows, row " << r;
       }
   }
   EXPECT_EQ(tk_context_destroy(ctx), TK_SUCCESS);
+}
+
+TEST(IndexArithmetic, ANonPositiveDivisorIsAnError) {
+  mlir::MLIRContext ctx;
+  KernelBuilder k(ctx, "bad_divisor", 32);
+  k.grid({4}, [&](const std::vector<Index> &b) {
+    EXPECT_THROW(b[0] / 0, std::invalid_argument);
+    EXPECT_THROW(b[0] % 0, std::invalid_argument);
+    EXPECT_THROW(b[0] % -3, std::invalid_argument);
+  });
 }
 
 } // namespace
