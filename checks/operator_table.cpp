@@ -78,12 +78,12 @@ bool selected(const std::string &only, const std::string &op) {
   return only.empty() || ("," + only + ",").find("," + op + ",") != std::string::npos;
 }
 
-SmallCasesRun runSmallCases(const std::string &only, GpuSession *gpu, tk_context ctx) {
+SmallCasesRun runSmallCases(const std::string &only, GpuSession *gpu, tk_context ctx, bool grid) {
   SmallCasesRun run;
   for (const OperatorTable &table : operatorTables()) {
     if (!selected(only, table.op))
       continue;
-    for (const TableCase &c : table.small) {
+    for (const TableCase &c : grid ? table.gpu : table.small) {
       CheckResult r = runCase(c, gpu, ctx, /*time=*/false);
       ++run.ran;
       run.failures += !r.exact();

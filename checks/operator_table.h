@@ -105,12 +105,13 @@ std::string checkOnly(const std::string &only);
 bool selected(const std::string &only, const std::string &op);
 
 /// `tk check`'s work: every table's small cases of the operators `only`
-/// selects, one line each on stdout. Returns the cases run
-/// and how many of them were not bit-exact.
+/// selects (with `grid`, their GPU grids instead: `tk check --grid`), one
+/// line each on stdout. Returns the cases run and how many of them were not
+/// bit-exact.
 struct SmallCasesRun {
   int ran = 0, failures = 0;
 };
-SmallCasesRun runSmallCases(const std::string &only, GpuSession *gpu, tk_context ctx);
+SmallCasesRun runSmallCases(const std::string &only, GpuSession *gpu, tk_context ctx, bool grid = false);
 
 } // namespace tk::checks
 

@@ -7,6 +7,8 @@
 // AddressSanitizer on the CPU path, each compared bit for bit with its C++
 // reference. Persistent grids are sized for a few SMs (--sms) so that each
 // block loops over several tiles, as on a full device at large shapes.
+// --grid: the spec's GPU test grids instead (on the CPU path too: there it
+// meets every GPU case's shapes and edge cases with the launcher's checks).
 //===----------------------------------------------------------------------===//
 #include "tools/tk/commands.h"
 
@@ -22,10 +24,12 @@ namespace tk::tools {
 int cmdCheck(const std::vector<std::string> &args) {
   int sms = 2;
   std::string only;
-  bool control = false;
+  bool control = false, grid = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--out-of-bounds-control") {
       control = true;
+    } else if (args[i] == "--grid") {
+      grid = true;
     } else if (args[i] == "--sms" && i + 1 < args.size()) {
       sms = std::atoi(args[++i].c_str());
     } else if (args[i] == "--only" && i + 1 < args.size()) {
@@ -79,7 +83,7 @@ int cmdCheck(const std::vector<std::string> &args) {
     tk_context_destroy(ctx);
     return rc;
   }
-  checks::SmallCasesRun run = checks::runSmallCases(only, gpu, ctx);
+  checks::SmallCasesRun run = checks::runSmallCases(only, gpu, ctx, grid);
   tk_context_destroy(ctx);
   std::printf("%d of %d cases bit-exact\n", run.ran - run.failures, run.ran);
   return run.failures || run.ran == 0 ? 1 : 0;
