@@ -70,7 +70,7 @@ std::string parseCandidates(const std::string &text, std::map<std::string, std::
     const std::string op = entry.substr(0, colon), fields = entry.substr(colon + 1);
     const kernels::ScheduledOperator *known = kernels::findScheduledOperator(op);
     if (!known)
-      return "'" + op + "' is no operator's schedule (tk tune --list names them)";
+      return "'" + op + "' is no operator's schedule" + kernels::scheduledAsHint(op) + " (tk tune --list names them)";
     if (std::string error = known->checkFields(fields); !error.empty())
       return op + ": " + error;
     out[op].push_back(fields);

@@ -36,6 +36,9 @@ public:
 /// Every operator's schedule (each registers it: kernels/registry.h).
 const std::vector<const ScheduledOperator *> &scheduledOperators();
 const ScheduledOperator *findScheduledOperator(const std::string &name);
+/// For a name that is no schedule's: "; tk_<name>'s kernels are scheduled as '<schedule>'" when an operator of
+/// that name runs another's schedule (aux_fi runs group_count's), else "".
+std::string scheduledAsHint(const std::string &name);
 
 /// The tuning table's schedule for (operator, target, shape class), or null.
 const std::string *tunedSchedule(const std::string &op, const std::string &target, const std::string &problem);

@@ -65,6 +65,17 @@ const ScheduledOperator *findScheduledOperator(const std::string &name) {
   return nullptr;
 }
 
+std::string scheduledAsHint(const std::string &name) {
+  const std::string entry = "tk_" + name;
+  for (const ScheduledOperator *op : scheduledOperators()) {
+    std::stringstream list(op->entryPoints());
+    for (std::string e; std::getline(list, e, ',');)
+      if (e.erase(0, e.find_first_not_of(' ')) == entry)
+        return "; " + entry + "'s kernels are scheduled as '" + op->name() + "'";
+  }
+  return "";
+}
+
 std::vector<TableRow> tuningTableRows() {
   std::vector<TableRow> out;
   for (const auto &[key, schedule] : table().rows)
@@ -97,7 +108,8 @@ runtime::Status checkScheduleOverrides(const runtime::ScheduleSettings &settings
       std::string names;
       for (const ScheduledOperator *o : scheduledOperators())
         names += (names.empty() ? "" : ", ") + o->name();
-      return runtime::Status::invalid("TK_SCHEDULE: '" + op + "' is no operator's schedule (" + names + ")");
+      return runtime::Status::invalid("TK_SCHEDULE: '" + op + "' is no operator's schedule" + scheduledAsHint(op) +
+                                      " (" + names + ")");
     }
     if (std::string error = known->checkFields(fields); !error.empty())
       return runtime::Status::invalid("TK_SCHEDULE: " + op + ": " + error);

@@ -73,7 +73,7 @@ static std::vector<std::string> searchSpace(const ExpandConfig &c, const compile
 
 const OperatorSchedule<ExpandConfig> &expandSchedule() {
   using C = ExpandConfig;
-  static const OperatorSchedule<C> schedule("expand_to_fused", "tk_expand_to_fused",
+  static const OperatorSchedule<C> schedule("expand_to_fused", "tk_expand_to_fused, tk_expand_to_fused_with_sf",
                                             ScheduleSpec<C>({
                                                 {&C::rows, {"rows", "rows per CTA", 1, 256, true, 0}},
                                                 {&C::cols, {"cols", "columns per CTA", 8, 8192, true, 0}},

@@ -42,7 +42,7 @@ static std::vector<std::string> searchSpace(const HistogramConfig &, const compi
 const OperatorSchedule<HistogramConfig> &histogramSchedule() {
   using C = HistogramConfig;
   static const OperatorSchedule<C> schedule(
-      "group_count", "tk_group_count",
+      "group_count", "tk_group_count, tk_aux_fi",
       ScheduleSpec<C>({
           {&C::tile, {"tile", "ids per CTA", 128, 16384, true, 0}},
           {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
