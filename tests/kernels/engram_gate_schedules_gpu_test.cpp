@@ -7,31 +7,10 @@
 // tolerances. Skips visibly without a device.
 #include "checks/engram_gate_check.h"
 #include "tests/kernels/gpu_suite.h"
-#include "tests/kernels/schedule_context.h"
 
 namespace {
 
-class EngramGateSchedulesGpu : public GpuSuite<EngramGateSchedulesGpu> {
-protected:
-  /// Checks every case under each schedule of `op` ("fields", shared rows
-  /// in bytes at the largest H, 7168), skipping, visibly, a schedule whose
-  /// rows pass this device's shared memory.
-  template <typename Case, typename Check>
-  void checkSchedules(const std::string &op, const std::vector<std::pair<const char *, int64_t>> &schedules,
-                      const std::vector<Case> &cases, Check check) {
-    CaseTally tally;
-    for (auto [schedule, bytes] : schedules) {
-      if (!sharedFits(op + ":" + schedule, bytes))
-        continue;
-      tk::test::ScheduledContext ctx(op + ":" + schedule);
-      for (const Case &c : cases) {
-        tk::checks::GpuSession::Scope caseBuffers(*session);
-        tally.check(check(session, ctx, c, false), std::string(schedule) + " " + tk::checks::describe(c));
-      }
-    }
-    tally.report(op + " schedules", *session);
-  }
-};
+class EngramGateSchedulesGpu : public GpuSuite<EngramGateSchedulesGpu> {};
 
 TEST_F(EngramGateSchedulesGpu, TableKinds) {
   // The table grid runs the default (stages 2, rows 8); these, the rest (3 x 2H bytes of rows a stage).

@@ -7,7 +7,6 @@
 // reference. Skips visibly without a device.
 #include "checks/expand_check.h"
 #include "tests/kernels/gpu_suite.h"
-#include "tests/kernels/schedule_context.h"
 
 namespace {
 
@@ -23,17 +22,13 @@ TEST_F(ExpandSchedulesGpu, MergedAndSkippingSchedulesAreBitExact) {
       {3001, 8, 256, 8, 7168, TK_F8_E4M3, Sf::ColPacked, 32},     // packed UE8M0, column-major
       {3001, 9, 256, 8, 7168, TK_F8_E4M3, Sf::ColF32, 128, true}, // f32 column-major
       {2001, 2, 72, 8, 576, TK_F8_E4M3, Sf::RowF32, 32}};         // f32 row-major
-  CaseTally tally;
-  for (const char *schedule : {"merged=1", "merged=1,rows=1,cols=2048", "merged=1,rows=16,cols=512",
-                               "rows=1,cols=8192,threads=128,skip=1", "rows=1,cols=8192,threads=64,skip=1,merged=1"}) {
-    tk::test::ScheduledContext ctx(std::string("expand_to_fused:") + schedule);
-    for (const auto &c : cases) {
-      tk::checks::GpuSession::Scope caseBuffers(*session);
-      tally.check(tk::checks::checkExpand(session, ctx, c, false),
-                  std::string(schedule) + " " + tk::checks::describe(c));
-    }
-  }
-  tally.report("expand_to_fused merged", *session);
+  checkSchedules<tk::checks::ExpandCase>("expand_to_fused",
+                                         {{"merged=1", 0},
+                                          {"merged=1,rows=1,cols=2048", 0},
+                                          {"merged=1,rows=16,cols=512", 0},
+                                          {"rows=1,cols=8192,threads=128,skip=1", 0},
+                                          {"rows=1,cols=8192,threads=64,skip=1,merged=1", 0}},
+                                         cases, tk::checks::checkExpand);
 }
 
 } // namespace

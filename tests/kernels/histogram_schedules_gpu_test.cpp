@@ -6,7 +6,6 @@
 #include "checks/histogram_check.h"
 #include "checks/moe_inputs.h"
 #include "tests/kernels/gpu_suite.h"
-#include "tests/kernels/schedule_context.h"
 
 namespace {
 
@@ -20,16 +19,9 @@ TEST_F(HistogramSchedulesGpu, CountingByRowsIsExact) {
   for (int64_t ka : {0, 9})
     cases.push_back({40001, 9, 256, 8, ka, true});
   cases.push_back({400001, 8, 4096, 1, 8});
-  CaseTally tally;
-  for (const char *schedule : {"table=1", "table=1,tile=8192,threads=512", "table=1,tile=1024,threads=128"}) {
-    tk::test::ScheduledContext ctx(std::string("group_count:") + schedule);
-    for (const auto &c : cases) {
-      tk::checks::GpuSession::Scope caseBuffers(*session);
-      tally.check(tk::checks::checkHistogram(session, ctx, c, false),
-                  std::string(schedule) + " " + tk::checks::describe(c));
-    }
-  }
-  tally.report("group_count / aux_fi by rows", *session);
+  checkSchedules<tk::checks::HistogramCase>(
+      "group_count", {{"table=1", 0}, {"table=1,tile=8192,threads=512", 0}, {"table=1,tile=1024,threads=128", 0}},
+      cases, tk::checks::checkHistogram);
 }
 
 } // namespace

@@ -6,7 +6,6 @@
 // byte against the reference. Skips visibly without a device.
 #include "checks/reduce_fused_check.h"
 #include "tests/kernels/gpu_suite.h"
-#include "tests/kernels/schedule_context.h"
 
 namespace {
 
@@ -20,18 +19,12 @@ TEST_F(ReduceFusedSchedulesGpu, SkippedSlotsAreBitExact) {
       {100, 9, 256, 64, 512, TK_F32, true, true, true, true, 3}, // edges
       {999, 2, 32, 8, 2048, TK_BF16, false, false, false, true, 4},
       {50, 1, 8, 2, 256, TK_BF16, false, true, true, true, 5}};
-  CaseTally tally;
-  for (const char *schedule :
-       {"rolled=1,skip=1", "rolled=1,skip=1,cols=8192,threads=256", "rolled=1,skip=1,cols=4096,threads=128",
-        "rolled=1,cols=8192,threads=128"}) {
-    tk::test::ScheduledContext ctx(std::string("reduce_fused:") + schedule);
-    for (const auto &c : cases) {
-      tk::checks::GpuSession::Scope caseBuffers(*session);
-      tally.check(tk::checks::checkReduceFused(session, ctx, c, false),
-                  std::string(schedule) + " " + tk::checks::describe(c));
-    }
-  }
-  tally.report("reduce_fused schedules", *session);
+  checkSchedules<tk::checks::ReduceFusedCase>("reduce_fused",
+                                              {{"rolled=1,skip=1", 0},
+                                               {"rolled=1,skip=1,cols=8192,threads=256", 0},
+                                               {"rolled=1,skip=1,cols=4096,threads=128", 0},
+                                               {"rolled=1,cols=8192,threads=128", 0}},
+                                              cases, tk::checks::checkReduceFused);
 }
 
 } // namespace
