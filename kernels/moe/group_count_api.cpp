@@ -64,24 +64,22 @@ Status countByRows(tk_context ctx, const HistogramConfig &counting, const tk_ten
   return s;
 }
 
-/// Zeroes `counts` (G) i32, then counts the ids (N, K) into it (or counts by
-/// rows, as the schedule says); every schedule resolved before the first
-/// kernel writes.
-Status count(tk_context ctx, const tk::compiler::Target &target, const tk_tensor *ids, const tk_tensor *counts,
-             tk_stream stream) {
-  const int64_t groups = counts->shape[0];
-  HistogramConfig zero = stage(HistogramConfig::Stage::Zero), counting;
-  Status s = histogramSchedule().resolve(ctx, target, zero);
-  if (s.isOk())
-    s = resolveCounting(ctx, target, groups, counting);
-  if (s.isOk() && counting.table)
+/// Counts the ids (N, K) into `counts` (G) i32 as `counting`'s resolved
+/// schedule says: by rows, or zeroed and counted with atomics (the zeroing
+/// kernel's schedule resolved before the first kernel writes).
+Status count(tk_context ctx, const tk::compiler::Target &target, const HistogramConfig &counting, const tk_tensor *ids,
+             const tk_tensor *counts, tk_stream stream) {
+  if (counting.table)
     return countByRows(ctx, counting, ids, counts, 0, stream);
+  HistogramConfig zero = stage(HistogramConfig::Stage::Zero);
+  Status s = histogramSchedule().resolve(ctx, target, zero);
   if (s.isOk())
     s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero), {counts}, stream);
   if (!s.isOk() || numElements(ids) == 0)
     return s;
   tk_tensor flat = flatView(ids);
-  return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), counting), {&flat, counts}, stream, {groups});
+  return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), counting), {&flat, counts}, stream,
+                  {counts->shape[0]});
 }
 
 /// The ids are counted in i32 positions of one flat range.
@@ -113,7 +111,9 @@ static tk_status tk_group_count_unguarded(tk_context ctx, const tk_tensor *group
     return tk::runtime::report(s);
   if (Status s = checkIndicesIfAsked(ctx, "tk_group_count", "group_idx", group_idx, -1, num_groups, "num_groups", stream); !s.isOk())
     return tk::runtime::report(s);
-  return tk::runtime::report(count(ctx, target, group_idx, counts, stream));
+  HistogramConfig counting;
+  Status s = resolveCounting(ctx, target, num_groups, counting);
+  return tk::runtime::report(s.isOk() ? count(ctx, target, counting, group_idx, counts, stream) : s);
 }
 
 extern "C" tk_status tk_group_count(tk_context ctx, const tk_tensor *group_idx, int32_t num_groups, tk_tensor *counts,
@@ -160,7 +160,7 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
     return tk::runtime::report(s);
   tk_tensor counts = scratch.tensor(TK_I32, num_experts, 1);
   counts.ndim = 1;
-  if ((s = count(ctx, target, topk_idx, &counts, stream)).isOk())
+  if ((s = count(ctx, target, counting, topk_idx, &counts, stream)).isOk())
     s = runScheduled(ctx, histogramSchedule(), TK_PROGRAM(buildHistogram), stage(HistogramConfig::Stage::Frequency),
                      {&counts, fi}, stream, {num_experts, n * num_aux_topk});
   return tk::runtime::report(s);
