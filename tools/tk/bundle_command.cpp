@@ -90,7 +90,8 @@ int cmdBundle(const std::vector<std::string> &args) {
     std::fprintf(stderr, "tk bundle: needs the CUDA toolkit's ptxas (set TK_PTXAS)\n");
     return 1;
   }
-  mkdir(dir.c_str(), 0755);
+  if (!makeDirectory("tk bundle", dir))
+    return 1;
   runtime::DiskCache disk = runtime::DiskCache::at(dir);
   if (!disk.enabled()) {
     std::fprintf(stderr, "tk bundle: cannot use '%s' as a directory\n", dir.c_str());

@@ -11,6 +11,7 @@
 #include "tk/tk.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sys/stat.h>
@@ -88,6 +89,16 @@ static int compileTable(const std::vector<std::string> &names, const compiler::T
   return failures;
 }
 
+bool makeDirectory(const std::string &command, const std::string &dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (std::filesystem::is_directory(dir))
+    return true;
+  std::fprintf(stderr, "%s: cannot make the directory '%s'%s%s\n", command.c_str(), dir.c_str(), error ? ": " : "",
+               error ? error.message().c_str() : "");
+  return false;
+}
+
 int cmdCompile(const std::vector<std::string> &args) {
   std::vector<std::string> names;
   std::string targetName = "sm_90a", dir;
@@ -132,7 +143,8 @@ int cmdCompile(const std::vector<std::string> &args) {
     std::fprintf(stderr, "tk compile: -o DIR is required\n");
     return 2;
   }
-  mkdir(dir.c_str(), 0755);
+  if (!makeDirectory("tk compile", dir))
+    return 2;
   return compileTable(all ? std::vector<std::string>{} : names, *target, dir) ? 1 : 0;
 }
 
