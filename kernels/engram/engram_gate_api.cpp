@@ -152,32 +152,37 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
                                                std::to_string(align) + "-byte aligned"));
   const float invSqrtH = (float)(1.0 / std::sqrt((double)h)); // in double, rounded once (as the forward)
   GateBackwardConfig rows;
-  rows.stage = GateBackwardConfig::Stage::Rows, rows.hidden = h;
-  tk_tensor v3 = withUnitDim(v, 1), wf3 = withUnitDim(weight_fused, 0), saved[4];
+  rows.stage = GateBackwardConfig::Stage::Rows, rows.hidden = h, rows.streams = n;
+  tk_tensor v3 = withUnitDim(v, 1), wf3 = withUnitDim(weight_fused, 0), gv3 = withUnitDim(grad_v, 1), saved[4];
   std::vector<const tk_tensor *> tensors = {grad_out, hidden_states, k, &v3, &wf3};
   for (int i = 0; i < 4; ++i) {
     saved[i] = withUnitDim(stats[i], 2);
     tensors.push_back(&saved[i]);
   }
-  tensors.insert(tensors.end(), {grad_x, grad_k, grad_w_partial});
   if (t == 0) { // no token: zero partial rows, so that grad_w_reduce adds nothing
     GateBackwardConfig zero;
     zero.stage = GateBackwardConfig::Stage::Zero, zero.hidden = h;
     return tk::runtime::report(
         runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), zero, {grad_w_partial}, stream));
   }
-  // The default pipeline's 2 x 8 H bytes of shared rows past the device's limit: the loop instead.
-  auto fit = [&](GateBackwardConfig &cfg, const tk::compiler::Target &target) {
-    if (!cfg.stages && !sharedRowsFit(ctx, target, cfg.numStages() * 8 * h))
-      cfg.stages = 1;
-  };
-  Status s = runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), rows, tensors, stream,
-                          {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)}, fit);
-  if (!s.isOk())
+  // The rows kernel's schedule first: with split_v it writes grad_v too, and no value kernel runs.
+  if (Status s = gateBackwardSchedule().resolve(ctx, target, rows); !s.isOk())
+    return tk::runtime::report(s);
+  if (rows.splitV && !gateBackwardSplitsValue(h, n)) // H / n columns not whole 16-byte rows: the value kernel
+    rows.splitV = 0;
+  // The default pipeline's 2 x 8 H bytes (10 H with split_v) of shared rows past the device's limit: the loop.
+  if (!rows.stages && !sharedRowsFit(ctx, target, rows.numStages() * (rows.splitV ? 10 : 8) * h))
+    rows.stages = 1;
+  tensors.insert(tensors.end(), {grad_x, grad_k});
+  if (rows.splitV)
+    tensors.push_back(&gv3);
+  tensors.push_back(grad_w_partial);
+  Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows), tensors, stream,
+                      {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
+  if (!s.isOk() || rows.splitV)
     return tk::runtime::report(s);
   GateBackwardConfig value;
   value.stage = GateBackwardConfig::Stage::Value, value.hidden = h, value.streams = n;
-  tk_tensor gv3 = withUnitDim(grad_v, 1);
   return tk::runtime::report(runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), value,
                                           {grad_out, &saved[1], &gv3}, stream));
 }
@@ -253,20 +258,22 @@ TK_REGISTER_OPERATORS(engram_gate) {
         {"engram_grad_w_reduce.unaligned",
          scheduledFactory(gradWReduceSchedule(), TK_PROGRAM(buildGradWReduce), GradWReduceConfig{})}}});
   registerSchedule(gateBackwardSchedule());
-  auto backward = [](GateBackwardConfig::Stage stage, int64_t h) {
+  auto backward = [](GateBackwardConfig::Stage stage, int64_t h, bool splitV = false) {
     GateBackwardConfig c;
-    c.stage = stage, c.hidden = h, c.streams = 4;
+    c.stage = stage, c.hidden = h, c.streams = 4, c.splitV = splitV;
     const bool rows = stage == GateBackwardConfig::Stage::Rows;
-    return KernelVariant{std::string(rows ? "engram_gate_bwd" : "engram_gate_bwd_v") + ".h" + std::to_string(h),
+    return KernelVariant{std::string(rows ? "engram_gate_bwd" : "engram_gate_bwd_v") + (splitV ? ".split_v" : "") +
+                             ".h" + std::to_string(h),
                          scheduledFactory(gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), c)};
   };
-  registerOperator({"engram_gate_bwd",
-                    "engram",
-                    "tk_engram_gate_bwd",
-                    "the gate's gradients: per stream rows with the weight gradient carried over a block's tokens, "
-                    "then grad_v summed over the streams",
-                    {backward(GateBackwardConfig::Stage::Rows, 4096), backward(GateBackwardConfig::Stage::Rows, 7168),
-                     backward(GateBackwardConfig::Stage::Value, 7168)}});
+  registerOperator(
+      {"engram_gate_bwd",
+       "engram",
+       "tk_engram_gate_bwd",
+       "the gate's gradients: per stream rows with the weight gradient carried over a block's tokens, "
+       "then grad_v summed over the streams",
+       {backward(GateBackwardConfig::Stage::Rows, 4096), backward(GateBackwardConfig::Stage::Rows, 7168),
+        backward(GateBackwardConfig::Stage::Value, 7168), backward(GateBackwardConfig::Stage::Rows, 7168, true)}});
   registerSchedule(gateForwardSchedule());
   auto variant = [](int64_t h, bool save) {
     GateForwardConfig c;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace tk::kernels::engram {
@@ -17,19 +18,26 @@ namespace {
 
 BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
   const int64_t h = c.hidden, align = gateRowAlignBytes(h);
+  if (c.splitV && !gateBackwardSplitsValue(h, c.streams))
+    throw std::invalid_argument("engram_gate_bwd: split_v needs H a multiple of 8 n");
+  // split_v: stream s's CTAs also write grad_v's columns [s w, (s + 1) w), w = H / n (n compile-time).
+  const int64_t n = c.streams, width = c.splitV ? h / n : 0;
   KernelBuilder k(ctx, "engram_gate_bwd", c.numThreads());
-  Dim tokens = k.dynamic("tokens"), streams = k.dynamic("streams"), blocks = k.dynamic("blocks");
+  Dim tokens = k.dynamic("tokens"), streams = c.splitV ? Dim(n) : k.dynamic("streams"), blocks = k.dynamic("blocks");
   const std::vector<int64_t> dense = {}, free = {kDynamicStride, kDynamicStride, 1};
   Tensor gradOut = k.input("grad_out", {tokens, streams, h}, DType::BF16, dense, align);
   Tensor x = k.input("hidden_states", {tokens, streams, h}, DType::BF16, dense, align);
   Tensor key = k.input("k", {tokens, streams, h}, DType::BF16, free, align);
-  Tensor value = k.input("v", {tokens, 1, h}, DType::BF16, free, align);
+  Tensor valueIn = k.input("v", {tokens, 1, h}, DType::BF16, free, align);
   Tensor wf = k.input("weight_fused", {1, streams, h}, DType::F32, dense, std::min<int64_t>(16, 2 * align));
   std::vector<Tensor> saved;
   for (const char *name : {"dot", "gate_score", "rstd_x", "rstd_k"})
     saved.push_back(k.input(name, {tokens, streams, 1}, DType::F32, dense, 4));
   Tensor gradX = k.output("grad_x", {tokens, streams, h}, DType::BF16, dense, align);
   Tensor gradK = k.output("grad_k", {tokens, streams, h}, DType::BF16, dense, align);
+  std::optional<Tensor> gradV;
+  if (c.splitV)
+    gradV = k.output("grad_v", {tokens, 1, h}, DType::BF16, dense, align);
   Tensor partial =
       k.output("grad_w_partial", {blocks, streams, h}, DType::F32, dense, std::min<int64_t>(16, 2 * align));
   Uniform clampValue = k.scalarInput("clamp", DType::F32), invSqrtH = k.scalarInput("inv_sqrt_h", DType::F32);
@@ -38,6 +46,17 @@ BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
     Index perBlock = k.index(ceil_div(tokens, blocks)), first = p * perBlock;
     const std::vector<int64_t> row = {1, 1, h};
     Tile w = k.load(wf, {zero, s, zero}, row);
+    // grad_v's columns of this stream: the streams' grad_out there, summed in order as the value kernel does.
+    // The other streams' rows are read again, but while their own CTAs (launched beside this one) are at the
+    // same tokens: from L2, not DRAM.
+    auto value = [&](const Index &t, const std::function<Tile(int64_t)> &dout16) {
+      std::optional<Tile> sum;
+      for (int64_t j = 0; j < n; ++j) {
+        Tile term = dout16(j).to(DType::F32) * expand(k.load(saved[1], {t, k.index(j), zero}, {1, 1, 1}), 2, width);
+        sum = sum ? *sum + term : term;
+      }
+      k.store(*gradV, {t, zero, s * width}, sum->to(DType::BF16));
+    };
     // Tokens past T (the last block's range may run over) read as zero: rho
     // is then 0 (a zero dot is clamped) and their stores are dropped.
     auto token = [&](const Index &t, const Tile &dout16, const Tile &v16, const Tile &x16, const Tile &k16,
@@ -75,21 +94,32 @@ BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
         Index t = first + i;
         // The token's rows are all loaded first, as bf16 (two per register): one wait covers them, where
         // loads after the reduction's barriers waited a second time per token.
-        Tile dout16 = k.load(gradOut, {t, s, zero}, row), v16 = k.load(value, {t, zero, zero}, row),
+        Tile dout16 = k.load(gradOut, {t, s, zero}, row), v16 = k.load(valueIn, {t, zero, zero}, row),
              x16 = k.load(x, {t, s, zero}, row), k16 = k.load(key, {t, s, zero}, row);
+        if (c.splitV)
+          value(t, [&](int64_t j) { return k.load(gradOut, {t, k.index(j), s * width}, {1, 1, width}); });
         return token(t, dout16, v16, x16, k16, acc[0]);
       });
     } else {
       Shared dsh = k.shared(row, DType::BF16), vsh = k.shared(row, DType::BF16), xsh = k.shared(row, DType::BF16),
              ksh = k.shared(row, DType::BF16);
+      std::optional<Shared> columns; // split_v: every stream's grad_out in this stream's columns of grad_v
+      if (c.splitV)
+        columns = k.shared({1, n, width}, DType::BF16);
       gw = k.pipeline(zero, perBlock, c.numStages(), {k.full(row, 0.0)},
                       [&](const Index &i, const std::vector<Tile> &acc) {
                         Index t = first + i;
                         k.copy(gradOut, {t, s, zero}, dsh);
-                        k.copy(value, {t, zero, zero}, vsh);
+                        k.copy(valueIn, {t, zero, zero}, vsh);
                         k.copy(x, {t, s, zero}, xsh);
                         k.copy(key, {t, s, zero}, ksh);
+                        if (c.splitV)
+                          k.copy(gradOut, {t, zero, s * width}, *columns);
                         auto read = [&](const Shared &buf) { return k.load(buf, {zero, zero, zero}, row); };
+                        if (c.splitV)
+                          value(t, [&](int64_t j) {
+                            return k.load(*columns, {zero, k.index(j), zero}, {1, 1, width});
+                          });
                         return token(t, read(dsh), read(vsh), read(xsh), read(ksh), acc[0]);
                       });
     }

@@ -16,7 +16,9 @@
 // ran when. Value: one CTA per token sums the streams' dout g for grad_v
 // (a second read of dout; one CTA cannot hold the four streams' rows and
 // their four partials in registers, which the reference stages in shared
-// memory instead).
+// memory instead). Schedule split_v drops the value kernel: each stream's
+// CTAs write their share of grad_v's columns, reading the other streams'
+// rows there while those streams' CTAs are at the same tokens (from L2).
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -42,6 +44,12 @@ struct GateBackwardConfig {
   /// 2, within sm_80's 163 KB), the next token's rows in flight while it
   /// computes one.
   int64_t stages = 0;
+  /// Schedule: 1, no value kernel: the rows kernel's CTAs of stream s also
+  /// write grad_v's columns [s H / n, (s + 1) H / n) of their tokens, reading
+  /// every stream's grad_out there (the other streams' rows again, from L2
+  /// while their CTAs are at the same tokens). Where H is not a multiple of
+  /// 8 n the call runs the value kernel instead (the same bits).
+  int64_t splitV = 0;
   int64_t numStages() const { return stages ? stages : 2; }
   int64_t numThreads() const;
   std::string key() const;
@@ -49,10 +57,17 @@ struct GateBackwardConfig {
 
 const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule();
 
+/// Whether the rows kernel can write grad_v's columns by streams (split_v):
+/// H / n columns each, a multiple of 8 (16-byte rows of bf16).
+inline bool gateBackwardSplitsValue(int64_t hidden, int64_t streams) {
+  return streams >= 1 && hidden % (8 * streams) == 0;
+}
+
 /// Rows: grad_out, x (T, n, H) bf16; k (T, n, H) bf16, unit last stride; v
 /// as (T, 1, H) bf16, unit last stride; wf as (1, n, H) f32; dot, gate,
 /// rstd_x, rstd_k as (T, n, 1) f32; grad_x, grad_k (T, n, H) bf16;
-/// grad_w_partial (P, n, H) f32. Scalars: clamp, 1 / sqrt(H) (f32).
+/// grad_v as (T, 1, H) bf16 with split_v; grad_w_partial (P, n, H) f32.
+/// Scalars: clamp, 1 / sqrt(H) (f32).
 /// Value: grad_out (T, n, H) bf16; gate (T, n, 1) f32; grad_v as (T, 1, H) bf16.
 /// Zero (for T = 0): grad_w_partial (P, n, H) f32, all zero.
 dsl::BuiltKernel buildGateBackward(mlir::MLIRContext &ctx, const GateBackwardConfig &config);

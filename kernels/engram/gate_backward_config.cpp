@@ -18,9 +18,10 @@ using Stage = GateBackwardConfig::Stage;
 
 std::string GateBackwardConfig::key() const {
   const std::string schedule = gateBackwardSchedule().spec().print(*this);
-  const std::string what = stage == Stage::Rows
-                               ? "engram_gate_bwd:H=" + std::to_string(hidden)
-                               : "engram_gate_bwd_v:n=" + std::to_string(streams) + ",H=" + std::to_string(hidden);
+  const std::string what =
+      stage == Stage::Rows
+          ? "engram_gate_bwd:H=" + std::to_string(hidden) + (splitV ? ",n=" + std::to_string(streams) : "")
+          : "engram_gate_bwd_v:n=" + std::to_string(streams) + ",H=" + std::to_string(hidden);
   return what + (schedule.empty() ? "" : "|" + schedule);
 }
 
@@ -51,6 +52,14 @@ static std::vector<std::string> searchSpace(const GateBackwardConfig &c, const c
       stages.push_back(s);
   std::vector<std::string> out = everyCombination({{"threads", {256, 512, 1024}}, {"stages", stages}});
   out.push_back("threads=128,stages=1");
+  if (gateBackwardSplitsValue(c.hidden, c.streams)) { // grad_v's columns by streams: a fifth row per stage
+    std::vector<int64_t> split = {1};
+    if (gateSharedRowsFit(2 * 10 * c.hidden, t.maxSharedBytes))
+      split.push_back(2);
+    const std::vector<std::string> more =
+        everyCombination({{"threads", {256, 512, 1024}}, {"stages", split}, {"split_v", {1}}});
+    out.insert(out.end(), more.begin(), more.end());
+  }
   return out;
 }
 
@@ -58,12 +67,17 @@ const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
   using C = GateBackwardConfig;
   static const OperatorSchedule<C> schedule(
       "engram_gate_bwd", "tk_engram_gate_bwd",
-      ScheduleSpec<C>({{&C::threads,
-                        {"threads", "threads per CTA of the rows kernel (one stream's row of a token at a time)", 32,
-                         1024, true, 0}},
-                       {&C::stages,
-                        {"stages", "versions of the rows kernel's shared rows; 1: loads in the loop, no pipeline", 1, 8,
-                         false, 0}}}),
+      ScheduleSpec<C>(
+          {{&C::threads,
+            {"threads", "threads per CTA of the rows kernel (one stream's row of a token at a time)", 32, 1024, true,
+             0}},
+           {&C::stages,
+            {"stages", "versions of the rows kernel's shared rows; 1: loads in the loop, no pipeline", 1, 8, false, 0}},
+           {&C::splitV,
+            {"split_v",
+             "1: no value kernel; each stream's CTAs write grad_v's H / n columns of their tokens (where H "
+             "is a multiple of 8 n)",
+             1, 1, false, 0}}}),
       checkSchedule, searchSpace, [](C &) {},
       // The value kernel (grad_v) takes its heuristic; the schedule is the rows kernel's.
       [](const C &c) { return c.stage == Stage::Value; });

@@ -28,16 +28,18 @@ TEST_F(EngramGateSchedulesGpu, TableKinds) {
 }
 
 TEST_F(EngramGateSchedulesGpu, BackwardTableKinds) {
-  // Full blocks, P > T (empty blocks), P = 1 (one CTA per stream runs every token), strided, n = 3, odd H; the table
-  // grid runs the default (2 stages of 4 x 2H bytes).
-  checkSchedules<tk::checks::GateBackwardCase>("engram_gate_bwd", {{"stages=1", 0}, {"stages=3", 3 * 8 * 7168}},
-                                               {{4001, 4, 7168},
-                                                {8001, 4, 4096},
-                                                {100, 4, 2048, 132},
-                                                {4001, 4, 7168, 1},
-                                                {4001, 4, 7168, 132, true, 2},
-                                                {999, 3, 1000, 7, true, 3}},
-                                               tk::checks::checkGateBackward);
+  // Full blocks, P > T (empty blocks), P = 1 (one CTA per stream runs every token), strided, n = 3, odd H (where
+  // split_v runs the value kernel); the table grid runs the default (2 stages of 4 x 2H bytes).
+  checkSchedules<tk::checks::GateBackwardCase>(
+      "engram_gate_bwd",
+      {{"stages=1", 0}, {"stages=3", 3 * 8 * 7168}, {"split_v=1", 2 * 10 * 7168}, {"split_v=1,stages=1", 0}},
+      {{4001, 4, 7168},
+       {8001, 4, 4096},
+       {100, 4, 2048, 132},
+       {4001, 4, 7168, 1},
+       {4001, 4, 7168, 132, true, 2},
+       {999, 3, 1000, 7, true, 3}},
+      tk::checks::checkGateBackward);
 }
 
 TEST_F(EngramGateSchedulesGpu, GradWReducePipelines) {

@@ -244,6 +244,28 @@ TEST(Schedules, MultiKernelCallsAreKeyedByTheirMainKernel) {
             2);
 }
 
+// split_v: the rows kernel writes grad_v by streams' columns and no value
+// kernel runs (one CPU kernel built, not two), with the value kernel's bits;
+// where H is not a multiple of 8 n the call runs the value kernel instead.
+TEST(Schedules, GateBackwardSplitsGradVByStreams) {
+  auto built = [](tk_context ctx) { return ctx->cpuCache.size(); };
+  for (const char *schedule : {"engram_gate_bwd:split_v=1", "engram_gate_bwd:split_v=1,stages=1"}) {
+    tk::test::ScheduledContext split(schedule);
+    CheckResult r = tk::checks::checkGateBackward(nullptr, split, {33, 4, 2048, 8, true, 4}, false);
+    EXPECT_TRUE(r.exact()) << schedule << ": " << r.describe();
+    EXPECT_EQ(built(split), 1u) << schedule << ": the rows kernel alone";
+    EXPECT_NE(last(split, "engram_gate_bwd").schedule.find("split_v=1"), std::string::npos);
+  }
+  tk::test::ScheduledContext unsplittable("engram_gate_bwd:split_v=1");
+  CheckResult r = tk::checks::checkGateBackward(nullptr, unsplittable, {9, 3, 1000, 4, true, 5}, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(built(unsplittable), 2u) << "H = 1000, n = 3: rows and value kernels";
+  using tk::kernels::engram::gateBackwardSplitsValue;
+  EXPECT_TRUE(gateBackwardSplitsValue(7168, 4));
+  EXPECT_FALSE(gateBackwardSplitsValue(1000, 3));
+  EXPECT_FALSE(gateBackwardSplitsValue(64, 0));
+}
+
 // tk tune's spaces for the gate leave out the pipelines whose shared rows
 // pass the target's limit: at H = 12288 the forward's 3 stages (225 KB) fit
 // sm_90a's 227 KB, not sm_80's 163 KB; at H = 7168 the backward's 3 stages
