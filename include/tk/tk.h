@@ -80,9 +80,9 @@ const char *tk_status_string(tk_status status);
 /* "0.1.0 (commit abcdef)". */
 const char *tk_version(void);
 
-/* A context owns the JIT cache, and on the device the memory pool of the
- * operators' temporaries and a page-locked read-back buffer (both created on
- * first use, released by tk_context_destroy). Creating one needs no GPU; the
+/* A context owns the JIT cache, and on the device the memory blocks of the
+ * operators' temporaries and a page-locked read-back buffer (both allocated
+ * on first use, kept for reuse, released by tk_context_destroy). Creating one needs no GPU; the
  * device is bound at the first launch (the current CUDA context, else device
  * 0's primary context). */
 tk_status tk_context_create(tk_context *ctx);
@@ -264,9 +264,8 @@ tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const tk_tensor *
  * (the maps are each other's inverse; summed in a fixed order, so the result
  * is deterministic), 0 where token_topk_to_pos is -1 (every slot when N = 0).
  * Two kernel launches on `stream` and a temporary of N x (H / chunk) floats
- * allocated and freed in the stream's order from a memory pool the context
- * keeps (its memory is returned when the context is destroyed); the call
- * does not wait. */
+ * taken in the stream's order from memory the context keeps (returned when
+ * the context is destroyed); the call does not wait. */
 tk_status tk_swiglu_backward_and_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                                 const tk_tensor *grad_out, const tk_tensor *weight,
                                                 const tk_tensor *pos_to_token_topk,
@@ -423,7 +422,7 @@ tk_status tk_top2_sum_gate(tk_context ctx, const tk_tensor *logits, const tk_ten
  * sum a_e: the call then waits for the stream, and fails with
  * TK_ERROR_INVALID_ARGUMENT when M is smaller (the outputs are then
  * incomplete). Three kernels in stream order and scratch memory from the
- * context's pool. */
+ * context. */
 tk_status tk_get_fused_mapping(tk_context ctx, const tk_tensor *topk_idx, int32_t num_experts, int32_t alignment,
                                tk_tensor *pos_to_expert, tk_tensor *pos_to_token, tk_tensor *pos_to_token_topk,
                                tk_tensor *token_topk_to_pos, tk_tensor *expert_start, tk_tensor *expert_end,

@@ -14,8 +14,10 @@ Status tk_context_s::checkNumSms(int n) const {
 }
 
 tk_context_s::~tk_context_s() {
-  if (scratchPool_) // memory still in use is released once its frees complete
-    driver->cuMemPoolDestroy(scratchPool_);
+  if (target && scratchArena.blocks()) { // its memory freed in the bound CUDA context
+    driver->cuCtxSetCurrent(device.context);
+    scratchArena.destroy(*driver);
+  }
   if (readBackHost_)
     driver->cuMemFreeHost(readBackHost_);
 }
@@ -38,28 +40,6 @@ Status tk_context_s::readBack(CUdeviceptr src, size_t bytes, tk_stream stream,
   if (CUresult r = driver->cuStreamSynchronize(s))
     return {TK_ERROR_LAUNCH, driver->describe("cuStreamSynchronize", r)};
   inspect(readBackHost_); // in place, under the lock: no copy of the page-locked buffer
-  return Status::ok();
-}
-
-Status tk_context_s::scratchPool(CUmemoryPool &pool) {
-  std::lock_guard<std::mutex> lock(scratchPoolMutex_);
-  if (!scratchPool_) {
-    Status s = ensureDevice();
-    if (!s.isOk())
-      return s;
-    MemPoolProps props;
-    props.locationId = device.device;
-    CUmemoryPool created = nullptr;
-    if (CUresult r = driver->cuMemPoolCreate(&created, &props))
-      return {TK_ERROR_LAUNCH, driver->describe("cuMemPoolCreate", r)};
-    uint64_t keepAll = ~uint64_t(0);
-    if (CUresult r = driver->cuMemPoolSetAttribute(created, kMemPoolAttrReleaseThreshold, &keepAll)) {
-      driver->cuMemPoolDestroy(created);
-      return {TK_ERROR_LAUNCH, driver->describe("cuMemPoolSetAttribute", r)};
-    }
-    scratchPool_ = created;
-  }
-  pool = scratchPool_;
   return Status::ok();
 }
 

@@ -54,11 +54,7 @@ Loaded load() {
       bind(lib, d.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
            l.error) &&
       bind(lib, d.cuLaunchKernel, "cuLaunchKernel", l.error) && bind(lib, d.cuMemAlloc, "cuMemAlloc_v2", l.error) &&
-      bind(lib, d.cuMemFree, "cuMemFree_v2", l.error) && bind(lib, d.cuMemPoolCreate, "cuMemPoolCreate", l.error) &&
-      bind(lib, d.cuMemPoolDestroy, "cuMemPoolDestroy", l.error) &&
-      bind(lib, d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute", l.error) &&
-      bind(lib, d.cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", l.error) &&
-      bind(lib, d.cuMemFreeAsync, "cuMemFreeAsync", l.error) && bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&
+      bind(lib, d.cuMemFree, "cuMemFree_v2", l.error) && bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", l.error) &&
       bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", l.error) &&
       bind(lib, d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", l.error) &&
       bind(lib, d.cuMemAllocHost, "cuMemAllocHost_v2", l.error) &&
@@ -68,6 +64,7 @@ Loaded load() {
       bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize", l.error) &&
       bind(lib, d.cuEventCreate, "cuEventCreate", l.error) && bind(lib, d.cuEventRecord, "cuEventRecord", l.error) &&
       bind(lib, d.cuEventSynchronize, "cuEventSynchronize", l.error) &&
+      bind(lib, d.cuStreamWaitEvent, "cuStreamWaitEvent", l.error) &&
       bind(lib, d.cuEventElapsedTime, "cuEventElapsedTime", l.error) &&
       bind(lib, d.cuEventDestroy, "cuEventDestroy_v2", l.error) &&
       bind(lib, d.cuGetErrorString, "cuGetErrorString", l.error);

@@ -8,9 +8,8 @@
 namespace tk::runtime {
 
 Scratch::~Scratch() {
-  if (!onDevice_ || !data_)
-    return;
-  ctx_->driver->cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(data_), static_cast<CUstream>(stream_));
+  if (block_)
+    ctx_->scratchArena.release(*ctx_->driver, block_, static_cast<CUstream>(stream_));
 }
 
 Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream) {
@@ -22,16 +21,14 @@ Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_
     data_ = host_.data();
     return Status::ok();
   }
-  CUmemoryPool pool = nullptr;
-  Status s = ctx->scratchPool(pool);
-  if (!s.isOk())
+  if (Status s = ctx->ensureDevice(); !s.isOk())
     return s;
-  const Driver &d = *ctx->driver;
-  CUdeviceptr p = 0;
-  const size_t size = (std::max<size_t>(bytes, 4) + 3) / 4 * 4; // whole words (zeroOnStream)
-  if (CUresult r = d.cuMemAllocFromPoolAsync(&p, size, pool, static_cast<CUstream>(stream)))
-    return {TK_ERROR_LAUNCH, d.describe("cuMemAllocFromPoolAsync", r)};
-  data_ = reinterpret_cast<void *>(p);
+  // Whole words (zeroOnStream).
+  if (Status s = ctx->scratchArena.acquire(*ctx->driver, (std::max<size_t>(bytes, 4) + 3) / 4 * 4,
+                                           static_cast<CUstream>(stream), block_);
+      !s.isOk())
+    return s;
+  data_ = reinterpret_cast<void *>(block_->data);
   stream_ = stream;
   return Status::ok();
 }

@@ -6,6 +6,7 @@
 #include "tk/runtime/JitCache.h"
 #include "tk/runtime/Launcher.h"
 #include "tk/runtime/ScheduleSettings.h"
+#include "tk/runtime/ScratchArena.h"
 
 #include <atomic>
 #include <cstdint>
@@ -48,12 +49,9 @@ struct tk_context_s {
   /// An error when `n` SMs exceed the bound device's (checked when bound).
   tk::runtime::Status checkNumSms(int n) const;
 
-  /// The pool the operators' scratch buffers come from (created on first
-  /// use). It keeps the memory freed into it: the device's default pool
-  /// gives its memory back at every synchronization, so a call that reads
-  /// its scratch back (and thus waits) mapped fresh memory each time (161 ->
-  /// 237 us for the lossless re-blocking).
-  tk::runtime::Status scratchPool(tk::runtime::CUmemoryPool &pool);
+  /// The blocks the operators' scratch buffers come from (ScratchArena.h),
+  /// on the bound device.
+  tk::runtime::ScratchArena scratchArena;
   /// Copies `bytes` at device address `src` to `dst` in `stream`'s order and
   /// waits for it, through a page-locked buffer the context keeps (grown on
   /// demand; concurrent read-backs take turns): a copy into pageable memory
@@ -67,8 +65,6 @@ struct tk_context_s {
 
 private:
   std::mutex deviceMutex_;
-  std::mutex scratchPoolMutex_;
-  tk::runtime::CUmemoryPool scratchPool_ = nullptr;
   std::mutex readBackMutex_;
   void *readBackHost_ = nullptr;
   size_t readBackBytes_ = 0;

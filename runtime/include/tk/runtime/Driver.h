@@ -20,21 +20,6 @@ using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUdeviceptr = unsigned long long;
-using CUmemoryPool = struct CUmemPoolHandle_st *;
-
-/// CUmemPoolProps (cuda.h, CUDA 12 and 13): device memory (allocType 1,
-/// pinned; location type 1, device `locationId`), no export handles.
-struct MemPoolProps {
-  int allocType = 1;
-  int handleTypes = 0;
-  int locationType = 1;
-  int locationId = 0;
-  void *win32SecurityAttributes = nullptr;
-  size_t maxSize = 0;
-  unsigned short usage = 0;
-  unsigned char reserved[54] = {};
-};
-static_assert(sizeof(MemPoolProps) == 88, "CUmemPoolProps is 88 bytes");
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -59,12 +44,6 @@ struct Driver {
                              CUstream, void **, void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
-  /// Stream-ordered allocation from a pool (CUDA 11.2 drivers and later).
-  CUresult (*cuMemPoolCreate)(CUmemoryPool *, const MemPoolProps *);
-  CUresult (*cuMemPoolDestroy)(CUmemoryPool);
-  CUresult (*cuMemPoolSetAttribute)(CUmemoryPool, int, void *);
-  CUresult (*cuMemAllocFromPoolAsync)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
-  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
@@ -78,6 +57,7 @@ struct Driver {
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorString)(CUresult, const char **);
@@ -100,13 +80,13 @@ enum : int {
   kAttrCcMajor = 75,
   kAttrCcMinor = 76,
   kAttrMaxSharedPerBlockOptin = 97,
+  kEventDisableTiming = 2,
   kFuncAttrNumRegs = 4,
   kFuncAttrLocalBytes = 3,
   kFuncAttrSharedBytes = 1,
   kFuncAttrMaxDynamicSharedBytes = 8,
   kJitErrorLogBuffer = 5,
   kJitErrorLogBufferSize = 6,
-  kMemPoolAttrReleaseThreshold = 4,
 };
 
 } // namespace tk::runtime

@@ -4,14 +4,14 @@
 // violates a precondition). The kernel writes them into a scratch buffer;
 // the entry point waits for the stream and reads them back. Others pass
 // intermediate results from one of their kernels to the next. Either way the
-// buffer is allocated and freed in the order of the call's stream, from the
-// context's memory pool (tk_context_s::scratchPool): no allocation or free
-// waits for the device, so only a read-back waits. The buffer lives on the
-// device of the call's tensors, or in host memory for the CPU path (which
-// runs as it is called).
+// buffer is a block of the context's arena (ScratchArena.h), taken and given
+// back in the order of the call's stream: nothing waits for the device, so
+// only a read-back waits. The buffer lives on the device of the call's
+// tensors, or in host memory for the CPU path (which runs as it is called).
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tk/runtime/ScratchArena.h"
 #include "tk/runtime/Status.h"
 #include "tk/tk.h"
 
@@ -30,10 +30,10 @@ public:
   Scratch &operator=(const Scratch &) = delete;
   ~Scratch();
   /// `bytes` of memory where `like` lives (device or host), contents
-  /// undefined; on the device allocated in `stream`'s order
-  /// (cuMemAllocFromPoolAsync) and freed in it when the Scratch goes out of
-  /// scope (cuMemFreeAsync): kernels launched on `stream` in between may use
-  /// it, and nothing waits for them.
+  /// undefined; on the device a block of the context's arena, taken in
+  /// `stream`'s order and given back in it when the Scratch goes out of
+  /// scope: kernels launched on `stream` in between may use it, and nothing
+  /// waits for them.
   Status allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream);
   /// Sets every byte of the buffer to zero, in `stream`'s order.
   Status zeroOnStream(tk_stream stream);
@@ -51,6 +51,7 @@ private:
   bool onDevice_ = false;
   tk_stream stream_ = nullptr;
   void *data_ = nullptr;
+  ScratchArena::Block *block_ = nullptr;
   std::vector<unsigned char> host_;
   size_t bytes_ = 0;
 };
