@@ -10,6 +10,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -109,17 +110,42 @@ Value ThreadEmitter::allTrue(ArrayRef<Value> conds) {
   return acc;
 }
 
+/// `v`'s elements, then poison up to `width` elements.
+static Value widenTo(OpBuilder &b, Location loc, Value v, int64_t width) {
+  int64_t n = cast<VectorType>(v.getType()).getNumElements();
+  if (n == width)
+    return v;
+  SmallVector<int64_t> mask(width, vector::ShuffleOp::kPoisonIndex);
+  for (int64_t i = 0; i < n; ++i)
+    mask[i] = i;
+  return vector::ShuffleOp::create(b, loc, v, v, mask);
+}
+
 Value ThreadEmitter::concat(ArrayRef<Value> parts) {
-  // vector.shuffle lowers straight to LLVM (strided-slice ops would need extra patterns).
-  Value acc = parts.front();
-  for (Value part : parts.drop_front()) {
-    int64_t n = cast<VectorType>(acc.getType()).getNumElements() + cast<VectorType>(part.getType()).getNumElements();
-    SmallVector<int64_t> mask;
-    for (int64_t i = 0; i < n; ++i)
-      mask.push_back(i);
-    acc = vector::ShuffleOp::create(b, loc, acc, part, mask);
+  // vector.shuffle lowers straight to LLVM (strided-slice ops would need extra patterns), but to one shufflevector
+  // only when its operands have one type: otherwise it moves each element apart. So join pairs of equal width,
+  // widening the shorter first: a chain of growing shuffles made LLVM fold thousands of element moves (most of a
+  // kernel's codegen time).
+  SmallVector<Value> level(parts.begin(), parts.end());
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2) {
+      int64_t n = cast<VectorType>(level[i].getType()).getNumElements();
+      int64_t m = cast<VectorType>(level[i + 1].getType()).getNumElements();
+      int64_t width = std::max(n, m);
+      SmallVector<int64_t> mask;
+      for (int64_t k = 0; k < n; ++k)
+        mask.push_back(k);
+      for (int64_t k = 0; k < m; ++k)
+        mask.push_back(width + k);
+      next.push_back(vector::ShuffleOp::create(b, loc, widenTo(b, loc, level[i], width),
+                                               widenTo(b, loc, level[i + 1], width), mask));
+    }
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
   }
-  return acc;
+  return level.front();
 }
 
 Value ThreadEmitter::tileCoord(const BlockedLayout &l, const BlockedLayout::SlotPos &pos, int64_t d,
