@@ -78,7 +78,7 @@ BuiltKernel buildReduceFused(mlir::MLIRContext &ctx, const ReduceFusedConfig &c)
                      // Named, not a structured binding: the branch's lambda captures them (C++17).
                      const std::pair<Tile, Tile> named = slot(s);
                      const Tile &p = named.first, &scalar = named.second;
-                     if (!c.skip)
+                     if (!c.skipsEmptySlots())
                        return {accumulate(slotRow(p), scalar, carried[0])};
                      // A slot naming no row skips its conversions and FMAs too, not only its loads: the block
                      // branches over it together (one token per CTA). Inside, the row is one of x's: no check.

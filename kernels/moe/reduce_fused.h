@@ -26,7 +26,7 @@ struct ReduceFusedConfig {
        scale = false;      ///< topk_weights, x_sf, sf given
   int64_t alignBytes = 16; ///< what x's and out's pointers and rows promise
   /// Schedule: tokens per CTA (0: 1), columns per CTA (0: the row, at most
-  /// 4096) and threads (0: 256, or 128 where the heuristic rolls the slots). On the H200, 17643 x 6 tokens of H = 7168
+  /// 4096, 8192 where the heuristic rolls the slots) and threads (0: 256, or 128 where the heuristic rolls the slots). On the H200, 17643 x 6 tokens of H = 7168
   /// bf16: 65.4% of the copy ceiling against 46.8% with 4 x 1024 on 128 threads.
   int64_t rows = 0, cols = 0, threads = 0;
   /// CTAs per SM its registers must allow (launch bounds; 0: none). At
@@ -39,12 +39,16 @@ struct ReduceFusedConfig {
   /// 1 (with rolled, one token per CTA): a slot naming no row is skipped by
   /// a branch the whole CTA takes (KernelBuilder::when), its FMAs included.
   int64_t skip = 0;
-  /// The heuristic (no field set) at K >= 6: the rolled loop on 128 threads.
+  /// The heuristic (no field set) at K >= 6: the rolled loop on 128 threads,
+  /// slots naming no row skipped, rows of up to 8192 columns in one CTA.
   /// Unrolled, a thread holds every slot's row and the SM few tokens; on the
   /// H200 the rolled loop took 33839 x 9 from 404 to 342 us, 17643 x 6 from
-  /// 178 to 165 (at K = 2 unrolled is 4% faster: 60.0 against 62.4).
+  /// 178 to 165 (at K = 2 unrolled is 4% faster: 60.0 against 62.4); skipping
+  /// with a whole 7168-column row per CTA took 17643 x 6 to 21010 x 8 a
+  /// further 8-15% (169.0 -> 152.2, 221.8 -> 187.9 us; at K = 2 it lost 0-4%).
   bool heuristicRolls() const { return topk >= 6 && !rows && !cols && !threads && !blocks && !rolled && !skip; }
   bool slotsRolled() const { return rolled || heuristicRolls(); }
+  bool skipsEmptySlots() const { return skip || heuristicRolls(); }
   int64_t rowsPerBlock() const { return rows ? rows : 1; }
   int64_t colsPerBlock() const;
   int64_t numThreads() const { return threads ? threads : heuristicRolls() ? 128 : 256; }
