@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -106,6 +107,7 @@ int cmdBench(const std::vector<std::string> &args) {
 int cmdTune(const std::vector<std::string> &args) {
   bench::TuneOptions options;
   bool list = false;
+  std::string table; // --table's file
   auto number = [](const std::string &v, double &out) {
     char *end = nullptr;
     out = std::strtod(v.c_str(), &end);
@@ -118,11 +120,20 @@ int cmdTune(const std::vector<std::string> &args) {
        {"--min-gain", {true, [&](const std::string &v) { return number(v, options.minGain); }}},
        {"--candidates", {true, [&](const std::string &v) { return bench::parseCandidates(v, options.candidates); }}},
        {"--list", {false, [&](const std::string &) { return list = true, std::string(); }}},
-       {"--table", {true, loadTable}}});
+       {"--table", {true, [&](const std::string &v) { return table = v, loadTable(v); }}}});
   if (!error.empty()) {
     std::fprintf(stderr, "tk tune: %s\n", error.c_str());
     return 2;
   }
+  // Passes continue a file with --table; -o alone starts from the built-in table, so a second pass to the same
+  // file would drop the first pass's rows.
+  std::error_code exists;
+  if (!options.outPath.empty() && options.outPath != table && std::filesystem::exists(options.outPath, exists) &&
+      !std::filesystem::equivalent(options.outPath, "kernels/tuning/table.tsv", exists))
+    std::fprintf(stderr,
+                 "tk tune: note: %s exists and is rewritten from the %s table and this run's rows; to keep its rows, "
+                 "pass --table %s\n",
+                 options.outPath.c_str(), table.empty() ? "built-in" : table.c_str(), options.outPath.c_str());
   if (list) {
     std::printf("%s", bench::describeSchedules().c_str());
     return 0;
