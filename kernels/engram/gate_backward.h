@@ -34,7 +34,8 @@ struct GateBackwardConfig {
   enum class Stage { Rows, Value, Zero };
   Stage stage = Stage::Rows;
   int64_t hidden = 0;  ///< H: compile-time, as in the reference
-  int64_t streams = 0; ///< n: compile-time in the Value kernel (its sum over streams is unrolled); unused by Rows
+  /// n: compile-time in the Value kernel (its sum over streams is unrolled) and in Rows with split_v.
+  int64_t streams = 0;
   /// Schedule: threads per CTA (0: Rows H / 16 rounded up to a power of two, from 64 to 1024; Value and Zero
   /// H / 32, from 64 to 512).
   int64_t threads = 0;

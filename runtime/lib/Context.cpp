@@ -14,9 +14,13 @@ Status tk_context_s::checkNumSms(int n) const {
 }
 
 tk_context_s::~tk_context_s() {
-  if (target && scratchArena.blocks()) { // its memory freed in the bound CUDA context
+  if (target && scratchArena.blocks()) { // its memory freed in the bound CUDA context, the caller's restored
+    CUcontext caller = nullptr;
+    const bool known = driver->cuCtxGetCurrent(&caller) == 0;
     driver->cuCtxSetCurrent(device.context);
     scratchArena.destroy(*driver);
+    if (known && caller != device.context)
+      driver->cuCtxSetCurrent(caller);
   }
   if (readBackHost_)
     driver->cuMemFreeHost(readBackHost_);

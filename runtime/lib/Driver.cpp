@@ -62,6 +62,7 @@ Loaded load() {
       bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", l.error) &&
       bind(lib, d.cuMemsetD8, "cuMemsetD8_v2", l.error) && bind(lib, d.cuMemsetD32Async, "cuMemsetD32Async", l.error) &&
       bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize", l.error) &&
+      bind(lib, d.cuStreamIsCapturing, "cuStreamIsCapturing", l.error) &&
       bind(lib, d.cuEventCreate, "cuEventCreate", l.error) && bind(lib, d.cuEventRecord, "cuEventRecord", l.error) &&
       bind(lib, d.cuEventSynchronize, "cuEventSynchronize", l.error) &&
       bind(lib, d.cuStreamWaitEvent, "cuStreamWaitEvent", l.error) &&

@@ -13,22 +13,40 @@ Scratch::~Scratch() {
 }
 
 Status Scratch::allocateOnStream(tk_context_s *ctx, const tk_tensor &like, size_t bytes, tk_stream stream) {
+  if (block_) // a second buffer from the same Scratch: the first goes back
+    ctx_->scratchArena.release(*ctx_->driver, block_, static_cast<CUstream>(stream_));
+  block_ = nullptr, data_ = nullptr, bytes_ = 0;
   ctx_ = ctx;
-  bytes_ = bytes;
   onDevice_ = like.device == TK_DEVICE_CUDA;
   if (!onDevice_) {
+    bytes_ = bytes;
     host_.assign(std::max<size_t>(bytes, 1), 0);
     data_ = host_.data();
     return Status::ok();
   }
   if (Status s = ctx->ensureDevice(); !s.isOk())
     return s;
+  const Driver &d = *ctx->driver;
+  // A block belongs to the context tk is bound to, and is reused by later calls in stream order: not from a
+  // thread on another context, nor inside a stream capture (a graph would replay its address while the block
+  // serves other calls).
+  CUcontext current = nullptr;
+  if (d.cuCtxGetCurrent(&current) == 0 && current != ctx->device.context)
+    return Status::invalid("scratch memory: the calling thread's current CUDA context is not the one this tk "
+                           "context is bound to");
+  int capture = kStreamCaptureStatusNone;
+  if (CUresult r = d.cuStreamIsCapturing(static_cast<CUstream>(stream), &capture))
+    return {TK_ERROR_LAUNCH, d.describe("cuStreamIsCapturing", r)};
+  if (capture != kStreamCaptureStatusNone)
+    return Status::unsupported("an operator that uses scratch memory cannot be captured into a CUDA graph (its "
+                               "buffers are reused by later calls in stream order)");
   // Whole words (zeroOnStream).
   if (Status s = ctx->scratchArena.acquire(*ctx->driver, (std::max<size_t>(bytes, 4) + 3) / 4 * 4,
                                            static_cast<CUstream>(stream), block_);
       !s.isOk())
     return s;
   data_ = reinterpret_cast<void *>(block_->data);
+  bytes_ = bytes;
   stream_ = stream;
   return Status::ok();
 }

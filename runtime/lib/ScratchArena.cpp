@@ -16,9 +16,16 @@ size_t blockSize(size_t bytes) {
 
 Status ScratchArena::acquire(const Driver &d, size_t bytes, CUstream stream, Block *&out) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Block *best = nullptr; // the smallest free block that fits
+  // The smallest free block that fits, one last used on this stream first (no wait on another stream's work).
+  Block *best = nullptr;
+  auto better = [&](const Block &b) {
+    if (!best)
+      return true;
+    const bool here = b.used && b.stream == stream, bestHere = best->used && best->stream == stream;
+    return here != bestHere ? here : b.size < best->size;
+  };
   for (const auto &b : blocks_)
-    if (!b->busy && b->size >= bytes && (!best || b->size < best->size))
+    if (!b->busy && b->size >= bytes && better(*b))
       best = b.get();
   if (!best) {
     auto block = std::make_unique<Block>();
@@ -48,6 +55,7 @@ void ScratchArena::release(const Driver &d, Block *block, CUstream stream) {
     return;
   block->used = true;
   block->busy = false;
+  block->stream = stream;
 }
 
 void ScratchArena::destroy(const Driver &d) {

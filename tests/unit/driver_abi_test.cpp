@@ -25,6 +25,7 @@ TEST(DriverAbi, ConstantsMatchCudaH) {
   EXPECT_EQ(tk::runtime::kAttrCcMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   EXPECT_EQ(tk::runtime::kAttrMaxSharedPerBlockOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   EXPECT_EQ(tk::runtime::kEventDisableTiming, CU_EVENT_DISABLE_TIMING);
+  EXPECT_EQ(tk::runtime::kStreamCaptureStatusNone, CU_STREAM_CAPTURE_STATUS_NONE);
   EXPECT_EQ(tk::runtime::kFuncAttrNumRegs, CU_FUNC_ATTRIBUTE_NUM_REGS);
   EXPECT_EQ(tk::runtime::kFuncAttrLocalBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
   EXPECT_EQ(tk::runtime::kFuncAttrSharedBytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);

@@ -90,9 +90,9 @@ static int compileTable(const std::vector<std::string> &names, const compiler::T
 }
 
 bool makeDirectory(const std::string &command, const std::string &dir) {
-  std::error_code error;
+  std::error_code error, probe;
   std::filesystem::create_directories(dir, error);
-  if (std::filesystem::is_directory(dir))
+  if (std::filesystem::is_directory(dir, probe))
     return true;
   std::fprintf(stderr, "%s: cannot make the directory '%s'%s%s\n", command.c_str(), dir.c_str(), error ? ": " : "",
                error ? error.message().c_str() : "");

@@ -54,6 +54,7 @@ struct Driver {
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamIsCapturing)(CUstream, int *);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
@@ -81,6 +82,7 @@ enum : int {
   kAttrCcMinor = 76,
   kAttrMaxSharedPerBlockOptin = 97,
   kEventDisableTiming = 2,
+  kStreamCaptureStatusNone = 0,
   kFuncAttrNumRegs = 4,
   kFuncAttrLocalBytes = 3,
   kFuncAttrSharedBytes = 1,

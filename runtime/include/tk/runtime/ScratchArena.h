@@ -28,14 +28,17 @@ public:
     CUdeviceptr data = 0;
     size_t size = 0;
     CUevent released = nullptr; ///< recorded by the last user's stream
+    CUstream stream = nullptr;  ///< that stream
     bool used = false;          ///< released has been recorded
     bool busy = false;          ///< held by a Scratch
   };
   ScratchArena() = default;
   ScratchArena(const ScratchArena &) = delete;
   ScratchArena &operator=(const ScratchArena &) = delete;
-  /// A free block of at least `bytes`, `stream` made to wait for its last
-  /// use; a new one (sizes in powers of two from 64 KiB) when none fits.
+  /// A free block of at least `bytes` (the smallest last used on `stream`,
+  /// else the smallest), `stream` made to wait for its last use; a new one
+  /// (sizes in powers of two from 64 KiB) when none fits. No block is freed
+  /// before the context is destroyed, even when an allocation fails.
   Status acquire(const Driver &driver, size_t bytes, CUstream stream, Block *&out);
   /// The block free again once `stream`'s work so far is done.
   void release(const Driver &driver, Block *block, CUstream stream);
