@@ -54,10 +54,15 @@ tk::runtime::Driver stubs() {
 
 CUstream stream(int i) { return reinterpret_cast<CUstream>(uintptr_t(0x100 * i)); }
 
-TEST(ScratchArena, ReusesTheSmallestFreeBlockAndWaitsForItsLastUser) {
-  calls = {};
+/// A fresh record of calls, the stub driver and an empty arena per test.
+class ScratchArenaStubs : public ::testing::Test {
+protected:
+  void SetUp() override { calls = {}; }
   const tk::runtime::Driver d = stubs();
   ScratchArena arena;
+};
+
+TEST_F(ScratchArenaStubs, ReusesTheSmallestFreeBlockAndWaitsForItsLastUser) {
   ScratchArena::Block *a = nullptr, *b = nullptr, *c = nullptr;
   ASSERT_TRUE(arena.acquire(d, 100, stream(1), a).isOk());
   ASSERT_TRUE(arena.acquire(d, 300 << 10, stream(1), b).isOk());
@@ -81,10 +86,7 @@ TEST(ScratchArena, ReusesTheSmallestFreeBlockAndWaitsForItsLastUser) {
   EXPECT_EQ(arena.blocks(), 0u);
 }
 
-TEST(ScratchArena, PrefersABlockLastUsedOnTheSameStream) {
-  calls = {};
-  const tk::runtime::Driver d = stubs();
-  ScratchArena arena;
+TEST_F(ScratchArenaStubs, PrefersABlockLastUsedOnTheSameStream) {
   ScratchArena::Block *small = nullptr, *large = nullptr, *got = nullptr;
   ASSERT_TRUE(arena.acquire(d, 100, stream(1), small).isOk());
   ASSERT_TRUE(arena.acquire(d, 100 << 10, stream(2), large).isOk());
@@ -96,10 +98,7 @@ TEST(ScratchArena, PrefersABlockLastUsedOnTheSameStream) {
   arena.destroy(d);
 }
 
-TEST(ScratchArena, AFailedAllocationIsAnErrorAndKeepsNothing) {
-  calls = {};
-  const tk::runtime::Driver d = stubs();
-  ScratchArena arena;
+TEST_F(ScratchArenaStubs, AFailedAllocationIsAnErrorAndKeepsNothing) {
   ScratchArena::Block *got = nullptr;
   calls.failAlloc = true;
   tk::runtime::Status s = arena.acquire(d, 100, stream(1), got);
