@@ -237,6 +237,7 @@ CheckResult checkGateBackward(GpuSession *gpu, tk_context ctx, const GateBackwar
     r.sfMismatches += !(std::fabs(partial[i] - part[i]) <= partTol[i]);
   r.countMismatches = (std::memcmp(grads.data(), again.data(), grads.size() * 2) != 0) +
                       (std::memcmp(partial.data(), partialAgain.data(), partial.size() * 4) != 0);
+  r.digest = digestBytes(partial.data(), partial.size() * 4, digestBytes(grads.data(), grads.size() * 2));
   r.bytes = 2.0 * rows * h * 5 + 4.0 * t * h + 4.0 * n * h + 16.0 * rows + 4.0 * blocks * n * h;
   if (gpu && time)
     r.ms = gpu->medianMs([&] { call(o1); }, 3, 20);

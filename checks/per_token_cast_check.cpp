@@ -30,6 +30,13 @@ std::vector<uint32_t> packUe8m0(const float *sf, int64_t s0, int64_t s1, int64_t
   return words;
 }
 
+uint64_t digestBytes(const void *data, size_t bytes, uint64_t hash) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < bytes; ++i)
+    hash = (hash ^ p[i]) * 1099511628211ull;
+  return hash;
+}
+
 void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
   int64_t workers = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 64 + 1));
   std::vector<std::thread> threads;

@@ -33,6 +33,7 @@ struct CheckResult {
   double ms = 0;                               ///< median kernel time when timed
   double bytes = 0;                            ///< x + out + sf (spec's traffic formula)
   bool unchecked = false;                      ///< timed without comparing (a benchmark row after the first)
+  uint64_t digest = 0; ///< checks that set it: a hash of every output byte, to compare two schedules' bits
   std::string describe() const;
   /// The call succeeded and every output, scale factor and counter matched.
   bool exact() const;
@@ -52,6 +53,9 @@ uint8_t ue8m0Byte(const void *words, int64_t wordStride, int64_t i, int64_t j);
 /// of `rows` x `groups` (at least one word).
 std::vector<uint32_t> packUe8m0(const float *sf, int64_t s0, int64_t s1, int64_t rows, int64_t groups,
                                 int64_t wordStride);
+
+/// FNV-1a over `bytes` bytes, continuing from `hash` (CheckResult::digest).
+uint64_t digestBytes(const void *data, size_t bytes, uint64_t hash = 14695981039346656037ull);
 
 /// Splits rows [0, n) over the machine's cores: fn(begin, end) per worker.
 void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn);

@@ -170,16 +170,18 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
     return tk::runtime::report(s);
   if (rows.splitV && !gateBackwardSplitsValue(h, n)) // H / n columns not whole 16-byte rows: the value kernel
     rows.splitV = 0;
+  if (rows.fused && !sharedRowsFit(ctx, target, gateBackwardFusedBytes(rows))) // rows and value kernels instead
+    rows.fused = 0;
   // The default pipeline's 2 x 8 H bytes (10 H with split_v) of shared rows past the device's limit: the loop.
   if (!rows.stages && !sharedRowsFit(ctx, target, rows.numStages() * (rows.splitV ? 10 : 8) * h))
     rows.stages = 1;
   tensors.insert(tensors.end(), {grad_x, grad_k});
-  if (rows.splitV)
+  if (rows.splitV || rows.fused)
     tensors.push_back(&gv3);
   tensors.push_back(grad_w_partial);
   Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows), tensors, stream,
                       {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
-  if (!s.isOk() || rows.splitV)
+  if (!s.isOk() || rows.splitV || rows.fused)
     return tk::runtime::report(s);
   GateBackwardConfig value;
   value.stage = GateBackwardConfig::Stage::Value, value.hidden = h, value.streams = n;
@@ -258,12 +260,12 @@ TK_REGISTER_OPERATORS(engram_gate) {
         {"engram_grad_w_reduce.unaligned",
          scheduledFactory(gradWReduceSchedule(), TK_PROGRAM(buildGradWReduce), GradWReduceConfig{})}}});
   registerSchedule(gateBackwardSchedule());
-  auto backward = [](GateBackwardConfig::Stage stage, int64_t h, bool splitV = false) {
+  auto backward = [](GateBackwardConfig::Stage stage, int64_t h, bool splitV = false, bool fused = false) {
     GateBackwardConfig c;
-    c.stage = stage, c.hidden = h, c.streams = 4, c.splitV = splitV;
+    c.stage = stage, c.hidden = h, c.streams = 4, c.splitV = splitV, c.fused = fused;
     const bool rows = stage == GateBackwardConfig::Stage::Rows;
     return KernelVariant{std::string(rows ? "engram_gate_bwd" : "engram_gate_bwd_v") + (splitV ? ".split_v" : "") +
-                             ".h" + std::to_string(h),
+                             (fused ? ".fused" : "") + ".h" + std::to_string(h),
                          scheduledFactory(gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), c)};
   };
   registerOperator(
@@ -273,7 +275,8 @@ TK_REGISTER_OPERATORS(engram_gate) {
        "the gate's gradients: per stream rows with the weight gradient carried over a block's tokens, "
        "then grad_v summed over the streams",
        {backward(GateBackwardConfig::Stage::Rows, 4096), backward(GateBackwardConfig::Stage::Rows, 7168),
-        backward(GateBackwardConfig::Stage::Value, 7168), backward(GateBackwardConfig::Stage::Rows, 7168, true)}});
+        backward(GateBackwardConfig::Stage::Value, 7168), backward(GateBackwardConfig::Stage::Rows, 7168, true),
+        backward(GateBackwardConfig::Stage::Rows, 4096, false, true)}});
   registerSchedule(gateForwardSchedule());
   auto variant = [](int64_t h, bool save) {
     GateForwardConfig c;

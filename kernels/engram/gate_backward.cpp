@@ -16,89 +16,136 @@ using Stage = GateBackwardConfig::Stage;
 
 namespace {
 
+/// The backward's tensors, declared in the rows kernels' argument order.
+struct GateBackwardArgs {
+  const int64_t h, align;
+  const std::vector<int64_t> dense = {}, free = {kDynamicStride, kDynamicStride, 1};
+  Dim tokens, blocks;
+  Tensor gradOut, x, key, valueIn, wf;
+  std::vector<Tensor> saved; ///< dot, gate_score, rstd_x, rstd_k
+  Tensor gradX, gradK;
+  std::optional<Tensor> gradV; ///< split_v and fused only
+  Tensor partial;
+  Uniform clampValue, invSqrtH;
+
+  /// `tokens` and `blocks` the kernel's dynamic dimensions, `streams` one or a constant.
+  GateBackwardArgs(KernelBuilder &k, const GateBackwardConfig &c, const Dim &tokens, const Dim &streams,
+                   const Dim &blocks, bool withGradV)
+      : h(c.hidden), align(gateRowAlignBytes(h)), tokens(tokens), blocks(blocks),
+        gradOut(k.input("grad_out", {tokens, streams, h}, DType::BF16, dense, align)),
+        x(k.input("hidden_states", {tokens, streams, h}, DType::BF16, dense, align)),
+        key(k.input("k", {tokens, streams, h}, DType::BF16, free, align)),
+        valueIn(k.input("v", {tokens, 1, h}, DType::BF16, free, align)),
+        wf(k.input("weight_fused", {1, streams, h}, DType::F32, dense, std::min<int64_t>(16, 2 * align))),
+        saved(savedInputs(k, tokens, streams)),
+        gradX(k.output("grad_x", {tokens, streams, h}, DType::BF16, dense, align)),
+        gradK(k.output("grad_k", {tokens, streams, h}, DType::BF16, dense, align)),
+        gradV(withGradV ? std::optional<Tensor>(k.output("grad_v", {tokens, 1, h}, DType::BF16, dense, align))
+                        : std::nullopt),
+        partial(k.output("grad_w_partial", {blocks, streams, h}, DType::F32, dense, std::min<int64_t>(16, 2 * align))),
+        clampValue(k.scalarInput("clamp", DType::F32)), invSqrtH(k.scalarInput("inv_sqrt_h", DType::F32)) {}
+
+  static std::vector<Tensor> savedInputs(KernelBuilder &k, const Dim &tokens, const Dim &streams) {
+    std::vector<Tensor> out;
+    for (const char *name : {"dot", "gate_score", "rstd_x", "rstd_k"})
+      out.push_back(k.input(name, {tokens, streams, 1}, DType::F32, {}, 4));
+    return out;
+  }
+
+  /// Token t of stream s's saved statistics: raw, g, rx, rk ([1, 1, 1] each).
+  std::vector<Tile> stats(KernelBuilder &k, const Index &t, const Index &s) const {
+    std::vector<Tile> out;
+    for (const Tensor &st : saved)
+      out.push_back(k.load(st, {t, s, k.index(0)}, {1, 1, 1}));
+    return out;
+  }
+
+  /// rho, raw rx^2 / H and raw rk^2 / H from the statistics and dg = sum dout v, each expanded to `width` columns.
+  std::vector<Tile> rates(int64_t h, const std::vector<Tile> &stat, const Tile &dg, int64_t width) const {
+    auto scalar = [&](const std::function<Scalar(const std::vector<Scalar> &)> &f) {
+      std::vector<Tile> in = stat;
+      in.push_back(dg);
+      return expand(map(in, DType::F32, f), 2, width);
+    };
+    Tile rho = scalar([&](const std::vector<Scalar> &v) {
+      const Scalar &raw = v[0], &g = v[1], &rx = v[2], &rk = v[3], &d = v[4];
+      Scalar isqh = raw.uniform(invSqrtH), mag = abs(raw);
+      Scalar clamped = mag * isqh * rx * rk < raw.uniform(clampValue);
+      Scalar slope = d * g * (raw.constantF32(1.0) - g) * raw.constantF32(0.5) * sqrt(isqh * rx * rk / mag);
+      return select(clamped, raw.zero(DType::F32), slope);
+    });
+    Tile alphaX =
+        scalar([&](const std::vector<Scalar> &v) { return v[0] * v[2] * v[2] / v[0].constantF32(double(h)); });
+    Tile alphaK =
+        scalar([&](const std::vector<Scalar> &v) { return v[0] * v[3] * v[3] / v[0].constantF32(double(h)); });
+    return {rho, alphaX, alphaK};
+  }
+
+  /// Columns [col, col + width) of token t, stream s, given rates() at that width and grad_out there in f32:
+  /// stores grad_x and grad_k there and returns the weight gradient's partial there plus rho x k.
+  Tile columns(KernelBuilder &k, const Index &t, const Index &s, const Index &col, const std::vector<Tile> &rate,
+               const Tile &w, const Tile &dout, const Tile &x16, const Tile &k16, const Tile &acc) const {
+    const Tile &rho = rate[0], &alphaX = rate[1], &alphaK = rate[2];
+    Tile xf = x16.to(DType::F32), kf = k16.to(DType::F32);
+    k.store(gradX, {t, s, col}, (dout + rho * (kf * w - xf * alphaX)).to(DType::BF16));
+    k.store(gradK, {t, s, col}, (rho * (xf * w - kf * alphaK)).to(DType::BF16));
+    return acc + rho * xf * kf;
+  }
+
+  /// Token t of stream s from its rows (bf16, [1, 1, H]) and wf's row: stores grad_x and grad_k and returns the
+  /// weight gradient's partial plus rho x k. Tokens past T (the last block's range may run over) read as zero:
+  /// rho is then 0 (a zero dot is clamped) and their stores are dropped.
+  Tile token(KernelBuilder &k, int64_t h, const Index &t, const Index &s, const Tile &w, const Tile &dout16,
+             const Tile &v16, const Tile &x16, const Tile &k16, const Tile &acc) const {
+    Tile dout = dout16.to(DType::F32);
+    Tile dg = reduce_sum(dout * v16.to(DType::F32), 2);
+    std::vector<Tile> stat = stats(k, t, s);
+    return columns(k, t, s, k.index(0), rates(h, stat, dg, h), w, dout, x16, k16, acc);
+  }
+
+  /// grad_v's `width` columns at `col` of token t: the n streams' grad_out there times their gates, summed in
+  /// order (the value kernel's bits).
+  void value(KernelBuilder &k, const Index &t, const Index &col, int64_t n, int64_t width,
+             const std::function<Tile(int64_t)> &dout16) const {
+    Index zero = k.index(0);
+    std::optional<Tile> sum;
+    for (int64_t j = 0; j < n; ++j) {
+      Tile term = dout16(j).to(DType::F32) * expand(k.load(saved[1], {t, k.index(j), zero}, {1, 1, 1}), 2, width);
+      sum = sum ? *sum + term : term;
+    }
+    k.store(*gradV, {t, zero, col}, sum->to(DType::BF16));
+  }
+};
+
 BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
-  const int64_t h = c.hidden, align = gateRowAlignBytes(h);
+  const int64_t h = c.hidden;
   if (c.splitV && !gateBackwardSplitsValue(h, c.streams))
     throw std::invalid_argument("engram_gate_bwd: split_v needs H a multiple of 8 n");
   // split_v: stream s's CTAs also write grad_v's columns [s w, (s + 1) w), w = H / n (n compile-time).
   const int64_t n = c.streams, width = c.splitV ? h / n : 0;
   KernelBuilder k(ctx, "engram_gate_bwd", c.numThreads());
   Dim tokens = k.dynamic("tokens"), streams = c.splitV ? Dim(n) : k.dynamic("streams"), blocks = k.dynamic("blocks");
-  const std::vector<int64_t> dense = {}, free = {kDynamicStride, kDynamicStride, 1};
-  Tensor gradOut = k.input("grad_out", {tokens, streams, h}, DType::BF16, dense, align);
-  Tensor x = k.input("hidden_states", {tokens, streams, h}, DType::BF16, dense, align);
-  Tensor key = k.input("k", {tokens, streams, h}, DType::BF16, free, align);
-  Tensor valueIn = k.input("v", {tokens, 1, h}, DType::BF16, free, align);
-  Tensor wf = k.input("weight_fused", {1, streams, h}, DType::F32, dense, std::min<int64_t>(16, 2 * align));
-  std::vector<Tensor> saved;
-  for (const char *name : {"dot", "gate_score", "rstd_x", "rstd_k"})
-    saved.push_back(k.input(name, {tokens, streams, 1}, DType::F32, dense, 4));
-  Tensor gradX = k.output("grad_x", {tokens, streams, h}, DType::BF16, dense, align);
-  Tensor gradK = k.output("grad_k", {tokens, streams, h}, DType::BF16, dense, align);
-  std::optional<Tensor> gradV;
-  if (c.splitV)
-    gradV = k.output("grad_v", {tokens, 1, h}, DType::BF16, dense, align);
-  Tensor partial =
-      k.output("grad_w_partial", {blocks, streams, h}, DType::F32, dense, std::min<int64_t>(16, 2 * align));
-  Uniform clampValue = k.scalarInput("clamp", DType::F32), invSqrtH = k.scalarInput("inv_sqrt_h", DType::F32);
+  GateBackwardArgs a(k, c, tokens, streams, blocks, c.splitV);
   k.grid({streams, blocks}, [&](const std::vector<Index> &b) {
     Index s = b[0], p = b[1], zero = k.index(0);
     Index perBlock = k.index(ceil_div(tokens, blocks)), first = p * perBlock;
     const std::vector<int64_t> row = {1, 1, h};
-    Tile w = k.load(wf, {zero, s, zero}, row);
-    // grad_v's columns of this stream: the streams' grad_out there, summed in order as the value kernel does.
-    // The other streams' rows are read again, but while their own CTAs (launched beside this one) are at the
-    // same tokens: from L2, not DRAM.
-    auto value = [&](const Index &t, const std::function<Tile(int64_t)> &dout16) {
-      std::optional<Tile> sum;
-      for (int64_t j = 0; j < n; ++j) {
-        Tile term = dout16(j).to(DType::F32) * expand(k.load(saved[1], {t, k.index(j), zero}, {1, 1, 1}), 2, width);
-        sum = sum ? *sum + term : term;
-      }
-      k.store(*gradV, {t, zero, s * width}, sum->to(DType::BF16));
-    };
-    // Tokens past T (the last block's range may run over) read as zero: rho
-    // is then 0 (a zero dot is clamped) and their stores are dropped.
-    auto token = [&](const Index &t, const Tile &dout16, const Tile &v16, const Tile &x16, const Tile &k16,
-                     const Tile &acc) {
-      Tile dout = dout16.to(DType::F32);
-      Tile dg = reduce_sum(dout * v16.to(DType::F32), 2);
-      std::vector<Tile> stats;
-      for (const Tensor &st : saved)
-        stats.push_back(k.load(st, {t, s, zero}, {1, 1, 1}));
-      // rho, raw rx^2 / H and raw rk^2 / H from raw, g, rx, rk and dg.
-      auto scalar = [&](const std::function<Scalar(const std::vector<Scalar> &)> &f) {
-        std::vector<Tile> in = stats;
-        in.push_back(dg);
-        return expand(map(in, DType::F32, f), 2, h);
-      };
-      Tile rho = scalar([&](const std::vector<Scalar> &v) {
-        const Scalar &raw = v[0], &g = v[1], &rx = v[2], &rk = v[3], &d = v[4];
-        Scalar isqh = raw.uniform(invSqrtH), mag = abs(raw);
-        Scalar clamped = mag * isqh * rx * rk < raw.uniform(clampValue);
-        Scalar slope = d * g * (raw.constantF32(1.0) - g) * raw.constantF32(0.5) * sqrt(isqh * rx * rk / mag);
-        return select(clamped, raw.zero(DType::F32), slope);
-      });
-      Tile alphaX =
-          scalar([&](const std::vector<Scalar> &v) { return v[0] * v[2] * v[2] / v[0].constantF32(double(h)); });
-      Tile alphaK =
-          scalar([&](const std::vector<Scalar> &v) { return v[0] * v[3] * v[3] / v[0].constantF32(double(h)); });
-      Tile xf = x16.to(DType::F32), kf = k16.to(DType::F32);
-      k.store(gradX, {t, s, zero}, (dout + rho * (kf * w - xf * alphaX)).to(DType::BF16));
-      k.store(gradK, {t, s, zero}, (rho * (xf * w - kf * alphaK)).to(DType::BF16));
-      return std::vector<Tile>{acc + rho * xf * kf};
-    };
+    Tile w = k.load(a.wf, {zero, s, zero}, row);
     std::vector<Tile> gw;
     if (c.numStages() == 1) {
       gw = k.loop(zero, perBlock, {k.full(row, 0.0)}, [&](const Index &i, const std::vector<Tile> &acc) {
         Index t = first + i;
         // The token's rows are all loaded first, as bf16 (two per register): one wait covers them, where
         // loads after the reduction's barriers waited a second time per token.
-        Tile dout16 = k.load(gradOut, {t, s, zero}, row), v16 = k.load(valueIn, {t, zero, zero}, row),
-             x16 = k.load(x, {t, s, zero}, row), k16 = k.load(key, {t, s, zero}, row);
+        Tile dout16 = k.load(a.gradOut, {t, s, zero}, row), v16 = k.load(a.valueIn, {t, zero, zero}, row),
+             x16 = k.load(a.x, {t, s, zero}, row), k16 = k.load(a.key, {t, s, zero}, row);
+        // grad_v's columns of this stream: the other streams' rows are read again, but while their own CTAs
+        // (launched beside this one) are at the same tokens: from L2, not DRAM.
         if (c.splitV)
-          value(t, [&](int64_t j) { return k.load(gradOut, {t, k.index(j), s * width}, {1, 1, width}); });
-        return token(t, dout16, v16, x16, k16, acc[0]);
+          a.value(k, t, s * width, n, width, [&](int64_t j) {
+            return k.load(a.gradOut, {t, k.index(j), s * width}, {1, 1, width});
+          });
+        return std::vector<Tile>{a.token(k, h, t, s, w, dout16, v16, x16, k16, acc[0])};
       });
     } else {
       Shared dsh = k.shared(row, DType::BF16), vsh = k.shared(row, DType::BF16), xsh = k.shared(row, DType::BF16),
@@ -109,21 +156,90 @@ BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
       gw = k.pipeline(zero, perBlock, c.numStages(), {k.full(row, 0.0)},
                       [&](const Index &i, const std::vector<Tile> &acc) {
                         Index t = first + i;
-                        k.copy(gradOut, {t, s, zero}, dsh);
-                        k.copy(valueIn, {t, zero, zero}, vsh);
-                        k.copy(x, {t, s, zero}, xsh);
-                        k.copy(key, {t, s, zero}, ksh);
+                        k.copy(a.gradOut, {t, s, zero}, dsh);
+                        k.copy(a.valueIn, {t, zero, zero}, vsh);
+                        k.copy(a.x, {t, s, zero}, xsh);
+                        k.copy(a.key, {t, s, zero}, ksh);
                         if (c.splitV)
-                          k.copy(gradOut, {t, zero, s * width}, *columns);
+                          k.copy(a.gradOut, {t, zero, s * width}, *columns);
                         auto read = [&](const Shared &buf) { return k.load(buf, {zero, zero, zero}, row); };
                         if (c.splitV)
-                          value(t, [&](int64_t j) {
+                          a.value(k, t, s * width, n, width, [&](int64_t j) {
                             return k.load(*columns, {zero, k.index(j), zero}, {1, 1, width});
                           });
-                        return token(t, read(dsh), read(vsh), read(xsh), read(ksh), acc[0]);
+                        return std::vector<Tile>{
+                            a.token(k, h, t, s, w, read(dsh), read(vsh), read(xsh), read(ksh), acc[0])};
                       });
     }
-    k.store(partial, {p, s, zero}, gw[0]);
+    k.store(a.partial, {p, s, zero}, gw[0]);
+  });
+  return k.finish();
+}
+
+/// fused: CTA p takes every stream of block p's tokens (n compile-time), so grad_out is read once: a pipeline
+/// streams each token's n grad_out rows and v through shared memory ((n + 1) 2H bytes a stage), x and k come
+/// straight from global memory, the n partials ride in registers from token to token, and grad_v is summed from
+/// the staged rows. Each stream's rates come from its whole rows as in the rows kernel; the rest runs in chunks
+/// of `chunk` columns (stream by stream within a chunk, so that one chunk of one stream's rows is live at a time,
+/// beside the partials): elementwise, so the bits are the rows and value kernels' at the same thread count.
+BuiltKernel buildFused(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
+  const int64_t h = c.hidden, n = c.streams, chunk = c.chunkColumns();
+  if (n < 1)
+    throw std::invalid_argument("engram_gate_bwd: fused needs n >= 1");
+  KernelBuilder k(ctx, "engram_gate_bwd_fused", c.numThreads());
+  Dim tokens = k.dynamic("tokens"), blocks = k.dynamic("blocks");
+  GateBackwardArgs a(k, c, tokens, Dim(n), blocks, true);
+  const int64_t chunks = h / chunk;
+  // A chunk spread over every thread: fewer than 8 columns a thread where the chunk is narrower than 8 x threads
+  // (held 8 to a thread, each chunk's partial would take 8 registers on a quarter of the threads).
+  if (chunks > 1 && chunk < 8 * c.numThreads())
+    k.vectorElements(std::max<int64_t>(1, chunk / c.numThreads()));
+  k.grid({blocks}, [&](const std::vector<Index> &b) {
+    Index p = b[0], zero = k.index(0);
+    Index perBlock = k.index(ceil_div(tokens, blocks)), first = p * perBlock;
+    const std::vector<int64_t> row = {1, 1, h}, part = {1, 1, chunk};
+    Shared dsh = k.shared({1, n, h}, DType::BF16), vsh = k.shared(row, DType::BF16);
+    std::vector<Tile> init(n * chunks, k.full(part, 0.0)); // stream j's chunk q at j * chunks + q
+    std::vector<Tile> gw =
+        k.pipeline(zero, perBlock, c.numStages(), init, [&](const Index &i, const std::vector<Tile> &acc) {
+          Index t = first + i;
+          k.copy(a.gradOut, {t, zero, zero}, dsh);
+          k.copy(a.valueIn, {t, zero, zero}, vsh);
+          // Each stream's dg from its whole rows (held as the chunks' users want it) and its statistics.
+          std::vector<Tile> dgs;
+          std::vector<std::vector<Tile>> stats;
+          for (int64_t j = 0; j < n; ++j) {
+            Index s = k.index(j);
+            Tile dg = reduce_sum(k.load(dsh, {zero, s, zero}, row).to(DType::F32) *
+                                     k.load(vsh, {zero, zero, zero}, row).to(DType::F32),
+                                 2);
+            dgs.push_back(chunks > 1 ? relayout(dg) : dg);
+            stats.push_back(a.stats(k, t, s));
+          }
+          std::vector<Tile> next(acc.size(), acc[0]);
+          for (int64_t q = 0; q < chunks; ++q) {
+            Index col = k.index(q * chunk);
+            std::optional<Tile> value; // grad_v's chunk: the streams in order, as the value kernel adds them
+            for (int64_t j = 0; j < n; ++j) {
+              Index s = k.index(j);
+              Tile dout = k.load(dsh, {zero, s, col}, part).to(DType::F32);
+              next[j * chunks + q] =
+                  a.columns(k, t, s, col, a.rates(h, stats[j], dgs[j], chunk), k.load(a.wf, {zero, s, col}, part), dout,
+                            k.load(a.x, {t, s, col}, part), k.load(a.key, {t, s, col}, part), acc[j * chunks + q]);
+              Tile term = dout * expand(stats[j][1], 2, chunk);
+              value = value ? *value + term : term;
+            }
+            k.store(*a.gradV, {t, zero, col}, value->to(DType::BF16));
+            // Keeps the next chunk's loads after this one's math: hoisted, every chunk's rows would be live at once
+            // beside the partials (spilled).
+            if (q + 1 < chunks)
+              k.barrier();
+          }
+          return next;
+        });
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t q = 0; q < chunks; ++q)
+        k.store(a.partial, {p, k.index(j), k.index(q * chunk)}, gw[j * chunks + q]);
   });
   return k.finish();
 }
@@ -168,7 +284,7 @@ BuiltKernel buildGateBackward(mlir::MLIRContext &ctx, const GateBackwardConfig &
     throw std::invalid_argument("engram_gate_bwd: needs H >= 1");
   switch (c.stage) {
   case Stage::Rows:
-    return buildRows(ctx, c);
+    return c.fused ? buildFused(ctx, c) : buildRows(ctx, c);
   case Stage::Value:
     return buildValue(ctx, c);
   case Stage::Zero:

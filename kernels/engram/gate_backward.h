@@ -19,6 +19,9 @@
 // memory instead). Schedule split_v drops the value kernel: each stream's
 // CTAs write their share of grad_v's columns, reading the other streams'
 // rows there while those streams' CTAs are at the same tokens (from L2).
+// Schedule fused runs one kernel instead: CTA p takes every stream of its
+// tokens, grad_out staged once in shared memory, the n partials in
+// registers (n H / threads a thread: it fits at H = 4096, not at 7168).
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -51,6 +54,23 @@ struct GateBackwardConfig {
   /// while their CTAs are at the same tokens). Where H is not a multiple of
   /// 8 n the call runs the value kernel instead (the same bits).
   int64_t splitV = 0;
+  /// Schedule: 1, one kernel: CTA p takes all n streams of block p's tokens
+  /// (n compile-time), grad_out and v streamed through shared memory once
+  /// ((n + 1) x 2H bytes a stage), x and k read straight from global memory,
+  /// the n partials carried in registers, grad_v written from the staged
+  /// rows. Where the stages do not fit the device the call runs the rows and
+  /// value kernels (the same bits at the same thread count).
+  int64_t fused = 0;
+  /// Schedule (fused only): columns of a stream's row the fused kernel takes
+  /// at a time after the row's rates; one that does not divide H takes the
+  /// whole row (0: 1024 where it divides a larger H, else H: at 256 threads
+  /// 4 columns a thread, 230 registers with the partials at H = 4096, where
+  /// the whole row spills).
+  int64_t chunk = 0;
+  int64_t chunkColumns() const {
+    const int64_t c = chunk ? chunk : 1024;
+    return c < hidden && hidden % c == 0 ? c : hidden;
+  }
   int64_t numStages() const { return stages ? stages : 2; }
   int64_t numThreads() const;
   std::string key() const;
@@ -64,10 +84,15 @@ inline bool gateBackwardSplitsValue(int64_t hidden, int64_t streams) {
   return streams >= 1 && hidden % (8 * streams) == 0;
 }
 
+/// Bytes of shared memory the fused kernel's stages take.
+inline int64_t gateBackwardFusedBytes(const GateBackwardConfig &c) {
+  return c.numStages() * (c.streams + 1) * 2 * c.hidden;
+}
+
 /// Rows: grad_out, x (T, n, H) bf16; k (T, n, H) bf16, unit last stride; v
 /// as (T, 1, H) bf16, unit last stride; wf as (1, n, H) f32; dot, gate,
 /// rstd_x, rstd_k as (T, n, 1) f32; grad_x, grad_k (T, n, H) bf16;
-/// grad_v as (T, 1, H) bf16 with split_v; grad_w_partial (P, n, H) f32.
+/// grad_v as (T, 1, H) bf16 with split_v or fused; grad_w_partial (P, n, H) f32.
 /// Scalars: clamp, 1 / sqrt(H) (f32).
 /// Value: grad_out (T, n, H) bf16; gate (T, n, 1) f32; grad_v as (T, 1, H) bf16.
 /// Zero (for T = 0): grad_w_partial (P, n, H) f32, all zero.

@@ -20,7 +20,7 @@ std::string GateBackwardConfig::key() const {
   const std::string schedule = gateBackwardSchedule().spec().print(*this);
   const std::string what =
       stage == Stage::Rows
-          ? "engram_gate_bwd:H=" + std::to_string(hidden) + (splitV ? ",n=" + std::to_string(streams) : "")
+          ? "engram_gate_bwd:H=" + std::to_string(hidden) + (splitV || fused ? ",n=" + std::to_string(streams) : "")
           : "engram_gate_bwd_v:n=" + std::to_string(streams) + ",H=" + std::to_string(hidden);
   return what + (schedule.empty() ? "" : "|" + schedule);
 }
@@ -38,10 +38,20 @@ int64_t GateBackwardConfig::numThreads() const {
 }
 
 static std::string checkSchedule(const GateBackwardConfig &c) {
-  const int64_t most = c.stage == Stage::Rows ? 16 : 64;
-  if (c.hidden > most * c.numThreads())
-    return "H = " + std::to_string(c.hidden) + " is over " + std::to_string(most) + " columns per thread at " +
+  if (c.fused && c.splitV)
+    return "fused and split_v both write grad_v: choose one";
+  if (c.fused && c.numStages() < 2)
+    return "fused streams grad_out through shared memory: it needs stages >= 2";
+  if (c.chunk && !c.fused)
+    return "chunk is the fused kernel's (fused=1)";
+  // The fused kernel holds the n partials (n H / threads f32 a thread) beside one chunk of one stream's rows.
+  if (c.stage == Stage::Rows && c.fused && c.streams * c.hidden > 128 * c.numThreads())
+    return "n H = " + std::to_string(c.streams * c.hidden) + " partials are over 128 a thread at " +
            std::to_string(c.numThreads()) + " threads";
+  const int64_t most = c.stage == Stage::Rows ? 16 : 64, width = c.fused ? c.chunkColumns() : c.hidden;
+  if (width > most * c.numThreads())
+    return (c.fused ? "chunk = " : "H = ") + std::to_string(width) + " is over " + std::to_string(most) +
+           " columns per thread at " + std::to_string(c.numThreads()) + " threads";
   return "";
 }
 
@@ -60,6 +70,16 @@ static std::vector<std::string> searchSpace(const GateBackwardConfig &c, const c
         everyCombination({{"threads", {256, 512, 1024}}, {"stages", split}, {"split_v", {1}}});
     out.insert(out.end(), more.begin(), more.end());
   }
+  for (int64_t s : {2, 3}) { // one kernel over the streams: (n + 1) rows of 2H bytes a stage
+    GateBackwardConfig fused = c;
+    fused.stages = s;
+    if (c.streams >= 1 && gateSharedRowsFit(gateBackwardFusedBytes(fused), t.maxSharedBytes))
+      for (int64_t threads : {256, 512, 1024})
+        for (int64_t chunk : {c.hidden, int64_t(512), int64_t(1024), int64_t(2048)})
+          if (chunk == c.hidden || (chunk < c.hidden && c.hidden % chunk == 0))
+            out.push_back("threads=" + std::to_string(threads) + ",stages=" + std::to_string(s) + ",fused=1" +
+                          (chunk ? ",chunk=" + std::to_string(chunk) : ""));
+  }
   return out;
 }
 
@@ -77,7 +97,18 @@ const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
             {"split_v",
              "1: no value kernel; each stream's CTAs write grad_v's H / n columns of their tokens (where H "
              "is a multiple of 8 n)",
-             1, 1, false, 0}}}),
+             1, 1, false, 0}},
+           {&C::fused,
+            {"fused",
+             "1: one kernel, CTA p over every stream of its tokens: grad_out read once, the n partials in "
+             "registers (needs stages >= 2)",
+             1, 1, false, 0}},
+           {&C::chunk,
+            {"chunk",
+             "fused: columns of a stream's row taken at a time (one not dividing H: the whole row; unset: 1024 where "
+             "it "
+             "divides a larger H, else the whole row)",
+             32, 8192, false, 0}}}),
       checkSchedule, searchSpace, [](C &) {},
       // The value kernel (grad_v) takes its heuristic; the schedule is the rows kernel's.
       [](const C &c) { return c.stage == Stage::Value; });

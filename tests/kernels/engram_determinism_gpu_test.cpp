@@ -133,6 +133,23 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
     session->download(againGrads.data(), grads2, firstGrads.size());
     EXPECT_EQ(std::memcmp(firstGrads.data(), againGrads.data(), firstGrads.size()), 0) << schedule;
   }
+  // The fused kernel (its chunks spread 4 columns a thread, so its row sums
+  // take another order than the rows kernel's): 10 runs bit-identical.
+  if (sharedFits("engram_gate_bwd:fused=1", 2 * 10 * h)) {
+    tk::test::ScheduledContext fused("engram_gate_bwd:fused=1,threads=256");
+    std::vector<uint8_t> fusedFirst(firstGrads.size());
+    int fusedDiffering = 0;
+    for (int run = 0; run < 10; ++run) {
+      session->fill(grads2, 0xEE, firstGrads.size());
+      ASSERT_EQ(tk_engram_gate_bwd(fused, &tdy, &tx, &tk_, &tv, &tw, &ts[0], &ts[1], &ts[2], &ts[3], 1e-6f, &gx, &gk,
+                                   &gv, &gp, nullptr),
+                TK_SUCCESS)
+          << tk_last_error();
+      session->download(run ? againGrads.data() : fusedFirst.data(), grads2, firstGrads.size());
+      fusedDiffering += run > 0 && std::memcmp(fusedFirst.data(), againGrads.data(), firstGrads.size()) != 0;
+    }
+    EXPECT_EQ(fusedDiffering, 0) << "engram_gate_bwd:fused=1";
+  }
   std::printf("[ engram determinism ] grad_w_reduce, gate_fwd and gate_bwd (50 of its runs on 7 SMs): 100 runs "
               "each, and the gate's other schedules against its defaults: %s\n",
               HasFailure() ? "results differ" : "bit-identical");

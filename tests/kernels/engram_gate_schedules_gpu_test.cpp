@@ -42,6 +42,22 @@ TEST_F(EngramGateSchedulesGpu, BackwardTableKinds) {
       tk::checks::checkGateBackward);
 }
 
+TEST_F(EngramGateSchedulesGpu, FusedBackward) {
+  // The fused kernel (one CTA over every stream of its tokens) whole-row, in chunks of 512 and 1024 columns (the
+  // default where 1024 divides H) and with 3 stages: full blocks, P > T, P = 1, strided, n = 3 with H = 1000 (one
+  // chunk), H = 7168 (its partials spill there: checked, not fast).
+  checkSchedules<tk::checks::GateBackwardCase>("engram_gate_bwd",
+                                               {{"fused=1", 2 * 10 * 7168},
+                                                {"fused=1,threads=512,chunk=512", 2 * 10 * 7168},
+                                                {"fused=1,stages=3", 3 * 10 * 7168}},
+                                               {{8001, 4, 4096},
+                                                {100, 4, 2048, 132},
+                                                {300, 4, 4096, 1},
+                                                {4001, 4, 7168, 132, true, 2},
+                                                {999, 3, 1000, 7, true, 3}},
+                                               tk::checks::checkGateBackward);
+}
+
 TEST_F(EngramGateSchedulesGpu, GradWReducePipelines) {
   // The weight gradients' chunks through shared memory (stages): the reference's P = 132 at its two H, a partial
   // CTA and scalar accesses (n H = 154), one partial row.

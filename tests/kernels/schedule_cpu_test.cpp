@@ -266,6 +266,35 @@ TEST(Schedules, GateBackwardSplitsGradVByStreams) {
   EXPECT_FALSE(gateBackwardSplitsValue(64, 0));
 }
 
+// fused: one kernel over every stream of a block's tokens, with the bits of
+// the rows and value kernels on the CPU path (n = 4 and 3, strided k and v, a
+// last block with fewer tokens, P > T), whole rows and in chunks (256
+// columns: 8 and 2 of them; at H = 1000 none divides, so the whole row); a
+// schedule with one stage is refused.
+TEST(Schedules, GateBackwardFusesTheStreams) {
+  const std::vector<tk::checks::GateBackwardCase> cases = {
+      {33, 4, 2048, 8, true, 4}, {9, 3, 1000, 4, true, 5}, {5, 4, 512, 7, false, 6}};
+  for (const tk::checks::GateBackwardCase &c : cases)
+    for (const std::string fields : {"", "threads=128,", "chunk=256,", "threads=128,chunk=2048,"}) {
+      const std::string threads = fields.find("threads") == std::string::npos ? "" : "threads=128,";
+      tk::test::ScheduledContext two("engram_gate_bwd:" + threads + "stages=2"),
+          fused("engram_gate_bwd:" + fields + "stages=2,fused=1");
+      CheckResult a = tk::checks::checkGateBackward(nullptr, two, c, false),
+                  b = tk::checks::checkGateBackward(nullptr, fused, c, false);
+      EXPECT_TRUE(b.exact()) << fields << tk::checks::describe(c) << ": " << b.describe();
+      EXPECT_EQ(a.digest, b.digest) << fields << tk::checks::describe(c) << ": fused differs from rows + value";
+      EXPECT_EQ(static_cast<tk_context>(fused)->cpuCache.size(), 1u) << "one kernel";
+      EXPECT_NE(last(fused, "engram_gate_bwd").schedule.find("fused=1"), std::string::npos);
+    }
+  for (const char *refused :
+       {"engram_gate_bwd:stages=1,fused=1", "engram_gate_bwd:chunk=256", "engram_gate_bwd:fused=1,split_v=1"}) {
+    tk::test::ScheduledContext ctx(refused);
+    CheckResult r = tk::checks::checkGateBackward(nullptr, ctx, {5, 4, 512, 7, false, 6}, false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << refused;
+    EXPECT_NE(r.error.find("engram_gate_bwd"), std::string::npos) << r.error;
+  }
+}
+
 // tk tune's spaces for the gate leave out the pipelines whose shared rows
 // pass the target's limit: at H = 12288 the forward's 3 stages (225 KB) fit
 // sm_90a's 227 KB, not sm_80's 163 KB; at H = 7168 the backward's 3 stages
