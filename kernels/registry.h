@@ -27,6 +27,13 @@ class ScheduledOperator;
 struct KernelVariant {
   std::string name; ///< file-name safe: per_token_cast.bf16.k7168.g128
   runtime::KernelFactory build;
+  /// Shared memory (bytes) the variant needs: a target that allows less
+  /// (sm_80's 163 KB) does not build it, and the tools say so (0: any).
+  int64_t sharedBytes = 0;
+  /// Whether `target` can hold the variant's shared memory.
+  bool fits(const compiler::Target &target) const {
+    return sharedBytes <= 0 || target.maxSharedBytes <= 0 || sharedBytes <= target.maxSharedBytes;
+  }
 };
 
 struct ShippedKernel {

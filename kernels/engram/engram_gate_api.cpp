@@ -24,8 +24,8 @@ constexpr int64_t kMaxGridY = 65535; // CUDA's limit on a grid's second dimensio
 /// Whether `rowsBytes` of shared rows fit the call's device: sm_86 and
 /// sm_89 run sm_80's code with 99 KB per block where sm_80 has 163 KB.
 /// Always on the CPU path.
-bool sharedRowsFit(tk_context ctx, const tk::compiler::Target &target, int64_t rowsBytes) {
-  return gateSharedRowsFit(rowsBytes, target.maxSharedBytes ? ctx->device.maxSharedPerBlockOptin : 0);
+bool sharedRowsFit(tk_context ctx, const tk::compiler::Target &target, int64_t rowsBytes, int64_t scratch = 4096) {
+  return gateSharedRowsFit(rowsBytes, target.maxSharedBytes ? ctx->device.maxSharedPerBlockOptin : 0, scratch);
 }
 
 } // namespace
@@ -170,7 +170,8 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
     return tk::runtime::report(s);
   if (rows.splitV && !gateBackwardSplitsValue(h, n)) // H / n columns not whole 16-byte rows: the value kernel
     rows.splitV = 0;
-  if (rows.fused && !sharedRowsFit(ctx, target, gateBackwardFusedBytes(rows))) // rows and value kernels instead
+  if (rows.fused && !sharedRowsFit(ctx, target, gateBackwardFusedBytes(rows),
+                                   kGateBackwardFusedScratch)) // rows and value kernels instead
     rows.fused = 0;
   // The default pipeline's 2 x 8 H bytes (10 H with split_v) of shared rows past the device's limit: the loop.
   if (!rows.stages && !sharedRowsFit(ctx, target, rows.numStages() * (rows.splitV ? 10 : 8) * h))
@@ -260,13 +261,17 @@ TK_REGISTER_OPERATORS(engram_gate) {
         {"engram_grad_w_reduce.unaligned",
          scheduledFactory(gradWReduceSchedule(), TK_PROGRAM(buildGradWReduce), GradWReduceConfig{})}}});
   registerSchedule(gateBackwardSchedule());
-  auto backward = [](GateBackwardConfig::Stage stage, int64_t h, bool splitV = false, bool fused = false) {
+  auto backward = [](GateBackwardConfig::Stage stage, int64_t h, bool splitV = false, bool fused = false,
+                     bool sharedPartials = false) {
     GateBackwardConfig c;
     c.stage = stage, c.hidden = h, c.streams = 4, c.splitV = splitV, c.fused = fused;
+    c.sharedPartials = sharedPartials;
     const bool rows = stage == GateBackwardConfig::Stage::Rows;
     return KernelVariant{std::string(rows ? "engram_gate_bwd" : "engram_gate_bwd_v") + (splitV ? ".split_v" : "") +
-                             (fused ? ".fused" : "") + ".h" + std::to_string(h),
-                         scheduledFactory(gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), c)};
+                             (fused ? ".fused" : "") + (sharedPartials ? ".shared_partials" : "") + ".h" +
+                             std::to_string(h),
+                         scheduledFactory(gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), c),
+                         fused ? gateBackwardFusedBytes(c) + kGateBackwardFusedScratch : 0};
   };
   registerOperator(
       {"engram_gate_bwd",
@@ -276,7 +281,8 @@ TK_REGISTER_OPERATORS(engram_gate) {
        "then grad_v summed over the streams",
        {backward(GateBackwardConfig::Stage::Rows, 4096), backward(GateBackwardConfig::Stage::Rows, 7168),
         backward(GateBackwardConfig::Stage::Value, 7168), backward(GateBackwardConfig::Stage::Rows, 7168, true),
-        backward(GateBackwardConfig::Stage::Rows, 4096, false, true)}});
+        backward(GateBackwardConfig::Stage::Rows, 4096, false, true),
+        backward(GateBackwardConfig::Stage::Rows, 7168, false, true, true)}});
   registerSchedule(gateForwardSchedule());
   auto variant = [](int64_t h, bool save) {
     GateForwardConfig c;

@@ -177,13 +177,14 @@ BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
 }
 
 /// fused: CTA p takes every stream of block p's tokens (n compile-time), so grad_out is read once: a pipeline
-/// streams each token's n grad_out rows and v through shared memory ((n + 1) 2H bytes a stage), x and k come
-/// straight from global memory, the n partials ride in registers from token to token, and grad_v is summed from
-/// the staged rows. Each stream's rates come from its whole rows as in the rows kernel; the rest runs in chunks
-/// of `chunk` columns (stream by stream within a chunk, so that one chunk of one stream's rows is live at a time,
-/// beside the partials): elementwise, so the bits are the rows and value kernels' at the same thread count.
+/// streams each token's n grad_out rows (and v) through shared memory, x, k and wf come straight from global
+/// memory, the n partials ride in registers from token to token (or, with shared_partials, in shared memory),
+/// and grad_v is summed from the staged rows. Each stream's dg comes from its whole staged row; the rest runs in
+/// chunks of `chunk` columns, stream by stream within a chunk, so that one chunk of one stream's rows is live
+/// at a time beside the partials.
 BuiltKernel buildFused(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
   const int64_t h = c.hidden, n = c.streams, chunk = c.chunkColumns();
+  const bool sharedPartials = c.sharedPartials;
   if (n < 1)
     throw std::invalid_argument("engram_gate_bwd: fused needs n >= 1");
   KernelBuilder k(ctx, "engram_gate_bwd_fused", c.numThreads());
@@ -198,48 +199,68 @@ BuiltKernel buildFused(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
     Index p = b[0], zero = k.index(0);
     Index perBlock = k.index(ceil_div(tokens, blocks)), first = p * perBlock;
     const std::vector<int64_t> row = {1, 1, h}, part = {1, 1, chunk};
-    Shared dsh = k.shared({1, n, h}, DType::BF16), vsh = k.shared(row, DType::BF16);
-    std::vector<Tile> init(n * chunks, k.full(part, 0.0)); // stream j's chunk q at j * chunks + q
+    Shared dsh = k.shared({1, n, h}, DType::BF16);
+    std::optional<Shared> vsh, psh; // v's stage; the partials with shared_partials
+    if (sharedPartials) {
+      psh = k.shared({1, n, h}, DType::F32);
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t q = 0; q < chunks; ++q)
+          k.store(*psh, {zero, k.index(j), k.index(q * chunk)}, k.full(part, 0.0));
+    } else {
+      vsh = k.shared(row, DType::BF16);
+    }
+    // Registers: stream j's chunk q at j * chunks + q. Each token's iteration has barriers (the stage's wait, the
+    // row sums), so a partial written back to shared memory is read again by the next token after one.
+    std::vector<Tile> init(sharedPartials ? 0 : n * chunks, k.full(part, 0.0));
     std::vector<Tile> gw =
         k.pipeline(zero, perBlock, c.numStages(), init, [&](const Index &i, const std::vector<Tile> &acc) {
           Index t = first + i;
           k.copy(a.gradOut, {t, zero, zero}, dsh);
-          k.copy(a.valueIn, {t, zero, zero}, vsh);
+          if (vsh)
+            k.copy(a.valueIn, {t, zero, zero}, *vsh);
+          Tile v =
+              (vsh ? k.load(*vsh, {zero, zero, zero}, row) : k.load(a.valueIn, {t, zero, zero}, row)).to(DType::F32);
           // Each stream's dg from its whole rows (held as the chunks' users want it) and its statistics.
           std::vector<Tile> dgs;
           std::vector<std::vector<Tile>> stats;
           for (int64_t j = 0; j < n; ++j) {
             Index s = k.index(j);
-            Tile dg = reduce_sum(k.load(dsh, {zero, s, zero}, row).to(DType::F32) *
-                                     k.load(vsh, {zero, zero, zero}, row).to(DType::F32),
-                                 2);
+            Tile dg = reduce_sum(k.load(dsh, {zero, s, zero}, row).to(DType::F32) * v, 2);
             dgs.push_back(chunks > 1 ? relayout(dg) : dg);
             stats.push_back(a.stats(k, t, s));
           }
-          std::vector<Tile> next(acc.size(), acc[0]);
+          std::vector<Tile> next = acc;
           for (int64_t q = 0; q < chunks; ++q) {
             Index col = k.index(q * chunk);
-            std::optional<Tile> value; // grad_v's chunk: the streams in order, as the value kernel adds them
+            // grad_v's chunk first (the streams in order, as the value kernel adds them), then each stream's
+            // math: the sum is not live beside a stream's rows.
+            std::optional<Tile> value;
             for (int64_t j = 0; j < n; ++j) {
-              Index s = k.index(j);
-              Tile dout = k.load(dsh, {zero, s, col}, part).to(DType::F32);
-              next[j * chunks + q] =
-                  a.columns(k, t, s, col, a.rates(h, stats[j], dgs[j], chunk), k.load(a.wf, {zero, s, col}, part), dout,
-                            k.load(a.x, {t, s, col}, part), k.load(a.key, {t, s, col}, part), acc[j * chunks + q]);
-              Tile term = dout * expand(stats[j][1], 2, chunk);
+              Tile term = k.load(dsh, {zero, k.index(j), col}, part).to(DType::F32) * expand(stats[j][1], 2, chunk);
               value = value ? *value + term : term;
             }
             k.store(*a.gradV, {t, zero, col}, value->to(DType::BF16));
-            // Keeps the next chunk's loads after this one's math: hoisted, every chunk's rows would be live at once
-            // beside the partials (spilled).
-            if (q + 1 < chunks)
-              k.barrier();
+            for (int64_t j = 0; j < n; ++j) {
+              Index s = k.index(j);
+              Tile dout = k.load(dsh, {zero, s, col}, part).to(DType::F32);
+              Tile before = psh ? k.load(*psh, {zero, s, col}, part) : acc[j * chunks + q];
+              Tile after =
+                  a.columns(k, t, s, col, a.rates(h, stats[j], dgs[j], chunk), k.load(a.wf, {zero, s, col}, part), dout,
+                            k.load(a.x, {t, s, col}, part), k.load(a.key, {t, s, col}, part), before);
+              if (psh)
+                k.store(*psh, {zero, s, col}, after);
+              else
+                next[j * chunks + q] = after;
+            }
           }
           return next;
         });
+    if (psh)
+      k.barrier(); // the last token's partials, written back by their threads, read as the stores lay them out
     for (int64_t j = 0; j < n; ++j)
       for (int64_t q = 0; q < chunks; ++q)
-        k.store(a.partial, {p, k.index(j), k.index(q * chunk)}, gw[j * chunks + q]);
+        k.store(a.partial, {p, k.index(j), k.index(q * chunk)},
+                psh ? k.load(*psh, {zero, k.index(j), k.index(q * chunk)}, part) : gw[j * chunks + q]);
   });
   return k.finish();
 }

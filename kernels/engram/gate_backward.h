@@ -67,6 +67,13 @@ struct GateBackwardConfig {
   /// 4 columns a thread, 230 registers with the partials at H = 4096, where
   /// the whole row spills).
   int64_t chunk = 0;
+  /// Schedule (fused only): 1, the n partials in shared memory (n x 4H
+  /// bytes) instead of registers, read, added to and written back chunk by
+  /// chunk, and v read from global memory instead of staged (the stages then
+  /// n x 2H bytes): 224 KB at H = 7168 with 2 stages, within sm_90a's 227
+  /// KB; the registers hold a chunk's rows only (at 7168 on 512 threads
+  /// with chunks of 1024: 99 registers on sm_90a, no spill).
+  int64_t sharedPartials = 0;
   int64_t chunkColumns() const {
     const int64_t c = chunk ? chunk : 1024;
     return c < hidden && hidden % c == 0 ? c : hidden;
@@ -84,10 +91,14 @@ inline bool gateBackwardSplitsValue(int64_t hidden, int64_t streams) {
   return streams >= 1 && hidden % (8 * streams) == 0;
 }
 
-/// Bytes of shared memory the fused kernel's stages take.
+/// Bytes of shared memory the fused kernel's buffers take (its stages, and the partials with shared_partials).
 inline int64_t gateBackwardFusedBytes(const GateBackwardConfig &c) {
-  return c.numStages() * (c.streams + 1) * 2 * c.hidden;
+  return c.sharedPartials ? (c.numStages() * 2 + 4) * c.streams * c.hidden
+                          : c.numStages() * (c.streams + 1) * 2 * c.hidden;
 }
+
+/// The fused kernel's reductions' scratch beside its buffers (a 1 KB bound; 144 bytes on 256 threads).
+constexpr int64_t kGateBackwardFusedScratch = 1024;
 
 /// Rows: grad_out, x (T, n, H) bf16; k (T, n, H) bf16, unit last stride; v
 /// as (T, 1, H) bf16, unit last stride; wf as (1, n, H) f32; dot, gate,

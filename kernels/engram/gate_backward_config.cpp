@@ -42,10 +42,10 @@ static std::string checkSchedule(const GateBackwardConfig &c) {
     return "fused and split_v both write grad_v: choose one";
   if (c.fused && c.numStages() < 2)
     return "fused streams grad_out through shared memory: it needs stages >= 2";
-  if (c.chunk && !c.fused)
-    return "chunk is the fused kernel's (fused=1)";
+  if ((c.chunk || c.sharedPartials) && !c.fused)
+    return "chunk and shared_partials are the fused kernel's (fused=1)";
   // The fused kernel holds the n partials (n H / threads f32 a thread) beside one chunk of one stream's rows.
-  if (c.stage == Stage::Rows && c.fused && c.streams * c.hidden > 128 * c.numThreads())
+  if (c.stage == Stage::Rows && c.fused && !c.sharedPartials && c.streams * c.hidden > 128 * c.numThreads())
     return "n H = " + std::to_string(c.streams * c.hidden) + " partials are over 128 a thread at " +
            std::to_string(c.numThreads()) + " threads";
   const int64_t most = c.stage == Stage::Rows ? 16 : 64, width = c.fused ? c.chunkColumns() : c.hidden;
@@ -72,8 +72,14 @@ static std::vector<std::string> searchSpace(const GateBackwardConfig &c, const c
   }
   for (int64_t s : {2, 3}) { // one kernel over the streams: (n + 1) rows of 2H bytes a stage
     GateBackwardConfig fused = c;
-    fused.stages = s;
-    if (c.streams >= 1 && gateSharedRowsFit(gateBackwardFusedBytes(fused), t.maxSharedBytes))
+    fused.stages = s, fused.fused = 1, fused.sharedPartials = 1;
+    if (c.streams >= 1 && gateSharedRowsFit(gateBackwardFusedBytes(fused), t.maxSharedBytes, kGateBackwardFusedScratch))
+      for (int64_t threads : {256, 512, 1024})
+        if (c.hidden <= 16 * threads)
+          out.push_back("threads=" + std::to_string(threads) + ",stages=" + std::to_string(s) +
+                        ",fused=1,shared_partials=1");
+    fused.sharedPartials = 0;
+    if (c.streams >= 1 && gateSharedRowsFit(gateBackwardFusedBytes(fused), t.maxSharedBytes, kGateBackwardFusedScratch))
       for (int64_t threads : {256, 512, 1024})
         for (int64_t chunk : {c.hidden, int64_t(512), int64_t(1024), int64_t(2048)})
           if (chunk == c.hidden || (chunk < c.hidden && c.hidden % chunk == 0))
@@ -108,7 +114,11 @@ const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
              "fused: columns of a stream's row taken at a time (one not dividing H: the whole row; unset: 1024 where "
              "it "
              "divides a larger H, else the whole row)",
-             32, 8192, false, 0}}}),
+             32, 8192, false, 0}},
+           {&C::sharedPartials,
+            {"shared_partials",
+             "fused: 1, the n partials in shared memory (n x 4H bytes), v read from global memory, not staged", 1, 1,
+             false, 0}}}),
       checkSchedule, searchSpace, [](C &) {},
       // The value kernel (grad_v) takes its heuristic; the schedule is the rows kernel's.
       [](const C &c) { return c.stage == Stage::Value; });

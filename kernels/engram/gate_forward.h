@@ -43,8 +43,10 @@ const OperatorSchedule<GateForwardConfig> &gateForwardSchedule();
 /// Whether `rowsBytes` of shared rows (all a pipeline's versions) and the
 /// block reductions' scratch fit `limit` bytes of shared memory per block
 /// (0: no limit, as on the CPU path). The gate's pipelined defaults and
-/// search spaces keep to it.
-bool gateSharedRowsFit(int64_t rowsBytes, int64_t limit);
+/// search spaces keep to it. `scratch`: what the reductions may take beside
+/// the rows (4 KB; the fused backward's, whose buffers come within 3 KB of
+/// sm_90a's limit at H = 7168, measures 1 KB).
+bool gateSharedRowsFit(int64_t rowsBytes, int64_t limit, int64_t scratch = 4096);
 
 /// The alignment (bytes) the gate's kernels assume for rows of H bf16
 /// columns: 16 for H % 8 == 0, less otherwise (a row stride of 2 H bytes).

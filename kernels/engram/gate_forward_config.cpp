@@ -49,9 +49,8 @@ static std::string checkSchedule(const GateForwardConfig &c) {
   return "";
 }
 
-bool gateSharedRowsFit(int64_t rowsBytes, int64_t limit) {
-  constexpr int64_t reductionScratch = 4096; // the block reductions' partials, beside the rows
-  return limit <= 0 || rowsBytes + reductionScratch <= limit;
+bool gateSharedRowsFit(int64_t rowsBytes, int64_t limit, int64_t scratch) {
+  return limit <= 0 || rowsBytes + scratch <= limit;
 }
 
 static std::vector<std::string> searchSpace(const GateForwardConfig &c, const compiler::Target &t) {

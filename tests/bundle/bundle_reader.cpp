@@ -21,6 +21,8 @@ int main(int argc, char **argv) {
     const tk::compiler::Target target = *tk::compiler::findTarget(targetName);
     for (const auto &k : tk::kernels::shippedKernels())
       for (const auto &v : k.variants) {
+        if (!v.fits(target)) // tk bundle leaves it out (its shared memory past the target's)
+          continue;
         std::shared_ptr<tk::runtime::CompiledKernel> out;
         tk::runtime::Status s = cache.get(v.build, target, nullptr, out);
         if (s.isOk() && out->fromIndex && !out->ptx.empty()) {

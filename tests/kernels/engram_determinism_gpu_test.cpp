@@ -133,10 +133,14 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
     session->download(againGrads.data(), grads2, firstGrads.size());
     EXPECT_EQ(std::memcmp(firstGrads.data(), againGrads.data(), firstGrads.size()), 0) << schedule;
   }
-  // The fused kernel (its chunks spread 4 columns a thread, so its row sums
-  // take another order than the rows kernel's): 10 runs bit-identical.
-  if (sharedFits("engram_gate_bwd:fused=1", 2 * 10 * h)) {
-    tk::test::ScheduledContext fused("engram_gate_bwd:fused=1,threads=256");
+  // The fused kernel (its chunks spread fewer than 8 columns a thread, so its
+  // row sums take another order than the rows kernel's), its partials in
+  // registers and in shared memory: 10 runs each bit-identical.
+  for (auto [schedule, bytes] : {std::pair<const char *, int64_t>{"engram_gate_bwd:fused=1,threads=256", 2 * 10 * h},
+                                 {"engram_gate_bwd:fused=1,shared_partials=1", 2 * 16 * h}}) {
+    if (!sharedFits(schedule, bytes))
+      continue;
+    tk::test::ScheduledContext fused(schedule);
     std::vector<uint8_t> fusedFirst(firstGrads.size());
     int fusedDiffering = 0;
     for (int run = 0; run < 10; ++run) {
@@ -148,7 +152,7 @@ TEST_F(EngramDeterminismGpu, HundredRunsAreBitIdentical) {
       session->download(run ? againGrads.data() : fusedFirst.data(), grads2, firstGrads.size());
       fusedDiffering += run > 0 && std::memcmp(fusedFirst.data(), againGrads.data(), firstGrads.size()) != 0;
     }
-    EXPECT_EQ(fusedDiffering, 0) << "engram_gate_bwd:fused=1";
+    EXPECT_EQ(fusedDiffering, 0) << schedule;
   }
   std::printf("[ engram determinism ] grad_w_reduce, gate_fwd and gate_bwd (50 of its runs on 7 SMs): 100 runs "
               "each, and the gate's other schedules against its defaults: %s\n",

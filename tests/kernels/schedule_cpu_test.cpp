@@ -269,13 +269,15 @@ TEST(Schedules, GateBackwardSplitsGradVByStreams) {
 // fused: one kernel over every stream of a block's tokens, with the bits of
 // the rows and value kernels on the CPU path (n = 4 and 3, strided k and v, a
 // last block with fewer tokens, P > T), whole rows and in chunks (256
-// columns: 8 and 2 of them; at H = 1000 none divides, so the whole row); a
-// schedule with one stage is refused.
+// columns: 8 and 2 of them; at H = 1000 none divides, so the whole row), the
+// partials in registers and in shared memory; a schedule with one stage,
+// chunk or shared_partials without fused, and fused with split_v are refused.
 TEST(Schedules, GateBackwardFusesTheStreams) {
   const std::vector<tk::checks::GateBackwardCase> cases = {
       {33, 4, 2048, 8, true, 4}, {9, 3, 1000, 4, true, 5}, {5, 4, 512, 7, false, 6}};
   for (const tk::checks::GateBackwardCase &c : cases)
-    for (const std::string fields : {"", "threads=128,", "chunk=256,", "threads=128,chunk=2048,"}) {
+    for (const std::string fields : {"", "threads=128,", "chunk=256,", "threads=128,chunk=2048,", "shared_partials=1,",
+                                     "shared_partials=1,chunk=256,"}) {
       const std::string threads = fields.find("threads") == std::string::npos ? "" : "threads=128,";
       tk::test::ScheduledContext two("engram_gate_bwd:" + threads + "stages=2"),
           fused("engram_gate_bwd:" + fields + "stages=2,fused=1");
@@ -298,7 +300,7 @@ TEST(Schedules, GateBackwardFusesTheStreams) {
 // tk tune's spaces for the gate leave out the pipelines whose shared rows
 // pass the target's limit: at H = 12288 the forward's 3 stages (225 KB) fit
 // sm_90a's 227 KB, not sm_80's 163 KB; at H = 7168 the backward's 3 stages
-// (172 KB) likewise.
+// (172 KB) likewise, and the fused backward's shared partials.
 TEST(Schedules, EngramGateSpacesKeepToTheTargetsSharedMemory) {
   using namespace tk::kernels::engram;
   const tk::compiler::Target sm80 = *tk::compiler::findTarget("sm_80"), sm90 = *tk::compiler::findTarget("sm_90a");
@@ -316,6 +318,12 @@ TEST(Schedules, EngramGateSpacesKeepToTheTargetsSharedMemory) {
   EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm80), "stages=2"));
   EXPECT_FALSE(has(gateBackwardSchedule().searchSpace(b, sm80), "stages=3"));
   EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm90), "stages=3"));
+  // The fused kernel with its partials in shared memory (2 stages: 224 KB at 7168) fits sm_90a only.
+  b.streams = 4;
+  EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm90), "stages=2,fused=1,shared_partials=1"));
+  EXPECT_FALSE(has(gateBackwardSchedule().searchSpace(b, sm90), "stages=3,fused=1,shared_partials=1"));
+  EXPECT_FALSE(has(gateBackwardSchedule().searchSpace(b, sm80), "shared_partials=1"));
+  EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm80), "stages=2,fused=1"));
 }
 
 // The one-CTA-per-row kernel and the pipelined one (stages, rows) at every
