@@ -8,13 +8,13 @@
 #include "tk/compiler/Target/Targets.h"
 #include "tk/dsl.hpp"
 #include "tk/runtime/JitCache.h"
+#include "tools/tk/output_directory.h"
 #include "tools/tk/ptxas.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sys/stat.h>
 
 namespace tk {
 
@@ -131,14 +131,8 @@ int compile(const char *prog, const std::vector<std::string> &args) {
       std::fprintf(stderr, "%s compile: unknown target '%s' (sm_80, sm_90a, sm_100a)\n", prog, t.c_str());
       return 2;
     }
-  for (size_t i = 1; i <= dir.size(); ++i) // mkdir -p
-    if (i == dir.size() || dir[i] == '/')
-      mkdir(dir.substr(0, i).c_str(), 0755);
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    std::fprintf(stderr, "%s compile: cannot make the directory %s\n", prog, dir.c_str());
+  if (!tools::makeDirectory(std::string(prog) + " compile", dir))
     return 2;
-  }
   const std::string ptxas = tools::findPtxas();
   std::printf("%-44s %-8s %10s %5s %6s %6s  %s\n", "variant", "target", "compile ms", "regs", "spill", "smem", "ptxas");
   int failures = 0;

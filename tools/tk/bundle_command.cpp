@@ -10,6 +10,7 @@
 // with --all, every registered variant for each --target.
 //===----------------------------------------------------------------------===//
 #include "tools/tk/commands.h"
+#include "tools/tk/output_directory.h"
 #include "tools/tk/ptxas.h"
 
 #include "kernels/registry.h"
@@ -22,7 +23,6 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tk::tools {

@@ -1,5 +1,6 @@
 //===- commands.cpp -------------------------------------------------------===//
 #include "tools/tk/commands.h"
+#include "tools/tk/output_directory.h"
 #include "tools/tk/ptxas.h"
 
 #include "bench/benchmark.h"
@@ -14,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sys/stat.h>
 
 namespace tk::tools {
 
@@ -93,16 +93,6 @@ static int compileTable(const std::vector<std::string> &names, const compiler::T
         std::remove(path.c_str());
     }
   return failures;
-}
-
-bool makeDirectory(const std::string &command, const std::string &dir) {
-  std::error_code error, probe;
-  std::filesystem::create_directories(dir, error);
-  if (std::filesystem::is_directory(dir, probe))
-    return true;
-  std::fprintf(stderr, "%s: cannot make the directory '%s'%s%s\n", command.c_str(), dir.c_str(), error ? ": " : "",
-               error ? error.message().c_str() : "");
-  return false;
 }
 
 int cmdCompile(const std::vector<std::string> &args) {

@@ -13,7 +13,4 @@ int cmdCheck(const std::vector<std::string> &args);
 int cmdVersion();
 int cmdBench(const std::vector<std::string> &args);
 int cmdTune(const std::vector<std::string> &args);
-/// Makes `dir` and its parents (mkdir -p); false, with a message on stderr
-/// naming `command`, when it is not a directory afterwards.
-bool makeDirectory(const std::string &command, const std::string &dir);
 } // namespace tk::tools
