@@ -170,9 +170,16 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
     return tk::runtime::report(s);
   if (rows.splitV && !gateBackwardSplitsValue(h, n)) // H / n columns not whole 16-byte rows: the value kernel
     rows.splitV = 0;
-  if (rows.fused && !sharedRowsFit(ctx, target, gateBackwardFusedBytes(rows),
-                                   kGateBackwardFusedScratch)) // rows and value kernels instead
-    rows.fused = 0;
+  // The fused kernel where its buffers pass the device's shared memory or its partials the registers: the rows
+  // and value kernels at their heuristic (the other fields were the fused kernel's), logged as such.
+  if (rows.fused && (!gateBackwardFusedPartialsFit(rows) ||
+                     !sharedRowsFit(ctx, target, gateBackwardFusedBytes(rows), kGateBackwardFusedScratch))) {
+    rows = GateBackwardConfig{};
+    rows.stage = GateBackwardConfig::Stage::Rows, rows.hidden = h, rows.streams = n;
+    tk::runtime::ScheduleChoice choice = ctx->scheduleLog.last(gateBackwardSchedule().name());
+    choice.source = "heuristic", choice.schedule = "";
+    ctx->scheduleLog.record(gateBackwardSchedule().name(), choice);
+  }
   // The default pipeline's 2 x 8 H bytes (10 H with split_v) of shared rows past the device's limit: the loop.
   if (!rows.stages && !sharedRowsFit(ctx, target, rows.numStages() * (rows.splitV ? 10 : 8) * h))
     rows.stages = 1;

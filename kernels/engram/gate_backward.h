@@ -21,7 +21,8 @@
 // rows there while those streams' CTAs are at the same tokens (from L2).
 // Schedule fused runs one kernel instead: CTA p takes every stream of its
 // tokens, grad_out staged once in shared memory, the n partials in
-// registers (n H / threads a thread: it fits at H = 4096, not at 7168).
+// registers (n H / threads a thread: they fit at H = 4096, not at 7168) or,
+// with shared_partials, in shared memory.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -57,9 +58,10 @@ struct GateBackwardConfig {
   /// Schedule: 1, one kernel: CTA p takes all n streams of block p's tokens
   /// (n compile-time), grad_out and v streamed through shared memory once
   /// ((n + 1) x 2H bytes a stage), x and k read straight from global memory,
-  /// the n partials carried in registers, grad_v written from the staged
-  /// rows. Where the stages do not fit the device the call runs the rows and
-  /// value kernels (the same bits at the same thread count).
+  /// the n partials carried in registers (or shared memory: shared_partials),
+  /// grad_v written from the staged rows. Where its buffers do not fit the
+  /// device, or its partials the registers, the call runs the rows and
+  /// value kernels at their heuristic (logged as the heuristic's choice).
   int64_t fused = 0;
   /// Schedule (fused only): columns of a stream's row the fused kernel takes
   /// at a time after the row's rates; one that does not divide H takes the
@@ -96,6 +98,11 @@ inline int64_t gateBackwardFusedBytes(const GateBackwardConfig &c) {
   return c.sharedPartials ? (c.numStages() * 2 + 4) * c.streams * c.hidden
                           : c.numStages() * (c.streams + 1) * 2 * c.hidden;
 }
+
+/// Whether the fused kernel's n partials fit its threads' registers (n H /
+/// threads <= 128) or are in shared memory; where not, the call runs the
+/// rows and value kernels.
+bool gateBackwardFusedPartialsFit(const GateBackwardConfig &c);
 
 /// The fused kernel's reductions' scratch beside its buffers (a 1 KB bound; 144 bytes on 256 threads).
 constexpr int64_t kGateBackwardFusedScratch = 1024;

@@ -44,15 +44,24 @@ static std::string checkSchedule(const GateBackwardConfig &c) {
     return "fused streams grad_out through shared memory: it needs stages >= 2";
   if ((c.chunk || c.sharedPartials) && !c.fused)
     return "chunk and shared_partials are the fused kernel's (fused=1)";
-  // The fused kernel holds the n partials (n H / threads f32 a thread) beside one chunk of one stream's rows.
-  if (c.stage == Stage::Rows && c.fused && !c.sharedPartials && c.streams * c.hidden > 128 * c.numThreads())
-    return "n H = " + std::to_string(c.streams * c.hidden) + " partials are over 128 a thread at " +
-           std::to_string(c.numThreads()) + " threads";
   const int64_t most = c.stage == Stage::Rows ? 16 : 64, width = c.fused ? c.chunkColumns() : c.hidden;
   if (width > most * c.numThreads())
     return (c.fused ? "chunk = " : "H = ") + std::to_string(width) + " is over " + std::to_string(most) +
            " columns per thread at " + std::to_string(c.numThreads()) + " threads";
+  // A chunk narrower than 8 columns a thread is spread over every thread (KernelBuilder::vectorElements).
+  if (c.fused && c.chunkColumns() < c.hidden && c.chunkColumns() < 8 * c.numThreads() &&
+      c.chunkColumns() > c.numThreads() && !llvm::isPowerOf2_64(c.chunkColumns() / c.numThreads()))
+    return "chunk = " + std::to_string(c.chunkColumns()) + " is " + std::to_string(c.chunkColumns() / c.numThreads()) +
+           " columns a thread at " + std::to_string(c.numThreads()) + " threads: it needs a power of two";
+  if (c.fused && c.chunkColumns() < c.hidden && c.chunkColumns() % c.numThreads() != 0 &&
+      c.chunkColumns() > c.numThreads())
+    return "chunk = " + std::to_string(c.chunkColumns()) + " is not a multiple of " + std::to_string(c.numThreads()) +
+           " threads";
   return "";
+}
+
+bool gateBackwardFusedPartialsFit(const GateBackwardConfig &c) {
+  return c.sharedPartials || c.streams * c.hidden <= 128 * c.numThreads();
 }
 
 static std::vector<std::string> searchSpace(const GateBackwardConfig &c, const compiler::Target &t) {
@@ -70,22 +79,28 @@ static std::vector<std::string> searchSpace(const GateBackwardConfig &c, const c
         everyCombination({{"threads", {256, 512, 1024}}, {"stages", split}, {"split_v", {1}}});
     out.insert(out.end(), more.begin(), more.end());
   }
-  for (int64_t s : {2, 3}) { // one kernel over the streams: (n + 1) rows of 2H bytes a stage
-    GateBackwardConfig fused = c;
-    fused.stages = s, fused.fused = 1, fused.sharedPartials = 1;
-    if (c.streams >= 1 && gateSharedRowsFit(gateBackwardFusedBytes(fused), t.maxSharedBytes, kGateBackwardFusedScratch))
-      for (int64_t threads : {256, 512, 1024})
-        if (c.hidden <= 16 * threads)
-          out.push_back("threads=" + std::to_string(threads) + ",stages=" + std::to_string(s) +
-                        ",fused=1,shared_partials=1");
-    fused.sharedPartials = 0;
-    if (c.streams >= 1 && gateSharedRowsFit(gateBackwardFusedBytes(fused), t.maxSharedBytes, kGateBackwardFusedScratch))
-      for (int64_t threads : {256, 512, 1024})
-        for (int64_t chunk : {c.hidden, int64_t(512), int64_t(1024), int64_t(2048)})
-          if (chunk == c.hidden || (chunk < c.hidden && c.hidden % chunk == 0))
-            out.push_back("threads=" + std::to_string(threads) + ",stages=" + std::to_string(s) + ",fused=1" +
-                          (chunk ? ",chunk=" + std::to_string(chunk) : ""));
-  }
+  // One kernel over the streams, its partials in registers or in shared memory: the combinations that pass the
+  // schedule's checks, whose partials fit (n H / threads <= 128 in registers) and whose buffers fit the target.
+  if (c.streams >= 1)
+    for (const std::string &combination :
+         everyCombination({{"threads", {256, 512, 1024}},
+                           {"stages", {2, 3}},
+                           {"fused", {1}},
+                           {"chunk", {512, 1024, 2048, std::max<int64_t>(32, std::min<int64_t>(8192, c.hidden))}}}))
+      for (const char *partials : {"", ",shared_partials=1"}) {
+        const std::string fields = combination + partials;
+        GateBackwardConfig f = c;
+        if (!gateBackwardSchedule().spec().parse(fields, f).empty() || !checkSchedule(f).empty() ||
+            !gateBackwardFusedPartialsFit(f) ||
+            !gateSharedRowsFit(gateBackwardFusedBytes(f), t.maxSharedBytes, kGateBackwardFusedScratch))
+          continue;
+        // One spelling per schedule: a chunk that takes the whole row as the row itself (chunk = H).
+        if (f.chunk != c.hidden && f.chunkColumns() == c.hidden)
+          continue;
+        const std::string printed = gateBackwardSchedule().spec().print(f);
+        if (std::find(out.begin(), out.end(), printed) == out.end())
+          out.push_back(printed);
+      }
   return out;
 }
 
@@ -107,7 +122,7 @@ const OperatorSchedule<GateBackwardConfig> &gateBackwardSchedule() {
            {&C::fused,
             {"fused",
              "1: one kernel, CTA p over every stream of its tokens: grad_out read once, the n partials in "
-             "registers (needs stages >= 2)",
+             "registers or shared memory (needs stages >= 2)",
              1, 1, false, 0}},
            {&C::chunk,
             {"chunk",

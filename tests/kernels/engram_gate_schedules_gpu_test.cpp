@@ -7,6 +7,7 @@
 // tolerances. Skips visibly without a device.
 #include "checks/engram_gate_check.h"
 #include "tests/kernels/gpu_suite.h"
+#include "tk/runtime/Context.h"
 
 namespace {
 
@@ -43,19 +44,33 @@ TEST_F(EngramGateSchedulesGpu, BackwardTableKinds) {
 }
 
 TEST_F(EngramGateSchedulesGpu, FusedBackward) {
-  // The fused kernel (one CTA over every stream of its tokens) whole-row, in chunks of 512 and 1024 columns (the
-  // default where 1024 divides H) and with 3 stages: full blocks, P > T, P = 1, strided, n = 3 with H = 1000 (one
-  // chunk), H = 7168 (its partials spill there: checked, not fast).
+  // The fused kernel (one CTA over every stream of its tokens) in chunks of 1024 columns (the default where 1024
+  // divides H; at H = 1000 the whole row) and of 512 on 512 threads, with 3 stages, and with its partials in shared
+  // memory: full blocks, P > T, P = 1, strided, n = 3 with H = 1000, H = 7168 (the partials in registers spill
+  // there: checked, not fast; in shared memory they do not).
+  const std::vector<tk::checks::GateBackwardCase> cases = {{8001, 4, 4096},
+                                                           {100, 4, 2048, 132},
+                                                           {300, 4, 4096, 1},
+                                                           {4001, 4, 7168, 132, true, 2},
+                                                           {999, 3, 1000, 7, true, 3}};
   checkSchedules<tk::checks::GateBackwardCase>("engram_gate_bwd",
                                                {{"fused=1", 2 * 10 * 7168},
                                                 {"fused=1,threads=512,chunk=512", 2 * 10 * 7168},
-                                                {"fused=1,stages=3", 3 * 10 * 7168}},
-                                               {{8001, 4, 4096},
-                                                {100, 4, 2048, 132},
-                                                {300, 4, 4096, 1},
-                                                {4001, 4, 7168, 132, true, 2},
-                                                {999, 3, 1000, 7, true, 3}},
-                                               tk::checks::checkGateBackward);
+                                                {"fused=1,stages=3", 3 * 10 * 7168},
+                                                {"fused=1,shared_partials=1", 2 * 16 * 7168}},
+                                               cases, tk::checks::checkGateBackward);
+  // The fused kernel ran (a call whose buffers do not fit falls back to the rows and value kernels, and logs the
+  // heuristic): the last call of each schedule at H = 7168, where every one of them fits an H100.
+  for (const char *schedule : {"fused=1", "fused=1,shared_partials=1"}) {
+    if (!sharedFits(std::string("engram_gate_bwd:") + schedule, 2 * 16 * 7168))
+      continue;
+    tk::test::ScheduledContext ctx(std::string("engram_gate_bwd:") + schedule);
+    tk::checks::GpuSession::Scope caseBuffers(*session);
+    EXPECT_TRUE(tk::checks::checkGateBackward(session, ctx, {200, 4, 7168}, false).exact()) << schedule;
+    EXPECT_NE(static_cast<tk_context>(ctx)->scheduleLog.last("engram_gate_bwd").schedule.find("fused=1"),
+              std::string::npos)
+        << schedule << ": the call fell back to the rows and value kernels";
+  }
 }
 
 TEST_F(EngramGateSchedulesGpu, GradWReducePipelines) {

@@ -268,13 +268,15 @@ TEST(Schedules, GateBackwardSplitsGradVByStreams) {
 
 // fused: one kernel over every stream of a block's tokens, with the bits of
 // the rows and value kernels on the CPU path (n = 4 and 3, strided k and v, a
-// last block with fewer tokens, P > T), whole rows and in chunks (256
-// columns: 8 and 2 of them; at H = 1000 none divides, so the whole row), the
-// partials in registers and in shared memory; a schedule with one stage,
-// chunk or shared_partials without fused, and fused with split_v are refused.
+// last block with fewer tokens, P > T, H not a multiple of 8), whole rows and
+// in chunks (256 columns: 8 and 2 of them; where none divides H, the whole
+// row), the partials in registers and in shared memory; a schedule with one
+// stage, chunk or shared_partials without fused, fused with split_v and a
+// chunk of 3 columns a thread are refused, and partials past the registers
+// run the rows and value kernels.
 TEST(Schedules, GateBackwardFusesTheStreams) {
   const std::vector<tk::checks::GateBackwardCase> cases = {
-      {33, 4, 2048, 8, true, 4}, {9, 3, 1000, 4, true, 5}, {5, 4, 512, 7, false, 6}};
+      {33, 4, 2048, 8, true, 4}, {9, 3, 1000, 4, true, 5}, {5, 4, 512, 7, false, 6}, {11, 2, 1004, 3, true, 7}};
   for (const tk::checks::GateBackwardCase &c : cases)
     for (const std::string fields : {"", "threads=128,", "chunk=256,", "threads=128,chunk=2048,", "shared_partials=1,",
                                      "shared_partials=1,chunk=256,"}) {
@@ -288,13 +290,25 @@ TEST(Schedules, GateBackwardFusesTheStreams) {
       EXPECT_EQ(static_cast<tk_context>(fused)->cpuCache.size(), 1u) << "one kernel";
       EXPECT_NE(last(fused, "engram_gate_bwd").schedule.find("fused=1"), std::string::npos);
     }
-  for (const char *refused :
-       {"engram_gate_bwd:stages=1,fused=1", "engram_gate_bwd:chunk=256", "engram_gate_bwd:fused=1,split_v=1"}) {
+  for (auto [refused, says] : std::vector<std::pair<const char *, const char *>>{
+           {"engram_gate_bwd:stages=1,fused=1", "stages >= 2"},
+           {"engram_gate_bwd:chunk=256", "fused kernel's"},
+           {"engram_gate_bwd:shared_partials=1", "fused kernel's"},
+           {"engram_gate_bwd:fused=1,split_v=1", "choose one"},
+           {"engram_gate_bwd:fused=1,threads=512,chunk=1536", "power of two"}}) {
     tk::test::ScheduledContext ctx(refused);
-    CheckResult r = tk::checks::checkGateBackward(nullptr, ctx, {5, 4, 512, 7, false, 6}, false);
+    CheckResult r = tk::checks::checkGateBackward(nullptr, ctx, {5, 4, 6144, 7, false, 6}, false);
     EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << refused;
-    EXPECT_NE(r.error.find("engram_gate_bwd"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find(says), std::string::npos) << refused << ": " << r.error;
   }
+  // Partials past the registers (4 x 2048 on 32 threads: 256 a thread): the rows and value kernels at their
+  // heuristic, logged as the heuristic's choice.
+  tk::test::ScheduledContext tooMany("engram_gate_bwd:fused=1,threads=32,chunk=512");
+  CheckResult r = tk::checks::checkGateBackward(nullptr, tooMany, {5, 4, 2048, 7, false, 6}, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(static_cast<tk_context>(tooMany)->cpuCache.size(), 2u) << "rows and value kernels";
+  EXPECT_EQ(last(tooMany, "engram_gate_bwd").schedule, "");
+  EXPECT_EQ(last(tooMany, "engram_gate_bwd").source, "heuristic");
 }
 
 // tk tune's spaces for the gate leave out the pipelines whose shared rows
@@ -320,10 +334,26 @@ TEST(Schedules, EngramGateSpacesKeepToTheTargetsSharedMemory) {
   EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm90), "stages=3"));
   // The fused kernel with its partials in shared memory (2 stages: 224 KB at 7168) fits sm_90a only.
   b.streams = 4;
-  EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm90), "stages=2,fused=1,shared_partials=1"));
-  EXPECT_FALSE(has(gateBackwardSchedule().searchSpace(b, sm90), "stages=3,fused=1,shared_partials=1"));
-  EXPECT_FALSE(has(gateBackwardSchedule().searchSpace(b, sm80), "shared_partials=1"));
-  EXPECT_TRUE(has(gateBackwardSchedule().searchSpace(b, sm80), "stages=2,fused=1"));
+  auto both = [](const std::vector<std::string> &space, const std::string &one, const std::string &other) {
+    return std::any_of(space.begin(), space.end(), [&](const std::string &s) {
+      return s.find(one) != std::string::npos && s.find(other) != std::string::npos;
+    });
+  };
+  const std::vector<std::string> space90 = gateBackwardSchedule().searchSpace(b, sm90),
+                                 space80 = gateBackwardSchedule().searchSpace(b, sm80);
+  EXPECT_TRUE(both(space90, "stages=2", "shared_partials=1"));
+  EXPECT_FALSE(both(space90, "stages=3", "shared_partials=1"));
+  EXPECT_FALSE(has(space80, "shared_partials=1"));
+  EXPECT_TRUE(both(space80, "stages=2", "fused=1"));
+  // Every fused entry passes the schedule's checks and is spelt once.
+  for (const std::vector<std::string> *space : {&space90, &space80}) {
+    for (const std::string &fields : *space) {
+      GateBackwardConfig f = b;
+      EXPECT_EQ(gateBackwardSchedule().spec().parse(fields, f), "") << fields;
+      EXPECT_EQ(gateBackwardSchedule().checkFields(fields), "") << fields;
+      EXPECT_EQ(std::count(space->begin(), space->end(), fields), 1) << fields;
+    }
+  }
 }
 
 // The one-CTA-per-row kernel and the pipelined one (stages, rows) at every

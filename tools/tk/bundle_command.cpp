@@ -38,8 +38,12 @@ int compileVariants(const std::string &dir, const std::vector<compiler::Target> 
   for (const compiler::Target &target : targets)
     for (const auto &k : kernels::shippedKernels())
       for (const auto &v : k.variants) {
-        if (!v.fits(target)) // its shared memory past the target's: tk compile says so
+        if (!v.fits(target)) {
+          std::printf("%-52s %-8s skipped: needs %lld bytes of shared memory, %s allows %lld\n", v.name.c_str(),
+                      target.name.c_str(), (long long)v.sharedBytes, target.name.c_str(),
+                      (long long)target.maxSharedBytes);
           continue;
+        }
         std::shared_ptr<runtime::CompiledKernel> out;
         if (runtime::Status s = cache.get(v.build, target, nullptr, out); !s.isOk()) {
           std::printf("%-52s %-8s FAILED: %s\n", v.name.c_str(), target.name.c_str(), s.message().c_str());
