@@ -205,7 +205,10 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
       empty = true;
       continue;
     }
-    __int128 reach = (__int128)(t->shape[d] - 1) * t->strides[d];
+    // Each reach clamped to 2^80 elements (far past the 8 MB a buffer may have), so that five of them summed,
+    // times the element size, stay inside __int128.
+    const __int128 cap = (__int128)1 << 80;
+    const __int128 reach = std::clamp<__int128>((__int128)(t->shape[d] - 1) * t->strides[d], -cap, cap);
     (reach < 0 ? lo : hi) += reach;
   }
   const __int128 bytes = (hi - lo + 1) * elt;
