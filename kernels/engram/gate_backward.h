@@ -66,7 +66,7 @@ struct GateBackwardConfig {
   /// Schedule (fused only): columns of a stream's row the fused kernel takes
   /// at a time after the row's rates; one that does not divide H takes the
   /// whole row (0: 1024 where it divides a larger H, else H: at 256 threads
-  /// 4 columns a thread, 230 registers with the partials at H = 4096, where
+  /// 4 columns a thread, 233 registers with the partials at H = 4096 on sm_90a, where
   /// the whole row spills).
   int64_t chunk = 0;
   /// Schedule (fused only): 1, the n partials in shared memory (n x 4H
