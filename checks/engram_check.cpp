@@ -1,6 +1,7 @@
 //===- engram_check.cpp ---------------------------------------------------===//
 #include "checks/engram_check.h"
 #include "checks/bf16.h"
+#include "checks/element_compare.h"
 #include "kernels/engram/engram_hash.h"
 
 #include <algorithm>
@@ -85,8 +86,8 @@ CheckResult checkFusedWeight(GpuSession *gpu, tk_context ctx, const FusedWeightC
   if (!r.called(call()))
     return r;
   p.get(got.data(), dout, count * 4);
-  for (int64_t i = 0; i < count; ++i) // NaN payloads may differ; any NaN matches a NaN
-    r.outMismatches += std::isnan(want[i]) ? !std::isnan(got[i]) : std::memcmp(&got[i], &want[i], 4) != 0;
+  for (int64_t i = 0; i < count; ++i) // any NaN matches a NaN (element_compare.h)
+    r.outMismatches += !sameOrBothNan(TK_F32, &got[i], &want[i], 4);
   r.bytes = 8.0 * count;
   if (gpu && time)
     r.ms = gpu->medianMs([&] { call(); }, 3, 20);

@@ -1,5 +1,6 @@
 //===- reduce_fused_check.cpp ---------------------------------------------===//
 #include "checks/reduce_fused_check.h"
+#include "checks/element_compare.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/fused_mapping.h"
 #include "kernels/moe/reduce_fused.h"
@@ -98,8 +99,8 @@ CheckResult checkReduceFused(GpuSession *gpu, tk_context ctx, const ReduceFusedC
   if (!r.called(call()))
     return r;
   p.get(got.data(), dout, got.size());
-  for (int64_t i = 0; i < n * h; ++i)
-    r.outMismatches += std::memcmp(&got[i * so], &ref[i * so], so) != 0;
+  for (int64_t i = 0; i < n * h; ++i) // any NaN matches a NaN (element_compare.h)
+    r.outMismatches += !sameOrBothNan(outType, &got[i * so], &ref[i * so], so);
   int64_t valid = 0;
   for (int32_t pos : map.tokenTopkToPos)
     valid += pos >= 0 && pos < m;

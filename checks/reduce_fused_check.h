@@ -28,7 +28,7 @@ std::string describe(const ReduceFusedCase &c);
 /// moe.md 2.12's test: x of randn rows (16 more than the mapping uses),
 /// the canonical mapping of moe.md 4.1's ids with alignment 1, weights rand,
 /// x_sf randn, sf randn; through tk_reduce_fused on the GPU of `gpu` (timed
-/// when `time`) or the CPU path, every output byte compared with the
+/// when `time`) or the CPU path, every output element compared bit for bit (any NaN matches a NaN) with the
 /// reference; bytes = the spec's benchmark count.
 CheckResult checkReduceFused(GpuSession *gpu, tk_context ctx, const ReduceFusedCase &c, bool time);
 

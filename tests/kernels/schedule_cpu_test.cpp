@@ -491,8 +491,9 @@ TEST(Schedules, EveryHistogramCandidateIsExact) {
     const std::string sums = c.auxTopk ? "histogram:sums,width=4096,frequency" : "histogram:sums,width=";
     ASSERT_EQ(built.size(), c.tokens ? 2u : 1u) << tk::checks::describe(c);
     EXPECT_EQ(built.back().rfind(sums, 0), 0u) << built.back();
-    if (c.tokens)
+    if (c.tokens) {
       EXPECT_EQ(built.front().rfind("histogram:rows,bins=4096,width=4096|tile=512", 0), 0u) << built.front();
+    }
   }
 }
 
