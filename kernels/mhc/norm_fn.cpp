@@ -21,11 +21,12 @@ Tile weights(KernelBuilder &k, const Tensor &fn, const Tensor *w, const Index &c
 
 /// One step of the forward's K walk: the chunk's products added to the carried product by the tensor core (in
 /// registers: the dot gives x's tile its fragment layout, over the sum of squares' wish) and its sums of squares to
-/// the carried sums.
+/// the carried sums (which stay in the reduction's layout, each row's sum held by the lanes that reduced it: no
+/// exchange through shared memory per chunk; the loop's users move them once).
 std::vector<Tile> forwardStep(const Tile &xt, const std::function<Tile()> &weightsTile,
                               const std::vector<Tile> &carried) {
   Tile xf = xt.to(DType::F32);
-  Tile ss = carried[1] + relayout(reduce_sum(xf * xf, 1));
+  Tile ss = carried[1] + reduce_sum(xf * xf, 1);
   return {dot(xt, transpose(weightsTile()), carried[0]), ss};
 }
 
@@ -115,10 +116,11 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
     }
     if (splits > 1) {
       k.store(parts[0], {at, b[1] * kPad}, acc[0]);
-      k.store(parts[1], {at, b[1]}, acc[1]);
+      k.store(parts[1], {at, b[1]}, relayout(acc[1]));
       return;
     }
-    outs[0].store(k, at, relayout(acc[0]), acc[1], eps[0], g); // from the product's fragment layout, once
+    // From the product's fragment layout and the reduction's, once.
+    outs[0].store(k, at, relayout(acc[0]), relayout(acc[1]), eps[0], g);
   });
   return k.finish();
 }

@@ -108,21 +108,84 @@ template <typename L> struct LoopLayouts
 
   // Once the results have layouts (inferred, or written in the IR): the
   // body's block arguments take them (the forward walk reaches the loop
-  // before its body), and an initial value laid out otherwise moves.
-  LogicalResult verifyOperandLayouts(Operation *op, LayoutInference &) const {
+  // before its body), and an initial value laid out otherwise moves. A
+  // carried value nothing asks a layout of (no hint for it inside the loop or
+  // after it), whose body only combines it elementwise with values computed
+  // there, waits instead: it takes the layout the body computes it in
+  // (settleAfterRegions), so that an accumulator of a reduction's results
+  // stays in the reduction's layout rather than moving every iteration.
+  LogicalResult verifyOperandLayouts(Operation *op, LayoutInference &inference) const {
     auto loop = cast<typename L::Op>(op);
     for (OpResult res : loop.getResults()) {
       auto type = dyn_cast<FragmentType>(res.getType());
       if (!type)
         continue;
       Carried c = L::carried(loop, res.getResultNumber());
-      c.arg.setType(type);
-      if (LayoutInference::layoutOf(c.init) != type.getLayout()) {
-        OpBuilder b(op);
-        L::setInit(loop, res.getResultNumber(), RelayoutOp::create(b, op->getLoc(), type, c.init));
+      if (waitsForBody(inference, c, res)) {
+        inference.defer(c.arg);
+        continue;
       }
+      c.arg.setType(type);
+      moveInit(loop, res.getResultNumber(), c, type);
     }
     return success();
+  }
+
+  // The deferred carried values take the layout of what the body yields;
+  // their users inside the body (elementwise, laid out by their other
+  // operands) and the yield are checked again.
+  LogicalResult settleAfterRegions(Operation *op, LayoutInference &inference) const {
+    auto loop = cast<typename L::Op>(op);
+    Operation *yield = op->getRegion(0).front().getTerminator();
+    for (OpResult res : loop.getResults()) {
+      Carried c = L::carried(loop, res.getResultNumber());
+      if (!inference.isDeferred(c.arg))
+        continue;
+      inference.settle(c.arg);
+      Value yielded = yield->getOperand(res.getResultNumber());
+      Attribute layout = yielded == c.arg ? nullptr : LayoutInference::layoutOf(yielded);
+      auto type = cast<FragmentType>(res.getType());
+      if (layout)
+        type = type.withLayout(layout);
+      res.setType(type);
+      c.arg.setType(type);
+      moveInit(loop, res.getResultNumber(), c, type);
+      for (Operation *user : c.arg.getUsers())
+        if (auto rules = dyn_cast<LayoutInferenceOpInterface>(user); rules && user != yield)
+          if (failed(rules.verifyOperandLayouts(inference)))
+            return failure();
+    }
+    auto yieldRules = dyn_cast<LayoutInferenceOpInterface>(yield);
+    return yieldRules ? yieldRules.verifyOperandLayouts(inference) : success();
+  }
+
+private:
+  static bool waitsForBody(LayoutInference &inference, Carried c, Value res) {
+    if (!inference.inferring() || inference.hint(c.arg) || inference.hint(res) || c.arg.use_empty())
+      return false;
+    auto shape = cast<FragmentType>(c.arg.getType()).getShape();
+    for (OpOperand &use : c.arg.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == c.arg.getParentBlock()->getTerminator())
+        continue;
+      // Elementwise, with another operand of the same shape computed in the body to take the layout from.
+      if (!isa<ParallelOp>(user))
+        return false;
+      bool other = false;
+      for (Value v : user->getOperands())
+        if (auto ft = dyn_cast<FragmentType>(v.getType()))
+          other |= v != c.arg && ft.getShape() == shape && !isa<BlockArgument>(v);
+      if (!other)
+        return false;
+    }
+    return true;
+  }
+
+  static void moveInit(typename L::Op loop, unsigned i, const Carried &c, FragmentType type) {
+    if (LayoutInference::layoutOf(c.init) == type.getLayout())
+      return;
+    OpBuilder b(loop);
+    L::setInit(loop, i, RelayoutOp::create(b, loop->getLoc(), type, c.init));
   }
 };
 

@@ -49,9 +49,13 @@ LogicalResult assign(KernelOp kernel, int64_t vectorBytes, bool infer) {
         return failure();
   }
   // Pre-order: a loop's carried fragments get their layouts before its body
-  // reads them.
-  WalkResult result = kernel.walk<WalkOrder::PreOrder>([&](Operation *raw) -> WalkResult {
+  // reads them (or wait for it: settled after its regions).
+  WalkResult result = kernel->walk([&](Operation *raw, const WalkStage &stage) -> WalkResult {
     auto op = dyn_cast<LayoutInferenceOpInterface>(raw);
+    if (stage.isAfterAllRegions() && raw->getNumRegions() && op && failed(op.settleAfterRegions(inference)))
+      return WalkResult::interrupt();
+    if (!stage.isBeforeAllRegions())
+      return WalkResult::advance();
     if (!op) {
       for (Value res : raw->getResults())
         if (isa<FragmentType>(res.getType()))

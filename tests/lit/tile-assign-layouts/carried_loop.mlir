@@ -63,3 +63,46 @@ tile.kernel @transposed(%x: memref<?x64xf32>, %out: memref<?x64xf32>) attributes
   }
   tile.return
 }
+
+// A carried value nothing asks a layout of, which the body only adds to a
+// value it computes, takes the layout the body computes it in: here the
+// row sums of each chunk, in the reduction's layout (each row's sum held by
+// the lanes that reduced it). The loop adds them without moving them; the
+// constant initial value moves once, before the loop, and the store after
+// it asks for its own layout (tile.relayout, written by the author).
+// CHECK-LABEL: tile.kernel @reduced_sums
+// CHECK: %[[I:.*]] = tile.relayout {{.*}} -> !tile.frag<8x1xf32, #[[R:tile.reduced<.*>]]>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[I]]) -> (!tile.frag<8x1xf32, #[[R]]>)
+// CHECK-NOT: tile.relayout
+// CHECK: tile.reduce sum {{.*}} -> !tile.frag<8x1xf32, #[[R]]>
+// CHECK-NOT: tile.relayout
+// CHECK: scf.yield {{.*}} : !tile.frag<8x1xf32, #[[R]]>
+// CHECK: tile.relayout
+// CHECK: tile.store
+tile.kernel @reduced_sums(%x: memref<?x256xf32>, %out: memref<?x1xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %k = memref.dim %x, %c0 : memref<?x256xf32>
+  tile.grid (%b) in (%c1) {
+    %i0 = tile.iota {dim = 0 : i64} : !tile.frag<8x1xi32>
+    %z = tile.parallel %i0 : (!tile.frag<8x1xi32>) -> !tile.frag<8x1xf32> {
+    ^bb0(%u: i32):
+      %zero = arith.constant 0.0 : f32
+      tile.yield %zero : f32
+    }
+    %s = scf.for %i = %c0 to %k step %c256 iter_args(%acc = %z) -> (!tile.frag<8x1xf32>) {
+      %t = tile.load %x[%c0, %c0] : memref<?x256xf32> -> !tile.frag<8x256xf32>
+      %r = tile.reduce sum %t {dim = 1 : i64, group = 256 : i64} : !tile.frag<8x256xf32> -> !tile.frag<8x1xf32>
+      %n = tile.parallel %acc, %r : (!tile.frag<8x1xf32>, !tile.frag<8x1xf32>) -> !tile.frag<8x1xf32> {
+      ^bb0(%u: f32, %v: f32):
+        %a = arith.addf %u, %v : f32
+        tile.yield %a : f32
+      }
+      scf.yield %n : !tile.frag<8x1xf32>
+    }
+    %m = tile.relayout %s : !tile.frag<8x1xf32> -> !tile.frag<8x1xf32>
+    tile.store %m, %out[%c0, %c0] : !tile.frag<8x1xf32>, memref<?x1xf32>
+  }
+  tile.return
+}

@@ -18,4 +18,8 @@ struct OutlineOptions {
 mlir::FailureOr<KernelState *> outlineKernel(tile::KernelOp kernel, KernelStates &states,
                                              const OutlineOptions &options);
 
+/// Erases each barrier that another follows in its block with only
+/// memory-effect-free ops between them (BackToBackBarriers.cpp).
+void eraseBackToBackBarriers(mlir::gpu::GPUFuncOp func);
+
 } // namespace tk::compiler

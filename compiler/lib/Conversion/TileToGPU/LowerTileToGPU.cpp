@@ -114,9 +114,11 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &diag) {
       return success(states.anyFailed() && StringRef(diag.str()).starts_with("failed to legalize"));
     });
-    for (gpu::GPUFuncOp func : funcs)
+    for (gpu::GPUFuncOp func : funcs) {
       if (failed(applyPartialConversion(func, target, frozen, config)))
         return signalPassFailure();
+      compiler::eraseBackToBackBarriers(func);
+    }
   }
 };
 

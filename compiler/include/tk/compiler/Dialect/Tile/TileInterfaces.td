@@ -38,6 +38,10 @@ def Tile_LayoutInferenceOpInterface : OpInterface<"LayoutInferenceOpInterface"> 
                       naming both layouts.}],
       "::mlir::LogicalResult", "verifyOperandLayouts", (ins "::tk::tile::LayoutInference &":$inference), [{}],
       [{ return ::mlir::success(); }]>,
+    InterfaceMethod<[{Forward, after the op's regions (ops with regions only): settles what waited for them,
+                      e.g. a loop's carried values that take their body's layout. An error stops the pass.}],
+      "::mlir::LogicalResult", "settleAfterRegions", (ins "::tk::tile::LayoutInference &":$inference), [{}],
+      [{ return ::mlir::success(); }]>,
     InterfaceMethod<[{The number of consecutive values per thread along the last dimension that this op's
                       fragments need a multiple of (1: any); the default layouts' vector is rounded up to the
                       least common multiple over the kernel's ops.}],
