@@ -181,9 +181,11 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
   rowMajor(*t);
   if (mutations && in.choose(4) == 0) {
     switch (in.choose(3)) {
-    case 0: // column-major
-      for (int d = 0, s = 1; d < n; s *= std::max<int64_t>(1, t->shape[d]), ++d)
+    case 0: // column-major (strides saturate at 2^40: a product of fuzzed dims overflowed int64)
+      for (int64_t d = 0, s = 1; d < n; ++d) {
         t->strides[d] = s;
+        s = (int64_t)std::min<__int128>((__int128)s * std::max<int64_t>(1, t->shape[d]), (__int128)1 << 40);
+      }
       break;
     case 1: // padded rows
       if (n >= 2)
