@@ -6,7 +6,11 @@
 #include "kernels/quant/swiglu_per_token_cast.h"
 #include "kernels/transpose/batched_transpose.h"
 #include "tests/kernels/logistic_quotients.h"
+#include "tk/compiler/Registration.h"
+#include "tk/compiler/Target/Pipeline.h"
 #include "tk/runtime/JitCache.h"
+
+#include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
 
@@ -356,6 +360,33 @@ TEST(Compile, CopyEngines) {
   EXPECT_NE(error.find("TK_COPY_ENGINE must be cp.async or bulk, got 'tma'"), std::string::npos) << error;
   unsetenv("TK_COPY_ENGINE");
   EXPECT_EQ(cacheKey(c.key(), sm90), normalKey);
+}
+
+// A malformed module (as a broken DSL helper could build) is refused before the passes run, whether or not the
+// build verifies each pass's output (TK_VERIFY_EACH_PASS).
+TEST(Compile, MalformedModuleIsAnError) {
+  mlir::DialectRegistry registry;
+  compiler::registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  const char *source = R"mlir(
+    tile.kernel @bad(%x: memref<?x256xf32>, %y: memref<?x256xf32>) attributes {threads = 64 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      tile.grid (%b) in (%c1) {
+        %v = tile.load %x[%c0] : memref<?x256xf32> -> !tile.frag<1x256xf32>
+        tile.store %v, %y[%c0, %c0] : !tile.frag<1x256xf32>, memref<?x256xf32>
+      }
+      tile.return
+    })mlir";
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, mlir::ParserConfig(&ctx, /*verifyAfterParse=*/false));
+  ASSERT_TRUE(module);
+  std::string ptx, error;
+  EXPECT_FALSE(
+      compiler::compileToPtx(*module, *compiler::findTarget("sm_90a"), compiler::CompileOptions(), ptx, error));
+  EXPECT_NE(error.find("tile.load"), std::string::npos) << error;
+  EXPECT_TRUE(ptx.empty());
 }
 
 TEST(Compile, DumpsIrAfterEveryPass) {

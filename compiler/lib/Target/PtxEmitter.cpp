@@ -6,9 +6,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -56,6 +57,17 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   }
   mlir::PassManager pm(ctx);
   buildPipeline(pm, target, options);
+#ifndef TK_VERIFY_EACH_PASS
+  // The DSL's module is verified once (a malformed kernel is reported, not compiled); the passes' outputs are not
+  // (the lit tests run each pass verified), except when dumping them.
+  if (options.dumpIrDir.empty()) {
+    if (mlir::failed(mlir::verify(module))) {
+      error = "the kernel's IR is malformed:\n" + diagnostics;
+      return false;
+    }
+    pm.enableVerifier(false);
+  }
+#endif
   if (!options.dumpIrDir.empty()) {
     ctx->disableMultithreading();
     pm.enableIRPrintingToFileTree([](mlir::Pass *, mlir::Operation *) { return false; },
