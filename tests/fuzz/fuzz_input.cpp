@@ -157,9 +157,9 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
       break;
     }
     case 3:
-    case 4:
+    case 4: // a dimension the descriptor holds (ndim may claim 9 of TK_MAX_DIMS = 8)
       if (t->ndim > 0)
-        t->shape[in.choose(t->ndim)] = sizes.dim(in);
+        t->shape[in.choose(std::min(t->ndim, TK_MAX_DIMS))] = sizes.dim(in);
       break;
     case 5: misalign = 1; break;
     case 6: t->device = in.choose(2) ? TK_DEVICE_CUDA : (tk_device_type)5; break;
@@ -170,7 +170,7 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
     if (corruption_ == Corruption::Dtype)
       t->dtype = (tk_dtype)77;
     else if (corruption_ == Corruption::Shape && t->ndim > 0)
-      t->shape[t->ndim - 1] += 3;
+      t->shape[std::min(t->ndim, TK_MAX_DIMS) - 1] += 3;
     else if (corruption_ == Corruption::Misalign)
       misalign = 1;
     else if (corruption_ == Corruption::Device)
