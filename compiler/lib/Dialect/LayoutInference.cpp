@@ -143,8 +143,10 @@ void LayoutInference::hintSameShapeOperands(Operation *op) {
 LogicalResult LayoutInference::verifySameLayouts(Operation *op) {
   Attribute resultLayout = layoutOf(op->getResult(0));
   for (Value operand : op->getOperands()) {
-    if (!isa<FragmentType>(operand.getType()) || !layoutOf(operand))
-      continue; // a gather's source tensor; a deferred carried value (checked when its loop settles it)
+    if (!isa<FragmentType>(operand.getType()))
+      continue; // a gather's source tensor
+    if (!layoutOf(operand) && isa<BlockArgument>(operand))
+      continue; // a loop's deferred carried value: checked when the loop settles it
     if (layoutOf(operand) != resultLayout)
       return conflict(op, operand, [&](InFlightDiagnostic &d) { d << " but the result has layout " << resultLayout; });
   }

@@ -142,11 +142,13 @@ template <typename L> struct LoopLayouts
       if (!inference.isDeferred(c.arg))
         continue;
       inference.settle(c.arg);
-      Value yielded = yield->getOperand(res.getResultNumber());
-      Attribute layout = yielded == c.arg ? nullptr : LayoutInference::layoutOf(yielded);
-      auto type = cast<FragmentType>(res.getType());
-      if (layout)
-        type = type.withLayout(layout);
+      // The layout its users computed in (from their other operands; they must agree, as any elementwise
+      // operands must); the yield moves a value laid out otherwise, as for any carried value.
+      Attribute layout;
+      for (Operation *user : c.arg.getUsers())
+        if (user != yield && !layout)
+          layout = LayoutInference::layoutOf(user->getResult(0));
+      auto type = cast<FragmentType>(res.getType()).withLayout(layout);
       res.setType(type);
       c.arg.setType(type);
       moveInit(loop, res.getResultNumber(), c, type);
@@ -161,9 +163,11 @@ template <typename L> struct LoopLayouts
 
 private:
   static bool waitsForBody(LayoutInference &inference, Carried c, Value res) {
-    if (!inference.inferring() || inference.hint(c.arg) || inference.hint(res) || c.arg.use_empty())
+    // Not where the IR states the layout, nor where a user asks for one.
+    if (!inference.inferring() || LayoutInference::layoutOf(c.arg) || inference.hint(c.arg) || inference.hint(res))
       return false;
     auto shape = cast<FragmentType>(c.arg.getType()).getShape();
+    bool combined = false; // by at least one elementwise op (a value only yielded keeps its start's layout)
     for (OpOperand &use : c.arg.getUses()) {
       Operation *user = use.getOwner();
       if (user == c.arg.getParentBlock()->getTerminator())
@@ -177,8 +181,9 @@ private:
           other |= v != c.arg && ft.getShape() == shape && !isa<BlockArgument>(v);
       if (!other)
         return false;
+      combined = true;
     }
-    return true;
+    return combined;
   }
 
   static void moveInit(typename L::Op loop, unsigned i, const Carried &c, FragmentType type) {

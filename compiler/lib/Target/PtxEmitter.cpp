@@ -57,16 +57,16 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
   }
   mlir::PassManager pm(ctx);
   buildPipeline(pm, target, options);
-#ifndef TK_VERIFY_EACH_PASS
-  // The DSL's module is verified once (a malformed kernel is reported, not compiled); the passes' outputs are not
-  // (the lit tests run each pass verified), except when dumping them.
-  if (options.dumpIrDir.empty()) {
-    if (mlir::failed(mlir::verify(module))) {
-      error = "the kernel's IR is malformed:\n" + diagnostics;
-      return false;
-    }
-    pm.enableVerifier(false);
+  // The DSL's module is verified before any pass (a malformed kernel is reported, not compiled: the pass manager
+  // verifies only its passes' outputs). Those are verified in debug, sanitizer and fuzzing builds and while
+  // dumping IR; a release build trusts its passes, which the lit tests run verified.
+  if (mlir::failed(mlir::verify(module))) {
+    error = "the kernel's IR is malformed:\n" + diagnostics;
+    return false;
   }
+#ifndef TK_VERIFY_EACH_PASS
+  if (options.dumpIrDir.empty())
+    pm.enableVerifier(false);
 #endif
   if (!options.dumpIrDir.empty()) {
     ctx->disableMultithreading();

@@ -106,3 +106,47 @@ tile.kernel @reduced_sums(%x: memref<?x256xf32>, %out: memref<?x1xf32>) attribut
   }
   tile.return
 }
+
+// A waiting carried value takes the layout its users compute in, not
+// necessarily the yielded value's: here the sum takes the load's layout and
+// the body yields a value computed in a layout the author states, which moves
+// to the carried layout at the yield, as for any carried value.
+// CHECK-LABEL: tile.kernel @yield_moves
+// CHECK: scf.for {{.*}} -> (!tile.frag<8x256xf32, #[[L:tile.blocked<vec = \[1, 4\], lanes = \[1, 32\], warps = \[2, 2\]>]]>)
+// CHECK: tile.parallel {{.*}} -> !tile.frag<8x256xf32, #[[L]]>
+// CHECK: tile.relayout {{.*}} -> !tile.frag<8x256xf32, #tile.blocked<vec = [1, 1], lanes = [8, 4], warps = [1, 4]>>
+// CHECK: %[[E:.*]] = tile.parallel {{.*}} -> !tile.frag<8x256xf32, #tile.blocked<vec = [1, 1], lanes = [8, 4], warps = [1, 4]>>
+// CHECK: %[[M:.*]] = tile.relayout %[[E]] {{.*}} -> !tile.frag<8x256xf32, #[[L]]>
+// CHECK: scf.yield %[[M]]
+tile.kernel @yield_moves(%x: memref<?x256xf32>, %out: memref<?x256xf32>) attributes {threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %k = memref.dim %x, %c0 : memref<?x256xf32>
+  tile.grid (%b) in (%c1) {
+    %i0 = tile.iota {dim = 0 : i64} : !tile.frag<8x256xi32>
+    %z = tile.parallel %i0 : (!tile.frag<8x256xi32>) -> !tile.frag<8x256xf32> {
+    ^bb0(%u: i32):
+      %zero = arith.constant 0.0 : f32
+      tile.yield %zero : f32
+    }
+    %s = scf.for %i = %c0 to %k step %c256 iter_args(%acc = %z) -> (!tile.frag<8x256xf32>) {
+      %t = tile.load %x[%c0, %c0] : memref<?x256xf32> -> !tile.frag<8x256xf32>
+      %n = tile.parallel %acc, %t : (!tile.frag<8x256xf32>, !tile.frag<8x256xf32>) -> !tile.frag<8x256xf32> {
+      ^bb0(%u: f32, %v: f32):
+        %a = arith.addf %u, %v : f32
+        tile.yield %a : f32
+      }
+      %e = tile.relayout %n : !tile.frag<8x256xf32> -> !tile.frag<8x256xf32, #tile.blocked<vec = [1, 1], lanes = [8, 4], warps = [1, 4]>>
+      %f = tile.parallel %e : (!tile.frag<8x256xf32, #tile.blocked<vec = [1, 1], lanes = [8, 4], warps = [1, 4]>>) -> !tile.frag<8x256xf32> {
+      ^bb0(%u: f32):
+        %h = arith.mulf %u, %u : f32
+        tile.yield %h : f32
+      }
+      scf.yield %f : !tile.frag<8x256xf32>
+    }
+    %m = tile.relayout %s : !tile.frag<8x256xf32> -> !tile.frag<8x256xf32>
+    tile.store %m, %out[%c0, %c0] : !tile.frag<8x256xf32>, memref<?x256xf32>
+  }
+  tile.return
+}
