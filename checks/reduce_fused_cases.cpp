@@ -33,6 +33,11 @@ TK_REGISTER_CASES(reduce_fused) {
     t.gpu.push_back({moeGrid()[4].tokens, moeGrid()[4].topk, moeGrid()[4].experts, moeGrid()[4].ranks, h});
   for (uint64_t seed : {1, 2})
     t.gpu.push_back({4001, 8, 256, 8, 7168, TK_BF16, true, true, true, true, seed});
+  // Non-finite values into outputs of x's dtype (the e4m3 edges above write any NaN as 0x7F; these carry the GPU's
+  // canonical NaN, which any NaN of the reference matches), at K = 2 (unrolled) and K = 8 (rolled, skipping).
+  for (tk_dtype in : {TK_F32, TK_BF16})
+    for (int64_t k : {2, 8})
+      t.gpu.push_back({999, k, 72, 8, 2048, in, false, in == TK_F32, in == TK_BF16, true, 4});
   t.small = {{256, 6, 72, 8, 2048}, {100, 9, 256, 8, 512, TK_F32, true, false, true, true, 2}};
   // Rows: K = 6 with weights, bf16, H = 7168 (the spec's benchmark) over the
   // grid's K = 6 points.
