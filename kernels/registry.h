@@ -34,6 +34,12 @@ struct KernelVariant {
   bool fits(const compiler::Target &target) const {
     return sharedBytes <= 0 || target.maxSharedBytes <= 0 || sharedBytes <= target.maxSharedBytes;
   }
+  /// Why `target` cannot build the variant, for the tools' skip line ("" when it can).
+  std::string whyNot(const compiler::Target &target) const {
+    return fits(target) ? ""
+                        : "needs " + std::to_string(sharedBytes) + " bytes of shared memory, " + target.name +
+                              " allows " + std::to_string(target.maxSharedBytes);
+  }
 };
 
 struct ShippedKernel {

@@ -38,10 +38,8 @@ int compileVariants(const std::string &dir, const std::vector<compiler::Target> 
   for (const compiler::Target &target : targets)
     for (const auto &k : kernels::shippedKernels())
       for (const auto &v : k.variants) {
-        if (!v.fits(target)) {
-          std::printf("%-52s %-8s skipped: needs %lld bytes of shared memory, %s allows %lld\n", v.name.c_str(),
-                      target.name.c_str(), (long long)v.sharedBytes, target.name.c_str(),
-                      (long long)target.maxSharedBytes);
+        if (std::string why = v.whyNot(target); !why.empty()) {
+          std::printf("%-52s %-8s skipped: %s\n", v.name.c_str(), target.name.c_str(), why.c_str());
           continue;
         }
         std::shared_ptr<runtime::CompiledKernel> out;

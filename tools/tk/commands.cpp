@@ -57,10 +57,8 @@ static int compileTable(const std::vector<std::string> &names, const compiler::T
       if (!names.empty() &&
           std::none_of(names.begin(), names.end(), [&](const std::string &n) { return selects(n, k, v); }))
         continue;
-      if (!v.fits(target)) {
-        std::printf("%-52s %-8s skipped: needs %lld bytes of shared memory, %s allows %lld\n", v.name.c_str(),
-                    target.name.c_str(), (long long)v.sharedBytes, target.name.c_str(),
-                    (long long)target.maxSharedBytes);
+      if (std::string why = v.whyNot(target); !why.empty()) {
+        std::printf("%-52s %-8s skipped: %s\n", v.name.c_str(), target.name.c_str(), why.c_str());
         continue;
       }
       runtime::CompiledKernel compiled;
