@@ -4,7 +4,8 @@
 // (accumulators). They take part in layout inference through external
 // models of LayoutInferenceOpInterface (one set of rules for both loops), so
 // no pass has to recognize them: a carried fragment has one layout, its
-// initial value's, in the loop's result and in the body's block argument,
+// initial value's (or, where nothing asks one of it, the layout its body
+// computes it in), in the loop's result and in the body's block argument,
 // and the value the body yields is moved to that layout (tile.relayout)
 // where it has another. scf.if yields fragments the same way: a result
 // has one layout, that of its else value where that is laid out before the
@@ -121,27 +122,27 @@ template <typename L> struct LoopLayouts
       if (!type)
         continue;
       Carried c = L::carried(loop, res.getResultNumber());
-      if (waitsForBody(inference, c, res)) {
-        inference.defer(c.arg);
-        continue;
-      }
+      if (waitsForBody(inference, c, res))
+        continue; // its block argument stays without a layout until settleAfterRegions
       c.arg.setType(type);
       moveInit(loop, res.getResultNumber(), c, type);
     }
     return success();
   }
 
-  // The deferred carried values take the layout of what the body yields;
-  // their users inside the body (elementwise, laid out by their other
-  // operands) and the yield are checked again.
+  // The carried values that waited (block arguments still without a
+  // layout) take the layout their users computed in; those users
+  // (elementwise, laid out by their other operands) and the yield are
+  // checked again.
   LogicalResult settleAfterRegions(Operation *op, LayoutInference &inference) const {
     auto loop = cast<typename L::Op>(op);
     Operation *yield = op->getRegion(0).front().getTerminator();
+    bool settled = false;
     for (OpResult res : loop.getResults()) {
       Carried c = L::carried(loop, res.getResultNumber());
-      if (!inference.isDeferred(c.arg))
+      if (!isa<FragmentType>(res.getType()) || LayoutInference::layoutOf(c.arg))
         continue;
-      inference.settle(c.arg);
+      settled = true;
       // The layout its users computed in (from their other operands; they must agree, as any elementwise
       // operands must); the yield moves a value laid out otherwise, as for any carried value.
       Attribute layout;
@@ -158,7 +159,7 @@ template <typename L> struct LoopLayouts
             return failure();
     }
     auto yieldRules = dyn_cast<LayoutInferenceOpInterface>(yield);
-    return yieldRules ? yieldRules.verifyOperandLayouts(inference) : success();
+    return settled && yieldRules ? yieldRules.verifyOperandLayouts(inference) : success();
   }
 
 private:

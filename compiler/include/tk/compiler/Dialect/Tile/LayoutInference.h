@@ -12,7 +12,6 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace tk::tile {
@@ -72,15 +71,9 @@ public:
   /// Elementwise ops: their hint goes to every operand of the result's shape.
   void hintSameShapeOperands(mlir::Operation *op) ;
   /// Elementwise ops: every fragment operand must have the result's layout
-  /// (one without a layout yet, a loop's deferred carried value, is checked
-  /// when the loop settles it).
+  /// (a block argument without one yet, a loop's carried value waiting for
+  /// its body, is checked when the loop settles it: ScfLayouts.cpp).
   static mlir::LogicalResult verifySameLayouts(mlir::Operation *op);
-
-  /// A loop's carried block argument whose layout waits for its body: it
-  /// takes the layout of the value the body yields (LoopLayouts).
-  void defer(mlir::Value arg) { deferred_.insert(arg); }
-  bool isDeferred(mlir::Value v) const { return deferred_.contains(v); }
-  void settle(mlir::Value arg) { deferred_.erase(arg); }
   /// The layout of `op`'s result `i`, or its default when it has none (the
   /// requirement of an operand is stated relative to it).
   mlir::Attribute resultLayoutOrDefault(mlir::Operation *op, unsigned i = 0) const;
@@ -95,7 +88,6 @@ private:
   bool infer_;
   int64_t vectorBytes_, vecElems_, transposeRows_, warps_;
   llvm::DenseMap<mlir::Value, mlir::Attribute> hints_;
-  llvm::DenseSet<mlir::Value> deferred_;
 };
 
 } // namespace tk::tile
