@@ -48,15 +48,16 @@ static std::string checkSchedule(const GateBackwardConfig &c) {
   if (width > most * c.numThreads())
     return (c.fused ? "chunk = " : "H = ") + std::to_string(width) + " is over " + std::to_string(most) +
            " columns per thread at " + std::to_string(c.numThreads()) + " threads";
-  // A chunk narrower than 8 columns a thread is spread over every thread (KernelBuilder::vectorElements).
-  if (c.fused && c.chunkColumns() < c.hidden && c.chunkColumns() < 8 * c.numThreads() &&
-      c.chunkColumns() > c.numThreads() && !llvm::isPowerOf2_64(c.chunkColumns() / c.numThreads()))
-    return "chunk = " + std::to_string(c.chunkColumns()) + " is " + std::to_string(c.chunkColumns() / c.numThreads()) +
-           " columns a thread at " + std::to_string(c.numThreads()) + " threads: it needs a power of two";
-  if (c.fused && c.chunkColumns() < c.hidden && c.chunkColumns() % c.numThreads() != 0 &&
-      c.chunkColumns() > c.numThreads())
-    return "chunk = " + std::to_string(c.chunkColumns()) + " is not a multiple of " + std::to_string(c.numThreads()) +
-           " threads";
+  // A chunk of a row (more columns than threads) is whole columns a thread; one narrower than 8 columns a thread
+  // is spread over every thread (KernelBuilder::vectorElements), a power of two of them.
+  if (const int64_t chunk = c.chunkColumns(), threads = c.numThreads();
+      c.fused && chunk < c.hidden && chunk > threads) {
+    if (chunk % threads != 0)
+      return "chunk = " + std::to_string(chunk) + " is not a multiple of " + std::to_string(threads) + " threads";
+    if (chunk < 8 * threads && !llvm::isPowerOf2_64(chunk / threads))
+      return "chunk = " + std::to_string(chunk) + " is " + std::to_string(chunk / threads) + " columns a thread at " +
+             std::to_string(threads) + " threads: it needs a power of two";
+  }
   return "";
 }
 
