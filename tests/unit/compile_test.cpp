@@ -411,5 +411,19 @@ TEST(Compile, DumpsIrAfterEveryPass) {
   EXPECT_EQ(count(std::string("ls -d ") + dir + "/*/sm_90a " + dir + "/*/sm_80 | wc -l"), 3) << dir;
 }
 
+TEST(Compile, PassTimingReportsEachPass) {
+  setenv("TK_PASS_TIMING", "1", 1);
+  testing::internal::CaptureStderr();
+  compile({2048, 64, dsl::DType::F32, false}, "sm_90a");
+  std::string report = testing::internal::GetCapturedStderr();
+  unsetenv("TK_PASS_TIMING");
+  // MLIR's report, naming tk's passes and the LLVM back end's one pass.
+  EXPECT_NE(report.find("Execution time report"), std::string::npos) << report;
+  EXPECT_NE(report.find("TileLowerToGPU"), std::string::npos) << report;
+  EXPECT_NE(report.find("GpuModuleToBinaryPass"), std::string::npos) << report;
+  testing::internal::CaptureStderr();
+  compile({2048, 64, dsl::DType::F32, false}, "sm_90a");
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find("Execution time report"), std::string::npos);
+}
 
 } // namespace

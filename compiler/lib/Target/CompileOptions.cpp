@@ -18,6 +18,8 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.printKernelSource = std::string(p) == "1";
   if (const char *r = std::getenv("TK_REMARKS"))
     o.remarks = std::string(r) == "1";
+  if (const char *t = std::getenv("TK_PASS_TIMING"))
+    o.passTiming = std::string(t) == "1";
   if (const char *a = std::getenv("TK_ABLATE")) {
     std::string list = a;
     for (size_t start = 0; start <= list.size();) {

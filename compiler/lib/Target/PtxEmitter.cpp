@@ -75,6 +75,8 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
                                   /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
                                   /*printAfterOnlyOnFailure=*/false, dumpFolder(module, options.dumpIrDir, target));
   }
+  if (options.passTiming) // MLIR's report, on stderr once the pass manager is done
+    pm.enableTiming();
   if (mlir::failed(pm.run(module))) {
     error = "compilation for " + target.name + " failed:\n" + diagnostics;
     return false;

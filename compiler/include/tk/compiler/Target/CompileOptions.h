@@ -21,6 +21,9 @@ struct CompileOptions {
   bool printKernelSource = false;
   /// Print vectorization remarks to stderr (TK_REMARKS=1).
   bool remarks = false;
+  /// Print each pass's time to stderr after each compilation (TK_PASS_TIMING=1;
+  /// the LLVM back end is the one pass gpu-module-to-binary).
+  bool passTiming = false;
   /// Passes switched off for an ablation study (TK_ABLATE=a,b): "vectorize"
   /// (4-byte accesses instead of the target's 16 or 32), "fp8-hardware"
   /// (e4m3 conversion by integer arithmetic instead of cvt instructions) and
@@ -48,7 +51,7 @@ struct CompileOptions {
   /// pass's default (1: every element size; 2 gives e4m3 transposes padded
   /// rows, their earlier layout).
   int64_t swizzleBytes = 0;
-  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_ABLATE,
+  /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_PASS_TIMING, TK_ABLATE,
   /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD and
   /// TK_SWIZZLE_BYTES.
   static CompileOptions fromEnvironment();
