@@ -317,6 +317,11 @@ LogicalResult DotOp::hintOperandLayouts(LayoutInference &inference) {
     return success();
   inference.want(getLhs(), compiler::toAttr(getContext(), l->lhs), /*overrides=*/true);
   inference.want(getAcc(), accLayout);
+  // One warp: its transposed rhs is loaded as the b registers themselves instead of staged in shared memory.
+  if (getRhsTransposed())
+    if (std::optional<compiler::BlockedLayout> rhs =
+            compiler::mmaRhsRegisterLayout(l->lhs, numColumns(), inference.numWarps()))
+      inference.want(getRhs(), compiler::toAttr(getContext(), *rhs), /*overrides=*/true);
   return success();
 }
 /// The accumulator's layout (the product adds into it in place); without

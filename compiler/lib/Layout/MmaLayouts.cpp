@@ -30,6 +30,12 @@ std::optional<MmaRegisterLayouts> chooseMmaRegisterLayouts(int64_t m, int64_t k,
   return std::nullopt;
 }
 
+std::optional<BlockedLayout> mmaRhsRegisterLayout(const BlockedLayout &lhs, int64_t n, int64_t warps) {
+  if (warps != 1 || n % 8 || lhs.rank() != 2)
+    return std::nullopt;
+  return fragmentLayout(n, lhs.shape[1], lhs.vec[1], 1);
+}
+
 std::string whyNotMmaRegisterLayouts(const BlockedLayout &lhs, const BlockedLayout &acc, int64_t warps,
                                      int64_t rhsBytes, bool bf16) {
   if (lhs.rank() != 2 || acc.rank() != 2)

@@ -34,10 +34,17 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
   // distinct banks when rows are 4 x the run's words apart mod 32 (runs of 8 words: 4 mod 8, the pieces
   // interleave). [K, N]: rows t V apart, 8 words apart mod 32 for the 8 columns g (a 2-way conflict past V = 8).
   const int64_t runWords = runBytes / 4;
-  const int64_t pad = rhsT ? (runWords <= 4 ? mma::padWords(rowWords, 4 * runWords, 32) : mma::padWords(rowWords, 4, 8))
-                           : (vk <= 8 ? mma::padWords(rowWords, 8 / vk, 32 / vk) : mma::padWords(rowWords, 1, 2));
-  Value sb = mma::stageRows(*this, op, rhs, lb, eb, pad);
-  gpu::BarrierOp::create(b, loc);
+  // One warp's transposed rhs may come as the b registers themselves (MmaLayouts.h): nothing to stage or wait for.
+  std::optional<BlockedLayout> rhsInRegisters = mmaRhsRegisterLayout(la, lc.shape[1], state.numWarps);
+  const bool staged = !(rhsT && rhsInRegisters && lb == *rhsInRegisters);
+  Value sb;
+  if (staged) {
+    const int64_t pad =
+        rhsT ? (runWords <= 4 ? mma::padWords(rowWords, 4 * runWords, 32) : mma::padWords(rowWords, 4, 8))
+             : (vk <= 8 ? mma::padWords(rowWords, 8 / vk, 32 / vk) : mma::padWords(rowWords, 1, 2));
+    sb = mma::stageRows(*this, op, rhs, lb, eb, pad);
+    gpu::BarrierOp::create(b, loc);
+  }
 
   auto c = [&](int64_t v) { return index(v); };
   auto addc = [&](Value x, int64_t v) { return v ? arith::AddIOp::create(b, loc, x, c(v)).getResult() : x; };
@@ -47,7 +54,11 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
   auto rhsRegs = [&](int64_t q, int64_t j) {
     Value col = addc(g, 8 * j), k0 = addc(tRun, 4 * vk * q);
     SmallVector<Value> e;
-    if (rhsT) {
+    if (!staged) {
+      for (int64_t v = 0; v < vk; ++v)
+        e.push_back(vector::ExtractOp::create(b, loc, rhs,
+                                              ArrayRef<int64_t>{lb.slotIndex(BlockedLayout::SlotPos{{j, q}, {0, v}})}));
+    } else if (rhsT) {
       Value run = vector::LoadOp::create(b, loc, VectorType::get({vk}, eb), sb, ValueRange{col, k0}, false,
                                          llvm::MaybeAlign(std::min<int64_t>(runBytes, 16)));
       for (int64_t v = 0; v < vk; ++v)
@@ -113,7 +124,8 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
       for (int64_t i = 0; i < 4; ++i)
         slots[cSlot(p, j, i)] = accs[p * tilesN + j][i];
   // Every warp is done reading the staged rhs before the buffer is written again.
-  gpu::BarrierOp::create(b, loc);
+  if (staged)
+    gpu::BarrierOp::create(b, loc);
   return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)slots.size()}, f32), slots);
 }
 

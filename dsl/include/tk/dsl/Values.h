@@ -303,7 +303,8 @@ Tile dot(const Tile &a, const Tile &b, SourceLine where = SourceLine::here());
 /// acc + dot(a, b), the products added to the [M, N] f32 accumulator by the
 /// tensor core itself (a loop that carries acc keeps it in registers: with M
 /// a multiple of 16 x the kernel's warps, the product runs from registers
-/// and only b goes through shared memory).
+/// and only b goes through shared memory; in a one-warp kernel, a b given as
+/// transpose(w) is loaded straight into the tensor core's registers).
 Tile dot(const Tile &a, const Tile &b, const Tile &acc, SourceLine where = SourceLine::here());
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
 Tile transpose(const Tile &t, SourceLine where = SourceLine::here());

@@ -13,6 +13,10 @@
 //    is over the same eight (sixteen) products.
 //  - accumulator [M, N], vec [1, 2]: column j * 8 + 2t + e, the c registers
 //    of 16 x 8 tile (p, j): c(2h + e) at row slot 2p + h.
+//  - a transposed rhs [N, K] of a one-warp kernel, vec [1, V]: the lhs's
+//    form, so that thread (g, t) holds the b registers of column 8j + g with
+//    the lhs's permutation of K, read straight from its loads (there is no
+//    other warp to share a staged copy with).
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -37,6 +41,11 @@ inline int64_t mmaStepElements(bool bf16) { return bf16 ? 4 : 2; }
 std::optional<MmaRegisterLayouts> chooseMmaRegisterLayouts(int64_t m, int64_t k, int64_t n, int64_t warps,
                                                            int64_t lhsBytes, int64_t rhsBytes, bool bf16,
                                                            int64_t vectorBytes);
+
+/// The layout of a transposed rhs [N, K] held in registers as the b operands
+/// of a one-warp product whose lhs has `lhs`'s vector (none for more warps, or
+/// where N is not a multiple of 8).
+std::optional<BlockedLayout> mmaRhsRegisterLayout(const BlockedLayout &lhs, int64_t n, int64_t warps);
 
 /// Why `lhs` and `acc` are not such layouts for `warps` warps (any V that
 /// qualifies), or "" where they are and the product can run from registers.
