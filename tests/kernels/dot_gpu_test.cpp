@@ -14,8 +14,8 @@ TEST_F(DotGpu, TensorCoreProductsWithinOrderRounding) {
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
   int passed = 0, cases = 0;
   using Config = tk::test_kernels::DotTestConfig;
-  // The last seven carry K's chunks in an accumulator: 64 rows per block from
-  // registers (mma.sync's fragments), 32 through shared memory.
+  // The last ten carry K's chunks in an accumulator: 64 rows per 4 warps from
+  // registers (mma.sync's fragments), 32 through shared memory; 16-64 rows on one warp.
   for (Config c :
        {Config{DType::BF16, DType::F32, 64, 24}, Config{DType::F32, DType::F32, 256, 32},
         Config{DType::BF16, DType::BF16, 512, 16}, Config{DType::BF16, DType::F32, 128, 32, true},
@@ -23,7 +23,11 @@ TEST_F(DotGpu, TensorCoreProductsWithinOrderRounding) {
         Config{DType::BF16, DType::F32, 128, 16, false, 32, 64},
         Config{DType::BF16, DType::BF16, 128, 16, true, 64, 64}, Config{DType::F32, DType::F32, 64, 8, false, 32, 64},
         Config{DType::BF16, DType::BF16, 128, 16, false, 64, 64}, Config{DType::F32, DType::F32, 128, 16, true, 64, 64},
-        Config{DType::BF16, DType::F32, 128, 24, true, 64, 32}})
+        Config{DType::BF16, DType::F32, 128, 24, true, 64, 32},
+        // One warp: the transposed w loaded straight into the b registers.
+        Config{DType::BF16, DType::F32, 128, 24, true, 64, 32, 32},
+        Config{DType::F32, DType::F32, 64, 16, true, 32, 16, 32},
+        Config{DType::BF16, DType::BF16, 128, 16, true, 64, 64, 32}})
     for (int64_t rows : {32, 40, 100, 4096}) {
       std::string error;
       // Sums of K exact products in another order: within K ulps of their magnitude.

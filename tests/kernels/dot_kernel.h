@@ -25,19 +25,21 @@ struct DotTestConfig {
   /// K in chunks of this many columns (0: one product), each after the
   /// first added to the one before by dot(x, w, acc).
   int64_t chunk = 0;
-  /// Rows per block of 128 threads: 64 fits mma.sync's register fragments
-  /// (16 per warp), so dot(x, w, acc) runs from registers; 32 stages.
+  /// Rows per block: 16 per warp fit mma.sync's register fragments (64 of
+  /// 128 threads), so dot(x, w, acc) runs from registers; 32 of 128 stage.
   int64_t blockRows = 32;
+  /// Threads per block: 32 (one warp) loads a transposed w as the tensor core's b registers.
+  int64_t threads = 128;
   std::string key() const {
     return std::string("dot_test:") + dsl::name(a) + "x" + dsl::name(b) + ",K=" + std::to_string(k) +
            ",N=" + std::to_string(n) + (transposed ? ",T" : "") + ",chunk=" + std::to_string(chunk) +
-           ",rows=" + std::to_string(blockRows);
+           ",rows=" + std::to_string(blockRows) + (threads != 128 ? ",threads=" + std::to_string(threads) : "");
   }
 };
 
 inline dsl::BuiltKernel buildDotTest(mlir::MLIRContext &ctx, const DotTestConfig &c) {
   using namespace tk::dsl;
-  KernelBuilder k(ctx, "dot_test", 128);
+  KernelBuilder k(ctx, "dot_test", c.threads);
   Dim rows = k.dynamic("rows");
   std::vector<int64_t> wShape = c.transposed ? std::vector<int64_t>{c.n, c.k} : std::vector<int64_t>{c.k, c.n};
   Tensor x = k.input("x", {rows, c.k}, c.a), w = k.input("w", {wShape[0], wShape[1]}, c.b);

@@ -29,6 +29,10 @@ const std::vector<DotTestConfig> kConfigs = {
     {DType::BF16, DType::BF16, 128, 16, false, 64, 64}, // bf16 [K, N] rhs: column reads packed in pairs
     {DType::F32, DType::F32, 128, 16, true, 64, 64},
     {DType::BF16, DType::F32, 128, 24, true, 64, 32},
+    // One warp: the transposed w loaded as the b registers, nothing staged.
+    {DType::BF16, DType::F32, 128, 24, true, 64, 32, 32},
+    {DType::F32, DType::F32, 64, 16, true, 32, 16, 32},
+    {DType::BF16, DType::BF16, 128, 16, true, 64, 64, 32},
 };
 
 TEST(Dot, CompilesToMmaSyncForEveryTarget) {
@@ -41,6 +45,36 @@ TEST(Dot, CompilesToMmaSyncForEveryTarget) {
                                                                         : "m16n8k8.row.col.f32.tf32.tf32.f32";
       EXPECT_NE(out.ptx.find("mma.sync.aligned." + shape), std::string::npos) << c.key() << " " << target.name;
     }
+}
+
+// A one-warp block's transposed rhs needs no shared memory and no barrier; with four warps it is staged.
+TEST(Dot, OneWarpTakesTheTransposedRhsInRegisters) {
+  auto ptx = [](int64_t threads, int64_t rows) {
+    runtime::KernelFactory factory([threads, rows](mlir::MLIRContext &ctx) {
+      KernelBuilder k(ctx, "one_warp_dot", threads);
+      Tensor x = k.input("x", {rows, 64}, DType::BF16), w = k.input("w", {24, 64}, DType::F32);
+      Tensor y = k.output("y", {rows, 24}, DType::F32);
+      k.grid({1}, [&](const std::vector<Index> &) {
+        Index zero = k.index(0);
+        Tile acc = k.full({rows, 24}, 0.0);
+        k.store(y, {zero, zero},
+                dot(k.load(x, {zero, zero}, {rows, 64}), transpose(k.load(w, {zero, zero}, {24, 64})), acc));
+      });
+      return k.finish();
+    });
+    runtime::CompiledKernel out;
+    runtime::Status s = runtime::compileKernel(factory, *compiler::findTarget("sm_90a"), out);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return out.ptx;
+  };
+  const std::string one = ptx(32, 32);
+  EXPECT_NE(one.find("mma.sync"), std::string::npos);
+  EXPECT_EQ(one.find(".shared"), std::string::npos) << one;
+  EXPECT_EQ(one.find("bar.sync"), std::string::npos);
+  const std::string four = ptx(128, 64);
+  EXPECT_NE(four.find("mma.sync"), std::string::npos);
+  EXPECT_NE(four.find(".shared"), std::string::npos);
+  EXPECT_NE(four.find("bar.sync"), std::string::npos);
 }
 
 TEST(Dot, CpuPathMatchesTheInOrderReference) {
