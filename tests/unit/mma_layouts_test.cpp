@@ -3,6 +3,7 @@
 // permutations (MmaLayouts.h), checked element by element through coords().
 #include "tk/compiler/Layout/MmaLayouts.h"
 
+#include <array>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -10,6 +11,7 @@ using tk::compiler::areMmaRegisterLayouts;
 using tk::compiler::BlockedLayout;
 using tk::compiler::chooseMmaRegisterLayouts;
 using tk::compiler::MmaRegisterLayouts;
+using tk::compiler::mmaRhsRegisterLayout;
 using tk::compiler::whyNotMmaRegisterLayouts;
 
 namespace {
@@ -85,6 +87,33 @@ TEST(MmaLayouts, ThreadsHoldMmaFragmentsUpToPermutation) {
     EXPECT_EQ(lhsRows, accRows) << "thread " << thread;
     EXPECT_EQ((int64_t)lhsRows.size() % 2, 0); // row slots pair up as a 16-row tile's g and g + 8
   }
+}
+
+// A one-warp kernel's transposed rhs [N, K] in registers: the slot the
+// lowering takes for column tile j, repetition q, element v
+// (MmaRegisters.cpp) holds rhs[8 j + g][4 V q + t V + v] on lane (g, t),
+// the element the staged path reads for the same b register; only one
+// warp, N a multiple of 8.
+TEST(MmaLayouts, OneWarpRhsSlotsAreTheBRegisters) {
+  for (auto [k, n, lhsBytes] : {std::array<int64_t, 3>{128, 24, 2}, {64, 8, 4}, {256, 32, 2}}) {
+    MmaRegisterLayouts l = *chooseMmaRegisterLayouts(32, k, n, 1, lhsBytes, 4, false, 16);
+    std::optional<BlockedLayout> rhs = mmaRhsRegisterLayout(l.lhs, n, 1);
+    ASSERT_TRUE(rhs);
+    const int64_t v = l.lhs.vec[1], reps = k / (4 * v);
+    EXPECT_EQ(rhs->reps(1), l.lhs.reps(1));
+    EXPECT_EQ(rhs->slotsPerThread(), n / 8 * reps * v);
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t j = 0; j < n / 8; ++j)
+        for (int64_t q = 0; q < reps; ++q)
+          for (int64_t e = 0; e < v; ++e) {
+            std::vector<int64_t> c = rhs->coords(rhs->slotIndex(BlockedLayout::SlotPos{{j, q}, {0, e}}), lane);
+            EXPECT_EQ(c, (std::vector<int64_t>{8 * j + lane / 4, 4 * v * q + lane % 4 * v + e}))
+                << "k " << k << " n " << n << " lane " << lane << " j " << j << " q " << q << " v " << e;
+          }
+  }
+  MmaRegisterLayouts l = *chooseMmaRegisterLayouts(64, 128, 24, 2, 2, 4, false, 16);
+  EXPECT_FALSE(mmaRhsRegisterLayout(l.lhs, 24, 2)); // two warps share a staged rhs
+  EXPECT_FALSE(mmaRhsRegisterLayout(l.lhs, 12, 1));
 }
 
 } // namespace

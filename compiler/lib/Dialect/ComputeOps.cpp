@@ -317,11 +317,13 @@ LogicalResult DotOp::hintOperandLayouts(LayoutInference &inference) {
     return success();
   inference.want(getLhs(), compiler::toAttr(getContext(), l->lhs), /*overrides=*/true);
   inference.want(getAcc(), accLayout);
-  // One warp: its transposed rhs is loaded as the b registers themselves instead of staged in shared memory.
-  if (getRhsTransposed())
+  // One warp: its transposed rhs is loaded as the b registers themselves instead of staged in shared memory. Only
+  // an rhs used by the product alone: another user's wish (an elementwise op beside a value in another layout)
+  // would conflict, where staging takes the rhs in any layout.
+  if (getRhsTransposed() && getRhs().hasOneUse())
     if (std::optional<compiler::BlockedLayout> rhs =
             compiler::mmaRhsRegisterLayout(l->lhs, numColumns(), inference.numWarps()))
-      inference.want(getRhs(), compiler::toAttr(getContext(), *rhs), /*overrides=*/true);
+      inference.want(getRhs(), compiler::toAttr(getContext(), *rhs));
   return success();
 }
 /// The accumulator's layout (the product adds into it in place); without

@@ -20,6 +20,13 @@
 // GPU-SAME: workgroup(%{{.*}} : memref<16x68xf32, #gpu.address_space<workgroup>>
 // GPU: gpu.barrier
 // GPU: nvvm.mma.sync
+// An rhs with another user (here added to another [N, K] tile) is staged,
+// as with more warps: the b-register layout would set the two addends
+// apart.
+// GPU-LABEL: gpu.func @rhs_used_twice
+// GPU-SAME: workgroup(
+// GPU: gpu.barrier
+// GPU: nvvm.mma.sync
 // PTX-LABEL: .entry one_warp
 // PTX-NOT: .shared
 // PTX-NOT: bar.sync
@@ -48,6 +55,26 @@ tile.kernel @two_warps(%x: memref<?x64xbf16>, %w: memref<16x64xf32>, %y: memref<
     %z = tile.load %y[%c0, %c0] : memref<?x16xf32> -> !tile.frag<32x16xf32>
     %c = tile.dot %a, %v acc(%z : !tile.frag<32x16xf32>) {rhs_transposed} : !tile.frag<32x64xbf16>, !tile.frag<16x64xf32> -> !tile.frag<32x16xf32>
     tile.store %c, %y[%c0, %c0] : !tile.frag<32x16xf32>, memref<?x16xf32>
+  }
+  tile.return
+}
+
+tile.kernel @rhs_used_twice(%x: memref<?x64xbf16>, %w: memref<16x64xf32>, %u: memref<16x64xf32>, %y: memref<?x16xf32>, %s: memref<16x64xf32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %a = tile.load %x[%c0, %c0] : memref<?x64xbf16> -> !tile.frag<32x64xbf16>
+    %v = tile.load %w[%c0, %c0] : memref<16x64xf32> -> !tile.frag<16x64xf32>
+    %o = tile.load %u[%c0, %c0] : memref<16x64xf32> -> !tile.frag<16x64xf32>
+    %z = tile.load %y[%c0, %c0] : memref<?x16xf32> -> !tile.frag<32x16xf32>
+    %c = tile.dot %a, %v acc(%z : !tile.frag<32x16xf32>) {rhs_transposed} : !tile.frag<32x64xbf16>, !tile.frag<16x64xf32> -> !tile.frag<32x16xf32>
+    tile.store %c, %y[%c0, %c0] : !tile.frag<32x16xf32>, memref<?x16xf32>
+    %p = tile.parallel %v, %o : (!tile.frag<16x64xf32>, !tile.frag<16x64xf32>) -> !tile.frag<16x64xf32> {
+    ^bb0(%e: f32, %f: f32):
+      %t = arith.addf %e, %f : f32
+      tile.yield %t : f32
+    }
+    tile.store %p, %s[%c0, %c0] : !tile.frag<16x64xf32>, memref<16x64xf32>
   }
   tile.return
 }
