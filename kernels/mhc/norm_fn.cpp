@@ -56,8 +56,7 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   const int64_t g = c.width, rows = c.numTokens(), cols = c.numChunk(), splits = c.numSplits();
   const int64_t perSplit = g / cols / splits;
   KernelBuilder k(ctx, "mhc_pre_norm_fn_fwd", c.numThreads());
-  if (c.blocks)
-    k.minBlocksPerSm(c.blocks);
+  k.minBlocksPerSm(c.numBlocks());
   Dim tokens = k.dynamic("tokens"), mixes = k.dynamic("mixes");
   Tensor x = k.input("residual", {tokens, g}, DType::BF16, {}, 16);
   Tensor fn = k.input("fn", {mixes, g}, DType::F32, {}, 16);

@@ -46,8 +46,11 @@ struct NormFnConfig {
   /// forward 2, else 1, no pipeline) and K splits (0: the forward takes 8,
   /// 4 or 2, the first that divides G's chunks, else 1).
   int64_t stages = 0, splits = 0;
-  /// Forward: blocks per SM its registers must allow (launch bounds; 0: none).
+  /// Forward: blocks per SM its registers must allow (launch bounds; 0: the
+  /// default, 2: what the default's 57 KB of shared memory allows on sm_80,
+  /// and without the bound ptxas fit sm_80 in 80 registers with a spill).
   int64_t blocks = 0;
+  int64_t numBlocks() const { return blocks ? blocks : 2; }
   int64_t numStages() const { return stages ? stages : stage == NormFnStage::Forward ? 2 : 1; }
   int64_t numSplits() const;
   /// Norm's default is 128 tokens: it writes dmul transposed as well, and a

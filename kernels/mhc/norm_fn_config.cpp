@@ -92,7 +92,7 @@ const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward) {
             {&C::splits,
              {"splits", "forward: CTAs sharing a row block's G, their sums added in order", 1, 64, false, 0}},
             {&C::blocks,
-             {"blocks", "forward: CTAs per SM its registers must allow (launch bounds; unset: none)", 1, 32, false, 0}},
+             {"blocks", "forward: CTAs per SM its registers must allow (launch bounds; unset: 2)", 1, 32, false, 0}},
         }),
         checkSchedule, searchSpace, [](C &) {},
         // The backward's per-token kernel takes its heuristic; the schedule is the slab kernel's.

@@ -293,7 +293,7 @@ TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
   auto build = [](const kernels::mhc::NormFnConfig &n) {
     return [n](mlir::MLIRContext &ctx) { return kernels::mhc::buildNormFn(ctx, n); };
   };
-  EXPECT_EQ(count(compileKernel(build(fwd)), ".minnctapersm"), 0u);
+  EXPECT_EQ(count(compileKernel(build(fwd)), ".minnctapersm 2"), 1u); // the forward's default
   ASSERT_EQ(kernels::mhc::normFnSchedule(false).spec().parse("blocks=3", fwd), "");
   EXPECT_NE(fwd.key().find("blocks=3"), std::string::npos) << fwd.key();
   EXPECT_EQ(count(compileKernel(build(fwd)), ".minnctapersm 3"), 1u);
