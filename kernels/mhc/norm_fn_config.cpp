@@ -60,7 +60,7 @@ static std::vector<std::string> searchSpace(const NormFnConfig &c, const compile
     // again), would pass the target's shared memory are left out. One warp (32 threads) takes fn's chunk as the
     // tensor core's b registers, staging nothing.
     std::vector<std::string> fit;
-    for (const std::string &s : everyCombination({{"tokens", {32, 64, 128}},
+    for (const std::string &s : everyCombination({{"tokens", {32, 64, 128, 256}},
                                                   {"chunk", {32, 64, 128}},
                                                   {"threads", {32, 128, 256}},
                                                   {"stages", {1, 2, 3}},
