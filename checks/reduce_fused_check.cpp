@@ -1,6 +1,7 @@
 //===- reduce_fused_check.cpp ---------------------------------------------===//
 #include "checks/reduce_fused_check.h"
 #include "checks/element_compare.h"
+#include "checks/parallel_slices.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/fused_mapping.h"
 #include "kernels/moe/reduce_fused.h"
@@ -9,7 +10,6 @@
 #include <cstring>
 #include <limits>
 #include <random>
-#include <thread>
 #include <vector>
 
 namespace tk::checks {
@@ -43,47 +43,48 @@ CheckResult checkReduceFused(GpuSession *gpu, tk_context ctx, const ReduceFusedC
   // At least one element each, so that an empty x (M = 0) still has a buffer to point at.
   std::vector<float> x(std::max<int64_t>(m * h, 1)), xSf(std::max<int64_t>(m, 1)), w(n * k), sf(1, normal(rng));
   std::vector<uint16_t> xBf16(c.in == TK_BF16 ? x.size() : 0);
-  for (int64_t i = 0; i < m * h; ++i) {
-    x[i] = normal(rng);
-    if (c.edges && rng() % 4001 == 0)
-      x[i] = rng() % 2 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
-    else if (c.edges && rng() % 3 == 0) // products that underflow to -0 or +0: a sum of -0 must stay -0
-      x[i] = rng() % 2 ? -1e-30f : 1e-30f;
-    if (c.in == TK_BF16) {
-      xBf16[i] = kernels::quant::f32ToBf16(x[i]);
-      x[i] = kernels::quant::bf16ToF32(xBf16[i]);
+  // x in slices of rows, each from its own generator, on the host's cores (one generator: about a minute of the
+  // GPU grid's host time).
+  forSlices(m, 256, [&](int64_t r0, int64_t r1, int64_t slice) {
+    std::mt19937 g((uint32_t)(c.seed * 2654435761u + n + h) ^ (uint32_t)(slice * 0x9E3779B9u));
+    std::normal_distribution<float> gaussian;
+    for (int64_t i = r0 * h; i < r1 * h; ++i) {
+      x[i] = gaussian(g);
+      if (c.edges && g() % 4001 == 0)
+        x[i] = g() % 2 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+      else if (c.edges && g() % 3 == 0) // products that underflow to -0 or +0: a sum of -0 must stay -0
+        x[i] = g() % 2 ? -1e-30f : 1e-30f;
+      if (c.in == TK_BF16) {
+        xBf16[i] = kernels::quant::f32ToBf16(x[i]);
+        x[i] = kernels::quant::bf16ToF32(xBf16[i]);
+      }
     }
-  }
+  });
   for (float &v : xSf)
     v = normal(rng);
   for (float &v : w) // with edges, some tiny weights: x w underflows to a signed zero
     v = c.edges && rng() % 3 == 0 ? 1e-30f : uniform(rng);
   std::vector<float> acc(n * h);
   // The reference over slices of the tokens on the host's cores (software fmaf: seconds per large case alone).
-  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(n, std::thread::hardware_concurrency()));
-  std::vector<std::thread> workers;
-  for (int64_t i = 0; i < parts; ++i) {
-    const int64_t t0 = n * i / parts, t1 = n * (i + 1) / parts;
-    workers.emplace_back([&, t0, t1] {
-      kernels::moe::reduceFusedReference(x.data(), m, h, c.rowScale ? xSf.data() : nullptr,
-                                         c.weights ? w.data() + t0 * k : nullptr, map.tokenTopkToPos.data() + t0 * k,
-                                         t1 - t0, k, c.e4m3 ? sf.data() : nullptr, acc.data() + t0 * h);
-    });
-  }
-  for (std::thread &t : workers)
-    t.join();
+  forSlices(n, 128, [&](int64_t t0, int64_t t1, int64_t) {
+    kernels::moe::reduceFusedReference(x.data(), m, h, c.rowScale ? xSf.data() : nullptr,
+                                       c.weights ? w.data() + t0 * k : nullptr, map.tokenTopkToPos.data() + t0 * k,
+                                       t1 - t0, k, c.e4m3 ? sf.data() : nullptr, acc.data() + t0 * h);
+  });
   const tk_dtype outType = c.e4m3 ? TK_F8_E4M3 : c.in;
   const int64_t so = kernels::elementBytes(outType), si = kernels::elementBytes(c.in);
   std::vector<unsigned char> ref(n * h * so), got(n * h * so);
-  for (int64_t i = 0; i < n * h; ++i) {
-    if (outType == TK_F32)
-      std::memcpy(&ref[i * 4], &acc[i], 4);
-    else if (outType == TK_BF16) {
-      const uint16_t b = kernels::quant::f32ToBf16(acc[i]);
-      std::memcpy(&ref[i * 2], &b, 2);
-    } else
-      ref[i] = kernels::quant::encodeE4M3(acc[i]);
-  }
+  forSlices(n * h, 1 << 20, [&](int64_t i0, int64_t i1, int64_t) {
+    for (int64_t i = i0; i < i1; ++i) {
+      if (outType == TK_F32)
+        std::memcpy(&ref[i * 4], &acc[i], 4);
+      else if (outType == TK_BF16) {
+        const uint16_t b = kernels::quant::f32ToBf16(acc[i]);
+        std::memcpy(&ref[i * 2], &b, 2);
+      } else
+        ref[i] = kernels::quant::encodeE4M3(acc[i]);
+    }
+  });
   Placement p{gpu};
   void *dx = c.in == TK_BF16 ? p.put(xBf16.data(), xBf16.size() * 2) : p.put(x.data(), x.size() * 4);
   void *dxsf = p.put(xSf.data(), xSf.size() * 4), *dw = p.put(w.data(), n * k * 4),
