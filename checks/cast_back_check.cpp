@@ -1,5 +1,6 @@
 //===- cast_back_check.cpp ------------------------------------------------===//
 #include "checks/cast_back_check.h"
+#include "checks/parallel_slices.h"
 #include "kernels/quant/cast_back.h"
 
 #include <cmath>

@@ -1,6 +1,7 @@
 //===- engram_gate_check.cpp ----------------------------------------------===//
 #include "checks/engram_gate_check.h"
 #include "checks/bf16.h"
+#include "checks/parallel_slices.h"
 #include "kernels/engram/gate_backward.h"
 #include "kernels/engram/gate_forward.h"
 

@@ -1,5 +1,6 @@
 //===- lossless_check.cpp -------------------------------------------------===//
 #include "checks/lossless_check.h"
+#include "checks/parallel_slices.h"
 #include "kernels/quant/per_block_cast_lossless.h"
 
 #include <cstring>

@@ -4,12 +4,14 @@
 // references on one core. forSlices splits [0, count) into fixed slices and
 // runs them on the host's cores; the slices, not the threads, decide what
 // each one draws, so a case's inputs do not depend on the core count.
+// parallelRows splits by cores instead, for work whose split does not matter.
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -30,6 +32,14 @@ template <typename Body> void forSlices(int64_t count, int64_t per, Body body) {
   work();
   for (std::thread &w : workers)
     w.join();
+}
+
+/// fn(begin, end) over [0, n) in about one part per core (parts of at least 64): for work whose result does not
+/// depend on how it is split (references computed row by row), not for draws.
+inline void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  forSlices(n, std::max<int64_t>(64, (n + cores - 1) / cores),
+            [&](int64_t begin, int64_t end, int64_t) { fn(begin, end); });
 }
 
 } // namespace tk::checks

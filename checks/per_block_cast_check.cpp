@@ -1,5 +1,6 @@
 //===- per_block_cast_check.cpp -------------------------------------------===//
 #include "checks/per_block_cast_check.h"
+#include "checks/parallel_slices.h"
 #include "kernels/quant/per_block_cast.h"
 
 #include <cstring>

@@ -1,5 +1,6 @@
 //===- per_channel_cast_check.cpp -----------------------------------------===//
 #include "checks/per_channel_cast_check.h"
+#include "checks/parallel_slices.h"
 #include "checks/swiglu_check.h"
 #include "kernels/quant/per_channel_cast.h"
 

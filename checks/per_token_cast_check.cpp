@@ -1,5 +1,6 @@
 //===- per_token_cast_check.cpp -------------------------------------------===//
 #include "checks/per_token_cast_check.h"
+#include "checks/parallel_slices.h"
 #include "kernels/quant/per_token_cast.h"
 
 #include <chrono>
@@ -35,17 +36,6 @@ uint64_t digestBytes(const void *data, size_t bytes, uint64_t hash) {
   for (size_t i = 0; i < bytes; ++i)
     hash = (hash ^ p[i]) * 1099511628211ull;
   return hash;
-}
-
-void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
-  int64_t workers = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 64 + 1));
-  std::vector<std::thread> threads;
-  for (int64_t w = 0; w < workers; ++w) {
-    int64_t begin = n * w / workers, end = n * (w + 1) / workers;
-    threads.emplace_back(fn, begin, end);
-  }
-  for (auto &t : threads)
-    t.join();
 }
 
 std::string describe(const PerTokenCastCase &c) {

@@ -57,9 +57,6 @@ std::vector<uint32_t> packUe8m0(const float *sf, int64_t s0, int64_t s1, int64_t
 /// FNV-1a over `bytes` bytes, continuing from `hash` (CheckResult::digest).
 uint64_t digestBytes(const void *data, size_t bytes, uint64_t hash = 14695981039346656037ull);
 
-/// Splits rows [0, n) over the machine's cores: fn(begin, end) per worker.
-void parallelRows(int64_t n, const std::function<void(int64_t, int64_t)> &fn);
-
 /// Random normal input for a case (rows of xRowStride elements, in c.in's
 /// encoding); reusable across cases that differ only in group and flags.
 std::vector<uint8_t> makeInput(const PerTokenCastCase &c);

@@ -1,6 +1,7 @@
 //===- swiglu_backward_check.cpp ------------------------------------------===//
 #include "checks/swiglu_backward_check.h"
 #include "checks/expf_oracle.h"
+#include "checks/parallel_slices.h"
 #include "checks/swiglu_check.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/quant/swiglu_backward.h"

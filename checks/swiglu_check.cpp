@@ -1,5 +1,6 @@
 //===- swiglu_check.cpp ---------------------------------------------------===//
 #include "checks/swiglu_check.h"
+#include "checks/parallel_slices.h"
 #include "kernels/quant/swiglu_per_token_cast.h"
 
 #include <algorithm>
