@@ -1,6 +1,7 @@
 //===- fused_mhc_check.cpp ------------------------------------------------===//
 #include "checks/fused_mhc_check.h"
 #include "checks/bf16.h"
+#include "checks/parallel_slices.h"
 #include "checks/random_draws.h"
 #include "kernels/mhc/big_fuse.h"
 #include "kernels/mhc/streams.h"
@@ -103,8 +104,11 @@ CheckResult checkBigFuse(GpuSession *gpu, tk_context ctx, const BigFuseCase &c, 
   // Near the fp64 references (a check of the chain itself, which the unfused operators' own tests bound tighter).
   std::vector<double> post(std::max<int64_t>(1, t * n)), comb(std::max<int64_t>(1, t * n * n));
   std::vector<uint16_t> in(std::max<int64_t>(1, t * h));
-  kernels::mhc::bigFuseReference(x.data(), fn.data(), scale.data(), base.data(), t, n, h, eps, eps, eps, c.postMult,
-                                 c.repeat, post.data(), comb.data(), in.data());
+  parallelRows(t, [&](int64_t b, int64_t e) { // token by token, the reference's rows are independent
+    kernels::mhc::bigFuseReference(x.data() + b * g, fn.data(), scale.data(), base.data(), e - b, n, h, eps, eps, eps,
+                                   c.postMult, c.repeat, post.data() + b * n, comb.data() + b * n * n,
+                                   in.data() + b * h);
+  });
   auto f32At = [](const Out &o, int64_t i) {
     float v;
     std::memcpy(&v, &o.host[4 * i], 4);
