@@ -46,11 +46,15 @@ int64_t elementBytes(tk_dtype t) {
 
 /// The bytes from the first to past the last element, or -1 when that (or
 /// the element count) does not fit in an int64: sizes that wrap would pass
-/// every later check and index outside the data.
+/// every later check and index outside the data. An empty tensor's other
+/// sizes must multiply within an int64 too: entry points form products of
+/// them (G epg of an empty scores tensor overflowed).
 static int64_t spanBytes(const tk_tensor *t) {
-  int64_t count = 1, last = 0;
+  int64_t count = 1, last = 0, extent = elementBytes(t->dtype);
   for (int i = 0; i < t->ndim; ++i) {
     int64_t step = 0;
+    if (t->shape[i] > 0 && __builtin_mul_overflow(extent, t->shape[i], &extent))
+      return -1;
     if (__builtin_mul_overflow(count, t->shape[i], &count))
       return -1;
     if (t->shape[i] > 1 && (__builtin_mul_overflow(t->shape[i] - 1, t->strides[i] < 0 ? -t->strides[i] : t->strides[i],

@@ -114,6 +114,16 @@ TEST_F(Hostile, ElementCountsThatOverflowAreRefused) {
               TK_ERROR_INVALID_ARGUMENT, "x spans more elements or bytes than an int64 counts");
 }
 
+// An empty scores tensor (N = 0) with G epg past an int64 passed the checks (0 elements) and the entry point's
+// G epg overflowed (UBSan; found by capi_fuzzer): an empty tensor's other sizes must multiply within an int64 too.
+TEST_F(Hostile, EmptyTensorsWithOverflowingSizesAreRefused) {
+  tk_tensor scores = host(buf, TK_F32, {0, 12, int64_t(1) << 61}), idx = host(buf, TK_I64, {0, 4});
+  expectError(tk_topk_sum_and_topk_group_idx(ctx, &scores, 2, 4, &idx, nullptr), TK_ERROR_INVALID_ARGUMENT,
+              "scores spans more elements or bytes than an int64 counts");
+  tk_tensor fine = host(buf, TK_F32, {0, 12, 6});
+  EXPECT_EQ(tk_topk_sum_and_topk_group_idx(ctx, &fine, 2, 4, &idx, nullptr), TK_SUCCESS) << tk_last_error();
+}
+
 // A 2^32 x 2^32 transpose wrapped its element count to 0 and returned
 // TK_SUCCESS having done nothing.
 TEST_F(Hostile, HugeTransposeIsRefusedNotSkipped) {
