@@ -1,6 +1,7 @@
 //===- mhc_streams_check.cpp ----------------------------------------------===//
 #include "checks/mhc_streams_check.h"
 #include "checks/bf16.h"
+#include "checks/random_draws.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,18 +32,8 @@ public:
   StreamsRun(GpuSession *gpu, const MhcStreamsCase &c)
       : p{gpu}, rng((uint32_t)(c.seed * 2654435761u + c.tokens * 31 + c.hidden + (int)c.op * 7)) {}
 
-  std::vector<uint16_t> bf16s(int64_t count) {
-    std::vector<uint16_t> v(std::max<int64_t>(1, count));
-    for (uint16_t &e : v)
-      e = bf16Bits(normal(rng));
-    return v;
-  }
-  std::vector<float> f32s(int64_t count) {
-    std::vector<float> v(std::max<int64_t>(1, count));
-    for (float &e : v)
-      e = normal(rng);
-    return v;
-  }
+  std::vector<uint16_t> bf16s(int64_t count) { return randnBf16(rng, count); }
+  std::vector<float> f32s(int64_t count) { return randn(rng, count); }
   /// An input holding `host` (copied: on the CPU path the operator reads the copy itself).
   template <typename T> tk_tensor input(const std::vector<T> &host, tk_dtype dtype, std::vector<int64_t> shape) {
     const uint8_t *b = (const uint8_t *)host.data();
@@ -85,7 +76,6 @@ public:
 
 private:
   std::mt19937 rng;
-  std::normal_distribution<float> normal;
 };
 
 int64_t bitDifferences(const std::vector<uint8_t> &got, const std::vector<uint16_t> &want, int64_t count) {
