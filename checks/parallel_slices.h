@@ -11,27 +11,46 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 namespace tk::checks {
 
-/// body(begin, end, slice) for each slice [slice * per, min(count, (slice + 1) * per)).
+/// body(begin, end, slice) for each slice [slice * per, min(count, (slice + 1) * per)). An exception from a body
+/// (bad_alloc, say) stops the handing out of slices and is rethrown here once every thread has joined, so that a
+/// case's failure is reported as it was when the work ran on one thread.
 template <typename Body> void forSlices(int64_t count, int64_t per, Body body) {
   const int64_t slices = count > 0 ? (count + per - 1) / per : 0;
   const int64_t threads = std::min<int64_t>(slices, std::max(1u, std::thread::hardware_concurrency()));
   std::atomic<int64_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failureMutex;
   auto work = [&] {
-    for (int64_t s = next++; s < slices; s = next++)
-      body(s * per, std::min(count, (s + 1) * per), s);
+    try {
+      for (int64_t s = next++; s < slices; s = next++)
+        body(s * per, std::min(count, (s + 1) * per), s);
+    } catch (...) {
+      next = slices;
+      std::lock_guard<std::mutex> lock(failureMutex);
+      if (!failure)
+        failure = std::current_exception();
+    }
   };
   std::vector<std::thread> workers;
-  for (int64_t t = 1; t < threads; ++t)
-    workers.emplace_back(work);
+  try {
+    for (int64_t t = 1; t < threads; ++t)
+      workers.emplace_back(work);
+  } catch (const std::system_error &) { // no more threads: the ones started and this one do the rest
+  }
   work();
   for (std::thread &w : workers)
     w.join();
+  if (failure)
+    std::rethrow_exception(failure);
 }
 
 /// fn(begin, end) over [0, n) in about one part per core (parts of at least 64): for work whose result does not

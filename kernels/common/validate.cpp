@@ -46,9 +46,10 @@ int64_t elementBytes(tk_dtype t) {
 
 /// The bytes from the first to past the last element, or -1 when that (or
 /// the element count) does not fit in an int64: sizes that wrap would pass
-/// every later check and index outside the data. An empty tensor's other
-/// sizes must multiply within an int64 too: entry points form products of
-/// them (G epg of an empty scores tensor overflowed).
+/// every later check and index outside the data. The nonzero sizes times
+/// the element's bytes must fit an int64 as well, whatever the strides and
+/// even for an empty tensor: entry points form products of sizes (G epg of
+/// an empty scores tensor overflowed).
 static int64_t spanBytes(const tk_tensor *t) {
   int64_t count = 1, last = 0, extent = elementBytes(t->dtype);
   for (int i = 0; i < t->ndim; ++i) {

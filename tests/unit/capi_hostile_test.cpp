@@ -117,7 +117,8 @@ TEST_F(Hostile, ElementCountsThatOverflowAreRefused) {
 // An empty scores tensor (N = 0) with G epg past an int64 passed the checks (0 elements) and the entry point's
 // G epg overflowed (UBSan; found by capi_fuzzer): an empty tensor's other sizes must multiply within an int64 too.
 TEST_F(Hostile, EmptyTensorsWithOverflowingSizesAreRefused) {
-  tk_tensor scores = host(buf, TK_F32, {0, 12, int64_t(1) << 61}), idx = host(buf, TK_I64, {0, 4});
+  // Unit strides: the span check alone passes them (11 + 2^61 - 1 elements), so only the size product refuses them.
+  tk_tensor scores = host(buf, TK_F32, {0, 12, int64_t(1) << 61}, {1, 1, 1}), idx = host(buf, TK_I64, {0, 4});
   expectError(tk_topk_sum_and_topk_group_idx(ctx, &scores, 2, 4, &idx, nullptr), TK_ERROR_INVALID_ARGUMENT,
               "scores spans more elements or bytes than an int64 counts");
   tk_tensor fine = host(buf, TK_F32, {0, 12, 6});
