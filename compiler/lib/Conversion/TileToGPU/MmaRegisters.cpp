@@ -81,10 +81,6 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
   auto lhsAt = [&](int64_t rowRep, int64_t q, int64_t v) -> Value {
     return vector::ExtractOp::create(b, loc, lhs, ArrayRef<int64_t>{slot(la, rowRep, q, v)});
   };
-  // A bf16 lhs element's TF32 operand is its f32 widening, which LLVM shares with the kernel's other uses of the
-  // element (norm_fn's sum of squares). Shifting its bits instead (as exact) kept fewer registers live (103 -> 92 at
-  // 128 tokens) but cost two integer instructions an element, and norm_fn's forward ran 7-12% slower on the H200.
-  auto lhsTf32 = [&](Value v) -> Value { return mma::tf32Operand(b, loc, ea, v); };
   // Accumulators of 16 x 8 tile (p, j): c(2h + e) is row slot 2p + h, column 8j + 2t + e.
   auto cSlot = [&](int64_t p, int64_t j, int64_t i) { return slot(lc, 2 * p + i / 2, j, i % 2); };
   std::vector<std::array<Value, 4>> accs(pairs * tilesN);
@@ -103,7 +99,7 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
         for (int64_t i = 0; i < 4; ++i) {
           const int64_t row = 2 * p + i % 2, half = i / 2;
           a[i] = bf16 ? mma::packBf16(b, loc, lhsAt(row, q, 4 * s + 2 * half), lhsAt(row, q, 4 * s + 2 * half + 1))
-                      : lhsTf32(lhsAt(row, q, 2 * s + half));
+                      : mma::tf32Operand(b, loc, ea, lhsAt(row, q, 2 * s + half));
         }
         for (int64_t j = 0; j < tilesN; ++j) {
           std::array<Value, 4> &d = accs[p * tilesN + j];
