@@ -2,6 +2,7 @@
 #include "checks/norm_fn_check.h"
 #include "checks/bf16.h"
 #include "checks/parallel_slices.h"
+#include "checks/random_draws.h"
 #include "checks/two_calls.h"
 #include "kernels/mhc/norm_fn.h"
 
@@ -26,16 +27,8 @@ CheckResult checkNormFn(GpuSession *gpu, tk_context ctx, const NormFnCase &c, bo
   std::normal_distribution<float> normal;
   const int64_t heldX = std::max<int64_t>(1, t * g), heldM = std::max<int64_t>(1, t * n3),
                 heldT = std::max<int64_t>(1, t);
-  std::vector<uint16_t> x(heldX), acc(c.accumulate ? heldX : 0);
-  // x in slices of tokens, each from its own generator, on the host's cores: at 8192 x 4 x 7168 one generator and
-  // the serial reference took seconds of every `tk tune` candidate's time.
-  const uint32_t xSeed = rng();
-  forSlices(t, 64, [&](int64_t t0, int64_t t1, int64_t slice) {
-    std::mt19937 draws(xSeed + (uint32_t)slice * 0x9E3779B9u);
-    std::normal_distribution<float> gaussian;
-    for (int64_t i = t0 * g; i < t1 * g; ++i)
-      x[i] = bf16Bits(gaussian(draws) * (1.0f + 0.01f * (float)((i % g) / h)));
-  });
+  // x scaled per stream as the spec's inputs (random_draws.h: in slices on the host's cores past 2^20 elements).
+  std::vector<uint16_t> x = randnBf16(rng, t * g, g, h), acc(c.accumulate ? heldX : 0);
   std::vector<float> fn(n3 * g), w(c.weighted ? g : 0), gmix(heldM);
   for (int64_t i = 0; i < n3 * g; ++i)
     fn[i] = normal(rng) * 1e-4f * (1.0f + 0.01f * (float)((i % g) / h));

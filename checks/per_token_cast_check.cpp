@@ -6,11 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <mutex>
-#include <tuple>
 #include <random>
-#include <thread>
+#include <tuple>
 #include <vector>
 
 namespace tk::checks {

@@ -56,8 +56,7 @@ static int64_t spanBytes(const tk_tensor *t) {
     int64_t step = 0;
     if (t->shape[i] > 0 && __builtin_mul_overflow(extent, t->shape[i], &extent))
       return -1;
-    if (__builtin_mul_overflow(count, t->shape[i], &count))
-      return -1;
+    count *= t->shape[i]; // at most extent / bytes, or 0
     if (t->shape[i] > 1 && (__builtin_mul_overflow(t->shape[i] - 1, t->strides[i] < 0 ? -t->strides[i] : t->strides[i],
                                                    &step) ||
                             __builtin_add_overflow(last, step, &last)))
