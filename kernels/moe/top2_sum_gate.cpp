@@ -156,13 +156,26 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
                      [](const std::vector<Scalar> &v) { return select(v[0] != v[0].constantI32(0), v[1], v[2]); });
       }
     }
-    // Steps 6-7: s_k = u at the chosen expert, D = 1e-20 + s_0 + ... in slot order.
+    // Steps 6-7: s_k = u at the chosen expert, D = 1e-20 + s_0 + ... in slot order. The scores come from a copy
+    // of u in shared memory (one barrier) rather than a reduction each across the CTA's warps; an id outside the
+    // tile (a fixed row's, unchecked) scores -1, as a reduction of the matching columns would.
+    Shared uShared = k.shared({rows * width}, DType::F32);
+    k.scatter(uShared, map({line, col}, DType::I32, [&](const std::vector<Scalar> &v) {
+                return v[0] * v[0].constantI32(width) + v[1];
+              }),
+              u);
+    k.barrier();
+    Tile rowLine = k.iota({rows, 1}, 0);
+    auto inTile = [width](const Scalar &id) { return (id >= id.constantI32(0)) & (id < id.constantI32(width)); };
     std::vector<Tile> score;
-    for (const Tile &s : sel)
-      score.push_back(
-          reduce_max(map({u, col, expand(s, 1, width)}, DType::F32,
-                         [](const std::vector<Scalar> &v) { return select(v[1] == v[2], v[0], v[0].constantF32(-1)); }),
-                     1));
+    for (const Tile &s : sel) {
+      Tile at = map({rowLine, s}, DType::I32, [&](const std::vector<Scalar> &v) {
+        return select(inTile(v[1]), v[0] * v[0].constantI32(width) + v[1], v[1].constantI32(-1));
+      });
+      score.push_back(map({k.gather(uShared, at), s}, DType::F32, [&](const std::vector<Scalar> &v) {
+        return select(inTile(v[1]), v[0], v[0].constantF32(-1));
+      }));
+    }
     Tile d = map({score[0]}, DType::F32, [](const std::vector<Scalar> &v) { return v[0].constantF32(1e-20); });
     for (const Tile &s : score)
       d = d + s;
