@@ -172,6 +172,11 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
   int64_t align = plan.alignment;
   // A gathered row is data-dependent: checked per chunk, not from the origin.
   SmallVector<Value> shared = rows ? SmallVector<Value>() : sharedBounds(source, origin, l);
+  // A masked chunk of shared memory is skipped, not read at a clamped address: the clamped read would race with
+  // the thread that writes the buffer's first element (harmless to the result, but a data race that racecheck
+  // reports, as it did for engram_gate_bwd's shared partials).
+  const bool guardReads =
+      skipOutside || gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(cast<MemRefType>(source.getType()));
   auto read = [&](OpBuilder &ib, Location il, ValueRange at) -> Value {
     if (vectorized)
       return vector::LoadOp::create(ib, il, chunkType, source, at, false, llvm::MaybeAlign(align));
@@ -190,7 +195,7 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
     Value value;
     if (conds.empty()) {
       value = read(b, loc, coords);
-    } else if (skipOutside) {
+    } else if (guardReads) {
       auto guarded = scf::IfOp::create(
           b, loc, allTrue(conds),
           [&](OpBuilder &tb, Location tl) { scf::YieldOp::create(tb, tl, ValueRange{read(tb, tl, coords)}); },
