@@ -41,9 +41,9 @@ std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, d
       // --match: only the cases whose "shape variant" text contains it.
       if (!options.match.empty() && row.described.find(options.match) == std::string::npos)
         continue;
-      cases.push_back({table.op, row.described, [&gpu, row, ceiling, op = table.op](tk_context ctx) {
+      cases.push_back({table.op, row.described, [&gpu, row, ceiling, op = table.op](tk_context ctx, bool time) {
                          GpuSession::Scope scope(gpu);
-                         return rowOf(op, row.described, runCase(row, &gpu, ctx, /*time=*/true), ceiling);
+                         return rowOf(op, row.described, runCase(row, &gpu, ctx, time), ceiling);
                        }});
     }
   }

@@ -35,7 +35,10 @@ struct CaseOptions {
 struct BenchCase {
   std::string op;        ///< the operator, as --only names it
   std::string described; ///< "<shape> <variant>", as --match sees it
-  std::function<Row(tk_context)> run;
+  std::function<Row(tk_context, bool time)> call;
+  /// Checks the case in `ctx` and, with `time`, times it (without: one call, as `tk tune` needs to learn which
+  /// schedules the call chose and their search spaces).
+  Row run(tk_context ctx, bool time = true) const { return call(ctx, time); }
 };
 
 /// Every operator --only accepts, in table order.

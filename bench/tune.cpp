@@ -44,11 +44,11 @@ double geomean(const std::vector<double> &v) {
 
 /// Runs `c` in `ctx` with TK_SCHEDULE's `schedule` ("" = the heuristic's),
 /// the table aside; the row and what `op`'s calls ran with.
-Row runWith(tk_context ctx, const BenchCase &c, const std::string &schedule) {
+Row runWith(tk_context ctx, const BenchCase &c, const std::string &schedule, bool time = true) {
   ctx->schedules = runtime::ScheduleSettings::fromText(schedule);
   ctx->schedules.useTable = false;
   ctx->scheduleLog.clear();
-  return c.run(ctx);
+  return c.run(ctx, time);
 }
 
 std::string today() {
@@ -124,9 +124,9 @@ int runTune(const TuneOptions &options) {
     // Which operators' heuristics the case runs, with their search spaces, from a run of its own: recording a
     // space enumerates and checks every candidate on each call, host time that the timed runs must not include
     // (norm_fn's forward: 105 us a call on the build machine against 0.6 without; 293 us in the search against
-    // 49.7 in tk bench on the H200).
+    // 49.7 in tk bench on the H200). That run is checked but not timed: one call tells what the case chose.
     ctx->scheduleLog.recordSpaces = true;
-    runWith(ctx, c, "");
+    runWith(ctx, c, "", /*time=*/false);
     auto choices = ctx->scheduleLog.all();
     ctx->scheduleLog.recordSpaces = false;
     Row base = runWith(ctx, c, "");
