@@ -29,6 +29,9 @@ TK_REGISTER_CASES(top2_sum_gate) {
   t.cpu.push_back({301, 72, 6, 0, TK_SCORING_SIGMOID, 0, 0, false, 200, 3, 2});        // 3 groups of 24
   t.cpu.push_back({301, 144, 6, 2, TK_SCORING_SOFTMAX, 1, 10, false, 201, 12, 5});     // 12 groups of 12
   t.cpu.push_back({301, 96, 6, 0, TK_SCORING_SQRTSOFTPLUS, 0, 10, false, 202, 16, 3}); // 16 groups of 6
+  // Physical ids across int32's range (EP/TP ownership's quotients and local numbers at their extremes).
+  t.cpu.push_back({301, 72, 6, 1, TK_SCORING_SIGMOID, 1, 10, false, 203, 0, 0, true});
+  t.cpu.push_back({301, 144, 6, 2, TK_SCORING_SOFTMAX, 0, 0, true, 204, 0, 0, true});
   t.gpu = t.cpu;
   for (Top2SumGateCase &g : t.gpu)
     g.tokens = 4001;

@@ -3,6 +3,7 @@
 #include "kernels/moe/top2_sum_gate_reference.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -14,7 +15,8 @@ std::string describe(const Top2SumGateCase &c) {
   return std::to_string(c.tokens + c.padded) + "x" + std::to_string(c.experts) + " K=" + std::to_string(c.topk) +
          (c.shared ? " S=" + std::to_string(c.shared) : "") + " " + scorings[c.scoring] +
          (c.groups ? " G=" + std::to_string(c.groups) + " Kg=" + std::to_string(c.topkGroups) : "") +
-         " tp=" + std::to_string(c.tpRank) + (c.padded ? " padded=" + std::to_string(c.padded) : "") + (c.fixed ? " fixed" : "");
+         " tp=" + std::to_string(c.tpRank) + (c.padded ? " padded=" + std::to_string(c.padded) : "") + (c.fixed ? " fixed" : "") +
+         (c.farIds ? " far" : "");
 }
 
 CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateCase &c, bool time) {
@@ -29,10 +31,12 @@ CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateC
   for (int64_t t = c.tokens; t < n; ++t)
     mask[t] = 0;
   std::vector<int32_t> map, count;
-  if (s) { // the identity replica table: x + 1 columns of l
+  if (s) { // the identity replica table: x + 1 columns of l (farIds: ids near INT32_MAX, every fifth negative)
     map.resize((e + s) * (x + 1)), count.assign(e + s, 1);
-    for (int64_t l = 0; l < e + s; ++l)
-      std::fill(map.begin() + l * (x + 1), map.begin() + (l + 1) * (x + 1), (int32_t)l);
+    for (int64_t l = 0; l < e + s; ++l) {
+      const int64_t far = l % 5 == 4 ? -2 - l : INT32_MAX - l * 104729;
+      std::fill(map.begin() + l * (x + 1), map.begin() + (l + 1) * (x + 1), (int32_t)(c.farIds ? far : l));
+    }
     params.physicalMap = map.data(), params.logicalCount = count.data(), params.replicas = x + 1;
   }
   params.mask = c.padded ? mask.data() : nullptr, params.fixRouting = c.fixed ? fix.data() : nullptr;

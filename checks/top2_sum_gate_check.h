@@ -17,6 +17,9 @@ struct Top2SumGateCase {
   bool fixed = false;             ///< every row reuses random stored ids
   uint64_t seed = 1;
   int64_t groups = 0, topkGroups = 0; ///< G, Kg (both 0: no group limiting)
+  /// With shared slots: the replica table maps logical ids to physical ids across int32's range (near INT32_MAX,
+  /// and negative), not to themselves, so that EP/TP ownership meets the extremes of its 32-bit arithmetic.
+  bool farIds = false;
 };
 
 std::string describe(const Top2SumGateCase &c);

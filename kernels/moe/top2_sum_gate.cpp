@@ -211,13 +211,16 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
                          return select(v[1] >= v[1].constantI32(0), v[0], v[1].constantI32(-1));
                        });
       }
-      // EP/TP ownership: -1 unless this TP rank owns the id's EP rank, then the dense local number.
+      // EP/TP ownership: -1 unless this TP rank owns the id's EP rank, then the dense local number. In 32 bits:
+      // ids, ranks and experts per rank are int32 (the C API's, validated positive), and every quotient, remainder
+      // and local number lies between zero and the id, so the values are the 64-bit math's; a 64-bit division is
+      // a subroutine of some hundred dependent instructions, two per slot on the gate's critical path.
       k.store(ids, {row, k.index(s)}, map({isRouted, physical}, DType::I64, [&](const std::vector<Scalar> &v) {
-                Scalar id64 = v[1].sextToI64(), r = divs(id64, v[1].uniform(perRank));
-                Scalar owned = (id64 >= id64.constantI64(0)) & (rems(r, v[1].uniform(tpRanks)) == v[1].uniform(tpRank));
-                Scalar local =
-                    divs(r, v[1].uniform(tpRanks)) * v[1].uniform(perRank) + rems(id64, v[1].uniform(perRank));
-                return select(owned & (v[0] != v[0].constantI32(0)), local, id64.constantI64(-1));
+                Scalar id = v[1], per = v[1].uniform(perRank).truncToI32(), ranks = v[1].uniform(tpRanks).truncToI32();
+                Scalar r = divs(id, per);
+                Scalar owned = (id >= id.constantI32(0)) & (rems(r, ranks) == v[1].uniform(tpRank).truncToI32());
+                Scalar local = divs(r, ranks) * per + rems(id, per);
+                return select(owned & (v[0] != v[0].constantI32(0)), local, id.constantI32(-1)).sextToI64();
               }));
       Tile w = isShared ? map({isRouted}, DType::F32, [](const std::vector<Scalar> &v) { return v[0].constantF32(1); })
                         : map({score[s], d}, DType::F32,

@@ -101,10 +101,13 @@ void top2SumGateReference(const Top2SumGateParams &p, const float *logits, const
         const int64_t n = p.logicalCount[id], h = p.epRank + t * 23333;
         id = p.physicalMap[id * p.replicas + ((h % n) + n) % n];
       }
-      // Step 11: -1 unless this TP rank owns the id's EP rank; then the dense local numbering.
+      // Step 11: -1 unless this TP rank owns the id's EP rank; then the dense local numbering. A negative physical
+      // id (to_physical_map's data; the reference kernel passes it through) is an unused slot: -1 (moe.md 1).
       if (id >= 0) {
         const int64_t r = id / perRank;
         id = r % p.tpRanks != p.tpRank ? -1 : (r / p.tpRanks) * perRank + id % perRank;
+      } else {
+        id = -1;
       }
       rowIds[i] = id;
     }

@@ -89,6 +89,19 @@ TEST(Top2SumGateReference, ReplicaHashIsSixtyFourBit) {
   }
 }
 
+TEST(Top2SumGateReference, NegativePhysicalIdsAreUnusedSlots) {
+  Top2SumGateParams p;
+  p.tokens = 4, p.experts = 4, p.topk = 1, p.epRanks = 1;
+  std::vector<int32_t> map = {-5, 1, -1, 2147483647}, count = {1, 1, 1, 1};
+  p.physicalMap = map.data(), p.logicalCount = count.data(), p.replicas = 1; // R = 4
+  std::vector<float> logits(16, 0.0f);
+  for (int64_t t = 0; t < 4; ++t)
+    logits[t * 4 + t] = 1.0f; // token t picks logical expert t
+  GateRun r = run(p, logits, std::vector<float>(4, 0.0f));
+  // -5 and -1 are unused (-1); INT32_MAX is owned by EP rank INT32_MAX / 4 (Tp 1): local INT32_MAX.
+  EXPECT_EQ(r.ids, (std::vector<int64_t>{-1, 1, -1, 2147483647}));
+}
+
 TEST(Top2SumGateReference, PaddingRowsAndFixedRouting) {
   Top2SumGateParams p;
   p.tokens = 3, p.experts = 16, p.topk = 2, p.scoring = Scoring::SqrtSoftplus;
