@@ -172,11 +172,15 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
   int64_t align = plan.alignment;
   // A gathered row is data-dependent: checked per chunk, not from the origin.
   SmallVector<Value> shared = rows ? SmallVector<Value>() : sharedBounds(source, origin, l);
-  // A masked chunk of shared memory is skipped, not read at a clamped address: the clamped read would race with
-  // the thread that writes the buffer's first element (harmless to the result, but a data race that racecheck
-  // reports, as it did for engram_gate_bwd's shared partials).
+  // A masked chunk of a kernel's own shared buffer (tile.load of a tile.alloc) is skipped, not read at a clamped
+  // address: the clamped read would race with a thread writing the buffer's first element (harmless to the
+  // result, but a data race that racecheck reports, as it did for engram_gate_bwd's shared partials). The
+  // lowering's internal buffers (relayouts, transposes) are written whole before a barrier and then only read:
+  // their clamped reads stay branch-free (the branches cost grad_w_reduce's unaligned kernel 8 spilled bytes on
+  // sm_80).
   const bool guardReads =
-      skipOutside || gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(cast<MemRefType>(source.getType()));
+      skipOutside ||
+      (isa<tile::LoadOp>(op) && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(cast<MemRefType>(source.getType())));
   auto read = [&](OpBuilder &ib, Location il, ValueRange at) -> Value {
     if (vectorized)
       return vector::LoadOp::create(ib, il, chunkType, source, at, false, llvm::MaybeAlign(align));
