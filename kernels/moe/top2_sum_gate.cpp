@@ -106,8 +106,6 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
     Tile x = k.load(logits, {row, k.index(0)}, {rows, width});
     Tile col = k.iota({rows, width}, 1), line = k.iota({rows, width}, 0);
     auto valid = [&](const Scalar &column) { return column < column.constantI32(e); };
-    // Row values of the tile's shape (each row's, in every column), reduced to (rows, 1) where needed.
-    Tile token = map({line}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
     Tile biasT = k.gather(bias, map({col}, DType::I32, [&](const std::vector<Scalar> &v) {
                             return select(valid(v[0]), v[0], v[0].constantI32(-1));
                           }));
@@ -131,19 +129,19 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
       keys = keepBestGroups(k, c, keys, rows);
     // Step 5b and the per-row inputs.
     std::vector<Tile> sel = topkColumns(keys, c.topk, e);
-    Tile routed = map({line}, DType::I32, [](const std::vector<Scalar> &v) { return v[0].constantI32(1); });
-    if (mask)
-      routed = map({k.gather(*mask, token)}, DType::I32, [](const std::vector<Scalar> &v) {
+    // The per-row values as (rows, 1) tiles from the start: a reduction of a (rows, W) tile of copies cost two
+    // barriers each.
+    Tile rowLine = k.iota({rows, 1}, 0);
+    Tile tokenRow = map({rowLine}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
+    auto flag = [&](const Tensor &bytes) { // rows past the tensor read 0
+      return map({k.gather(bytes, tokenRow)}, DType::I32, [](const std::vector<Scalar> &v) {
         return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
       });
-    Tile isRouted = reduce_max(routed, 1), tokenRow = reduce_max(token, 1);
+    };
+    Tile isRouted = mask ? flag(*mask)
+                         : map({rowLine}, DType::I32, [](const std::vector<Scalar> &v) { return v[0].constantI32(1); });
     if (fix) {
-      Tile fixedRow =
-          reduce_max(map({k.gather(*fix, token)}, DType::I32,
-                         [](const std::vector<Scalar> &v) {
-                           return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
-                         }),
-                     1);
+      Tile fixedRow = flag(*fix);
       Tile stored = k.load(*fixedIds, {row, k.index(0)}, {rows, width}); // columns past K read 0
       for (int64_t s = 0; s < c.topk; ++s) {
         Tile id = reduce_max(map({stored, col}, DType::I32,
@@ -165,7 +163,6 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
               }),
               u);
     k.barrier();
-    Tile rowLine = k.iota({rows, 1}, 0);
     auto inTile = [width](const Scalar &id) { return (id >= id.constantI32(0)) & (id < id.constantI32(width)); };
     std::vector<Tile> score;
     for (const Tile &s : sel) {
