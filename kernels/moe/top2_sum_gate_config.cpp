@@ -35,6 +35,11 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
     return std::to_string(perThread) + " logits per thread, over 64";
   if (c.rowsPerBlock() * c.width() < c.numThreads())
     return "fewer logits per CTA than threads";
+  // The rows pass through shared memory: u for the scores, with group limiting the keys and the groups' ranks
+  // too. Within 48 KB the buffers stay static, on every target.
+  if (const int64_t bytes = c.rowsPerBlock() * c.width() * 4 * (c.grouped() ? 3 : 1); bytes > 48 * 1024)
+    return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.width()) + " take " +
+           std::to_string(bytes) + " bytes of shared memory, over 48 KB";
   return "";
 }
 
@@ -65,6 +70,9 @@ std::string top2SumGateProblem(const Top2SumGateParams &p) {
     return "group limiting needs at least 2 experts per group and K <= Kg x (E / G)";
   if (p.slots() > 32)
     return "needs K + S <= 32";
+  // The kernel indexes the map and numbers the experts in 32 bits (experts per rank <= E + X <= its entries).
+  if (p.physicalMap && (p.experts + p.sharedSlots) * p.replicas > std::numeric_limits<int32_t>::max())
+    return "to_physical_map's (E + S) x (X + 1) entries must fit int32";
   if (p.sharedSlots && (!p.physicalMap || p.sharedSlots > p.replicas - 1))
     return "shared experts need a physical map with at least S + 1 columns";
   if (p.epRanks < 1 || p.tpRanks < 1 || p.tpRank < 0 || p.tpRank >= p.tpRanks || p.epRank < 0)

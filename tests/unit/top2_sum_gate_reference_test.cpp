@@ -3,7 +3,10 @@
 // ids, group limiting by top-2 sums, the EP/TP numbering, the 64-bit replica
 // hash, padding rows, fixed routing, the normalization.
 #include "kernels/moe/mask_indices_by_tp.h"
+#include "kernels/moe/top2_sum_gate.h"
 #include "kernels/moe/top2_sum_gate_reference.h"
+#include "tk/compiler/Target/Targets.h"
+#include "tk/runtime/ScheduleSettings.h"
 
 #include <gtest/gtest.h>
 
@@ -149,6 +152,33 @@ TEST(Top2SumGateReference, ProblemsAreNamed) {
   EXPECT_NE(top2SumGateProblem(p).find("physical map"), std::string::npos);
   p.sharedSlots = 0, p.tpRank = 2, p.tpRanks = 2;
   EXPECT_NE(top2SumGateProblem(p).find("tp_rank"), std::string::npos);
+  // The kernel's 32-bit map indices and expert numbers: (E + S) x (X + 1) entries must fit int32 (2^31 here).
+  p.tpRank = 0;
+  int32_t entry = 0, count = 1;
+  p.physicalMap = &entry, p.logicalCount = &count, p.replicas = int64_t(1) << 25;
+  EXPECT_NE(top2SumGateProblem(p).find("must fit int32"), std::string::npos);
+  p.replicas = (int64_t(1) << 25) - 1;
+  EXPECT_EQ(top2SumGateProblem(p), "");
+}
+
+TEST(Top2SumGateSchedule, SharedMemoryPast48KBIsRefused) {
+  const tk::compiler::Target sm90 = *tk::compiler::findTarget("sm_90a");
+  auto choose = [&](Top2SumGateConfig c, const std::string &fields) {
+    EXPECT_EQ(top2SumGateSchedule().spec().parse(fields, c), "") << fields;
+    tk::runtime::ScheduleSettings settings;
+    tk::runtime::ScheduleChoice choice;
+    return top2SumGateSchedule().choose(settings, sm90, c, choice).message();
+  };
+  Top2SumGateConfig c;
+  c.experts = 1024, c.topk = 8;
+  // u's copy: 64 rows of 1024 floats are 256 KB.
+  EXPECT_NE(choose(c, "rows=64,threads=1024").find("over 48 KB"), std::string::npos);
+  EXPECT_EQ(choose(c, "rows=8,threads=1024"), "");
+  EXPECT_NE(choose(c, "rows=16,threads=1024").find("over 48 KB"), std::string::npos);
+  // Group limiting holds two more such buffers: 4 rows of 1024 are 48 KB, 8 rows twice that.
+  c.groups = 8, c.topkGroups = 4;
+  EXPECT_EQ(choose(c, "rows=4,threads=256"), "");
+  EXPECT_NE(choose(c, "rows=8,threads=256").find("over 48 KB"), std::string::npos);
 }
 
 } // namespace
