@@ -99,7 +99,8 @@ void top2SumGateReference(const Top2SumGateParams &p, const float *logits, const
       int64_t id = rowIds[i];
       if (p.physicalMap) { // step 10: replica (ep_rank + t 23333) mod n, in 64 bits, non-negative
         const int64_t n = p.logicalCount[id], h = p.epRank + t * 23333;
-        id = p.physicalMap[id * p.replicas + ((h % n) + n) % n];
+        // A count outside [1, X + 1] (data the spec requires inside) gives no expert, as the kernel does.
+        id = n >= 1 && n <= p.replicas ? p.physicalMap[id * p.replicas + ((h % n) + n) % n] : -1;
       }
       // Step 11: -1 unless this TP rank owns the id's EP rank; then the dense local numbering. A negative physical
       // id (to_physical_map's data; the reference kernel passes it through) is an unused slot: -1 (moe.md 1).

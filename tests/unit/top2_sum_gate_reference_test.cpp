@@ -105,6 +105,19 @@ TEST(Top2SumGateReference, NegativePhysicalIdsAreUnusedSlots) {
   EXPECT_EQ(r.ids, (std::vector<int64_t>{-1, 1, -1, 2147483647}));
 }
 
+TEST(Top2SumGateReference, ReplicaCountsOutsideTheMapGiveNoExpert) {
+  Top2SumGateParams p;
+  p.tokens = 4, p.experts = 4, p.topk = 1;
+  std::vector<int32_t> map = {0, 1, 2, 3, 4, 5, 6, 7}, count = {0, 2, 3, -1}; // X + 1 = 2 columns
+  p.physicalMap = map.data(), p.logicalCount = count.data(), p.replicas = 2;
+  std::vector<float> logits(16, 0.0f);
+  for (int64_t t = 0; t < 4; ++t)
+    logits[t * 4 + t] = 1.0f; // token t picks logical expert t
+  GateRun r = run(p, logits, std::vector<float>(4, 0.0f));
+  // Counts 0, 3 (> X + 1) and -1 give -1; count 2 at token 1 picks replica (0 + 23333) mod 2 = 1: id 3.
+  EXPECT_EQ(r.ids, (std::vector<int64_t>{-1, 3, -1, -1}));
+}
+
 TEST(Top2SumGateReference, PaddingRowsAndFixedRouting) {
   Top2SumGateParams p;
   p.tokens = 3, p.experts = 16, p.topk = 2, p.scoring = Scoring::SqrtSoftplus;
