@@ -51,19 +51,20 @@ int64_t elementBytes(tk_dtype t) {
 /// even for an empty tensor: entry points form products of sizes (G epg of
 /// an empty scores tensor overflowed).
 static int64_t spanBytes(const tk_tensor *t) {
-  int64_t count = 1, last = 0, extent = elementBytes(t->dtype);
+  int64_t last = 0, extent = elementBytes(t->dtype);
+  bool empty = false;
   for (int i = 0; i < t->ndim; ++i) {
     int64_t step = 0;
     if (t->shape[i] > 0 && __builtin_mul_overflow(extent, t->shape[i], &extent))
       return -1;
-    count *= t->shape[i]; // at most extent / bytes, or 0
+    empty |= t->shape[i] == 0;
     if (t->shape[i] > 1 && (__builtin_mul_overflow(t->shape[i] - 1, t->strides[i] < 0 ? -t->strides[i] : t->strides[i],
                                                    &step) ||
                             __builtin_add_overflow(last, step, &last)))
       return -1;
   }
   int64_t bytes = 0;
-  if (count == 0)
+  if (empty)
     return 0;
   if (__builtin_add_overflow(last, int64_t(1), &last) || __builtin_mul_overflow(last, elementBytes(t->dtype), &bytes))
     return -1;
