@@ -129,19 +129,16 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
       keys = keepBestGroups(k, c, keys, rows);
     // Step 5b and the per-row inputs.
     std::vector<Tile> sel = topkColumns(keys, c.topk, e);
-    // The per-row values as (rows, 1) tiles from the start: a reduction of a (rows, W) tile of copies cost two
-    // barriers each.
-    Tile rowLine = k.iota({rows, 1}, 0);
-    Tile tokenRow = map({rowLine}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
-    auto flag = [&](const Tensor &bytes) { // rows past the tensor read 0
-      return map({k.gather(bytes, tokenRow)}, DType::I32, [](const std::vector<Scalar> &v) {
-        return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
-      });
-    };
-    Tile isRouted = mask ? flag(*mask)
-                         : map({rowLine}, DType::I32, [](const std::vector<Scalar> &v) { return v[0].constantI32(1); });
     if (fix) {
-      Tile fixedRow = flag(*fix);
+      // The flag as a reduction of a (rows, W) tile of copies: it must share the fixed ids' layout (the slots'
+      // reductions), which a (rows, 1) gather does not have.
+      Tile tokenCopies = map({line}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
+      Tile fixedRow =
+          reduce_max(map({k.gather(*fix, tokenCopies)}, DType::I32,
+                         [](const std::vector<Scalar> &v) {
+                           return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
+                         }),
+                     1);
       Tile stored = k.load(*fixedIds, {row, k.index(0)}, {rows, width}); // columns past K read 0
       for (int64_t s = 0; s < c.topk; ++s) {
         Tile id = reduce_max(map({stored, col}, DType::I32,
@@ -154,6 +151,17 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
                      [](const std::vector<Scalar> &v) { return select(v[0] != v[0].constantI32(0), v[1], v[2]); });
       }
     }
+    // The per-row values as (rows, 1) tiles from the start: a reduction of a (rows, W) tile of copies cost two
+    // barriers each. Made after the slots: the row iota takes their (reduced) layout from its users' operands.
+    Tile rowLine = k.iota({rows, 1}, 0);
+    Tile tokenRow = map({rowLine}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
+    auto flag = [&](const Tensor &bytes) { // rows past the tensor read 0
+      return map({k.gather(bytes, tokenRow)}, DType::I32, [](const std::vector<Scalar> &v) {
+        return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
+      });
+    };
+    Tile isRouted = mask ? flag(*mask)
+                         : map({rowLine}, DType::I32, [](const std::vector<Scalar> &v) { return v[0].constantI32(1); });
     // Steps 6-7: s_k = u at the chosen expert, D = 1e-20 + s_0 + ... in slot order. The scores come from a copy
     // of u in shared memory (one barrier) rather than a reduction each across the CTA's warps; an id outside the
     // tile (a fixed row's, unchecked) scores -1, as a reduction of the matching columns would.

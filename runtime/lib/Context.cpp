@@ -107,6 +107,19 @@ Status tk_context_s::targetFor(const std::vector<const tk_tensor *> &tensors, tk
   return Status::ok();
 }
 
+Status tk_context_s::compileForOtherTargets(const KernelFactory &factory) {
+  for (const tk::compiler::Target &t : alsoCompileFor) {
+    std::string key = JitCache::memoryKey(factory, t);
+    if (compiledForOtherTargets_.count(key))
+      continue;
+    CompiledKernel compiled;
+    if (Status s = compileKernel(factory, t, compiled); !s.isOk())
+      return {s.code(), "compiling for " + t.name + " as well: " + s.message()};
+    compiledForOtherTargets_.insert(key);
+  }
+  return Status::ok();
+}
+
 Status tk_context_s::run(const KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
                          tk_stream stream, const std::vector<int64_t> &scalars) {
   bool cpu = false;
@@ -116,6 +129,8 @@ Status tk_context_s::run(const KernelFactory &factory, const std::vector<const t
     std::shared_ptr<CpuKernel> kernel;
     Status s = cpuCache.get(factory, kernel);
     if (!s.isOk())
+      return s;
+    if (!alsoCompileFor.empty() && !(s = compileForOtherTargets(factory)).isOk())
       return s;
     return runOnCpu(*kernel, tensors, scalars);
   }

@@ -9,12 +9,18 @@
 // block loops over several tiles, as on a full device at large shapes.
 // --grid: the spec's GPU test grids instead (on the CPU path too: there it
 // meets every GPU case's shapes and edge cases with the launcher's checks).
+// --compile-targets T[,T...]|all: every kernel a CPU-path case runs is also
+// compiled to PTX for those GPU targets, so a machine with no GPU finds the
+// variants that do not lower (layout conflicts, shared memory past a limit).
 //===----------------------------------------------------------------------===//
 #include "tools/tk/commands.h"
 
 #include "checks/operator_table.h"
+#include "tk/compiler/Target/Targets.h"
+#include "tk/runtime/Context.h"
 #include "tk/tk.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -25,6 +31,7 @@ int cmdCheck(const std::vector<std::string> &args) {
   int sms = 2;
   std::string only;
   bool control = false, grid = false;
+  std::vector<compiler::Target> compileTargets;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--out-of-bounds-control") {
       control = true;
@@ -32,6 +39,22 @@ int cmdCheck(const std::vector<std::string> &args) {
       grid = true;
     } else if (args[i] == "--sms" && i + 1 < args.size()) {
       sms = std::atoi(args[++i].c_str());
+    } else if (args[i] == "--compile-targets" && i + 1 < args.size()) {
+      std::string list = args[++i];
+      if (list == "all")
+        list = "sm_80,sm_90a,sm_100a";
+      for (size_t at = 0; at <= list.size();) {
+        size_t end = std::min(list.find(',', at), list.size());
+        std::string name = list.substr(at, end - at);
+        auto target = compiler::findTarget(name);
+        if (!target) {
+          std::fprintf(stderr, "tk check --compile-targets: unknown target '%s' (sm_80, sm_90a, sm_100a or all)\n",
+                       name.c_str());
+          return 2;
+        }
+        compileTargets.push_back(*target);
+        at = end + 1;
+      }
     } else if (args[i] == "--only" && i + 1 < args.size()) {
       only = args[++i];
     } else {
@@ -53,6 +76,13 @@ int cmdCheck(const std::vector<std::string> &args) {
   if (tk_context_create(&ctx) != TK_SUCCESS) {
     std::fprintf(stderr, "tk check: %s\n", tk_last_error());
     return 1;
+  }
+  ctx->alsoCompileFor = compileTargets;
+  if (!compileTargets.empty()) {
+    std::printf("every kernel the cases run is compiled for");
+    for (const auto &t : compileTargets)
+      std::printf(" %s", t.name.c_str());
+    std::printf(" as well%s\n", gpu ? " (on the CPU path only: this run has a GPU)" : "");
   }
   if (gpu && tk_set_num_sms(ctx, sms) != TK_SUCCESS) {
     std::fprintf(stderr, "tk check: --sms %d: %s\n", sms, tk_last_error());

@@ -25,7 +25,7 @@ static int usage(FILE *to = stderr) {
                    "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] [--no-table] -o DIR\n"
                    "  tk bundle DIR [--all [--target T]...]   cubins (ptxas) for a cache directory to deploy\n"
                    "  tk run [--quick]\n"
-                   "  tk check [--sms N] [--only OP] [--grid] [--out-of-bounds-control]\n"
+                   "  tk check [--sms N] [--only OP] [--grid] [--compile-targets T,...|all] [--out-of-bounds-control]\n"
                    "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
                    "           [--no-table | --table FILE]\n"
                    "  tk bench --first-call [--only OP[,OP]] [--bundle DIR]   first-call latency in new processes\n"

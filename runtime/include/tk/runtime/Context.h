@@ -14,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 
 struct tk_context_s {
   ~tk_context_s();
@@ -41,6 +42,12 @@ struct tk_context_s {
   tk::runtime::Status run(const tk::runtime::KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
                           tk_stream stream, const std::vector<int64_t> &scalars = {});
 
+  /// GPU targets each kernel of a CPU-path call is compiled for as well (to
+  /// PTX, not run): `tk check --compile-targets` finds layout conflicts and
+  /// other lowering failures of every variant its cases reach on a machine
+  /// with no GPU. The schedules are the CPU path's, not a device's table.
+  std::vector<tk::compiler::Target> alsoCompileFor;
+
   /// tk_set_input_checks: the TK_CHECK_* flags the operators' calls honour.
   uint32_t inputChecks = 0;
 
@@ -64,6 +71,9 @@ struct tk_context_s {
   std::optional<tk::compiler::Target> target;
 
 private:
+  /// Compiles `factory` for alsoCompileFor's targets, once per kernel and target.
+  tk::runtime::Status compileForOtherTargets(const tk::runtime::KernelFactory &factory);
+  std::set<std::string> compiledForOtherTargets_;
   std::mutex deviceMutex_;
   std::mutex readBackMutex_;
   void *readBackHost_ = nullptr;
