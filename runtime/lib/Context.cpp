@@ -115,6 +115,9 @@ Status tk_context_s::compileForOtherTargets(const KernelFactory &factory) {
     CompiledKernel compiled;
     if (Status s = compileKernel(factory, t, compiled); !s.isOk())
       return {s.code(), "compiling for " + t.name + " as well: " + s.message()};
+    if (onOtherTargetCompiled)
+      if (Status s = onOtherTargetCompiled(compiled, t); !s.isOk())
+        return s;
     compiledForOtherTargets_.insert(key);
   }
   return Status::ok();

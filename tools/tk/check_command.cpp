@@ -11,7 +11,8 @@
 // meets every GPU case's shapes and edge cases with the launcher's checks).
 // --compile-targets T[,T...]|all: every kernel a CPU-path case runs is also
 // compiled to PTX for those GPU targets, so a machine with no GPU finds the
-// variants that do not lower (layout conflicts, shared memory past a limit).
+// variants that do not lower (layout conflicts, shared memory past a limit);
+// with --ptxas each is assembled by ptxas too, and a spill fails the case.
 //===----------------------------------------------------------------------===//
 #include "tools/tk/commands.h"
 
@@ -19,18 +20,46 @@
 #include "tk/compiler/Target/Targets.h"
 #include "tk/runtime/Context.h"
 #include "tk/tk.h"
+#include "tools/tk/ptxas.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <functional>
 #include <string>
+#include <unistd.h>
 
 namespace tk::tools {
+
+/// Assembles a kernel compiled for another target with ptxas: an error on a
+/// ptxas failure or a spilled byte, as `tk compile` has. Empty without ptxas.
+static std::function<runtime::Status(const runtime::CompiledKernel &, const compiler::Target &)> assembler() {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    return {};
+  return [ptxas](const runtime::CompiledKernel &k, const compiler::Target &t) -> runtime::Status {
+    char path[] = "/tmp/tk-check-XXXXXX.ptx";
+    int fd = mkstemps(path, 4);
+    if (fd < 0)
+      return runtime::Status::invalid("tk check --ptxas: no temporary file for the PTX");
+    close(fd);
+    std::ofstream(path) << k.ptx;
+    PtxasReport r = runPtxas(ptxas, path, t.name);
+    std::remove(path);
+    const std::string what = "ptxas for " + t.name + " (" + k.signature.name + ", " + k.config + "): ";
+    if (!r.ok)
+      return {TK_ERROR_COMPILE, what + r.error};
+    if (int spilled = r.spillStoreBytes + r.spillLoadBytes)
+      return {TK_ERROR_COMPILE, what + std::to_string(spilled) + " bytes spilled"};
+    return runtime::Status::ok();
+  };
+}
 
 int cmdCheck(const std::vector<std::string> &args) {
   int sms = 2;
   std::string only;
-  bool control = false, grid = false;
+  bool control = false, grid = false, assemble = false;
   std::vector<compiler::Target> compileTargets;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--out-of-bounds-control") {
@@ -39,6 +68,8 @@ int cmdCheck(const std::vector<std::string> &args) {
       grid = true;
     } else if (args[i] == "--sms" && i + 1 < args.size()) {
       sms = std::atoi(args[++i].c_str());
+    } else if (args[i] == "--ptxas") {
+      assemble = true;
     } else if (args[i] == "--compile-targets" && i + 1 < args.size()) {
       std::string list = args[++i];
       if (list == "all")
@@ -77,7 +108,17 @@ int cmdCheck(const std::vector<std::string> &args) {
     std::fprintf(stderr, "tk check: %s\n", tk_last_error());
     return 1;
   }
+  if (assemble && compileTargets.empty()) {
+    std::fprintf(stderr, "tk check: --ptxas assembles what --compile-targets compiles; name the targets\n");
+    tk_context_destroy(ctx);
+    return 2;
+  }
   ctx->alsoCompileFor = compileTargets;
+  if (assemble && !(ctx->onOtherTargetCompiled = assembler())) {
+    std::fprintf(stderr, "tk check --ptxas: ptxas not found (install the CUDA toolkit or set TK_PTXAS)\n");
+    tk_context_destroy(ctx);
+    return 2;
+  }
   if (!compileTargets.empty()) {
     std::printf("every kernel the cases run is compiled for");
     for (const auto &t : compileTargets)

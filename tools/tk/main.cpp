@@ -4,7 +4,8 @@
 //   tk compile --all [--target T] -o DIR      one .ptx per kernel variant
 //   tk bundle DIR [--all [--target T]...]     ptxas cubins beside a cache directory's PTX, to deploy
 //   tk run [--quick]                          GPU: run, check, time; else the CPU path and the compile table
-//   tk check [--sms N] [--only OP] [--grid]   every entry point at small shapes (--grid: the GPU test grids), checked
+//   tk check [--sms N] [--only OP] [--grid] [--compile-targets T,...|all [--ptxas]]
+//                                             every entry point at small shapes (--grid: the GPU test grids), checked
 //   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--no-table|--table FILE]
 //                                             GPU benchmark of every shipped operator
 //   tk bench --first-call [--only OP]         a new process's first call: cold, warm disk cache
@@ -25,7 +26,8 @@ static int usage(FILE *to = stderr) {
                    "  tk compile (--all | NAME...) [--target sm_80|sm_90a|sm_100a] [--no-table] -o DIR\n"
                    "  tk bundle DIR [--all [--target T]...]   cubins (ptxas) for a cache directory to deploy\n"
                    "  tk run [--quick]\n"
-                   "  tk check [--sms N] [--only OP] [--grid] [--compile-targets T,...|all] [--out-of-bounds-control]\n"
+                   "  tk check [--sms N] [--only OP] [--grid] [--compile-targets T,...|all [--ptxas]]\n"
+                   "           [--out-of-bounds-control]\n"
                    "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
                    "           [--no-table | --table FILE]\n"
                    "  tk bench --first-call [--only OP[,OP]] [--bundle DIR]   first-call latency in new processes\n"

@@ -47,6 +47,10 @@ struct tk_context_s {
   /// other lowering failures of every variant its cases reach on a machine
   /// with no GPU. The schedules are the CPU path's, not a device's table.
   std::vector<tk::compiler::Target> alsoCompileFor;
+  /// Called with each kernel compiled for alsoCompileFor's targets; an error
+  /// fails the call (`tk check --ptxas` assembles the PTX and refuses spills).
+  std::function<tk::runtime::Status(const tk::runtime::CompiledKernel &, const tk::compiler::Target &)>
+      onOtherTargetCompiled;
 
   /// tk_set_input_checks: the TK_CHECK_* flags the operators' calls honour.
   uint32_t inputChecks = 0;
