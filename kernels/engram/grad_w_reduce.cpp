@@ -20,11 +20,6 @@ BuiltKernel buildGradWReduce(mlir::MLIRContext &ctx, const GradWReduceConfig &c)
   Tensor ge = k.output("grad_weight_embed", {1, n}, DType::F32, {}, 4 * v);
   k.grid({ceil_div(n, cols)}, [&](const std::vector<Index> &b) {
     Index col = b[0] * cols, zero = k.index(0);
-    // The (1, cols) chunks of the weights and gradients first: their loads
-    // depend on nothing, so they are in flight with the partials' instead
-    // of a memory latency after the column sums.
-    auto chunk = [&](const Tensor &t) { return k.load(t, {zero, col}, {1, cols}); };
-    Tile oldH = chunk(gh), oldE = chunk(ge), fromE = chunk(we).to(DType::F32), fromH = chunk(wh).to(DType::F32);
     // Rows past P read as zero, so the last chunk may run over.
     const Index steps = k.index(ceil_div(p, rows));
     std::vector<Tile> acc;
@@ -44,7 +39,8 @@ BuiltKernel buildGradWReduce(mlir::MLIRContext &ctx, const GradWReduceConfig &c)
     // The column sums, held once per column (the reduction leaves them
     // replicated across the warps that summed), as the (1, cols) loads are.
     Tile gw = relayout(reduce_sum(acc[0], 0));
-    Tile newH = oldH + gw * fromE, newE = oldE + gw * fromH;
+    auto chunk = [&](const Tensor &t) { return k.load(t, {zero, col}, {1, cols}); };
+    Tile newH = chunk(gh) + gw * chunk(we).to(DType::F32), newE = chunk(ge) + gw * chunk(wh).to(DType::F32);
     k.store(gh, {zero, col}, newH);
     k.store(ge, {zero, col}, newE);
   });
