@@ -6,6 +6,7 @@
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <functional>
 #include <numeric>
 
 using namespace mlir;
@@ -118,15 +119,38 @@ void LayoutInference::want(Value v, Attribute layout, bool overrides) {
     hints_.try_emplace(v, layout);
 }
 
+bool LayoutInference::recomputable(Value v) {
+  // Bounded: a chain of coordinates arithmetic is short; a long one is not worth recomputing per use.
+  std::function<bool(Value, int)> walk = [&](Value x, int depth) {
+    Operation *def = x.getDefiningOp();
+    if (!def || depth > 8)
+      return false;
+    if (isa<IotaOp>(def))
+      return true;
+    if (auto p = dyn_cast<ParallelOp>(def))
+      return llvm::all_of(p.getInputs(), [&](Value in) { return walk(in, depth + 1); });
+    return false;
+  };
+  return walk(v, 0);
+}
+
 FailureOr<Attribute> LayoutInference::sameShapeOperandLayout(Operation *op, Value result, Attribute hint) const {
   // An operand of the result's shape laid out already decides: the result must share its layout, and a hint
   // that differs (a user's, for a fragment such as a reduction's result that cannot take it) would only make a
-  // conflict.
+  // conflict. An elementwise region prefers an operand that cannot be recomputed: one made of coordinates alone
+  // is made again in the layout chosen (AssignLayouts.cpp).
   auto type = cast<FragmentType>(result.getType());
+  Attribute first;
   for (Value operand : op->getOperands())
     if (auto ft = dyn_cast<FragmentType>(operand.getType()))
-      if (ft.getShape() == type.getShape() && ft.getLayout())
-        return ft.getLayout();
+      if (ft.getShape() == type.getShape() && ft.getLayout()) {
+        if (!isa<ParallelOp>(op) || !recomputable(operand))
+          return ft.getLayout();
+        if (!first)
+          first = ft.getLayout();
+      }
+  if (first)
+    return first;
   return hint ? hint : defaultLayout(type);
 }
 

@@ -10,6 +10,8 @@
 #include "tk/compiler/Dialect/Tile/Tile.h"
 #include "tk/compiler/Transforms/Passes.h"
 
+#include "mlir/IR/IRMapping.h"
+
 namespace tk::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
 #include "tk/compiler/Transforms/Passes.h.inc"
@@ -32,6 +34,34 @@ void relayoutOperands(LayoutInference &inference, LayoutInferenceOpInterface op)
     OpBuilder b(op);
     auto type = cast<FragmentType>(use.get().getType()).withLayout(want);
     use.set(RelayoutOp::create(b, op->getLoc(), type, use.get()));
+  }
+}
+
+/// `v` (LayoutInference::recomputable) made again before `user`, laid out
+/// as `layout`.
+Value recompute(OpBuilder &b, Value v, Attribute layout) {
+  Operation *def = v.getDefiningOp();
+  IRMapping inputs;
+  for (Value in : def->getOperands())
+    if (isa<FragmentType>(in.getType()))
+      inputs.map(in, recompute(b, in, layout));
+  Operation *copy = b.clone(*def, inputs);
+  copy->getResult(0).setType(cast<FragmentType>(v.getType()).withLayout(layout));
+  return copy->getResult(0);
+}
+
+/// An elementwise region's operand laid out otherwise than its result, but
+/// made of coordinates alone (a row iota laid out before the reduction it is
+/// combined with), is made again in the result's layout instead of being a
+/// conflict. Other operands are left to the op's verifier.
+void recomputeOperands(ParallelOp op) {
+  Attribute want = LayoutInference::layoutOf(op.getResult());
+  for (OpOperand &use : op->getOpOperands()) {
+    Attribute have = LayoutInference::layoutOf(use.get());
+    if (!have || have == want || !LayoutInference::recomputable(use.get()))
+      continue;
+    OpBuilder b(op);
+    use.set(recompute(b, use.get(), want));
   }
 }
 
@@ -73,6 +103,8 @@ LogicalResult assign(KernelOp kernel, int64_t vectorBytes, bool infer) {
         return WalkResult::interrupt();
       res.setType(type.withLayout(*layout));
     }
+    if (auto parallel = dyn_cast<ParallelOp>(raw); parallel && infer)
+      recomputeOperands(parallel);
     return failed(op.verifyOperandLayouts(inference)) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return failure(result.wasInterrupted());

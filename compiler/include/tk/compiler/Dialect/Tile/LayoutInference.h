@@ -68,6 +68,11 @@ public:
   /// shape (an author's annotation propagates), else `hint`, else the default.
   mlir::FailureOr<mlir::Attribute> sameShapeOperandLayout(mlir::Operation *op, mlir::Value result,
                                                           mlir::Attribute hint) const;
+  /// Whether `v` is made of element coordinates and constants alone
+  /// (tile.iota, and tile.parallel over such values): computed again in
+  /// another layout, it costs a few instructions where a relayout costs
+  /// shared memory and two barriers.
+  static bool recomputable(mlir::Value v);
   /// Elementwise ops: their hint goes to every operand of the result's shape.
   void hintSameShapeOperands(mlir::Operation *op) ;
   /// Elementwise ops: every fragment operand must have the result's layout
