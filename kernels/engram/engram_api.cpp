@@ -1,5 +1,6 @@
 //===- engram_api.cpp - tk_engram_hash, tk_engram_fused_weight (4.1, 4.2) -===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/engram/engram_hash.h"
@@ -71,9 +72,14 @@ static tk_status tk_engram_hash_unguarded(tk_context ctx, const tk_tensor *ngram
 extern "C" tk_status tk_engram_hash(tk_context ctx, const tk_tensor *ngram_token_ids, const tk_tensor *multipliers,
                                     const tk_tensor *vocab_sizes, const tk_tensor *offsets, tk_tensor *out,
                                     tk_stream stream) {
-  return tk::runtime::guardEntry("tk_engram_hash", [&] {
-    return tk_engram_hash_unguarded(ctx, ngram_token_ids, multipliers, vocab_sizes, offsets, out, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_engram_hash",
+      {{"ngram_token_ids", ngram_token_ids},
+       {"multipliers", multipliers},
+       {"vocab_sizes", vocab_sizes},
+       {"offsets", offsets}},
+      {{"out", out}},
+      [&] { return tk_engram_hash_unguarded(ctx, ngram_token_ids, multipliers, vocab_sizes, offsets, out, stream); });
 }
 
 extern "C" tk_status tk_engram_make_offsets(const int32_t *vocab_sizes, int64_t layers, int64_t orders, int64_t tables,
@@ -124,9 +130,10 @@ static tk_status tk_engram_fused_weight_unguarded(tk_context ctx, const tk_tenso
 
 extern "C" tk_status tk_engram_fused_weight(tk_context ctx, const tk_tensor *weight_hidden,
                                             const tk_tensor *weight_embed, tk_tensor *weight_fused, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_engram_fused_weight", [&] {
-    return tk_engram_fused_weight_unguarded(ctx, weight_hidden, weight_embed, weight_fused, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_engram_fused_weight", {{"weight_hidden", weight_hidden}, {"weight_embed", weight_embed}},
+      {{"weight_fused", weight_fused}},
+      [&] { return tk_engram_fused_weight_unguarded(ctx, weight_hidden, weight_embed, weight_fused, stream); });
 }
 
 TK_REGISTER_OPERATORS(engram) {

@@ -1,5 +1,6 @@
 //===- engram_gate_api.cpp - tk_engram_gate_fwd, _bwd, _grad_w_reduce (4.3-4.5) ===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
 #include "kernels/engram/gate_backward.h"
 #include "kernels/engram/gate_forward.h"
@@ -91,10 +92,12 @@ extern "C" tk_status tk_engram_gate_fwd(tk_context ctx, const tk_tensor *hidden_
                                         const tk_tensor *v, const tk_tensor *weight_fused, float eps, float clamp_value,
                                         tk_tensor *out, tk_tensor *dot, tk_tensor *gate_score, tk_tensor *rstd_x,
                                         tk_tensor *rstd_k, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_engram_gate_fwd", [&] {
-    return tk_engram_gate_fwd_unguarded(ctx, hidden_states, k, v, weight_fused, eps, clamp_value, out, dot, gate_score,
-                                        rstd_x, rstd_k, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_engram_gate_fwd", {{"hidden_states", hidden_states}, {"k", k}, {"v", v}, {"weight_fused", weight_fused}},
+      {{"out", out}, {"dot", dot}, {"gate_score", gate_score}, {"rstd_x", rstd_x}, {"rstd_k", rstd_k}}, [&] {
+        return tk_engram_gate_fwd_unguarded(ctx, hidden_states, k, v, weight_fused, eps, clamp_value, out, dot,
+                                            gate_score, rstd_x, rstd_k, stream);
+      });
 }
 
 static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *hidden_states,
@@ -203,10 +206,21 @@ extern "C" tk_status tk_engram_gate_bwd(tk_context ctx, const tk_tensor *grad_ou
                                         const tk_tensor *rstd_k, float clamp_value, tk_tensor *grad_x,
                                         tk_tensor *grad_k, tk_tensor *grad_v, tk_tensor *grad_w_partial,
                                         tk_stream stream) {
-  return tk::runtime::guardEntry("tk_engram_gate_bwd", [&] {
-    return tk_engram_gate_bwd_unguarded(ctx, grad_out, hidden_states, k, v, weight_fused, dot, gate_score, rstd_x,
-                                        rstd_k, clamp_value, grad_x, grad_k, grad_v, grad_w_partial, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_engram_gate_bwd",
+      {{"grad_out", grad_out},
+       {"hidden_states", hidden_states},
+       {"k", k},
+       {"v", v},
+       {"weight_fused", weight_fused},
+       {"dot", dot},
+       {"gate_score", gate_score},
+       {"rstd_x", rstd_x},
+       {"rstd_k", rstd_k}},
+      {{"grad_x", grad_x}, {"grad_k", grad_k}, {"grad_v", grad_v}, {"grad_w_partial", grad_w_partial}}, [&] {
+        return tk_engram_gate_bwd_unguarded(ctx, grad_out, hidden_states, k, v, weight_fused, dot, gate_score, rstd_x,
+                                            rstd_k, clamp_value, grad_x, grad_k, grad_v, grad_w_partial, stream);
+      });
 }
 
 static tk_status tk_engram_grad_w_reduce_unguarded(tk_context ctx, const tk_tensor *grad_w_partial,
@@ -249,10 +263,13 @@ extern "C" tk_status tk_engram_grad_w_reduce(tk_context ctx, const tk_tensor *gr
                                              const tk_tensor *weight_hidden, const tk_tensor *weight_embed,
                                              tk_tensor *grad_weight_hidden, tk_tensor *grad_weight_embed,
                                              tk_stream stream) {
-  return tk::runtime::guardEntry("tk_engram_grad_w_reduce", [&] {
-    return tk_engram_grad_w_reduce_unguarded(ctx, grad_w_partial, weight_hidden, weight_embed, grad_weight_hidden,
-                                             grad_weight_embed, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_engram_grad_w_reduce",
+      {{"grad_w_partial", grad_w_partial}, {"weight_hidden", weight_hidden}, {"weight_embed", weight_embed}},
+      {{"grad_weight_hidden", grad_weight_hidden}, {"grad_weight_embed", grad_weight_embed}}, [&] {
+        return tk_engram_grad_w_reduce_unguarded(ctx, grad_w_partial, weight_hidden, weight_embed, grad_weight_hidden,
+                                                 grad_weight_embed, stream);
+      });
 }
 
 TK_REGISTER_OPERATORS(engram_gate) {

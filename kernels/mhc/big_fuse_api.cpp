@@ -1,5 +1,6 @@
 //===- big_fuse_api.cpp - tk_mhc_pre_big_fuse (3.8) ------------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
 #include "kernels/mhc/big_fuse.h"
 #include "kernels/mhc/norm_fn.h"
@@ -29,76 +30,79 @@ extern "C" tk_status tk_mhc_pre_big_fuse(tk_context ctx, const tk_tensor *residu
                                          tk_tensor *post_mix, tk_tensor *comb_mix, tk_tensor *layer_input,
                                          tk_stream stream) {
   const char *op = "tk_mhc_pre_big_fuse";
-  return tk::runtime::guardEntry(op, [&] {
-    Arguments args(op);
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("fn", fn, {"n3", "G"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("scale", scale, {3}, {TK_F32}, Layout::Contiguous);
-    args.tensor("base", base, {"n3"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("post_mix", post_mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("comb_mix", comb_mix, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("layer_input", layer_input, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
-    if (!args.ok())
-      return tk::runtime::report(args.status());
-    const int64_t t = args["T"], n = args["n"], h = args["H"], n3 = args["n3"];
-    args.require(n3 == 2 * n + n * n, "fn has " + std::to_string(n3) + " rows; n = " + std::to_string(n) +
-                                          " streams need 2n + n^2 = " + std::to_string(2 * n + n * n));
-    args.require(sinkhorn_repeat >= 1, "sinkhorn_repeat must be at least 1, got " + std::to_string(sinkhorn_repeat));
-    args.require(finite(pre_eps) && finite(post_mult_value) && finite(sinkhorn_eps) && sinkhorn_eps >= 0,
-                 "pre_eps and post_mult_value must be finite and sinkhorn_eps finite and non-negative");
-    if (Status s = checkNormFnLimits(op, args, rms_eps); !s.isOk())
-      return tk::runtime::report(s);
-    if (n > kMaxStreams || sinkhorn_repeat > kMaxRepeat)
-      return tk::runtime::report(Status::unsupported(
-          std::string(op) + ": n = " + std::to_string(n) + ", sinkhorn_repeat = " + std::to_string(sinkhorn_repeat) +
-          "; n up to " + std::to_string(kMaxStreams) +
-          " (2n + n^2 logits in the product's 32 columns) and repeat up to " + std::to_string(kMaxRepeat) +
-          " are supported"));
-    if (t == 0)
-      return tk::runtime::report(Status::ok());
-    tk::compiler::Target target;
-    if (Status s = ctx->targetFor({residual, fn, scale, base, post_mix, comb_mix, layer_input}, target); !s.isOk())
-      return tk::runtime::report(s);
-    // The logits (and the mul and ss norm_fn's kernel writes beside them) in scratch memory.
-    tk::runtime::Scratch scratch;
-    if (Status s = scratch.allocateOnStream(ctx, *layer_input, (size_t)(t * (2 * n3 + 1) * 4), stream); !s.isOk())
-      return tk::runtime::report(s);
-    tk_tensor mix = scratch.tensor(TK_F32, t, n3), mul = mix, ss = scratch.tensor(TK_F32, t, 1);
-    mul.data = static_cast<char *>(mix.data) + t * n3 * 4;
-    ss.data = static_cast<char *>(mul.data) + t * n3 * 4;
-    // 1. tk_mhc_pre_norm_fn_fwd's kernels, scheduled as that call would be.
-    NormFnConfig norm;
-    norm.width = n * h;
-    tk_tensor x = mergedLastTwo(residual);
-    if (Status s = runNormFnForward(ctx, norm, x, fn, nullptr, &mix, &mul, &ss, rms_eps, stream); !s.isOk())
-      return tk::runtime::report(s);
-    // 2. post and comb, on the tile tk_sinkhorn_normalize_fwd would take.
-    SinkhornConfig sinkhorn;
-    sinkhorn.n = n, sinkhorn.repeat = sinkhorn_repeat;
-    tk::runtime::ScheduleChoice choice;
-    if (Status s = sinkhornSchedule(false).choose(ctx->schedules, target, sinkhorn, choice); !s.isOk())
-      return tk::runtime::report(s);
-    BigFuseMixConfig mixes;
-    mixes.streams = n, mixes.repeat = sinkhorn_repeat, mixes.rows = sinkhorn.rows, mixes.threads = sinkhorn.threads;
-    tk_tensor postLogits = strided(&mix, n, {t, n, 1}, {n3, 1, 1}),
-              combLogits = strided(&mix, 2 * n, {t, n, n}, {n3, n, 1}),
-              scale3 = strided(scale, 0, {1, 1, 3}, {3, 3, 1}), basePost = strided(base, n, {1, n, 1}, {n, 1, 1}),
-              baseComb = strided(base, 2 * n, {1, n, n}, {n * n, n, 1}), post3 = withUnitDim(post_mix, 2);
-    if (Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildBigFuseMixes), mixes),
-                            {&postLogits, &combLogits, &scale3, &basePost, &baseComb, &post3, comb_mix}, stream,
-                            {tk::runtime::f32Scalar(post_mult_value), tk::runtime::f32Scalar(sinkhorn_eps)});
-        !s.isOk())
-      return tk::runtime::report(s);
-    // 3. The layer input, pre computed from its logits.
-    StreamConfig apply{StreamOp::PreBigFuseApply};
-    apply.streams = n, apply.hidden = h;
-    tk_tensor preLogits = strided(&mix, 0, {t, n, 1}, {n3, 1, 1}), basePre = strided(base, 0, {1, n, 1}, {n, 1, 1}),
-              out3 = withUnitDim(layer_input, 1);
-    return tk::runtime::report(
-        runScheduled(ctx, streamSchedule(StreamOp::PreBigFuseApply), TK_PROGRAM(buildStreamKernel), apply,
-                     {residual, &preLogits, &scale3, &basePre, &out3}, stream, {tk::runtime::f32Scalar(pre_eps)}));
-  });
+  return tk::kernels::guardCall(
+      op, {{"residual", residual}, {"fn", fn}, {"scale", scale}, {"base", base}},
+      {{"post_mix", post_mix}, {"comb_mix", comb_mix}, {"layer_input", layer_input}}, [&] {
+        Arguments args(op);
+        args.require(ctx != nullptr, "ctx is null");
+        args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("fn", fn, {"n3", "G"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("scale", scale, {3}, {TK_F32}, Layout::Contiguous);
+        args.tensor("base", base, {"n3"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("post_mix", post_mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("comb_mix", comb_mix, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("layer_input", layer_input, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
+        if (!args.ok())
+          return tk::runtime::report(args.status());
+        const int64_t t = args["T"], n = args["n"], h = args["H"], n3 = args["n3"];
+        args.require(n3 == 2 * n + n * n, "fn has " + std::to_string(n3) + " rows; n = " + std::to_string(n) +
+                                              " streams need 2n + n^2 = " + std::to_string(2 * n + n * n));
+        args.require(sinkhorn_repeat >= 1,
+                     "sinkhorn_repeat must be at least 1, got " + std::to_string(sinkhorn_repeat));
+        args.require(finite(pre_eps) && finite(post_mult_value) && finite(sinkhorn_eps) && sinkhorn_eps >= 0,
+                     "pre_eps and post_mult_value must be finite and sinkhorn_eps finite and non-negative");
+        if (Status s = checkNormFnLimits(op, args, rms_eps); !s.isOk())
+          return tk::runtime::report(s);
+        if (n > kMaxStreams || sinkhorn_repeat > kMaxRepeat)
+          return tk::runtime::report(Status::unsupported(
+              std::string(op) + ": n = " + std::to_string(n) +
+              ", sinkhorn_repeat = " + std::to_string(sinkhorn_repeat) + "; n up to " + std::to_string(kMaxStreams) +
+              " (2n + n^2 logits in the product's 32 columns) and repeat up to " + std::to_string(kMaxRepeat) +
+              " are supported"));
+        if (t == 0)
+          return tk::runtime::report(Status::ok());
+        tk::compiler::Target target;
+        if (Status s = ctx->targetFor({residual, fn, scale, base, post_mix, comb_mix, layer_input}, target); !s.isOk())
+          return tk::runtime::report(s);
+        // The logits (and the mul and ss norm_fn's kernel writes beside them) in scratch memory.
+        tk::runtime::Scratch scratch;
+        if (Status s = scratch.allocateOnStream(ctx, *layer_input, (size_t)(t * (2 * n3 + 1) * 4), stream); !s.isOk())
+          return tk::runtime::report(s);
+        tk_tensor mix = scratch.tensor(TK_F32, t, n3), mul = mix, ss = scratch.tensor(TK_F32, t, 1);
+        mul.data = static_cast<char *>(mix.data) + t * n3 * 4;
+        ss.data = static_cast<char *>(mul.data) + t * n3 * 4;
+        // 1. tk_mhc_pre_norm_fn_fwd's kernels, scheduled as that call would be.
+        NormFnConfig norm;
+        norm.width = n * h;
+        tk_tensor x = mergedLastTwo(residual);
+        if (Status s = runNormFnForward(ctx, norm, x, fn, nullptr, &mix, &mul, &ss, rms_eps, stream); !s.isOk())
+          return tk::runtime::report(s);
+        // 2. post and comb, on the tile tk_sinkhorn_normalize_fwd would take.
+        SinkhornConfig sinkhorn;
+        sinkhorn.n = n, sinkhorn.repeat = sinkhorn_repeat;
+        tk::runtime::ScheduleChoice choice;
+        if (Status s = sinkhornSchedule(false).choose(ctx->schedules, target, sinkhorn, choice); !s.isOk())
+          return tk::runtime::report(s);
+        BigFuseMixConfig mixes;
+        mixes.streams = n, mixes.repeat = sinkhorn_repeat, mixes.rows = sinkhorn.rows, mixes.threads = sinkhorn.threads;
+        tk_tensor postLogits = strided(&mix, n, {t, n, 1}, {n3, 1, 1}),
+                  combLogits = strided(&mix, 2 * n, {t, n, n}, {n3, n, 1}),
+                  scale3 = strided(scale, 0, {1, 1, 3}, {3, 3, 1}), basePost = strided(base, n, {1, n, 1}, {n, 1, 1}),
+                  baseComb = strided(base, 2 * n, {1, n, n}, {n * n, n, 1}), post3 = withUnitDim(post_mix, 2);
+        if (Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildBigFuseMixes), mixes),
+                                {&postLogits, &combLogits, &scale3, &basePost, &baseComb, &post3, comb_mix}, stream,
+                                {tk::runtime::f32Scalar(post_mult_value), tk::runtime::f32Scalar(sinkhorn_eps)});
+            !s.isOk())
+          return tk::runtime::report(s);
+        // 3. The layer input, pre computed from its logits.
+        StreamConfig apply{StreamOp::PreBigFuseApply};
+        apply.streams = n, apply.hidden = h;
+        tk_tensor preLogits = strided(&mix, 0, {t, n, 1}, {n3, 1, 1}), basePre = strided(base, 0, {1, n, 1}, {n, 1, 1}),
+                  out3 = withUnitDim(layer_input, 1);
+        return tk::runtime::report(
+            runScheduled(ctx, streamSchedule(StreamOp::PreBigFuseApply), TK_PROGRAM(buildStreamKernel), apply,
+                         {residual, &preLogits, &scale3, &basePre, &out3}, stream, {tk::runtime::f32Scalar(pre_eps)}));
+      });
 }
 
 TK_REGISTER_OPERATORS(big_fuse) {

@@ -1,5 +1,6 @@
 //===- mix_gates_api.cpp - tk_mhc_pre_split_mixes_*, tk_mhc_head_compute_mix_* ===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
 #include "kernels/mhc/mix_gates.h"
 #include "kernels/mhc/views.h"
@@ -102,27 +103,29 @@ extern "C" tk_status tk_mhc_pre_split_mixes_fwd(tk_context ctx, const tk_tensor 
                                                 const tk_tensor *base, float post_mult_value, float pre_eps,
                                                 tk_tensor *pre, tk_tensor *post, tk_tensor *comb, tk_stream stream) {
   const char *op = "tk_mhc_pre_split_mixes_fwd";
-  return tk::runtime::guardEntry(op, [&] {
-    Arguments args(op);
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("pre", pre, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    bindLogits(args, MixGateKind::Split, "input_mixes", input_mixes);
-    args.tensor("scale", scale, {3}, {TK_F32}, Layout::Contiguous);
-    args.tensor("base", base, {"m"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("post", post, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("comb", comb, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    Status status = Status::ok();
-    if (!checkLimits(op, args, MixGateKind::Split, post_mult_value, pre_eps, false, status))
-      return tk::runtime::report(status);
-    if (args["T"] == 0)
-      return tk::runtime::report(Status::ok());
-    MixGateConfig c;
-    c.kind = MixGateKind::Split, c.streams = args["n"];
-    tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0), c2 = mergedLastTwo(comb);
-    return tk::runtime::report(runScheduled(
-        ctx, mixGateSchedule(c.kind, false), TK_PROGRAM(buildMixGate), c, {input_mixes, &s1, &b1, pre, post, &c2},
-        stream, {tk::runtime::f32Scalar(post_mult_value), tk::runtime::f32Scalar(pre_eps)}));
-  });
+  return tk::kernels::guardCall(
+      op, {{"input_mixes", input_mixes}, {"scale", scale}, {"base", base}},
+      {{"pre", pre}, {"post", post}, {"comb", comb}}, [&] {
+        Arguments args(op);
+        args.require(ctx != nullptr, "ctx is null");
+        args.tensor("pre", pre, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        bindLogits(args, MixGateKind::Split, "input_mixes", input_mixes);
+        args.tensor("scale", scale, {3}, {TK_F32}, Layout::Contiguous);
+        args.tensor("base", base, {"m"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("post", post, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("comb", comb, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
+        Status status = Status::ok();
+        if (!checkLimits(op, args, MixGateKind::Split, post_mult_value, pre_eps, false, status))
+          return tk::runtime::report(status);
+        if (args["T"] == 0)
+          return tk::runtime::report(Status::ok());
+        MixGateConfig c;
+        c.kind = MixGateKind::Split, c.streams = args["n"];
+        tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0), c2 = mergedLastTwo(comb);
+        return tk::runtime::report(runScheduled(
+            ctx, mixGateSchedule(c.kind, false), TK_PROGRAM(buildMixGate), c, {input_mixes, &s1, &b1, pre, post, &c2},
+            stream, {tk::runtime::f32Scalar(post_mult_value), tk::runtime::f32Scalar(pre_eps)}));
+      });
 }
 
 extern "C" tk_status tk_mhc_pre_split_mixes_bwd(tk_context ctx, const tk_tensor *grad_pre, const tk_tensor *grad_post,
@@ -131,34 +134,43 @@ extern "C" tk_status tk_mhc_pre_split_mixes_bwd(tk_context ctx, const tk_tensor 
                                                 float post_mult_value, tk_tensor *grad_input, tk_tensor *grad_scale,
                                                 tk_tensor *grad_base, tk_stream stream) {
   const char *op = "tk_mhc_pre_split_mixes_bwd";
-  return tk::runtime::guardEntry(op, [&] {
-    Arguments args(op);
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("grad_pre", grad_pre, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_post", grad_post, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_comb", grad_comb, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    bindLogits(args, MixGateKind::Split, "input_mixes", input_mixes);
-    args.tensor("post", post, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("scale", scale, {3}, {TK_F32}, Layout::Contiguous);
-    args.tensor("base", base, {"m"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_input", grad_input, {"T", "m"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_scale", grad_scale, {3}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_base", grad_base, {"m"}, {TK_F32}, Layout::Contiguous);
-    Status status = Status::ok();
-    if (!checkLimits(op, args, MixGateKind::Split, post_mult_value, 0.0f, true, status))
-      return tk::runtime::report(status);
-    tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0), gc = mergedLastTwo(grad_comb);
-    return tk::runtime::report(runBackward(ctx, MixGateKind::Split, args,
-                                           {grad_pre, grad_post, &gc, input_mixes, post, &s1, &b1, grad_input},
-                                           *grad_input, grad_scale, grad_base, post_mult_value, stream));
-  });
+  return tk::kernels::guardCall(
+      op,
+      {{"grad_pre", grad_pre},
+       {"grad_post", grad_post},
+       {"grad_comb", grad_comb},
+       {"input_mixes", input_mixes},
+       {"post", post},
+       {"scale", scale},
+       {"base", base}},
+      {{"grad_input", grad_input}, {"grad_scale", grad_scale}, {"grad_base", grad_base}}, [&] {
+        Arguments args(op);
+        args.require(ctx != nullptr, "ctx is null");
+        args.tensor("grad_pre", grad_pre, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_post", grad_post, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_comb", grad_comb, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
+        bindLogits(args, MixGateKind::Split, "input_mixes", input_mixes);
+        args.tensor("post", post, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("scale", scale, {3}, {TK_F32}, Layout::Contiguous);
+        args.tensor("base", base, {"m"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_input", grad_input, {"T", "m"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_scale", grad_scale, {3}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_base", grad_base, {"m"}, {TK_F32}, Layout::Contiguous);
+        Status status = Status::ok();
+        if (!checkLimits(op, args, MixGateKind::Split, post_mult_value, 0.0f, true, status))
+          return tk::runtime::report(status);
+        tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0), gc = mergedLastTwo(grad_comb);
+        return tk::runtime::report(runBackward(ctx, MixGateKind::Split, args,
+                                               {grad_pre, grad_post, &gc, input_mixes, post, &s1, &b1, grad_input},
+                                               *grad_input, grad_scale, grad_base, post_mult_value, stream));
+      });
 }
 
 extern "C" tk_status tk_mhc_head_compute_mix_fwd(tk_context ctx, const tk_tensor *input_mix, const tk_tensor *scale,
                                                  const tk_tensor *base, float pre_eps, tk_tensor *out,
                                                  tk_stream stream) {
   const char *op = "tk_mhc_head_compute_mix_fwd";
-  return tk::runtime::guardEntry(op, [&] {
+  return tk::kernels::guardCall(op, {{"input_mix", input_mix}, {"scale", scale}, {"base", base}}, {{"out", out}}, [&] {
     Arguments args(op);
     args.require(ctx != nullptr, "ctx is null");
     args.tensor("out", out, {"T", "n"}, {TK_F32}, Layout::Contiguous);
@@ -182,23 +194,26 @@ extern "C" tk_status tk_mhc_head_compute_mix_bwd(tk_context ctx, const tk_tensor
                                                  const tk_tensor *scale, const tk_tensor *base, tk_tensor *grad_input,
                                                  tk_tensor *grad_scale, tk_tensor *grad_base, tk_stream stream) {
   const char *op = "tk_mhc_head_compute_mix_bwd";
-  return tk::runtime::guardEntry(op, [&] {
-    Arguments args(op);
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("grad_out", grad_out, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    bindLogits(args, MixGateKind::Head, "input_mix", input_mix);
-    args.tensor("scale", scale, {1}, {TK_F32}, Layout::Contiguous);
-    args.tensor("base", base, {"n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_input", grad_input, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_scale", grad_scale, {1}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_base", grad_base, {"n"}, {TK_F32}, Layout::Contiguous);
-    Status status = Status::ok();
-    if (!checkLimits(op, args, MixGateKind::Head, 1.0f, 0.0f, true, status))
-      return tk::runtime::report(status);
-    tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0);
-    return tk::runtime::report(runBackward(ctx, MixGateKind::Head, args, {grad_out, input_mix, &s1, &b1, grad_input},
-                                           *grad_input, grad_scale, grad_base, 1.0f, stream));
-  });
+  return tk::kernels::guardCall(
+      op, {{"grad_out", grad_out}, {"input_mix", input_mix}, {"scale", scale}, {"base", base}},
+      {{"grad_input", grad_input}, {"grad_scale", grad_scale}, {"grad_base", grad_base}}, [&] {
+        Arguments args(op);
+        args.require(ctx != nullptr, "ctx is null");
+        args.tensor("grad_out", grad_out, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        bindLogits(args, MixGateKind::Head, "input_mix", input_mix);
+        args.tensor("scale", scale, {1}, {TK_F32}, Layout::Contiguous);
+        args.tensor("base", base, {"n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_input", grad_input, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_scale", grad_scale, {1}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_base", grad_base, {"n"}, {TK_F32}, Layout::Contiguous);
+        Status status = Status::ok();
+        if (!checkLimits(op, args, MixGateKind::Head, 1.0f, 0.0f, true, status))
+          return tk::runtime::report(status);
+        tk_tensor s1 = withUnitDim(scale, 0), b1 = withUnitDim(base, 0);
+        return tk::runtime::report(runBackward(ctx, MixGateKind::Head, args,
+                                               {grad_out, input_mix, &s1, &b1, grad_input}, *grad_input, grad_scale,
+                                               grad_base, 1.0f, stream));
+      });
 }
 
 TK_REGISTER_OPERATORS(mix_gates) {

@@ -1,5 +1,6 @@
 //===- norm_fn_api.cpp - tk_mhc_pre_norm_fn_fwd, _bwd (3.2) ---------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
 #include "kernels/mhc/norm_fn.h"
 #include "kernels/mhc/views.h"
@@ -86,38 +87,40 @@ extern "C" tk_status tk_mhc_pre_norm_fn_fwd(tk_context ctx, const tk_tensor *res
                                             const tk_tensor *norm_weight, float eps, tk_tensor *mix, tk_tensor *mul,
                                             tk_tensor *ss, tk_stream stream) {
   const char *op = "tk_mhc_pre_norm_fn_fwd";
-  return tk::runtime::guardEntry(op, [&] {
-    Arguments args(op);
-    args.require(ctx != nullptr, "ctx is null");
-    residualAndFn(args, residual, fn, norm_weight);
-    args.tensor("mix", mix, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("mul", mul, {"T", "n3"}, {TK_F32}, Layout::Contiguous, true);
-    args.tensor("ss", ss, {"T"}, {TK_F32}, Layout::Contiguous, true);
-    if (Status s = checkNormFnLimits(op, args, eps); !s.isOk())
-      return tk::runtime::report(s);
-    const int64_t t = args["T"], n3 = args["n3"];
-    if (t == 0)
-      return tk::runtime::report(Status::ok());
-    // mul and ss are what the backward needs; without them they go to scratch memory.
-    tk::runtime::Scratch scratch;
-    tk_tensor mulT, ssT;
-    if (!mul || !ss) {
-      if (Status s = scratch.allocateOnStream(ctx, *mix, (size_t)(t * (n3 + 1) * 4), stream); !s.isOk())
-        return tk::runtime::report(s);
-      mulT = scratch.tensor(TK_F32, t, n3);
-      ssT = scratch.tensor(TK_F32, t, 1);
-      ssT.data = static_cast<char *>(mulT.data) + t * n3 * 4;
-    }
-    if (mul)
-      mulT = *mul;
-    if (ss)
-      ssT = withUnitDim(ss, 1);
-    NormFnConfig c;
-    c.width = args["G"], c.weighted = norm_weight != nullptr;
-    tk_tensor x = mergedLastTwo(residual), w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{};
-    return tk::runtime::report(
-        runNormFnForward(ctx, c, x, fn, norm_weight ? &w1 : nullptr, mix, &mulT, &ssT, eps, stream));
-  });
+  return tk::kernels::guardCall(
+      op, {{"residual", residual}, {"fn", fn}, {"norm_weight", norm_weight}}, {{"mix", mix}, {"mul", mul}, {"ss", ss}},
+      [&] {
+        Arguments args(op);
+        args.require(ctx != nullptr, "ctx is null");
+        residualAndFn(args, residual, fn, norm_weight);
+        args.tensor("mix", mix, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("mul", mul, {"T", "n3"}, {TK_F32}, Layout::Contiguous, true);
+        args.tensor("ss", ss, {"T"}, {TK_F32}, Layout::Contiguous, true);
+        if (Status s = checkNormFnLimits(op, args, eps); !s.isOk())
+          return tk::runtime::report(s);
+        const int64_t t = args["T"], n3 = args["n3"];
+        if (t == 0)
+          return tk::runtime::report(Status::ok());
+        // mul and ss are what the backward needs; without them they go to scratch memory.
+        tk::runtime::Scratch scratch;
+        tk_tensor mulT, ssT;
+        if (!mul || !ss) {
+          if (Status s = scratch.allocateOnStream(ctx, *mix, (size_t)(t * (n3 + 1) * 4), stream); !s.isOk())
+            return tk::runtime::report(s);
+          mulT = scratch.tensor(TK_F32, t, n3);
+          ssT = scratch.tensor(TK_F32, t, 1);
+          ssT.data = static_cast<char *>(mulT.data) + t * n3 * 4;
+        }
+        if (mul)
+          mulT = *mul;
+        if (ss)
+          ssT = withUnitDim(ss, 1);
+        NormFnConfig c;
+        c.width = args["G"], c.weighted = norm_weight != nullptr;
+        tk_tensor x = mergedLastTwo(residual), w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{};
+        return tk::runtime::report(
+            runNormFnForward(ctx, c, x, fn, norm_weight ? &w1 : nullptr, mix, &mulT, &ssT, eps, stream));
+      });
 }
 
 extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *grad_mix, const tk_tensor *residual,
@@ -125,70 +128,82 @@ extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *gra
                                             const tk_tensor *ss, float eps, int accumulate, tk_tensor *grad_residual,
                                             tk_tensor *grad_fn, tk_tensor *grad_norm_weight, tk_stream stream) {
   const char *op = "tk_mhc_pre_norm_fn_bwd";
-  return tk::runtime::guardEntry(op, [&] {
-    Arguments args(op);
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("grad_mix", grad_mix, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
-    residualAndFn(args, residual, fn, norm_weight);
-    args.tensor("mul", mul, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("ss", ss, {"T"}, {TK_F32}, Layout::Contiguous);
-    args.require(accumulate == 0 || accumulate == 1, "accumulate must be 0 or 1, got " + std::to_string(accumulate));
-    args.tensor("grad_residual", grad_residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("grad_fn", grad_fn, {"n3", "G"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_norm_weight", grad_norm_weight, {"G"}, {TK_F32}, Layout::Contiguous, true);
-    args.require((grad_norm_weight != nullptr) == (norm_weight != nullptr),
-                 "grad_norm_weight must be given exactly when norm_weight is");
-    if (Status s = checkNormFnLimits(op, args, eps); !s.isOk())
-      return tk::runtime::report(s);
-    const int64_t t = args["T"], g = args["G"];
-    tk::compiler::Target target;
-    if (Status s = ctx->targetFor({grad_mix, residual, fn, mul, ss, grad_residual, grad_fn}, target); !s.isOk())
-      return tk::runtime::report(s);
-    // dmul (T, 32), the same transposed (32, T) and dss (T) from the per-token kernel; for T = 0 one zero token
-    // instead (and a zero residual row and its gradient's), so that the slab kernel writes zero parameter gradients.
-    const int64_t held = std::max<int64_t>(t, 1);
-    // The transposed rows padded to 4 tokens (16 bytes), as the kernels' accesses need.
-    const int64_t paddedT = (held + 3) / 4 * 4;
-    const size_t dmulBytes = (size_t)held * kNormFnMaxMixes * 4,
-                 transposedBytes = (size_t)paddedT * kNormFnMaxMixes * 4;
-    tk::runtime::Scratch scratch;
-    const size_t normBytes = ((dmulBytes + 15) / 16 * 16 + transposedBytes + (size_t)held * 4 + 15) / 16 * 16;
-    const size_t bytes = normBytes + (t == 0 ? 4 * (size_t)g : 0);
-    if (Status s = scratch.allocateOnStream(ctx, *grad_fn, bytes, stream); !s.isOk())
-      return tk::runtime::report(s);
-    tk_tensor dmul = scratch.tensor(TK_F32, held, kNormFnMaxMixes),
-              dmulT = scratch.tensor(TK_F32, kNormFnMaxMixes, paddedT), dss = scratch.tensor(TK_F32, held, 1);
-    dmulT.shape[1] = held;
-    dmulT.data = static_cast<char *>(dmul.data) + (dmulBytes + 15) / 16 * 16;
-    dss.data = static_cast<char *>(dmulT.data) + transposedBytes;
-    tk_tensor x = mergedLastTwo(residual), gres = mergedLastTwo(grad_residual);
-    if (t == 0) {
-      if (Status s = scratch.zeroOnStream(stream); !s.isOk())
-        return tk::runtime::report(s);
-      x = scratch.tensor(TK_BF16, 1, g), gres = scratch.tensor(TK_BF16, 1, g);
-      x.data = static_cast<char *>(dmul.data) + normBytes, gres.data = static_cast<char *>(x.data) + 2 * g;
-    } else {
-      NormFnConfig n;
-      n.stage = NormFnStage::Norm, n.width = g;
-      tk_tensor ss1 = withUnitDim(ss, 1);
-      if (Status s = runScheduled(ctx, normFnSchedule(true), TK_PROGRAM(buildNormFn), n,
-                                  {grad_mix, mul, &ss1, &dmul, &dmulT, &dss}, stream, {tk::runtime::f32Scalar(eps)});
-          !s.isOk())
-        return tk::runtime::report(s);
-    }
-    NormFnConfig c;
-    c.stage = NormFnStage::Slab, c.width = g, c.weighted = norm_weight != nullptr;
-    c.accumulate = accumulate != 0 && t > 0;
-    tk_tensor w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{},
-              gw1 = grad_norm_weight ? withUnitDim(grad_norm_weight, 0) : tk_tensor{};
-    std::vector<const tk_tensor *> tensors = {&x, &dmul, &dmulT, &dss, fn};
-    if (norm_weight)
-      tensors.push_back(&w1);
-    tensors.insert(tensors.end(), {&gres, grad_fn});
-    if (norm_weight)
-      tensors.push_back(&gw1);
-    return tk::runtime::report(runScheduled(ctx, normFnSchedule(true), TK_PROGRAM(buildNormFn), c, tensors, stream));
-  });
+  return tk::kernels::guardCall(
+      op,
+      {{"grad_mix", grad_mix},
+       {"residual", residual},
+       {"fn", fn},
+       {"norm_weight", norm_weight},
+       {"mul", mul},
+       {"ss", ss}},
+      {{"grad_residual", grad_residual}, {"grad_fn", grad_fn}, {"grad_norm_weight", grad_norm_weight}}, [&] {
+        Arguments args(op);
+        args.require(ctx != nullptr, "ctx is null");
+        args.tensor("grad_mix", grad_mix, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
+        residualAndFn(args, residual, fn, norm_weight);
+        args.tensor("mul", mul, {"T", "n3"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("ss", ss, {"T"}, {TK_F32}, Layout::Contiguous);
+        args.require(accumulate == 0 || accumulate == 1,
+                     "accumulate must be 0 or 1, got " + std::to_string(accumulate));
+        args.tensor("grad_residual", grad_residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("grad_fn", grad_fn, {"n3", "G"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_norm_weight", grad_norm_weight, {"G"}, {TK_F32}, Layout::Contiguous, true);
+        args.require((grad_norm_weight != nullptr) == (norm_weight != nullptr),
+                     "grad_norm_weight must be given exactly when norm_weight is");
+        if (Status s = checkNormFnLimits(op, args, eps); !s.isOk())
+          return tk::runtime::report(s);
+        const int64_t t = args["T"], g = args["G"];
+        tk::compiler::Target target;
+        if (Status s = ctx->targetFor({grad_mix, residual, fn, mul, ss, grad_residual, grad_fn}, target); !s.isOk())
+          return tk::runtime::report(s);
+        // dmul (T, 32), the same transposed (32, T) and dss (T) from the per-token kernel; for T = 0 one zero token
+        // instead (and a zero residual row and its gradient's), so that the slab kernel writes zero parameter
+        // gradients.
+        const int64_t held = std::max<int64_t>(t, 1);
+        // The transposed rows padded to 4 tokens (16 bytes), as the kernels' accesses need.
+        const int64_t paddedT = (held + 3) / 4 * 4;
+        const size_t dmulBytes = (size_t)held * kNormFnMaxMixes * 4,
+                     transposedBytes = (size_t)paddedT * kNormFnMaxMixes * 4;
+        tk::runtime::Scratch scratch;
+        const size_t normBytes = ((dmulBytes + 15) / 16 * 16 + transposedBytes + (size_t)held * 4 + 15) / 16 * 16;
+        const size_t bytes = normBytes + (t == 0 ? 4 * (size_t)g : 0);
+        if (Status s = scratch.allocateOnStream(ctx, *grad_fn, bytes, stream); !s.isOk())
+          return tk::runtime::report(s);
+        tk_tensor dmul = scratch.tensor(TK_F32, held, kNormFnMaxMixes),
+                  dmulT = scratch.tensor(TK_F32, kNormFnMaxMixes, paddedT), dss = scratch.tensor(TK_F32, held, 1);
+        dmulT.shape[1] = held;
+        dmulT.data = static_cast<char *>(dmul.data) + (dmulBytes + 15) / 16 * 16;
+        dss.data = static_cast<char *>(dmulT.data) + transposedBytes;
+        tk_tensor x = mergedLastTwo(residual), gres = mergedLastTwo(grad_residual);
+        if (t == 0) {
+          if (Status s = scratch.zeroOnStream(stream); !s.isOk())
+            return tk::runtime::report(s);
+          x = scratch.tensor(TK_BF16, 1, g), gres = scratch.tensor(TK_BF16, 1, g);
+          x.data = static_cast<char *>(dmul.data) + normBytes, gres.data = static_cast<char *>(x.data) + 2 * g;
+        } else {
+          NormFnConfig n;
+          n.stage = NormFnStage::Norm, n.width = g;
+          tk_tensor ss1 = withUnitDim(ss, 1);
+          if (Status s =
+                  runScheduled(ctx, normFnSchedule(true), TK_PROGRAM(buildNormFn), n,
+                               {grad_mix, mul, &ss1, &dmul, &dmulT, &dss}, stream, {tk::runtime::f32Scalar(eps)});
+              !s.isOk())
+            return tk::runtime::report(s);
+        }
+        NormFnConfig c;
+        c.stage = NormFnStage::Slab, c.width = g, c.weighted = norm_weight != nullptr;
+        c.accumulate = accumulate != 0 && t > 0;
+        tk_tensor w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{},
+                  gw1 = grad_norm_weight ? withUnitDim(grad_norm_weight, 0) : tk_tensor{};
+        std::vector<const tk_tensor *> tensors = {&x, &dmul, &dmulT, &dss, fn};
+        if (norm_weight)
+          tensors.push_back(&w1);
+        tensors.insert(tensors.end(), {&gres, grad_fn});
+        if (norm_weight)
+          tensors.push_back(&gw1);
+        return tk::runtime::report(
+            runScheduled(ctx, normFnSchedule(true), TK_PROGRAM(buildNormFn), c, tensors, stream));
+      });
 }
 
 TK_REGISTER_OPERATORS(norm_fn) {

@@ -1,5 +1,6 @@
 //===- sinkhorn_api.cpp - tk_sinkhorn_normalize_fwd, _bwd (3.4) -----------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
 #include "kernels/mhc/sinkhorn.h"
 #include "kernels/registry.h"
@@ -45,7 +46,7 @@ tk_status run(const char *op, Arguments &args, tk_context ctx, bool backward, in
 
 extern "C" tk_status tk_sinkhorn_normalize_fwd(tk_context ctx, const tk_tensor *x, int32_t repeat, float eps,
                                                tk_tensor *out, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_sinkhorn_normalize_fwd", [&] {
+  return tk::kernels::guardCall("tk_sinkhorn_normalize_fwd", {{"x", x}}, {{"out", out}}, [&] {
     Arguments args("tk_sinkhorn_normalize_fwd");
     args.require(ctx != nullptr, "ctx is null");
     args.tensor("x", x, {"M", "n", "n"}, {TK_F32}, Layout::Contiguous);
@@ -56,14 +57,15 @@ extern "C" tk_status tk_sinkhorn_normalize_fwd(tk_context ctx, const tk_tensor *
 
 extern "C" tk_status tk_sinkhorn_normalize_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x,
                                                int32_t repeat, float eps, tk_tensor *grad_x, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_sinkhorn_normalize_bwd", [&] {
-    Arguments args("tk_sinkhorn_normalize_bwd");
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("grad_out", grad_out, {"M", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("x", x, {"M", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_x", grad_x, {"M", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    return run("tk_sinkhorn_normalize_bwd", args, ctx, true, repeat, eps, {grad_out, x, grad_x}, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_sinkhorn_normalize_bwd", {{"grad_out", grad_out}, {"x", x}}, {{"grad_x", grad_x}}, [&] {
+        Arguments args("tk_sinkhorn_normalize_bwd");
+        args.require(ctx != nullptr, "ctx is null");
+        args.tensor("grad_out", grad_out, {"M", "n", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("x", x, {"M", "n", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_x", grad_x, {"M", "n", "n"}, {TK_F32}, Layout::Contiguous);
+        return run("tk_sinkhorn_normalize_bwd", args, ctx, true, repeat, eps, {grad_out, x, grad_x}, stream);
+      });
 }
 
 TK_REGISTER_OPERATORS(sinkhorn) {

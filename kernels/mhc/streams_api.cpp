@@ -1,5 +1,6 @@
 //===- streams_api.cpp - tk_expand_to_mhc_*, tk_mhc_pre_apply_mix_*, tk_mhc_post_* ===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
 #include "kernels/mhc/streams.h"
 #include "kernels/registry.h"
@@ -45,7 +46,7 @@ tk_status runStreams(const char *op, Arguments &args, tk_context ctx, StreamConf
 } // namespace
 
 extern "C" tk_status tk_expand_to_mhc_fwd(tk_context ctx, const tk_tensor *hidden, tk_tensor *out, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_expand_to_mhc_fwd", [&] {
+  return tk::kernels::guardCall("tk_expand_to_mhc_fwd", {{"hidden", hidden}}, {{"out", out}}, [&] {
     Arguments args("tk_expand_to_mhc_fwd");
     args.require(ctx != nullptr, "ctx is null");
     args.tensor("hidden", hidden, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
@@ -59,7 +60,7 @@ extern "C" tk_status tk_expand_to_mhc_fwd(tk_context ctx, const tk_tensor *hidde
 
 extern "C" tk_status tk_expand_to_mhc_bwd(tk_context ctx, const tk_tensor *grad_out, tk_tensor *grad_hidden,
                                           tk_stream stream) {
-  return tk::runtime::guardEntry("tk_expand_to_mhc_bwd", [&] {
+  return tk::kernels::guardCall("tk_expand_to_mhc_bwd", {{"grad_out", grad_out}}, {{"grad_hidden", grad_hidden}}, [&] {
     Arguments args("tk_expand_to_mhc_bwd");
     args.require(ctx != nullptr, "ctx is null");
     args.tensor("grad_out", grad_out, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
@@ -73,7 +74,7 @@ extern "C" tk_status tk_expand_to_mhc_bwd(tk_context ctx, const tk_tensor *grad_
 
 extern "C" tk_status tk_mhc_pre_apply_mix_fwd(tk_context ctx, const tk_tensor *x, const tk_tensor *mix, tk_tensor *out,
                                               tk_stream stream) {
-  return tk::runtime::guardEntry("tk_mhc_pre_apply_mix_fwd", [&] {
+  return tk::kernels::guardCall("tk_mhc_pre_apply_mix_fwd", {{"x", x}, {"mix", mix}}, {{"out", out}}, [&] {
     Arguments args("tk_mhc_pre_apply_mix_fwd");
     args.require(ctx != nullptr, "ctx is null");
     args.tensor("x", x, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
@@ -89,65 +90,74 @@ extern "C" tk_status tk_mhc_pre_apply_mix_fwd(tk_context ctx, const tk_tensor *x
 extern "C" tk_status tk_mhc_pre_apply_mix_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x,
                                               const tk_tensor *mix, int accumulate, tk_tensor *grad_x,
                                               tk_tensor *grad_mix, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_mhc_pre_apply_mix_bwd", [&] {
-    Arguments args("tk_mhc_pre_apply_mix_bwd");
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("grad_out", grad_out, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("x", x, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("mix", mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_x", grad_x, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("grad_mix", grad_mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.require(accumulate == 0 || accumulate == 1, "accumulate must be 0 or 1, got " + std::to_string(accumulate));
-    if (!args.ok())
-      return tk::runtime::report(args.status());
-    tk_tensor g3 = withUnitDim(grad_out, 1), m3 = withUnitDim(mix, 2), dm3 = withUnitDim(grad_mix, 2);
-    StreamConfig c{StreamOp::ApplyMixBwd};
-    c.accumulate = accumulate != 0;
-    return runStreams("tk_mhc_pre_apply_mix_bwd", args, ctx, c, {&g3, x, &m3, grad_x, &dm3}, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_mhc_pre_apply_mix_bwd", {{"grad_out", grad_out}, {"x", x}, {"mix", mix}},
+      {{"grad_x", grad_x}, {"grad_mix", grad_mix}}, [&] {
+        Arguments args("tk_mhc_pre_apply_mix_bwd");
+        args.require(ctx != nullptr, "ctx is null");
+        args.tensor("grad_out", grad_out, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("x", x, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("mix", mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_x", grad_x, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("grad_mix", grad_mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.require(accumulate == 0 || accumulate == 1,
+                     "accumulate must be 0 or 1, got " + std::to_string(accumulate));
+        if (!args.ok())
+          return tk::runtime::report(args.status());
+        tk_tensor g3 = withUnitDim(grad_out, 1), m3 = withUnitDim(mix, 2), dm3 = withUnitDim(grad_mix, 2);
+        StreamConfig c{StreamOp::ApplyMixBwd};
+        c.accumulate = accumulate != 0;
+        return runStreams("tk_mhc_pre_apply_mix_bwd", args, ctx, c, {&g3, x, &m3, grad_x, &dm3}, stream);
+      });
 }
 
 extern "C" tk_status tk_mhc_post_fwd(tk_context ctx, const tk_tensor *x, const tk_tensor *residual,
                                      const tk_tensor *post_mix, const tk_tensor *comb_mix, tk_tensor *out,
                                      tk_stream stream) {
-  return tk::runtime::guardEntry("tk_mhc_post_fwd", [&] {
-    Arguments args("tk_mhc_post_fwd");
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("x", x, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("post_mix", post_mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("comb_mix", comb_mix, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("out", out, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    if (!args.ok())
-      return tk::runtime::report(args.status());
-    tk_tensor x3 = withUnitDim(x, 1), p3 = withUnitDim(post_mix, 2);
-    return runStreams("tk_mhc_post_fwd", args, ctx, {StreamOp::PostFwd}, {&x3, residual, &p3, comb_mix, out}, stream);
-  });
+  return tk::kernels::guardCall("tk_mhc_post_fwd",
+                                {{"x", x}, {"residual", residual}, {"post_mix", post_mix}, {"comb_mix", comb_mix}},
+                                {{"out", out}}, [&] {
+                                  Arguments args("tk_mhc_post_fwd");
+                                  args.require(ctx != nullptr, "ctx is null");
+                                  args.tensor("x", x, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
+                                  args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+                                  args.tensor("post_mix", post_mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+                                  args.tensor("comb_mix", comb_mix, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
+                                  args.tensor("out", out, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+                                  if (!args.ok())
+                                    return tk::runtime::report(args.status());
+                                  tk_tensor x3 = withUnitDim(x, 1), p3 = withUnitDim(post_mix, 2);
+                                  return runStreams("tk_mhc_post_fwd", args, ctx, {StreamOp::PostFwd},
+                                                    {&x3, residual, &p3, comb_mix, out}, stream);
+                                });
 }
 
 extern "C" tk_status tk_mhc_post_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x,
                                      const tk_tensor *residual, const tk_tensor *post_mix, const tk_tensor *comb_mix,
                                      tk_tensor *grad_x, tk_tensor *grad_residual, tk_tensor *grad_post,
                                      tk_tensor *grad_comb, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_mhc_post_bwd", [&] {
-    Arguments args("tk_mhc_post_bwd");
-    args.require(ctx != nullptr, "ctx is null");
-    args.tensor("grad_out", grad_out, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("x", x, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("post_mix", post_mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("comb_mix", comb_mix, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_x", grad_x, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("grad_residual", grad_residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
-    args.tensor("grad_post", grad_post, {"T", "n"}, {TK_F32}, Layout::Contiguous);
-    args.tensor("grad_comb", grad_comb, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
-    if (!args.ok())
-      return tk::runtime::report(args.status());
-    tk_tensor x3 = withUnitDim(x, 1), p3 = withUnitDim(post_mix, 2), dx3 = withUnitDim(grad_x, 1),
-              dp3 = withUnitDim(grad_post, 2);
-    return runStreams("tk_mhc_post_bwd", args, ctx, {StreamOp::PostBwd},
-                      {grad_out, &x3, residual, &p3, comb_mix, &dx3, grad_residual, &dp3, grad_comb}, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_mhc_post_bwd",
+      {{"grad_out", grad_out}, {"x", x}, {"residual", residual}, {"post_mix", post_mix}, {"comb_mix", comb_mix}},
+      {{"grad_x", grad_x}, {"grad_residual", grad_residual}, {"grad_post", grad_post}, {"grad_comb", grad_comb}}, [&] {
+        Arguments args("tk_mhc_post_bwd");
+        args.require(ctx != nullptr, "ctx is null");
+        args.tensor("grad_out", grad_out, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("x", x, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("post_mix", post_mix, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("comb_mix", comb_mix, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_x", grad_x, {"T", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("grad_residual", grad_residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
+        args.tensor("grad_post", grad_post, {"T", "n"}, {TK_F32}, Layout::Contiguous);
+        args.tensor("grad_comb", grad_comb, {"T", "n", "n"}, {TK_F32}, Layout::Contiguous);
+        if (!args.ok())
+          return tk::runtime::report(args.status());
+        tk_tensor x3 = withUnitDim(x, 1), p3 = withUnitDim(post_mix, 2), dx3 = withUnitDim(grad_x, 1),
+                  dp3 = withUnitDim(grad_post, 2);
+        return runStreams("tk_mhc_post_bwd", args, ctx, {StreamOp::PostBwd},
+                          {grad_out, &x3, residual, &p3, comb_mix, &dx3, grad_residual, &dp3, grad_comb}, stream);
+      });
 }
 
 TK_REGISTER_OPERATORS(streams) {

@@ -1,5 +1,6 @@
 //===- expand_to_fused_api.cpp - tk_expand_to_fused[_with_sf] -------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/expand_to_fused.h"
@@ -124,9 +125,10 @@ static tk_status tk_expand_to_fused_unguarded(tk_context ctx, const tk_tensor *x
 
 extern "C" tk_status tk_expand_to_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *token_topk_to_pos,
                                         const tk_tensor *pos_to_expert, tk_tensor *expanded_x, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_expand_to_fused", [&] {
-    return tk_expand_to_fused_unguarded(ctx, x, token_topk_to_pos, pos_to_expert, expanded_x, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_expand_to_fused", {{"x", x}, {"token_topk_to_pos", token_topk_to_pos}, {"pos_to_expert", pos_to_expert}},
+      {{"expanded_x", expanded_x}},
+      [&] { return tk_expand_to_fused_unguarded(ctx, x, token_topk_to_pos, pos_to_expert, expanded_x, stream); });
 }
 
 static tk_status tk_expand_to_fused_with_sf_unguarded(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
@@ -204,10 +206,13 @@ extern "C" tk_status tk_expand_to_fused_with_sf(tk_context ctx, const tk_tensor 
                                                 int32_t num_per_channels, const tk_tensor *token_topk_to_pos,
                                                 const tk_tensor *pos_to_expert, int32_t use_tma_aligned_col_major_sf,
                                                 tk_tensor *expanded_x, tk_tensor *expanded_sf, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_expand_to_fused_with_sf", [&] {
-    return tk_expand_to_fused_with_sf_unguarded(ctx, x, x_sf, num_per_channels, token_topk_to_pos, pos_to_expert,
-                                                use_tma_aligned_col_major_sf, expanded_x, expanded_sf, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_expand_to_fused_with_sf",
+      {{"x", x}, {"x_sf", x_sf}, {"token_topk_to_pos", token_topk_to_pos}, {"pos_to_expert", pos_to_expert}},
+      {{"expanded_x", expanded_x}, {"expanded_sf", expanded_sf}}, [&] {
+        return tk_expand_to_fused_with_sf_unguarded(ctx, x, x_sf, num_per_channels, token_topk_to_pos, pos_to_expert,
+                                                    use_tma_aligned_col_major_sf, expanded_x, expanded_sf, stream);
+      });
 }
 
 TK_REGISTER_OPERATORS(expand_to_fused) {

@@ -1,5 +1,6 @@
 //===- fused_mapping_api.cpp - tk_get_fused_mapping -----------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/fused_mapping_kernels.h"
@@ -160,11 +161,20 @@ extern "C" tk_status tk_get_fused_mapping(tk_context ctx, const tk_tensor *topk_
                                           tk_tensor *pos_to_token_topk, tk_tensor *token_topk_to_pos,
                                           tk_tensor *expert_start, tk_tensor *expert_end,
                                           tk_tensor *num_tokens_per_expert, int64_t *num_positions, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_get_fused_mapping", [&] {
-    return tk_get_fused_mapping_unguarded(ctx, topk_idx, num_experts, alignment, pos_to_expert, pos_to_token,
-                                          pos_to_token_topk, token_topk_to_pos, expert_start, expert_end,
-                                          num_tokens_per_expert, num_positions, stream);
-  });
+  return tk::kernels::guardCall("tk_get_fused_mapping", {{"topk_idx", topk_idx}},
+                                {{"pos_to_expert", pos_to_expert},
+                                 {"pos_to_token", pos_to_token},
+                                 {"pos_to_token_topk", pos_to_token_topk},
+                                 {"token_topk_to_pos", token_topk_to_pos},
+                                 {"expert_start", expert_start},
+                                 {"expert_end", expert_end},
+                                 {"num_tokens_per_expert", num_tokens_per_expert}},
+                                [&] {
+                                  return tk_get_fused_mapping_unguarded(ctx, topk_idx, num_experts, alignment,
+                                                                        pos_to_expert, pos_to_token, pos_to_token_topk,
+                                                                        token_topk_to_pos, expert_start, expert_end,
+                                                                        num_tokens_per_expert, num_positions, stream);
+                                });
 }
 
 extern "C" int64_t tk_fused_mapping_max_positions(int64_t num_tokens, int64_t num_topk, int64_t num_experts,

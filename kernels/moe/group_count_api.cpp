@@ -1,5 +1,6 @@
 //===- group_count_api.cpp - tk_group_count, tk_aux_fi --------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/histogram.h"
@@ -118,9 +119,8 @@ static tk_status tk_group_count_unguarded(tk_context ctx, const tk_tensor *group
 
 extern "C" tk_status tk_group_count(tk_context ctx, const tk_tensor *group_idx, int32_t num_groups, tk_tensor *counts,
                                     tk_stream stream) {
-  return tk::runtime::guardEntry("tk_group_count", [&] {
-    return tk_group_count_unguarded(ctx, group_idx, num_groups, counts, stream);
-  });
+  return tk::kernels::guardCall("tk_group_count", {{"group_idx", group_idx}}, {{"counts", counts}},
+                                [&] { return tk_group_count_unguarded(ctx, group_idx, num_groups, counts, stream); });
 }
 
 static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, int32_t num_experts,
@@ -168,7 +168,7 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
 
 extern "C" tk_status tk_aux_fi(tk_context ctx, const tk_tensor *topk_idx, int32_t num_experts, int32_t num_aux_topk,
                                tk_tensor *fi, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_aux_fi", [&] {
+  return tk::kernels::guardCall("tk_aux_fi", {{"topk_idx", topk_idx}}, {{"fi", fi}}, [&] {
     return tk_aux_fi_unguarded(ctx, topk_idx, num_experts, num_aux_topk, fi, stream);
   });
 }

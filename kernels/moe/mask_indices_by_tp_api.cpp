@@ -1,5 +1,6 @@
 //===- mask_indices_by_tp_api.cpp - tk_mask_indices_by_tp (moe.md 2.5) ----===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/mask_indices_by_tp.h"
@@ -49,10 +50,11 @@ static tk_status tk_mask_indices_by_tp_unguarded(tk_context ctx, const tk_tensor
 extern "C" tk_status tk_mask_indices_by_tp(tk_context ctx, const tk_tensor *indices, int64_t n, int32_t num_ep_ranks,
                                            int32_t tp_rank, int32_t num_tp_ranks, tk_tensor *masked_indices,
                                            tk_stream stream) {
-  return tk::runtime::guardEntry("tk_mask_indices_by_tp", [&] {
-    return tk_mask_indices_by_tp_unguarded(ctx, indices, n, num_ep_ranks, tp_rank, num_tp_ranks, masked_indices,
-                                           stream);
-  });
+  return tk::kernels::guardCall("tk_mask_indices_by_tp", {{"indices", indices}}, {{"masked_indices", masked_indices}},
+                                [&] {
+                                  return tk_mask_indices_by_tp_unguarded(ctx, indices, n, num_ep_ranks, tp_rank,
+                                                                         num_tp_ranks, masked_indices, stream);
+                                });
 }
 
 TK_REGISTER_OPERATORS(mask_indices_by_tp) {

@@ -1,5 +1,6 @@
 //===- normalize_weight_api.cpp - tk_normalize_weight (moe.md 2.4) --------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/normalize_weight.h"
 #include "kernels/registry.h"
@@ -42,9 +43,10 @@ static tk_status tk_normalize_weight_unguarded(tk_context ctx, const tk_tensor *
 
 extern "C" tk_status tk_normalize_weight(tk_context ctx, const tk_tensor *topk_weights, tk_tensor *denominator,
                                          tk_tensor *normalized_weights, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_normalize_weight", [&] {
-    return tk_normalize_weight_unguarded(ctx, topk_weights, denominator, normalized_weights, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_normalize_weight", {{"topk_weights", topk_weights}},
+      {{"denominator", denominator}, {"normalized_weights", normalized_weights}},
+      [&] { return tk_normalize_weight_unguarded(ctx, topk_weights, denominator, normalized_weights, stream); });
 }
 
 TK_REGISTER_OPERATORS(normalize_weight) {

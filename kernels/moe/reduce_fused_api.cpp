@@ -1,5 +1,6 @@
 //===- reduce_fused_api.cpp - tk_reduce_fused -----------------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/reduce_fused.h"
@@ -94,9 +95,11 @@ static tk_status tk_reduce_fused_unguarded(tk_context ctx, const tk_tensor *x, c
 extern "C" tk_status tk_reduce_fused(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                      const tk_tensor *topk_weights, const tk_tensor *token_topk_to_pos,
                                      const tk_tensor *sf, tk_tensor *out, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_reduce_fused", [&] {
-    return tk_reduce_fused_unguarded(ctx, x, x_sf, topk_weights, token_topk_to_pos, sf, out, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_reduce_fused",
+      {{"x", x}, {"x_sf", x_sf}, {"topk_weights", topk_weights}, {"token_topk_to_pos", token_topk_to_pos}, {"sf", sf}},
+      {{"out", out}},
+      [&] { return tk_reduce_fused_unguarded(ctx, x, x_sf, topk_weights, token_topk_to_pos, sf, out, stream); });
 }
 
 TK_REGISTER_OPERATORS(reduce_fused) {

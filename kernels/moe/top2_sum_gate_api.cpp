@@ -1,5 +1,6 @@
 //===- top2_sum_gate_api.cpp - tk_top2_sum_gate (moe.md 2.3) --------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/top2_sum_gate.h"
@@ -129,12 +130,20 @@ extern "C" tk_status tk_top2_sum_gate(tk_context ctx, const tk_tensor *logits, c
                                       const tk_tensor *to_physical_map, const tk_tensor *logical_count,
                                       tk_tensor *unmapped_topk_idx, tk_tensor *topk_idx, tk_tensor *topk_weights,
                                       tk_stream stream) {
-  return tk::runtime::guardEntry("tk_top2_sum_gate", [&] {
-    return tk_top2_sum_gate_unguarded(ctx, logits, bias, num_topk, num_topk_groups, num_groups, use_shared_as_routed,
-                                      num_shared_experts, routed_scaling_factor, ep_rank, num_ep_ranks, tp_rank,
-                                      num_tp_ranks, scoring, mask, fix_routing_mask, to_physical_map, logical_count,
-                                      unmapped_topk_idx, topk_idx, topk_weights, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_top2_sum_gate",
+      {{"logits", logits},
+       {"bias", bias},
+       {"mask", mask},
+       {"fix_routing_mask", fix_routing_mask},
+       {"to_physical_map", to_physical_map},
+       {"logical_count", logical_count}},
+      {{"unmapped_topk_idx", unmapped_topk_idx}, {"topk_idx", topk_idx}, {"topk_weights", topk_weights}}, [&] {
+        return tk_top2_sum_gate_unguarded(
+            ctx, logits, bias, num_topk, num_topk_groups, num_groups, use_shared_as_routed, num_shared_experts,
+            routed_scaling_factor, ep_rank, num_ep_ranks, tp_rank, num_tp_ranks, scoring, mask, fix_routing_mask,
+            to_physical_map, logical_count, unmapped_topk_idx, topk_idx, topk_weights, stream);
+      });
 }
 
 TK_REGISTER_OPERATORS(top2_sum_gate) {

@@ -1,5 +1,6 @@
 //===- topk_gate_api.cpp - tk_topk_gate (moe.md 2.1): contract, launch ----===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/topk_gate.h"
@@ -47,8 +48,8 @@ static tk_status tk_topk_gate_unguarded(tk_context ctx, const tk_tensor *scores,
 
 extern "C" tk_status tk_topk_gate(tk_context ctx, const tk_tensor *scores, int32_t num_topk, tk_tensor *topk_idx,
                                   tk_stream stream) {
-  return tk::runtime::guardEntry("tk_topk_gate",
-                                 [&] { return tk_topk_gate_unguarded(ctx, scores, num_topk, topk_idx, stream); });
+  return tk::kernels::guardCall("tk_topk_gate", {{"scores", scores}}, {{"topk_idx", topk_idx}},
+                                [&] { return tk_topk_gate_unguarded(ctx, scores, num_topk, topk_idx, stream); });
 }
 
 TK_REGISTER_OPERATORS(topk_gate) {

@@ -1,5 +1,6 @@
 //===- topk_group_idx_api.cpp - tk_topk_sum_and_topk_group_idx (moe.md 2.2) ===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/topk_group_idx.h"
@@ -51,9 +52,10 @@ static tk_status tk_topk_sum_and_topk_group_idx_unguarded(tk_context ctx, const 
 
 extern "C" tk_status tk_topk_sum_and_topk_group_idx(tk_context ctx, const tk_tensor *scores, int32_t num_topk_sum,
                                                     int32_t num_topk_groups, tk_tensor *group_idx, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_topk_sum_and_topk_group_idx", [&] {
-    return tk_topk_sum_and_topk_group_idx_unguarded(ctx, scores, num_topk_sum, num_topk_groups, group_idx, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_topk_sum_and_topk_group_idx", {{"scores", scores}}, {{"group_idx", group_idx}}, [&] {
+        return tk_topk_sum_and_topk_group_idx_unguarded(ctx, scores, num_topk_sum, num_topk_groups, group_idx, stream);
+      });
 }
 
 TK_REGISTER_OPERATORS(topk_group_idx) {

@@ -1,5 +1,6 @@
 //===- unique_group_indices_api.cpp - tk_inplace_unique_group_indices -----===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/input_checks.h"
 #include "kernels/common/validate.h"
 #include "kernels/moe/unique_group_indices.h"
@@ -42,7 +43,7 @@ static tk_status tk_inplace_unique_group_indices_unguarded(tk_context ctx, tk_te
 
 extern "C" tk_status tk_inplace_unique_group_indices(tk_context ctx, tk_tensor *group_indices, int32_t num_groups,
                                                      tk_stream stream) {
-  return tk::runtime::guardEntry("tk_inplace_unique_group_indices", [&] {
+  return tk::kernels::guardCall("tk_inplace_unique_group_indices", {}, {{"group_indices", group_indices}}, [&] {
     return tk_inplace_unique_group_indices_unguarded(ctx, group_indices, num_groups, stream);
   });
 }

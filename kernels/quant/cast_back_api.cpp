@@ -1,9 +1,10 @@
 //===- cast_back_api.cpp - tk_cast_back (quant.md 4.10): checks, launch ---===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
-#include "kernels/registry.h"
 #include "kernels/quant/cast_back.h"
 #include "kernels/quant/packed_sf.h"
+#include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 
 using tk::runtime::Status;
@@ -88,8 +89,8 @@ static tk_status tk_cast_back_unguarded(tk_context ctx, const tk_tensor *x, cons
 
 extern "C" tk_status tk_cast_back(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                   const int32_t *x_block_size, tk_tensor *out, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_cast_back",
-                                 [&] { return tk_cast_back_unguarded(ctx, x, x_sf, x_block_size, out, stream); });
+  return tk::kernels::guardCall("tk_cast_back", {{"x", x}, {"x_sf", x_sf}}, {{"out", out}},
+                                [&] { return tk_cast_back_unguarded(ctx, x, x_sf, x_block_size, out, stream); });
 }
 
 TK_REGISTER_OPERATORS(cast_back) {

@@ -4,10 +4,11 @@
 // tk_per_block_cast_with_precomputed_sf (4.8): checks, config, launch.
 //===----------------------------------------------------------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
-#include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
 #include "kernels/quant/per_block_cast.h"
+#include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 
 using tk::runtime::Status;
@@ -94,7 +95,7 @@ static tk_status tk_per_block_cast_unguarded(tk_context ctx, const tk_tensor *x,
 
 extern "C" tk_status tk_per_block_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, const int32_t *block_size,
                                        uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_block_cast", [&] {
+  return tk::kernels::guardCall("tk_per_block_cast", {{"x", x}}, {{"out", out}, {"out_sf", out_sf}}, [&] {
     return tk_per_block_cast_unguarded(ctx, x, fmt, block_size, flags, out, out_sf, stream);
   });
 }
@@ -117,7 +118,7 @@ static tk_status tk_per_block_cast_with_sf_only_unguarded(tk_context ctx, const 
 extern "C" tk_status tk_per_block_cast_with_sf_only(tk_context ctx, const tk_tensor *x, tk_format fmt,
                                                     const int32_t *block_size, uint32_t flags, tk_tensor *out_sf,
                                                     tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_block_cast_with_sf_only", [&] {
+  return tk::kernels::guardCall("tk_per_block_cast_with_sf_only", {{"x", x}}, {{"out_sf", out_sf}}, [&] {
     return tk_per_block_cast_with_sf_only_unguarded(ctx, x, fmt, block_size, flags, out_sf, stream);
   });
 }
@@ -145,7 +146,7 @@ static tk_status tk_per_block_cast_with_precomputed_sf_unguarded(tk_context ctx,
 extern "C" tk_status tk_per_block_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
                                                            const int32_t *block_size, const tk_tensor *sf,
                                                            uint32_t flags, tk_tensor *out, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_block_cast_with_precomputed_sf", [&] {
+  return tk::kernels::guardCall("tk_per_block_cast_with_precomputed_sf", {{"x", x}, {"sf", sf}}, {{"out", out}}, [&] {
     return tk_per_block_cast_with_precomputed_sf_unguarded(ctx, x, fmt, block_size, sf, flags, out, stream);
   });
 }

@@ -1,10 +1,11 @@
 //===- per_block_cast_lossless_api.cpp - tk_per_block_cast_lossless (4.9) -===//
-#include "kernels/common/first_nonzero.h"
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
+#include "kernels/common/first_nonzero.h"
 #include "kernels/common/validate.h"
-#include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
 #include "kernels/quant/per_block_cast_lossless.h"
+#include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
 
@@ -141,10 +142,11 @@ extern "C" tk_status tk_per_block_cast_lossless(tk_context ctx, const tk_tensor 
                                                 const int32_t *x_block_size, tk_format fmt,
                                                 const int32_t *out_block_size, uint32_t flags, tk_tensor *out,
                                                 tk_tensor *out_sf, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_block_cast_lossless", [&] {
-    return tk_per_block_cast_lossless_unguarded(ctx, x, x_sf, x_block_size, fmt, out_block_size, flags, out, out_sf,
-                                                stream);
-  });
+  return tk::kernels::guardCall("tk_per_block_cast_lossless", {{"x", x}, {"x_sf", x_sf}},
+                                {{"out", out}, {"out_sf", out_sf}}, [&] {
+                                  return tk_per_block_cast_lossless_unguarded(
+                                      ctx, x, x_sf, x_block_size, fmt, out_block_size, flags, out, out_sf, stream);
+                                });
 }
 
 TK_REGISTER_OPERATORS(per_block_cast_lossless) {

@@ -3,9 +3,10 @@
 // quant.md 4.13 and 4.15: checks, config, launch.
 //===----------------------------------------------------------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
-#include "kernels/registry.h"
 #include "kernels/quant/per_channel_cast.h"
+#include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 
 #include <cmath>
@@ -169,7 +170,7 @@ static tk_status tk_per_channel_cast_unguarded(tk_context ctx, const tk_tensor *
 
 extern "C" tk_status tk_per_channel_cast(tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens,
                                          uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_channel_cast", [&] {
+  return tk::kernels::guardCall("tk_per_channel_cast", {{"x", x}}, {{"out", out}, {"out_sf", out_sf}}, [&] {
     return tk_per_channel_cast_unguarded(ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream);
   });
 }
@@ -183,9 +184,10 @@ static tk_status tk_per_channel_cast_and_transpose_unguarded(tk_context ctx, con
 extern "C" tk_status tk_per_channel_cast_and_transpose(tk_context ctx, const tk_tensor *x, tk_format fmt,
                                                        int32_t num_per_tokens, uint32_t flags, tk_tensor *out,
                                                        tk_tensor *out_sf, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_channel_cast_and_transpose", [&] {
-    return tk_per_channel_cast_and_transpose_unguarded(ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_per_channel_cast_and_transpose", {{"x", x}}, {{"out", out}, {"out_sf", out_sf}}, [&] {
+        return tk_per_channel_cast_and_transpose_unguarded(ctx, x, fmt, num_per_tokens, flags, out, out_sf, stream);
+      });
 }
 
 /// per_channel_cast_fused (quant.md 4.14) without the row gather: a plain x as
@@ -231,10 +233,12 @@ extern "C" tk_status tk_per_channel_cast_fused(tk_context ctx, const tk_tensor *
                                                int32_t num_per_tokens, uint32_t flags, int32_t num_per_channels,
                                                const tk_tensor *pos_to_token, tk_tensor *out, tk_tensor *out_sf,
                                                tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_channel_cast_fused", [&] {
-    return tk_per_channel_cast_fused_unguarded(ctx, x, x_sf, fmt, num_per_tokens, flags, num_per_channels, pos_to_token,
-                                               out, out_sf, stream);
-  });
+  return tk::kernels::guardCall("tk_per_channel_cast_fused", {{"x", x}, {"x_sf", x_sf}, {"pos_to_token", pos_to_token}},
+                                {{"out", out}, {"out_sf", out_sf}}, [&] {
+                                  return tk_per_channel_cast_fused_unguarded(ctx, x, x_sf, fmt, num_per_tokens, flags,
+                                                                             num_per_channels, pos_to_token, out,
+                                                                             out_sf, stream);
+                                });
 }
 
 /// swiglu_forward_and_per_channel_cast_and_transpose (quant.md 4.17).
@@ -278,10 +282,11 @@ static tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose_unguarded(
 extern "C" tk_status tk_swiglu_forward_and_per_channel_cast_and_transpose(
     tk_context ctx, const tk_tensor *x, tk_format fmt, int32_t num_per_tokens, uint32_t flags,
     int32_t without_transpose, const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_swiglu_forward_and_per_channel_cast_and_transpose", [&] {
-    return tk_swiglu_forward_and_per_channel_cast_and_transpose_unguarded(
-        ctx, x, fmt, num_per_tokens, flags, without_transpose, swiglu_clamp_value, out, out_sf, stream);
-  });
+  return tk::kernels::guardCall(
+      "tk_swiglu_forward_and_per_channel_cast_and_transpose", {{"x", x}}, {{"out", out}, {"out_sf", out_sf}}, [&] {
+        return tk_swiglu_forward_and_per_channel_cast_and_transpose_unguarded(
+            ctx, x, fmt, num_per_tokens, flags, without_transpose, swiglu_clamp_value, out, out_sf, stream);
+      });
 }
 
 TK_REGISTER_OPERATORS(per_channel_cast) {

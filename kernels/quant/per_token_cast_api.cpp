@@ -4,10 +4,11 @@
 // tk_per_token_cast_with_precomputed_sf (4.4): checks, config, launch.
 //===----------------------------------------------------------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
-#include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
 #include "kernels/quant/per_token_cast.h"
+#include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 
 using tk::runtime::Status;
@@ -152,9 +153,11 @@ static tk_status tk_per_token_cast_unguarded(tk_context ctx, const tk_tensor *x,
 extern "C" tk_status tk_per_token_cast(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
                                        const int32_t *x_block_size, tk_format fmt, int32_t num_per_channels,
                                        uint32_t flags, tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_token_cast", [&] {
-    return tk_per_token_cast_unguarded(ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, out, out_sf, stream);
-  });
+  return tk::kernels::guardCall("tk_per_token_cast", {{"x", x}, {"x_sf", x_sf}}, {{"out", out}, {"out_sf", out_sf}},
+                                [&] {
+                                  return tk_per_token_cast_unguarded(ctx, x, x_sf, x_block_size, fmt, num_per_channels,
+                                                                     flags, out, out_sf, stream);
+                                });
 }
 
 static tk_status tk_per_token_cast_with_sf_only_unguarded(tk_context ctx, const tk_tensor *x, const tk_tensor *x_sf,
@@ -179,10 +182,11 @@ extern "C" tk_status tk_per_token_cast_with_sf_only(tk_context ctx, const tk_ten
                                                     const int32_t *x_block_size, tk_format fmt,
                                                     int32_t num_per_channels, uint32_t flags, tk_tensor *out_sf,
                                                     tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_token_cast_with_sf_only", [&] {
-    return tk_per_token_cast_with_sf_only_unguarded(ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, out_sf,
-                                                    stream);
-  });
+  return tk::kernels::guardCall("tk_per_token_cast_with_sf_only", {{"x", x}, {"x_sf", x_sf}}, {{"out_sf", out_sf}},
+                                [&] {
+                                  return tk_per_token_cast_with_sf_only_unguarded(
+                                      ctx, x, x_sf, x_block_size, fmt, num_per_channels, flags, out_sf, stream);
+                                });
 }
 
 static tk_status tk_per_token_cast_with_precomputed_sf_unguarded(tk_context ctx, const tk_tensor *x, tk_format fmt,
@@ -215,7 +219,7 @@ static tk_status tk_per_token_cast_with_precomputed_sf_unguarded(tk_context ctx,
 extern "C" tk_status tk_per_token_cast_with_precomputed_sf(tk_context ctx, const tk_tensor *x, tk_format fmt,
                                                            int32_t num_per_channels, const tk_tensor *sf,
                                                            uint32_t flags, tk_tensor *out, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_per_token_cast_with_precomputed_sf", [&] {
+  return tk::kernels::guardCall("tk_per_token_cast_with_precomputed_sf", {{"x", x}, {"sf", sf}}, {{"out", out}}, [&] {
     return tk_per_token_cast_with_precomputed_sf_unguarded(ctx, x, fmt, num_per_channels, sf, flags, out, stream);
   });
 }

@@ -4,9 +4,10 @@
 // per-chunk kernel, then weight_grad per slot from the chunks' dot products).
 //===----------------------------------------------------------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
-#include "kernels/registry.h"
 #include "kernels/quant/swiglu_backward.h"
+#include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 #include "tk/runtime/Scratch.h"
 
@@ -153,11 +154,24 @@ extern "C" tk_status tk_swiglu_backward_and_per_token_cast(
     const tk_tensor *pos_to_token_topk, const tk_tensor *token_topk_to_pos, int32_t num_per_channels, uint32_t flags,
     const float *swiglu_clamp_value, tk_tensor *out, tk_tensor *x_grad_fp8, tk_tensor *x_grad_sf, tk_tensor *x_grad,
     tk_tensor *weight_grad, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_swiglu_backward_and_per_token_cast", [&] {
-    return tk_swiglu_backward_and_per_token_cast_unguarded(
-        ctx, x, x_sf, grad_out, weight, pos_to_token_topk, token_topk_to_pos, num_per_channels, flags,
-        swiglu_clamp_value, out, x_grad_fp8, x_grad_sf, x_grad, weight_grad, stream);
-  });
+  return tk::kernels::guardCall("tk_swiglu_backward_and_per_token_cast",
+                                {{"x", x},
+                                 {"x_sf", x_sf},
+                                 {"grad_out", grad_out},
+                                 {"weight", weight},
+                                 {"pos_to_token_topk", pos_to_token_topk},
+                                 {"token_topk_to_pos", token_topk_to_pos}},
+                                {{"out", out},
+                                 {"x_grad_fp8", x_grad_fp8},
+                                 {"x_grad_sf", x_grad_sf},
+                                 {"x_grad", x_grad},
+                                 {"weight_grad", weight_grad}},
+                                [&] {
+                                  return tk_swiglu_backward_and_per_token_cast_unguarded(
+                                      ctx, x, x_sf, grad_out, weight, pos_to_token_topk, token_topk_to_pos,
+                                      num_per_channels, flags, swiglu_clamp_value, out, x_grad_fp8, x_grad_sf, x_grad,
+                                      weight_grad, stream);
+                                });
 }
 
 TK_REGISTER_OPERATORS(swiglu_backward) {

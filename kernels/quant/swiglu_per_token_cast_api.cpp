@@ -5,10 +5,11 @@
 // clamped_count as (1, 3).
 //===----------------------------------------------------------------------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
-#include "kernels/registry.h"
 #include "kernels/quant/packed_sf.h"
 #include "kernels/quant/swiglu_per_token_cast.h"
+#include "kernels/registry.h"
 #include "tk/runtime/Context.h"
 
 #include <cmath>
@@ -134,11 +135,16 @@ extern "C" tk_status tk_swiglu_forward_and_per_token_cast(tk_context ctx, const 
                                                           uint32_t flags, const float *swiglu_clamp_value,
                                                           tk_tensor *clamped_count, const float *sf_clamp_min,
                                                           tk_tensor *out, tk_tensor *out_sf, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_swiglu_forward_and_per_token_cast", [&] {
-    return tk_swiglu_forward_and_per_token_cast_unguarded(ctx, x, fmt, num_per_channels, pos_to_token_topk,
-                                                          topk_weights, pos_to_expert, flags, swiglu_clamp_value,
-                                                          clamped_count, sf_clamp_min, out, out_sf, stream);
-  });
+  return tk::kernels::guardCall("tk_swiglu_forward_and_per_token_cast",
+                                {{"x", x},
+                                 {"pos_to_token_topk", pos_to_token_topk},
+                                 {"topk_weights", topk_weights},
+                                 {"pos_to_expert", pos_to_expert}},
+                                {{"clamped_count", clamped_count}, {"out", out}, {"out_sf", out_sf}}, [&] {
+                                  return tk_swiglu_forward_and_per_token_cast_unguarded(
+                                      ctx, x, fmt, num_per_channels, pos_to_token_topk, topk_weights, pos_to_expert,
+                                      flags, swiglu_clamp_value, clamped_count, sf_clamp_min, out, out_sf, stream);
+                                });
 }
 
 TK_REGISTER_OPERATORS(swiglu_per_token_cast) {

@@ -1,5 +1,6 @@
 //===- transpose_api.cpp - tk_transpose and tk_batched_transpose ----------===//
 #include "kernels/common/arguments.h"
+#include "kernels/common/entry_guard.h"
 #include "kernels/common/validate.h"
 #include "kernels/registry.h"
 #include "kernels/transpose/batched_transpose.h"
@@ -67,8 +68,8 @@ static tk_status tk_batched_transpose_unguarded(tk_context ctx, const tk_tensor 
 }
 
 extern "C" tk_status tk_batched_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_batched_transpose",
-                                 [&] { return tk_batched_transpose_unguarded(ctx, x, out, stream); });
+  return tk::kernels::guardCall("tk_batched_transpose", {{"x", x}}, {{"out", out}},
+                                [&] { return tk_batched_transpose_unguarded(ctx, x, out, stream); });
 }
 
 static tk_status tk_transpose_unguarded(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
@@ -83,7 +84,8 @@ static tk_status tk_transpose_unguarded(tk_context ctx, const tk_tensor *x, tk_t
 }
 
 extern "C" tk_status tk_transpose(tk_context ctx, const tk_tensor *x, tk_tensor *out, tk_stream stream) {
-  return tk::runtime::guardEntry("tk_transpose", [&] { return tk_transpose_unguarded(ctx, x, out, stream); });
+  return tk::kernels::guardCall("tk_transpose", {{"x", x}}, {{"out", out}},
+                                [&] { return tk_transpose_unguarded(ctx, x, out, stream); });
 }
 
 TK_REGISTER_OPERATORS(transpose) {

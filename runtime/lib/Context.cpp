@@ -1,5 +1,6 @@
 //===- Context.cpp --------------------------------------------------------===//
 #include "tk/runtime/Context.h"
+#include "tk/runtime/CallTensors.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -129,6 +130,8 @@ Status tk_context_s::run(const KernelFactory &factory, const std::vector<const t
   if (Status s = onCpu(tensors, cpu); !s.isOk())
     return s;
   if (cpu) {
+    if (Status s = CallTensors::checkBeforeFirstKernel(); !s.isOk())
+      return s;
     std::shared_ptr<CpuKernel> kernel;
     Status s = cpuCache.get(factory, kernel);
     if (!s.isOk())
@@ -138,7 +141,7 @@ Status tk_context_s::run(const KernelFactory &factory, const std::vector<const t
     return runOnCpu(*kernel, tensors, scalars);
   }
   Status s = ensureDevice();
-  if (!s.isOk())
+  if (!s.isOk() || !(s = CallTensors::checkBeforeFirstKernel()).isOk())
     return s;
   std::shared_ptr<CompiledKernel> kernel;
   if (!(s = cache.get(factory, *target, driver, kernel, &device)).isOk())

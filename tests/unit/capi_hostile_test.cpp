@@ -74,7 +74,9 @@ TEST_F(Hostile, ZeroWidthCastBack) {
 // with a tile that wide, and failed with TK_ERROR_COMPILE).
 TEST_F(Hostile, HugeBlockSizesAreRefusedOrOneScalePerRow) {
   const int32_t huge[2] = {1, 2147483647}, tall[2] = {2147483647, 128};
-  tk_tensor x = host(buf, TK_F8_E4M3, {4, 256}), sf = host(buf, TK_F32, {4, 1}), out = host(buf, TK_BF16, {4, 256});
+  // Each tensor its own bytes: an output sharing memory with another tensor is refused (CallTensors.h).
+  alignas(16) static unsigned char xs[1024], sfs[32], outs[2048];
+  tk_tensor x = host(xs, TK_F8_E4M3, {4, 256}), sf = host(sfs, TK_F32, {4, 1}), out = host(outs, TK_BF16, {4, 256});
   for (const int32_t *block : {huge, tall}) {
     const bool wide = block == huge; // one scale per row: valid
     auto expectRefusedUnlessWide = [&](tk_status s) {
@@ -88,8 +90,10 @@ TEST_F(Hostile, HugeBlockSizesAreRefusedOrOneScalePerRow) {
     tk_tensor bsf = host(buf, TK_F32, {1, 1});
     tk_status s = tk_per_block_cast(ctx, &bx, TK_FORMAT_E4M3, block, 0, &bout, &bsf, nullptr);
     EXPECT_TRUE(s == TK_ERROR_INVALID_ARGUMENT || s == TK_ERROR_UNSUPPORTED) << s << ": " << tk_last_error();
-    tk_tensor qx = host(buf, TK_F8_E4M3, {4, 256}), qsf = host(buf, TK_F32, {4, 1}), qout = host(buf, TK_F8_E4M3, {4, 256});
-    tk_tensor qosf = host(buf, TK_F32, {4, 2});
+    alignas(16) static unsigned char qouts[1024], qosfs[32];
+    tk_tensor qx = host(xs, TK_F8_E4M3, {4, 256}), qsf = host(sfs, TK_F32, {4, 1}),
+              qout = host(qouts, TK_F8_E4M3, {4, 256});
+    tk_tensor qosf = host(qosfs, TK_F32, {4, 2});
     expectRefusedUnlessWide(tk_per_token_cast(ctx, &qx, &qsf, block, TK_FORMAT_E4M3, 128, 0, &qout, &qosf, nullptr));
   }
 }

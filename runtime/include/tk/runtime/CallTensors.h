@@ -1,0 +1,56 @@
+//===- CallTensors.h - the tensors of the C API call in progress ----------===//
+//
+// An entry point's tensors, as its C signature gives them (`const tk_tensor *`
+// inputs, `tk_tensor *` outputs), for checks that must wait until the entry
+// point has validated its arguments but come before its first kernel: an
+// output whose bytes meet another tensor's (an input read while it is
+// written, or two outputs written into each other) would give an answer
+// that depends on the kernels' order of accesses. The entry point's guard
+// (kernels/common/entry_guard.h) declares them for the calling thread;
+// tk_context_s::run checks them once, before the call's first kernel.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tk/runtime/Status.h"
+#include "tk/tk.h"
+
+#include <initializer_list>
+#include <vector>
+
+namespace tk::runtime {
+
+struct NamedTensor {
+  const char *name;
+  const tk_tensor *tensor; ///< null: an absent optional tensor
+};
+
+/// INVALID_ARGUMENT naming the first output that shares an element with
+/// another of the tensors, and both byte ranges; OK otherwise. A parameter
+/// read and written in place (an in/out `tk_tensor *`) is one tensor and
+/// never meets itself. Exact for contiguous tensors and for views that start
+/// at the same element; strided views that only interleave (columns of one
+/// buffer) are not refused. Descriptors an entry point refuses anyway (null
+/// data, negative sizes or strides) are skipped.
+Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &inputs,
+                             const std::vector<NamedTensor> &outputs);
+
+/// The calling thread's call in progress, while an entry point's body runs
+/// (nested calls stack).
+class CallTensors {
+public:
+  CallTensors(const char *entry, std::initializer_list<NamedTensor> inputs, std::initializer_list<NamedTensor> outputs);
+  ~CallTensors();
+  CallTensors(const CallTensors &) = delete;
+  CallTensors &operator=(const CallTensors &) = delete;
+  /// The overlap check of the innermost call in progress, the first time it
+  /// is asked (OK afterwards, and when no call is in progress).
+  static Status checkBeforeFirstKernel();
+
+private:
+  const char *entry_;
+  std::vector<NamedTensor> inputs_, outputs_;
+  bool checked_ = false;
+  CallTensors *outer_;
+};
+
+} // namespace tk::runtime

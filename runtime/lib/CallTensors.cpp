@@ -1,0 +1,107 @@
+//===- CallTensors.cpp - outputs that overlap another tensor of the call --===//
+#include "tk/runtime/CallTensors.h"
+
+#include <cstdint>
+#include <sstream>
+
+namespace tk::runtime {
+
+namespace {
+
+thread_local CallTensors *current = nullptr;
+
+int64_t bytesOf(tk_dtype t) {
+  switch (t) {
+  case TK_F8_E4M3:
+  case TK_I8:
+  case TK_U8:
+    return 1;
+  case TK_BF16:
+  case TK_F16:
+  case TK_I16:
+    return 2;
+  case TK_F32:
+  case TK_I32:
+    return 4;
+  case TK_I64:
+    return 8;
+  }
+  return 0;
+}
+
+struct Range {
+  const char *name;
+  bool output, dense; ///< dense: every byte of [begin, end) is an element's
+  uintptr_t begin, end;
+};
+
+/// [begin, end) from the first element to past the last, or false for an
+/// empty tensor and a descriptor the entry point refuses.
+bool byteRange(const tk_tensor *t, Range &r) {
+  if (!t || !t->data || t->ndim < 0 || t->ndim > TK_MAX_DIMS || bytesOf(t->dtype) == 0)
+    return false;
+  __int128 last = 0, dense = 1;
+  bool contiguous = true;
+  for (int d = t->ndim - 1; d >= 0; --d) {
+    if (t->shape[d] <= 0 || t->strides[d] < 0)
+      return false;
+    last += (__int128)(t->shape[d] - 1) * t->strides[d];
+    contiguous &= t->shape[d] == 1 || t->strides[d] == dense;
+    dense *= t->shape[d];
+  }
+  const __int128 bytes = (last + 1) * bytesOf(t->dtype);
+  const auto base = reinterpret_cast<uintptr_t>(t->data);
+  if (bytes > (__int128)(UINTPTR_MAX - base))
+    return false;
+  r.begin = base, r.end = base + (uintptr_t)bytes, r.dense = contiguous;
+  return true;
+}
+
+} // namespace
+
+Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &inputs,
+                             const std::vector<NamedTensor> &outputs) {
+  std::vector<Range> ranges;
+  auto add = [&](const NamedTensor &n, bool output) {
+    Range r{n.name, output, false, 0, 0};
+    if (byteRange(n.tensor, r))
+      ranges.push_back(r);
+  };
+  for (const NamedTensor &n : outputs)
+    add(n, true);
+  for (const NamedTensor &n : inputs)
+    add(n, false);
+  for (size_t i = 0; i < ranges.size(); ++i)
+    for (size_t j = i + 1; j < ranges.size(); ++j) {
+      // Outputs come first: a pair with an output has it in `a`. Two dense
+      // ranges that meet share an element; strided views may interleave
+      // without sharing one, so they count only when they start together.
+      const Range &a = ranges[i], &b = ranges[j];
+      const bool meet = a.begin < b.end && b.begin < a.end;
+      if (!a.output || !meet || (!(a.dense && b.dense) && a.begin != b.begin))
+        continue;
+      std::ostringstream m;
+      m << entry << ": output " << a.name << " (bytes 0x" << std::hex << a.begin << "-0x" << a.end << ") overlaps "
+        << (b.output ? "output " : "input ") << b.name << " (bytes 0x" << b.begin << "-0x" << b.end
+        << "); an output must not share memory with another tensor of the call";
+      return Status::invalid(m.str());
+    }
+  return Status::ok();
+}
+
+CallTensors::CallTensors(const char *entry, std::initializer_list<NamedTensor> inputs,
+                         std::initializer_list<NamedTensor> outputs)
+    : entry_(entry), inputs_(inputs), outputs_(outputs), outer_(current) {
+  current = this;
+}
+
+CallTensors::~CallTensors() { current = outer_; }
+
+Status CallTensors::checkBeforeFirstKernel() {
+  if (!current || current->checked_)
+    return Status::ok();
+  current->checked_ = true;
+  return outputsOverlapNothing(current->entry_, current->inputs_, current->outputs_);
+}
+
+} // namespace tk::runtime

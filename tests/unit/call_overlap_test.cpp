@@ -1,0 +1,95 @@
+// An output may not share memory with another tensor of its call
+// (runtime/include/tk/runtime/CallTensors.h): refused with both names before
+// any kernel runs, after the entry point's own checks; an in/out parameter
+// is one tensor; strided views that only interleave are not refused.
+#include "checks/gpu_session.h"
+#include "tk/runtime/CallTensors.h"
+#include "tk/tk.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tk::runtime::NamedTensor;
+using tk::runtime::outputsOverlapNothing;
+
+tk_tensor host(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
+  return tk::checks::Placement{}.tensor(data, dtype, std::move(shape), std::move(strides));
+}
+
+struct CallOverlap : ::testing::Test {
+  tk_context ctx = nullptr;
+  void SetUp() override { ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS); }
+  void TearDown() override { tk_context_destroy(ctx); }
+};
+
+TEST_F(CallOverlap, AnOutputOnItsInputIsRefusedAndNothingRuns) {
+  std::vector<float> a(64 * 64);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = (float)i;
+  const std::vector<float> before = a;
+  tk_tensor x = host(a.data(), TK_F32, {64, 64}), out = host(a.data(), TK_F32, {64, 64});
+  EXPECT_EQ(tk_transpose(ctx, &x, &out, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  const std::string e = tk_last_error();
+  EXPECT_NE(e.find("tk_transpose: output out"), std::string::npos) << e;
+  EXPECT_NE(e.find("overlaps input x"), std::string::npos) << e;
+  EXPECT_EQ(a, before) << "the transpose ran in place";
+  // Half a row apart: still sharing elements.
+  tk_tensor shifted = host(a.data() + 32, TK_F32, {63, 64});
+  tk_tensor xs = host(a.data(), TK_F32, {64, 63});
+  EXPECT_EQ(tk_transpose(ctx, &xs, &shifted, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  // Separate buffers run.
+  std::vector<float> b(64 * 64);
+  tk_tensor sep = host(b.data(), TK_F32, {64, 64});
+  ASSERT_EQ(tk_transpose(ctx, &x, &sep, nullptr), TK_SUCCESS) << tk_last_error();
+  EXPECT_EQ(b[1], a[64]);
+}
+
+TEST_F(CallOverlap, TwoOutputsOnOneBufferAreRefused) {
+  std::vector<uint16_t> x(4 * 256, 0x3f80); // bf16 1.0
+  std::vector<unsigned char> shared(4 * 256 + 64);
+  tk_tensor xt = host(x.data(), TK_BF16, {4, 256}), out = host(shared.data(), TK_F8_E4M3, {4, 256}),
+            sf = host(shared.data() + 512, TK_F32, {4, 2});
+  EXPECT_EQ(tk_per_token_cast(ctx, &xt, nullptr, nullptr, TK_FORMAT_E4M3, 128, 0, &out, &sf, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("overlaps output out_sf"), std::string::npos) << tk_last_error();
+}
+
+TEST_F(CallOverlap, TheEntryPointsOwnChecksComeFirst) {
+  std::vector<float> a(64 * 64);
+  tk_tensor x = host(a.data(), TK_F32, {64, 64}), out = host(a.data(), TK_F32, {32, 64});
+  EXPECT_EQ(tk_transpose(ctx, &x, &out, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(tk_last_error()).find("overlaps"), std::string::npos) << tk_last_error();
+}
+
+TEST_F(CallOverlap, AnInOutParameterIsOneTensor) {
+  std::vector<int64_t> ids = {0, 1, 1, 2, 2, 2, 3, 0};
+  tk_tensor t = host(ids.data(), TK_I64, {2, 4});
+  ASSERT_EQ(tk_inplace_unique_group_indices(ctx, &t, 4, nullptr), TK_SUCCESS) << tk_last_error();
+  EXPECT_EQ(ids, (std::vector<int64_t>{0, 1, -1, 2, 2, -1, 3, 0}));
+}
+
+TEST(OutputsOverlapNothing, InterleavedViewsAndEmptyTensorsPassSharedStartsDoNot) {
+  alignas(16) static float buf[64];
+  // Columns 0 and 1 of a (32, 2) buffer: interleaved, no element shared.
+  tk_tensor even = host(buf, TK_F32, {32}, {2}), odd = host(buf + 1, TK_F32, {32}, {2});
+  EXPECT_TRUE(outputsOverlapNothing("op", {{"a", &even}}, {{"b", &odd}}).isOk());
+  // The same start, whatever the strides.
+  tk_tensor dense = host(buf, TK_F32, {8});
+  EXPECT_FALSE(outputsOverlapNothing("op", {{"a", &even}}, {{"b", &dense}}).isOk());
+  // Dense ranges that meet in one element.
+  tk_tensor head = host(buf, TK_F32, {9}), tail = host(buf + 8, TK_F32, {8});
+  tk::runtime::Status s = outputsOverlapNothing("op", {{"head", &head}}, {{"tail", &tail}});
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("op: output tail"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("overlaps input head"), std::string::npos) << s.message();
+  // Inputs may share memory; an empty output addresses nothing; a null tensor is an absent one.
+  tk_tensor empty = host(buf, TK_F32, {0, 8});
+  EXPECT_TRUE(outputsOverlapNothing("op", {{"a", &head}, {"b", &head}}, {{"e", &empty}, {"n", nullptr}}).isOk());
+}
+
+} // namespace
