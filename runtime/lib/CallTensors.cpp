@@ -1,5 +1,6 @@
 //===- CallTensors.cpp - outputs that overlap another tensor of the call --===//
 #include "tk/runtime/CallTensors.h"
+#include "tk/dsl/DType.h"
 
 #include <cstdint>
 #include <sstream>
@@ -10,24 +11,8 @@ namespace {
 
 thread_local CallTensors *current = nullptr;
 
-int64_t bytesOf(tk_dtype t) {
-  switch (t) {
-  case TK_F8_E4M3:
-  case TK_I8:
-  case TK_U8:
-    return 1;
-  case TK_BF16:
-  case TK_F16:
-  case TK_I16:
-    return 2;
-  case TK_F32:
-  case TK_I32:
-    return 4;
-  case TK_I64:
-    return 8;
-  }
-  return 0;
-}
+/// dsl::DType numbers its values as tk_dtype does; 0 for a value outside it.
+int64_t bytesOf(tk_dtype t) { return (uint32_t)t <= (uint32_t)TK_I16 ? dsl::byteSize(static_cast<dsl::DType>(t)) : 0; }
 
 struct Range {
   const char *name;

@@ -6,7 +6,6 @@
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include <functional>
 #include <numeric>
 
 using namespace mlir;
@@ -119,20 +118,19 @@ void LayoutInference::want(Value v, Attribute layout, bool overrides) {
     hints_.try_emplace(v, layout);
 }
 
-bool LayoutInference::recomputable(Value v) {
-  // Bounded: a chain of coordinates arithmetic is short; a long one is not worth recomputing per use.
-  std::function<bool(Value, int)> walk = [&](Value x, int depth) {
-    Operation *def = x.getDefiningOp();
-    if (!def || depth > 8)
-      return false;
-    if (isa<IotaOp>(def))
-      return true;
-    if (auto p = dyn_cast<ParallelOp>(def))
-      return llvm::all_of(p.getInputs(), [&](Value in) { return walk(in, depth + 1); });
+// Bounded: a chain of coordinate arithmetic is short; a long one is not worth recomputing per use.
+static bool recomputableWithin(Value v, int depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
     return false;
-  };
-  return walk(v, 0);
+  if (isa<IotaOp>(def))
+    return true;
+  if (auto p = dyn_cast<ParallelOp>(def))
+    return llvm::all_of(p.getInputs(), [&](Value in) { return recomputableWithin(in, depth + 1); });
+  return false;
 }
+
+bool LayoutInference::recomputable(Value v) { return recomputableWithin(v, 0); }
 
 FailureOr<Attribute> LayoutInference::sameShapeOperandLayout(Operation *op, Value result, Attribute hint) const {
   // An operand of the result's shape laid out already decides: the result must share its layout, and a hint
