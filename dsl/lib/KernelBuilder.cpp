@@ -1,5 +1,6 @@
 //===- KernelBuilder.cpp - DSL kernels to tile IR --------------------------===//
 #include "tk/dsl/KernelBuilder.h"
+#include "WrittenTensors.h"
 
 #include "tk/compiler/Dialect/Tile/Tile.h"
 
@@ -545,6 +546,7 @@ BuiltKernel KernelBuilder::finish() {
     if (failed(verify(*module_)))
       throw std::runtime_error("kernel '" + signature_.name + "' is malformed:\n" + diagnostics);
   }
+  refuseWrittenInputs(*module_, signature_);
   BuiltKernel out;
   out.module = std::move(module_);
   out.signature = signature_;

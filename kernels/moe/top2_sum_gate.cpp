@@ -92,10 +92,12 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
     physicalMap = k.input("to_physical_map", {(e + c.shared) * c.replicas}, DType::I32);
     count = k.input("logical_count", {e + c.shared}, DType::I32);
   }
-  if (c.fixed)
-    fixedIds = k.input("unmapped_topk_idx_in", {tokens, c.topk}, DType::I64, {kDynamicStride, 1}, 8);
+  if (c.fixed && !c.unmapped)
+    throw std::invalid_argument("top2_sum_gate: fixed routing reads its rows' ids from unmapped_topk_idx");
   if (c.unmapped) // any row stride (moe.md 2.3): aligned to its elements only
     unmapped = k.output("unmapped_topk_idx", {tokens, c.topk}, DType::I64, {kDynamicStride, 1}, 8);
+  if (c.fixed) // in place: the fixed rows' stored ids are read before the CTA that owns the rows writes them
+    fixedIds = unmapped;
   Tensor ids = k.output("topk_idx", {tokens, c.slots()}, DType::I64);
   Tensor weights = k.output("topk_weights", {tokens, c.slots()}, DType::F32);
   Uniform rsf = k.scalarInput("routed_scaling_factor", DType::F32), epRank = k.scalarInput("ep_rank", DType::I64),

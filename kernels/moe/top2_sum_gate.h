@@ -36,8 +36,8 @@ struct Top2SumGateConfig {
 const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule();
 
 /// Tensors: logits (N, E) f32, bias (E) f32, [mask (N) u8], [fix (N) u8],
-/// [map (flat) i32, count (E + S) i32], [unmapped in (N, K) i64, with fix];
-/// outputs [unmapped (N, K) i64], ids (N, P) i64, weights (N, P) f32.
+/// [map (flat) i32, count (E + S) i32]; outputs [unmapped (N, K) i64, with
+/// fix also read: the fixed rows' ids], ids (N, P) i64, weights (N, P) f32.
 /// Scalars: rsf (f32), ep_rank, R = (E + X) / num_ep_ranks, num_tp_ranks,
 /// tp_rank (i64).
 dsl::BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &config);

@@ -110,9 +110,7 @@ static tk_status tk_top2_sum_gate_unguarded(tk_context ctx, const tk_tensor *log
     tensors.push_back(&flatMap);
     tensors.push_back(logical_count);
   }
-  if (fix_routing_mask) // read before the same rows are written, by the CTA that writes them
-    tensors.push_back(unmapped_topk_idx);
-  if (unmapped_topk_idx)
+  if (unmapped_topk_idx) // with fix_routing_mask also read: the fixed rows' ids, in place
     tensors.push_back(unmapped_topk_idx);
   tensors.push_back(topk_idx);
   tensors.push_back(topk_weights);

@@ -11,8 +11,7 @@ BuiltKernel buildUniqueGroupIndices(mlir::MLIRContext &ctx, const UniqueGroupInd
   const int64_t rows = c.rowsPerBlock();
   KernelBuilder k(ctx, "inplace_unique_group_indices", rows);
   Dim n = k.dynamic("rows");
-  Tensor ids = k.input("ids", {n, c.topk}, DType::I64);
-  Tensor out = k.output("out", {n, c.topk}, DType::I64);
+  Tensor ids = k.output("ids", {n, c.topk}, DType::I64); // in place: a thread reads its row, then writes it
   k.grid({ceil_div(n, rows)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * rows;
     std::vector<Tile> slots;
@@ -21,7 +20,7 @@ BuiltKernel buildUniqueGroupIndices(mlir::MLIRContext &ctx, const UniqueGroupInd
     // Slot s is a repeat when a non-negative id equals one of the slots before it.
     for (int64_t s = 1; s < c.topk; ++s) {
       std::vector<Tile> upTo(slots.begin(), slots.begin() + s + 1);
-      k.store(out, {row, k.index(s)}, map(upTo, DType::I64, [s](const std::vector<Scalar> &v) {
+      k.store(ids, {row, k.index(s)}, map(upTo, DType::I64, [s](const std::vector<Scalar> &v) {
                 Scalar repeat = v[0] == v[s];
                 for (int64_t j = 1; j < s; ++j)
                   repeat = repeat | (v[j] == v[s]);

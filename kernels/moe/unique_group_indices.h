@@ -24,9 +24,8 @@ struct UniqueGroupIndicesConfig {
 
 const OperatorSchedule<UniqueGroupIndicesConfig> &uniqueGroupIndicesSchedule();
 
-/// Tensors: ids (rows, K) i64 read, and out (rows, K) i64 written: the C API
-/// binds both to the caller's one tensor (each thread reads its row before
-/// it writes it).
+/// Tensors: ids (rows, K) i64, read and written in place (each thread reads
+/// its row before it writes it).
 dsl::BuiltKernel buildUniqueGroupIndices(mlir::MLIRContext &ctx, const UniqueGroupIndicesConfig &config);
 
 /// Reference, in place on (rows, k) row-major ids.

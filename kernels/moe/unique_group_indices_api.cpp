@@ -36,9 +36,8 @@ static tk_status tk_inplace_unique_group_indices_unguarded(tk_context ctx, tk_te
     return tk::runtime::report(s);
   UniqueGroupIndicesConfig config;
   config.topk = k;
-  // In place: the kernel reads each row before it writes it, through two views of one tensor.
   return tk::runtime::report(runScheduled(ctx, uniqueGroupIndicesSchedule(), TK_PROGRAM(buildUniqueGroupIndices),
-                                          config, {group_indices, group_indices}, stream));
+                                          config, {group_indices}, stream));
 }
 
 extern "C" tk_status tk_inplace_unique_group_indices(tk_context ctx, tk_tensor *group_indices, int32_t num_groups,

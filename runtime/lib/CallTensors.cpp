@@ -45,7 +45,7 @@ bool byteRange(const tk_tensor *t, Range &r) {
 } // namespace
 
 Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &inputs,
-                             const std::vector<NamedTensor> &outputs) {
+                             const std::vector<NamedTensor> &outputs, const char *rule) {
   std::vector<Range> ranges;
   auto add = [&](const NamedTensor &n, bool output) {
     Range r{n.name, output, false, 0, 0};
@@ -67,8 +67,7 @@ Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &
         continue;
       std::ostringstream m;
       m << entry << ": output " << a.name << " (bytes 0x" << std::hex << a.begin << "-0x" << a.end << ") overlaps "
-        << (b.output ? "output " : "input ") << b.name << " (bytes 0x" << b.begin << "-0x" << b.end
-        << "); an output must not share memory with another tensor of the call";
+        << (b.output ? "output " : "input ") << b.name << " (bytes 0x" << b.begin << "-0x" << b.end << "); " << rule;
       return Status::invalid(m.str());
     }
   return Status::ok();

@@ -1,5 +1,6 @@
 //===- Launcher.cpp -------------------------------------------------------===//
 #include "tk/runtime/Launcher.h"
+#include "tk/runtime/CallTensors.h"
 
 #include <stdexcept>
 
@@ -112,7 +113,14 @@ Status bindTensors(const dsl::KernelSignature &sig, const std::vector<const tk_t
       return Status::invalid(sig.name + ": " + name + " is " + std::to_string(it->second) +
                              ", which the kernel needs to be a multiple of " + std::to_string(multiple));
   }
-  return Status::ok();
+  // GPU kernels take their pointer parameters as noalias (tile-noalias-params): an output sharing memory with
+  // another parameter would be read or written behind the compiler's back. The CPU path refuses it too.
+  std::vector<NamedTensor> inputs, outputs;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    (sig.tensors[i].isOutput ? outputs : inputs).push_back({sig.tensors[i].name.c_str(), tensors[i]});
+  return outputsOverlapNothing(sig.name.c_str(), inputs, outputs,
+                               "a kernel's output must not share memory with another of its tensors (the compiler "
+                               "takes them as not aliased)");
 }
 
 Status checkScalars(const dsl::KernelSignature &sig, const std::vector<int64_t> &scalars) {

@@ -59,6 +59,27 @@ std::string compileError(const kernels::quant::PerTokenCastConfig &c) {
   return st.isOk() ? "" : st.message();
 }
 
+// tk's lowering to NVVM is upstream's pipeline pass for pass; tile-noalias-params is its one addition, after the
+// kernels reach the LLVM dialect and before the binary.
+TEST(Compile, NvvmLoweringIsUpstreamsPlusNoAliasParams) {
+  mlir::gpu::GPUToNVVMPipelineOptions o;
+  o.cubinChip = "sm_90a", o.cubinFeatures = "+ptx80", o.cubinFormat = "isa", o.optLevel = 3;
+  auto text = [](mlir::OpPassManager &pm) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    pm.printAsTextualPipeline(os);
+    return s;
+  };
+  mlir::OpPassManager upstream("builtin.module"), without("builtin.module"), with("builtin.module");
+  mlir::gpu::buildLowerToNVVMPassPipeline(upstream, o);
+  compiler::buildNvvmLowering(without, o, /*noAliasParams=*/false);
+  compiler::buildNvvmLowering(with, o, /*noAliasParams=*/true);
+  EXPECT_EQ(text(without), text(upstream));
+  std::string ours = text(with);
+  EXPECT_NE(ours.find("gpu.module(reconcile-unrealized-casts),tile-noalias-params,gpu-to-llvm"), std::string::npos)
+      << ours;
+}
+
 TEST(Compile, PerTokenCastPtxPerTarget) {
   kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
   std::string sm90 = compile(c, "sm_90a"), sm80 = compile(c, "sm_80"), sm100 = compile(c, "sm_100a");
@@ -68,8 +89,8 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   // Hardware e4m3 conversion on sm_89+, integer emulation on sm_80.
   EXPECT_EQ(count(sm90, "cvt.rn.satfinite.e4m3x2.f32"), 8u); // 2 rows x 8 elements per thread
   EXPECT_EQ(count(sm80, "cvt.rn.satfinite.e4m3x2"), 0u);
-  // 16-byte loads and stores; IEEE division; butterfly shuffles.
-  EXPECT_GE(count(sm90, "ld.global.v4.b32"), 2u);
+  // 16-byte loads (x is read-only: the non-coherent path) and stores; IEEE division; butterfly shuffles.
+  EXPECT_GE(count(sm90, "ld.global.nc.v4.b32"), 2u);
   EXPECT_GE(count(sm90, "st.global.v2.b32"), 2u);
   EXPECT_GE(count(sm90, "shfl.sync.bfly"), 3u);
   EXPECT_EQ(count(sm90, "div.approx"), 0u);
@@ -81,6 +102,7 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
 TEST(Compile, UnalignedRowsFallBackToNarrowLoads) {
   kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, false, /*xAlignBytes=*/2};
   std::string ptx = compile(c, "sm_90a");
+  EXPECT_EQ(count(ptx, "ld.global.nc.v4.b32"), 0u);
   EXPECT_EQ(count(ptx, "ld.global.v4.b32"), 0u);
   EXPECT_GT(count(ptx, "ld.global"), 0u);
 }
@@ -93,13 +115,19 @@ TEST(Compile, AblationsSwitchPassesOff) {
   std::string normalKey = cacheKey(c.key(), sm90);
   setenv("TK_ABLATE", "vectorize", 1);
   std::string narrow = compile(c, "sm_90a");
-  EXPECT_EQ(count(narrow, "ld.global.v4.b32"), 0u);
-  EXPECT_GT(count(narrow, "ld.global.b32"), 0u);
+  EXPECT_EQ(count(narrow, "ld.global.nc.v4.b32"), 0u);
+  EXPECT_GT(count(narrow, "ld.global.nc.b32"), 0u);
   EXPECT_NE(cacheKey(c.key(), sm90), normalKey);
   setenv("TK_ABLATE", "fp8-hardware", 1);
   std::string software = compile(c, "sm_90a");
   EXPECT_EQ(count(software, "cvt.rn.satfinite.e4m3x2"), 0u);
-  EXPECT_GE(count(software, "ld.global.v4.b32"), 2u);
+  EXPECT_GE(count(software, "ld.global.nc.v4.b32"), 2u);
+  // Parameters not noalias: the input loads through the coherent path.
+  setenv("TK_ABLATE", "noalias", 1);
+  std::string aliased = compile(c, "sm_90a");
+  EXPECT_EQ(count(aliased, "ld.global.nc"), 0u);
+  EXPECT_GE(count(aliased, "ld.global.v4.b32"), 2u);
+  EXPECT_NE(cacheKey(c.key(), sm90), normalKey);
   // Layout inference and fusion off: values move through shared memory
   // (tile.relayout), each move between two block barriers.
   std::string normal = compile(c, "sm_90a");

@@ -209,7 +209,7 @@ TEST(KernelBuilder, MisuseIsAnError) {
   {
     // Code-generation settings: allowed values only, and only before grid().
     KernelBuilder k(c.ctx, "settings");
-    Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    Tensor x = k.output("x", {Dim::symbol("n"), 64}, DType::F32); // read and written in place
     EXPECT_THROW(k.maxAccessBytes(12), std::invalid_argument);
     EXPECT_THROW(k.transposeRowsPerThread(2), std::invalid_argument);
     try {
@@ -234,6 +234,28 @@ TEST(KernelBuilder, MisuseIsAnError) {
     llvm::raw_string_ostream os(ir);
     built.module->print(os);
     EXPECT_NE(ir.find("#tile.schedule<transpose_rows = 8, min_blocks_per_sm = 3>"), std::string::npos) << ir;
+  }
+  {
+    // A tensor the kernel writes is an output: the compiler reads inputs as read-only, unaliased memory.
+    KernelBuilder k(c.ctx, "writes_input");
+    Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::F32);
+    int line = 0;
+    k.grid({1}, [&](const std::vector<Index> &) {
+      Tile t = k.load(x, {k.index(0), k.index(0)}, {4, 64});
+      k.store(y, {k.index(0), k.index(0)}, t);
+      line = __LINE__ + 1;
+      k.store(x, {k.index(0), k.index(0)}, t);
+    });
+    try {
+      k.finish();
+      ADD_FAILURE() << "a store into an input accepted";
+    } catch (const std::invalid_argument &e) {
+      EXPECT_EQ(std::string(e.what()), std::string(__FILE__) + ":" + std::to_string(line) +
+                                           ": kernel 'writes_input' writes tensor 'x' (tile.store), which it declares "
+                                           "an input: declare it with output() (the compiler reads inputs as "
+                                           "read-only memory that no output shares)");
+    }
   }
 }
 

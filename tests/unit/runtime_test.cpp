@@ -30,6 +30,10 @@ tk_tensor tensor(void *data, tk_dtype dtype, std::vector<int64_t> shape, std::ve
   return t;
 }
 
+/// An address for tests that bind tensors without reading them: 1 TiB apart
+/// per `i`, never dereferenced.
+void *farAddress(int i) { return reinterpret_cast<void *>((uintptr_t)(i + 1) << 40); }
+
 TEST(Runtime, ContextNeedsNoGpuAndLaunchSaysWhyNot) {
   std::string why;
   if (runtime::cudaDeviceAvailable(why))
@@ -136,10 +140,10 @@ TEST(Launcher, BindsSizesAndChecksTensors) {
   runtime::CompiledKernel k;
   ASSERT_TRUE(runtime::compileKernel(factory({2048, 128, dsl::DType::BF16, false}), *compiler::findTarget("sm_90a"), k)
                   .isOk());
-  alignas(16) static char buf[64];
-  tk_tensor x = tensor(buf, TK_BF16, {100, 2048}, {2048, 1});
-  tk_tensor out = tensor(buf, TK_F8_E4M3, {100, 2048}, {2048, 1});
-  tk_tensor sf = tensor(buf, TK_F32, {100, 16}, {16, 1});
+  // Binding reads no element: each tensor gets addresses of its own, far apart (outputs must not overlap others).
+  tk_tensor x = tensor(farAddress(0), TK_BF16, {100, 2048}, {2048, 1});
+  tk_tensor out = tensor(farAddress(1), TK_F8_E4M3, {100, 2048}, {2048, 1});
+  tk_tensor sf = tensor(farAddress(2), TK_F32, {100, 16}, {16, 1});
   std::map<std::string, int64_t> symbols;
   ASSERT_TRUE(runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols).isOk());
   EXPECT_EQ(symbols["num_tokens"], 100);
@@ -149,10 +153,19 @@ TEST(Launcher, BindsSizesAndChecksTensors) {
   EXPECT_EQ(s.code(), TK_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(s.message().find("num_tokens is 100"), std::string::npos) << s.message();
   out.shape[0] = 100;
-  x.data = buf + 2; // breaks the 16-byte alignment the kernel was built for
+  x.data = static_cast<char *>(farAddress(0)) + 2; // breaks the 16-byte alignment the kernel was built for
   symbols.clear();
   s = runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols);
   EXPECT_NE(s.message().find("16-byte aligned"), std::string::npos) << s.message();
+  // GPU kernels take their tensors as not aliased (tile-noalias-params): an output on another tensor is refused.
+  x.data = farAddress(0);
+  sf.data = static_cast<char *>(farAddress(0)) + 4096;
+  symbols.clear();
+  s = runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols);
+  EXPECT_EQ(s.code(), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(s.message().find("output out_sf"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("overlaps input x"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("a kernel's output must not share memory"), std::string::npos) << s.message();
 }
 
 // A size promised to be a multiple (KernelBuilder::dynamic(name, m)): the
@@ -166,10 +179,9 @@ TEST(Launcher, ChecksPromisedMultiples) {
                                      *compiler::findTarget("sm_90a"), k)
                   .isOk());
   EXPECT_EQ(k.signature.symbolMultiples.at("num_tokens"), 32);
-  alignas(16) static char buf[64];
-  tk_tensor x = tensor(buf, TK_BF16, {64, 256}, {256, 1});
-  tk_tensor out = tensor(buf, TK_F8_E4M3, {256, 64}, {64, 1});
-  tk_tensor sf = tensor(buf, TK_F32, {2, 256}, {256, 1});
+  tk_tensor x = tensor(farAddress(0), TK_BF16, {64, 256}, {256, 1});
+  tk_tensor out = tensor(farAddress(1), TK_F8_E4M3, {256, 64}, {64, 1});
+  tk_tensor sf = tensor(farAddress(2), TK_F32, {2, 256}, {256, 1});
   std::map<std::string, int64_t> symbols;
   ASSERT_TRUE(runtime::bindTensors(k.signature, {&x, &out, &sf}, symbols).isOk());
   x.shape[0] = 48, out.shape[1] = 48, out.strides[0] = 48;

@@ -43,9 +43,9 @@ CompileOptions CompileOptions::fromEnvironment() {
 }
 
 const std::vector<std::string> &CompileOptions::ablations() {
-  static const std::vector<std::string> names = {"vectorize",         "fp8-hardware",     "pipeline",
-                                                 "swizzle",           "layout-inference", "fusion",
-                                                 "loop-thread-index", "logistic-division"};
+  static const std::vector<std::string> names = {"vectorize",         "fp8-hardware",      "pipeline",
+                                                 "swizzle",           "layout-inference",  "fusion",
+                                                 "loop-thread-index", "logistic-division", "noalias"};
   return names;
 }
 

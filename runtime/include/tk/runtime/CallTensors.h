@@ -30,9 +30,10 @@ struct NamedTensor {
 /// never meets itself. Exact for contiguous tensors and for views that start
 /// at the same element; strided views that only interleave (columns of one
 /// buffer) are not refused. Descriptors an entry point refuses anyway (null
-/// data, negative sizes or strides) are skipped.
+/// data, negative sizes or strides) are skipped. `rule` ends the message.
 Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &inputs,
-                             const std::vector<NamedTensor> &outputs);
+                             const std::vector<NamedTensor> &outputs,
+                             const char *rule = "an output must not share memory with another tensor of the call");
 
 /// The calling thread's call in progress, while an entry point's body runs
 /// (nested calls stack).

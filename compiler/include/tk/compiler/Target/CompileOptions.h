@@ -30,8 +30,9 @@ struct CompileOptions {
   /// "pipeline" (tile.pipeline loops with one stage: each copy waits for itself),
   /// "swizzle" (transposes' shared buffers with padded rows), "layout-inference"
   /// (default layouts, tile.relayout through shared memory where an op needs
-  /// another) and "fusion" (every computed fragment through shared memory
-  /// before its uses).
+  /// another), "fusion" (every computed fragment through shared memory
+  /// before its uses) and "noalias" (kernels' pointer parameters not marked
+  /// noalias: loads of inputs through ld.global, ordered after stores).
   std::vector<std::string> ablate;
   /// Launch bounds for a register experiment (TK_MIN_BLOCKS_PER_SM=n): every
   /// kernel asks ptxas to fit n blocks per SM (fewer registers, maybe spills).

@@ -223,6 +223,22 @@ def TileApproximateMath : Pass<"tile-approximate-math", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileNoAliasParams : Pass<"tile-noalias-params", "::mlir::ModuleOp"> {
+  let summary = "A kernel's pointer parameters as noalias, so that read-only tensors load through the non-coherent cache";
+  let description = [{
+    Marks every pointer parameter of the NVVM kernels (`llvm.func` with
+    `nvvm.kernel`) that the kernel uses `llvm.noalias`. LLVM then knows that a
+    store through one parameter never changes what another reads: loads move
+    past stores, and loads from a parameter the kernel never writes become
+    `ld.global.nc` (LLVM infers `readonly`; NVPTX tags such loads invariant).
+    The claim holds because the runtime refuses a launch whose output shares
+    memory with another of its tensors (bindTensors). Each memref parameter
+    is two pointers (allocated, aligned) to the same memory; only the aligned
+    one is used, so only it is marked. Runs on the LLVM dialect, after
+    convert-gpu-to-nvvm and before gpu-module-to-binary.
+  }];
+}
+
 def TileLowerToCPU : Pass<"tile-lower-to-cpu", "::mlir::ModuleOp"> {
   let summary = "Lower tile kernels to sequential loops for the CPU";
   let description = [{
