@@ -28,14 +28,9 @@ extern "C" tk_status tk_mhc_multilayer_recompute(tk_context ctx, const tk_tensor
                                                  const tk_tensor *comb_mix, tk_tensor *layer_input, tk_tensor *residual,
                                                  tk_stream stream) {
   const char *op = "tk_mhc_multilayer_recompute";
+  // The lists' elements are declared to the overlap check once their lengths are known to be sound (below).
   return tk::kernels::guardCall(
-      op,
-      {{"initial_residual", initial_residual},
-       {"pre_mix", pre_mix},
-       {"layer_output", layer_output},
-       {"post_mix", post_mix},
-       {"comb_mix", comb_mix}},
-      {{"layer_input", layer_input}, {"residual", residual}}, [&] {
+      op, {{"initial_residual", initial_residual}}, {}, [&] {
         Arguments args(op);
         args.require(ctx != nullptr, "ctx is null");
         args.require(num_layers >= 1, "num_layers must be at least 1, got " + std::to_string(num_layers));
@@ -52,21 +47,24 @@ extern "C" tk_status tk_mhc_multilayer_recompute(tk_context ctx, const tk_tensor
         // Each list element is checked under its own name ("pre_mix[3]").
         std::vector<std::string> names;
         names.reserve(6 * layers);
-        auto each = [&](const char *list, const tk_tensor *ts, int64_t count, std::vector<Extent> shape,
-                        tk_dtype dtype) {
+        std::vector<NamedTensor> inputs, outputs; // every element, for the overlap check
+        auto each = [&](const char *list, const tk_tensor *ts, int64_t count, std::vector<Extent> shape, tk_dtype dtype,
+                        bool output) {
           for (int64_t l = 0; l < count && args.ok(); ++l) {
             names.push_back(std::string(list) + "[" + std::to_string(l) + "]");
             args.tensor(names.back().c_str(), &ts[l], shape, {dtype}, Layout::Contiguous);
+            (output ? outputs : inputs).push_back({names.back().c_str(), &ts[l]});
           }
         };
-        each("pre_mix", pre_mix, layers, {"T", "n"}, TK_F32);
-        each("layer_output", layer_output, posts, {"T", "H"}, TK_BF16);
-        each("post_mix", post_mix, posts, {"T", "n"}, TK_F32);
-        each("comb_mix", comb_mix, posts, {"T", "n", "n"}, TK_F32);
-        each("layer_input", layer_input, layers, {"T", "H"}, TK_BF16);
-        each("residual", residual, posts, {"T", "n", "H"}, TK_BF16);
+        each("pre_mix", pre_mix, layers, {"T", "n"}, TK_F32, false);
+        each("layer_output", layer_output, posts, {"T", "H"}, TK_BF16, false);
+        each("post_mix", post_mix, posts, {"T", "n"}, TK_F32, false);
+        each("comb_mix", comb_mix, posts, {"T", "n", "n"}, TK_F32, false);
+        each("layer_input", layer_input, layers, {"T", "H"}, TK_BF16, true);
+        each("residual", residual, posts, {"T", "n", "H"}, TK_BF16, true);
         if (!args.ok())
           return tk::runtime::report(args.status());
+        tk::runtime::CallTensors::declare(inputs, outputs);
         const int64_t t = args["T"], n = args["n"], h = args["H"];
         if (n < 1 || n > kMaxStreams)
           return tk::runtime::report(Status::unsupported(std::string(op) + ": n = " + std::to_string(n) +

@@ -81,6 +81,13 @@ CallTensors::CallTensors(const char *entry, std::initializer_list<NamedTensor> i
 
 CallTensors::~CallTensors() { current = outer_; }
 
+void CallTensors::declare(const std::vector<NamedTensor> &inputs, const std::vector<NamedTensor> &outputs) {
+  if (!current)
+    return;
+  current->inputs_.insert(current->inputs_.end(), inputs.begin(), inputs.end());
+  current->outputs_.insert(current->outputs_.end(), outputs.begin(), outputs.end());
+}
+
 Status CallTensors::checkBeforeFirstKernel() {
   if (!current || current->checked_)
     return Status::ok();

@@ -73,6 +73,44 @@ TEST_F(CallOverlap, AnInOutParameterIsOneTensor) {
   EXPECT_EQ(ids, (std::vector<int64_t>{0, 1, -1, 2, 2, -1, 3, 0}));
 }
 
+// Lists of tensors (a segment's layers) are checked element by element, all of them before the first launch:
+// an overlap in the second launch's layers writes nothing in the first's.
+TEST_F(CallOverlap, EveryElementOfAListIsCheckedBeforeAnyLaunch) {
+  const int64_t t = 4, n = 4, h = 256, layers = 11; // two launches of at most 10 layers
+  auto bf16 = [](size_t count) { return std::vector<uint16_t>(count, 0x3f80); };
+  std::vector<uint16_t> initial = bf16(t * n * h);
+  std::vector<std::vector<uint16_t>> ys, ins, res;
+  std::vector<std::vector<float>> pres, posts, combs;
+  std::vector<tk_tensor> pre, y, post, comb, in, out;
+  for (int64_t l = 0; l < layers; ++l) {
+    ys.push_back(bf16(t * h)), ins.push_back(std::vector<uint16_t>(t * h, 0xdead)), res.push_back(bf16(t * n * h));
+    pres.push_back(std::vector<float>(t * n, 0.25f)), posts.push_back(std::vector<float>(t * n, 0.5f));
+    combs.push_back(std::vector<float>(t * n * n, 0.25f));
+  }
+  for (int64_t l = 0; l < layers; ++l) {
+    pre.push_back(host(pres[l].data(), TK_F32, {t, n})), y.push_back(host(ys[l].data(), TK_BF16, {t, h}));
+    post.push_back(host(posts[l].data(), TK_F32, {t, n})), comb.push_back(host(combs[l].data(), TK_F32, {t, n, n}));
+    in.push_back(host(ins[l].data(), TK_BF16, {t, h})), out.push_back(host(res[l].data(), TK_BF16, {t, n, h}));
+  }
+  std::vector<uint16_t> big = bf16(t * n * h); // the last residual, written over an input of the first launch
+  out[10] = host(big.data(), TK_BF16, {t, n, h}), y[2] = host(big.data(), TK_BF16, {t, h});
+  tk_tensor x = host(initial.data(), TK_BF16, {t, n, h});
+  EXPECT_EQ(tk_mhc_multilayer_recompute(ctx, &x, (int32_t)layers, pre.data(), (int32_t)layers, y.data(), post.data(),
+                                        comb.data(), in.data(), out.data(), nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  const std::string e = tk_last_error();
+  EXPECT_NE(e.find("output residual[10]"), std::string::npos) << e;
+  EXPECT_NE(e.find("overlaps input layer_output[2]"), std::string::npos) << e;
+  EXPECT_EQ(ins[0], std::vector<uint16_t>(t * h, 0xdead)) << "the first launch wrote its layer inputs";
+  // Apart, the same call runs.
+  out[10] = host(res[10].data(), TK_BF16, {t, n, h}), y[2] = host(ys[2].data(), TK_BF16, {t, h});
+  ASSERT_EQ(tk_mhc_multilayer_recompute(ctx, &x, (int32_t)layers, pre.data(), (int32_t)layers, y.data(), post.data(),
+                                        comb.data(), in.data(), out.data(), nullptr),
+            TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_NE(ins[0], std::vector<uint16_t>(t * h, 0xdead));
+}
+
 TEST(OutputsOverlapNothing, InterleavedViewsAndEmptyTensorsPassSharedStartsDoNot) {
   alignas(16) static float buf[64];
   // Columns 0 and 1 of a (32, 2) buffer: interleaved, no element shared.
