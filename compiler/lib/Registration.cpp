@@ -81,6 +81,9 @@ struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions>
                                llvm::cl::desc("the smallest element size (1, 2 or 4 bytes) whose transposes are "
                                               "swizzled (0: the default, 1)"),
                                llvm::cl::init(0)};
+  Option<bool> readonlyLoads{*this, "readonly-loads",
+                             llvm::cl::desc("every kernel's read-only tensors as noalias (TK_READONLY_LOADS=1)"),
+                             llvm::cl::init(false)};
   ListOption<std::string> ablate{*this, "ablate",
                                  llvm::cl::desc("passes switched off, as TK_ABLATE names them (e.g. logistic-division)")};
 };
@@ -98,6 +101,7 @@ void registerPasses() {
         compile.ablate.assign(options.ablate.begin(), options.ablate.end());
         compile.logisticGuard = options.logisticGuard;
         compile.swizzleBytes = options.swizzleBytes;
+        compile.readonlyLoads = options.readonlyLoads;
         if (!target) {
           llvm::errs() << "tile-to-ptx: unknown target '" << options.target << "' (sm_80, sm_90a or sm_100a)\n";
           std::exit(1);

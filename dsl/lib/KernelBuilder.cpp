@@ -79,6 +79,11 @@ void KernelBuilder::minBlocksPerSm(int64_t blocks) {
   minBlocksPerSm_ = blocks;
 }
 
+void KernelBuilder::readOnlyLoads() {
+  requireBeforeGrid("readOnlyLoads");
+  readOnlyLoads_ = true;
+}
+
 void KernelBuilder::vectorElements(int64_t elements) {
   if (elements < 1 || elements > 64 || ((elements & (elements - 1)) && elements % 8))
     throw std::invalid_argument("vectorElements: a power of two or a multiple of 8 from 1 to 64, got " +
@@ -246,9 +251,9 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
                                        b_.getI64IntegerAttr(signature_.threads), tile::ScheduleAttr(),
                                        ArrayAttr(), ArrayAttr());
   kernel_ = kernel;
-  if (maxAccessBytes_ || vectorElements_ || transposeRows_ || rereadThreadIndex_ || minBlocksPerSm_)
+  if (maxAccessBytes_ || vectorElements_ || transposeRows_ || rereadThreadIndex_ || minBlocksPerSm_ || readOnlyLoads_)
     kernel.setScheduleAttr(tile::ScheduleAttr::get(&ctx_, maxAccessBytes_, vectorElements_, transposeRows_,
-                                                   rereadThreadIndex_, minBlocksPerSm_));
+                                                   rereadThreadIndex_, minBlocksPerSm_, readOnlyLoads_));
   for (size_t i = 0; i < signature_.tensors.size(); ++i) {
     const TensorParam &p = signature_.tensors[i];
     kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(p.alignBytes));

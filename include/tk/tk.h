@@ -56,9 +56,9 @@ typedef enum tk_device_type { TK_DEVICE_CUDA = 0, TK_DEVICE_CPU = 1 } tk_device_
  * is read and written in place). An output may not share memory with another
  * tensor of the same call: such a call returns TK_ERROR_INVALID_ARGUMENT,
  * naming both tensors, before any kernel runs (after the call's other
- * checks). Checked exactly for contiguous tensors and for views that start at
- * the same element; strided views that only interleave (columns of one
- * buffer) are the caller's to keep apart. */
+ * checks). No overlap is missed: tensors whose byte ranges meet pass only
+ * when their strides show that they interleave without sharing a byte
+ * (columns of one buffer); other layouts whose ranges meet are refused. */
 typedef struct tk_tensor {
   void *data;                    /* device (or host) pointer to element [0, 0, ...] */
   tk_dtype dtype;

@@ -3,6 +3,7 @@
 #include "tk/dsl/DType.h"
 
 #include <cstdint>
+#include <numeric>
 #include <sstream>
 
 namespace tk::runtime {
@@ -18,6 +19,11 @@ struct Range {
   const char *name;
   bool output, dense; ///< dense: every byte of [begin, end) is an element's
   uintptr_t begin, end;
+  /// Bytes of the contiguous block its trailing dimensions make (one element
+  /// when the last stride is not 1), and the gcd of the other dimensions'
+  /// strides in bytes (0: none): every byte of the tensor is begin + a
+  /// multiple of `outer` + less than `inner`.
+  uint64_t inner, outer;
 };
 
 /// [begin, end) from the first element to past the last, or false for an
@@ -25,21 +31,43 @@ struct Range {
 bool byteRange(const tk_tensor *t, Range &r) {
   if (!t || !t->data || t->ndim < 0 || t->ndim > TK_MAX_DIMS || bytesOf(t->dtype) == 0)
     return false;
+  const int64_t elt = bytesOf(t->dtype);
   __int128 last = 0, dense = 1;
-  bool contiguous = true;
+  bool contiguous = true, inBlock = true;
+  r.inner = elt, r.outer = 0;
   for (int d = t->ndim - 1; d >= 0; --d) {
     if (t->shape[d] <= 0 || t->strides[d] < 0)
       return false;
     last += (__int128)(t->shape[d] - 1) * t->strides[d];
     contiguous &= t->shape[d] == 1 || t->strides[d] == dense;
+    if (t->shape[d] > 1) {
+      inBlock &= t->strides[d] == dense;
+      if (inBlock)
+        r.inner = (uint64_t)(dense * t->shape[d] * elt);
+      else
+        r.outer = std::gcd(r.outer, (uint64_t)t->strides[d] * (uint64_t)elt);
+    }
     dense *= t->shape[d];
   }
-  const __int128 bytes = (last + 1) * bytesOf(t->dtype);
+  const __int128 bytes = (last + 1) * elt;
   const auto base = reinterpret_cast<uintptr_t>(t->data);
   if (bytes > (__int128)(UINTPTR_MAX - base))
     return false;
   r.begin = base, r.end = base + (uintptr_t)bytes, r.dense = contiguous;
   return true;
+}
+
+/// True when no byte of `a` is a byte of `b`, shown from their residues: each
+/// tensor's bytes lie at [begin, begin + inner) modulo the gcd of the outer
+/// strides of both. False when that cannot show it (they may still be apart).
+bool provablyApart(const Range &a, const Range &b) {
+  const uint64_t period = std::gcd(a.outer, b.outer);
+  if (period == 0 || a.inner + b.inner > period)
+    return false;
+  const uint64_t ra = a.begin % period, rb = b.begin % period;
+  // [ra, ra + a.inner) and [rb, rb + b.inner) on a circle of length `period`.
+  const uint64_t gap = (rb + period - ra) % period; // from a's start to b's
+  return gap >= a.inner && period - gap >= b.inner;
 }
 
 } // namespace
@@ -48,7 +76,7 @@ Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &
                              const std::vector<NamedTensor> &outputs, const char *rule) {
   std::vector<Range> ranges;
   auto add = [&](const NamedTensor &n, bool output) {
-    Range r{n.name, output, false, 0, 0};
+    Range r{n.name, output, false, 0, 0, 0, 0};
     if (byteRange(n.tensor, r))
       ranges.push_back(r);
   };
@@ -58,12 +86,12 @@ Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &
     add(n, false);
   for (size_t i = 0; i < ranges.size(); ++i)
     for (size_t j = i + 1; j < ranges.size(); ++j) {
-      // Outputs come first: a pair with an output has it in `a`. Two dense
-      // ranges that meet share an element; strided views may interleave
-      // without sharing one, so they count only when they start together.
+      // Outputs come first: a pair with an output has it in `a`. Ranges that
+      // meet share a byte unless their strides show they interleave (columns
+      // of one buffer): a pair the residues cannot show apart is refused.
       const Range &a = ranges[i], &b = ranges[j];
       const bool meet = a.begin < b.end && b.begin < a.end;
-      if (!a.output || !meet || (!(a.dense && b.dense) && a.begin != b.begin))
+      if (!a.output || !meet || provablyApart(a, b))
         continue;
       std::ostringstream m;
       m << entry << ": output " << a.name << " (bytes 0x" << std::hex << a.begin << "-0x" << a.end << ") overlaps "

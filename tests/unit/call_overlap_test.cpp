@@ -1,7 +1,7 @@
 // An output may not share memory with another tensor of its call
 // (runtime/include/tk/runtime/CallTensors.h): refused with both names before
 // any kernel runs, after the entry point's own checks; an in/out parameter
-// is one tensor; strided views that only interleave are not refused.
+// is one tensor; views that interleave (columns of one buffer) are not refused.
 #include "checks/gpu_session.h"
 #include "tk/runtime/CallTensors.h"
 #include "tk/tk.h"
@@ -111,7 +111,7 @@ TEST_F(CallOverlap, EveryElementOfAListIsCheckedBeforeAnyLaunch) {
   EXPECT_NE(ins[0], std::vector<uint16_t>(t * h, 0xdead));
 }
 
-TEST(OutputsOverlapNothing, InterleavedViewsAndEmptyTensorsPassSharedStartsDoNot) {
+TEST(OutputsOverlapNothing, InterleavedViewsAndEmptyTensorsPassOverlapsDoNot) {
   alignas(16) static float buf[64];
   // Columns 0 and 1 of a (32, 2) buffer: interleaved, no element shared.
   tk_tensor even = host(buf, TK_F32, {32}, {2}), odd = host(buf + 1, TK_F32, {32}, {2});
@@ -125,6 +125,17 @@ TEST(OutputsOverlapNothing, InterleavedViewsAndEmptyTensorsPassSharedStartsDoNot
   ASSERT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("op: output tail"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("overlaps input head"), std::string::npos) << s.message();
+  // Columns of one (rows, 2C) buffer: the left half and the right half are apart; a window that straddles both
+  // halves, or rows 1.. of one against rows 0.. of another with another row stride, is not.
+  alignas(16) static float wide[8 * 16];
+  tk_tensor left = host(wide, TK_F32, {8, 8}, {16, 1}), right = host(wide + 8, TK_F32, {8, 8}, {16, 1});
+  EXPECT_TRUE(outputsOverlapNothing("op", {{"l", &left}}, {{"r", &right}}).isOk());
+  tk_tensor straddle = host(wide + 4, TK_F32, {8, 8}, {16, 1});
+  EXPECT_FALSE(outputsOverlapNothing("op", {{"l", &left}}, {{"s", &straddle}}).isOk());
+  tk_tensor dense2 = host(wide + 16, TK_F32, {4, 16}); // rows 1-4, dense, over left's rows 1-4
+  EXPECT_FALSE(outputsOverlapNothing("op", {{"l", &left}}, {{"d", &dense2}}).isOk());
+  tk_tensor skewed = host(wide + 17, TK_F32, {4, 8}, {24, 1}); // another row stride: meets left in row 1
+  EXPECT_FALSE(outputsOverlapNothing("op", {{"l", &left}}, {{"k", &skewed}}).isOk());
   // Inputs may share memory; an empty output addresses nothing; a null tensor is an absent one.
   tk_tensor empty = host(buf, TK_F32, {0, 8});
   EXPECT_TRUE(outputsOverlapNothing("op", {{"a", &head}, {"b", &head}}, {{"e", &empty}, {"n", nullptr}}).isOk());

@@ -229,6 +229,7 @@ TEST(KernelBuilder, MisuseIsAnError) {
     EXPECT_THROW(k.maxAccessBytes(8), std::logic_error);
     EXPECT_THROW(k.vectorElements(16), std::logic_error);
     EXPECT_THROW(k.minBlocksPerSm(2), std::logic_error);
+    EXPECT_THROW(k.readOnlyLoads(), std::logic_error);
     BuiltKernel built = k.finish();
     std::string ir;
     llvm::raw_string_ostream os(ir);
@@ -236,7 +237,21 @@ TEST(KernelBuilder, MisuseIsAnError) {
     EXPECT_NE(ir.find("#tile.schedule<transpose_rows = 8, min_blocks_per_sm = 3>"), std::string::npos) << ir;
   }
   {
-    // A tensor the kernel writes is an output: the compiler reads inputs as read-only, unaliased memory.
+    // Read-only loads: a schedule field, so that the kernel's key and the compiler both see it.
+    KernelBuilder k(c.ctx, "readonly");
+    Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::F32);
+    k.readOnlyLoads();
+    k.grid({1}, [&](const std::vector<Index> &) {
+      k.store(y, {k.index(0), k.index(0)}, k.load(x, {k.index(0), k.index(0)}, {4, 64}));
+    });
+    std::string ir;
+    llvm::raw_string_ostream os(ir);
+    k.finish().module->print(os);
+    EXPECT_NE(ir.find("#tile.schedule<readonly_loads = true>"), std::string::npos) << ir;
+  }
+  {
+    // A tensor the kernel writes is an output: the compiler may read inputs as read-only, unaliased memory.
     KernelBuilder k(c.ctx, "writes_input");
     Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
     Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::F32);

@@ -31,7 +31,7 @@ void KernelOp::print(OpAsmPrinter &p) {
 ScheduleAttr KernelOp::getScheduleOrDefault() {
   if (ScheduleAttr s = getScheduleAttr())
     return s;
-  return ScheduleAttr::get(getContext(), 0, 0, 0, false, 0);
+  return ScheduleAttr::get(getContext(), 0, 0, 0, false, 0, false);
 }
 
 GridOp KernelOp::getGrid() {

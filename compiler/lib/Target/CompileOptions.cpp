@@ -39,13 +39,15 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.logisticGuard = std::atoll(g);
   if (const char *s = std::getenv("TK_SWIZZLE_BYTES"); s && *s)
     o.swizzleBytes = std::atoll(s);
+  if (const char *r = std::getenv("TK_READONLY_LOADS"))
+    o.readonlyLoads = std::string(r) == "1";
   return o;
 }
 
 const std::vector<std::string> &CompileOptions::ablations() {
-  static const std::vector<std::string> names = {"vectorize",         "fp8-hardware",      "pipeline",
-                                                 "swizzle",           "layout-inference",  "fusion",
-                                                 "loop-thread-index", "logistic-division", "noalias"};
+  static const std::vector<std::string> names = {"vectorize",         "fp8-hardware",     "pipeline",
+                                                 "swizzle",           "layout-inference", "fusion",
+                                                 "loop-thread-index", "logistic-division"};
   return names;
 }
 
@@ -86,6 +88,8 @@ std::string CompileOptions::cacheTag() const {
     add("lguard=" + std::to_string(logisticGuard));
   if (swizzleBytes > 0)
     add("swizzlebytes=" + std::to_string(swizzleBytes));
+  if (readonlyLoads)
+    add("readonly");
   return tag;
 }
 

@@ -100,6 +100,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   if (options.swizzleBytes > 0)
     lower.swizzleBytes = options.swizzleBytes;
   lower.rereadThreadIndex = !ablated("loop-thread-index");
+  lower.readonlyLoads = options.readonlyLoads;
   pm.addPass(tile::createTileLowerToGPU(lower));
   tile::TileDynamicSharedMemoryOptions shared;
   shared.maxBytes = target.maxSharedBytes;
@@ -119,7 +120,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   nvvm.cubinFeatures = target.ptxFeatures;
   nvvm.cubinFormat = "isa"; // PTX text; the driver (or ptxas) assembles it
   nvvm.optLevel = 3;
-  buildNvvmLowering(pm, nvvm, !ablated("noalias"));
+  buildNvvmLowering(pm, nvvm, /*noAliasParams=*/true);
 }
 
 } // namespace tk::compiler

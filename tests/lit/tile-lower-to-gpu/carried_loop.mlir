@@ -9,7 +9,7 @@
 // CHECK: scf.yield %{{.*}} : vector<8xf32>
 // CHECK: gpu.shuffle
 // PTX: $L__BB0_2:
-// PTX-SAME: ld.global.nc.b32
+// PTX-SAME: ld.global.b32
 // PTX-SAME: add.rn.f32
 // PTX-SAME: bra {{.*}}$L__BB0_2;
 // PTX-NOT: .local

@@ -18,7 +18,7 @@
 // CPU: scf.if %{{.*}} -> (f32)
 // CPU: memref.load %{{.*}} : memref<?xf32>
 // The guarded load: a branch around it when the index is out of range.
-// PTX: setp.lt.s32{{.*}}@%p{{[0-9]+}} bra{{.*}}ld.global.nc.b32
+// PTX: setp.lt.s32{{.*}}@%p{{[0-9]+}} bra{{.*}}ld.global.b32
 tile.kernel @k(%idx: memref<?x1xi32>, %w: memref<?xf32>, %out: memref<?x1xf32>) attributes {threads = 32 : i64} {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index

@@ -17,7 +17,7 @@
 // CPU: arith.cmpi sge
 // CPU: scf.if
 // CPU: memref.load %{{.*}} : memref<?x64xbf16>
-// PTX: ld.global.nc.v4.b32
+// PTX: ld.global.v4.b32
 tile.kernel @rows(%x: memref<?x64xbf16> {tile.align = 16 : i64}, %idx: memref<?x1xi32>, %out: memref<?x64xbf16> {tile.align = 16 : i64}) attributes {threads = 64 : i64} {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index

@@ -5,7 +5,7 @@
 // The whole pipeline ends in a gpu.binary holding PTX text.
 // SM90: gpu.binary @k
 // SM90-SAME: .target sm_90a
-// SM90-SAME: ld.global.nc.v4.b32
+// SM90-SAME: ld.global.v4.b32
 // SM90-SAME: cvt.rn.satfinite.e4m3x2.f32
 // SM90-SAME: st.global.b32
 // SM80: .target sm_80

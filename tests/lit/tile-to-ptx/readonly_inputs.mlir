@@ -1,14 +1,15 @@
-// RUN: tk-opt %s -tile-to-ptx=target=sm_80 | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
-// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
-// RUN: tk-opt %s -tile-to-ptx=target=sm_100a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
-// RUN: tk-opt %s -tile-to-ptx="target=sm_90a ablate=noalias" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=ABLATED
+// RUN: tk-opt %s -tile-to-ptx="target=sm_80 readonly-loads=true" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
+// RUN: tk-opt %s -tile-to-ptx="target=sm_90a readonly-loads=true" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
+// RUN: tk-opt %s -tile-to-ptx="target=sm_100a readonly-loads=true" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
+// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=DEFAULT
 
-// Kernel parameters are noalias (tile-noalias-params): a tensor the kernel
-// only reads loads through the non-coherent path; one it reads and writes
-// (y) does not. Ablated, every load is a plain ld.global.
+// With readonly_loads (here for every kernel, as TK_READONLY_LOADS=1 does) a
+// tensor the kernel only reads is noalias read-only memory and loads through
+// the non-coherent path; one it reads and writes (y) does not. By default
+// every load is a plain ld.global.
 // CHECK-DAG: ld.global.nc.v
 // CHECK-DAG: ld.global.v
-// ABLATED-NOT: ld.global.nc
+// DEFAULT-NOT: ld.global.nc
 tile.kernel @k(%x: memref<?x512xf32> {tile.align = 16 : i64}, %y: memref<?x512xf32> {tile.align = 16 : i64}) attributes {threads = 128 : i64} {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index

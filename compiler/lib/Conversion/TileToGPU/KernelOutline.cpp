@@ -8,9 +8,11 @@
 // code, in the order they run.
 //===----------------------------------------------------------------------===//
 #include "KernelOutline.h"
+#include "tk/compiler/Dialect/Tile/Writers.h"
 #include "tk/compiler/ElementBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
@@ -220,6 +222,11 @@ FailureOr<KernelState *> outlineKernel(KernelOp kernel, KernelStates &states, co
     state.alignment[gpuArg] = align ? align.getInt() : eltBytes;
     if (auto multiples = kernel.getArgAttrOfType<DenseI64ArrayAttr>(i, "tile.dim_multiples"))
       state.dimMultiples[gpuArg] = SmallVector<int64_t>(multiples.asArrayRef());
+    // Where the schedule asks, a tensor the kernel never writes is read-only memory (tile-noalias-params makes it
+    // noalias too: ld.global.nc).
+    const bool readonly = options.readonlyLoads || kernel.getScheduleOrDefault().getReadonlyLoads();
+    if (elt && readonly && !tk::tile::firstWriter(arg))
+      func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(), b.getUnitAttr());
     // Float8 tensors are i8 on the GPU: the tile ops' patterns read the
     // element type from their fragments, other users (memref.dim) take any.
     arg.replaceAllUsesWith(gpuArg);

@@ -6,7 +6,7 @@
 namespace tk::compiler {
 
 struct OutlineOptions {
-  bool fp8Hardware = true, remarks = false, swizzle = true, rereadThreadIndex = true;
+  bool fp8Hardware = true, remarks = false, swizzle = true, rereadThreadIndex = true, readonlyLoads = false;
   int64_t swizzleBytes = 1, minBlocksPerSm = 0;
 };
 

@@ -72,6 +72,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     options.swizzleBytes = swizzleBytes;
     options.rereadThreadIndex = rereadThreadIndex;
     options.minBlocksPerSm = minBlocksPerSm;
+    options.readonlyLoads = readonlyLoads;
     compiler::KernelStates states;
     SmallVector<gpu::GPUFuncOp> funcs;
     for (KernelOp kernel : kernels) {

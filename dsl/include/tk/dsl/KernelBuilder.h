@@ -67,6 +67,12 @@ public:
   /// .minnctapersm), spilling if it must (`tk compile` reports spills).
   /// Call before grid().
   void minBlocksPerSm(int64_t blocks);
+  /// The tensors this kernel only reads are read-only, unaliased memory on
+  /// the GPU: they load through the non-coherent path (ld.global.nc), and
+  /// LLVM may move their loads above the kernel's stores. Off by default
+  /// (ptxas spills registers in some kernels when it schedules those loads;
+  /// `tk compile` reports spills). Call before grid().
+  void readOnlyLoads();
   /// Each thread holds `elements` consecutive values along the last
   /// dimension in default layouts (a power of two or a multiple of 8, up to
   /// 64), instead of the target's access width in the kernel's widest main
@@ -263,6 +269,7 @@ private:
   bool gridBuilt_ = false;
   int64_t maxAccessBytes_ = 0; ///< 0: the target's widest access
   bool rereadThreadIndex_ = false;
+  bool readOnlyLoads_ = false;
   bool paddedStores_ = false;
   int64_t vectorElements_ = 0; ///< 0: derived from the target's access width
   int64_t transposeRows_ = 0;

@@ -24,13 +24,15 @@ struct NamedTensor {
   const tk_tensor *tensor; ///< null: an absent optional tensor
 };
 
-/// INVALID_ARGUMENT naming the first output that shares an element with
+/// INVALID_ARGUMENT naming the first output that may share a byte with
 /// another of the tensors, and both byte ranges; OK otherwise. A parameter
 /// read and written in place (an in/out `tk_tensor *`) is one tensor and
-/// never meets itself. Exact for contiguous tensors and for views that start
-/// at the same element; strided views that only interleave (columns of one
-/// buffer) are not refused. Descriptors an entry point refuses anyway (null
-/// data, negative sizes or strides) are skipped. `rule` ends the message.
+/// never meets itself. Never misses an overlap: tensors whose byte ranges
+/// meet pass only when their strides show that they interleave (columns of
+/// one buffer: each one's bytes lie in its own part of every period of the
+/// gcd of their outer strides); layouts apart in a way that does not show
+/// are refused too. Descriptors an entry point refuses anyway (null data,
+/// negative sizes or strides) are skipped. `rule` ends the message.
 Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &inputs,
                              const std::vector<NamedTensor> &outputs,
                              const char *rule = "an output must not share memory with another tensor of the call");

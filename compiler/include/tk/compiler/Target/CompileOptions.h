@@ -30,9 +30,8 @@ struct CompileOptions {
   /// "pipeline" (tile.pipeline loops with one stage: each copy waits for itself),
   /// "swizzle" (transposes' shared buffers with padded rows), "layout-inference"
   /// (default layouts, tile.relayout through shared memory where an op needs
-  /// another), "fusion" (every computed fragment through shared memory
-  /// before its uses) and "noalias" (kernels' pointer parameters not marked
-  /// noalias: loads of inputs through ld.global, ordered after stores).
+  /// another) and "fusion" (every computed fragment through shared memory
+  /// before its uses).
   std::vector<std::string> ablate;
   /// Launch bounds for a register experiment (TK_MIN_BLOCKS_PER_SM=n): every
   /// kernel asks ptxas to fit n blocks per SM (fewer registers, maybe spills).
@@ -52,9 +51,13 @@ struct CompileOptions {
   /// pass's default (1: every element size; 2 gives e4m3 transposes padded
   /// rows, their earlier layout).
   int64_t swizzleBytes = 0;
+  /// Every kernel's read-only tensors as noalias read-only memory
+  /// (ld.global.nc), as if each schedule asked for readonly_loads
+  /// (TK_READONLY_LOADS=1), a tuning experiment.
+  bool readonlyLoads = false;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_PASS_TIMING, TK_ABLATE,
-  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD and
-  /// TK_SWIZZLE_BYTES.
+  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD, TK_SWIZZLE_BYTES
+  /// and TK_READONLY_LOADS.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
   /// "minblocks=n", "engine=bulk").

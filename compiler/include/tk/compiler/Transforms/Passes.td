@@ -130,6 +130,9 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"swizzleBytes", "swizzle-bytes", "int64_t", /*default=*/"1",
            "The smallest element size in bytes (1, 2 or 4) whose transposes are swizzled; "
            "narrower elements get padded rows">,
+    Option<"readonlyLoads", "readonly-loads", "bool", /*default=*/"false",
+           "Mark every kernel's tensors that it never writes llvm.readonly, as the schedule's "
+           "readonly_loads does for its kernel (then noalias: tile-noalias-params)">,
   ];
 }
 
@@ -224,18 +227,20 @@ def TileApproximateMath : Pass<"tile-approximate-math", "::mlir::ModuleOp"> {
 }
 
 def TileNoAliasParams : Pass<"tile-noalias-params", "::mlir::ModuleOp"> {
-  let summary = "A kernel's pointer parameters as noalias, so that read-only tensors load through the non-coherent cache";
+  let summary = "A kernel's read-only pointer parameters as noalias, so that they load through the non-coherent cache";
   let description = [{
-    Marks every pointer parameter of the NVVM kernels (`llvm.func` with
-    `nvvm.kernel`) that the kernel uses `llvm.noalias`. LLVM then knows that a
-    store through one parameter never changes what another reads: loads move
-    past stores, and loads from a parameter the kernel never writes become
-    `ld.global.nc` (LLVM infers `readonly`; NVPTX tags such loads invariant).
-    The claim holds because the runtime refuses a launch whose output shares
-    memory with another of its tensors (bindTensors). Each memref parameter
-    is two pointers (allocated, aligned) to the same memory; only the aligned
-    one is used, so only it is marked. Runs on the LLVM dialect, after
-    convert-gpu-to-nvvm and before gpu-module-to-binary.
+    Marks the pointer parameters of the NVVM kernels (`llvm.func` with
+    `nvvm.kernel`) that are `llvm.readonly` (tile-lower-to-gpu marks the
+    tensors a kernel never writes) and used `llvm.noalias`. LLVM then knows
+    that no store of the kernel changes what they hold: NVPTX loads them with
+    `ld.global.nc`, and their loads may move above stores. Outputs stay
+    ordinary pointers, so what the threads of a block write and read of an
+    output around a barrier keeps its order. The claim holds because the
+    runtime refuses a launch whose output shares memory with another of its
+    tensors (bindTensors). Each memref parameter is two pointers (allocated,
+    aligned) to the same memory; only the aligned one is used, so only it is
+    marked. Runs on the LLVM dialect, after convert-gpu-to-nvvm and before
+    gpu-module-to-binary.
   }];
 }
 

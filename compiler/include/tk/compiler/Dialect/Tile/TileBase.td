@@ -137,12 +137,18 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
     * `min_blocks_per_sm` (0 to 32; 0: none, or a persistent grid's own):
       launch bounds (PTX .minnctapersm): ptxas keeps the registers per
       thread low enough for that many blocks on an SM at once.
+    * `readonly_loads`: the tensors the kernel only reads are read-only,
+      unaliased memory (llvm.readonly here, noalias in tile-noalias-params):
+      NVPTX loads them through the non-coherent path (ld.global.nc) and
+      LLVM may move their loads above stores. Off by default: ptxas spills
+      registers in some kernels when it schedules those loads.
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "0">:$max_access_bytes,
                         DefaultValuedParameter<"int64_t", "0">:$vector_elements,
                         DefaultValuedParameter<"int64_t", "0">:$transpose_rows,
                         DefaultValuedParameter<"bool", "false">:$reread_thread_index,
-                        DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm);
+                        DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm,
+                        DefaultValuedParameter<"bool", "false">:$readonly_loads);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
