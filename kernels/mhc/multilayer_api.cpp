@@ -8,6 +8,7 @@
 #include "tk/runtime/Context.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 
 using tk::runtime::Status;
@@ -45,8 +46,7 @@ extern "C" tk_status tk_mhc_multilayer_recompute(tk_context ctx, const tk_tensor
         const int64_t layers = num_layers, posts = num_post_layers;
         args.tensor("initial_residual", initial_residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
         // Each list element is checked under its own name ("pre_mix[3]").
-        std::vector<std::string> names;
-        names.reserve(6 * layers);
+        std::deque<std::string> names; // grows without moving: the checks below keep pointers to them
         std::vector<NamedTensor> inputs, outputs; // every element, for the overlap check
         auto each = [&](const char *list, const tk_tensor *ts, int64_t count, std::vector<Extent> shape, tk_dtype dtype,
                         bool output) {

@@ -114,6 +114,7 @@ void CallTensors::declare(const std::vector<NamedTensor> &inputs, const std::vec
     return;
   current->inputs_.insert(current->inputs_.end(), inputs.begin(), inputs.end());
   current->outputs_.insert(current->outputs_.end(), outputs.begin(), outputs.end());
+  current->checked_ = false; // declared after a kernel ran: the next one checks them all again
 }
 
 Status CallTensors::checkBeforeFirstKernel() {

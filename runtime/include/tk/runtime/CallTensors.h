@@ -47,7 +47,9 @@ public:
   CallTensors &operator=(const CallTensors &) = delete;
   /// Adds tensors to the innermost call in progress (none: nothing), for
   /// entry points whose tensors come in lists of a length given at the call
-  /// (each element under its own name). Before the first kernel only.
+  /// (each element under its own name); declared before the first kernel,
+  /// they are checked before anything runs (after it, before the next). The
+  /// names must outlive the call.
   static void declare(const std::vector<NamedTensor> &inputs, const std::vector<NamedTensor> &outputs);
   /// The overlap check of the innermost call in progress, the first time it
   /// is asked (OK afterwards, and when no call is in progress).
