@@ -58,7 +58,9 @@ typedef enum tk_device_type { TK_DEVICE_CUDA = 0, TK_DEVICE_CPU = 1 } tk_device_
  * naming both tensors, before any kernel runs (after the call's other
  * checks). No overlap is missed: tensors whose byte ranges meet pass only
  * when their strides show that they interleave without sharing a byte
- * (columns of one buffer); other layouts whose ranges meet are refused. */
+ * (columns of one buffer); other layouts whose ranges meet are refused, and
+ * so is an output whose own elements share memory (a stride of 0, rows
+ * closer than their length). */
 typedef struct tk_tensor {
   void *data;                    /* device (or host) pointer to element [0, 0, ...] */
   tk_dtype dtype;

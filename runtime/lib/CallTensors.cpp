@@ -2,9 +2,11 @@
 #include "tk/runtime/CallTensors.h"
 #include "tk/dsl/DType.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <sstream>
+#include <vector>
 
 namespace tk::runtime {
 
@@ -70,6 +72,24 @@ bool provablyApart(const Range &a, const Range &b) {
   return gap >= a.inner && period - gap >= b.inner;
 }
 
+/// True when no two elements of `t` share a byte: its dimensions of size > 1,
+/// by increasing stride, each step past everything the smaller ones span.
+/// (A descriptor byteRange refuses never reaches here.)
+bool elementsApart(const tk_tensor *t) {
+  std::vector<std::pair<int64_t, int64_t>> dims; // (stride, size)
+  for (int d = 0; d < t->ndim; ++d)
+    if (t->shape[d] > 1)
+      dims.push_back({t->strides[d], t->shape[d]});
+  std::sort(dims.begin(), dims.end());
+  __int128 span = 1; // elements the smaller dimensions reach, plus one
+  for (const auto &[stride, size] : dims) {
+    if (stride < span)
+      return false;
+    span = (__int128)stride * (size - 1) + span;
+  }
+  return true;
+}
+
 } // namespace
 
 Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &inputs,
@@ -77,11 +97,24 @@ Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &
   std::vector<Range> ranges;
   auto add = [&](const NamedTensor &n, bool output) {
     Range r{n.name, output, false, 0, 0, 0, 0};
-    if (byteRange(n.tensor, r))
+    const bool valid = byteRange(n.tensor, r);
+    if (valid)
       ranges.push_back(r);
+    return valid;
   };
-  for (const NamedTensor &n : outputs)
-    add(n, true);
+  for (const NamedTensor &n : outputs) {
+    if (add(n, true) && !elementsApart(n.tensor)) {
+      std::ostringstream m;
+      m << entry << ": output " << n.name << " has elements that share memory (strides";
+      for (int d = 0; d < n.tensor->ndim; ++d)
+        m << (d ? ", " : " ") << n.tensor->strides[d];
+      m << " for sizes";
+      for (int d = 0; d < n.tensor->ndim; ++d)
+        m << (d ? ", " : " ") << n.tensor->shape[d];
+      m << "); each element of an output must have bytes of its own";
+      return Status::invalid(m.str());
+    }
+  }
   for (const NamedTensor &n : inputs)
     add(n, false);
   for (size_t i = 0; i < ranges.size(); ++i)

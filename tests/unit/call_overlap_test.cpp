@@ -136,6 +136,17 @@ TEST(OutputsOverlapNothing, InterleavedViewsAndEmptyTensorsPassOverlapsDoNot) {
   EXPECT_FALSE(outputsOverlapNothing("op", {{"l", &left}}, {{"d", &dense2}}).isOk());
   tk_tensor skewed = host(wide + 17, TK_F32, {4, 8}, {24, 1}); // another row stride: meets left in row 1
   EXPECT_FALSE(outputsOverlapNothing("op", {{"l", &left}}, {{"k", &skewed}}).isOk());
+  // An output whose own elements share memory (a row stride below its row, a stride of 0) is refused alone.
+  tk_tensor folded = host(wide, TK_F32, {8, 8}, {4, 1});
+  s = outputsOverlapNothing("op", {}, {{"f", &folded}});
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("op: output f has elements that share memory (strides 4, 1 for sizes 8, 8)"),
+            std::string::npos)
+      << s.message();
+  tk_tensor broadcast = host(wide, TK_F32, {8, 8}, {0, 1});
+  EXPECT_FALSE(outputsOverlapNothing("op", {}, {{"b", &broadcast}}).isOk());
+  EXPECT_FALSE(outputsOverlapNothing("op", {{"f", &folded}}, {{"l", &left}}).isOk()); // an input: meets left
+  EXPECT_TRUE(outputsOverlapNothing("op", {}, {{"l", &left}, {"r", &right}}).isOk());
   // Inputs may share memory; an empty output addresses nothing; a null tensor is an absent one.
   tk_tensor empty = host(buf, TK_F32, {0, 8});
   EXPECT_TRUE(outputsOverlapNothing("op", {{"a", &head}, {"b", &head}}, {{"e", &empty}, {"n", nullptr}}).isOk());

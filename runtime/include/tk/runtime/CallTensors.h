@@ -31,7 +31,8 @@ struct NamedTensor {
 /// meet pass only when their strides show that they interleave (columns of
 /// one buffer: each one's bytes lie in its own part of every period of the
 /// gcd of their outer strides); layouts apart in a way that does not show
-/// are refused too. Descriptors an entry point refuses anyway (null data,
+/// are refused too, and so is an output whose own elements share memory.
+/// Descriptors an entry point refuses anyway (null data,
 /// negative sizes or strides) are skipped. `rule` ends the message.
 Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &inputs,
                              const std::vector<NamedTensor> &outputs,
