@@ -25,10 +25,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <string>
-#include <unistd.h>
 
 namespace tk::tools {
 
@@ -39,18 +37,11 @@ static std::function<runtime::Status(const runtime::CompiledKernel &, const comp
   if (ptxas.empty())
     return {};
   return [ptxas](const runtime::CompiledKernel &k, const compiler::Target &t) -> runtime::Status {
-    char path[] = "/tmp/tk-check-XXXXXX.ptx";
-    int fd = mkstemps(path, 4);
-    if (fd < 0)
-      return runtime::Status::invalid("tk check --ptxas: no temporary file for the PTX");
-    close(fd);
-    std::ofstream(path) << k.ptx;
-    PtxasReport r = runPtxas(ptxas, path, t.name);
-    std::remove(path);
+    PtxasReport r = assemblePtx(ptxas, k.ptx, t.name);
     const std::string what = "ptxas for " + t.name + " (" + k.signature.name + ", " + k.config + "): ";
     if (!r.ok)
       return {TK_ERROR_COMPILE, what + r.error};
-    if (int spilled = r.spillStoreBytes + r.spillLoadBytes)
+    if (int spilled = r.spilledBytes())
       return {TK_ERROR_COMPILE, what + std::to_string(spilled) + " bytes spilled"};
     return runtime::Status::ok();
   };

@@ -48,7 +48,6 @@ static bool selects(const std::string &name, const kernels::ShippedKernel &k, co
 /// `dir` is set, and prints the resource table. Returns the failure count.
 static int compileTable(const std::vector<std::string> &names, const compiler::Target &target, const std::string &dir) {
   std::string ptxas = findPtxas();
-  std::string scratch = dir.empty() ? "/tmp" : dir;
   std::printf("%-52s %-8s %10s %5s %6s %6s  %s\n", "kernel", "target", "compile ms", "regs", "spill", "smem",
               "ptxas");
   int failures = 0;
@@ -68,27 +67,25 @@ static int compileTable(const std::vector<std::string> &names, const compiler::T
         ++failures;
         continue;
       }
-      std::string path = scratch + "/" + v.name + (dir.empty() ? "." + target.name + ".tmp.ptx" : ".ptx");
-      std::ofstream(path) << compiled.ptx;
+      if (!dir.empty())
+        std::ofstream(dir + "/" + v.name + ".ptx") << compiled.ptx;
       if (ptxas.empty()) {
         std::printf("%-52s %-8s %10.1f %5s %6s %6s  %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
                     "-", "-", "-", "ptxas not found (set TK_PTXAS)");
-      } else {
-        PtxasReport r = runPtxas(ptxas, path, target.name);
-        if (!r.ok) {
-          std::printf("%-52s %-8s %10.1f FAILED: %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
-                      r.error.c_str());
-          ++failures;
-        } else {
-          // ptxas counts the static shared memory; past 48 KB it is dynamic (declared in the PTX's header).
-          const int64_t shared = r.sharedBytes + compiler::dynamicSharedBytes(compiled.ptx, compiled.signature.name);
-          std::printf("%-52s %-8s %10.1f %5d %6d %6lld  ok\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
-                      r.registers, r.spillStoreBytes + r.spillLoadBytes, (long long)shared);
-          failures += (r.spillStoreBytes + r.spillLoadBytes) > 0;
-        }
+        continue;
       }
-      if (dir.empty())
-        std::remove(path.c_str());
+      PtxasReport r = assemblePtx(ptxas, compiled.ptx, target.name);
+      if (!r.ok) {
+        std::printf("%-52s %-8s %10.1f FAILED: %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
+                    r.error.c_str());
+        ++failures;
+        continue;
+      }
+      // ptxas counts the static shared memory; past 48 KB it is dynamic (declared in the PTX's header).
+      const int64_t shared = r.sharedBytes + compiler::dynamicSharedBytes(compiled.ptx, compiled.signature.name);
+      std::printf("%-52s %-8s %10.1f %5d %6d %6lld  ok\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
+                  r.registers, r.spilledBytes(), (long long)shared);
+      failures += r.spilledBytes() > 0;
     }
   return failures;
 }

@@ -4,8 +4,10 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace tk::tools {
 
@@ -63,6 +65,21 @@ PtxasReport runPtxas(const std::string &ptxas, const std::string &ptxFile, const
   if (std::regex_search(out, m, std::regex(R"((\d+) bytes smem)")))
     r.sharedBytes = std::stoi(m[1]);
   r.ok = true;
+  return r;
+}
+
+PtxasReport assemblePtx(const std::string &ptxas, const std::string &ptx, const std::string &arch) {
+  char path[] = "/tmp/tk-ptxas-XXXXXX.ptx";
+  int fd = mkstemps(path, 4);
+  if (fd < 0) {
+    PtxasReport r;
+    r.error = "no temporary file for the PTX";
+    return r;
+  }
+  close(fd);
+  std::ofstream(path) << ptx;
+  PtxasReport r = runPtxas(ptxas, path, arch);
+  std::remove(path);
   return r;
 }
 
