@@ -56,7 +56,7 @@ typedef enum tk_device_type { TK_DEVICE_CUDA = 0, TK_DEVICE_CPU = 1 } tk_device_
  * is read and written in place). An output may not share memory with another
  * tensor of the same call: such a call returns TK_ERROR_INVALID_ARGUMENT,
  * naming both tensors, before any kernel runs (after the call's other
- * checks). No overlap is missed: tensors whose byte ranges meet pass only
+ * checks; a call with nothing to do refuses it too). No overlap is missed: tensors whose byte ranges meet pass only
  * when their strides show that they interleave without sharing a byte
  * (columns of one buffer); other layouts whose ranges meet are refused, and
  * so is an output whose own elements share memory (a stride of 0, rows

@@ -124,6 +124,8 @@ std::function<tk_status()> decode(Call &c, int &entry) {
     const int64_t bm = b && b[0] > 0 ? b[0] : 128, bk = b && b[1] > 0 ? b[1] : 128;
     auto sf = c.t(TK_F32, {ceilDiv(m, bm), ceilDiv(k, bk)});
     auto out = entry == 4 ? nullptr : c.castOut(f);
+    if (entry != 5)
+      c.written(sf);
     if (entry == 3)
       return [=, ctx = c.ctx] { return tk_per_block_cast(ctx, x, f, b, fl, out, const_cast<tk_tensor *>(sf), nullptr); };
     if (entry == 4)

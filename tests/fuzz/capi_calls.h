@@ -37,8 +37,13 @@ struct Call {
   const tk_tensor *opt(tk_dtype dtype, std::vector<int64_t> shape) {
     return tensors.optional(in, sizes, {dtype, shape});
   }
-  tk_tensor *out(tk_dtype dtype, std::vector<int64_t> shape) { return const_cast<tk_tensor *>(t(dtype, shape)); }
-  tk_tensor *outOpt(tk_dtype dtype, std::vector<int64_t> shape) { return const_cast<tk_tensor *>(opt(dtype, shape)); }
+  tk_tensor *out(tk_dtype dtype, std::vector<int64_t> shape) { return written(t(dtype, shape)); }
+  tk_tensor *outOpt(tk_dtype dtype, std::vector<int64_t> shape) { return written(opt(dtype, shape)); }
+  /// Marks a drawn tensor as one the call writes.
+  tk_tensor *written(const tk_tensor *t) {
+    tensors.markOutput(t);
+    return const_cast<tk_tensor *>(t);
+  }
   tk_format fmt();
   /// A group or block size; the first choice is `preferred`.
   int32_t group(int32_t preferred);

@@ -7,7 +7,9 @@
 // tk_status; a failure without a message; a failed call that changed any
 // tensor's bytes (tk.h: no operator writes its outputs when it returns an
 // error, except TK_ERROR_INVALID_DATA); bytes written outside a tensor; a
-// kernel that failed to build for arguments the entry point accepted.
+// kernel that failed to build for arguments the entry point accepted; an
+// output laid over another tensor's bytes (the harness places tensors inside
+// earlier ones' buffers now and then) that the call accepted.
 //
 // Run it on a machine without a GPU: a tensor placed on the CUDA device must
 // come back as NO_DRIVER there, while on a GPU machine its made-up pointer
@@ -56,6 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     finding("a status outside tk_status");
   if (!c.tensors.intact())
     finding("bytes written outside a tensor");
+  // An output sharing bytes with another tensor of the call is refused (tk.h): only row-major pairs are judged
+  // here, whose bytes are their whole spans (strided views of one buffer may interleave without sharing one).
+  if (s == TK_SUCCESS && !c.tensors.outputSharingBytes().empty())
+    finding(("an output that shares memory was accepted: " + c.tensors.outputSharingBytes()).c_str());
   if (s != TK_SUCCESS) {
     if (!*tk_last_error())
       finding("a failure without a message");

@@ -137,7 +137,9 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
   for (int d = 0; d < t->ndim; ++d)
     t->shape[d] = hint.shape[d];
   t->device = TK_DEVICE_CPU;
-  const bool corrupted = drawn_++ == corruptIndex_;
+  const int index = drawn_++;
+  placed_.emplace_back();
+  const bool corrupted = index == corruptIndex_;
   const int mutations = in.byte() % 4 == 3 ? 1 + in.choose(3) : 0;
   size_t misalign = 0;
   for (int i = 0; i < mutations; ++i) {
@@ -179,7 +181,9 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
   }
   const int n = std::clamp(t->ndim, 0, TK_MAX_DIMS);
   rowMajor(*t);
+  bool restrided = false;
   if (mutations && in.choose(4) == 0) {
+    restrided = true;
     switch (in.choose(3)) {
     case 0: // column-major (strides saturate at 2^40: a product of fuzzed dims overflowed int64)
       for (int64_t d = 0, s = 1; d < n; ++d) {
@@ -218,18 +222,61 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
       t->ndim <= TK_MAX_DIMS) {
     if (elt == 1)
       misalign = 0;
-    buffers_.push_back(std::make_unique<GuardedBuffer>((size_t)bytes, misalign, in,
-                                                       hint.fill == Hint::Fill::PowersOfTwo && !mutations));
-    if (buffers_.back()->data())
-      t->data = buffers_.back()->data() - (int64_t)lo * elt;
+    // Now and then a tensor lies inside an earlier tensor's buffer: an entry point must refuse an output that
+    // shares memory with another of its tensors (the fuzzer's oracle checks that, the oracle of unchanged bytes
+    // after a failure still holds). A test places one on purpose (overlay()).
+    int host = -1;
+    if (index == overlayIndex_ && overlayOnto_ >= 0 && overlayOnto_ < index)
+      host = placed_[overlayOnto_].buffer;
+    else if (overlayIndex_ < 0 && !buffers_.empty() && in.choose(8) == 7)
+      host = (int)in.choose(buffers_.size());
+    size_t offset = 0;
+    if (host >= 0 && buffers_[host]->data() && buffers_[host]->bytes() >= (size_t)bytes) {
+      // Half the room, in whole 16 bytes: the host's alignment stays this tensor's.
+      if (index != overlayIndex_ && in.choose(2))
+        offset = ((buffers_[host]->bytes() - (size_t)bytes) / 2) & ~size_t(15);
+    } else {
+      host = -1;
+      const size_t room = index == overlayOnto_ ? std::max((size_t)bytes, overlayRoom_) : (size_t)bytes;
+      buffers_.push_back(
+          std::make_unique<GuardedBuffer>(room, misalign, in, hint.fill == Hint::Fill::PowersOfTwo && !mutations));
+      if (buffers_.back()->data())
+        host = (int)buffers_.size() - 1;
+    }
+    if (host >= 0) {
+      uint8_t *first = buffers_[host]->data() + offset;
+      t->data = first - (int64_t)lo * elt;
+      placed_[index].begin = (uintptr_t)first;
+      placed_[index].end = (uintptr_t)first + (size_t)bytes;
+      placed_[index].buffer = host;
+      placed_[index].contiguous = !restrided;
+    }
   } else if ((empty || t->device != TK_DEVICE_CPU) && in.choose(4) == 0) {
     // A pointer to nothing, for a tensor whose elements tk must not touch
     // (empty, or in a place it must refuse). Tensors that claim elements in
     // host memory but were not allocated (too large) stay NULL.
     t->data = reinterpret_cast<void *>(uintptr_t(0x10));
   }
+  placed_[index].tensor = t.get();
   tensors_.push_back(std::move(t));
   return tensors_.back().get();
+}
+
+void Tensors::markOutput(const tk_tensor *t) {
+  for (Placed &p : placed_)
+    if (p.tensor && p.tensor == t)
+      p.output = true;
+}
+
+std::string Tensors::outputSharingBytes() const {
+  for (size_t i = 0; i < placed_.size(); ++i)
+    for (size_t j = 0; j < placed_.size(); ++j) {
+      const Placed &o = placed_[i], &x = placed_[j];
+      if (i != j && o.output && o.contiguous && x.contiguous && o.begin < o.end && x.begin < x.end && o.begin < x.end &&
+          x.begin < o.end)
+        return "output " + std::to_string(i) + " and tensor " + std::to_string(j) + " (in drawing order)";
+    }
+  return "";
 }
 
 bool Tensors::intact() const {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace tk::fuzz {
@@ -89,6 +90,26 @@ public:
   /// invalid in the way `what` says, after its other choices.
   enum class Corruption { None, Dtype, Shape, Misalign, Device };
   void corrupt(int index, Corruption what) { corruptIndex_ = index, corruption_ = what; }
+  /// For tests: the `index`-th tensor lies at the start of the buffer of the
+  /// earlier `onto`-th one (when its bytes fit there; else it is drawn as
+  /// usual), sharing that memory; that buffer has at least `room` bytes.
+  void overlay(int index, int onto, size_t room = 0) {
+    overlayIndex_ = index, overlayOnto_ = onto, overlayRoom_ = room;
+  }
+  /// Marks a drawn tensor as one the call writes (Call::out).
+  void markOutput(const tk_tensor *t);
+  /// What is known of each drawn tensor, by drawing order.
+  struct Placed {
+    const tk_tensor *tensor = nullptr; ///< null: drawn as null
+    uintptr_t begin = 0, end = 0;      ///< the bytes its elements span in host memory (none: equal)
+    int buffer = -1;                   ///< the buffer they lie in (-1: none)
+    bool contiguous = false;           ///< row-major: its elements are every byte of [begin, end)
+    bool output = false;
+  };
+  const std::vector<Placed> &placed() const { return placed_; }
+  /// A description of an output and another tensor, both row-major, that
+  /// share a byte, or "" when none do.
+  std::string outputSharingBytes() const;
   /// How many tensors were drawn (optional ones left null not counted).
   int drawn() const { return drawn_; }
   /// Every buffer's canaries are intact.
@@ -97,7 +118,9 @@ public:
   std::vector<uint64_t> digests() const;
 
 private:
-  int drawn_ = 0, corruptIndex_ = -1;
+  int drawn_ = 0, corruptIndex_ = -1, overlayIndex_ = -1, overlayOnto_ = -1;
+  size_t overlayRoom_ = 0;
+  std::vector<Placed> placed_;
   Corruption corruption_ = Corruption::None;
   std::vector<std::unique_ptr<tk_tensor>> tensors_;
   std::vector<std::unique_ptr<GuardedBuffer>> buffers_;

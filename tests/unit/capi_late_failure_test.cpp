@@ -6,11 +6,15 @@
 // while the others are in host memory), and the call must fail with
 // TK_ERROR_INVALID_ARGUMENT without changing a byte of any tensor, however
 // late the check comes (mixed places are an argument error, not a missing
-// driver, wherever scratch memory would be allocated).
+// driver, wherever scratch memory would be allocated). Last, each output is
+// laid over each other tensor's bytes in turn, and the call must refuse it
+// the same way.
 #include "tests/fuzz/capi_calls.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -77,6 +81,56 @@ TEST(LateFailure, AnyInvalidTensorFailsAndWritesNothing) {
       }
   }
   std::printf("[ late failures ] %d calls\n", calls);
+}
+
+TEST(LateFailure, AnyOutputOverAnotherTensorFailsAndWritesNothing) {
+  int calls = 0;
+  for (int e = 0; e < kNumEntryPoints; ++e) {
+    std::vector<uint8_t> bytes = defaultCall(e);
+    std::vector<Tensors::Placed> placed;
+    {
+      Call c(bytes.data(), bytes.size());
+      int entry;
+      decode(c, entry);
+      placed = c.tensors.placed();
+    }
+    int outputs = 0, overlaid = 0;
+    for (size_t o = 0; o < placed.size(); ++o) {
+      if (!placed[o].output || placed[o].buffer < 0)
+        continue;
+      ++outputs;
+      for (size_t x = 0; x < placed.size(); ++x) {
+        if (x == o || placed[x].buffer < 0)
+          continue;
+        // The later of the two is drawn at the start of the earlier one's buffer, made large enough.
+        const int later = (int)std::max(o, x), earlier = (int)std::min(o, x);
+        Call c(bytes.data(), bytes.size());
+        c.tensors.overlay(later, earlier, placed[later].end - placed[later].begin);
+        int entry;
+        auto call = decode(c, entry);
+        if (c.tensors.placed()[later].buffer != c.tensors.placed()[earlier].buffer)
+          continue; // not drawn in host memory this time
+        ++overlaid;
+        const std::vector<uint64_t> before = c.tensors.digests();
+        const tk_status s = call();
+        const std::string where =
+            std::string(entryName(e)) + ": output " + std::to_string(o) + " over tensor " + std::to_string(x);
+        EXPECT_EQ(s, TK_ERROR_INVALID_ARGUMENT) << where << ": " << tk_last_error();
+        // The overlap check's message, or an entry point's own for the same mistake.
+        EXPECT_TRUE(std::strstr(tk_last_error(), "share memory") || std::strstr(tk_last_error(), "same buffer"))
+            << where << ": " << tk_last_error();
+        EXPECT_EQ(c.tensors.digests(), before) << where;
+        EXPECT_TRUE(c.tensors.intact()) << where;
+        ++calls;
+      }
+    }
+    // Every entry point with an output and another tensor in host memory is tried.
+    const int buffered = (int)std::count_if(placed.begin(), placed.end(), [](auto &p) { return p.buffer >= 0; });
+    if (outputs > 0 && buffered > 1)
+      EXPECT_GT(overlaid, 0) << entryName(e);
+  }
+  std::printf("[ overlaid outputs ] %d calls\n", calls);
+  EXPECT_GT(calls, kNumEntryPoints);
 }
 
 } // namespace

@@ -598,9 +598,13 @@ TEST_F(Validation, SwigluPerTokenCast) {
   EXPECT_EQ(tk_swiglu_forward_and_per_token_cast(nullptr, &x, TK_FORMAT_E4M3, 128, nullptr, nullptr, nullptr, 0,
                                                  nullptr, nullptr, nullptr, &out, &sf, nullptr),
             TK_ERROR_INVALID_ARGUMENT);
-  // No rows: nothing to do, the counters are not touched.
+  // No rows: nothing to do, the counters are not touched. (They must not share memory with topk_weights even
+  // so: every tensor here points at `fake`, which the counters leave now.)
   x = tensor(TK_BF16, {0, 512}), out = tensor(TK_F8_E4M3, {0, 256}), sf = tensor(TK_F32, {0, 2});
   topk = tensor(TK_I32, {0}), experts = tensor(TK_I32, {0});
+  expect(TK_ERROR_INVALID_ARGUMENT, "output clamped_count");
+  alignas(16) static char ownCounts[3 * sizeof(int64_t)];
+  counts.data = ownCounts;
   expect(TK_SUCCESS, "");
 }
 
