@@ -22,7 +22,7 @@ template <typename Body> tk_status guardCall(const char *entry, std::initializer
     // A call that had nothing to launch (no rows) refuses overlapping outputs too: the answer to bad
     // arguments does not depend on the sizes.
     if (s == TK_SUCCESS)
-      if (runtime::Status c = runtime::CallTensors::checkBeforeFirstKernel(); !c.isOk())
+      if (runtime::Status c = runtime::CallTensors::checkIfNothingLaunched(); !c.isOk())
         return runtime::report(c);
     return s;
   });

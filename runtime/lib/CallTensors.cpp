@@ -154,6 +154,14 @@ Status CallTensors::checkBeforeFirstKernel() {
   if (!current || current->checked_)
     return Status::ok();
   current->checked_ = true;
+  Status s = outputsOverlapNothing(current->entry_, current->inputs_, current->outputs_);
+  current->launched_ |= s.isOk();
+  return s;
+}
+
+Status CallTensors::checkIfNothingLaunched() {
+  if (!current || current->launched_)
+    return Status::ok();
   return outputsOverlapNothing(current->entry_, current->inputs_, current->outputs_);
 }
 

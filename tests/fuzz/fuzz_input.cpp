@@ -140,7 +140,12 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
   const int index = drawn_++;
   placed_.emplace_back();
   const bool corrupted = index == corruptIndex_;
-  const int mutations = in.byte() % 4 == 3 ? 1 + in.choose(3) : 0;
+  const uint8_t choice = in.byte();
+  const int mutations = choice % 4 == 3 ? 1 + in.choose(3) : 0;
+  // The byte's other bits: whether this tensor lies inside an earlier tensor's buffer (below), and whose. (No byte
+  // of its own, so that inputs kept before keep their meaning.)
+  const bool inside = (choice >> 2) % 8 == 7;
+  const size_t insideWhose = choice >> 5;
   size_t misalign = 0;
   for (int i = 0; i < mutations; ++i) {
     switch (in.choose(10)) {
@@ -222,19 +227,23 @@ const tk_tensor *Tensors::draw(Input &in, const Sizes &sizes, const Hint &hint) 
       t->ndim <= TK_MAX_DIMS) {
     if (elt == 1)
       misalign = 0;
-    // Now and then a tensor lies inside an earlier tensor's buffer: an entry point must refuse an output that
-    // shares memory with another of its tensors (the fuzzer's oracle checks that, the oracle of unchanged bytes
-    // after a failure still holds). A test places one on purpose (overlay()).
+    // Now and then (once a call) a tensor lies inside an earlier tensor's buffer: an entry point must refuse an
+    // output that shares memory with another of its tensors (the fuzzer's oracle checks that; the oracle of
+    // unchanged bytes after a failure still holds). A test places one on purpose (overlay()).
     int host = -1;
-    if (index == overlayIndex_ && overlayOnto_ >= 0 && overlayOnto_ < index)
-      host = placed_[overlayOnto_].buffer;
-    else if (overlayIndex_ < 0 && !buffers_.empty() && in.choose(8) == 7)
-      host = (int)in.choose(buffers_.size());
     size_t offset = 0;
-    if (host >= 0 && buffers_[host]->data() && buffers_[host]->bytes() >= (size_t)bytes) {
-      // Half the room, in whole 16 bytes: the host's alignment stays this tensor's.
-      if (index != overlayIndex_ && in.choose(2))
-        offset = ((buffers_[host]->bytes() - (size_t)bytes) / 2) & ~size_t(15);
+    if (index == overlayIndex_ && overlayOnto_ >= 0 && overlayOnto_ < index)
+      host = placed_[overlayOnto_].buffer, offset = overlayOffset_;
+    else if (overlayIndex_ < 0 && inside && !overlaid_ && !buffers_.empty())
+      host = (int)(insideWhose % buffers_.size());
+    if (host >= 0 && buffers_[host]->data() && buffers_[host]->bytes() >= offset + (size_t)bytes) {
+      if (index != overlayIndex_) {
+        // Flush with the host's end where that keeps its 16-byte alignment (this tensor keeps the guard page
+        // after its last byte), else at its start.
+        const size_t room = buffers_[host]->bytes() - (size_t)bytes;
+        offset = room % 16 == 0 ? room : 0;
+        overlaid_ = true;
+      }
     } else {
       host = -1;
       const size_t room = index == overlayOnto_ ? std::max((size_t)bytes, overlayRoom_) : (size_t)bytes;

@@ -90,11 +90,13 @@ public:
   /// invalid in the way `what` says, after its other choices.
   enum class Corruption { None, Dtype, Shape, Misalign, Device };
   void corrupt(int index, Corruption what) { corruptIndex_ = index, corruption_ = what; }
-  /// For tests: the `index`-th tensor lies at the start of the buffer of the
-  /// earlier `onto`-th one (when its bytes fit there; else it is drawn as
-  /// usual), sharing that memory; that buffer has at least `room` bytes.
-  void overlay(int index, int onto, size_t room = 0) {
-    overlayIndex_ = index, overlayOnto_ = onto, overlayRoom_ = room;
+  /// For tests: the `index`-th tensor lies `offset` bytes into the buffer of
+  /// the earlier `onto`-th one (when its bytes fit there; else it is drawn as
+  /// usual); that buffer has at least `room` bytes. Placed without reading
+  /// the input for its contents, so later choices read other bytes: meant for
+  /// inputs of zeros.
+  void overlay(int index, int onto, size_t room = 0, size_t offset = 0) {
+    overlayIndex_ = index, overlayOnto_ = onto, overlayRoom_ = room, overlayOffset_ = offset;
   }
   /// Marks a drawn tensor as one the call writes (Call::out).
   void markOutput(const tk_tensor *t);
@@ -119,7 +121,8 @@ public:
 
 private:
   int drawn_ = 0, corruptIndex_ = -1, overlayIndex_ = -1, overlayOnto_ = -1;
-  size_t overlayRoom_ = 0;
+  size_t overlayRoom_ = 0, overlayOffset_ = 0;
+  bool overlaid_ = false; // a random overlay placed (one a call: most calls still reach a kernel)
   std::vector<Placed> placed_;
   Corruption corruption_ = Corruption::None;
   std::vector<std::unique_ptr<tk_tensor>> tensors_;

@@ -67,14 +67,16 @@ static int compileTable(const std::vector<std::string> &names, const compiler::T
         ++failures;
         continue;
       }
-      if (!dir.empty())
-        std::ofstream(dir + "/" + v.name + ".ptx") << compiled.ptx;
+      const std::string kept = dir.empty() ? "" : dir + "/" + v.name + ".ptx";
+      if (!kept.empty())
+        std::ofstream(kept) << compiled.ptx;
       if (ptxas.empty()) {
         std::printf("%-52s %-8s %10.1f %5s %6s %6s  %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
                     "-", "-", "-", "ptxas not found (set TK_PTXAS)");
         continue;
       }
-      PtxasReport r = assemblePtx(ptxas, compiled.ptx, target.name);
+      // ptxas reads the file kept in DIR, so that its messages name a file that is there.
+      PtxasReport r = kept.empty() ? assemblePtx(ptxas, compiled.ptx, target.name) : runPtxas(ptxas, kept, target.name);
       if (!r.ok) {
         std::printf("%-52s %-8s %10.1f FAILED: %s\n", v.name.c_str(), target.name.c_str(), compiled.compileMs,
                     r.error.c_str());

@@ -77,10 +77,16 @@ PtxasReport assemblePtx(const std::string &ptxas, const std::string &ptx, const 
     return r;
   }
   close(fd);
-  std::ofstream(path) << ptx;
-  PtxasReport r = runPtxas(ptxas, path, arch);
-  std::remove(path);
-  return r;
+  struct Removed {
+    const char *path;
+    ~Removed() { std::remove(path); }
+  } removed{path};
+  if (!(std::ofstream(path) << ptx)) {
+    PtxasReport r;
+    r.error = std::string("could not write the PTX to ") + path;
+    return r;
+  }
+  return runPtxas(ptxas, path, arch);
 }
 
 } // namespace tk::tools

@@ -55,11 +55,16 @@ public:
   /// The overlap check of the innermost call in progress, the first time it
   /// is asked (OK afterwards, and when no call is in progress).
   static Status checkBeforeFirstKernel();
+  /// The overlap check of a call that launched no kernel, when its body is
+  /// done (OK once checkBeforeFirstKernel has passed, and when no call is in
+  /// progress): the answer to overlapping tensors does not depend on whether
+  /// there was work to do.
+  static Status checkIfNothingLaunched();
 
 private:
   const char *entry_;
   std::vector<NamedTensor> inputs_, outputs_;
-  bool checked_ = false;
+  bool checked_ = false, launched_ = false;
   CallTensors *outer_;
 };
 
