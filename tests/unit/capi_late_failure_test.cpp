@@ -92,11 +92,14 @@ TEST(LateFailure, AnyOutputOverAnotherTensorFailsAndWritesNothing) {
       std::vector<uint8_t> bytes = defaultCall(e);
       bytes[0] = rowsChoice;
       std::vector<Tensors::Placed> placed;
+      std::vector<tk_dtype> dtypes; // placed's tensors die with the first pass's call
       {
         Call c(bytes.data(), bytes.size());
         int entry;
         decode(c, entry);
         placed = c.tensors.placed();
+        for (const Tensors::Placed &p : placed)
+          dtypes.push_back(p.tensor ? p.tensor->dtype : TK_BF16);
       }
       int outputs = 0, overlaid = 0;
       for (size_t o = 0; o < placed.size(); ++o) {
@@ -121,6 +124,11 @@ TEST(LateFailure, AnyOutputOverAnotherTensorFailsAndWritesNothing) {
             auto call = decode(c, entry);
             if (c.tensors.placed()[later].buffer != c.tensors.placed()[earlier].buffer)
               continue; // not drawn in host memory this time
+            // The same call as the first pass drew (the overlay reads no input bytes: an input of zeros decodes
+            // the same either way), only placed elsewhere.
+            const Tensors::Placed &now = c.tensors.placed()[later];
+            ASSERT_EQ(now.end - now.begin, laterBytes) << entryName(e);
+            ASSERT_EQ(now.tensor->dtype, dtypes[later]) << entryName(e);
             ++overlaid;
             const std::vector<uint64_t> before = c.tensors.digests();
             const tk_status s = call();
