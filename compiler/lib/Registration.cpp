@@ -81,9 +81,10 @@ struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions>
                                llvm::cl::desc("the smallest element size (1, 2 or 4 bytes) whose transposes are "
                                               "swizzled (0: the default, 1)"),
                                llvm::cl::init(0)};
-  Option<bool> readonlyLoads{*this, "readonly-loads",
-                             llvm::cl::desc("every kernel's read-only tensors as noalias (TK_READONLY_LOADS=1)"),
-                             llvm::cl::init(false)};
+  Option<bool> readonlyLoads{
+      *this, "readonly-loads",
+      llvm::cl::desc("every kernel's read-only tensors as noalias, as a schedule's readonly_loads"),
+      llvm::cl::init(false)};
   ListOption<std::string> ablate{*this, "ablate",
                                  llvm::cl::desc("passes switched off, as TK_ABLATE names them (e.g. logistic-division)")};
 };

@@ -19,7 +19,7 @@ int64_t bytesOf(tk_dtype t) { return (uint32_t)t <= (uint32_t)TK_I16 ? dsl::byte
 
 struct Range {
   const char *name;
-  bool output, dense; ///< dense: every byte of [begin, end) is an element's
+  bool output;
   uintptr_t begin, end;
   /// Bytes of the contiguous block its trailing dimensions make (one element
   /// when the last stride is not 1), and the gcd of the other dimensions'
@@ -35,13 +35,12 @@ bool byteRange(const tk_tensor *t, Range &r) {
     return false;
   const int64_t elt = bytesOf(t->dtype);
   __int128 last = 0, dense = 1;
-  bool contiguous = true, inBlock = true;
+  bool inBlock = true;
   r.inner = elt, r.outer = 0;
   for (int d = t->ndim - 1; d >= 0; --d) {
     if (t->shape[d] <= 0 || t->strides[d] < 0)
       return false;
     last += (__int128)(t->shape[d] - 1) * t->strides[d];
-    contiguous &= t->shape[d] == 1 || t->strides[d] == dense;
     if (t->shape[d] > 1) {
       inBlock &= t->strides[d] == dense;
       if (inBlock)
@@ -55,7 +54,7 @@ bool byteRange(const tk_tensor *t, Range &r) {
   const auto base = reinterpret_cast<uintptr_t>(t->data);
   if (bytes > (__int128)(UINTPTR_MAX - base))
     return false;
-  r.begin = base, r.end = base + (uintptr_t)bytes, r.dense = contiguous;
+  r.begin = base, r.end = base + (uintptr_t)bytes;
   return true;
 }
 
@@ -96,7 +95,7 @@ Status outputsOverlapNothing(const char *entry, const std::vector<NamedTensor> &
                              const std::vector<NamedTensor> &outputs, const char *rule) {
   std::vector<Range> ranges;
   auto add = [&](const NamedTensor &n, bool output) {
-    Range r{n.name, output, false, 0, 0, 0, 0};
+    Range r{n.name, output, 0, 0, 0, 0};
     const bool valid = byteRange(n.tensor, r);
     if (valid)
       ranges.push_back(r);

@@ -39,8 +39,6 @@ CompileOptions CompileOptions::fromEnvironment() {
     o.logisticGuard = std::atoll(g);
   if (const char *s = std::getenv("TK_SWIZZLE_BYTES"); s && *s)
     o.swizzleBytes = std::atoll(s);
-  if (const char *r = std::getenv("TK_READONLY_LOADS"))
-    o.readonlyLoads = std::string(r) == "1";
   return o;
 }
 

@@ -3,7 +3,7 @@
 // RUN: tk-opt %s -tile-to-ptx="target=sm_100a readonly-loads=true" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
 // RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=DEFAULT
 
-// With readonly_loads (here for every kernel, as TK_READONLY_LOADS=1 does) a
+// With readonly_loads (here for every kernel, as the pipeline's readonly-loads option does) a
 // tensor the kernel only reads is noalias read-only memory and loads through
 // the non-coherent path; one it reads and writes (y) does not. By default
 // every load is a plain ld.global.
