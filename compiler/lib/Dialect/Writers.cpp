@@ -19,10 +19,10 @@ Operation *firstWriter(Value memref) {
       continue;
     }
     if (auto copy = dyn_cast<CopyOp>(user); copy && copy.getSource() == memref)
-      continue;
+      continue; // the copy writes its (shared) destination, not its source
     auto effects = dyn_cast<MemoryEffectOpInterface>(user);
     if (!effects || effects.hasEffect<MemoryEffects::Write>())
-      return user;
+      return user; // an op that says nothing of its effects counts as a writer
   }
   return nullptr;
 }
