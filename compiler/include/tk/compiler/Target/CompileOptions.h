@@ -52,12 +52,13 @@ struct CompileOptions {
   /// rows, their earlier layout).
   int64_t swizzleBytes = 0;
   /// Every kernel's read-only tensors as noalias read-only memory
-  /// (ld.global.nc), as if each schedule asked for readonly_loads
-  /// (TK_READONLY_LOADS=1), a tuning experiment.
+  /// (ld.global.nc), as if each schedule asked for readonly_loads; set by
+  /// tk-opt's tile-to-ptx{readonly-loads=true} and tests, not the
+  /// environment (timed: no shipped kernel gained, docs/design.md).
   bool readonlyLoads = false;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_PASS_TIMING, TK_ABLATE,
-  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD, TK_SWIZZLE_BYTES
-  /// and TK_READONLY_LOADS.
+  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD and
+  /// TK_SWIZZLE_BYTES.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
   /// "minblocks=n", "engine=bulk").
