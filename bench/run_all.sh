@@ -19,6 +19,7 @@ limit=()
 [[ -n "${PEER_TIME_LIMIT:-}" ]] && limit=(--time-limit $((PEER_TIME_LIMIT - (SECONDS - start))))
 PYTHONUNBUFFERED=1 python3 bench/peers/peers.py --tk "$out/tk.json" --json "$out/peers.json" \
   --impls "${PEER_IMPLS:-tilekernels,eager,compile}" "${limit[@]}" | tee "$out/peers.log"
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
 python3 bench/report.py --tk "$out/tk.json" --peers "$out/peers.json" --md "$out/performance.md" \
-  --png "$out/bench.png" --command "bash bench/run_all.sh"
+  --png "$out/bench.png" --command "bash bench/run_all.sh" ${driver:+--driver "$driver"}
 cat "$out/performance.md"
