@@ -1,0 +1,127 @@
+"""The benchmark's Python side without a GPU or torch: bench/report.py
+rebuilds each saved run (bench/results/*.json) into a table of every tk row,
+keeps the hand-written part of a page, names the driver it is given; and
+bench/peers/peers.py --dry-run still plans every (row, peer) that a saved run
+timed, so a change to the row parsing that would silently drop peer cells
+fails here rather than in a device call."""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+REPORT = os.path.join(ROOT, "bench", "report.py")
+PEERS = os.path.join(ROOT, "bench", "peers", "peers.py")
+RESULTS = sorted(glob.glob(os.path.join(ROOT, "bench", "results", "*.json")))
+MARKER = "<!-- Written by hand below this line; bench/report.py keeps it. -->"
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def dump(obj, path):
+    with open(path, "w") as f:
+        json.dump(obj, f)
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT)
+    if p.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+    return p.stdout
+
+
+def table_rows(md):
+    """The first table's data rows: (op, shape, variant)."""
+    rows, seen_sep = [], False
+    for line in md.splitlines():
+        if not line.startswith("|"):
+            if seen_sep:
+                break
+            continue
+        if line.startswith("|---"):
+            seen_sep = True
+            continue
+        if seen_sep:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows.append(tuple(cells[:3]))
+    return rows
+
+
+class Report(unittest.TestCase):
+    def test_there_are_saved_runs(self):
+        self.assertGreaterEqual(len(RESULTS), 1, "bench/results/ holds no saved run")
+
+    def test_every_saved_run_rebuilds_with_a_row_per_tk_row(self):
+        for path in RESULTS:
+            with self.subTest(results=os.path.basename(path)), tempfile.TemporaryDirectory() as tmp:
+                saved = load(path)
+                md_path = os.path.join(tmp, "page.md")
+                run(REPORT, "--results", path, "--md", md_path)
+                md = read(md_path)
+                want = [(r["op"], r["shape"], r["variant"]) for r in saved["tk"]["rows"]]
+                self.assertEqual(table_rows(md), want)
+                self.assertIn(saved["tk"]["commit"], md)
+                if saved["peers"]:
+                    self.assertRegex(md, r"geometric mean over the rows both timed: TileKernels [0-9.]+x")
+
+    def test_hand_written_text_survives_and_driver_is_named(self):
+        path = RESULTS[-1]
+        with tempfile.TemporaryDirectory() as tmp:
+            md_path = os.path.join(tmp, "page.md")
+            with open(md_path, "w") as f:
+                f.write("# old generated part\n\n" + MARKER + "\n\nA paragraph written by hand.\n")
+            saved = load(path)
+            saved["tk"].pop("driver_version", None)
+            tk_path = os.path.join(tmp, "tk.json")
+            dump(saved["tk"], tk_path)
+            run(REPORT, "--tk", tk_path, "--md", md_path, "--driver", "999.1.2")
+            md = read(md_path)
+            self.assertNotIn("# old generated part", md)
+            self.assertIn("A paragraph written by hand.", md)
+            self.assertIn("driver 999.1.2 (CUDA driver API", md)
+            run(REPORT, "--tk", tk_path, "--md", md_path)  # no driver given: none claimed
+            self.assertNotRegex(read(md_path).splitlines()[2], r"driver [0-9]")
+
+
+class PeersDryRun(unittest.TestCase):
+    def test_every_timed_peer_cell_is_still_planned(self):
+        for path in RESULTS:
+            saved = load(path)
+            timed = {(p["op"], p["shape"], p["variant"], p["impl"])
+                     for part in saved["peers"] for p in part["rows"]}
+            if not timed:
+                continue
+            with self.subTest(results=os.path.basename(path)), tempfile.TemporaryDirectory() as tmp:
+                tk_path = os.path.join(tmp, "tk.json")
+                dump(saved["tk"], tk_path)
+                out = run(PEERS, "--tk", tk_path, "--dry-run")
+                planned, row = set(), None
+                labels = {f"{r['op']} {r['shape']} {r['variant']}".strip(): (r["op"], r["shape"], r["variant"])
+                          for r in saved["tk"]["rows"]}
+                for line in out.splitlines():
+                    m = re.match(r"\[\d+/\d+\] (.*)$", line)
+                    if m:
+                        row = labels.get(m.group(1).strip())
+                        continue
+                    m = re.match(r"    (TileKernels|torch eager|torch\.compile)\s+run\s", line)
+                    if m and row:
+                        planned.add(row + (m.group(1),))
+                self.assertGreater(len(planned & timed), 0, "the dry run's output was not understood")
+                missing = sorted(timed - planned)
+                self.assertEqual(missing, [], f"{len(missing)} timed cells no longer planned, e.g. {missing[:3]}")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
