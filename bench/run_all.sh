@@ -5,9 +5,9 @@
 #   PEER_IMPLS=tilekernels,eager,compile (default: all three) picks the peers;
 #   PEER_TIME_LIMIT=S: peer rows not started S seconds after this script
 #   started are skipped. TileLang compiles each kernel in 3-20 s, so all three
-#   peers on every row can take longer than one 10-minute device call: with a
-#   limit, TileKernels runs first on every row (the comparison the issues ask
-#   for) with up to 70% of the time left, then the torch peers with the rest;
+#   peers on every row can take longer than one 10-minute device call: so
+#   TileKernels runs first on every row (the comparison the issues ask for),
+#   with up to 70% of the time a limit leaves, then the torch peers;
 #   what a call did not reach, a second call can add (join the JSON files
 #   with report.py's repeated --peers).
 set -uo pipefail
@@ -21,25 +21,26 @@ mkdir -p "$out"
 
 impls=${PEER_IMPLS:-tilekernels,eager,compile}
 torch_impls=$(tr ',' '\n' <<< "$impls" | grep -v '^tilekernels$' | paste -sd, -)
-peers=() # the peer JSON files written, in order
-# peers NAME IMPLS SHARE: one pass of peers.py over every row, with SHARE % of the time left under PEER_TIME_LIMIT.
-peers() {
+peer_files=() # --peers FILE for each pass, in order
+# peer_pass NAME IMPLS SHARE: peers.py over every row, with SHARE % of the time left under PEER_TIME_LIMIT.
+peer_pass() {
   local limit=()
   if [[ -n "${PEER_TIME_LIMIT:-}" ]]; then
-    local left=$((PEER_TIME_LIMIT - (SECONDS - start)))
-    limit=(--time-limit $((left * $3 / 100)))
+    local left=$(((PEER_TIME_LIMIT - (SECONDS - start)) * $3 / 100))
+    limit=(--time-limit $((left > 1 ? left : 1))) # 0 would mean no limit
   fi
   PYTHONUNBUFFERED=1 python3 bench/peers/peers.py --tk "$out/tk.json" --json "$out/$1.json" --impls "$2" \
     "${limit[@]}" | tee "$out/$1.log"
-  peers+=(--peers "$out/$1.json")
+  peer_files+=(--peers "$out/$1.json")
 }
 if [[ ,$impls, == *,tilekernels,* && -n $torch_impls ]]; then
-  peers peers tilekernels 70
-  peers peers_torch "$torch_impls" 100
+  peer_pass peers tilekernels 70
+  peer_pass peers_torch "$torch_impls" 100
 else
-  peers peers "$impls" 100
+  peer_pass peers "$impls" 100
 fi
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
-python3 bench/report.py --tk "$out/tk.json" "${peers[@]}" --md "$out/performance.md" \
+[[ $driver =~ ^[0-9][0-9.]*$ ]] || driver= # a version, not an error message
+python3 bench/report.py --tk "$out/tk.json" "${peer_files[@]}" --md "$out/performance.md" \
   --png "$out/bench.png" --command "bash bench/run_all.sh" ${driver:+--driver "$driver"}
 cat "$out/performance.md"
