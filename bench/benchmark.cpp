@@ -1,6 +1,7 @@
 //===- benchmark.cpp - `tk bench`: the cases' table, JIT costs, JSON ------===//
 #include "bench/benchmark.h"
 #include "bench/baselines.h"
+#include "bench/driver_version.h"
 #include "bench/launch_floor.h"
 #include "tk/compiler/Target/Pipeline.h"
 #include "tk/compiler/Version.h"
@@ -36,9 +37,11 @@ int runBenchmark(const BenchOptions &options) {
   }
   const auto &dev = gpu.device();
   double ceiling = gpu.copyGBps(size_t(1) << 31);
-  std::printf("%s, %d SMs, SM clock %d MHz, memory clock %d MHz, driver %d, tk %s (commit %s)\n", dev.name.c_str(),
-              dev.smCount, dev.clockKHz / 1000, dev.memoryClockKHz / 1000, dev.driverVersion,
-              tk::compiler::version(), tk::compiler::commit());
+  const std::string driverBuild = kernelDriverVersion(), api = "CUDA API " + std::to_string(dev.driverVersion);
+  const std::string driver = driverBuild.empty() ? api : driverBuild + " (" + api + ")";
+  std::printf("%s, %d SMs, SM clock %d MHz, memory clock %d MHz, driver %s, tk %s (commit %s)\n", dev.name.c_str(),
+              dev.smCount, dev.clockKHz / 1000, dev.memoryClockKHz / 1000, driver.c_str(), tk::compiler::version(),
+              tk::compiler::commit());
   std::printf("copy ceiling (2 GiB device-to-device, read+write): %.0f GB/s\n", ceiling);
   tk_context ctx;
   if (tk_context_create(&ctx) != TK_SUCCESS) {
@@ -110,9 +113,11 @@ int runBenchmark(const BenchOptions &options) {
     std::ofstream js(options.jsonPath);
     js << "{\n \"device\": \"" << jsonEscape(dev.name) << "\",\n \"sm_count\": " << dev.smCount
        << ",\n \"sm_clock_mhz\": " << dev.clockKHz / 1000 << ",\n \"memory_clock_mhz\": " << dev.memoryClockKHz / 1000
-       << ",\n \"driver\": " << dev.driverVersion << ",\n \"tk_version\": \"" << tk::compiler::version()
-       << "\",\n \"commit\": \"" << tk::compiler::commit() << "\",\n \"copy_gbps\": " << jsonNumber(ceiling)
-       << ",\n \"warm_call_us\": " << jsonNumber(hostUs) << ",\n \"empty_kernel_us\": " << jsonNumber(emptyUs) << ",\n \"ablate\": \"" << ablated << "\"" << ",\n \"rows\": [\n";
+       << ",\n \"driver\": " << dev.driverVersion << ",\n \"driver_version\": \"" << jsonEscape(driverBuild)
+       << "\",\n \"tk_version\": \"" << tk::compiler::version() << "\",\n \"commit\": \"" << tk::compiler::commit()
+       << "\",\n \"copy_gbps\": " << jsonNumber(ceiling) << ",\n \"warm_call_us\": " << jsonNumber(hostUs)
+       << ",\n \"empty_kernel_us\": " << jsonNumber(emptyUs) << ",\n \"ablate\": \"" << ablated << "\""
+       << ",\n \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row &r = rows[i];
       js << "  " << r.json() << (i + 1 < rows.size() ? "," : "") << "\n";

@@ -1,5 +1,6 @@
 //===- tune.cpp - `tk tune` -----------------------------------------------===//
 #include "bench/tune.h"
+#include "bench/driver_version.h"
 #include "kernels/common/operator_schedule.h"
 #include "tk/compiler/Version.h"
 #include "tk/runtime/Context.h"
@@ -97,8 +98,10 @@ int runTune(const TuneOptions &options) {
   }
   const auto &dev = gpu.device();
   const double ceiling = gpu.copyGBps(size_t(1) << 31);
-  std::printf("%s, %d SMs, driver %d, tk %s (commit %s); copy ceiling %.0f GB/s\n", dev.name.c_str(), dev.smCount,
-              dev.driverVersion, tk::compiler::version(), tk::compiler::commit(), ceiling);
+  const std::string driverBuild = kernelDriverVersion();
+  std::printf("%s, %d SMs, driver %s (CUDA API %d), tk %s (commit %s); copy ceiling %.0f GB/s\n", dev.name.c_str(),
+              dev.smCount, driverBuild.empty() ? "?" : driverBuild.c_str(), dev.driverVersion, tk::compiler::version(),
+              tk::compiler::commit(), ceiling);
   tk_context ctx;
   if (tk_context_create(&ctx) != TK_SUCCESS) {
     std::printf("tk tune: %s\n", tk_last_error());
@@ -204,7 +207,8 @@ int runTune(const TuneOptions &options) {
            "# found one faster than the heuristic's (docs/tuning.md). Read at build\n"
            "# time. Each row: operator, target, shape class, schedule, separated by\n"
            "# tabs; the comment above it gives the same-run times it was kept for.\n"
-        << "# Last written by `" << options.command << "` on " << dev.name << " (CUDA driver API "
+        << "# Last written by `" << options.command << "` on " << dev.name << " ("
+        << (driverBuild.empty() ? std::string() : "driver " + driverBuild + ", ") << "CUDA driver API "
         << dev.driverVersion / 1000 << "." << dev.driverVersion % 1000 / 10 << "), tk " << tk::compiler::commit()
         << ", " << today() << ".\n";
   std::map<TableKey, std::pair<std::string, std::string>> rows; // schedule, note
