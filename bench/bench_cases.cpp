@@ -30,24 +30,35 @@ Row rowOf(const std::string &op, const std::string &described, const CheckResult
 
 } // namespace
 
-std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceiling) {
-  std::vector<BenchCase> cases;
+/// Calls `visit` with each table row the options choose, in table order.
+template <typename Visit> static void forEachRow(const CaseOptions &options, Visit visit) {
   const RowSelection selection{options.full, options.headline, options.checkAll};
   for (const OperatorTable &table : operatorTables()) {
     // --only: the operators named (comma-separated).
     if (!selected(options.only, table.op))
       continue;
-    for (const TableCase &row : table.bench(selection)) {
+    for (const TableCase &row : table.bench(selection))
       // --match: only the cases whose "shape variant" text contains it.
-      if (!options.match.empty() && row.described.find(options.match) == std::string::npos)
-        continue;
-      cases.push_back({table.op, row.described, [&gpu, row, ceiling, op = table.op](tk_context ctx, bool time) {
-                         GpuSession::Scope scope(gpu);
-                         return rowOf(op, row.described, runCase(row, &gpu, ctx, time), ceiling);
-                       }});
-    }
+      if (options.match.empty() || row.described.find(options.match) != std::string::npos)
+        visit(table.op, row);
   }
+}
+
+std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceiling) {
+  std::vector<BenchCase> cases;
+  forEachRow(options, [&](const std::string &op, const TableCase &row) {
+    cases.push_back({op, row.described, [&gpu, row, ceiling, op](tk_context ctx, bool time) {
+                       GpuSession::Scope scope(gpu);
+                       return rowOf(op, row.described, runCase(row, &gpu, ctx, time), ceiling);
+                     }});
+  });
   return cases;
+}
+
+std::vector<std::pair<std::string, std::string>> benchRowNames(const CaseOptions &options) {
+  std::vector<std::pair<std::string, std::string>> names;
+  forEachRow(options, [&](const std::string &op, const TableCase &row) { names.emplace_back(op, row.described); });
+  return names;
 }
 
 } // namespace tk::bench

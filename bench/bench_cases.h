@@ -47,5 +47,8 @@ using checks::selected;  ///< whether --only selects an operator
 /// The cases the options choose, in table order. Their runs use `gpu` and
 /// rate bytes against `ceilingGbps`.
 std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, double ceilingGbps);
+/// (operator, "<shape> <variant>") of each case the options choose, in table
+/// order, without a GPU: `tk bench --list`, to plan a device call.
+std::vector<std::pair<std::string, std::string>> benchRowNames(const CaseOptions &options);
 
 } // namespace tk::bench

@@ -81,7 +81,7 @@ int cmdBench(const std::vector<std::string> &args) {
   if (args.size() == 2 && args[0] == "--first-call-child")
     return bench::runFirstCallChild(args[1]);
   bench::BenchOptions options;
-  bool firstCall = false;
+  bool firstCall = false, list = false;
   std::string bundle;
   std::string error = parseArgs(
       args, options,
@@ -90,10 +90,21 @@ int cmdBench(const std::vector<std::string> &args) {
        {"--no-table", {false, [&](const std::string &) { return options.useTable = false, std::string(); }}},
        {"--first-call", {false, [&](const std::string &) { return firstCall = true, std::string(); }}},
        {"--bundle", {true, [&](const std::string &v) { return bundle = v, std::string(); }}},
+       {"--list", {false, [&](const std::string &) { return list = true, std::string(); }}},
        {"--table", {true, loadTable}}});
+  if (error.empty() && list)
+    if (std::string only = bench::checkOnly(options.only); !only.empty()) // a run checks it after finding a GPU
+      error = "--only: " + only;
   if (!error.empty()) {
     std::fprintf(stderr, "tk bench: %s\n", error.c_str());
     return 2;
+  }
+  if (list) { // the rows a run with these options would time; no GPU needed
+    const auto rows = bench::benchRowNames(options);
+    for (const auto &[op, described] : rows)
+      std::printf("%-34s %s\n", op.c_str(), described.c_str());
+    std::printf("%zu rows\n", rows.size());
+    return 0;
   }
   if (!bundle.empty() && !firstCall) {
     std::fprintf(stderr, "tk bench: --bundle goes with --first-call\n");

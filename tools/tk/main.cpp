@@ -6,7 +6,7 @@
 //   tk run [--quick]                          GPU: run, check, time; else the CPU path and the compile table
 //   tk check [--sms N] [--only OP] [--grid] [--compile-targets T,...|all [--ptxas]]
 //                                             every entry point at small shapes (--grid: the GPU test grids), checked
-//   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--no-table|--table FILE]
+//   tk bench [--full|--headline] [--only OP] [--match TEXT] [--json FILE] [--no-table|--table FILE] [--list]
 //                                             GPU benchmark of every shipped operator
 //   tk bench --first-call [--only OP]         a new process's first call: cold, warm disk cache
 //   tk tune [--only OP] [--match TEXT] [-o FILE] [--seconds S] [--candidates OP:FIELDS] | --list
@@ -30,6 +30,7 @@ static int usage(FILE *to = stderr) {
                    "           [--out-of-bounds-control]\n"
                    "  tk bench [--full|--headline] [--only OP[,OP]] [--match TEXT] [--json FILE] [--baselines FILE]\n"
                    "           [--no-table | --table FILE]\n"
+                   "  tk bench --list [--full|--headline] [--only OP[,OP]] [--match TEXT]   the rows, no GPU needed\n"
                    "  tk bench --first-call [--only OP[,OP]] [--bundle DIR]   first-call latency in new processes\n"
                    "  tk tune [--full|--headline] [--only OP[,OP]] [--match TEXT] [-o FILE] [--seconds S]\n"
                    "          [--min-gain F] [--table FILE] [--candidates OP:FIELDS[;OP:FIELDS...]]\n"
