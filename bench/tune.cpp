@@ -117,7 +117,7 @@ int runTune(const TuneOptions &options) {
 
   std::map<TableKey, Search> searches;
   std::vector<double> heuristicUs(cases.size(), 0);
-  size_t skipped = 0;
+  size_t skipped = 0, cut = 0; // cases not started; cases stopped part way
   for (size_t i = 0; i < cases.size(); ++i) {
     const BenchCase &c = cases[i];
     if (outOfTime()) {
@@ -138,6 +138,7 @@ int runTune(const TuneOptions &options) {
     if (!base.timed() || base.failed())
       continue;
     heuristicUs[i] = base.us;
+    bool partial = false;
     for (const auto &[op, choice] : choices) {
       if (choice.source != "heuristic")
         continue;
@@ -147,6 +148,14 @@ int runTune(const TuneOptions &options) {
       Search &s = searches[{op, choice.target, choice.problem}];
       s.cases.push_back(i);
       for (const std::string &fields : listed != options.candidates.end() ? listed->second : choice.space) {
+        // Past --seconds a case stops between schedules too: a schedule it did not reach has fewer ratios than
+        // the row has cases, so it cannot win (a case can take tens of seconds; the table is written at the end).
+        if (outOfTime()) {
+          if (!partial)
+            std::printf("    (--seconds %.0f: the rest of this case's schedules not timed)\n", options.seconds);
+          partial = true;
+          break;
+        }
         Row r = runWith(ctx, c, op + ":" + fields);
         const std::string ran = ctx->scheduleLog.last(op).schedule; // after fields that do not apply are left aside
         if (ran.empty())
@@ -160,6 +169,7 @@ int runTune(const TuneOptions &options) {
         std::printf("    %-40s %9.1f us  %.3f\n", ran.c_str(), r.us, r.us / base.us);
       }
     }
+    cut += partial;
   }
 
   // Per table row: the schedule with the best geometric mean over all of its
@@ -196,8 +206,9 @@ int runTune(const TuneOptions &options) {
     if (kept)
       tuned[key] = best + "\t# " + dev.name + ", " + today() + ", heuristic -> tuned:" + line;
   }
-  if (skipped)
-    std::printf("%zu of %zu cases not searched (--seconds %.0f)\n", skipped, cases.size(), options.seconds);
+  if (skipped || cut)
+    std::printf("%zu of %zu cases not searched, %zu searched in part (--seconds %.0f)\n", skipped, cases.size(), cut,
+                options.seconds);
 
   // The table: its rows for what was searched replaced (dropped where the
   // heuristic won), the others kept.
