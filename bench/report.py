@@ -76,8 +76,8 @@ def main():
     ap.add_argument("--md", required=True)
     ap.add_argument("--png")
     ap.add_argument("--command", default="bash bench/run_all.sh")
-    ap.add_argument("--driver", help="the kernel driver's version (nvidia-smi's driver_version): tk bench records"
-                    " only the CUDA driver API's")
+    ap.add_argument("--driver", help="the kernel driver's version (nvidia-smi's driver_version), over the one tk"
+                    " bench recorded (its JSON's driver_version; runs before 2026-12-06 have none)")
     args = ap.parse_args()
     if args.results:
         saved = json.load(open(args.results))

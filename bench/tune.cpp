@@ -34,6 +34,7 @@ struct Search {
   std::vector<size_t> cases;                            ///< indices of the cases that share it
   std::map<std::string, std::vector<double>> ratios;    ///< schedule -> its time / the heuristic's, per case
   std::map<std::string, std::string> refused;           ///< schedule -> why it did not run or check
+  bool cut = false; ///< a case stopped part way (--seconds): finding no winner then says nothing of the table's row
 };
 
 double geomean(const std::vector<double> &v) {
@@ -145,21 +146,25 @@ int runTune(const TuneOptions &options) {
       const auto listed = options.candidates.find(op);
       if (!options.candidates.empty() && listed == options.candidates.end())
         continue; // --candidates names other operators only
+      // Past --seconds a case stops between schedules too (a case can take tens of seconds; the table is written
+      // at the end). A schedule the case did not reach has fewer ratios than its row has cases, so it cannot win;
+      // a row left without a winner keeps the table's schedule. An operator not begun is not entered at all.
+      if (partial || outOfTime()) {
+        partial = true;
+        continue;
+      }
       Search &s = searches[{op, choice.target, choice.problem}];
       s.cases.push_back(i);
+      std::set<std::string> timedHere; // one ratio per schedule and case: fields left aside can make two the same
       for (const std::string &fields : listed != options.candidates.end() ? listed->second : choice.space) {
-        // Past --seconds a case stops between schedules too: a schedule it did not reach has fewer ratios than
-        // the row has cases, so it cannot win (a case can take tens of seconds; the table is written at the end).
         if (outOfTime()) {
-          if (!partial)
-            std::printf("    (--seconds %.0f: the rest of this case's schedules not timed)\n", options.seconds);
-          partial = true;
+          partial = s.cut = true;
           break;
         }
         Row r = runWith(ctx, c, op + ":" + fields);
         const std::string ran = ctx->scheduleLog.last(op).schedule; // after fields that do not apply are left aside
-        if (ran.empty())
-          continue; // the heuristic's own schedule
+        if (ran.empty() || !timedHere.insert(ran).second)
+          continue; // the heuristic's own schedule, or one timed already
         if (!r.timed() || r.failed()) {
           s.refused[ran] = r.check;
           std::printf("    %-40s refused: %s\n", ran.c_str(), r.check.c_str());
@@ -169,6 +174,8 @@ int runTune(const TuneOptions &options) {
         std::printf("    %-40s %9.1f us  %.3f\n", ran.c_str(), r.us, r.us / base.us);
       }
     }
+    if (partial)
+      std::printf("    (--seconds %.0f: stopped part way through this case)\n", options.seconds);
     cut += partial;
   }
 
@@ -183,8 +190,13 @@ int runTune(const TuneOptions &options) {
       if (ratios.size() == s.cases.size() && !s.refused.count(fields) && geomean(ratios) < bestMean)
         best = fields, bestMean = geomean(ratios);
     if (best.empty()) {
-      std::printf("  %s %s [%s]: the heuristic's schedule (no declared schedule %.0f%% faster)\n", key.op.c_str(),
-                  key.target.c_str(), key.problem.c_str(), 100 * options.minGain);
+      if (s.cut)
+        std::printf("  %s %s [%s]: searched in part (--seconds), no winner among what was timed: the table's row, if "
+                    "any, is kept\n",
+                    key.op.c_str(), key.target.c_str(), key.problem.c_str());
+      else
+        std::printf("  %s %s [%s]: the heuristic's schedule (no declared schedule %.0f%% faster)\n", key.op.c_str(),
+                    key.target.c_str(), key.problem.c_str(), 100 * options.minGain);
       continue;
     }
     std::vector<double> again;
@@ -223,9 +235,14 @@ int runTune(const TuneOptions &options) {
         << dev.driverVersion / 1000 << "." << dev.driverVersion % 1000 / 10 << "), tk " << tk::compiler::commit()
         << ", " << today() << ".\n";
   std::map<TableKey, std::pair<std::string, std::string>> rows; // schedule, note
-  for (const kernels::TableRow &r : kernels::tuningTableRows())
-    if (!searches.count({r.op, r.target, r.problem}))
-      rows[{r.op, r.target, r.problem}] = {r.schedule, r.note};
+  for (const kernels::TableRow &r : kernels::tuningTableRows()) {
+    const TableKey key{r.op, r.target, r.problem};
+    const auto searched = searches.find(key);
+    // A row searched to the end is replaced (by its winner, or by nothing: the heuristic won); one searched in
+    // part keeps its schedule unless a winner was found and confirmed.
+    if (searched == searches.end() || searched->second.cut)
+      rows[key] = {r.schedule, r.note};
+  }
   for (const auto &[key, row] : tuned)
     rows[key] = {row.substr(0, row.find('\t')), row.substr(row.find('\t') + 1) + "\n"};
   for (const auto &[key, row] : rows)

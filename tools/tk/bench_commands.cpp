@@ -100,10 +100,19 @@ int cmdBench(const std::vector<std::string> &args) {
     return 2;
   }
   if (list) { // the rows a run with these options would time; no GPU needed
+    if (firstCall || !bundle.empty() || !options.jsonPath.empty()) {
+      std::fprintf(stderr, "tk bench: --list prints the rows a timing run takes; it goes without --first-call, "
+                           "--bundle and --json\n");
+      return 2;
+    }
     const auto rows = bench::benchRowNames(options);
     for (const auto &[op, described] : rows)
       std::printf("%-34s %s\n", op.c_str(), described.c_str());
     std::printf("%zu rows\n", rows.size());
+    if (rows.empty() && !options.match.empty()) { // as a run says it
+      std::fprintf(stderr, "tk bench --match: no row's shape and variant contain '%s'\n", options.match.c_str());
+      return 2;
+    }
     return 0;
   }
   if (!bundle.empty() && !firstCall) {
