@@ -117,7 +117,6 @@ int runTune(const TuneOptions &options) {
   };
 
   std::map<TableKey, Search> searches;
-  std::vector<double> heuristicUs(cases.size(), 0);
   size_t skipped = 0, cut = 0; // cases not started; cases stopped part way
   for (size_t i = 0; i < cases.size(); ++i) {
     const BenchCase &c = cases[i];
@@ -138,7 +137,6 @@ int runTune(const TuneOptions &options) {
                 base.check.c_str());
     if (!base.timed() || base.failed())
       continue;
-    heuristicUs[i] = base.us;
     bool partial = false;
     for (const auto &[op, choice] : choices) {
       if (choice.source != "heuristic")
