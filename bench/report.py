@@ -46,6 +46,19 @@ def empty_cells(tk_rows, peers, impls):
     return out
 
 
+def compact_json(value, pad=""):
+    """JSON with one line per row: a value whose text is short stays on one
+    line, longer lists and objects put each element on a line of its own."""
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= 400 or not isinstance(value, (dict, list)):
+        return text
+    inner = pad + " "
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k)}: {compact_json(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    return "[\n" + ",\n".join(inner + compact_json(v, inner) for v in value) + "\n" + pad + "]"
+
+
 def tuning_gain(tk, heuristic):
     """The rows whose schedule came from the tuning table, beside the same
     rows timed with the heuristic's schedule in the same run."""
@@ -93,8 +106,7 @@ def main():
         tk = dict(tk, driver_version=args.driver)
     if args.save:
         with open(args.save, "w") as f:
-            json.dump({"command": command, "tk": tk, "peers": parts, "heuristic": heuristic}, f, indent=1)
-            f.write("\n")
+            f.write(compact_json({"command": command, "tk": tk, "peers": parts, "heuristic": heuristic}) + "\n")
     args.command = command
     peers = {"rows": []}
     for i, part in enumerate(parts):
