@@ -61,4 +61,13 @@ std::vector<std::pair<std::string, std::string>> benchRowNames(const CaseOptions
   return names;
 }
 
+std::string selectionProblem(const CaseOptions &options) {
+  if (std::string error = checkOnly(options.only); !error.empty())
+    return "--only: " + error;
+  if (!options.match.empty() && benchRowNames(options).empty())
+    return "--match: no row's shape and variant contain '" + options.match + "'" +
+           (options.only.empty() ? "" : " among the operators of --only");
+  return "";
+}
+
 } // namespace tk::bench

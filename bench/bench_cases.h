@@ -50,5 +50,9 @@ std::vector<BenchCase> benchCases(GpuSession &gpu, const CaseOptions &options, d
 /// (operator, "<shape> <variant>") of each case the options choose, in table
 /// order, without a GPU: `tk bench --list`, to plan a device call.
 std::vector<std::pair<std::string, std::string>> benchRowNames(const CaseOptions &options);
+/// "" when the options select at least one row, else why not ("--only: ..."
+/// for a name that is no operator's, "--match: ..." when no row matches),
+/// known before any GPU work.
+std::string selectionProblem(const CaseOptions &options);
 
 } // namespace tk::bench

@@ -26,8 +26,8 @@ std::string schedulesRun(tk_context ctx) {
 }
 
 int runBenchmark(const BenchOptions &options) {
-  if (std::string error = checkOnly(options.only); !error.empty()) {
-    std::printf("tk bench --only: %s\n", error.c_str());
+  if (std::string problem = selectionProblem(options); !problem.empty()) {
+    std::printf("tk bench %s\n", problem.c_str());
     return 2;
   }
   GpuSession gpu;
@@ -37,8 +37,7 @@ int runBenchmark(const BenchOptions &options) {
   }
   const auto &dev = gpu.device();
   double ceiling = gpu.copyGBps(size_t(1) << 31);
-  const std::string driverBuild = kernelDriverVersion(), api = "CUDA API " + std::to_string(dev.driverVersion);
-  const std::string driver = driverBuild.empty() ? api : driverBuild + " (" + api + ")";
+  const std::string driverBuild = kernelDriverVersion(), driver = describeDriver(driverBuild, dev.driverVersion);
   std::printf("%s, %d SMs, SM clock %d MHz, memory clock %d MHz, driver %s, tk %s (commit %s)\n", dev.name.c_str(),
               dev.smCount, dev.clockKHz / 1000, dev.memoryClockKHz / 1000, driver.c_str(), tk::compiler::version(),
               tk::compiler::commit());
@@ -64,13 +63,6 @@ int runBenchmark(const BenchOptions &options) {
     r.schedule = schedulesRun(ctx);
     std::printf("%s\n", r.tableLine().c_str());
     rows.push_back(r);
-  }
-
-  if (rows.empty() && !options.match.empty()) {
-    std::printf("tk bench --match: no row's shape and variant contain '%s'%s\n", options.match.c_str(),
-                options.only.empty() ? "" : " among the operators of --only");
-    tk_context_destroy(ctx);
-    return 2;
   }
 
   // JIT cost: every kernel compiled above, cold (DSL -> PTX, then PTX -> loaded module).

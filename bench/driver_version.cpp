@@ -25,4 +25,9 @@ std::string kernelDriverVersion() {
   return parseDriverVersion(text.str());
 }
 
+std::string describeDriver(const std::string &kernelVersion, int apiVersion) {
+  const std::string api = "CUDA API " + std::to_string(apiVersion);
+  return kernelVersion.empty() ? api : kernelVersion + " (" + api + ")";
+}
+
 } // namespace tk::bench

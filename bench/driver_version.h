@@ -16,4 +16,8 @@ std::string parseDriverVersion(const std::string &procText);
 /// This machine's NVIDIA kernel driver version; "" where it cannot be read.
 std::string kernelDriverVersion();
 
+/// "580.159.04 (CUDA API 13000)", or "CUDA API 13000" without a kernel
+/// driver version: how tk bench and tk tune name the driver they ran on.
+std::string describeDriver(const std::string &kernelVersion, int apiVersion);
+
 } // namespace tk::bench

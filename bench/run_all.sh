@@ -39,8 +39,6 @@ if [[ ,$impls, == *,tilekernels,* && -n $torch_impls ]]; then
 else
   peer_pass peers "$impls" 100
 fi
-driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
-[[ $driver =~ ^[0-9][0-9.]*$ ]] || driver= # a version, not an error message
 python3 bench/report.py --tk "$out/tk.json" "${peer_files[@]}" --md "$out/performance.md" \
-  --png "$out/bench.png" --command "bash bench/run_all.sh" ${driver:+--driver "$driver"}
+  --png "$out/bench.png" --command "bash bench/run_all.sh"
 cat "$out/performance.md"

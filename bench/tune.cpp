@@ -100,9 +100,9 @@ int runTune(const TuneOptions &options) {
   const auto &dev = gpu.device();
   const double ceiling = gpu.copyGBps(size_t(1) << 31);
   const std::string driverBuild = kernelDriverVersion();
-  std::printf("%s, %d SMs, driver %s (CUDA API %d), tk %s (commit %s); copy ceiling %.0f GB/s\n", dev.name.c_str(),
-              dev.smCount, driverBuild.empty() ? "?" : driverBuild.c_str(), dev.driverVersion, tk::compiler::version(),
-              tk::compiler::commit(), ceiling);
+  std::printf("%s, %d SMs, driver %s, tk %s (commit %s); copy ceiling %.0f GB/s\n", dev.name.c_str(), dev.smCount,
+              describeDriver(driverBuild, dev.driverVersion).c_str(), tk::compiler::version(), tk::compiler::commit(),
+              ceiling);
   tk_context ctx;
   if (tk_context_create(&ctx) != TK_SUCCESS) {
     std::printf("tk tune: %s\n", tk_last_error());

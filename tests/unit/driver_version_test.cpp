@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+using tk::bench::describeDriver;
 using tk::bench::parseDriverVersion;
 
 TEST(DriverVersion, ReadsTheModulesVersionFromTheFirstLine) {
@@ -20,4 +21,9 @@ TEST(DriverVersion, NamesNoneWhereTheTextHasNone) {
   EXPECT_EQ(parseDriverVersion("NVRM version: something else\n"), "");
   // A version on a later line (the compiler's) is not the driver's.
   EXPECT_EQ(parseDriverVersion("NVRM version: unknown\nGCC version: Kernel Module 12.2.0\n"), "");
+}
+
+TEST(DriverVersion, DescribesTheBuildBesideTheApi) {
+  EXPECT_EQ(describeDriver("580.159.04", 13000), "580.159.04 (CUDA API 13000)");
+  EXPECT_EQ(describeDriver("", 13000), "CUDA API 13000");
 }

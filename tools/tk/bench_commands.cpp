@@ -93,8 +93,7 @@ int cmdBench(const std::vector<std::string> &args) {
        {"--list", {false, [&](const std::string &) { return list = true, std::string(); }}},
        {"--table", {true, loadTable}}});
   if (error.empty() && list)
-    if (std::string only = bench::checkOnly(options.only); !only.empty()) // a run checks it after finding a GPU
-      error = "--only: " + only;
+    error = bench::selectionProblem(options); // a run checks it itself, before looking for a GPU
   if (!error.empty()) {
     std::fprintf(stderr, "tk bench: %s\n", error.c_str());
     return 2;
@@ -109,10 +108,6 @@ int cmdBench(const std::vector<std::string> &args) {
     for (const auto &[op, described] : rows)
       std::printf("%-34s %s\n", op.c_str(), described.c_str());
     std::printf("%zu rows\n", rows.size());
-    if (rows.empty() && !options.match.empty()) { // as a run says it
-      std::fprintf(stderr, "tk bench --match: no row's shape and variant contain '%s'\n", options.match.c_str());
-      return 2;
-    }
     return 0;
   }
   if (!bundle.empty() && !firstCall) {
