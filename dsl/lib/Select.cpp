@@ -12,6 +12,8 @@ namespace {
 constexpr int64_t kTaken = std::numeric_limits<int32_t>::min();
 constexpr int64_t kNaNKey = kTaken + 1;
 constexpr int64_t kNoColumn = std::numeric_limits<int32_t>::max();
+constexpr int64_t kTakenPacked = std::numeric_limits<int64_t>::min();
+constexpr int64_t kLowMask = 0xFFFFFFFFll;
 } // namespace
 
 Tile rankKeys(const Tile &values) {
@@ -31,7 +33,7 @@ Tile keyValues(const Tile &keys) {
   });
 }
 
-std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_t dim) {
+std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_t dim, TopkRounds rounds) {
   const std::vector<int64_t> shape = keys.shape();
   if (dim < 0)
     dim += (int64_t)shape.size();
@@ -43,10 +45,33 @@ std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_
                                 " valid positions in a dimension of " + std::to_string(n));
   KernelBuilder &kb = *keys.builder();
   Tile position = kb.iota(shape, dim, DType::I32);
+  std::vector<Tile> chosen;
+  if (rounds == TopkRounds::Packed) {
+    // One i64 per position that orders as the rank, ties included: the key in
+    // the high half, 0xFFFFFFFF - position (unsigned) in the low half. These
+    // are unique, so a round is one max-reduce and the winner is knocked out
+    // by its packed key.
+    Tile live = map({keys, position}, DType::I64, [valid](const std::vector<Scalar> &s) {
+      Scalar low = s[0].constantI64(kLowMask) - s[1].sextToI64();
+      Scalar packed = (s[0].sextToI64() << 32) | low;
+      return select(s[1] < s[1].constantI32(valid), packed, s[0].constantI64(kTakenPacked));
+    });
+    for (int64_t round = 0; round < k; ++round) {
+      Tile best = reduce_max(live, dim);
+      chosen.push_back(map({best}, DType::I32, [](const std::vector<Scalar> &s) {
+        return (s[0].constantI64(kLowMask) - (s[0] & s[0].constantI64(kLowMask))).truncToI32();
+      }));
+      if (round + 1 == k)
+        break;
+      live = map({live, expand(best, dim, n)}, DType::I64, [](const std::vector<Scalar> &s) {
+        return select(s[0] == s[1], s[0].constantI64(kTakenPacked), s[0]);
+      });
+    }
+    return chosen;
+  }
   Tile live = map({keys, position}, DType::I32, [valid](const std::vector<Scalar> &s) {
     return select(s[1] < s[1].constantI32(valid), s[0], s[0].constantI32(kTaken));
   });
-  std::vector<Tile> chosen;
   for (int64_t round = 0; round < k; ++round) {
     Tile best = expand(reduce_max(live, dim), dim, n);
     Tile holders = map({live, best, position}, DType::I32, [](const std::vector<Scalar> &s) {

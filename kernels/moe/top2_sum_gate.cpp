@@ -11,6 +11,9 @@ namespace tk::kernels::moe {
 
 using namespace tk::dsl;
 
+/// Replica counts up to which the replica hash runs in 32 bits (below).
+constexpr int64_t kReplicasIn32Bits = 65536;
+
 /// Step 5a: the keys of experts outside the Kg best groups become INT32_MIN,
 /// below every live key, so never chosen (K <= Kg epg). The (rows, W) keys go
 /// through shared memory to a (rows, G, epg) tile (padded to powers of two)
@@ -40,16 +43,22 @@ static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const T
            group, member},
           DType::I32,
           [&](const std::vector<Scalar> &v) { return select(inside(v[1], v[2]), v[0], v[0].constantI32(taken)); });
-  // m1 + m2 as a multiset: the first position holding the best key knocked out, the best of the rest.
-  Tile first = reduce_max(keys3, 2);
-  Tile firstAt = reduce_min(
-      map({keys3, expand(first, 2, ep), member}, DType::I32,
-          [](const std::vector<Scalar> &v) { return select(v[0] == v[1], v[2], v[2].constantI32(0x7FFFFFFF)); }),
+  // m1 + m2 as a multiset: the best key, then the best of the rest with the first position holding the best
+  // knocked out. Each key packed with its member (ties to the lower one, as topkColumns) is unique, so one
+  // max-reduce finds the best and the first position holding it.
+  const int64_t takenPacked = std::numeric_limits<int64_t>::min();
+  Tile packed = map({keys3, member}, DType::I64, [](const std::vector<Scalar> &v) {
+    return (v[0].sextToI64() << 32) | (v[1].constantI64(0xFFFFFFFFll) - v[1].sextToI64());
+  });
+  Tile firstPacked = reduce_max(packed, 2);
+  Tile secondPacked = reduce_max(
+      map({packed, expand(firstPacked, 2, ep)}, DType::I64,
+          [&](const std::vector<Scalar> &v) { return select(v[0] == v[1], v[0].constantI64(takenPacked), v[0]); }),
       2);
-  Tile second =
-      reduce_max(map({keys3, member, expand(firstAt, 2, ep)}, DType::I32,
-                     [&](const std::vector<Scalar> &v) { return select(v[1] == v[2], v[0].constantI32(taken), v[0]); }),
-                 2);
+  auto keyOf = [](const Tile &p) {
+    return map({p}, DType::I32, [](const std::vector<Scalar> &v) { return (v[0] >> 32).truncToI32(); });
+  };
+  Tile first = keyOf(firstPacked), second = keyOf(secondPacked);
   Tile groupKeys = rankKeys(keyValues(first) + keyValues(second)); // (rows, G, 1)
   // Each thread that reduced a group holds its key: one copy per group is scattered (relayout).
   k.scatter(ranked,
@@ -63,7 +72,7 @@ static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const T
                              return select(v[1] < v[1].constantI32(groups), at(v[0], v[1]), v[1].constantI32(-1));
                            }));
   std::vector<Tile> verdict = {col, keys};
-  for (const Tile &b : topkColumns(byColumn, c.topkGroups, groups))
+  for (const Tile &b : topkColumns(byColumn, c.topkGroups, groups, -1, TopkRounds::Packed))
     verdict.push_back(expand(b, 1, width));
   return map(verdict, DType::I32, [&](const std::vector<Scalar> &v) {
     Scalar g = divs(v[0], v[0].constantI32(epg)), kept = g == v[2];
@@ -106,6 +115,18 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
   k.grid({ceil_div(tokens, rows)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * rows;
     Tile x = k.load(logits, {row, k.index(0)}, {rows, width});
+    // logical_count staged in shared memory beside the logits' load (the barrier before the slots covers it):
+    // a slot's replica then takes one dependent global read (to_physical_map) after the top-K, not two.
+    std::optional<Shared> countStaged;
+    if (count) {
+      const int64_t logical = e + c.shared;
+      countStaged = k.shared({logical}, DType::I32);
+      Tile at = k.iota({(int64_t)llvm::PowerOf2Ceil(logical)}, 0);
+      Tile inside = map({at}, DType::I32, [&](const std::vector<Scalar> &v) {
+        return select(v[0] < v[0].constantI32(logical), v[0], v[0].constantI32(-1));
+      });
+      k.scatter(*countStaged, inside, k.gather(*count, inside));
+    }
     Tile col = k.iota({rows, width}, 1), line = k.iota({rows, width}, 0);
     auto valid = [&](const Scalar &column) { return column < column.constantI32(e); };
     Tile biasT = k.gather(bias, map({col}, DType::I32, [&](const std::vector<Scalar> &v) {
@@ -130,7 +151,7 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
     if (c.grouped())
       keys = keepBestGroups(k, c, keys, rows);
     // Step 5b and the per-row inputs.
-    std::vector<Tile> sel = topkColumns(keys, c.topk, e);
+    std::vector<Tile> sel = topkColumns(keys, c.topk, e, -1, TopkRounds::Packed); // its rows span warps
     if (fix) {
       // The flag as a reduction of a (rows, W) tile of copies: it must share the fixed ids' layout (the slots'
       // reductions), which a (rows, 1) gather does not have.
@@ -200,11 +221,22 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
       if (physicalMap) { // the replica (ep_rank + t 23333) mod n, in 64 bits
         // A count outside [1, X + 1] (the spec requires it inside; it is data) gives no expert (-1), not a
         // division by zero.
-        Tile n = k.gather(*count, id);
+        Tile n = k.gather(*countStaged, id); // zero for an id outside [0, E + S), as the tensor's gather
         Tile replica = map({tokenRow, n}, DType::I32, [&](const std::vector<Scalar> &v) {
           Scalar ok = (v[1] >= v[1].constantI32(1)) & (v[1] <= v[1].constantI32(c.replicas));
-          Scalar h = v[0].uniform(epRank) + v[0].sextToI64() * v[0].constantI64(23333);
-          Scalar d = floormod(h, select(ok, v[1], v[1].constantI32(1)).sextToI64()).truncToI32();
+          Scalar m = select(ok, v[1], v[1].constantI32(1));
+          Scalar d = [&] {
+            if (c.replicas > kReplicasIn32Bits) {
+              Scalar h = v[0].uniform(epRank) + v[0].sextToI64() * v[0].constantI64(23333);
+              return floormod(h, m.sextToI64()).truncToI32();
+            }
+            // ep_rank, t >= 0 and 1 <= m <= 65536: the residues' sum (ep_rank % m) + (t % m) (23333 % m) is
+            // below m^2 <= 2^32, so unsigned 32-bit remainders give the 64-bit hash's value, without the
+            // subroutine of a 64-bit division (some hundred instructions) on the slot's path.
+            auto mod = [&](const Scalar &a) { return a - a / m * m; };
+            Scalar sum = mod(v[0].uniform(epRank).truncToI32()) + mod(v[0]) * mod(v[0].constantI32(23333));
+            return mod(sum);
+          }();
           return select(ok, d, v[1].constantI32(-1));
         });
         physical = map({k.gather(*physicalMap, map({id, replica}, DType::I32,

@@ -36,10 +36,12 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
   if (c.rowsPerBlock() * c.width() < c.numThreads())
     return "fewer logits per CTA than threads";
   // The rows pass through shared memory: u for the scores, with group limiting the keys and the groups' ranks
-  // too. Within 48 KB the buffers stay static, on every target.
-  if (const int64_t bytes = c.rowsPerBlock() * c.width() * 4 * (c.grouped() ? 3 : 1); bytes > 48 * 1024)
+  // too; with replicas logical_count is staged there. Within 48 KB the buffers stay static, on every target.
+  const int64_t staged = c.replicas ? (c.experts + c.shared) * 4 : 0;
+  if (const int64_t bytes = c.rowsPerBlock() * c.width() * 4 * (c.grouped() ? 3 : 1) + staged; bytes > 48 * 1024)
     return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.width()) + " take " +
-           std::to_string(bytes) + " bytes of shared memory, over 48 KB";
+           std::to_string(bytes) + " bytes of shared memory" +
+           (staged ? " (" + std::to_string(staged) + " of them logical_count's)" : "") + ", over 48 KB";
   return "";
 }
 

@@ -46,10 +46,8 @@ Value ThreadEmitter::threadTotal(Value input, const BlockedLayout &l, Type type)
   return sumType == type ? total : Value(arith::ExtSIOp::create(b, loc, type, total));
 }
 
-/// An xor shuffle of a 32- or 64-bit value (64-bit ones as two halves).
-static Value shuffleXor(OpBuilder &b, Location loc, Value v, int32_t mask) {
-  unsigned width = v.getType().getIntOrFloatBitWidth();
-  if (width == 32)
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int32_t mask) {
+  if (v.getType().getIntOrFloatBitWidth() != 64)
     return gpu::ShuffleOp::create(b, loc, v, mask, 32, gpu::ShuffleMode::XOR).getShuffleResult();
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Value bits = isa<FloatType>(v.getType()) ? Value(arith::BitcastOp::create(b, loc, i64, v)) : v;

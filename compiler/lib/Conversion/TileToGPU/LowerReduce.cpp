@@ -69,8 +69,9 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
     acc[r] = reduceCombine(b, loc, kind, acc[r], v);
   }
 
-  // 16-bit floats cross lanes and warps as f32 (shuffles move 32-bit values);
-  // exact for max/min/absmax, whose result is one of the inputs.
+  // 16-bit floats cross lanes and warps as f32 (shuffles move 32-bit values;
+  // 64-bit ones move as two halves); exact for max/min/absmax, whose result
+  // is one of the inputs.
   Type narrow = elt.getIntOrFloatBitWidth() < 32 && isa<FloatType>(elt) ? elt : Type();
   SmallVector<Value> cls;
   for (int64_t r : classes)
@@ -84,8 +85,7 @@ Value ThreadEmitter::reduce(tile::ReduceKind kind, Value input, const GroupedRed
   // (2) Butterfly over the group's lanes.
   for (int64_t mask : g.laneMasks)
     for (Value &a : cls) {
-      auto shuffle = gpu::ShuffleOp::create(b, loc, a, (int32_t)mask, 32, gpu::ShuffleMode::XOR);
-      a = reduceCombine(b, loc, kind, a, shuffle.getShuffleResult());
+      a = reduceCombine(b, loc, kind, a, shuffleXor(b, loc, a, (int32_t)mask));
     }
 
   // (3) Across warps through shared memory, combined in warp order. The

@@ -287,4 +287,8 @@ int64_t relayoutBytes(tile::FragmentType t);
 /// and the slot there. Slots with the same source hold the same value.
 std::pair<mlir::Value, int64_t> slotSource(mlir::Value v, int64_t slot);
 
+/// An xor shuffle over the warp's lanes of a 32- or 64-bit value (64-bit
+/// ones as two 32-bit halves: shfl moves 32 bits).
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int32_t mask);
+
 } // namespace tk::compiler

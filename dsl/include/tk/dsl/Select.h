@@ -27,14 +27,26 @@ Tile rankKeys(const Tile &values);
 /// and NaN as a NaN).
 Tile keyValues(const Tile &keys);
 
+/// How topkColumns finds each round's winner.
+enum class TopkRounds {
+  /// A max-reduce of the i32 keys, then a min-reduce of the positions
+  /// holding the best: i32 shuffles, the cheaper form within one warp.
+  KeyThenPosition,
+  /// One max-reduce of i64s that pack each key with its position: one
+  /// exchange through shared memory a round where the dimension spans warps,
+  /// where the other form needs two (top2_sum_gate: 0.88-0.91x the time on
+  /// an H100; topk_gate, within a warp, 1.07-1.23x, so it keeps the other).
+  Packed,
+};
+
 /// The k best positions along dimension `dim` (default: the last) of an i32
 /// key tile, best first, ties to the lower position: k tiles of the keys'
 /// shape with 1 along `dim`, of i32 positions. Positions at or beyond
 /// `valid` (the padding of a tile wider than the data) are never chosen;
-/// k <= valid. K rounds of a max-reduce of the keys and a min-reduce of the
-/// positions holding it, the winner knocked out by position. (Along a
-/// dimension other than one the keys were reduced along, e.g. the groups of
-/// a (rows, groups, 1) tile reduced along its last dimension.)
-std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_t dim = -1);
+/// k <= valid. K rounds, each finding the winner (`rounds`) and knocking it
+/// out. (Along a dimension other than one the keys were reduced along, e.g.
+/// the groups of a (rows, groups, 1) tile reduced along its last dimension.)
+std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_t dim = -1,
+                              TopkRounds rounds = TopkRounds::KeyThenPosition);
 
 } // namespace tk::dsl
