@@ -1,6 +1,7 @@
 """The benchmark's Python side without a GPU or torch: bench/report.py
 rebuilds each saved run (bench/results/*.json) into a table of every tk row,
 keeps the hand-written part of a page, names the driver it is given; and
+bench/compare.py takes each side's fastest run; and
 bench/peers/peers.py --dry-run still plans every (row, peer) that a saved run
 timed, so a change to the row parsing that would silently drop peer cells
 fails here rather than in a device call."""
@@ -16,6 +17,7 @@ import unittest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 REPORT = os.path.join(ROOT, "bench", "report.py")
 PEERS = os.path.join(ROOT, "bench", "peers", "peers.py")
+COMPARE = os.path.join(ROOT, "bench", "compare.py")
 RESULTS = sorted(glob.glob(os.path.join(ROOT, "bench", "results", "*.json")))
 MARKER = "<!-- Written by hand below this line; bench/report.py keeps it. -->"
 
@@ -131,6 +133,37 @@ class PeersDryRun(unittest.TestCase):
                 missing = sorted(timed - planned)
                 self.assertEqual(missing, [], f"{len(missing)} timed cells no longer planned, e.g. {missing[:3]}")
         self.assertGreater(checked, 0, "no saved run has peer timings to check")
+
+
+class Compare(unittest.TestCase):
+    @staticmethod
+    def side(tmp, name, times, commit):
+        path = os.path.join(tmp, name)
+        dump({"commit": commit, "device": "test GPU",
+              "rows": [{"op": op, "shape": "8x8", "variant": v, "us": us} for (op, v), us in times.items()]}, path)
+        return path
+
+    def test_fastest_run_of_each_side_and_geometric_means(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            old = [self.side(tmp, "a1.json", {("g", "x"): 10.0, ("g", "y"): 4.0, ("h", ""): 2.0}, "aaa"),
+                   self.side(tmp, "a2.json", {("g", "x"): 12.0, ("g", "y"): 5.0, ("h", ""): 1.0}, "aaa")]
+            new = [self.side(tmp, "b1.json", {("g", "x"): 9.0, ("g", "y"): 1.0, ("k", ""): 3.0}, "bbb"),
+                   self.side(tmp, "b2.json", {("g", "x"): 5.0, ("g", "y"): 2.0}, "bbb")]
+            out = run(COMPARE, "--old", *old, "--new", *new)
+        self.assertIn("| g | 8x8 | x | 10.00 | 5.00 | 0.500 |", out)  # the fastest of each side
+        self.assertIn("| g | 8x8 | y | 4.00 | 1.00 | 0.250 |", out)
+        self.assertIn("| g | 2 | 0.354 |", out)  # sqrt(0.5 * 0.25)
+        self.assertNotIn("| h |", out)  # timed on one side only
+        self.assertIn("2 rows timed on one side only are left out.", out)
+        self.assertIn("old aaa (2 runs) against new bbb (2 runs) on test GPU", out)
+
+    def test_sides_without_a_common_row_are_an_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            a = self.side(tmp, "a.json", {("g", "x"): 1.0}, "a")
+            b = self.side(tmp, "b.json", {("h", "x"): 1.0}, "b")
+            p = subprocess.run([sys.executable, COMPARE, "--old", a, "--new", b], capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("no row in common", p.stderr)
 
 
 if __name__ == "__main__":
