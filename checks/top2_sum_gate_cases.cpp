@@ -32,6 +32,11 @@ TK_REGISTER_CASES(top2_sum_gate) {
   // Physical ids across int32's range (EP/TP ownership's quotients and local numbers at their extremes).
   t.cpu.push_back({301, 72, 6, 1, TK_SCORING_SIGMOID, 1, 10, false, 203, 0, 0, true});
   t.cpu.push_back({301, 144, 6, 2, TK_SCORING_SOFTMAX, 0, 0, true, 204, 0, 0, true});
+  // Replica columns that differ, counts in [1, X + 1], ep_rank near INT32_MAX: the hash in 32 bits (up to 65536
+  // replicas, the last at its bound) and in 64 (65537).
+  t.cpu.push_back({301, 72, 6, 1, TK_SCORING_SIGMOID, 1, 10, false, 205, 0, 0, false, 33});
+  t.cpu.push_back({301, 256, 8, 2, TK_SCORING_SOFTMAX, 0, 0, false, 206, 8, 4, false, 65536});
+  t.cpu.push_back({301, 36, 6, 2, TK_SCORING_SQRTSOFTPLUS, 1, 0, false, 207, 0, 0, false, 65537});
   t.gpu = t.cpu;
   for (Top2SumGateCase &g : t.gpu)
     g.tokens = 4001;

@@ -15,27 +15,36 @@ std::string describe(const Top2SumGateCase &c) {
   return std::to_string(c.tokens + c.padded) + "x" + std::to_string(c.experts) + " K=" + std::to_string(c.topk) +
          (c.shared ? " S=" + std::to_string(c.shared) : "") + " " + scorings[c.scoring] +
          (c.groups ? " G=" + std::to_string(c.groups) + " Kg=" + std::to_string(c.topkGroups) : "") +
-         " tp=" + std::to_string(c.tpRank) + (c.padded ? " padded=" + std::to_string(c.padded) : "") + (c.fixed ? " fixed" : "") +
-         (c.farIds ? " far" : "");
+         " tp=" + std::to_string(c.tpRank) + (c.padded ? " padded=" + std::to_string(c.padded) : "") +
+         (c.fixed ? " fixed" : "") + (c.farIds ? " far" : "") +
+         (c.replicas ? " replicas=" + std::to_string(c.replicas) : "");
 }
 
 CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateCase &c, bool time) {
   using namespace kernels::moe;
   CheckResult r;
-  const int64_t n = c.tokens + c.padded, e = c.experts, k = c.topk, s = c.shared, p = k + s, x = s ? 32 : 0;
+  const int64_t n = c.tokens + c.padded, e = c.experts, k = c.topk, s = c.shared, p = k + s,
+                x = s ? (c.replicas ? c.replicas - 1 : 32) : 0;
   Top2SumGateParams params;
   params.tokens = n, params.experts = e, params.topk = k, params.sharedSlots = s, params.routedScalingFactor = 1.5f;
-  params.epRank = 0, params.epRanks = 4, params.tpRank = c.tpRank, params.tpRanks = 2;
+  params.epRank = c.replicas ? INT32_MAX - 3 : 0, params.epRanks = 4, params.tpRank = c.tpRank, params.tpRanks = 2;
   params.scoring = (Scoring)c.scoring, params.groups = c.groups, params.topkGroups = c.topkGroups;
   std::vector<uint8_t> mask(n, 1), fix(n, c.fixed ? 1 : 0);
   for (int64_t t = c.tokens; t < n; ++t)
     mask[t] = 0;
   std::vector<int32_t> map, count;
-  if (s) { // the identity replica table: x + 1 columns of l (farIds: ids near INT32_MAX, every fifth negative)
+  if (s) { // the identity replica table: x + 1 columns of l (farIds: ids near INT32_MAX, every fifth negative;
+           // replicas: columns of their own)
     map.resize((e + s) * (x + 1)), count.assign(e + s, 1);
+    std::mt19937 countRng((uint32_t)c.seed + 17);
     for (int64_t l = 0; l < e + s; ++l) {
       const int64_t far = l % 5 == 4 ? -2 - l : INT32_MAX - l * 104729;
       std::fill(map.begin() + l * (x + 1), map.begin() + (l + 1) * (x + 1), (int32_t)(c.farIds ? far : l));
+      if (c.replicas) { // column d of l: a physical id of its own; n drawn in [1, X + 1], X + 1 among them
+        for (int64_t d = 0; d <= x; ++d)
+          map[l * (x + 1) + d] = (int32_t)((l * 131 + d * 7) % (e + x));
+        count[l] = l == 0 ? (int32_t)(x + 1) : (int32_t)(1 + countRng() % (x + 1));
+      }
     }
     params.physicalMap = map.data(), params.logicalCount = count.data(), params.replicas = x + 1;
   }
@@ -106,8 +115,9 @@ CheckResult checkTop2SumGate(GpuSession *gpu, tk_context ctx, const Top2SumGateC
   tk_tensor tmap = s ? pl.tensor(dmap, TK_I32, {e + s, x + 1}) : tk_tensor{},
             tcount = s ? pl.tensor(dcount, TK_I32, {e + s}) : tk_tensor{};
   auto call = [&] {
-    return tk_top2_sum_gate(ctx, &tl, &tb, (int32_t)k, (int32_t)c.topkGroups, (int32_t)c.groups, s ? 1 : 0, (int32_t)s, 1.5f, 0, 4, (int32_t)c.tpRank, 2,
-                            c.scoring, c.padded ? &tmask : nullptr, c.fixed ? &tfix : nullptr, s ? &tmap : nullptr,
+    return tk_top2_sum_gate(ctx, &tl, &tb, (int32_t)k, (int32_t)c.topkGroups, (int32_t)c.groups, s ? 1 : 0, (int32_t)s,
+                            1.5f, (int32_t)params.epRank, 4, (int32_t)c.tpRank, 2, c.scoring,
+                            c.padded ? &tmask : nullptr, c.fixed ? &tfix : nullptr, s ? &tmap : nullptr,
                             s ? &tcount : nullptr, &tunmapped, &tids, &tweights, nullptr);
   };
   if (!r.called(call()))

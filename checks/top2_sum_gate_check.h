@@ -20,6 +20,10 @@ struct Top2SumGateCase {
   /// With shared slots: the replica table maps logical ids to physical ids across int32's range (near INT32_MAX,
   /// and negative), not to themselves, so that EP/TP ownership meets the extremes of its 32-bit arithmetic.
   bool farIds = false;
+  /// With shared slots and > 0: X + 1 = `replicas` columns of distinct physical ids, logical counts drawn in
+  /// [1, replicas] and ep_rank near INT32_MAX, so the replica hash (ep_rank + t 23333) mod n picks columns that
+  /// differ (0: moe.md 2.3's setup, ep_rank 0 and X = 32 columns of one id, counts 1).
+  int64_t replicas = 0;
 };
 
 std::string describe(const Top2SumGateCase &c);

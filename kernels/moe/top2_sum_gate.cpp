@@ -218,7 +218,7 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
           return select(v[0] != v[0].constantI32(0), v[1], v[1].constantI32(-1)).sextToI64();
         }));
       Tile physical = id;
-      if (physicalMap) { // the replica (ep_rank + t 23333) mod n, in 64 bits
+      if (physicalMap) { // the replica (ep_rank + t 23333) mod n: the 64-bit value, in 32 bits where it can
         // A count outside [1, X + 1] (the spec requires it inside; it is data) gives no expert (-1), not a
         // division by zero.
         Tile n = k.gather(*countStaged, id); // zero for an id outside [0, E + S), as the tensor's gather

@@ -192,6 +192,13 @@ TEST(Top2SumGateSchedule, SharedMemoryPast48KBIsRefused) {
   c.groups = 8, c.topkGroups = 4;
   EXPECT_EQ(choose(c, "rows=4,threads=256"), "");
   EXPECT_NE(choose(c, "rows=8,threads=256").find("over 48 KB"), std::string::npos);
+  // With replicas logical_count's (E + S) x 4 bytes are staged there too: 48 KB + 4 KB + 8 bytes.
+  c.replicas = 33, c.shared = 2;
+  EXPECT_NE(choose(c, "rows=4,threads=256")
+                .find("4 rows of 1024 take 53256 bytes of shared memory (4104 of them "
+                      "logical_count's), over 48 KB"),
+            std::string::npos)
+      << choose(c, "rows=4,threads=256");
 }
 
 } // namespace

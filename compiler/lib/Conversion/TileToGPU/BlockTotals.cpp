@@ -47,6 +47,8 @@ Value ThreadEmitter::threadTotal(Value input, const BlockedLayout &l, Type type)
 }
 
 Value shuffleXor(OpBuilder &b, Location loc, Value v, int32_t mask) {
+  assert((v.getType().getIntOrFloatBitWidth() == 32 || v.getType().getIntOrFloatBitWidth() == 64) &&
+         "shuffleXor moves 32- and 64-bit values: widen narrower ones first");
   if (v.getType().getIntOrFloatBitWidth() != 64)
     return gpu::ShuffleOp::create(b, loc, v, mask, 32, gpu::ShuffleMode::XOR).getShuffleResult();
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
