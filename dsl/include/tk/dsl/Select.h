@@ -36,7 +36,7 @@ enum class TopkRounds {
   /// exchange through shared memory a round where the dimension spans warps,
   /// where the other form needs two (top2_sum_gate, its group ranking's
   /// top-2 sums packed too: 0.96-1.01x the time on an H100; topk_gate, within
-  /// a warp, 1.07-1.23x, so it keeps the other).
+  /// a warp: 0.96-1.23x, 1.08x over its six rows, so it keeps the other).
   Packed,
 };
 
@@ -45,9 +45,10 @@ enum class TopkRounds {
 /// shape with 1 along `dim`, of i32 positions. Positions at or beyond
 /// `valid` (the padding of a tile wider than the data) are never chosen;
 /// k <= valid; keys above INT32_MIN (rankKeys' are), which KeyThenPosition
-/// uses to mark a chosen position. K rounds, each finding the winner (`rounds`) and knocking it
-/// out. (Along a dimension other than one the keys were reduced along, e.g.
-/// the groups of a (rows, groups, 1) tile reduced along its last dimension.)
+/// uses to mark a chosen position. K rounds, each finding the winner
+/// (`rounds`) and knocking it out. (Along a dimension other than one the
+/// keys were reduced along, e.g. the groups of a (rows, groups, 1) tile
+/// reduced along its last dimension.)
 std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_t dim = -1,
                               TopkRounds rounds = TopkRounds::KeyThenPosition);
 
