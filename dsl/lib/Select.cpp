@@ -33,6 +33,21 @@ Tile keyValues(const Tile &keys) {
   });
 }
 
+Scalar packRankKey(const Scalar &key, const Scalar &position) {
+  Scalar low = key.constantI64(kLowMask) - position.sextToI64();
+  return (key.sextToI64() << 32) | low;
+}
+
+Scalar packedKey(const Scalar &packed) { return (packed >> 32).truncToI32(); }
+
+Scalar packedPosition(const Scalar &packed) {
+  return (packed.constantI64(kLowMask) - (packed & packed.constantI64(kLowMask))).truncToI32();
+}
+
+Scalar knockOut(const Scalar &packed, const Scalar &winner) {
+  return select(packed == winner, packed.constantI64(kTakenPacked), packed);
+}
+
 std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_t dim, TopkRounds rounds) {
   const std::vector<int64_t> shape = keys.shape();
   if (dim < 0)
@@ -52,20 +67,15 @@ std::vector<Tile> topkColumns(const Tile &keys, int64_t k, int64_t valid, int64_
     // are unique, so a round is one max-reduce and the winner is knocked out
     // by its packed key.
     Tile live = map({keys, position}, DType::I64, [valid](const std::vector<Scalar> &s) {
-      Scalar low = s[0].constantI64(kLowMask) - s[1].sextToI64();
-      Scalar packed = (s[0].sextToI64() << 32) | low;
-      return select(s[1] < s[1].constantI32(valid), packed, s[0].constantI64(kTakenPacked));
+      return select(s[1] < s[1].constantI32(valid), packRankKey(s[0], s[1]), s[0].constantI64(kTakenPacked));
     });
     for (int64_t round = 0; round < k; ++round) {
       Tile best = reduce_max(live, dim);
-      chosen.push_back(map({best}, DType::I32, [](const std::vector<Scalar> &s) {
-        return (s[0].constantI64(kLowMask) - (s[0] & s[0].constantI64(kLowMask))).truncToI32();
-      }));
+      chosen.push_back(map({best}, DType::I32, [](const std::vector<Scalar> &s) { return packedPosition(s[0]); }));
       if (round + 1 == k)
         break;
-      live = map({live, expand(best, dim, n)}, DType::I64, [](const std::vector<Scalar> &s) {
-        return select(s[0] == s[1], s[0].constantI64(kTakenPacked), s[0]);
-      });
+      live = map({live, expand(best, dim, n)}, DType::I64,
+                 [](const std::vector<Scalar> &s) { return knockOut(s[0], s[1]); });
     }
     return chosen;
   }

@@ -44,19 +44,14 @@ static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const T
           DType::I32,
           [&](const std::vector<Scalar> &v) { return select(inside(v[1], v[2]), v[0], v[0].constantI32(taken)); });
   // m1 + m2 as a multiset: the best key, then the best of the rest with the first position holding the best
-  // knocked out. Each key packed with its member (ties to the lower one, as topkColumns) is unique, so one
-  // max-reduce finds the best and the first position holding it.
-  const int64_t takenPacked = std::numeric_limits<int64_t>::min();
-  Tile packed = map({keys3, member}, DType::I64, [](const std::vector<Scalar> &v) {
-    return (v[0].sextToI64() << 32) | (v[1].constantI64(0xFFFFFFFFll) - v[1].sextToI64());
-  });
+  // knocked out; packed rank keys (dsl/Select.h) find both in two max-reduces.
+  Tile packed = map({keys3, member}, DType::I64, [](const std::vector<Scalar> &v) { return packRankKey(v[0], v[1]); });
   Tile firstPacked = reduce_max(packed, 2);
-  Tile secondPacked = reduce_max(
-      map({packed, expand(firstPacked, 2, ep)}, DType::I64,
-          [&](const std::vector<Scalar> &v) { return select(v[0] == v[1], v[0].constantI64(takenPacked), v[0]); }),
-      2);
+  Tile secondPacked = reduce_max(map({packed, expand(firstPacked, 2, ep)}, DType::I64,
+                                     [](const std::vector<Scalar> &v) { return knockOut(v[0], v[1]); }),
+                                 2);
   auto keyOf = [](const Tile &p) {
-    return map({p}, DType::I32, [](const std::vector<Scalar> &v) { return (v[0] >> 32).truncToI32(); });
+    return map({p}, DType::I32, [](const std::vector<Scalar> &v) { return packedKey(v[0]); });
   };
   Tile first = keyOf(firstPacked), second = keyOf(secondPacked);
   Tile groupKeys = rankKeys(keyValues(first) + keyValues(second)); // (rows, G, 1)

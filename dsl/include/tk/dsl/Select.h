@@ -40,6 +40,17 @@ enum class TopkRounds {
   Packed,
 };
 
+/// The i64 that orders as (key, then the lower position): the i32 key in
+/// the high half, 0xFFFFFFFF - position in the low half. Unique per position,
+/// so one max-reduce finds the best key and the first position holding it.
+Scalar packRankKey(const Scalar &key, const Scalar &position);
+/// The key and the position of a packed rank key.
+Scalar packedKey(const Scalar &packed);
+Scalar packedPosition(const Scalar &packed);
+/// `packed`, or below every packed key where it equals `winner` (a round's
+/// best): the winner knocked out of the next round.
+Scalar knockOut(const Scalar &packed, const Scalar &winner);
+
 /// The k best positions along dimension `dim` (default: the last) of an i32
 /// key tile, best first, ties to the lower position: k tiles of the keys'
 /// shape with 1 along `dim`, of i32 positions. Positions at or beyond
