@@ -14,6 +14,8 @@ BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &c) {
   const int64_t n = c.n, rows = c.numRows();
   const std::vector<int64_t> tile = {rows, n, n};
   KernelBuilder k(ctx, c.backward ? "sinkhorn_normalize_bwd" : "sinkhorn_normalize_fwd", c.numThreads());
+  if (c.minBlocks)
+    k.minBlocksPerSm(c.minBlocks);
   Dim matrices = k.dynamic("matrices");
   std::vector<Tensor> dout; // the backward's grad_out, first
   if (c.backward)

@@ -26,6 +26,11 @@ struct SinkhornConfig {
   /// Schedule: matrices per CTA (0: 512 / n^2 rounded down to a power of two,
   /// at least 1), threads per CTA (0: 128).
   int64_t rows = 0, threads = 0;
+  /// Schedule: CTAs an SM must hold at once (ptxas keeps the registers low
+  /// enough, spilling if it must); 0: no bound. The call sets 4 for a
+  /// backward whose grid fills that many CTAs on every SM: its unrolled
+  /// recompute takes 168 registers at the default tile, three CTAs an SM.
+  int64_t minBlocks = 0;
   int64_t numRows() const;
   int64_t numThreads() const { return threads ? threads : 128; }
   std::string key() const;

@@ -30,8 +30,12 @@ static std::string checkSchedule(const SinkhornConfig &c) {
   return "";
 }
 
-static std::vector<std::string> searchSpace(const SinkhornConfig &, const compiler::Target &) {
-  return everyCombination({{"rows", {8, 16, 32, 64}}, {"threads", {32, 64, 128, 256}}});
+static std::vector<std::string> searchSpace(const SinkhornConfig &c, const compiler::Target &) {
+  std::vector<std::string> out = everyCombination({{"rows", {8, 16, 32, 64}}, {"threads", {32, 64, 128, 256}}});
+  if (c.backward) // the default tile with its registers capped for 4 to 6 CTAs an SM
+    for (const char *bound : {"min_blocks=4", "min_blocks=5", "min_blocks=6"})
+      out.push_back(bound);
+  return out;
 }
 
 const OperatorSchedule<SinkhornConfig> &sinkhornSchedule(bool backward) {
@@ -41,6 +45,11 @@ const OperatorSchedule<SinkhornConfig> &sinkhornSchedule(bool backward) {
                                ScheduleSpec<C>({
                                    {&C::rows, {"rows", "matrices per CTA (a power of two)", 1, 1024, true, 0}},
                                    {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+                                   {&C::minBlocks,
+                                    {"min_blocks",
+                                     "CTAs an SM must hold at once: ptxas caps the registers to fit them (unset: "
+                                     "no cap, or 4 for a backward whose grid has 4 CTAs for every SM)",
+                                     1, 32, false, 0}},
                                }),
                                checkSchedule, searchSpace);
   };

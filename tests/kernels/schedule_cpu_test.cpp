@@ -11,6 +11,7 @@
 #include "checks/per_channel_cast_check.h"
 #include "checks/per_token_cast_check.h"
 #include "checks/reduce_fused_check.h"
+#include "checks/sinkhorn_check.h"
 #include "checks/swiglu_backward_check.h"
 #include "checks/swiglu_check.h"
 #include "checks/transpose_check.h"
@@ -498,3 +499,22 @@ TEST(Schedules, EveryHistogramCandidateIsExact) {
 }
 
 } // namespace
+
+TEST(Schedules, SinkhornRegisterCapsAreSchedulesTakenOnGpusOnly) {
+  // Every candidate (min_blocks among them: the CPU path has no registers to cap, the same math) within the
+  // tolerance; then the call's heuristic on the CPU path: no cap, however many CTAs its grid has for the SMs.
+  EXPECT_GT(everyCandidate("sinkhorn_normalize_bwd",
+                           [](tk_context ctx) {
+                             return tk::checks::checkSinkhorn(nullptr, ctx, {100, 4, 10, true}, false);
+                           }),
+            16);
+  tk::test::ScheduledContext capped("sinkhorn_normalize_bwd:min_blocks=4");
+  CheckResult r = tk::checks::checkSinkhorn(nullptr, capped, {1000, 4, 10, true}, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(last(capped, "sinkhorn_normalize_bwd").schedule, "min_blocks=4");
+  tk::test::ScheduledContext heuristic("");
+  r = tk::checks::checkSinkhorn(nullptr, heuristic, {4096, 4, 10, true}, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  for (const std::string &config : static_cast<tk_context>(heuristic)->cpuCache.configs())
+    EXPECT_EQ(config.find("min_blocks"), std::string::npos) << config;
+}
