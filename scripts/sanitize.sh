@@ -5,7 +5,8 @@
 #                                      the unit tests, the CPU-path kernel tests, tk check on the CPU
 #                                      path, and a short run of each fuzz harness (libFuzzer)
 #   bash scripts/sanitize.sh thread    ThreadSanitizer (build-tsan/): calls from 8 threads on shared
-#                                      and separate contexts (ConcurrentCalls.*), and the kernel
+#                                      and separate contexts (ConcurrentCalls.*), threads compiling side by
+#                                      side (ConcurrentCompile.*), and the kernel
 #                                      cache's multi-process tests
 #
 # Any report fails the run (UBSan does not recover; ASan and TSan exit non-zero).
@@ -52,7 +53,7 @@ thread)
   ninja -C "$build" tk_unit_tests tk_cpu_kernel_tests
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   "$build"/tests/tk_cpu_kernel_tests --gtest_filter='ConcurrentCalls.*'
-  "$build"/tests/tk_unit_tests --gtest_filter='KernelCache.*'
+  "$build"/tests/tk_unit_tests --gtest_filter='KernelCache.*:ConcurrentCompile.*'
   ;;
 *)
   echo "usage: bash scripts/sanitize.sh address|thread" >&2

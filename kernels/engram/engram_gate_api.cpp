@@ -190,12 +190,18 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
   if (rows.splitV || rows.fused)
     tensors.push_back(&gv3);
   tensors.push_back(grad_w_partial);
-  Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows), tensors, stream,
-                      {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
-  if (!s.isOk() || rows.splitV || rows.fused)
-    return tk::runtime::report(s);
   GateBackwardConfig value;
   value.stage = GateBackwardConfig::Stage::Value, value.hidden = h, value.streams = n;
+  Status s = rows.splitV || rows.fused ? Status::ok() : gateBackwardSchedule().resolve(ctx, target, value);
+  if (s.isOk() && !rows.splitV && !rows.fused)
+    ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows),
+                  tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), value)},
+                 {grad_out, grad_x});
+  if (s.isOk())
+    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows), tensors, stream,
+                 {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
+  if (!s.isOk() || rows.splitV || rows.fused)
+    return tk::runtime::report(s);
   return tk::runtime::report(runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), value,
                                           {grad_out, &saved[1], &gv3}, stream));
 }

@@ -76,6 +76,15 @@ Status runBackward(tk_context ctx, MixGateKind kind, const Arguments &args, std:
   c.kind = kind, c.stage = MixGateStage::Backward, c.streams = n;
   if (Status s = mixGateSchedule(kind, true).resolve(ctx, target, c); !s.isOk())
     return s;
+  MixGateConfig r;
+  r.kind = kind, r.stage = MixGateStage::Reduce, r.streams = n;
+  if (t > 0) { // both kernels side by side: the reduction's schedule resolved as runScheduled resolves it below
+    MixGateConfig resolved = r;
+    if (mixGateSchedule(kind, true).resolve(ctx, target, resolved).isOk())
+      ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), c),
+                    tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), resolved)},
+                   every);
+  }
   const int64_t blocks = std::max<int64_t>(1, (t + c.numRows() - 1) / c.numRows());
   tk::runtime::Scratch scratch;
   if (Status s = scratch.allocateOnStream(ctx, gradInput, (size_t)(blocks * columns * 4), stream); !s.isOk())
@@ -92,8 +101,6 @@ Status runBackward(tk_context ctx, MixGateKind kind, const Arguments &args, std:
     if (Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), c), tensors, stream, scalars); !s.isOk())
       return s;
   }
-  MixGateConfig r;
-  r.kind = kind, r.stage = MixGateStage::Reduce, r.streams = n;
   tk_tensor s1 = withUnitDim(gradScale, 0), b1 = withUnitDim(gradBase, 0);
   return runScheduled(ctx, mixGateSchedule(kind, true), TK_PROGRAM(buildMixGate), r, {&partial, &s1, &b1}, stream);
 }

@@ -59,6 +59,11 @@ Status tk::kernels::mhc::runNormFnForward(tk_context ctx, NormFnConfig c, const 
   const int64_t splits = c.numSplits(), t = x.shape[0];
   if (splits == 1)
     return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), tensors, stream, scalars);
+  NormFnConfig finish;
+  finish.stage = NormFnStage::Finish, finish.width = c.width, finish.splits = splits;
+  ctx->prepare(
+      {tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), finish)},
+      tensors);
   // The splits' sums, [T, S 32] and [T, S], in scratch memory for the Finish kernel.
   tk::runtime::Scratch scratch;
   const size_t mulBytes = (size_t)t * splits * kNormFnMaxMixes * 4;
@@ -69,13 +74,31 @@ Status tk::kernels::mhc::runNormFnForward(tk_context ctx, NormFnConfig c, const 
   inputs.insert(inputs.end(), {&mulParts, &ssParts});
   if (Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), inputs, stream); !s.isOk())
     return s;
-  NormFnConfig finish;
-  finish.stage = NormFnStage::Finish, finish.width = c.width, finish.splits = splits;
   return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), finish), {&mulParts, &ssParts, mix, mul, ss}, stream,
                   scalars);
 }
 
 namespace {
+/// The backward's Slab kernel (the main one).
+NormFnConfig slabConfig(int64_t width, bool weighted, bool accumulate) {
+  NormFnConfig c;
+  c.stage = NormFnStage::Slab, c.width = width, c.weighted = weighted, c.accumulate = accumulate;
+  return c;
+}
+
+/// The backward's Norm and Slab kernels compiled side by side (tk_context_s::prepare), their schedules resolved as
+/// the runs that follow resolve them (Slab last: the call is logged by it).
+void prepareBackward(tk_context ctx, NormFnConfig norm, bool weighted, bool accumulate,
+                     const std::vector<const tk_tensor *> &tensors) {
+  NormFnConfig slab = slabConfig(norm.width, weighted, accumulate);
+  tk::compiler::Target target;
+  if (ctx->targetFor(tensors, target).isOk() && normFnSchedule(true).resolve(ctx, target, norm).isOk() &&
+      normFnSchedule(true).resolve(ctx, target, slab).isOk())
+    ctx->prepare(
+        {tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), norm), tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), slab)},
+        tensors);
+}
+
 void residualAndFn(Arguments &args, const tk_tensor *residual, const tk_tensor *fn, const tk_tensor *normWeight) {
   args.tensor("residual", residual, {"T", "n", "H"}, {TK_BF16}, Layout::Contiguous);
   args.tensor("fn", fn, {"n3", "G"}, {TK_F32}, Layout::Contiguous);
@@ -183,6 +206,7 @@ extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *gra
         } else {
           NormFnConfig n;
           n.stage = NormFnStage::Norm, n.width = g;
+          prepareBackward(ctx, n, norm_weight != nullptr, accumulate != 0, {grad_mix, grad_fn});
           tk_tensor ss1 = withUnitDim(ss, 1);
           if (Status s =
                   runScheduled(ctx, normFnSchedule(true), TK_PROGRAM(buildNormFn), n,
@@ -190,9 +214,7 @@ extern "C" tk_status tk_mhc_pre_norm_fn_bwd(tk_context ctx, const tk_tensor *gra
               !s.isOk())
             return tk::runtime::report(s);
         }
-        NormFnConfig c;
-        c.stage = NormFnStage::Slab, c.width = g, c.weighted = norm_weight != nullptr;
-        c.accumulate = accumulate != 0 && t > 0;
+        NormFnConfig c = slabConfig(g, norm_weight != nullptr, accumulate != 0 && t > 0);
         tk_tensor w1 = norm_weight ? withUnitDim(norm_weight, 0) : tk_tensor{},
                   gw1 = grad_norm_weight ? withUnitDim(grad_norm_weight, 0) : tk_tensor{};
         std::vector<const tk_tensor *> tensors = {&x, &dmul, &dmulT, &dss, fn};

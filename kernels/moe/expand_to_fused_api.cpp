@@ -63,6 +63,14 @@ struct ExpandRows {
     sf.runCopy = sf.runPadding = false;
   }
 
+  /// The kernels launch() runs, for tk_context_s::prepare.
+  void kernels(std::vector<tk::runtime::KernelFactory> &out) const {
+    if (runPadding)
+      out.push_back(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), padding));
+    if (runCopy)
+      out.push_back(tk::runtime::factoryOf(TK_PROGRAM(buildExpand), copy));
+  }
+
   /// Padding first: a valid mapping never names a padding position, so the order is moot.
   Status launch(tk_context ctx, tk_stream stream) const {
     Status s = Status::ok();
@@ -120,6 +128,11 @@ static tk_status tk_expand_to_fused_unguarded(tk_context ctx, const tk_tensor *x
                             "M, pos_to_expert's length", stream);
   if (s.isOk())
     s = rows.plan(ctx, target, x, token_topk_to_pos, pos_to_expert, expanded_x, args["M"], false, 0);
+  if (s.isOk()) {
+    std::vector<tk::runtime::KernelFactory> kernels;
+    rows.kernels(kernels);
+    ctx->prepare(kernels, {x, expanded_x});
+  }
   return tk::runtime::report(s.isOk() ? rows.launch(ctx, stream) : s);
 }
 
@@ -195,6 +208,12 @@ static tk_status tk_expand_to_fused_with_sf_unguarded(tk_context ctx, const tk_t
     s = data.plan(ctx, target, x, token_topk_to_pos, pos_to_expert, expanded_x, m, false, 0);
   if (s.isOk() && data.runCopy && data.copy.merged && sf.runCopy)
     data.carry(sf);
+  if (s.isOk()) {
+    std::vector<tk::runtime::KernelFactory> kernels;
+    data.kernels(kernels);
+    sf.kernels(kernels);
+    ctx->prepare(kernels, {x, expanded_x});
+  }
   if (s.isOk())
     s = data.launch(ctx, stream);
   if (s.isOk())

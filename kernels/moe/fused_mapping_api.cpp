@@ -127,6 +127,11 @@ static tk_status tk_get_fused_mapping_unguarded(tk_context ctx, const tk_tensor 
     tables[i] = part(whole, 2 * table + 8 + 4 * i, {1});
   const tk_tensor lengths = rowView(num_tokens_per_expert);
   const int64_t e = noSlots ? 0 : num_experts;
+  std::vector<tk::runtime::KernelFactory> kernels = {tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), count),
+                                                     tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), place)};
+  if (!place.merged)
+    kernels.push_back(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), offsets));
+  ctx->prepare(kernels, {topk_idx, expert_start});
   s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), count),
                {&ids, &counts, &tables[0], &tables[1], &tables[2]}, stream, {e});
   if (s.isOk() && place.merged) // Place sums the counts itself

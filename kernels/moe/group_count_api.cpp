@@ -56,6 +56,9 @@ Status countByRows(tk_context ctx, const HistogramConfig &counting, const tk_ten
   cells.ndim = 1, cells.shape[0] = blocks * rows.width, cells.strides[0] = 1;
   sum.ndim = 2, sum.shape[0] = 1, sum.shape[1] = groups, sum.strides[0] = groups, sum.strides[1] = 1;
   if (blocks > 0) {
+    ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), rows),
+                  tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), sums)},
+                 {ids, out});
     tk_tensor flat = flatView(ids);
     s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), rows), {&flat, &cells}, stream, {groups});
   }
@@ -74,6 +77,10 @@ Status count(tk_context ctx, const tk::compiler::Target &target, const Histogram
     return countByRows(ctx, counting, ids, counts, 0, stream);
   HistogramConfig zero = stage(HistogramConfig::Stage::Zero);
   Status s = histogramSchedule().resolve(ctx, target, zero);
+  if (s.isOk() && numElements(ids) > 0)
+    ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero),
+                  tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), counting)},
+                 {ids, counts});
   if (s.isOk())
     s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero), {counts}, stream);
   if (!s.isOk() || numElements(ids) == 0)

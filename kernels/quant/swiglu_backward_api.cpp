@@ -135,6 +135,10 @@ static tk_status tk_swiglu_backward_and_per_token_cast_unguarded(
       (n == 0 && !(s = rowDotsBuffer.zeroOnStream(stream)).isOk()))
     return report(s);
   tk_tensor rowDots = rowDotsBuffer.tensor(TK_F32, dotRows, chunks);
+  if (n > 0 && t * topk > 0)
+    ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildSwigluBackward), config),
+                  tk::runtime::factoryOf(TK_PROGRAM(buildWeightGradFromRowDots), WeightGradConfig{chunks})},
+                 {&xv, out});
   if (n > 0) {
     s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildSwigluBackward), config),
                  {&xv, x_sf, &gv, &topkView, &weightFlat, out, x_grad_fp8, x_grad_sf, x_grad, &rowDots}, stream);

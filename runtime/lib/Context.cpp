@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <thread>
 
 using namespace tk::runtime;
 
@@ -106,6 +107,29 @@ Status tk_context_s::targetFor(const std::vector<const tk_tensor *> &tensors, tk
     return s;
   out = *target;
   return Status::ok();
+}
+
+void tk_context_s::prepare(const std::vector<KernelFactory> &factories, const std::vector<const tk_tensor *> &tensors) {
+  tk::compiler::Target t;
+  if (!targetFor(tensors, t).isOk() || t.computeCapability == 0) // an error is run()'s to report; the CPU path
+    return;
+  std::vector<const KernelFactory *> missing;
+  for (const KernelFactory &f : factories)
+    if (!cache.contains(f, t, /*loaded=*/true))
+      missing.push_back(&f);
+  if (missing.size() < 2)
+    return;
+  auto compile = [this, &t](const KernelFactory *f) {
+    std::shared_ptr<CompiledKernel> kernel;
+    if (ensureDevice().isOk()) // makes the bound CUDA context current on a new thread
+      (void)cache.get(*f, t, driver, kernel, &device);
+  };
+  std::vector<std::thread> others;
+  for (size_t i = 1; i < missing.size(); ++i)
+    others.emplace_back(compile, missing[i]);
+  compile(missing[0]);
+  for (std::thread &other : others)
+    other.join();
 }
 
 Status tk_context_s::compileForOtherTargets(const KernelFactory &factory) {

@@ -120,22 +120,69 @@ std::string JitCache::memoryKey(const KernelFactory &factory, const compiler::Ta
 Status JitCache::get(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
                      std::shared_ptr<CompiledKernel> &out, const DeviceInfo *device) {
   const std::string name = factory.program ? memoryKey(factory, target, optionsTag_) : "";
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = byName_.find(name); factory.program && it != byName_.end() && (!driver || it->second->function)) {
-    ++hits_;
-    out = it->second;
-    return Status::ok();
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (auto it = byName_.find(name); factory.program && it != byName_.end() && (!driver || it->second->function)) {
+        ++hits_;
+        out = it->second;
+        return Status::ok();
+      }
+      // Another thread is compiling this kernel: wait for it rather than compile it twice.
+      if (name.empty() || !inFlight_.count(name))
+        break;
+      compiled_.wait(lock);
+    }
+    ++misses_;
+    if (!name.empty())
+      inFlight_.insert(name);
   }
-  ++misses_;
+  Status s = miss(factory, target, driver, device, name, out);
+  if (!name.empty()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inFlight_.erase(name);
+  }
+  compiled_.notify_all();
+  return s;
+}
+
+std::shared_ptr<CompiledKernel> JitCache::byContent(const std::string &content, const Driver *driver) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = byContent_.find(content);
+  return it != byContent_.end() && (!driver || it->second->function) ? it->second : nullptr;
+}
+
+std::shared_ptr<CompiledKernel> JitCache::keep(const std::shared_ptr<CompiledKernel> &kernel, const Driver *driver) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (driver)
+    driver_ = driver;
+  std::shared_ptr<CompiledKernel> &slot = byContent_[kernel->contentKey];
+  // Two threads compiled the same IR from different factories: the first one kept wins, the other's module goes.
+  if (slot && slot != kernel && (!driver || slot->function)) {
+    if (driver && kernel->module)
+      driver->cuModuleUnload(kernel->module);
+    return slot;
+  }
+  slot = kernel;
+  return kernel;
+}
+
+Status JitCache::miss(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
+                      const DeviceInfo *device, const std::string &name, std::shared_ptr<CompiledKernel> &out) {
   auto t0 = std::chrono::steady_clock::now();
+  auto remember = [&](const std::shared_ptr<CompiledKernel> &kernel) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (factory.program)
+      byName_[name] = kernel;
+    out = kernel;
+  };
   // A warm start: the index names the kernel without running the program.
   const std::string index = useIndex_ && disk_.enabled() ? indexKey(factory, target, optionsTag_) : "";
   if (!index.empty())
     if (std::shared_ptr<CompiledKernel> kernel = fromIndex(index, factory, target, driver, device)) {
       kernel->compileMs = msSince(t0) - kernel->loadMs; // the lookup; the load is loadMs
       ++diskHits_;
-      byName_[name] = kernel;
-      out = kernel;
+      remember(kernel);
       return Status::ok();
     }
   ProgramBuild program;
@@ -143,10 +190,8 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
   if (!s.isOk())
     return s;
   const std::string &content = program.contentKey();
-  std::shared_ptr<CompiledKernel> kernel;
-  if (auto it = byContent_.find(content); it != byContent_.end() && (!driver || it->second->function)) {
-    kernel = it->second; // the same IR from another factory
-  } else {
+  std::shared_ptr<CompiledKernel> kernel = byContent(content, driver); // the same IR from another factory
+  if (!kernel) {
     kernel = std::make_shared<CompiledKernel>();
     kernel->contentKey = content;
     kernel->config = factory.config;
@@ -176,15 +221,12 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
       }
       if (!s.isOk())
         return s;
-      driver_ = driver;
     }
-    byContent_[content] = kernel;
+    kernel = keep(kernel, driver);
   }
   if (!index.empty())
     writeIndex(disk_, index, kernel->contentKey, kernel->signature);
-  if (factory.program)
-    byName_[name] = kernel;
-  out = kernel;
+  remember(kernel);
   return Status::ok();
 }
 
@@ -195,8 +237,8 @@ std::shared_ptr<CompiledKernel> JitCache::fromIndex(const std::string &index, co
   dsl::KernelSignature signature;
   if (!readIndex(disk_, index, content, signature))
     return nullptr;
-  if (auto it = byContent_.find(content); it != byContent_.end() && (!driver || it->second->function))
-    return it->second;
+  if (std::shared_ptr<CompiledKernel> known = byContent(content, driver))
+    return known;
   auto kernel = std::make_shared<CompiledKernel>();
   std::optional<std::string> ptx = disk_.read(content);
   if (!ptx) // the PTX is gone: compile (and index) again
@@ -210,10 +252,16 @@ std::shared_ptr<CompiledKernel> JitCache::fromIndex(const std::string &index, co
   // One the driver refuses goes the whole way again (compiled, reloaded).
   if (driver && !loadModule(*driver, *kernel, device, &disk_).isOk())
     return nullptr;
-  if (driver)
-    driver_ = driver;
-  byContent_[content] = kernel;
-  return kernel;
+  return keep(kernel, driver);
+}
+
+bool JitCache::contains(const KernelFactory &factory, const compiler::Target &target, bool loaded) const {
+  if (!factory.program)
+    return false;
+  const std::string name = memoryKey(factory, target, optionsTag_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = byName_.find(name);
+  return it != byName_.end() && (!loaded || it->second->function);
 }
 
 size_t JitCache::size() const {

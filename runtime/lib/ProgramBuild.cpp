@@ -11,14 +11,14 @@
 
 #include <chrono>
 #include <mutex>
+#include <vector>
 
 namespace tk::runtime {
 
 namespace {
 
-/// One MLIR context for the process; kernels are built and compiled one at a time.
+/// An MLIR context with the compiler's dialects loaded. Its threading is off: one thread at a time uses it.
 struct CompilerState {
-  std::mutex mutex;
   std::unique_ptr<mlir::MLIRContext> context;
   CompilerState() {
     mlir::DialectRegistry registry;
@@ -27,19 +27,59 @@ struct CompilerState {
     context->loadAllAvailableDialects();
   }
 };
-CompilerState &compilerState() {
-  static CompilerState state;
-  return state;
+
+/// The process's compiler states: a build takes an idle one (or makes one when every state is busy) and gives it
+/// back when done, so that kernels built on different threads (an operator's kernels compiled side by side,
+/// JitCache.h) build and compile at once, each in a context of its own. There are as many as builds ever ran at
+/// once; each keeps what it uniqued for the next build it serves.
+class CompilerPool {
+public:
+  class Lease {
+  public:
+    explicit Lease(CompilerPool &pool) : pool_(pool), state_(pool.take()) {}
+    ~Lease() { pool_.give(std::move(state_)); }
+    Lease(const Lease &) = delete;
+    Lease &operator=(const Lease &) = delete;
+    mlir::MLIRContext &context() { return *state_->context; }
+
+  private:
+    CompilerPool &pool_;
+    std::unique_ptr<CompilerState> state_;
+  };
+
+private:
+  std::unique_ptr<CompilerState> take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!idle_.empty()) {
+        std::unique_ptr<CompilerState> state = std::move(idle_.back());
+        idle_.pop_back();
+        return state;
+      }
+    }
+    return std::make_unique<CompilerState>(); // outside the lock: loading the dialects takes a while
+  }
+  void give(std::unique_ptr<CompilerState> state) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back(std::move(state));
+  }
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<CompilerState>> idle_;
+};
+CompilerPool &compilerPool() {
+  static CompilerPool pool;
+  return pool;
 }
 
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Runs the DSL program (under the compiler's lock).
-Status build(const KernelFactory &factory, const compiler::Target &target, compiler::BuiltKernel &out) {
+/// Runs the DSL program in `context` (a compiler state's, held by the caller).
+Status build(mlir::MLIRContext &context, const KernelFactory &factory, const compiler::Target &target,
+             compiler::BuiltKernel &out) {
   try {
-    out = factory.build(*compilerState().context, target);
+    out = factory.build(context, target);
   } catch (const std::exception &e) {
     return {TK_ERROR_COMPILE, std::string("building the kernel failed: ") + e.what()};
   }
@@ -48,7 +88,7 @@ Status build(const KernelFactory &factory, const compiler::Target &target, compi
   return Status::ok();
 }
 
-/// Compiles a built kernel (consumed) to PTX (under the compiler's lock).
+/// Compiles a built kernel (consumed) to PTX (its compiler state held by the caller).
 Status compileBuilt(compiler::BuiltKernel &built, const compiler::Target &target,
                     const compiler::CompileOptions &options, std::string &ptx) {
   std::string error;
@@ -90,11 +130,10 @@ std::string contentKey(const compiler::BuiltKernel &built, const compiler::Targe
 }
 
 Status compileKernel(const KernelFactory &factory, const compiler::Target &target, CompiledKernel &out) {
-  CompilerState &state = compilerState();
-  std::lock_guard<std::mutex> lock(state.mutex);
+  CompilerPool::Lease lease(compilerPool());
   auto t0 = std::chrono::steady_clock::now();
-  compiler::BuiltKernel built;
-  Status s = build(factory, target, built);
+  compiler::BuiltKernel built; // destroyed before the lease gives the context back
+  Status s = build(lease.context(), factory, target, built);
   if (!s.isOk())
     return s;
   compiler::CompileOptions options = compiler::CompileOptions::fromEnvironment();
@@ -109,7 +148,7 @@ Status compileKernel(const KernelFactory &factory, const compiler::Target &targe
 }
 
 struct ProgramBuild::State {
-  std::unique_lock<std::mutex> lock;
+  CompilerPool::Lease lease{compilerPool()}; // first, so that it outlives the IR built in its context
   compiler::BuiltKernel built;
   compiler::Target target;
   compiler::CompileOptions options;
@@ -121,10 +160,9 @@ ProgramBuild::~ProgramBuild() = default;
 Status ProgramBuild::run(const KernelFactory &factory, const compiler::Target &target,
                          const compiler::CompileOptions &options) {
   state_ = std::make_unique<State>();
-  state_->lock = std::unique_lock<std::mutex>(compilerState().mutex);
   state_->target = target;
   state_->options = options;
-  if (Status s = build(factory, target, state_->built); !s.isOk())
+  if (Status s = build(state_->lease.context(), factory, target, state_->built); !s.isOk())
     return s;
   contentKey_ = runtime::contentKey(state_->built, target, options);
   return Status::ok();

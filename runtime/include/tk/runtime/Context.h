@@ -42,6 +42,15 @@ struct tk_context_s {
   tk::runtime::Status run(const tk::runtime::KernelFactory &factory, const std::vector<const tk_tensor *> &tensors,
                           tk_stream stream, const std::vector<int64_t> &scalars = {});
 
+  /// Compiles and loads, side by side on threads of their own, those kernels
+  /// of `factories` (a call's, with their schedules resolved) that are not in
+  /// memory yet, for the target of `tensors`: an operator of several kernels
+  /// then waits on its first call for the slowest of them rather than their
+  /// sum, and its run() calls find them. Nothing on the CPU path, nor for a
+  /// single kernel to compile (run() does that). Launches nothing; a kernel
+  /// that fails to compile or load here is left for its run() to report.
+  void prepare(const std::vector<tk::runtime::KernelFactory> &factories, const std::vector<const tk_tensor *> &tensors);
+
   /// GPU targets each kernel of a CPU-path call is compiled for as well (to
   /// PTX, not run): `tk check --compile-targets` finds layout conflicts and
   /// other lowering failures of every variant its cases reach on a machine

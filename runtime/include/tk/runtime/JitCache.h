@@ -9,8 +9,11 @@
 #include "tk/runtime/KernelFactory.h"
 #include "tk/runtime/Status.h"
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -83,6 +86,8 @@ public:
   size_t hits() const { return hits_; }
   size_t diskHits() const { return diskHits_; }
   size_t misses() const { return misses_; }
+  /// Whether get() would find `factory`'s kernel for `target` in memory (loaded, with `loaded`).
+  bool contains(const KernelFactory &factory, const compiler::Target &target, bool loaded) const;
   const DiskCache &disk() const { return disk_; }
 
 private:
@@ -91,10 +96,21 @@ private:
   std::shared_ptr<CompiledKernel> fromIndex(const std::string &index, const KernelFactory &factory,
                                             const compiler::Target &target, const Driver *driver,
                                             const DeviceInfo *device);
+  /// get() on a miss, outside the lock: the index, the program, the disk, the compile and the load.
+  Status miss(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
+              const DeviceInfo *device, const std::string &name, std::shared_ptr<CompiledKernel> &out);
+  /// The kernel of this IR already kept (loaded, with a driver), or null.
+  std::shared_ptr<CompiledKernel> byContent(const std::string &content, const Driver *driver) const;
+  /// Keeps `kernel` by its content; returns the one kept (another thread's, when it got there first).
+  std::shared_ptr<CompiledKernel> keep(const std::shared_ptr<CompiledKernel> &kernel, const Driver *driver);
+  /// get() holds the lock for lookups only: kernels compile and load outside it, several at once (Context's
+  /// prepare), and a get() of a kernel another thread is compiling waits for it (`compiled_`).
   mutable std::mutex mutex_;
+  std::condition_variable compiled_;
+  std::set<std::string> inFlight_;
   std::unordered_map<std::string, std::shared_ptr<CompiledKernel>> byName_, byContent_;
   const Driver *driver_ = nullptr;
-  size_t hits_ = 0, misses_ = 0, diskHits_ = 0;
+  std::atomic<size_t> hits_{0}, misses_{0}, diskHits_{0};
   DiskCache disk_ = DiskCache::fromEnvironment();
   compiler::CompileOptions options_ = compiler::CompileOptions::fromEnvironment();
   std::string optionsTag_ = options_.cacheTag();
