@@ -119,15 +119,25 @@ void tk_context_s::prepare(const std::vector<KernelFactory> &factories, const st
       missing.push_back(&f);
   if (missing.size() < 2)
     return;
-  auto compile = [this, &t](const KernelFactory *f) {
-    std::shared_ptr<CompiledKernel> kernel;
-    if (ensureDevice().isOk()) // makes the bound CUDA context current on a new thread
-      (void)cache.get(*f, t, driver, kernel, &device);
+  // Nothing escapes: an exception leaving a thread would end the process; the kernel's run() meets it again.
+  auto compile = [this, &t](const KernelFactory *f) noexcept {
+    try {
+      std::shared_ptr<CompiledKernel> kernel;
+      if (ensureDevice().isOk()) // makes the bound CUDA context current on a new thread
+        (void)cache.get(*f, t, driver, kernel, &device);
+    } catch (...) {
+    }
   };
   std::vector<std::thread> others;
-  for (size_t i = 1; i < missing.size(); ++i)
-    others.emplace_back(compile, missing[i]);
+  size_t next = 1;
+  try {
+    for (; next < missing.size(); ++next)
+      others.emplace_back(compile, missing[next]);
+  } catch (...) { // no thread to be had: the rest on this one
+  }
   compile(missing[0]);
+  for (; next < missing.size(); ++next)
+    compile(missing[next]);
   for (std::thread &other : others)
     other.join();
 }

@@ -137,13 +137,19 @@ Status JitCache::get(const KernelFactory &factory, const compiler::Target &targe
     if (!name.empty())
       inFlight_.insert(name);
   }
-  Status s = miss(factory, target, driver, device, name, out);
-  if (!name.empty()) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    inFlight_.erase(name);
-  }
-  compiled_.notify_all();
-  return s;
+  // However miss() ends (an exception included), the kernel is no longer in flight and its waiters wake.
+  struct Landed {
+    JitCache &cache;
+    const std::string &name;
+    ~Landed() {
+      if (!name.empty()) {
+        std::lock_guard<std::mutex> lock(cache.mutex_);
+        cache.inFlight_.erase(name);
+      }
+      cache.compiled_.notify_all();
+    }
+  } landed{*this, name};
+  return miss(factory, target, driver, device, name, out);
 }
 
 std::shared_ptr<CompiledKernel> JitCache::byContent(const std::string &content, const Driver *driver) const {
@@ -179,8 +185,7 @@ Status JitCache::miss(const KernelFactory &factory, const compiler::Target &targ
   // A warm start: the index names the kernel without running the program.
   const std::string index = useIndex_ && disk_.enabled() ? indexKey(factory, target, optionsTag_) : "";
   if (!index.empty())
-    if (std::shared_ptr<CompiledKernel> kernel = fromIndex(index, factory, target, driver, device)) {
-      kernel->compileMs = msSince(t0) - kernel->loadMs; // the lookup; the load is loadMs
+    if (std::shared_ptr<CompiledKernel> kernel = fromIndex(index, factory, target, driver, device, t0)) {
       ++diskHits_;
       remember(kernel);
       return Status::ok();
@@ -232,7 +237,7 @@ Status JitCache::miss(const KernelFactory &factory, const compiler::Target &targ
 
 std::shared_ptr<CompiledKernel> JitCache::fromIndex(const std::string &index, const KernelFactory &factory,
                                                     const compiler::Target &target, const Driver *driver,
-                                                    const DeviceInfo *device) {
+                                                    const DeviceInfo *device, std::chrono::steady_clock::time_point t0) {
   std::string content;
   dsl::KernelSignature signature;
   if (!readIndex(disk_, index, content, signature))
@@ -252,6 +257,7 @@ std::shared_ptr<CompiledKernel> JitCache::fromIndex(const std::string &index, co
   // One the driver refuses goes the whole way again (compiled, reloaded).
   if (driver && !loadModule(*driver, *kernel, device, &disk_).isOk())
     return nullptr;
+  kernel->compileMs = msSince(t0) - kernel->loadMs; // the lookup; the load is loadMs (set before others see it)
   return keep(kernel, driver);
 }
 

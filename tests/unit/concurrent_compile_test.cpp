@@ -9,7 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
+#include <stdexcept>
 #include <thread>
 
 using namespace tk;
@@ -79,6 +84,56 @@ TEST(ConcurrentCompile, OneKernelAskedForAtOnceCompilesOnce) {
   });
   EXPECT_EQ(a.get(), b.get());
   EXPECT_EQ(cache.size(), 2u);
+}
+
+/// Builds of `kParties` kernels that each wait, inside the DSL program, until all of them are building: they
+/// finish only if the cache runs them at once (one lock around the builds would time them out).
+constexpr int kParties = 3;
+std::mutex partyMutex;
+std::condition_variable partyArrived;
+int partyCount = 0;
+
+dsl::BuiltKernel buildWhenAllBuild(mlir::MLIRContext &ctx, const AffineConfig &c) {
+  std::unique_lock<std::mutex> lock(partyMutex);
+  ++partyCount;
+  partyArrived.notify_all();
+  if (!partyArrived.wait_for(lock, std::chrono::seconds(20), [] { return partyCount >= kParties; }))
+    throw std::runtime_error("the other builds never started: builds ran one at a time");
+  lock.unlock();
+  return buildAffine(ctx, c);
+}
+
+TEST(ConcurrentCompile, BuildsOverlap) {
+  runtime::JitCache cache(/*useIndex=*/false);
+  std::vector<runtime::Status> status(kParties, runtime::Status::ok());
+  onThreads(kParties, [&](int i) {
+    std::shared_ptr<runtime::CompiledKernel> kernel;
+    status[i] = cache.get(runtime::factoryOf(buildWhenAllBuild, AffineConfig{20.0 + i}), sm90(), nullptr, kernel);
+  });
+  for (const runtime::Status &s : status)
+    EXPECT_TRUE(s.isOk()) << s.message();
+}
+
+/// A program that throws what is not a std::exception (which the build does not turn into a status).
+dsl::BuiltKernel buildThatThrows(mlir::MLIRContext &, const AffineConfig &) { throw 42; }
+
+TEST(ConcurrentCompile, AKernelThatThrowsLeavesNoWaiterBehind) {
+  runtime::JitCache cache(/*useIndex=*/false);
+  for (int attempt = 0; attempt < 2; ++attempt) { // the second would wait forever on a kernel left in flight
+    std::atomic<bool> done{false};
+    std::thread asker([&] {
+      std::shared_ptr<runtime::CompiledKernel> kernel;
+      EXPECT_THROW((void)cache.get(runtime::factoryOf(buildThatThrows, AffineConfig{}), sm90(), nullptr, kernel), int);
+      done = true;
+    });
+    for (int i = 0; i < 200 && !done; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!done) {
+      asker.detach();
+      FAIL() << "attempt " << attempt << " still waits";
+    }
+    asker.join();
+  }
 }
 
 TEST(ConcurrentCompile, PrepareCompilesNothingOnTheCpuPath) {

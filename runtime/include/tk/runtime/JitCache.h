@@ -10,6 +10,7 @@
 #include "tk/runtime/Status.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -95,7 +96,7 @@ private:
   /// driver), or null (no entry, or one that does not load).
   std::shared_ptr<CompiledKernel> fromIndex(const std::string &index, const KernelFactory &factory,
                                             const compiler::Target &target, const Driver *driver,
-                                            const DeviceInfo *device);
+                                            const DeviceInfo *device, std::chrono::steady_clock::time_point t0);
   /// get() on a miss, outside the lock: the index, the program, the disk, the compile and the load.
   Status miss(const KernelFactory &factory, const compiler::Target &target, const Driver *driver,
               const DeviceInfo *device, const std::string &name, std::shared_ptr<CompiledKernel> &out);
