@@ -127,24 +127,23 @@ static tk_status tk_get_fused_mapping_unguarded(tk_context ctx, const tk_tensor 
     tables[i] = part(whole, 2 * table + 8 + 4 * i, {1});
   const tk_tensor lengths = rowView(num_tokens_per_expert);
   const int64_t e = noSlots ? 0 : num_experts;
+  // Made once, for prepare and the runs: these calls take a few µs, their factories' keys a part of it.
   std::vector<tk::runtime::KernelFactory> kernels = {tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), count),
                                                      tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), place)};
   if (!place.merged)
     kernels.push_back(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), offsets));
   ctx->prepare(kernels, {topk_idx, expert_start});
-  s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), count),
-               {&ids, &counts, &tables[0], &tables[1], &tables[2]}, stream, {e});
+  s = ctx->run(kernels[0], {&ids, &counts, &tables[0], &tables[1], &tables[2]}, stream, {e});
   if (s.isOk() && place.merged) // Place sums the counts itself
     s = ctx->run(
-        tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), place),
+        kernels[1],
         {&ids, &counts, &toPos, &tables[0], &tables[1], &tables[2], expert_start, expert_end, num_tokens_per_expert},
         stream, {e, args["K"], alignment});
   else if (s.isOk())
-    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), offsets), {&counts2d, &base2d, &lengths}, stream,
-                 {alignment});
+    s = ctx->run(kernels[2], {&counts2d, &base2d, &lengths}, stream, {alignment});
   if (s.isOk() && !place.merged)
     s = ctx->run(
-        tk::runtime::factoryOf(TK_PROGRAM(buildFusedMapping), place),
+        kernels[1],
         {&ids, &base, num_tokens_per_expert, &toPos, &tables[0], &tables[1], &tables[2], expert_start, expert_end},
         stream, {e, args["K"]});
   if (!s.isOk() || (!num_positions && !checksEnabled(ctx, TK_CHECK_INDICES)))

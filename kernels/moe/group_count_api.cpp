@@ -55,15 +55,16 @@ Status countByRows(tk_context ctx, const HistogramConfig &counting, const tk_ten
   tk_tensor table = scratch.tensor(TK_I32, std::max<int64_t>(blocks, 1), rows.width), cells = table, sum = *out;
   cells.ndim = 1, cells.shape[0] = blocks * rows.width, cells.strides[0] = 1;
   sum.ndim = 2, sum.shape[0] = 1, sum.shape[1] = groups, sum.strides[0] = groups, sum.strides[1] = 1;
+  // Made once, for prepare and the runs: these calls take a few µs, their factories' keys a part of it.
+  const std::vector<tk::runtime::KernelFactory> kernels = {tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), rows),
+                                                           tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), sums)};
   if (blocks > 0) {
-    ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), rows),
-                  tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), sums)},
-                 {ids, out});
+    ctx->prepare(kernels, {ids, out});
     tk_tensor flat = flatView(ids);
-    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), rows), {&flat, &cells}, stream, {groups});
+    s = ctx->run(kernels[0], {&flat, &cells}, stream, {groups});
   }
   if (s.isOk())
-    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), sums), {&table, &sum}, stream,
+    s = ctx->run(kernels[1], {&table, &sum}, stream,
                  slots > 0 ? std::vector<int64_t>{groups, slots} : std::vector<int64_t>{});
   return s;
 }
@@ -77,17 +78,18 @@ Status count(tk_context ctx, const tk::compiler::Target &target, const Histogram
     return countByRows(ctx, counting, ids, counts, 0, stream);
   HistogramConfig zero = stage(HistogramConfig::Stage::Zero);
   Status s = histogramSchedule().resolve(ctx, target, zero);
-  if (s.isOk() && numElements(ids) > 0)
-    ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero),
-                  tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), counting)},
-                 {ids, counts});
-  if (s.isOk())
-    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero), {counts}, stream);
+  if (!s.isOk())
+    return s;
+  const std::vector<tk::runtime::KernelFactory> kernels = {
+      tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero),
+      tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), counting)};
+  if (numElements(ids) > 0)
+    ctx->prepare(kernels, {ids, counts});
+  s = ctx->run(kernels[0], {counts}, stream);
   if (!s.isOk() || numElements(ids) == 0)
     return s;
   tk_tensor flat = flatView(ids);
-  return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), counting), {&flat, counts}, stream,
-                  {counts->shape[0]});
+  return ctx->run(kernels[1], {&flat, counts}, stream, {counts->shape[0]});
 }
 
 /// The ids are counted in i32 positions of one flat range.
