@@ -190,20 +190,23 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
   if (rows.splitV || rows.fused)
     tensors.push_back(&gv3);
   tensors.push_back(grad_w_partial);
+  // The value kernel's schedule resolved before the rows kernel writes; both kernels made once, for prepare and
+  // the runs.
+  const bool valueKernel = !rows.splitV && !rows.fused;
   GateBackwardConfig value;
   value.stage = GateBackwardConfig::Stage::Value, value.hidden = h, value.streams = n;
-  Status s = rows.splitV || rows.fused ? Status::ok() : gateBackwardSchedule().resolve(ctx, target, value);
-  if (s.isOk() && !rows.splitV && !rows.fused)
-    ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows),
-                  tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), value)},
-                 {grad_out, grad_x});
-  if (s.isOk())
-    s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows), tensors, stream,
-                 {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
-  if (!s.isOk() || rows.splitV || rows.fused)
+  Status s = valueKernel ? gateBackwardSchedule().resolve(ctx, target, value) : Status::ok();
+  if (!s.isOk())
     return tk::runtime::report(s);
-  return tk::runtime::report(runScheduled(ctx, gateBackwardSchedule(), TK_PROGRAM(buildGateBackward), value,
-                                          {grad_out, &saved[1], &gv3}, stream));
+  const std::vector<tk::runtime::KernelFactory> kernels = {
+      tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows),
+      tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), value)};
+  if (valueKernel)
+    ctx->prepare(kernels, {grad_out, grad_x});
+  s = ctx->run(kernels[0], tensors, stream, {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
+  if (!s.isOk() || !valueKernel)
+    return tk::runtime::report(s);
+  return tk::runtime::report(ctx->run(kernels[1], {grad_out, &saved[1], &gv3}, stream));
 }
 
 extern "C" tk_status tk_engram_gate_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *hidden_states,

@@ -78,13 +78,13 @@ Status runBackward(tk_context ctx, MixGateKind kind, const Arguments &args, std:
     return s;
   MixGateConfig r;
   r.kind = kind, r.stage = MixGateStage::Reduce, r.streams = n;
-  if (t > 0) { // both kernels side by side: the reduction's schedule resolved as runScheduled resolves it below
-    MixGateConfig resolved = r;
-    if (mixGateSchedule(kind, true).resolve(ctx, target, resolved).isOk())
-      ctx->prepare({tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), c),
-                    tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), resolved)},
-                   every);
-  }
+  if (Status s = mixGateSchedule(kind, true).resolve(ctx, target, r); !s.isOk())
+    return s;
+  // Both kernels made once, for prepare (side by side on a first call) and the runs.
+  const std::vector<tk::runtime::KernelFactory> kernels = {tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), c),
+                                                           tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), r)};
+  if (t > 0)
+    ctx->prepare(kernels, every);
   const int64_t blocks = std::max<int64_t>(1, (t + c.numRows() - 1) / c.numRows());
   tk::runtime::Scratch scratch;
   if (Status s = scratch.allocateOnStream(ctx, gradInput, (size_t)(blocks * columns * 4), stream); !s.isOk())
@@ -98,11 +98,11 @@ Status runBackward(tk_context ctx, MixGateKind kind, const Arguments &args, std:
     std::vector<int64_t> scalars;
     if (kind == MixGateKind::Split)
       scalars.push_back(tk::runtime::f32Scalar(postMult));
-    if (Status s = ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), c), tensors, stream, scalars); !s.isOk())
+    if (Status s = ctx->run(kernels[0], tensors, stream, scalars); !s.isOk())
       return s;
   }
   tk_tensor s1 = withUnitDim(gradScale, 0), b1 = withUnitDim(gradBase, 0);
-  return runScheduled(ctx, mixGateSchedule(kind, true), TK_PROGRAM(buildMixGate), r, {&partial, &s1, &b1}, stream);
+  return ctx->run(kernels[1], {&partial, &s1, &b1}, stream);
 }
 } // namespace
 

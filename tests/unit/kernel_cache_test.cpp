@@ -1,6 +1,7 @@
 // Content-addressed kernels: an edited kernel always runs as edited, in the
 // same process and in the next one; disk entries are verified on read.
 #include "kernels/quant/per_token_cast.h"
+#include "tests/kernels/affine_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/dsl/SignatureText.h"
 #include "tk/runtime/Context.h"
@@ -31,15 +32,7 @@ struct ScaleConfig {
 };
 
 dsl::BuiltKernel buildScale(mlir::MLIRContext &ctx, const ScaleConfig &c) {
-  using namespace tk::dsl;
-  KernelBuilder k(ctx, "scale", 64);
-  Dim rows = k.dynamic("rows");
-  Tensor x = k.input("x", {rows, 64}, DType::F32), out = k.output("out", {rows, 64}, DType::F32);
-  k.grid({ceil_div(rows, 4)}, [&](const std::vector<Index> &b) {
-    Tile t = k.load(x, {b[0] * 4, k.index(0)}, {4, 64});
-    k.store(out, {b[0] * 4, k.index(0)}, t * c.factor);
-  });
-  return k.finish();
+  return test::buildAffineKernel(ctx, c.factor, 0);
 }
 
 /// The same kernel, another DSL program (a second build function), as a
@@ -269,7 +262,7 @@ TEST(KernelCache, TheIndexSparesAWarmProcessTheProgram) {
     runtime::JitCache cache;
     std::shared_ptr<runtime::CompiledKernel> k;
     return cache.get(f, sm90(), nullptr, k).isOk() && k->fromIndex && scaleBuilds == before &&
-           k->contentKey == first->contentKey && k->ptx == first->ptx && k->signature.name == "scale" &&
+           k->contentKey == first->contentKey && k->ptx == first->ptx && k->signature.name == "affine" &&
            dsl::writeSignature(k->signature) == dsl::writeSignature(first->signature);
   }));
   EXPECT_TRUE(inChild([&] { // another config: the program runs
