@@ -173,6 +173,16 @@ TEST(KernelBuilder, MisuseIsAnError) {
     k.input("x", {Dim::symbol("n"), 64}, DType::F32);
     EXPECT_THROW(k.finish(), std::logic_error);
   }
+  // Threads per block: 32 times a power of two, refused where the author chose them.
+  for (int64_t threads : {0, 16, 100, 96, 448, 2048})
+    EXPECT_THROW(KernelBuilder(c.ctx, "bad_threads", threads), std::invalid_argument) << threads;
+  try {
+    KernelBuilder k(c.ctx, "fourteen_warps", 448);
+    ADD_FAILURE() << "448 threads accepted";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_STREQ(e.what(), "kernel 'fourteen_warps': threads per block must be 32 times a power of two (32, 64, "
+                           "128, 256, 512 or 1024), got 448");
+  }
   {
     KernelBuilder k(c.ctx, "bad_map");
     Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace tk::tile;
@@ -46,8 +47,12 @@ static constexpr int64_t kMaxFragmentElementsPerThread = 512;
 
 LogicalResult KernelOp::verify() {
   int64_t threads = getThreads();
-  if (threads < 32 || threads > 1024 || threads % 32 != 0)
-    return emitOpError() << "threads per block must be a multiple of 32 in [32, 1024], got " << threads;
+  // Whole warps, and a power of two of them: a tile's layout spreads over every warp only when its warp counts
+  // (powers of two, as BlockedLayoutAttr's) multiply to the block's; with 14 warps a tile spread over 8 would run
+  // on six warps twice, and a reduction's per-warp buffer would be written past its end.
+  if (threads < 32 || threads > 1024 || threads % 32 != 0 || !llvm::isPowerOf2_64(threads / 32))
+    return emitOpError() << "threads per block must be 32 times a power of two (32, 64, 128, 256, 512 or 1024), got "
+                         << threads;
   if (!getFunctionType().getResults().empty())
     return emitOpError() << "a kernel returns nothing; write results through output tensors";
   for (Type t : getArgumentTypes())

@@ -1,7 +1,18 @@
 // RUN: tk-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{threads per block must be a multiple of 32 in [32, 1024], got 100}}
+// expected-error @+1 {{threads per block must be 32 times a power of two (32, 64, 128, 256, 512 or 1024), got 100}}
 tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 100 : i64} {
+  %c1 = arith.constant 1 : index
+  tile.grid (%i) in (%c1) {
+  }
+  tile.return
+}
+
+// -----
+
+// Whole warps, but 14 of them: layouts spread over a power of two of warps.
+// expected-error @+1 {{threads per block must be 32 times a power of two (32, 64, 128, 256, 512 or 1024), got 448}}
+tile.kernel @k(%x: memref<?x64xf32>) attributes {threads = 448 : i64} {
   %c1 = arith.constant 1 : index
   tile.grid (%i) in (%c1) {
   }
