@@ -44,12 +44,9 @@ KernelBuilder::KernelBuilder(MLIRContext &ctx, const std::string &name, int64_t 
   ctx.loadDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect, memref::MemRefDialect, scf::SCFDialect>();
   signature_.name = name;
   signature_.threads = threads;
-  // As tile.kernel's verifier, but here, where the author chose the number, rather than at finish().
-  if (threads < 32 || threads > 1024 || threads % 32 != 0 || (threads / 32 & (threads / 32 - 1)) != 0)
-    throw std::invalid_argument("kernel '" + name +
-                                "': threads per block must be 32 times a power of two (32, 64, 128, 256, 512 or "
-                                "1024), got " +
-                                std::to_string(threads));
+  // tile.kernel's verifier asks too; here is where the author chose the number.
+  if (std::string why = tile::threadCountError(threads); !why.empty())
+    throw std::invalid_argument("kernel '" + name + "': " + why);
 }
 
 void KernelBuilder::requireBeforeGrid(const char *setting) const {

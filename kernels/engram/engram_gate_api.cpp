@@ -198,11 +198,11 @@ static tk_status tk_engram_gate_bwd_unguarded(tk_context ctx, const tk_tensor *g
   Status s = valueKernel ? gateBackwardSchedule().resolve(ctx, target, value) : Status::ok();
   if (!s.isOk())
     return tk::runtime::report(s);
-  const std::vector<tk::runtime::KernelFactory> kernels = {
-      tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows),
-      tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), value)};
-  if (valueKernel)
+  std::vector<tk::runtime::KernelFactory> kernels = {tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), rows)};
+  if (valueKernel) {
+    kernels.push_back(tk::runtime::factoryOf(TK_PROGRAM(buildGateBackward), value));
     ctx->prepare(kernels, {grad_out, grad_x});
+  }
   s = ctx->run(kernels[0], tensors, stream, {tk::runtime::f32Scalar(clamp_value), tk::runtime::f32Scalar(invSqrtH)});
   if (!s.isOk() || !valueKernel)
     return tk::runtime::report(s);

@@ -45,14 +45,19 @@ GridOp KernelOp::getGrid() {
 /// The most fragment elements each thread of a block may hold (see below).
 static constexpr int64_t kMaxFragmentElementsPerThread = 512;
 
+std::string tk::tile::threadCountError(int64_t threads) {
+  // With 14 warps a tile spread over 8 would run on six warps twice, and a reduction's per-warp buffer (sized for
+  // the layout's warps, indexed by the real warp) would be written past its end.
+  if (threads >= 32 && threads <= 1024 && threads % 32 == 0 && llvm::isPowerOf2_64(threads / 32))
+    return "";
+  return "threads per block must be 32 times a power of two (32, 64, 128, 256, 512 or 1024), got " +
+         std::to_string(threads);
+}
+
 LogicalResult KernelOp::verify() {
   int64_t threads = getThreads();
-  // Whole warps, and a power of two of them: a tile's layout spreads over every warp only when its warp counts
-  // (powers of two, as BlockedLayoutAttr's) multiply to the block's; with 14 warps a tile spread over 8 would run
-  // on six warps twice, and a reduction's per-warp buffer would be written past its end.
-  if (threads < 32 || threads > 1024 || threads % 32 != 0 || !llvm::isPowerOf2_64(threads / 32))
-    return emitOpError() << "threads per block must be 32 times a power of two (32, 64, 128, 256, 512 or 1024), got "
-                         << threads;
+  if (std::string why = threadCountError(threads); !why.empty())
+    return emitOpError() << why;
   if (!getFunctionType().getResults().empty())
     return emitOpError() << "a kernel returns nothing; write results through output tensors";
   for (Type t : getArgumentTypes())

@@ -33,4 +33,8 @@ bool holdsTileOps(mlir::Operation &op);
 /// True when `type` has one element and a layout that gives it to every
 /// thread of the block (tile.to_scalar reads it there).
 bool everyThreadHolds(FragmentType type);
+/// Why `threads` cannot be a block's thread count ("" when it can): 32 times a power of two, since a tile's layout
+/// spreads over every warp only when its warp counts (powers of two) multiply to the block's. tile.kernel's
+/// verifier and the DSL's KernelBuilder (where the author chose the number) both ask.
+std::string threadCountError(int64_t threads);
 } // namespace tk::tile
