@@ -41,7 +41,7 @@ TK_REGISTER_CASES(top2_sum_gate) {
   for (Top2SumGateCase &g : t.gpu)
     g.tokens = 4001;
   t.small = {{64, 72, 6, 1, TK_SCORING_SIGMOID, 1, 4, false}, {32, 144, 6, 2, TK_SCORING_SOFTMAX, 0, 0, true}};
-  t.bench = [](const RowSelection &) {
+  t.bench = [](const RowSelection &s) {
     // The reference's benchmark: N = 32 routed + 4 padded rows, tp_rank 1, shared-as-routed where valid.
     std::vector<Top2SumGateCase> out;
     for (int64_t e : {72, 144})
@@ -49,6 +49,13 @@ TK_REGISTER_CASES(top2_sum_gate) {
         out.push_back({32, e, 6, e == 72 ? 1 : 2, sc, 1, 4, false});
     for (tk_scoring sc : {TK_SCORING_SIGMOID, TK_SCORING_SQRTSOFTPLUS, TK_SCORING_SOFTMAX})
       out.push_back({32, 256, 8, 2, sc, 1, 4, false, 1, 8, 4});
+    // --full adds a prefill's batch (16384 tokens, the size of the torch.compile figure), where tokens
+    // outnumber the SMs' slots and CTAs of several tokens can pay.
+    if (s.full) {
+      out.push_back({16384, 72, 6, 1, TK_SCORING_SIGMOID, 1, 0, false});
+      out.push_back({16384, 144, 6, 2, TK_SCORING_SIGMOID, 1, 0, false});
+      out.push_back({16384, 256, 8, 2, TK_SCORING_SIGMOID, 1, 0, false, 1, 8, 4});
+    }
     return out;
   };
   registerTable(t);

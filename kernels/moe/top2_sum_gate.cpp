@@ -84,6 +84,8 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
     throw std::invalid_argument("top2_sum_gate: group limiting needs E % G == 0, E / G >= 2 and K <= Kg E / G");
   KernelBuilder k(ctx, "top2_sum_gate", c.numThreads());
   k.maxAccessBytes(4); // one element per thread and dtype: every (rows, 1) tile of one layout
+  if (c.warpRows)
+    k.warpsAlongRows(); // a token's reductions in one warp: shuffles, no shared memory between warps
   Dim tokens = k.dynamic("tokens");
   Tensor logits = k.input("logits", {tokens, e}, DType::F32);
   Tensor bias = k.input("bias", {e}, DType::F32);

@@ -23,8 +23,11 @@ struct Top2SumGateConfig {
   Scoring scoring = Scoring::Sigmoid;
   bool mask = false, fixed = false, unmapped = false;
   int64_t replicas = 0; ///< the physical map's columns (X + 1); 0: no map
-  /// Schedule: tokens per CTA (0: threads / W, at least 1), threads (0: 128).
-  int64_t rows = 0, threads = 0;
+  /// Schedule: tokens per CTA (0: threads / W, at least 1), threads (0: 128),
+  /// warp_rows (1: the CTA's warps split its tokens, a token's row within
+  /// one warp where there are as many tokens as warps; 0: every row spans
+  /// all the warps).
+  int64_t rows = 0, threads = 0, warpRows = 0;
   int64_t width() const;
   int64_t rowsPerBlock() const;
   int64_t numThreads() const { return threads ? threads : 128; }

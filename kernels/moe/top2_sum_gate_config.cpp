@@ -35,6 +35,8 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
     return std::to_string(perThread) + " logits per thread, over 64";
   if (c.rowsPerBlock() * c.width() < c.numThreads())
     return "fewer logits per CTA than threads";
+  if (c.warpRows && c.rowsPerBlock() < 2)
+    return "warp_rows=1 splits two or more tokens among the warps";
   // The rows pass through shared memory: u for the scores, with group limiting the keys and the groups' ranks
   // too; with replicas logical_count is staged there. Within 48 KB the buffers stay static, on every target.
   const int64_t staged = c.replicas ? (c.experts + c.shared) * 4 : 0;
@@ -46,17 +48,19 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
 }
 
 static std::vector<std::string> searchSpace(const Top2SumGateConfig &, const compiler::Target &) {
-  return everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"threads", {32, 64, 128, 256}}});
+  return everyCombination({{"rows", {1, 2, 4, 8, 16}}, {"threads", {32, 64, 128, 256}}, {"warp_rows", {0, 1}}});
 }
 
 const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule() {
   using C = Top2SumGateConfig;
-  static const OperatorSchedule<C> schedule("top2_sum_gate", "tk_top2_sum_gate",
-                                            ScheduleSpec<C>({
-                                                {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
-                                                {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-                                            }),
-                                            checkSchedule, searchSpace);
+  static const OperatorSchedule<C> schedule(
+      "top2_sum_gate", "tk_top2_sum_gate",
+      ScheduleSpec<C>({
+          {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
+          {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+          {&C::warpRows, {"warp_rows", "1: warps split the tokens, rows stay in a warp", 0, 1, false, 0}},
+      }),
+      checkSchedule, searchSpace);
   return schedule;
 }
 

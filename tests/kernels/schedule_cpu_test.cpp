@@ -14,6 +14,7 @@
 #include "checks/sinkhorn_check.h"
 #include "checks/swiglu_backward_check.h"
 #include "checks/swiglu_check.h"
+#include "checks/top2_sum_gate_check.h"
 #include "checks/transpose_check.h"
 #include "kernels/common/operator_schedule.h"
 #include "kernels/engram/gate_backward.h"
@@ -364,6 +365,17 @@ TEST(Schedules, EveryEngramGateForwardCandidateChecks) {
   const tk::checks::GateForwardCase c{37, 3, 1000, true, true, 4};
   EXPECT_GT(everyCandidate("engram_gate_fwd",
                            [c](tk_context ctx) { return tk::checks::checkGateForward(nullptr, ctx, c, false); }),
+            20);
+}
+
+// The gate's search space: tokens per CTA and threads, with the warps splitting a CTA's tokens (warp_rows=1, a
+// token's reductions inside one warp) or spreading each token's row. Group limiting (the (rows, G, epg) tile),
+// shared slots through a replica map, padded rows and a last CTA with fewer tokens.
+TEST(Schedules, EveryTop2SumGateCandidateChecks) {
+  tk::checks::Top2SumGateCase c{37, 256, 8, 2, TK_SCORING_SOFTMAX, 1, 3};
+  c.groups = 8, c.topkGroups = 4, c.replicas = 5;
+  EXPECT_GT(everyCandidate("top2_sum_gate",
+                           [c](tk_context ctx) { return tk::checks::checkTop2SumGate(nullptr, ctx, c, false); }),
             20);
 }
 

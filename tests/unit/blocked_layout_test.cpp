@@ -53,6 +53,35 @@ TEST(BlockedLayout, ChoosesSixteenByteChunksAlongRows) {
   EXPECT_EQ(chooseBlockedLayout({1, 576}, 4, 16).warps, (std::vector<int64_t>{1, 4}));
 }
 
+// Warps along rows: each of four token rows of 256 logits in its own warp, so
+// a reduction along the row never crosses warps; the lanes stay on the row.
+// Rows fewer than the warps leave the rest on the row, as the default does.
+TEST(BlockedLayout, WarpsAlongRowsGiveEachRowItsOwnWarp) {
+  BlockedLayout l = chooseBlockedLayout({4, 256}, 4, 1, 1, /*warpsAlongRows=*/true);
+  EXPECT_EQ(l.lanes, (std::vector<int64_t>{1, 32}));
+  EXPECT_EQ(l.warps, (std::vector<int64_t>{4, 1}));
+  expectBijection(l);
+  GroupedReduction g;
+  std::string error;
+  ASSERT_TRUE(GroupedReduction::analyze(l, 1, 256, g, error)) << error;
+  EXPECT_EQ(g.warpsPerGroup, 1);
+  // The default spreads each row over the four warps.
+  GroupedReduction across;
+  ASSERT_TRUE(GroupedReduction::analyze(chooseBlockedLayout({4, 256}, 4, 1), 1, 256, across, error)) << error;
+  EXPECT_EQ(across.warpsPerGroup, 4);
+  // Eight rows on four warps: two rows a warp; two rows: the other warps on the row.
+  EXPECT_EQ(chooseBlockedLayout({8, 128}, 4, 1, 1, true).warps, (std::vector<int64_t>{4, 1}));
+  EXPECT_EQ(chooseBlockedLayout({2, 128}, 4, 1, 1, true).warps, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(chooseBlockedLayout({1, 576}, 4, 16, 1, true).warps, chooseBlockedLayout({1, 576}, 4, 16).warps);
+  // Three dimensions (tokens, groups, experts of a group) and a column of per-row values.
+  BlockedLayout groups = chooseBlockedLayout({4, 8, 32}, 4, 1, 1, true);
+  EXPECT_EQ(groups.warps, (std::vector<int64_t>{4, 1, 1}));
+  expectBijection(groups);
+  for (auto shape : std::vector<std::vector<int64_t>>{{4, 1}, {16, 72}, {3, 40}, {64, 64}, {2, 4, 8}})
+    for (int64_t vec : {1, 4})
+      expectBijection(chooseBlockedLayout(shape, 4, vec, 1, true));
+}
+
 // 32-byte vectors (sm_100a) on tiles sized for 16-byte ones: the 64 x 64
 // bf16 tile of the transposed b = 32 cast with 8 rows per thread fills 64 of
 // its 64 threads' positions only with 16-byte vectors; 1024 bf16 columns on

@@ -13,7 +13,8 @@ using namespace mlir;
 using namespace tk::tile;
 
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t maxAccessBytes,
-                                   int64_t vectorElements, int64_t transposeRows, bool, int64_t minBlocksPerSm, bool) {
+                                   int64_t vectorElements, int64_t transposeRows, bool, int64_t minBlocksPerSm, bool,
+                                   bool) {
   if (maxAccessBytes != 0 && maxAccessBytes != 4 && maxAccessBytes != 8 && maxAccessBytes != 16)
     return emitError() << "schedule: max_access_bytes must be 4, 8 or 16 (0: the target's), got " << maxAccessBytes;
   if (vectorElements < 0 || vectorElements > 64 ||

@@ -56,6 +56,7 @@ LayoutInference::LayoutInference(KernelOp kernel, int64_t vectorBytes, bool infe
   ScheduleAttr schedule = kernel.getScheduleOrDefault();
   vectorBytes_ = schedule.getMaxAccessBytes() ? std::min(vectorBytes, schedule.getMaxAccessBytes()) : vectorBytes;
   transposeRows_ = schedule.getTransposeRows() ? schedule.getTransposeRows() : 4;
+  warpsAlongRows_ = schedule.getWarpsAlongRows();
   vecElems_ = std::max<int64_t>(1, vectorBytes_ / accessElementBytes(kernel));
 }
 
@@ -86,13 +87,14 @@ Attribute LayoutInference::blocked(ArrayRef<int64_t> shape, int64_t vec, int64_t
   // are sized for 16 bytes: 5 of 48 shipped kernels had half their threads
   // idle on sm_100a). 16-byte targets keep their layouts: their padded ones
   // (the 576-channel rows) have no exact halving.
-  return compiler::toAttr(ctx_, vectorBytes_ > 16 ? compiler::chooseUnpaddedBlockedLayout(s, warps_, vec, rowVec)
-                                                  : compiler::chooseBlockedLayout(s, warps_, vec, rowVec));
+  return compiler::toAttr(ctx_, vectorBytes_ > 16
+                                    ? compiler::chooseUnpaddedBlockedLayout(s, warps_, vec, rowVec, warpsAlongRows_)
+                                    : compiler::chooseBlockedLayout(s, warps_, vec, rowVec, warpsAlongRows_));
 }
 
 Attribute LayoutInference::blockedExactly(ArrayRef<int64_t> shape, int64_t vec) const {
   std::vector<int64_t> s(shape.begin(), shape.end());
-  return compiler::toAttr(ctx_, compiler::chooseBlockedLayout(s, warps_, vec));
+  return compiler::toAttr(ctx_, compiler::chooseBlockedLayout(s, warps_, vec, 1, warpsAlongRows_));
 }
 
 Attribute LayoutInference::defaultLayout(FragmentType type) const { return blocked(type.getShape(), vecElems_); }

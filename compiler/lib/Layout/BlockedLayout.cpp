@@ -194,7 +194,7 @@ static int64_t pow2Ceil(int64_t x) {
 static int64_t largestPow2Dividing(int64_t x) { return x & -x; }
 
 BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
-                                  int64_t rowVecElems) {
+                                  int64_t rowVecElems, bool warpsAlongRows) {
   BlockedLayout l;
   int64_t r = (int64_t)shape.size();
   l.shape = shape;
@@ -204,16 +204,22 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
   l.vec[r - 1] = std::min(vecElems, largestPow2Dividing(shape[r - 1]));
   if (r >= 2)
     l.vec[r - 2] = std::min(rowVecElems, largestPow2Dividing(shape[r - 2]));
+  // Lanes from the last dimension: a warp's accesses stay contiguous.
   int64_t lanesLeft = 32, warpsLeft = numWarps;
   for (int64_t d = r - 1; d >= 0; --d) {
     int64_t positions = (shape[d] + l.vec[d] - 1) / l.vec[d];
-    int64_t lanes = d == 0 ? lanesLeft : std::min(lanesLeft, pow2Ceil(positions));
-    l.lanes[d] = lanes;
-    lanesLeft /= lanes;
-    int64_t perWarp = (positions + lanes - 1) / lanes;
-    int64_t warps = std::min(warpsLeft, pow2Ceil(perWarp));
-    l.warps[d] = warps;
-    warpsLeft /= warps;
+    l.lanes[d] = d == 0 ? lanesLeft : std::min(lanesLeft, pow2Ceil(positions));
+    lanesLeft /= l.lanes[d];
+  }
+  // Warps from the last dimension too (a long row spread over the block), or
+  // from the first (each warp its own rows: reductions along a row stay in
+  // one warp, shuffles without shared memory or barriers).
+  for (int64_t i = 0; i < r; ++i) {
+    int64_t d = warpsAlongRows ? i : r - 1 - i;
+    int64_t positions = (shape[d] + l.vec[d] - 1) / l.vec[d];
+    int64_t perWarp = (positions + l.lanes[d] - 1) / l.lanes[d];
+    l.warps[d] = std::min(warpsLeft, pow2Ceil(perWarp));
+    warpsLeft /= l.warps[d];
   }
   // Warps the shape cannot use go to the last dimension, where they at least
   // shorten each thread's share of a long row.
@@ -222,10 +228,11 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
 }
 
 BlockedLayout chooseUnpaddedBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
-                                          int64_t rowVecElems) {
-  BlockedLayout l = chooseBlockedLayout(shape, numWarps, vecElems, rowVecElems);
+                                          int64_t rowVecElems, bool warpsAlongRows) {
+  BlockedLayout l = chooseBlockedLayout(shape, numWarps, vecElems, rowVecElems, warpsAlongRows);
   if (l.padded() && l.vec.back() > 1)
-    if (BlockedLayout half = chooseBlockedLayout(shape, numWarps, l.vec.back() / 2, rowVecElems); !half.padded())
+    if (BlockedLayout half = chooseBlockedLayout(shape, numWarps, l.vec.back() / 2, rowVecElems, warpsAlongRows);
+        !half.padded())
       return half;
   return l;
 }

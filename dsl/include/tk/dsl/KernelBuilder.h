@@ -85,6 +85,12 @@ public:
   /// so that a column reduction over that many rows stays inside one warp
   /// (no shared-memory exchange across warps). Call before grid().
   void transposeRowsPerThread(int64_t rows);
+  /// Default layouts give warps to a tile's first dimension first: a tile of
+  /// several rows (at least one per warp) puts each row in one warp, so that
+  /// its reductions along the row are shuffles, with no shared memory and no
+  /// barrier; without it a row spreads over all the block's warps. For
+  /// kernels that handle a few short rows (tokens) per block. Call before grid().
+  void warpsAlongRows();
 
   /// The grid: one to three extents; `body` runs once per block with its indices.
   void grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body);
@@ -271,6 +277,7 @@ private:
   bool rereadThreadIndex_ = false;
   bool readOnlyLoads_ = false;
   bool paddedStores_ = false;
+  bool warpsAlongRows_ = false;
   int64_t vectorElements_ = 0; ///< 0: derived from the target's access width
   int64_t transposeRows_ = 0;
   int64_t minBlocksPerSm_ = 0; ///< 0: no launch bounds (a persistent grid's own)

@@ -101,9 +101,12 @@ struct GroupedReduction {
 /// layout padded), vectors half as wide are taken if they tile the shape
 /// exactly. For targets with 32-byte accesses (sm_100a), whose vectors would
 /// idle half the threads of tiles sized for 16-byte ones.
+/// Lanes go to the last dimension first; so do warps, unless `warpsAlongRows`
+/// puts them on the first dimension first (a warp per row where the rows
+/// allow, so that reductions along a row never leave the warp).
 BlockedLayout chooseUnpaddedBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
-                                          int64_t rowVecElems = 1);
+                                          int64_t rowVecElems = 1, bool warpsAlongRows = false);
 BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t numWarps, int64_t vecElems,
-                                  int64_t rowVecElems = 1);
+                                  int64_t rowVecElems = 1, bool warpsAlongRows = false);
 
 } // namespace tk::compiler

@@ -92,6 +92,7 @@ private:
   mlir::MLIRContext *ctx_;
   bool infer_;
   int64_t vectorBytes_, vecElems_, transposeRows_, warps_;
+  bool warpsAlongRows_ = false;
   llvm::DenseMap<mlir::Value, mlir::Attribute> hints_;
 };
 

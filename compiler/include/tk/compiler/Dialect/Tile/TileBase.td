@@ -142,13 +142,19 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
       NVPTX loads them through the non-coherent path (ld.global.nc) and
       LLVM may move their loads above stores. Off by default: ptxas spills
       registers in some kernels when it schedules those loads.
+    * `warps_along_rows`: default layouts give warps to the first dimension
+      first (lanes still to the last): a tile of several rows puts each row
+      in its own warp where the rows allow, so that reductions along a row
+      shuffle within the warp (no shared memory, no barrier). Without it a
+      long row spreads over every warp of the block.
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "0">:$max_access_bytes,
                         DefaultValuedParameter<"int64_t", "0">:$vector_elements,
                         DefaultValuedParameter<"int64_t", "0">:$transpose_rows,
                         DefaultValuedParameter<"bool", "false">:$reread_thread_index,
                         DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm,
-                        DefaultValuedParameter<"bool", "false">:$readonly_loads);
+                        DefaultValuedParameter<"bool", "false">:$readonly_loads,
+                        DefaultValuedParameter<"bool", "false">:$warps_along_rows);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
