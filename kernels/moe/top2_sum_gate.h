@@ -38,6 +38,13 @@ struct Top2SumGateConfig {
 
 const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule();
 
+/// The heuristic's schedule for a batch of `tokens` on `sms` SMs: one token
+/// per 128-thread CTA (the shortest chain for the few tokens of a decode
+/// step), or, from 16 tokens an SM on (their 128-thread CTAs would fill
+/// every SM's 2048 threads), a warp per token: 16 or 8 tokens on 256
+/// threads with warp_rows, whichever the schedule's checks allow.
+void fitTop2SumGateToTokens(Top2SumGateConfig &c, int64_t tokens, int64_t sms);
+
 /// Tensors: logits (N, E) f32, bias (E) f32, [mask (N) u8], [fix (N) u8],
 /// [map (flat) i32, count (E + S) i32]; outputs [unmapped (N, K) i64, with
 /// fix also read: the fixed rows' ids], ids (N, P) i64, weights (N, P) f32.

@@ -115,9 +115,15 @@ static tk_status tk_top2_sum_gate_unguarded(tk_context ctx, const tk_tensor *log
   tensors.push_back(topk_idx);
   tensors.push_back(topk_weights);
   const int64_t x = p.replicas ? p.replicas - 1 : 0;
+  const int64_t tokens = args["N"];
+  auto fit = [&](Top2SumGateConfig &config, const tk::compiler::Target &target) {
+    const bool heuristic = ctx->scheduleLog.last(top2SumGateSchedule().name()).source == "heuristic";
+    if (heuristic && target.computeCapability > 0)
+      fitTop2SumGateToTokens(config, tokens, ctx->device.smCount);
+  };
   return tk::runtime::report(runScheduled(
       ctx, top2SumGateSchedule(), TK_PROGRAM(buildTop2SumGate), c, tensors, stream,
-      {tk::runtime::f32Scalar(routed_scaling_factor), ep_rank, (e + x) / num_ep_ranks, num_tp_ranks, tp_rank}));
+      {tk::runtime::f32Scalar(routed_scaling_factor), ep_rank, (e + x) / num_ep_ranks, num_tp_ranks, tp_rank}, fit));
 }
 
 extern "C" tk_status tk_top2_sum_gate(tk_context ctx, const tk_tensor *logits, const tk_tensor *bias, int32_t num_topk,

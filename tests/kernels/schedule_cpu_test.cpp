@@ -377,6 +377,14 @@ TEST(Schedules, EveryTop2SumGateCandidateChecks) {
   EXPECT_GT(everyCandidate("top2_sum_gate",
                            [c](tk_context ctx) { return tk::checks::checkTop2SumGate(nullptr, ctx, c, false); }),
             20);
+  // The heuristic's warp per token for many tokens is a GPU schedule: the CPU path keeps the call's default.
+  tk::test::ScheduledContext heuristic("");
+  c.tokens = 3000;
+  CheckResult r = tk::checks::checkTop2SumGate(nullptr, heuristic, c, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(last(heuristic, "top2_sum_gate").source, "heuristic");
+  for (const std::string &config : static_cast<tk_context>(heuristic)->cpuCache.configs())
+    EXPECT_EQ(config.find("warp_rows"), std::string::npos) << config;
 }
 
 TEST(Schedules, EveryReduceFusedCandidateIsBitExact) {

@@ -174,6 +174,31 @@ TEST(Top2SumGateReference, ProblemsAreNamed) {
   EXPECT_EQ(top2SumGateProblem(p), "");
 }
 
+// Many tokens take a warp each (16 tokens on 256 threads, or 8 where 16 rows' shared buffers pass 48 KB); fewer
+// than 16 an SM keep the default, as do configurations where neither fits.
+TEST(Top2SumGateSchedule, ManyTokensTakeAWarpEach) {
+  Top2SumGateConfig c;
+  c.experts = 72, c.topk = 6;
+  Top2SumGateConfig few = c;
+  fitTop2SumGateToTokens(few, 16 * 132 - 1, 132);
+  EXPECT_EQ(few.key(), c.key());
+  Top2SumGateConfig many = c;
+  fitTop2SumGateToTokens(many, 16 * 132, 132);
+  EXPECT_EQ(many.rows, 16);
+  EXPECT_EQ(many.threads, 256);
+  EXPECT_EQ(many.warpRows, 1);
+  EXPECT_NE(many.key().find("rows=16,threads=256,warp_rows=1"), std::string::npos) << many.key();
+  c.experts = 256, c.topk = 8, c.groups = 8, c.topkGroups = 4, c.shared = 2, c.replicas = 33;
+  Top2SumGateConfig grouped = c;
+  fitTop2SumGateToTokens(grouped, 16384, 132);
+  EXPECT_EQ(grouped.rows, 8);
+  EXPECT_EQ(grouped.warpRows, 1);
+  c.experts = 1024;
+  Top2SumGateConfig wide = c;
+  fitTop2SumGateToTokens(wide, 16384, 132);
+  EXPECT_EQ(wide.key(), c.key());
+}
+
 TEST(Top2SumGateSchedule, SharedMemoryPast48KBIsRefused) {
   const tk::compiler::Target sm90 = *tk::compiler::findTarget("sm_90a");
   auto choose = [&](Top2SumGateConfig c, const std::string &fields) {
