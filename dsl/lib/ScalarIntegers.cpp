@@ -83,6 +83,19 @@ Scalar divs(const Scalar &a, const Scalar &b) {
   return Scalar(&a.builder(), arith::DivSIOp::create(a.builder(), a.value().getLoc(), a.value(), b.value()));
 }
 
+Scalar mulhiu(const Scalar &a, const Scalar &b) {
+  requireInteger(a, "mulhiu");
+  requireSameType(a, b, "mulhiu");
+  return Scalar(&a.builder(),
+                arith::MulUIExtendedOp::create(a.builder(), a.value().getLoc(), a.value(), b.value()).getHigh());
+}
+
+Scalar shru(const Scalar &a, const Scalar &bits) {
+  requireInteger(a, "shru");
+  requireSameType(a, bits, "shru");
+  return Scalar(&a.builder(), arith::ShRUIOp::create(a.builder(), a.value().getLoc(), a.value(), bits.value()));
+}
+
 Scalar rems(const Scalar &a, const Scalar &b) {
   requireInteger(a, "rems");
   requireSameType(a, b, "rems");

@@ -1,6 +1,8 @@
 //===- mask_indices_by_tp.cpp ---------------------------------------------===//
 #include "kernels/moe/mask_indices_by_tp.h"
 
+#include <optional>
+
 namespace tk::kernels::moe {
 
 using namespace tk::dsl;
@@ -15,6 +17,11 @@ BuiltKernel buildMaskIndices(mlir::MLIRContext &ctx, const MaskIndicesConfig &c)
   Tensor out = k.output("masked", {n}, c.dtype);
   Uniform perRank = k.scalarInput("per_rank", c.dtype), tpRanks = k.scalarInput("tp_ranks", c.dtype),
           tpRank = k.scalarInput("tp_rank", c.dtype);
+  std::optional<Uniform> rMagic, rShift, tpMagic, tpShift;
+  if (c.magic) {
+    rMagic = k.scalarInput("per_rank_magic", c.dtype), rShift = k.scalarInput("per_rank_shift", c.dtype);
+    tpMagic = k.scalarInput("tp_ranks_magic", c.dtype), tpShift = k.scalarInput("tp_ranks_shift", c.dtype);
+  }
   k.grid({ceil_div(n, tile)}, [&](const std::vector<Index> &b) {
     Index origin = b[0] * tile;
     Tile v = k.load(ids, {origin}, {tile});
@@ -23,10 +30,23 @@ BuiltKernel buildMaskIndices(mlir::MLIRContext &ctx, const MaskIndicesConfig &c)
               Scalar r = id.uniform(perRank), tp = id.uniform(tpRanks), rank = id.uniform(tpRank);
               Scalar zero = c.dtype == DType::I32 ? id.constantI32(0) : id.constantI64(0);
               Scalar none = c.dtype == DType::I32 ? id.constantI32(-1) : id.constantI64(-1);
-              // Negative ids are masked first, so truncating division is floor division here.
-              Scalar epRank = divs(id, r);
-              Scalar local = divs(epRank, tp) * r + rems(id, r);
-              Scalar foreign = (id < zero) | (rems(epRank, tp) != rank);
+              // Negative ids are masked first, so truncating division is floor division here. The quotients by
+              // multiply and shift are exact for non-negative dividends, and a negative id's are never used.
+              auto quotient = [&](const Scalar &n, const Scalar &d, const std::optional<Uniform> &magic,
+                                  const std::optional<Uniform> &shift) {
+                if (!magic)
+                  return divs(n, d);
+                Scalar m = n.uniform(*magic);
+                return select(m == zero, n, shru(mulhiu(n, m), n.uniform(*shift)));
+              };
+              auto remainder = [&](const Scalar &n, const Scalar &d, const Scalar &q, bool magic) {
+                return magic ? n - q * d : rems(n, d);
+              };
+              Scalar epRank = quotient(id, r, rMagic, rShift);
+              Scalar inRank = remainder(id, r, epRank, c.magic);
+              Scalar epRankQ = quotient(epRank, tp, tpMagic, tpShift);
+              Scalar local = epRankQ * r + inRank;
+              Scalar foreign = (id < zero) | (remainder(epRank, tp, epRankQ, c.magic) != rank);
               return select(foreign | (local < zero), none, local);
             }));
   });

@@ -13,13 +13,17 @@
 #include "kernels/common/program.h"
 
 #include <string>
+#include <vector>
 
 namespace tk::kernels::moe {
 
 struct MaskIndicesConfig {
   dsl::DType dtype = dsl::DType::I64; ///< the ids' type, I32 or I64
-  /// Schedule: ids per CTA (0: 2048) and threads (0: 256).
-  int64_t tile = 0, threads = 0;
+  /// Schedule: ids per CTA (0: 2048) and threads (0: 256); magic (1: the
+  /// quotients by R and Tp as a high multiply and a shift by numbers the
+  /// call computes, kernels/common/division_magic.h, and four more scalar
+  /// arguments; 0: hardware divisions).
+  int64_t tile = 0, threads = 0, magic = 0;
   int64_t tileElements() const { return tile ? tile : 2048; }
   int64_t numThreads() const { return threads ? threads : 256; }
   std::string key() const;
@@ -27,8 +31,13 @@ struct MaskIndicesConfig {
 
 const OperatorSchedule<MaskIndicesConfig> &maskIndicesSchedule();
 
-/// Tensors: ids (n) and masked (n), flat; scalars: R, Tp, tp_rank (of the ids' type).
+/// Tensors: ids (n) and masked (n), flat; scalars: R, Tp, tp_rank (of the ids' type), with magic also R's and Tp's
+/// divisionMagic multipliers and shifts (maskIndicesScalars).
 dsl::BuiltKernel buildMaskIndices(mlir::MLIRContext &ctx, const MaskIndicesConfig &config);
+
+/// The kernel's scalar arguments for `config`.
+std::vector<int64_t> maskIndicesScalars(const MaskIndicesConfig &config, int64_t perRank, int64_t tpRanks,
+                                        int64_t tpRank);
 
 /// Reference of one id.
 int64_t maskIndexReference(int64_t v, int64_t perRank, int64_t tpRanks, int64_t tpRank);

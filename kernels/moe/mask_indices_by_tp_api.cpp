@@ -43,8 +43,13 @@ static tk_status tk_mask_indices_by_tp_unguarded(tk_context ctx, const tk_tensor
   MaskIndicesConfig config;
   config.dtype = indices->dtype == TK_I32 ? tk::dsl::DType::I32 : tk::dsl::DType::I64;
   tk_tensor flatIn = flatView(indices), flatOut = flatView(masked_indices);
+  // The scalars follow the schedule resolved (magic adds four): filled in once it is known.
+  std::vector<int64_t> scalars;
+  auto fit = [&](MaskIndicesConfig &c, const tk::compiler::Target &) {
+    scalars = maskIndicesScalars(c, perRank, num_tp_ranks, tp_rank);
+  };
   return tk::runtime::report(runScheduled(ctx, maskIndicesSchedule(), TK_PROGRAM(buildMaskIndices), config,
-                                          {&flatIn, &flatOut}, stream, {perRank, num_tp_ranks, tp_rank}));
+                                          {&flatIn, &flatOut}, stream, scalars, fit));
 }
 
 extern "C" tk_status tk_mask_indices_by_tp(tk_context ctx, const tk_tensor *indices, int64_t n, int32_t num_ep_ranks,

@@ -84,7 +84,7 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
     throw std::invalid_argument("top2_sum_gate: group limiting needs E % G == 0, E / G >= 2 and K <= Kg E / G");
   KernelBuilder k(ctx, "top2_sum_gate", c.numThreads());
   k.maxAccessBytes(4); // one element per thread and dtype: every (rows, 1) tile of one layout
-  if (c.warpRows)
+  if (c.warpRows == 1)
     k.warpsAlongRows(); // a token's reductions in one warp: shuffles, no shared memory between warps
   Dim tokens = k.dynamic("tokens");
   Tensor logits = k.input("logits", {tokens, e}, DType::F32);
@@ -148,7 +148,8 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
     if (c.grouped())
       keys = keepBestGroups(k, c, keys, rows);
     // Step 5b and the per-row inputs.
-    std::vector<Tile> sel = topkColumns(keys, c.topk, e, -1, TopkRounds::Packed); // its rows span warps
+    // Its rows span the warps, or with warp_rows each lies in one.
+    std::vector<Tile> sel = topkColumns(keys, c.topk, e, -1, TopkRounds::Packed);
     if (fix) {
       // The flag as a reduction of a (rows, W) tile of copies: it must share the fixed ids' layout (the slots'
       // reductions), which a (rows, 1) gather does not have.

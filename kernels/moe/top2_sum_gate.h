@@ -24,10 +24,10 @@ struct Top2SumGateConfig {
   bool mask = false, fixed = false, unmapped = false;
   int64_t replicas = 0; ///< the physical map's columns (X + 1); 0: no map
   /// Schedule: tokens per CTA (0: threads / W, at least 1), threads (0: 128),
-  /// warp_rows (1: the CTA's warps split its tokens, a token's row within
-  /// one warp where there are as many tokens as warps; 0: every row spans
-  /// all the warps).
-  int64_t rows = 0, threads = 0, warpRows = 0;
+  /// warp_rows (1: the CTA's warps split its tokens, each token's row within
+  /// one warp where there are at least as many tokens as warps; 0: every row
+  /// spans all the warps; -1: unset, the heuristic's choice).
+  int64_t rows = 0, threads = 0, warpRows = -1;
   int64_t width() const;
   int64_t rowsPerBlock() const;
   int64_t numThreads() const { return threads ? threads : 128; }
@@ -41,8 +41,9 @@ const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule();
 /// The heuristic's schedule for a batch of `tokens` on `sms` SMs: one token
 /// per 128-thread CTA (the shortest chain for the few tokens of a decode
 /// step), or, from 16 tokens an SM on (their 128-thread CTAs would fill
-/// every SM's 2048 threads), a warp per token: 16 or 8 tokens on 256
-/// threads with warp_rows, whichever the schedule's checks allow.
+/// every SM's 2048 threads), each token within one warp: 16 tokens (two a
+/// warp) or 8 (one a warp) on 256 threads with warp_rows, whichever the
+/// schedule's checks allow.
 void fitTop2SumGateToTokens(Top2SumGateConfig &c, int64_t tokens, int64_t sms);
 
 /// Tensors: logits (N, E) f32, bias (E) f32, [mask (N) u8], [fix (N) u8],

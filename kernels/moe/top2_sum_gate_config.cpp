@@ -35,7 +35,7 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
     return std::to_string(perThread) + " logits per thread, over 64";
   if (c.rowsPerBlock() * c.width() < c.numThreads())
     return "fewer logits per CTA than threads";
-  if (c.warpRows && c.rowsPerBlock() < 2)
+  if (c.warpRows == 1 && c.rowsPerBlock() < 2)
     return "warp_rows=1 splits two or more tokens among the warps";
   // The rows pass through shared memory: u for the scores, with group limiting the keys and the groups' ranks
   // too; with replicas logical_count is staged there. Within 48 KB the buffers stay static, on every target.
@@ -48,8 +48,8 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
 }
 
 // On an H100 (2026-12-06, tk tune --full): 16384 tokens took 96.1 -> 36.9 us (E = 72), 111.6 -> 48.3 (E = 144) and
-// 191.6 -> 96.3 (E = 256 grouped, 8 tokens) with 16 tokens on 256 threads, a warp each; at 36 tokens the same
-// schedules took 1.04-1.43x the heuristic's time.
+// 191.6 -> 96.3 (E = 256 grouped, 8 tokens) with 16 tokens on 256 threads (two a warp); at 36 tokens the
+// warp-per-token schedules took 1.04-1.51x the heuristic's time.
 void fitTop2SumGateToTokens(Top2SumGateConfig &c, int64_t tokens, int64_t sms) {
   if (tokens < 16 * sms)
     return;
@@ -74,7 +74,7 @@ const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule() {
       ScheduleSpec<C>({
           {&C::rows, {"rows", "tokens per CTA", 1, 64, true, 0}},
           {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-          {&C::warpRows, {"warp_rows", "1: warps split the tokens, rows stay in a warp", 0, 1, false, 0}},
+          {&C::warpRows, {"warp_rows", "1: warps split the tokens, rows stay in a warp", 0, 1, false, -1}},
       }),
       checkSchedule, searchSpace);
   return schedule;

@@ -8,6 +8,7 @@
 #include "checks/gpu_session.h"
 #include "checks/histogram_check.h"
 #include "checks/lossless_check.h"
+#include "checks/mask_indices_check.h"
 #include "checks/per_channel_cast_check.h"
 #include "checks/per_token_cast_check.h"
 #include "checks/reduce_fused_check.h"
@@ -383,8 +384,22 @@ TEST(Schedules, EveryTop2SumGateCandidateChecks) {
   CheckResult r = tk::checks::checkTop2SumGate(nullptr, heuristic, c, false);
   EXPECT_TRUE(r.exact()) << r.describe();
   EXPECT_EQ(last(heuristic, "top2_sum_gate").source, "heuristic");
+  EXPECT_FALSE(static_cast<tk_context>(heuristic)->cpuCache.configs().empty());
   for (const std::string &config : static_cast<tk_context>(heuristic)->cpuCache.configs())
     EXPECT_EQ(config.find("warp_rows"), std::string::npos) << config;
+}
+
+// Quotients by multiply and shift (magic=1) against hardware division: i64 ids up to n = 2^62 + 12345 over 7 EP
+// ranks (a 2^59-scale R), i32 ids with R Tp near INT32_MAX, one TP rank (the divisor 1, the dividend itself); ids
+// below -1 and past n too (the check draws some).
+TEST(Schedules, EveryMaskIndicesCandidateIsBitExact) {
+  for (tk::checks::MaskIndicesCase c : {tk::checks::MaskIndicesCase{61, 5, (int64_t(1) << 62) + 12345, 7, 3, 1},
+                                        tk::checks::MaskIndicesCase{61, 5, 2147483000, 3, 1, 0, TK_I32, 2},
+                                        tk::checks::MaskIndicesCase{61, 5, 715827000, 1, 3, 2, TK_I32, 3},
+                                        tk::checks::MaskIndicesCase{97, 6, 256, 8, 4, 3, TK_I64, 4}})
+    EXPECT_GT(everyCandidate("mask_indices_by_tp",
+                             [c](tk_context ctx) { return tk::checks::checkMaskIndices(nullptr, ctx, c, false); }),
+              10);
 }
 
 TEST(Schedules, EveryReduceFusedCandidateIsBitExact) {

@@ -240,6 +240,7 @@ TEST(KernelBuilder, MisuseIsAnError) {
     EXPECT_THROW(k.vectorElements(16), std::logic_error);
     EXPECT_THROW(k.minBlocksPerSm(2), std::logic_error);
     EXPECT_THROW(k.readOnlyLoads(), std::logic_error);
+    EXPECT_THROW(k.warpsAlongRows(), std::logic_error);
     BuiltKernel built = k.finish();
     std::string ir;
     llvm::raw_string_ostream os(ir);
@@ -259,6 +260,20 @@ TEST(KernelBuilder, MisuseIsAnError) {
     llvm::raw_string_ostream os(ir);
     k.finish().module->print(os);
     EXPECT_NE(ir.find("#tile.schedule<readonly_loads = true>"), std::string::npos) << ir;
+  }
+  {
+    // Warps along rows: a schedule field too.
+    KernelBuilder k(c.ctx, "rows_in_warps");
+    Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
+    Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::F32);
+    k.warpsAlongRows();
+    k.grid({1}, [&](const std::vector<Index> &) {
+      k.store(y, {k.index(0), k.index(0)}, k.load(x, {k.index(0), k.index(0)}, {4, 64}));
+    });
+    std::string ir;
+    llvm::raw_string_ostream os(ir);
+    k.finish().module->print(os);
+    EXPECT_NE(ir.find("#tile.schedule<warps_along_rows = true>"), std::string::npos) << ir;
   }
   {
     // A tensor the kernel writes is an output: the compiler may read inputs as read-only, unaliased memory.

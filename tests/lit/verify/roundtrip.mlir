@@ -51,11 +51,11 @@ tile.kernel @lookup(%x: memref<?x32xi8>, %s: memref<?x64xi32>, %y: memref<?x64xf
 // The schedule prints the fields set, in declaration order; silu and
 // sigmoid print their form only when it is not the default.
 // CHECK-LABEL: tile.kernel @scheduled
-// CHECK-SAME: schedule = #tile.schedule<max_access_bytes = 8, transpose_rows = 8, reread_thread_index = true>
+// CHECK-SAME: schedule = #tile.schedule<max_access_bytes = 8, transpose_rows = 8, reread_thread_index = true, warps_along_rows = true>
 // CHECK: tile.silu %{{.*}} : f32
 // CHECK: tile.silu %{{.*}} form ieee_div : f32
 // CHECK: tile.sigmoid %{{.*}} : f32
-tile.kernel @scheduled(%x: memref<?x64xf32> {tile.align = 16 : i64, tile.dim_multiples = array<i64: 4, 1>}) attributes {threads = 64 : i64, schedule = #tile.schedule<reread_thread_index = true, transpose_rows = 8, max_access_bytes = 8>} {
+tile.kernel @scheduled(%x: memref<?x64xf32> {tile.align = 16 : i64, tile.dim_multiples = array<i64: 4, 1>}) attributes {threads = 64 : i64, schedule = #tile.schedule<warps_along_rows = true, reread_thread_index = true, transpose_rows = 8, max_access_bytes = 8>} {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
   %m = memref.dim %x, %c0 : memref<?x64xf32>

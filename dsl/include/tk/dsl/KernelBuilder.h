@@ -89,7 +89,9 @@ public:
   /// several rows (at least one per warp) puts each row in one warp, so that
   /// its reductions along the row are shuffles, with no shared memory and no
   /// barrier; without it a row spreads over all the block's warps. For
-  /// kernels that handle a few short rows (tokens) per block. Call before grid().
+  /// kernels that handle a few short rows (tokens) per block. Reductions
+  /// down the columns then cross warps (transposeRowsPerThread's promise
+  /// does not hold with it). Call before grid().
   void warpsAlongRows();
 
   /// The grid: one to three extents; `body` runs once per block with its indices.

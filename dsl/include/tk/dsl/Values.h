@@ -214,6 +214,12 @@ Scalar copysign(const Scalar &a, const Scalar &b);
   friend Scalar rems(const Scalar &a, const Scalar &b);
   /// The remainder with the divisor's sign (Python's a % b, floor division's).
   friend Scalar floormod(const Scalar &a, const Scalar &b);
+  /// The high half of the unsigned product a b (both of one integer type):
+  /// with a shift, a division by a divisor known at launch (kernels/common/
+  /// division_magic.h) without the hardware division's subroutine.
+  friend Scalar mulhiu(const Scalar &a, const Scalar &b);
+  /// Logical shift right by a scalar amount of the same type (below its width).
+  friend Scalar shru(const Scalar &a, const Scalar &bits);
   /// The number of set bits of an integer, in its type.
   friend Scalar popcount(const Scalar &a);
   /// cond ? a : b for an i1 `cond`.
@@ -227,6 +233,8 @@ private:
 Scalar divs(const Scalar &a, const Scalar &b);
 Scalar rems(const Scalar &a, const Scalar &b);
 Scalar floormod(const Scalar &a, const Scalar &b);
+Scalar mulhiu(const Scalar &a, const Scalar &b);
+Scalar shru(const Scalar &a, const Scalar &bits);
 Scalar popcount(const Scalar &a);
 Scalar sqrt(const Scalar &a);
 Scalar log(const Scalar &a);
