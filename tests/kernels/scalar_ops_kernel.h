@@ -17,7 +17,7 @@
 
 namespace tk::test_kernels {
 
-constexpr int kScalarOps = 14;
+constexpr int kScalarOps = 17;
 
 /// out[r, 128 op + c] = op(a, b, x, y)[r, c] as i32, for (rows, 128) inputs
 /// a, b (i32, b never 0 nor -1 with a = INT32_MIN) and x, y (f32).
@@ -50,6 +50,9 @@ inline dsl::BuiltKernel buildScalarOps(mlir::MLIRContext &ctx) {
                 case 10: return select(f == g, one, zero);
                 case 11: return select(f != g, one, zero);
                 case 12: return select(!(p < q), one, zero);
+                case 13: return mulhiu(p, q);
+                case 14: return mulhiu(p.sextToI64(), q.sextToI64()).truncToI32();
+                case 15: return shru(p, q & p.constantI32(31));
                 default: return (p.sextToI64() * q.sextToI64()).truncToI32();
                 }
               }));
@@ -78,6 +81,12 @@ inline int32_t scalarOpReference(int op, int32_t p, int32_t q, float f, float g)
   case 10: return f == g;
   case 11: return f != g;
   case 12: return !(p < q);
+  case 13:
+    return (int32_t)(uint32_t)(((uint64_t)(uint32_t)p * (uint32_t)q) >> 32);
+  case 14:
+    return (int32_t)(uint32_t)(uint64_t)(((unsigned __int128)(uint64_t)(int64_t)p * (uint64_t)(int64_t)q) >> 64);
+  case 15:
+    return (int32_t)((uint32_t)p >> (q & 31));
   default: return (int32_t)(uint32_t)((uint64_t)((int64_t)p * (int64_t)q));
   }
 }

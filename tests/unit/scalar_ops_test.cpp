@@ -1,6 +1,7 @@
 // The DSL's integer and comparison scalar ops (==, !=, <=, !, ^, signed
 // division and remainder, floor-modulo, popcount, int <-> float, i64
-// truncation) compiled for every GPU target and run on the CPU path against
+// truncation, the high half of unsigned products in 32 and 64 bits, logical
+// shifts by a scalar) compiled for every GPU target and run on the CPU path against
 // C++ (tests/kernels/scalar_ops_kernel.h).
 #include "tests/kernels/scalar_ops_kernel.h"
 #include "tk/tk.h"
@@ -16,6 +17,8 @@ TEST(ScalarOps, CompileForEveryTarget) {
         tk::runtime::compileKernel(tk::runtime::factoryOf(tk::test_kernels::buildScalarOps), target, out);
     ASSERT_TRUE(s.isOk()) << target.name << ": " << s.message();
     EXPECT_NE(out.ptx.find("popc.b32"), std::string::npos) << target.name; // one instruction, not a loop
+    EXPECT_NE(out.ptx.find("mul.hi.u32"), std::string::npos) << target.name; // not a widened multiply
+    EXPECT_NE(out.ptx.find("mul.hi.u64"), std::string::npos) << target.name;
   }
 }
 
