@@ -247,33 +247,21 @@ TEST(KernelBuilder, MisuseIsAnError) {
     built.module->print(os);
     EXPECT_NE(ir.find("#tile.schedule<transpose_rows = 8, min_blocks_per_sm = 3>"), std::string::npos) << ir;
   }
-  {
-    // Read-only loads: a schedule field, so that the kernel's key and the compiler both see it.
-    KernelBuilder k(c.ctx, "readonly");
+  // Read-only loads and warps along rows: schedule fields, so that the kernel's key and the compiler both see them.
+  for (auto [set, printed] : std::vector<std::pair<void (KernelBuilder::*)(), std::string>>{
+           {&KernelBuilder::readOnlyLoads, "#tile.schedule<readonly_loads = true>"},
+           {&KernelBuilder::warpsAlongRows, "#tile.schedule<warps_along_rows = true>"}}) {
+    KernelBuilder k(c.ctx, "scheduled");
     Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
     Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::F32);
-    k.readOnlyLoads();
+    (k.*set)();
     k.grid({1}, [&](const std::vector<Index> &) {
       k.store(y, {k.index(0), k.index(0)}, k.load(x, {k.index(0), k.index(0)}, {4, 64}));
     });
     std::string ir;
     llvm::raw_string_ostream os(ir);
     k.finish().module->print(os);
-    EXPECT_NE(ir.find("#tile.schedule<readonly_loads = true>"), std::string::npos) << ir;
-  }
-  {
-    // Warps along rows: a schedule field too.
-    KernelBuilder k(c.ctx, "rows_in_warps");
-    Tensor x = k.input("x", {Dim::symbol("n"), 64}, DType::F32);
-    Tensor y = k.output("y", {Dim::symbol("n"), 64}, DType::F32);
-    k.warpsAlongRows();
-    k.grid({1}, [&](const std::vector<Index> &) {
-      k.store(y, {k.index(0), k.index(0)}, k.load(x, {k.index(0), k.index(0)}, {4, 64}));
-    });
-    std::string ir;
-    llvm::raw_string_ostream os(ir);
-    k.finish().module->print(os);
-    EXPECT_NE(ir.find("#tile.schedule<warps_along_rows = true>"), std::string::npos) << ir;
+    EXPECT_NE(ir.find(printed), std::string::npos) << ir;
   }
   {
     // A tensor the kernel writes is an output: the compiler may read inputs as read-only, unaliased memory.

@@ -205,10 +205,11 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
   if (r >= 2)
     l.vec[r - 2] = std::min(rowVecElems, largestPow2Dividing(shape[r - 2]));
   // Lanes from the last dimension: a warp's accesses stay contiguous.
+  std::vector<int64_t> positions(r);
   int64_t lanesLeft = 32, warpsLeft = numWarps;
   for (int64_t d = r - 1; d >= 0; --d) {
-    int64_t positions = (shape[d] + l.vec[d] - 1) / l.vec[d];
-    l.lanes[d] = d == 0 ? lanesLeft : std::min(lanesLeft, pow2Ceil(positions));
+    positions[d] = (shape[d] + l.vec[d] - 1) / l.vec[d];
+    l.lanes[d] = d == 0 ? lanesLeft : std::min(lanesLeft, pow2Ceil(positions[d]));
     lanesLeft /= l.lanes[d];
   }
   // Warps from the last dimension too (a long row spread over the block), or
@@ -216,8 +217,7 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
   // one warp, shuffles without shared memory or barriers).
   for (int64_t i = 0; i < r; ++i) {
     int64_t d = warpsAlongRows ? i : r - 1 - i;
-    int64_t positions = (shape[d] + l.vec[d] - 1) / l.vec[d];
-    int64_t perWarp = (positions + l.lanes[d] - 1) / l.lanes[d];
+    int64_t perWarp = (positions[d] + l.lanes[d] - 1) / l.lanes[d];
     l.warps[d] = std::min(warpsLeft, pow2Ceil(perWarp));
     warpsLeft /= l.warps[d];
   }
