@@ -5,6 +5,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace tk::kernels::moe {
@@ -172,100 +173,113 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
                      [](const std::vector<Scalar> &v) { return select(v[0] != v[0].constantI32(0), v[1], v[2]); });
       }
     }
-    // The per-row values as (rows, 1) tiles from the start: a reduction of a (rows, W) tile of copies cost two
-    // barriers each. Made after the slots: the row iota takes their (reduced) layout from its users' operands.
-    Tile rowLine = k.iota({rows, 1}, 0);
-    Tile tokenRow = map({rowLine}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
-    auto flag = [&](const Tensor &bytes) { // rows past the tensor read 0
-      return map({k.gather(bytes, tokenRow)}, DType::I32, [](const std::vector<Scalar> &v) {
-        return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
-      });
-    };
-    Tile isRouted = mask ? flag(*mask)
-                         : map({rowLine}, DType::I32, [](const std::vector<Scalar> &v) { return v[0].constantI32(1); });
-    // Steps 6-7: s_k = u at the chosen expert, D = 1e-20 + s_0 + ... in slot order. The scores come from a copy
-    // of u in shared memory (one barrier) rather than a reduction each across the CTA's warps; an id outside the
-    // tile (a fixed row's, unchecked) scores -1, as a reduction of the matching columns would.
-    Shared uShared = k.shared({rows * width}, DType::F32);
+    // Steps 6-12 on a (rows, slots) tile, a slot a column: the scores, the replica, the ownership divisions and
+    // the stores run once per element, spread over the lanes, instead of once per slot on every lane that holds
+    // the row. The K chosen ids reach that tile through shared memory, beside a copy of u that the scores are
+    // read from; both are written before one barrier. (An expand of the slots' reductions to this width would
+    // need the reduced layout of another group.)
+    const int64_t slotWidth = llvm::PowerOf2Ceil(c.slots());
+    Shared uShared = k.shared({rows * width}, DType::F32), chosen = k.shared({rows * slotWidth}, DType::I32);
     k.scatter(uShared, map({line, col}, DType::I32, [&](const std::vector<Scalar> &v) {
                 return v[0] * v[0].constantI32(width) + v[1];
               }),
               u);
+    Tile rowLine = k.iota({rows, 1}, 0); // laid out as the slots (reductions) it is combined with
+    for (int64_t s = 0; s < c.topk; ++s)
+      k.scatter(
+          chosen,
+          map({rowLine}, DType::I32,
+              [&](const std::vector<Scalar> &v) { return v[0] * v[0].constantI32(slotWidth) + v[0].constantI32(s); }),
+          sel[s]);
     k.barrier();
+    Tile line2 = k.iota({rows, slotWidth}, 0), slot = k.iota({rows, slotWidth}, 1);
+    auto chosenAt = [&](const std::function<Scalar(const Scalar &)> &column) {
+      return k.gather(chosen, map({line2, slot}, DType::I32, [&](const std::vector<Scalar> &v) {
+                        return v[0] * v[0].constantI32(slotWidth) + column(v[1]);
+                      }));
+    };
+    // s_k = u at the chosen expert; an id outside the tile (a fixed row's, unchecked) scores -1, as a reduction
+    // of the matching columns would.
     auto inTile = [width](const Scalar &id) { return (id >= id.constantI32(0)) & (id < id.constantI32(width)); };
-    std::vector<Tile> score;
-    for (const Tile &s : sel) {
-      Tile at = map({rowLine, s}, DType::I32, [&](const std::vector<Scalar> &v) {
+    auto scoreOf = [&](const Tile &id) {
+      Tile at = map({line2, id}, DType::I32, [&](const std::vector<Scalar> &v) {
         return select(inTile(v[1]), v[0] * v[0].constantI32(width) + v[1], v[1].constantI32(-1));
       });
-      score.push_back(map({k.gather(uShared, at), s}, DType::F32, [&](const std::vector<Scalar> &v) {
-        return select(inTile(v[1]), v[0], v[0].constantF32(-1));
-      }));
-    }
-    Tile d = map({score[0]}, DType::F32, [](const std::vector<Scalar> &v) { return v[0].constantF32(1e-20); });
-    for (const Tile &s : score)
-      d = d + s;
-    // Steps 8-12, slot by slot.
-    for (int64_t s = 0; s < c.slots(); ++s) {
-      const bool isShared = s >= c.topk;
-      Tile id = isShared ? map({isRouted}, DType::I32,
-                               [&](const std::vector<Scalar> &v) { return v[0].constantI32(e + (s - c.topk)); })
-                         : sel[s];
-      if (unmapped && !isShared)
-        k.store(*unmapped, {row, k.index(s)}, map({isRouted, id}, DType::I64, [](const std::vector<Scalar> &v) {
-          return select(v[0] != v[0].constantI32(0), v[1], v[1].constantI32(-1)).sextToI64();
-        }));
-      Tile physical = id;
-      if (physicalMap) { // the replica (ep_rank + t 23333) mod n: the 64-bit value, in 32 bits where it can
-        // A count outside [1, X + 1] (the spec requires it inside; it is data) gives no expert (-1), not a
-        // division by zero.
-        Tile n = k.gather(*countStaged, id); // zero for an id outside [0, E + S), as the tensor's gather
-        Tile replica = map({tokenRow, n}, DType::I32, [&](const std::vector<Scalar> &v) {
-          Scalar ok = (v[1] >= v[1].constantI32(1)) & (v[1] <= v[1].constantI32(c.replicas));
-          Scalar m = select(ok, v[1], v[1].constantI32(1));
-          Scalar d = [&] {
-            if (c.replicas > kReplicasIn32Bits) {
-              Scalar h = v[0].uniform(epRank) + v[0].sextToI64() * v[0].constantI64(23333);
-              return floormod(h, m.sextToI64()).truncToI32();
-            }
-            // ep_rank, t >= 0 and 1 <= m <= 65536: the residues' sum (ep_rank % m) + (t % m) (23333 % m) is
-            // below m^2 <= 2^32, so unsigned 32-bit remainders give the 64-bit hash's value, without the
-            // subroutine of a 64-bit division (some hundred instructions) on the slot's path.
-            auto mod = [&](const Scalar &a) { return a - a / m * m; };
-            Scalar sum = mod(v[0].uniform(epRank).truncToI32()) + mod(v[0]) * mod(v[0].constantI32(23333));
-            return mod(sum);
-          }();
-          return select(ok, d, v[1].constantI32(-1));
+      return map({k.gather(uShared, at), id}, DType::F32,
+                 [&](const std::vector<Scalar> &v) { return select(inTile(v[1]), v[0], v[0].constantF32(-1)); });
+    };
+    // D = 1e-20 + s_0 + ... in slot order: each element sums its row's K scores itself.
+    Tile d = map({slot}, DType::F32, [](const std::vector<Scalar> &v) { return v[0].constantF32(1e-20); });
+    for (int64_t s = 0; s < c.topk; ++s)
+      d = d + scoreOf(chosenAt([&](const Scalar &col) { return col.constantI32(s); }));
+    // Shared experts fill the slots after K; padding columns (never stored) hold -1.
+    Tile id = map(
+        {chosenAt([&](const Scalar &col) { return select(col < col.constantI32(c.topk), col, col.constantI32(0)); }),
+         slot},
+        DType::I32, [&](const std::vector<Scalar> &v) {
+          Scalar shared =
+              select(v[1] < v[1].constantI32(c.slots()), v[1] + v[1].constantI32(e - c.topk), v[1].constantI32(-1));
+          return select(v[1] < v[1].constantI32(c.topk), v[0], shared);
         });
-        physical = map({k.gather(*physicalMap, map({id, replica}, DType::I32,
-                                                   [&](const std::vector<Scalar> &v) {
-                                                     return select(v[1] >= v[1].constantI32(0),
-                                                                   v[0] * v[0].constantI32(c.replicas) + v[1],
-                                                                   v[1].constantI32(-1));
-                                                   })),
-                        replica},
-                       DType::I32, [](const std::vector<Scalar> &v) {
-                         return select(v[1] >= v[1].constantI32(0), v[0], v[1].constantI32(-1));
-                       });
-      }
-      // EP/TP ownership: -1 unless this TP rank owns the id's EP rank, then the dense local number. In 32 bits:
-      // ids, ranks and experts per rank are int32 (the C API's, validated positive), and every quotient, remainder
-      // and local number lies between zero and the id, so the values are the 64-bit math's; a 64-bit division is
-      // a subroutine of some hundred dependent instructions, two per slot on the gate's critical path.
-      k.store(ids, {row, k.index(s)}, map({isRouted, physical}, DType::I64, [&](const std::vector<Scalar> &v) {
-                Scalar id = v[1], per = v[1].uniform(perRank).truncToI32(), ranks = v[1].uniform(tpRanks).truncToI32();
-                Scalar r = divs(id, per);
-                Scalar owned = (id >= id.constantI32(0)) & (rems(r, ranks) == v[1].uniform(tpRank).truncToI32());
-                Scalar local = divs(r, ranks) * per + rems(id, per);
-                return select(owned & (v[0] != v[0].constantI32(0)), local, id.constantI32(-1)).sextToI64();
-              }));
-      Tile w = isShared ? map({isRouted}, DType::F32, [](const std::vector<Scalar> &v) { return v[0].constantF32(1); })
-                        : map({score[s], d}, DType::F32,
-                              [&](const std::vector<Scalar> &v) { return v[0] / v[1] * v[0].uniform(rsf); });
-      k.store(weights, {row, k.index(s)}, map({isRouted, w}, DType::F32, [](const std::vector<Scalar> &v) {
-                return select(v[0] != v[0].constantI32(0), v[1], v[1].constantF32(0));
-              }));
+    Tile tokens2 = map({line2}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
+    Tile routed = mask ? map({k.gather(*mask, tokens2)}, DType::I32,
+                             [](const std::vector<Scalar> &v) { // rows past the tensor read 0
+                               return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
+                             })
+                       : map({slot}, DType::I32, [](const std::vector<Scalar> &v) { return v[0].constantI32(1); });
+    if (unmapped) // its K columns: the padding and the shared slots are not written
+      k.storePadded(*unmapped, {row, k.index(0)}, map({routed, id}, DType::I64, [](const std::vector<Scalar> &v) {
+        return select(v[0] != v[0].constantI32(0), v[1], v[1].constantI32(-1)).sextToI64();
+      }));
+    Tile physical = id;
+    if (physicalMap) { // the replica (ep_rank + t 23333) mod n: the 64-bit value, in 32 bits where it can
+      // A count outside [1, X + 1] (the spec requires it inside; it is data) gives no expert (-1), not a
+      // division by zero.
+      Tile n = k.gather(*countStaged, id); // zero for an id outside [0, E + S), as the tensor's gather
+      Tile replica = map({tokens2, n}, DType::I32, [&](const std::vector<Scalar> &v) {
+        Scalar ok = (v[1] >= v[1].constantI32(1)) & (v[1] <= v[1].constantI32(c.replicas));
+        Scalar m = select(ok, v[1], v[1].constantI32(1));
+        Scalar d = [&] {
+          if (c.replicas > kReplicasIn32Bits) {
+            Scalar h = v[0].uniform(epRank) + v[0].sextToI64() * v[0].constantI64(23333);
+            return floormod(h, m.sextToI64()).truncToI32();
+          }
+          // ep_rank, t >= 0 and 1 <= m <= 65536: the residues' sum (ep_rank % m) + (t % m) (23333 % m) is
+          // below m^2 <= 2^32, so unsigned 32-bit remainders give the 64-bit hash's value, without the
+          // subroutine of a 64-bit division (some hundred instructions) on the slot's path.
+          auto mod = [&](const Scalar &a) { return a - a / m * m; };
+          Scalar sum = mod(v[0].uniform(epRank).truncToI32()) + mod(v[0]) * mod(v[0].constantI32(23333));
+          return mod(sum);
+        }();
+        return select(ok, d, v[1].constantI32(-1));
+      });
+      physical = map(
+          {k.gather(*physicalMap, map({id, replica}, DType::I32,
+                                      [&](const std::vector<Scalar> &v) {
+                                        return select(v[1] >= v[1].constantI32(0),
+                                                      v[0] * v[0].constantI32(c.replicas) + v[1], v[1].constantI32(-1));
+                                      })),
+           replica},
+          DType::I32,
+          [](const std::vector<Scalar> &v) { return select(v[1] >= v[1].constantI32(0), v[0], v[1].constantI32(-1)); });
     }
+    // EP/TP ownership: -1 unless this TP rank owns the id's EP rank, then the dense local number. In 32 bits:
+    // ids, ranks and experts per rank are int32 (the C API's, validated positive), and every quotient, remainder
+    // and local number lies between zero and the id, so the values are the 64-bit math's; a 64-bit division is
+    // a subroutine of some hundred dependent instructions.
+    k.storePadded(ids, {row, k.index(0)}, map({routed, physical}, DType::I64, [&](const std::vector<Scalar> &v) {
+                    Scalar id = v[1], per = v[1].uniform(perRank).truncToI32(),
+                           ranks = v[1].uniform(tpRanks).truncToI32();
+                    Scalar r = divs(id, per);
+                    Scalar owned = (id >= id.constantI32(0)) & (rems(r, ranks) == v[1].uniform(tpRank).truncToI32());
+                    Scalar local = divs(r, ranks) * per + rems(id, per);
+                    return select(owned & (v[0] != v[0].constantI32(0)), local, id.constantI32(-1)).sextToI64();
+                  }));
+    k.storePadded(
+        weights, {row, k.index(0)}, map({routed, slot, scoreOf(id), d}, DType::F32, [&](const std::vector<Scalar> &v) {
+          Scalar weight = select(v[1] < v[1].constantI32(c.topk), v[2] / v[3] * v[2].uniform(rsf), v[2].constantF32(1));
+          return select(v[0] != v[0].constantI32(0), weight, v[2].constantF32(0));
+        }));
   });
   return k.finish();
 }

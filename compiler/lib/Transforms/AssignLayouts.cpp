@@ -65,6 +65,18 @@ void recomputeOperands(ParallelOp op) {
   }
 }
 
+/// A scatter's index made of coordinates alone (the rows a reduction's
+/// results go to) is made again in its value's layout, as an elementwise
+/// region's operand is.
+void recomputeIndex(LayoutInference &inference, ScatterOp op) {
+  OpOperand &index = op.getIndexMutable();
+  Attribute want = op.requiredOperandLayout(inference, index);
+  if (!want || LayoutInference::layoutOf(index.get()) == want || !LayoutInference::recomputable(index.get()))
+    return;
+  OpBuilder b(op);
+  index.set(recompute(b, index.get(), want));
+}
+
 LogicalResult assign(KernelOp kernel, int64_t vectorBytes, bool infer) {
   LayoutInference inference(kernel, vectorBytes, infer);
   if (failed(inference.chooseVector(kernel)))
@@ -105,6 +117,8 @@ LogicalResult assign(KernelOp kernel, int64_t vectorBytes, bool infer) {
     }
     if (auto parallel = dyn_cast<ParallelOp>(raw); parallel && infer)
       recomputeOperands(parallel);
+    if (auto scatter = dyn_cast<ScatterOp>(raw); scatter && infer)
+      recomputeIndex(inference, scatter);
     return failed(op.verifyOperandLayouts(inference)) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return failure(result.wasInterrupted());

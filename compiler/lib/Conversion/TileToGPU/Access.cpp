@@ -317,18 +317,20 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
   }
 }
 
+Value ThreadEmitter::groupLeader(const GroupedReduction &g) {
+  if (g.kind == GroupedReduction::Kind::InThread)
+    return Value();
+  const BlockedLayout &l = g.parent;
+  Value q = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, warpCoord(l, g.dim), index(l.lanes[g.dim])),
+                                  laneCoord(l, g.dim));
+  Value inGroup = arith::RemUIOp::create(b, loc, q, index(g.threadPositions));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inGroup, index(0));
+}
+
 void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, const GroupedReduction &g,
                                  const GroupedReduction *inner, int64_t splitLast, bool atomicAdd) {
-  const BlockedLayout &l = g.parent;
-  int64_t dim = g.dim;
   // One thread per group writes: the one whose in-group position is zero.
-  Value leader;
-  if (g.kind != GroupedReduction::Kind::InThread) {
-    Value q = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, warpCoord(l, dim), index(l.lanes[dim])), laneCoord(l, dim));
-    Value inGroup = arith::RemUIOp::create(b, loc, q, index(g.threadPositions));
-    leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inGroup, index(0));
-  }
+  Value leader = groupLeader(g);
   for (int64_t r = 0; r < g.reducedSlots(); ++r) {
     SmallVector<Value> conds, coords;
     if (leader)

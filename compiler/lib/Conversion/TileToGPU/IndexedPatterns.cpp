@@ -1,4 +1,5 @@
 //===- IndexedPatterns.cpp - accesses at data-dependent positions ---------===//
+#include "FragmentLayouts.h"
 #include "Patterns.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -69,9 +70,30 @@ struct ScatterPattern : TileToGpuPattern<ScatterOp> {
       rw.eraseOp(op);
       return success();
     }
-    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout()))
-      return op.emitOpError() << "scatters a reduced fragment of " << type.getNumElements()
-                              << " elements, which several threads hold: relayout it to a blocked layout first";
+    if (isa_and_nonnull<ReducedLayoutAttr>(type.getLayout())) {
+      // Each element is held by every thread of its group: the group's leader writes it (once, as an atomic
+      // add must be), e.g. a row's top-K winners to a per-row table.
+      FailureOr<Grouping> g = groupingOf(op, type);
+      if (failed(g))
+        return failure();
+      if (g->inner)
+        return op.emitOpError() << "scatters a reduction of a reduction (" << type.getNumElements()
+                                << " elements): relayout it to a blocked layout first";
+      Value leader = emit.groupLeader(g->g);
+      for (int64_t r = 0; r < g->g.reducedSlots(); ++r) {
+        SmallVector<Value> conds;
+        if (leader)
+          conds.push_back(leader);
+        BlockedLayout::SlotPos pos = g->g.parent.slotPos(g->g.representativeSlot(r));
+        for (int64_t d = 0; d < g->g.parent.rank(); ++d)
+          emit.tileCoord(g->g.parent, pos, d, &conds);
+        Value value = vector::ExtractOp::create(rw, emit.loc, a.getValue(), ArrayRef<int64_t>{r});
+        Value index = vector::ExtractOp::create(rw, emit.loc, a.getIndex(), ArrayRef<int64_t>{r});
+        emit.whenAll(conds, [&](OpBuilder &tb, Location tl) { emitScatter(tb, tl, a.getDest(), index, value, add); });
+      }
+      rw.eraseOp(op);
+      return success();
+    }
     FailureOr<BlockedLayout> l = blockedOf(op, type);
     if (failed(l))
       return failure();

@@ -171,6 +171,9 @@ struct ThreadEmitter {
   /// layout; its coordinates along inner->dim count inner groups.
   mlir::Value loadReduced(mlir::Value source, mlir::ValueRange origin, const GroupedReduction &g, mlir::Type elt,
                           const GroupedReduction *inner = nullptr, int64_t splitLast = 0, mlir::Value rows = nullptr);
+  /// Whether this thread writes its reduced slots of `g`: the one at in-group
+  /// position zero (null where each group lies in one thread: all do).
+  mlir::Value groupLeader(const GroupedReduction &g);
   /// Writes a reduced per-thread vector: one thread of each group stores it
   /// (with `inner`: the one holding the first element of the inner group).
   /// With `splitLast` n > 0, dest has one more dimension and the last
