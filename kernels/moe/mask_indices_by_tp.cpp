@@ -18,7 +18,7 @@ BuiltKernel buildMaskIndices(mlir::MLIRContext &ctx, const MaskIndicesConfig &c)
   Uniform perRank = k.scalarInput("per_rank", c.dtype), tpRanks = k.scalarInput("tp_ranks", c.dtype),
           tpRank = k.scalarInput("tp_rank", c.dtype);
   std::optional<Uniform> rMagic, rShift, tpMagic, tpShift;
-  if (c.magic) {
+  if (c.usesMagic()) {
     rMagic = k.scalarInput("per_rank_magic", c.dtype), rShift = k.scalarInput("per_rank_shift", c.dtype);
     tpMagic = k.scalarInput("tp_ranks_magic", c.dtype), tpShift = k.scalarInput("tp_ranks_shift", c.dtype);
   }
@@ -43,10 +43,10 @@ BuiltKernel buildMaskIndices(mlir::MLIRContext &ctx, const MaskIndicesConfig &c)
                 return magic ? n - q * d : rems(n, d);
               };
               Scalar epRank = quotient(id, r, rMagic, rShift);
-              Scalar inRank = remainder(id, r, epRank, c.magic);
+              Scalar inRank = remainder(id, r, epRank, c.usesMagic());
               Scalar epRankQ = quotient(epRank, tp, tpMagic, tpShift);
               Scalar local = epRankQ * r + inRank;
-              Scalar foreign = (id < zero) | (remainder(epRank, tp, epRankQ, c.magic) != rank);
+              Scalar foreign = (id < zero) | (remainder(epRank, tp, epRankQ, c.usesMagic()) != rank);
               return select(foreign | (local < zero), none, local);
             }));
   });

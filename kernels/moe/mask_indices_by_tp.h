@@ -19,13 +19,14 @@ namespace tk::kernels::moe {
 
 struct MaskIndicesConfig {
   dsl::DType dtype = dsl::DType::I64; ///< the ids' type, I32 or I64
-  /// Schedule: ids per CTA (0: 2048) and threads (0: 256); magic (1: the
-  /// quotients by R and Tp as a high multiply and a shift by numbers the
-  /// call computes, kernels/common/division_magic.h, and four more scalar
-  /// arguments; 0: hardware divisions).
-  int64_t tile = 0, threads = 0, magic = 0;
+  /// Schedule: ids per CTA (0: 2048) and threads (0: 256); magic (1, and
+  /// the heuristic's: the quotients by R and Tp as a high multiply and a
+  /// shift by numbers the call computes, kernels/common/division_magic.h,
+  /// and four more scalar arguments; 0: hardware divisions).
+  int64_t tile = 0, threads = 0, magic = -1;
   int64_t tileElements() const { return tile ? tile : 2048; }
   int64_t numThreads() const { return threads ? threads : 256; }
+  bool usesMagic() const { return magic != 0; }
   std::string key() const;
 };
 

@@ -28,7 +28,7 @@ static std::string checkSchedule(const MaskIndicesConfig &c) {
 
 std::vector<int64_t> maskIndicesScalars(const MaskIndicesConfig &c, int64_t perRank, int64_t tpRanks, int64_t tpRank) {
   std::vector<int64_t> scalars = {perRank, tpRanks, tpRank};
-  if (c.magic) { // the bits of the ids' type: an i32 argument reads the low half
+  if (c.usesMagic()) { // the bits of the ids' type: an i32 argument reads the low half
     const int bits = c.dtype == DType::I32 ? 32 : 64;
     for (int64_t d : {perRank, tpRanks}) {
       const DivisionMagic m = divisionMagic(uint64_t(d), bits);
@@ -50,7 +50,7 @@ const OperatorSchedule<MaskIndicesConfig> &maskIndicesSchedule() {
       ScheduleSpec<C>({
           {&C::tile, {"tile", "ids per CTA", 128, 16384, true, 0}},
           {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-          {&C::magic, {"magic", "1: quotients by multiply and shift", 0, 1, false, 0}},
+          {&C::magic, {"magic", "1: quotients by multiply and shift (the default), 0: divisions", 0, 1, false, -1}},
       }),
       checkSchedule, searchSpace);
   return schedule;

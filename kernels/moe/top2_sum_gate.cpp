@@ -17,21 +17,23 @@ constexpr int64_t kReplicasIn32Bits = 65536;
 
 /// Step 5a: the keys of experts outside the Kg best groups become INT32_MIN,
 /// below every live key, so never chosen (K <= Kg epg). The (rows, W) keys go
-/// through shared memory to a (rows, G, epg) tile (padded to powers of two)
-/// whose rows reduce to each group's top-2 sum; those come back through
-/// shared memory as a (rows, W) tile (group g in column g), ranked like the
-/// experts, so every layout stays within one tile's chain of reductions.
+/// through shared memory to a (rows, epg, G) tile (padded to powers of two)
+/// that reduces to each group's top-2 sum; those go through shared memory to
+/// a (rows, G) tile that picks the Kg best groups, whose flags come back
+/// through shared memory to the experts.
 static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const Tile &keys, int64_t rows) {
   const int64_t width = c.width(), e = c.experts, groups = c.groups, epg = e / groups;
   const int64_t gp = llvm::PowerOf2Ceil(groups), ep = llvm::PowerOf2Ceil(epg);
   const int32_t taken = std::numeric_limits<int32_t>::min();
-  Shared flat = k.shared({rows * width}, DType::I32), ranked = k.shared({rows * width}, DType::I32);
+  Shared flat = k.shared({rows * width}, DType::I32);
   Tile line = k.iota({rows, width}, 0), col = k.iota({rows, width}, 1);
   auto at = [&](const Scalar &r, const Scalar &c) { return r * r.constantI32(width) + c; };
   k.scatter(flat, map({line, col}, DType::I32, [&](const std::vector<Scalar> &v) { return at(v[0], v[1]); }), keys);
   k.barrier();
-  const std::vector<int64_t> shape3 = {rows, gp, ep};
-  Tile line3 = k.iota(shape3, 0), group = k.iota(shape3, 1), member = k.iota(shape3, 2);
+  // Groups along the last dimension: a group's members spread over a few lanes and each thread's registers, so
+  // that its top-2 takes in-thread maxima and two or three shuffles, not five per group.
+  const std::vector<int64_t> shape3 = {rows, ep, gp};
+  Tile line3 = k.iota(shape3, 0), member = k.iota(shape3, 1), group = k.iota(shape3, 2);
   auto inside = [&](const Scalar &g, const Scalar &j) {
     return (g < g.constantI32(groups)) & (j < j.constantI32(epg));
   };
@@ -47,34 +49,46 @@ static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const T
   // m1 + m2 as a multiset: the best key, then the best of the rest with the first position holding the best
   // knocked out; packed rank keys (dsl/Select.h) find both in two max-reduces.
   Tile packed = map({keys3, member}, DType::I64, [](const std::vector<Scalar> &v) { return packRankKey(v[0], v[1]); });
-  Tile firstPacked = reduce_max(packed, 2);
-  Tile secondPacked = reduce_max(map({packed, expand(firstPacked, 2, ep)}, DType::I64,
+  Tile firstPacked = reduce_max(packed, 1);
+  Tile secondPacked = reduce_max(map({packed, expand(firstPacked, 1, ep)}, DType::I64,
                                      [](const std::vector<Scalar> &v) { return knockOut(v[0], v[1]); }),
-                                 2);
+                                 1);
   auto keyOf = [](const Tile &p) {
     return map({p}, DType::I32, [](const std::vector<Scalar> &v) { return packedKey(v[0]); });
   };
   Tile first = keyOf(firstPacked), second = keyOf(secondPacked);
-  Tile groupKeys = rankKeys(keyValues(first) + keyValues(second)); // (rows, G, 1)
-  // Each thread that reduced a group holds its key: one copy per group is scattered (relayout).
+  Tile groupKeys = rankKeys(keyValues(first) + keyValues(second)); // (rows, 1, G)
+  // Each group's key to a (rows, G) table (one thread of those that reduced the group writes it); the Kg best
+  // groups are chosen on a tile of that width, and their flags come back through a second table that each
+  // expert reads its group's flag from.
+  auto atGroup = [&](const Scalar &r, const Scalar &g) { return r * r.constantI32(gp) + g; };
+  Shared ranked = k.shared({rows * gp}, DType::I32), chosen = k.shared({rows * gp}, DType::I32);
   k.scatter(ranked,
-            relayout(map({reduce_max(line3, 2), reduce_max(group, 2)}, DType::I32,
-                         [&](const std::vector<Scalar> &v) {
-                           return select(v[1] < v[1].constantI32(groups), at(v[0], v[1]), v[1].constantI32(-1));
-                         })),
-            relayout(groupKeys));
+            map({k.iota({rows, 1, gp}, 0), k.iota({rows, 1, gp}, 2)}, DType::I32,
+                [&](const std::vector<Scalar> &v) { return atGroup(v[0], v[1]); }),
+            groupKeys);
   k.barrier();
-  Tile byColumn = k.gather(ranked, map({line, col}, DType::I32, [&](const std::vector<Scalar> &v) {
-                             return select(v[1] < v[1].constantI32(groups), at(v[0], v[1]), v[1].constantI32(-1));
-                           }));
-  std::vector<Tile> verdict = {col, keys};
-  for (const Tile &b : topkColumns(byColumn, c.topkGroups, groups, -1, TopkRounds::Packed))
-    verdict.push_back(expand(b, 1, width));
-  return map(verdict, DType::I32, [&](const std::vector<Scalar> &v) {
-    Scalar g = divs(v[0], v[0].constantI32(epg)), kept = g == v[2];
-    for (size_t i = 3; i < v.size(); ++i)
-      kept = kept | (g == v[i]);
-    return select(kept & (v[0] < v[0].constantI32(e)), v[1], v[1].constantI32(taken));
+  Tile lineG = k.iota({rows, gp}, 0), colG = k.iota({rows, gp}, 1);
+  Tile byGroup = k.gather(ranked, map({lineG, colG}, DType::I32, [&](const std::vector<Scalar> &v) {
+                            return select(v[1] < v[1].constantI32(groups), atGroup(v[0], v[1]), v[1].constantI32(-1));
+                          }));
+  std::vector<Tile> flagOperands = {colG};
+  for (const Tile &b : topkColumns(byGroup, c.topkGroups, groups, -1, TopkRounds::Packed))
+    flagOperands.push_back(expand(b, 1, gp));
+  k.scatter(chosen, map({lineG, colG}, DType::I32, [&](const std::vector<Scalar> &v) { return atGroup(v[0], v[1]); }),
+            map(flagOperands, DType::I32, [](const std::vector<Scalar> &v) {
+              Scalar kept = v[0] == v[1];
+              for (size_t i = 2; i < v.size(); ++i)
+                kept = kept | (v[0] == v[i]);
+              return select(kept, v[0].constantI32(1), v[0].constantI32(0));
+            }));
+  k.barrier();
+  Tile groupKept = k.gather(chosen, map({line, col}, DType::I32, [&](const std::vector<Scalar> &v) {
+                              return select(v[1] < v[1].constantI32(e),
+                                            atGroup(v[0], divs(v[1], v[1].constantI32(epg))), v[1].constantI32(-1));
+                            }));
+  return map({groupKept, keys}, DType::I32, [&](const std::vector<Scalar> &v) {
+    return select(v[0] != v[0].constantI32(0), v[1], v[1].constantI32(taken));
   });
 }
 

@@ -37,19 +37,22 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
     return "fewer logits per CTA than threads";
   if (c.warpRows == 1 && c.rowsPerBlock() < 2)
     return "warp_rows=1 splits two or more tokens among the warps";
-  // The rows pass through shared memory: u for the scores, with group limiting the keys and the groups' ranks
-  // too; with replicas logical_count is staged there. Within 48 KB the buffers stay static, on every target.
+  // The rows pass through shared memory: u for the scores and the chosen ids, with group limiting the keys and
+  // the groups' keys and flags too; with replicas logical_count is staged there. Within 48 KB the buffers stay
+  // static, on every target.
   const int64_t staged = c.replicas ? (c.experts + c.shared) * 4 : 0;
-  if (const int64_t bytes = c.rowsPerBlock() * c.width() * 4 * (c.grouped() ? 3 : 1) + staged; bytes > 48 * 1024)
+  const int64_t perRow = c.width() * (c.grouped() ? 2 : 1) + (int64_t)llvm::PowerOf2Ceil(c.slots()) +
+                         (c.grouped() ? 2 * (int64_t)llvm::PowerOf2Ceil(c.groups) : 0);
+  if (const int64_t bytes = c.rowsPerBlock() * perRow * 4 + staged; bytes > 48 * 1024)
     return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.width()) + " take " +
            std::to_string(bytes) + " bytes of shared memory" +
            (staged ? " (" + std::to_string(staged) + " of them logical_count's)" : "") + ", over 48 KB";
   return "";
 }
 
-// On an H100 (2026-12-06, tk tune --full): 16384 tokens took 96.1 -> 36.9 us (E = 72), 111.6 -> 48.3 (E = 144) and
-// 191.6 -> 96.3 (E = 256 grouped, 8 tokens) with 16 tokens on 256 threads (two a warp); at 36 tokens the
-// warp-per-token schedules took 1.04-1.51x the heuristic's time.
+// On an H100 (2026-12-06, tk tune --full --match 16384): 16384 tokens took 20.4 us (E = 72), 30.2 (E = 144) and
+// 48.0 (E = 256 grouped) with 16 tokens on 256 threads; one token per 32-thread CTA (TileKernels' shape) 24.3,
+// 33.8 and 51.5. At 36 tokens the warp-per-token schedules took 1.04-1.51x the heuristic's time.
 void fitTop2SumGateToTokens(Top2SumGateConfig &c, int64_t tokens, int64_t sms) {
   if (tokens < 16 * sms)
     return;

@@ -73,6 +73,14 @@ TEST(BlockedLayout, WarpsAlongRowsGiveEachRowItsOwnWarp) {
   EXPECT_EQ(chooseBlockedLayout({8, 128}, 4, 1, 1, true).warps, (std::vector<int64_t>{4, 1}));
   EXPECT_EQ(chooseBlockedLayout({2, 128}, 4, 1, 1, true).warps, (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(chooseBlockedLayout({1, 576}, 4, 16, 1, true).warps, chooseBlockedLayout({1, 576}, 4, 16).warps);
+  // Warps a short tile cannot use pad its rows rather than split them, where each row lies in one warp: a
+  // (rows, slots) tile of 8 x 8 on 8 warps reduces its rows within warps (four are padding).
+  BlockedLayout slots = chooseBlockedLayout({8, 8}, 8, 1, 1, true);
+  EXPECT_EQ(slots.warps, (std::vector<int64_t>{8, 1}));
+  expectBijection(slots);
+  ASSERT_TRUE(GroupedReduction::analyze(slots, 1, 8, g, error)) << error;
+  EXPECT_EQ(g.warpsPerGroup, 1);
+  EXPECT_EQ(chooseBlockedLayout({8, 8}, 8, 1).warps, (std::vector<int64_t>{2, 4})); // the default splits them
   // Three dimensions (tokens, groups, experts of a group) and a column of per-row values.
   BlockedLayout groups = chooseBlockedLayout({4, 8, 32}, 4, 1, 1, true);
   EXPECT_EQ(groups.warps, (std::vector<int64_t>{4, 1, 1}));

@@ -1,6 +1,7 @@
 // kernels/common/division_magic.h: a high multiply and a shift give n / d exactly for every dividend below
 // 2^(bits - 1), at the divisors' and dividends' extremes and at random.
 #include "kernels/common/division_magic.h"
+#include "kernels/moe/mask_indices_by_tp.h"
 
 #include <gtest/gtest.h>
 #include <random>
@@ -62,3 +63,18 @@ TEST(DivisionMagic, OneIsTheDividendAndZeroIsRefused) {
 }
 
 } // namespace
+
+// mask_indices_by_tp takes the quotients by multiply and shift unless its schedule says magic=0: the heuristic's
+// key names no field and the call passes the four extra scalars; magic=0 is a key of its own, with three.
+TEST(DivisionMagic, MaskIndicesTakesItUnlessAskedNot) {
+  using tk::kernels::moe::MaskIndicesConfig;
+  MaskIndicesConfig c;
+  EXPECT_TRUE(c.usesMagic());
+  EXPECT_EQ(c.key(), "mask_indices_by_tp:dtype=i64");
+  EXPECT_EQ(tk::kernels::moe::maskIndicesScalars(c, 32, 4, 1).size(), 7u);
+  MaskIndicesConfig off = c;
+  ASSERT_EQ(tk::kernels::moe::maskIndicesSchedule().spec().parse("magic=0", off), "");
+  EXPECT_FALSE(off.usesMagic());
+  EXPECT_EQ(off.key(), "mask_indices_by_tp:dtype=i64|magic=0");
+  EXPECT_EQ(tk::kernels::moe::maskIndicesScalars(off, 32, 4, 1).size(), 3u);
+}

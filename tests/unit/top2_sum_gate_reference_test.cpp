@@ -191,8 +191,13 @@ TEST(Top2SumGateSchedule, ManyTokensTakeAWarpEach) {
   c.experts = 256, c.topk = 8, c.groups = 8, c.topkGroups = 4, c.shared = 2, c.replicas = 33;
   Top2SumGateConfig grouped = c;
   fitTop2SumGateToTokens(grouped, 16384, 132);
-  EXPECT_EQ(grouped.rows, 8);
+  EXPECT_EQ(grouped.rows, 16);
   EXPECT_EQ(grouped.warpRows, 1);
+  c.experts = 512; // 16 rows' copies of the keys and scores pass 48 KB; 8 rows' do not
+  Top2SumGateConfig wider = c;
+  fitTop2SumGateToTokens(wider, 16384, 132);
+  EXPECT_EQ(wider.rows, 8);
+  EXPECT_EQ(wider.warpRows, 1);
   c.experts = 1024;
   Top2SumGateConfig wide = c;
   fitTop2SumGateToTokens(wide, 16384, 132);
@@ -209,21 +214,24 @@ TEST(Top2SumGateSchedule, SharedMemoryPast48KBIsRefused) {
   };
   Top2SumGateConfig c;
   c.experts = 1024, c.topk = 8;
-  // u's copy: 64 rows of 1024 floats are 256 KB.
+  // u's copy and the chosen ids (8 a row): 8 rows of 1024 + 8 four-byte values are 33 KB, 16 rows twice that.
   EXPECT_NE(choose(c, "rows=64,threads=1024").find("over 48 KB"), std::string::npos);
   EXPECT_EQ(choose(c, "rows=8,threads=1024"), "");
   EXPECT_NE(choose(c, "rows=16,threads=1024").find("over 48 KB"), std::string::npos);
-  // Group limiting holds two more such buffers: 4 rows of 1024 are 48 KB, 8 rows twice that.
+  // Group limiting holds the keys too, and two (rows, G) tables: 4 rows are 33 KB, 8 rows twice that.
   c.groups = 8, c.topkGroups = 4;
   EXPECT_EQ(choose(c, "rows=4,threads=256"), "");
   EXPECT_NE(choose(c, "rows=8,threads=256").find("over 48 KB"), std::string::npos);
-  // With replicas logical_count's (E + S) x 4 bytes are staged there too: 48 KB + 4 KB + 8 bytes.
-  c.replicas = 33, c.shared = 2;
-  EXPECT_NE(choose(c, "rows=4,threads=256")
-                .find("4 rows of 1024 take 53256 bytes of shared memory (4104 of them "
-                      "logical_count's), over 48 KB"),
+  // With replicas logical_count's (E + S) x 4 bytes are staged there too: one row of 8192 columns and 16 slots
+  // (32832 bytes) fits alone, not with 6146 counts.
+  Top2SumGateConfig wide;
+  wide.experts = 6144, wide.topk = 8, wide.replicas = 33, wide.shared = 2;
+  EXPECT_NE(choose(wide, "rows=1,threads=256")
+                .find("1 rows of 8192 take 57416 bytes of shared memory (24584 of them logical_count's), over 48 KB"),
             std::string::npos)
-      << choose(c, "rows=4,threads=256");
+      << choose(wide, "rows=1,threads=256");
+  wide.replicas = 0;
+  EXPECT_EQ(choose(wide, "rows=1,threads=256"), "");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- BlockedLayout.cpp - index arithmetic of blocked layouts ------------===//
 #include "tk/compiler/Layout/BlockedLayout.h"
 
+#include <algorithm>
 #include <cassert>
 #include <sstream>
 
@@ -222,8 +223,11 @@ BlockedLayout chooseBlockedLayout(const std::vector<int64_t> &shape, int64_t num
     warpsLeft /= l.warps[d];
   }
   // Warps the shape cannot use go to the last dimension, where they at least
-  // shorten each thread's share of a long row.
-  l.warps[r - 1] *= warpsLeft;
+  // shorten each thread's share of a long row; with warps along rows where
+  // each row lies in one warp, to the first (they pad it), so that a short
+  // tile's reductions along its rows stay shuffles, without shared memory.
+  const bool rowsInOneWarp = std::all_of(l.warps.begin() + 1, l.warps.end(), [](int64_t w) { return w == 1; });
+  l.warps[warpsAlongRows && rowsInOneWarp ? 0 : r - 1] *= warpsLeft;
   return l;
 }
 
