@@ -21,7 +21,8 @@ std::string schedulesRun(tk_context ctx) {
   std::string out;
   for (const auto &[op, choice] : ctx->scheduleLog.all())
     out += (out.empty() ? "" : "; ") + (choice.source == "heuristic" ? std::string("heuristic") : choice.source) +
-           (choice.schedule.empty() ? "" : " " + choice.schedule);
+           (choice.schedule.empty() ? "" : " " + choice.schedule) +
+           (choice.fitted.empty() ? "" : ", fitted to the call: " + choice.fitted);
   return out;
 }
 

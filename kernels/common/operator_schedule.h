@@ -171,8 +171,12 @@ runtime::Status runScheduled(tk_context ctx, const OperatorSchedule<Config> &op,
   runtime::Status s = ctx->targetFor(tensors, target);
   if (s.isOk())
     s = op.resolve(ctx, target, config);
-  if (s.isOk())
+  if (s.isOk()) {
+    const std::string before = op.spec().print(config);
     fit(config, target);
+    if (const std::string after = op.spec().print(config); after != before)
+      ctx->scheduleLog.recordFit(op.name(), after);
+  }
   return s.isOk() ? ctx->run(runtime::factoryOf(build, config), tensors, stream, scalars) : s;
 }
 template <typename Config, typename Build>

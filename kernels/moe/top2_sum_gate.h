@@ -43,7 +43,7 @@ const OperatorSchedule<Top2SumGateConfig> &top2SumGateSchedule();
 /// step), or, from 16 tokens an SM on (their 128-thread CTAs would fill
 /// every SM's 2048 threads), each token within one warp: 16 tokens (two a
 /// warp) or 8 (one a warp) on 256 threads with warp_rows, whichever the
-/// schedule's checks allow.
+/// schedule's checks allow; 8 with group limiting.
 void fitTop2SumGateToTokens(Top2SumGateConfig &c, int64_t tokens, int64_t sms);
 
 /// Tensors: logits (N, E) f32, bias (E) f32, [mask (N) u8], [fix (N) u8],

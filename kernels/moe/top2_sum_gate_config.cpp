@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace tk::kernels::moe {
 
@@ -51,12 +52,14 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
 }
 
 // On an H100 (2026-12-06, tk tune --full --match 16384): 16384 tokens took 20.4 us (E = 72), 30.2 (E = 144) and
-// 48.0 (E = 256 grouped) with 16 tokens on 256 threads; one token per 32-thread CTA (TileKernels' shape) 24.3,
-// 33.8 and 51.5. At 36 tokens the warp-per-token schedules took 1.04-1.51x the heuristic's time.
+// 48.0 (E = 256 grouped, 8 tokens) with 16 tokens on 256 threads; one token per 32-thread CTA (TileKernels'
+// shape) 24.3, 33.8 and 51.5. At 36 tokens the warp-per-token schedules took 1.04-1.51x the heuristic's time.
 void fitTop2SumGateToTokens(Top2SumGateConfig &c, int64_t tokens, int64_t sms) {
   if (tokens < 16 * sms)
     return;
-  for (int64_t rows : {16, 8}) {
+  // Grouped gates hold more per row (the keys' copy, the group stage's registers): one token a warp ran 0.97x
+  // the time of two at E = 256 (48.2 against 49.8 us on the H100 above).
+  for (int64_t rows : c.grouped() ? std::vector<int64_t>{8} : std::vector<int64_t>{16, 8}) {
     Top2SumGateConfig t = c;
     t.rows = rows, t.threads = 256, t.warpRows = 1;
     if (checkSchedule(t).empty()) {

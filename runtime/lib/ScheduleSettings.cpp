@@ -48,6 +48,11 @@ void ScheduleLog::record(const std::string &op, const ScheduleChoice &choice) {
   last_[op] = choice;
 }
 
+void ScheduleLog::recordFit(const std::string &op, const std::string &fields) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_[op].fitted = fields;
+}
+
 ScheduleChoice ScheduleLog::last(const std::string &op) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = last_.find(op);

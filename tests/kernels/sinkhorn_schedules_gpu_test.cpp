@@ -32,6 +32,10 @@ TEST_F(SinkhornSchedulesGpu, TheCallCapsRegistersWhereTheGridFillsFourCtasAnSm) 
     for (const auto &kernel : static_cast<tk_context>(ctx)->cache.snapshot())
       sawCap |= kernel->config.find("min_blocks=4") != std::string::npos;
     EXPECT_EQ(sawCap, capped) << matrices << " matrices on " << sms << " SMs";
+    // The schedule log names what ran: the heuristic's (empty) fields, and the cap the call fitted.
+    const tk::runtime::ScheduleChoice ran = static_cast<tk_context>(ctx)->scheduleLog.last("sinkhorn_normalize_bwd");
+    EXPECT_EQ(ran.source, "heuristic");
+    EXPECT_EQ(ran.fitted, capped ? "min_blocks=4" : "") << matrices << " matrices on " << sms << " SMs";
   }
 }
 

@@ -174,8 +174,8 @@ TEST(Top2SumGateReference, ProblemsAreNamed) {
   EXPECT_EQ(top2SumGateProblem(p), "");
 }
 
-// Many tokens take a warp each (16 tokens on 256 threads, or 8 where 16 rows' shared buffers pass 48 KB); fewer
-// than 16 an SM keep the default, as do configurations where neither fits.
+// Many tokens take a warp each (16 tokens on 256 threads, or 8 with group limiting or where 16 rows' shared buffers
+// pass 48 KB); fewer than 16 an SM keep the default, as do configurations where neither fits.
 TEST(Top2SumGateSchedule, ManyTokensTakeAWarpEach) {
   Top2SumGateConfig c;
   c.experts = 72, c.topk = 6;
@@ -191,14 +191,14 @@ TEST(Top2SumGateSchedule, ManyTokensTakeAWarpEach) {
   c.experts = 256, c.topk = 8, c.groups = 8, c.topkGroups = 4, c.shared = 2, c.replicas = 33;
   Top2SumGateConfig grouped = c;
   fitTop2SumGateToTokens(grouped, 16384, 132);
-  EXPECT_EQ(grouped.rows, 16);
+  EXPECT_EQ(grouped.rows, 8); // one a warp: faster than two with group limiting
   EXPECT_EQ(grouped.warpRows, 1);
-  c.experts = 512; // 16 rows' copies of the keys and scores pass 48 KB; 8 rows' do not
+  c.groups = c.topkGroups = 0, c.experts = 1024; // 16 rows' copies of u and the ids pass 48 KB; 8 rows' do not
   Top2SumGateConfig wider = c;
   fitTop2SumGateToTokens(wider, 16384, 132);
   EXPECT_EQ(wider.rows, 8);
   EXPECT_EQ(wider.warpRows, 1);
-  c.experts = 1024;
+  c.experts = 2048;
   Top2SumGateConfig wide = c;
   fitTop2SumGateToTokens(wide, 16384, 132);
   EXPECT_EQ(wide.key(), c.key());
@@ -234,4 +234,21 @@ TEST(Top2SumGateSchedule, SharedMemoryPast48KBIsRefused) {
   EXPECT_EQ(choose(wide, "rows=1,threads=256"), "");
 }
 
+} // namespace
+
+namespace {
+// What a call's fit changed (top2_sum_gate's warp per token, sinkhorn's register cap) is logged beside the choice
+// it fitted, which keeps its source and fields; the next call's choice starts without one.
+TEST(ScheduleLog, AFitIsRecordedBesideTheChoice) {
+  tk::runtime::ScheduleLog log;
+  tk::runtime::ScheduleChoice heuristic;
+  heuristic.source = "heuristic", heuristic.target = "sm_90a";
+  log.record("top2_sum_gate", heuristic);
+  log.recordFit("top2_sum_gate", "rows=16,threads=256,warp_rows=1");
+  EXPECT_EQ(log.last("top2_sum_gate").fitted, "rows=16,threads=256,warp_rows=1");
+  EXPECT_EQ(log.last("top2_sum_gate").source, "heuristic");
+  EXPECT_EQ(log.last("top2_sum_gate").schedule, "");
+  log.record("top2_sum_gate", heuristic);
+  EXPECT_EQ(log.last("top2_sum_gate").fitted, "");
+}
 } // namespace

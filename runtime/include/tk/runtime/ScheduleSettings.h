@@ -23,6 +23,9 @@ struct ScheduleChoice {
   std::string problem;  ///< the config's key without its schedule (the tuning table's shape class)
   std::string schedule; ///< the fields set, "rows=128,threads=64" ("" for the heuristic's own choice)
   std::string target;   ///< the target it was chosen for ("sm_90a", "cpu")
+  /// The fields the call ran with where its fit to the problem or the device changed them (a batch's tokens on
+  /// the SMs, say), else "".
+  std::string fitted;
   /// The schedules `tk tune` would time for this call (ScheduleLog::recordSpaces).
   std::vector<std::string> space;
 };
@@ -56,6 +59,8 @@ public:
   /// Also record each call's search space (tk tune; off: calls stay cheap).
   bool recordSpaces = false;
   void record(const std::string &op, const ScheduleChoice &choice);
+  /// The fields `op`'s last call ran with after its fit changed the recorded choice's.
+  void recordFit(const std::string &op, const std::string &fields);
   /// Empty when `op` has not run.
   ScheduleChoice last(const std::string &op) const;
   /// Every operator's last choice.
