@@ -15,13 +15,15 @@ using namespace tk::dsl;
 /// Replica counts up to which the replica hash runs in 32 bits (below).
 constexpr int64_t kReplicasIn32Bits = 65536;
 
-/// Step 5a: the keys of experts outside the Kg best groups become INT32_MIN,
-/// below every live key, so never chosen (K <= Kg epg). The (rows, W) keys go
-/// through shared memory to a (rows, epg, G) tile (padded to powers of two)
-/// that reduces to each group's top-2 sum; those go through shared memory to
-/// a (rows, G) tile that picks the Kg best groups, whose flags come back
-/// through shared memory to the experts.
-static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const Tile &keys, int64_t rows) {
+/// Steps 5a and 5b with group limiting: the top-K among the experts of the
+/// Kg groups of best top-2 sums (K <= Kg epg). The (rows, W) keys go through
+/// shared memory to a (rows, epg, G) tile (padded to powers of two) that
+/// reduces to each group's top-2 sum; those go through shared memory to a
+/// (rows, G) tile that picks the Kg best groups, which go back in ascending
+/// order; the top-K rounds then run over a (rows, Kg epg) tile of those
+/// groups' keys, gathered from the first copy, and map positions to ids.
+static std::vector<Tile> topkInBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const Tile &keys,
+                                          int64_t rows) {
   const int64_t width = c.width(), e = c.experts, groups = c.groups, epg = e / groups;
   const int64_t gp = llvm::PowerOf2Ceil(groups), ep = llvm::PowerOf2Ceil(epg);
   const int32_t taken = std::numeric_limits<int32_t>::min();
@@ -59,10 +61,12 @@ static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const T
   Tile first = keyOf(firstPacked), second = keyOf(secondPacked);
   Tile groupKeys = rankKeys(keyValues(first) + keyValues(second)); // (rows, 1, G)
   // Each group's key to a (rows, G) table (one thread of those that reduced the group writes it); the Kg best
-  // groups are chosen on a tile of that width, and their flags come back through a second table that each
-  // expert reads its group's flag from.
+  // groups are chosen on a tile of that width and written back in ascending order, and the top-K runs over
+  // their Kg epg experts alone, in that order: a position's rank ties break as its expert's id would.
+  const int64_t kgp = llvm::PowerOf2Ceil(c.topkGroups), candidates = c.topkGroups * epg;
   auto atGroup = [&](const Scalar &r, const Scalar &g) { return r * r.constantI32(gp) + g; };
-  Shared ranked = k.shared({rows * gp}, DType::I32), chosen = k.shared({rows * gp}, DType::I32);
+  auto atBest = [&](const Scalar &r, const Scalar &q) { return r * r.constantI32(kgp) + q; };
+  Shared ranked = k.shared({rows * gp}, DType::I32), best = k.shared({rows * kgp}, DType::I32);
   k.scatter(ranked,
             map({k.iota({rows, 1, gp}, 0), k.iota({rows, 1, gp}, 2)}, DType::I32,
                 [&](const std::vector<Scalar> &v) { return atGroup(v[0], v[1]); }),
@@ -72,24 +76,46 @@ static Tile keepBestGroups(KernelBuilder &k, const Top2SumGateConfig &c, const T
   Tile byGroup = k.gather(ranked, map({lineG, colG}, DType::I32, [&](const std::vector<Scalar> &v) {
                             return select(v[1] < v[1].constantI32(groups), atGroup(v[0], v[1]), v[1].constantI32(-1));
                           }));
-  std::vector<Tile> flagOperands = {colG};
-  for (const Tile &b : topkColumns(byGroup, c.topkGroups, groups, -1, TopkRounds::Packed))
-    flagOperands.push_back(expand(b, 1, gp));
-  k.scatter(chosen, map({lineG, colG}, DType::I32, [&](const std::vector<Scalar> &v) { return atGroup(v[0], v[1]); }),
-            map(flagOperands, DType::I32, [](const std::vector<Scalar> &v) {
-              Scalar kept = v[0] == v[1];
-              for (size_t i = 2; i < v.size(); ++i)
-                kept = kept | (v[0] == v[i]);
-              return select(kept, v[0].constantI32(1), v[0].constantI32(0));
-            }));
+  std::vector<Tile> chosen = topkColumns(byGroup, c.topkGroups, groups, -1, TopkRounds::Packed);
+  Tile rowLine = k.iota({rows, 1}, 0);
+  for (int64_t q = 0; q < c.topkGroups; ++q) { // the q-th smallest of the (distinct) chosen groups
+    k.scatter(
+        best,
+        map({rowLine}, DType::I32, [&](const std::vector<Scalar> &v) { return atBest(v[0], v[0].constantI32(q)); }),
+        map(chosen, DType::I32, [&](const std::vector<Scalar> &v) {
+          Scalar out = v[0];
+          for (size_t i = 0; i < v.size(); ++i) {
+            Scalar below = v[i].constantI32(0);
+            for (size_t j = 0; j < v.size(); ++j)
+              below = below + select(v[j] < v[i], v[i].constantI32(1), v[i].constantI32(0));
+            out = select(below == below.constantI32(q), v[i], out);
+          }
+          return out;
+        }));
+  }
   k.barrier();
-  Tile groupKept = k.gather(chosen, map({line, col}, DType::I32, [&](const std::vector<Scalar> &v) {
-                              return select(v[1] < v[1].constantI32(e),
-                                            atGroup(v[0], divs(v[1], v[1].constantI32(epg))), v[1].constantI32(-1));
-                            }));
-  return map({groupKept, keys}, DType::I32, [&](const std::vector<Scalar> &v) {
-    return select(v[0] != v[0].constantI32(0), v[1], v[1].constantI32(taken));
-  });
+  const int64_t cp = llvm::PowerOf2Ceil(candidates);
+  Tile lineC = k.iota({rows, cp}, 0), colC = k.iota({rows, cp}, 1);
+  Tile groupOf = k.gather(best, map({lineC, colC}, DType::I32, [&](const std::vector<Scalar> &v) {
+                            return select(v[1] < v[1].constantI32(candidates),
+                                          atBest(v[0], divs(v[1], v[1].constantI32(epg))), v[1].constantI32(-1));
+                          }));
+  Tile candidateKeys = k.gather(
+      flat, map({lineC, colC, groupOf}, DType::I32, [&](const std::vector<Scalar> &v) {
+        return select(v[1] < v[1].constantI32(candidates),
+                      at(v[0], v[2] * v[2].constantI32(epg) + rems(v[1], v[1].constantI32(epg))), v[1].constantI32(-1));
+      }));
+  std::vector<Tile> sel;
+  for (const Tile &position : topkColumns(candidateKeys, c.topk, candidates, -1, TopkRounds::Packed))
+    sel.push_back(map({k.gather(best, map({rowLine, position}, DType::I32,
+                                          [&](const std::vector<Scalar> &v) {
+                                            return atBest(v[0], divs(v[1], v[1].constantI32(epg)));
+                                          })),
+                       position},
+                      DType::I32, [&](const std::vector<Scalar> &v) {
+                        return v[0] * v[0].constantI32(epg) + rems(v[1], v[1].constantI32(epg));
+                      }));
+  return sel;
 }
 
 BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c) {
@@ -160,24 +186,27 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
                                              });
     // Step 4: the selection keys.
     Tile keys = rankKeys((c.scoring == Scoring::Softmax ? x : u) + biasT);
-    if (c.grouped())
-      keys = keepBestGroups(k, c, keys, rows);
     // Step 5b and the per-row inputs.
     // Its rows span the warps, or with warp_rows each lies in one.
-    std::vector<Tile> sel = topkColumns(keys, c.topk, e, -1, TopkRounds::Packed);
+    std::vector<Tile> sel =
+        c.grouped() ? topkInBestGroups(k, c, keys, rows) : topkColumns(keys, c.topk, e, -1, TopkRounds::Packed);
     if (fix) {
-      // The flag as a reduction of a (rows, W) tile of copies: it must share the fixed ids' layout (the slots'
-      // reductions), which a (rows, 1) gather does not have.
-      Tile tokenCopies = map({line}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
+      // The flag and the stored ids as reductions of tiles of copies as wide as the slots' (the experts', or with
+      // group limiting the candidates'): they must share the slots' layout, which a (rows, 1) gather does not have.
+      const int64_t across = c.grouped() ? (int64_t)llvm::PowerOf2Ceil(c.topkGroups * (e / c.groups)) : width;
+      Tile copies = across == width ? line : k.iota({rows, across}, 0);
+      Tile copyCol = across == width ? col : k.iota({rows, across}, 1);
+      Tile tokenCopies =
+          map({copies}, DType::I32, [&](const std::vector<Scalar> &v) { return v[0] + v[0].index(row); });
       Tile fixedRow =
           reduce_max(map({k.gather(*fix, tokenCopies)}, DType::I32,
                          [](const std::vector<Scalar> &v) {
                            return select(v[0] != v[0].zero(DType::U8), v[0].constantI32(1), v[0].constantI32(0));
                          }),
                      1);
-      Tile stored = k.load(*fixedIds, {row, k.index(0)}, {rows, width}); // columns past K read 0
+      Tile stored = k.load(*fixedIds, {row, k.index(0)}, {rows, across}); // columns past K read 0
       for (int64_t s = 0; s < c.topk; ++s) {
-        Tile id = reduce_max(map({stored, col}, DType::I32,
+        Tile id = reduce_max(map({stored, copyCol}, DType::I32,
                                  [s](const std::vector<Scalar> &v) {
                                    return select(v[1] == v[1].constantI32(s), v[0].truncToI32(),
                                                  v[1].constantI32(std::numeric_limits<int32_t>::min()));
