@@ -186,8 +186,7 @@ BuiltKernel buildTop2SumGate(mlir::MLIRContext &ctx, const Top2SumGateConfig &c)
                                              });
     // Step 4: the selection keys.
     Tile keys = rankKeys((c.scoring == Scoring::Softmax ? x : u) + biasT);
-    // Step 5b and the per-row inputs.
-    // Its rows span the warps, or with warp_rows each lies in one.
+    // Step 5b: the top-K. Its rows span the warps, or with warp_rows each lies in one.
     std::vector<Tile> sel =
         c.grouped() ? topkInBestGroups(k, c, keys, rows) : topkColumns(keys, c.topk, e, -1, TopkRounds::Packed);
     if (fix) {

@@ -2,11 +2,12 @@
 //
 // Each CTA takes `rows` tokens' logits as a (rows, W) tile (W = E rounded up
 // to a power of two, at least 32; padding columns never chosen): scores,
-// selection keys (dsl/Select.h's order), the top-K, the normalization, the
-// shared slots, the replica choice and the EP/TP numbering, every slot's
-// (rows, 1) tile stored at its column. top2SumGateReference is its math.
-// Group limiting (0 < Kg < G) ranks the groups on a (rows, G, E / G) tile
-// the keys reach through shared memory, as topk_group_idx.cpp ranks them.
+// selection keys (dsl/Select.h's order), the top-K, then on a (rows, slots)
+// tile the normalization, the shared slots, the replica choice and the EP/TP
+// numbering, stored as rows. top2SumGateReference is its math. Group
+// limiting (0 < Kg < G) sums the groups' top-2 on a (rows, E / G, G) tile
+// the keys reach through shared memory, picks the Kg best on a (rows, G)
+// tile and runs the top-K over their experts alone.
 //===----------------------------------------------------------------------===//
 #pragma once
 

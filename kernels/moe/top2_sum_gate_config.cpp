@@ -38,16 +38,28 @@ static std::string checkSchedule(const Top2SumGateConfig &c) {
     return "fewer logits per CTA than threads";
   if (c.warpRows == 1 && c.rowsPerBlock() < 2)
     return "warp_rows=1 splits two or more tokens among the warps";
-  // The rows pass through shared memory: u for the scores and the chosen ids, with group limiting the keys and
-  // the groups' keys and flags too; with replicas logical_count is staged there. Within 48 KB the buffers stay
-  // static, on every target.
+  // The rows pass through shared memory: u for the scores and the chosen ids, with group limiting the keys, the
+  // groups' keys and the best groups' table too; with replicas logical_count is staged there. Where a row spans
+  // warps, each reduction along it exchanges through a buffer of its own (warps x rows x 8 bytes at most; the
+  // top-K rounds, the group stage, softmax and the fixed-routing copies). Within 48 KB the buffers stay static,
+  // on every target.
   const int64_t staged = c.replicas ? (c.experts + c.shared) * 4 : 0;
   const int64_t perRow = c.width() * (c.grouped() ? 2 : 1) + (int64_t)llvm::PowerOf2Ceil(c.slots()) +
                          (c.grouped() ? 2 * (int64_t)llvm::PowerOf2Ceil(c.groups) : 0);
-  if (const int64_t bytes = c.rowsPerBlock() * perRow * 4 + staged; bytes > 48 * 1024)
+  const int64_t warps = c.numThreads() / 32;
+  const int64_t scratch = c.warpRows == 1 || warps == 1
+                              ? 0
+                              : warps * c.rowsPerBlock() * 8 * (2 * c.topk + (c.grouped() ? c.topkGroups : 0) + 6);
+  if (const int64_t bytes = c.rowsPerBlock() * perRow * 4 + staged + scratch; bytes > 48 * 1024) {
+    std::string parts;
+    if (staged)
+      parts = std::to_string(staged) + " of them logical_count's";
+    if (scratch)
+      parts += (parts.empty() ? "" : ", ") + std::to_string(scratch) + " the block reductions'";
     return std::to_string(c.rowsPerBlock()) + " rows of " + std::to_string(c.width()) + " take " +
-           std::to_string(bytes) + " bytes of shared memory" +
-           (staged ? " (" + std::to_string(staged) + " of them logical_count's)" : "") + ", over 48 KB";
+           std::to_string(bytes) + " bytes of shared memory" + (parts.empty() ? "" : " (" + parts + ")") +
+           ", over 48 KB";
+  }
   return "";
 }
 

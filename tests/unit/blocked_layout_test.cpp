@@ -74,7 +74,7 @@ TEST(BlockedLayout, WarpsAlongRowsGiveEachRowItsOwnWarp) {
   EXPECT_EQ(chooseBlockedLayout({2, 128}, 4, 1, 1, true).warps, (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(chooseBlockedLayout({1, 576}, 4, 16, 1, true).warps, chooseBlockedLayout({1, 576}, 4, 16).warps);
   // Warps a short tile cannot use pad its rows rather than split them, where each row lies in one warp: a
-  // (rows, slots) tile of 8 x 8 on 8 warps reduces its rows within warps (four are padding).
+  // (rows, slots) tile of 8 x 8 on 8 warps reduces its rows within warps (six are padding).
   BlockedLayout slots = chooseBlockedLayout({8, 8}, 8, 1, 1, true);
   EXPECT_EQ(slots.warps, (std::vector<int64_t>{8, 1}));
   expectBijection(slots);

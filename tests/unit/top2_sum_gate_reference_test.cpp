@@ -214,20 +214,25 @@ TEST(Top2SumGateSchedule, SharedMemoryPast48KBIsRefused) {
   };
   Top2SumGateConfig c;
   c.experts = 1024, c.topk = 8;
-  // u's copy and the chosen ids (8 a row): 8 rows of 1024 + 8 four-byte values are 33 KB, 16 rows twice that.
+  // u's copy and the chosen ids (8 a row): 8 rows of 1024 + 8 four-byte values are 33 KB, 16 rows twice that;
+  // rows spread over 32 warps add each reduction's exchange (32 warps x 8 rows x 8 bytes, 22 of them): 8 rows
+  // are refused on 1024 threads, and taken with warp_rows (each row in its warp) or with 4 rows.
   EXPECT_NE(choose(c, "rows=64,threads=1024").find("over 48 KB"), std::string::npos);
-  EXPECT_EQ(choose(c, "rows=8,threads=1024"), "");
+  EXPECT_NE(choose(c, "rows=8,threads=1024").find("45056 the block reductions'"), std::string::npos);
+  EXPECT_EQ(choose(c, "rows=8,threads=1024,warp_rows=1"), "");
+  EXPECT_EQ(choose(c, "rows=4,threads=1024"), "");
   EXPECT_NE(choose(c, "rows=16,threads=1024").find("over 48 KB"), std::string::npos);
   // Group limiting holds the keys too, and two (rows, G) tables: 4 rows are 33 KB, 8 rows twice that.
   c.groups = 8, c.topkGroups = 4;
   EXPECT_EQ(choose(c, "rows=4,threads=256"), "");
   EXPECT_NE(choose(c, "rows=8,threads=256").find("over 48 KB"), std::string::npos);
   // With replicas logical_count's (E + S) x 4 bytes are staged there too: one row of 8192 columns and 16 slots
-  // (32832 bytes) fits alone, not with 6146 counts.
+  // (32832 bytes, and 1408 for the reductions across its 8 warps) fits alone, not with 6146 counts.
   Top2SumGateConfig wide;
   wide.experts = 6144, wide.topk = 8, wide.replicas = 33, wide.shared = 2;
   EXPECT_NE(choose(wide, "rows=1,threads=256")
-                .find("1 rows of 8192 take 57416 bytes of shared memory (24584 of them logical_count's), over 48 KB"),
+                .find("1 rows of 8192 take 58824 bytes of shared memory (24584 of them logical_count's, 1408 the "
+                      "block reductions'), over 48 KB"),
             std::string::npos)
       << choose(wide, "rows=1,threads=256");
   wide.replicas = 0;

@@ -53,7 +53,8 @@ struct ScatterRowsPattern : TileToGpuPattern<ScatterRowsOp> {
 
 /// A single element is held (at least) by thread 0, which writes it; larger
 /// fragments are written element by element by the threads holding them
-/// (slots in a layout's padding hold nothing).
+/// (slots in a layout's padding hold nothing), a reduction's result by one
+/// thread of each group.
 struct ScatterPattern : TileToGpuPattern<ScatterOp> {
   using TileToGpuPattern::TileToGpuPattern;
   LogicalResult lower(ScatterOp op, Adaptor a, ThreadEmitter &emit, ConversionPatternRewriter &rw) const override {
