@@ -172,10 +172,13 @@ runtime::Status runScheduled(tk_context ctx, const OperatorSchedule<Config> &op,
   if (s.isOk())
     s = op.resolve(ctx, target, config);
   if (s.isOk()) {
-    const std::string before = op.spec().print(config);
+    const Config before = config;
     fit(config, target);
-    if (const std::string after = op.spec().print(config); after != before)
-      ctx->scheduleLog.recordFit(op.name(), after);
+    for (const auto &e : op.spec().entries()) // field by field: a call's host path builds no strings unless fitted
+      if (before.*(e.member) != config.*(e.member)) {
+        ctx->scheduleLog.recordFit(op.name(), op.spec().print(config));
+        break;
+      }
   }
   return s.isOk() ? ctx->run(runtime::factoryOf(build, config), tensors, stream, scalars) : s;
 }

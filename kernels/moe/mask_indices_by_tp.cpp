@@ -39,14 +39,12 @@ BuiltKernel buildMaskIndices(mlir::MLIRContext &ctx, const MaskIndicesConfig &c)
                 Scalar m = n.uniform(*magic);
                 return select(m == zero, n, shru(mulhiu(n, m), n.uniform(*shift)));
               };
-              auto remainder = [&](const Scalar &n, const Scalar &d, const Scalar &q, bool magic) {
-                return magic ? n - q * d : rems(n, d);
-              };
+              // n - q d is the truncating remainder either way (no second division).
               Scalar epRank = quotient(id, r, rMagic, rShift);
-              Scalar inRank = remainder(id, r, epRank, c.usesMagic());
+              Scalar inRank = id - epRank * r;
               Scalar epRankQ = quotient(epRank, tp, tpMagic, tpShift);
               Scalar local = epRankQ * r + inRank;
-              Scalar foreign = (id < zero) | (remainder(epRank, tp, epRankQ, c.usesMagic()) != rank);
+              Scalar foreign = (id < zero) | (epRank - epRankQ * tp != rank);
               return select(foreign | (local < zero), none, local);
             }));
   });
