@@ -52,11 +52,11 @@ struct GateBackwardArgs {
     return out;
   }
 
-  /// Token t of stream s's saved statistics: raw, g, rx, rk ([1, 1, 1] each).
-  std::vector<Tile> stats(KernelBuilder &k, const Index &t, const Index &s) const {
+  /// Token t's saved statistics of `count` streams from s: raw, g, rx, rk ([1, count, 1] each).
+  std::vector<Tile> stats(KernelBuilder &k, const Index &t, const Index &s, int64_t count = 1) const {
     std::vector<Tile> out;
     for (const Tensor &st : saved)
-      out.push_back(k.load(st, {t, s, k.index(0)}, {1, 1, 1}));
+      out.push_back(k.load(st, {t, s, k.index(0)}, {1, count, 1}));
     return out;
   }
 
@@ -191,9 +191,10 @@ BuiltKernel buildRows(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
 /// fused: CTA p takes every stream of block p's tokens (n compile-time), so grad_out is read once: a pipeline
 /// streams each token's n grad_out rows (and v) through shared memory, x, k and wf come straight from global
 /// memory, the n partials ride in registers from token to token (or, with shared_partials, in shared memory),
-/// and grad_v is summed from the staged rows. Each stream's dg comes from its whole staged row; the rest runs in
-/// chunks of `chunk` columns, stream by stream within a chunk, so that one chunk of one stream's rows is live
-/// at a time beside the partials.
+/// and grad_v is summed from the staged rows. The streams are one [1, n, .] tile throughout: the n row sums
+/// share one reduction (one exchange across warps), and each chunk of `chunk` columns loads x, k and wf of every
+/// stream at once, the next chunk's before this one's stores (a load is not moved above a store that may alias
+/// it, so loads placed after a store wait for it: one wait per chunk of every stream, not one per stream).
 BuiltKernel buildFused(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
   const int64_t h = c.hidden, n = c.streams, chunk = c.chunkColumns();
   const bool sharedPartials = c.sharedPartials;
@@ -210,69 +211,81 @@ BuiltKernel buildFused(mlir::MLIRContext &ctx, const GateBackwardConfig &c) {
   k.grid({blocks}, [&](const std::vector<Index> &b) {
     Index p = b[0], zero = k.index(0);
     Index perBlock = k.index(ceil_div(tokens, blocks)), first = p * perBlock;
-    const std::vector<int64_t> row = {1, 1, h}, part = {1, 1, chunk};
-    Shared dsh = k.shared({1, n, h}, DType::BF16);
+    const std::vector<int64_t> row = {1, 1, h}, rows = {1, n, h}, part = {1, n, chunk}, one = {1, 1, chunk};
+    Shared dsh = k.shared(rows, DType::BF16);
     std::optional<Shared> vsh, psh; // v's stage; the partials with shared_partials
     if (sharedPartials) {
-      psh = k.shared({1, n, h}, DType::F32);
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t q = 0; q < chunks; ++q)
-          k.store(*psh, {zero, k.index(j), k.index(q * chunk)}, k.full(part, 0.0));
+      psh = k.shared(rows, DType::F32);
+      for (int64_t q = 0; q < chunks; ++q)
+        k.store(*psh, {zero, zero, k.index(q * chunk)}, k.full(part, 0.0));
     } else {
       vsh = k.shared(row, DType::BF16);
     }
-    // Registers: stream j's chunk q at j * chunks + q. Each token's iteration has barriers (the stage's wait, the
-    // row sums), so a partial written back to shared memory is read again by the next token after one.
-    std::vector<Tile> init(sharedPartials ? 0 : n * chunks, k.full(part, 0.0));
+    // Registers: chunk q's partials of every stream at q. Each token's iteration has barriers (the stage's wait,
+    // the row sums), so a partial written back to shared memory is read again by the next token after one.
+    std::vector<Tile> init(sharedPartials ? 0 : chunks, k.full(part, 0.0));
     std::vector<Tile> gw =
         k.pipeline(zero, perBlock, c.numStages(), init, [&](const Index &i, const std::vector<Tile> &acc) {
           Index t = first + i;
           k.copy(a.gradOut, {t, zero, zero}, dsh);
           if (vsh)
             k.copy(a.valueIn, {t, zero, zero}, *vsh);
-          Tile v =
-              (vsh ? k.load(*vsh, {zero, zero, zero}, row) : k.load(a.valueIn, {t, zero, zero}, row)).to(DType::F32);
-          // Each stream's dg from its whole rows (held as the chunks' users want it) and its statistics.
-          std::vector<Tile> dgs;
-          std::vector<std::vector<Tile>> stats;
-          for (int64_t j = 0; j < n; ++j) {
-            Index s = k.index(j);
-            Tile dg = reduce_sum(k.load(dsh, {zero, s, zero}, row).to(DType::F32) * v, 2);
-            dgs.push_back(chunks > 1 ? relayout(dg) : dg);
-            stats.push_back(a.stats(k, t, s));
+          // The statistics first: their loads do not wait behind the row sums.
+          std::vector<Tile> stat = a.stats(k, t, zero, n), gates;
+          for (int64_t j = 0; j < n; ++j)
+            gates.push_back(expand(k.load(a.saved[1], {t, k.index(j), zero}, {1, 1, 1}), 2, chunk));
+          auto columnsAt = [&](int64_t q) {
+            Index col = k.index(q * chunk);
+            return std::vector<Tile>{k.load(a.wf, {zero, zero, col}, part), k.load(a.x, {t, zero, col}, part),
+                                     k.load(a.key, {t, zero, col}, part)};
+          };
+          // Every stream's dg in one reduction: a chunk at a time, the products added column by column into
+          // one chunk-wide tile, which one reduction sums (the rows never live in registers whole, beside the
+          // partials). In chunks this adds in another order than the rows kernel's row sums.
+          auto valueAt = [&](const Index &col, int64_t width) {
+            return (vsh ? k.load(*vsh, {zero, zero, col}, {1, 1, width})
+                        : k.load(a.valueIn, {t, zero, col}, {1, 1, width}))
+                .to(DType::F32);
+          };
+          std::optional<Tile> products;
+          for (int64_t q = 0; q < chunks; ++q) {
+            Index col = k.index(q * chunk);
+            Tile dout = k.load(dsh, {zero, zero, col}, part).to(DType::F32), v = expand(valueAt(col, chunk), 1, n);
+            products = products ? map({dout, v, *products}, DType::F32,
+                                      [](const std::vector<Scalar> &e) { return fma(e[0], e[1], e[2]); })
+                                : dout * v;
           }
+          Tile dg = reduce_sum(*products, 2);
+          std::vector<Tile> rate = a.rates(h, stat, dg, chunk);
+          std::vector<Tile> ahead = columnsAt(0);
           std::vector<Tile> next = acc;
           for (int64_t q = 0; q < chunks; ++q) {
             Index col = k.index(q * chunk);
-            // grad_v's chunk first (the streams in order, as the value kernel adds them), then each stream's
-            // math: the sum is not live beside a stream's rows.
+            std::vector<Tile> now = ahead;
+            if (q + 1 < chunks)
+              ahead = columnsAt(q + 1);
+            // grad_v's chunk: the streams in order, as the value kernel adds them.
             std::optional<Tile> value;
             for (int64_t j = 0; j < n; ++j) {
-              Tile term = k.load(dsh, {zero, k.index(j), col}, part).to(DType::F32) * expand(stats[j][1], 2, chunk);
+              Tile term = k.load(dsh, {zero, k.index(j), col}, one).to(DType::F32) * gates[j];
               value = value ? *value + term : term;
             }
             k.store(*a.gradV, {t, zero, col}, value->to(DType::BF16));
-            for (int64_t j = 0; j < n; ++j) {
-              Index s = k.index(j);
-              Tile dout = k.load(dsh, {zero, s, col}, part).to(DType::F32);
-              Tile before = psh ? k.load(*psh, {zero, s, col}, part) : acc[j * chunks + q];
-              Tile after =
-                  a.columns(k, t, s, col, a.rates(h, stats[j], dgs[j], chunk), k.load(a.wf, {zero, s, col}, part), dout,
-                            k.load(a.x, {t, s, col}, part), k.load(a.key, {t, s, col}, part), before);
-              if (psh)
-                k.store(*psh, {zero, s, col}, after);
-              else
-                next[j * chunks + q] = after;
-            }
+            Tile dout = k.load(dsh, {zero, zero, col}, part).to(DType::F32);
+            Tile before = psh ? k.load(*psh, {zero, zero, col}, part) : acc[q];
+            Tile after = a.columns(k, t, zero, col, rate, now[0], dout, now[1], now[2], before);
+            if (psh)
+              k.store(*psh, {zero, zero, col}, after);
+            else
+              next[q] = after;
           }
           return next;
         });
     if (psh)
       k.barrier(); // the last token's partials, written back by their threads, read as the stores lay them out
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t q = 0; q < chunks; ++q)
-        k.store(a.partial, {p, k.index(j), k.index(q * chunk)},
-                psh ? k.load(*psh, {zero, k.index(j), k.index(q * chunk)}, part) : gw[j * chunks + q]);
+    for (int64_t q = 0; q < chunks; ++q)
+      k.store(a.partial, {p, zero, k.index(q * chunk)},
+              psh ? k.load(*psh, {zero, zero, k.index(q * chunk)}, part) : gw[q]);
   });
   return k.finish();
 }
