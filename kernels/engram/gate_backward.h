@@ -63,18 +63,18 @@ struct GateBackwardConfig {
   /// device, or its partials the registers, the call runs the rows and
   /// value kernels at their heuristic (logged as the heuristic's choice).
   int64_t fused = 0;
-  /// Schedule (fused only): columns of a stream's row the fused kernel takes
-  /// at a time after the row's rates; one that does not divide H takes the
-  /// whole row (0: 1024 where it divides a larger H, else H: at 256 threads
-  /// 4 columns a thread, 233 registers with the partials at H = 4096 on sm_90a, where
-  /// the whole row spills).
+  /// Schedule (fused only): columns of every stream's row the fused kernel
+  /// takes at a time, for dg's products and then for the rest; one that does
+  /// not divide H takes the whole row (0: 1024 where it divides a larger H,
+  /// else H: at 256 threads 4 columns a thread, 254 registers with the
+  /// partials at H = 4096 on sm_90a, where the whole row spills).
   int64_t chunk = 0;
   /// Schedule (fused only): 1, the n partials in shared memory (n x 4H
   /// bytes) instead of registers, read, added to and written back chunk by
   /// chunk, and v read from global memory instead of staged (the stages then
   /// n x 2H bytes): 224 KB at H = 7168 with 2 stages, within sm_90a's 227
-  /// KB; the registers hold a chunk's rows only (at 7168 on 512 threads
-  /// with chunks of 1024: 99 registers on sm_90a, no spill).
+  /// KB; the registers hold two chunks' rows only (at 7168 on 256 threads
+  /// with chunks of 1024: 253 registers on sm_90a, no spill).
   int64_t sharedPartials = 0;
   int64_t chunkColumns() const {
     const int64_t c = chunk ? chunk : 1024;
