@@ -299,8 +299,6 @@ TK_REGISTER_OPERATORS(engram_gate) {
     GateBackwardConfig c;
     c.stage = stage, c.hidden = h, c.streams = 4, c.splitV = splitV, c.fused = fused;
     c.sharedPartials = sharedPartials;
-    if (sharedPartials) // 512 threads spill at H = 7168 (128 registers a thread); 256 take 253, and ran faster
-      c.threads = 256;
     const bool rows = stage == GateBackwardConfig::Stage::Rows;
     return KernelVariant{std::string(rows ? "engram_gate_bwd" : "engram_gate_bwd_v") + (splitV ? ".split_v" : "") +
                              (fused ? ".fused" : "") + (sharedPartials ? ".shared_partials" : "") + ".h" +
