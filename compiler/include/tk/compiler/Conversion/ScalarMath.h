@@ -19,12 +19,11 @@ mlir::Type storageType(mlir::Type elementType);
 /// The neutral element of a reduction kind for element type `t`.
 mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKind kind, mlir::Type t);
 /// One combining step of a reduction (max/absmax/min ignore NaN like fmax).
-mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKind kind, mlir::Value a,
-                          mlir::Value c);
-/// |v| by clearing the sign bit (exact; math.absf would become a libdevice call on the GPU).
+mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc, tile::ReduceKind kind, mlir::Value a, mlir::Value c);
 /// The spec's tf32r of an f32 scalar, as i32 bits: (bits + 0x1000) & ~0x1FFF
 /// (to nearest, ties away from zero; tile.dot's TF32 operands).
 mlir::Value tf32Bits(mlir::OpBuilder &b, mlir::Location loc, mlir::Value f32);
+/// |v| by clearing the sign bit (exact; math.absf would become a libdevice call on the GPU).
 mlir::Value absoluteValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 
 /// source[index] for a scalar or vector of i32 indices into a 1-D memref, zero
