@@ -24,32 +24,25 @@ __device__ void keep(float *sink, float s) {
     *sink = s;
 }
 
-__global__ void mmaTf32(float *sink, int iters) {
+// kChains independent mma.sync products a warp, `iters` times: m16n8k8 TF32, or m16n8k16 bf16 when Bf16.
+template <bool Bf16> __global__ void mmaSync(float *sink, int iters) {
   float acc[kChains][4] = {};
   Operands o;
   for (int it = 0; it < iters; ++it)
 #pragma unroll
-    for (int j = 0; j < kChains; ++j)
-      asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                   "{%0,%1,%2,%3};"
-                   : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-                   : "r"(o.a0), "r"(o.a1), "r"(o.a2), "r"(o.a3), "r"(o.b0), "r"(o.b1));
-  float s = 0;
-  for (auto &c : acc)
-    s += c[0] + c[1] + c[2] + c[3];
-  keep(sink, s);
-}
-
-__global__ void mmaBf16(float *sink, int iters) {
-  float acc[kChains][4] = {};
-  Operands o;
-  for (int it = 0; it < iters; ++it)
-#pragma unroll
-    for (int j = 0; j < kChains; ++j)
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                   "{%0,%1,%2,%3};"
-                   : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-                   : "r"(o.a0), "r"(o.a1), "r"(o.a2), "r"(o.a3), "r"(o.b0), "r"(o.b1));
+    for (int j = 0; j < kChains; ++j) {
+      float(&d)[4] = acc[j];
+      if constexpr (Bf16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(o.a0), "r"(o.a1), "r"(o.a2), "r"(o.a3), "r"(o.b0), "r"(o.b1));
+      else
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(o.a0), "r"(o.a1), "r"(o.a2), "r"(o.a3), "r"(o.b0), "r"(o.b1));
+    }
   float s = 0;
   for (auto &c : acc)
     s += c[0] + c[1] + c[2] + c[3];
@@ -134,8 +127,8 @@ int main() {
   for (int perSm : {1, 2, 4}) {
     const int blocks = sms * perSm;
     const double warps = double(blocks) * 8; // the mma.sync kernels' 256-thread CTAs
-    ok &= timeRate(mmaTf32, "mma tf32", blocks, 256, warps * kChains * 2.0 * 16 * 8 * 8, sink);
-    ok &= timeRate(mmaBf16, "mma bf16", blocks, 256, warps * kChains * 2.0 * 16 * 8 * 16, sink);
+    ok &= timeRate(mmaSync<false>, "mma tf32", blocks, 256, warps * kChains * 2.0 * 16 * 8 * 8, sink);
+    ok &= timeRate(mmaSync<true>, "mma bf16", blocks, 256, warps * kChains * 2.0 * 16 * 8 * 16, sink);
     for (int threads : {128, 256})
       ok &= timeRate(wgmmaTf32, "wgmma tf32", blocks, threads,
                      double(blocks) * (threads / 128) * 16 * 2.0 * 64 * 32 * 8, sink);
