@@ -1,5 +1,6 @@
 //===- KernelBuilder.cpp - DSL kernels to tile IR --------------------------===//
 #include "tk/dsl/KernelBuilder.h"
+#include "IndexValues.h"
 #include "WrittenTensors.h"
 
 #include "tk/compiler/Dialect/Tile/Tile.h"
@@ -315,13 +316,6 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
 Index KernelBuilder::index(int64_t value) { return Index(this, arith::ConstantIndexOp::create(b_, loc_, value)); }
 Index KernelBuilder::index(const Dim &dim) { return Index(this, materialize(dim)); }
 
-static SmallVector<Value> values(const std::vector<Index> &indices) {
-  SmallVector<Value> out;
-  for (const Index &i : indices)
-    out.push_back(i.value());
-  return out;
-}
-
 Tile KernelBuilder::load(const Tensor &t, const std::vector<Index> &origin, const std::vector<int64_t> &shape,
                          int64_t splitLast, SourceLine where) {
   AtLine at(*this, where);
@@ -378,8 +372,8 @@ void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin,
 }
 
 void KernelBuilder::atomicAdd(const Tensor &t, const std::vector<Index> &origin, const Tile &value) {
-  auto op = tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
-  op.setAtomicAdd(true);
+  tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr,
+                        /*atomic_add=*/true, /*mask=*/Value());
 }
 
 Tile KernelBuilder::gatherRows(const Tensor &t, const Tile &rows, const Index &col, int64_t n, bool skipOutside) {
@@ -466,7 +460,8 @@ void KernelBuilder::store(const Shared &buf, const std::vector<Index> &origin, c
   if (value.dtype() != buf.dtype())
     throw std::invalid_argument("store into a shared buffer of " + std::string(name(buf.dtype())) + ": the tile is " +
                                 name(value.dtype()));
-  tile::StoreOp::create(b_, loc_, value.value(), buf.value(), values(origin), /*split_last=*/nullptr);
+  tile::StoreOp::create(b_, loc_, value.value(), buf.value(), values(origin), /*split_last=*/nullptr,
+                        /*atomic_add=*/false, /*mask=*/Value());
 }
 
 void KernelBuilder::barrier() { tile::BarrierOp::create(b_, loc_); }
@@ -517,29 +512,6 @@ Tile KernelBuilder::iota(const std::vector<int64_t> &shape, int64_t dim, DType d
     throw std::invalid_argument(std::string("iota: coordinates are i32 or i64, got ") + name(dtype));
   auto type = tile::FragmentType::get(&ctx_, shape, toMlirType(ctx_, dtype));
   return Tile(this, tile::IotaOp::create(b_, loc_, type, b_.getI64IntegerAttr(dim)));
-}
-
-void KernelBuilder::store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast,
-                          SourceLine where) {
-  AtLine at(*this, where);
-  const TensorParam &param = t.param();
-  const std::vector<int64_t> shape = value.shape();
-  if (!paddedStores_ && !splitLast && shape.size() == param.shape.size())
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (param.shape[d].isStatic() && shape[d] > param.shape[d].staticValue())
-        throw std::invalid_argument(errorPrefix() + "store of a " + shapeString(shape) +
-                                    " tile into '" + param.name + "', whose dimension " + std::to_string(d) +
-                                    " is " + std::to_string(param.shape[d].staticValue()) +
-                                    ": the tile is wider than the tensor and would be cut");
-  auto op = tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
-  if (splitLast)
-    op.setSplitLastAttr(b_.getI64IntegerAttr(splitLast));
-}
-
-void KernelBuilder::storePadded(const Tensor &t, const std::vector<Index> &origin, const Tile &value,
-                                SourceLine where) {
-  AtLine at(*this, where);
-  tile::StoreOp::create(b_, loc_, value.value(), t.value(), values(origin), /*split_last=*/nullptr);
 }
 
 BuiltKernel KernelBuilder::finish() {

@@ -17,16 +17,19 @@ BuiltKernel buildUniqueGroupIndices(mlir::MLIRContext &ctx, const UniqueGroupInd
     std::vector<Tile> slots;
     for (int64_t s = 0; s < c.topk; ++s)
       slots.push_back(k.load(ids, {row, k.index(s)}, {rows, 1}));
-    // Slot s is a repeat when a non-negative id equals one of the slots before it.
+    // Slot s is a repeat when a non-negative id equals one of the slots
+    // before it: only repeats are written (-1), as few stores as the row has
+    // repeats instead of one a slot.
     for (int64_t s = 1; s < c.topk; ++s) {
       std::vector<Tile> upTo(slots.begin(), slots.begin() + s + 1);
-      k.store(ids, {row, k.index(s)}, map(upTo, DType::I64, [s](const std::vector<Scalar> &v) {
-                Scalar repeat = v[0] == v[s];
-                for (int64_t j = 1; j < s; ++j)
-                  repeat = repeat | (v[j] == v[s]);
-                Scalar zero = v[s].constantI64(0);
-                return select(repeat & (v[s] >= zero), v[s].constantI64(-1), v[s]);
-              }));
+      Tile repeat = map(upTo, DType::I32, [s](const std::vector<Scalar> &v) {
+        Scalar same = v[0] == v[s];
+        for (int64_t j = 1; j < s; ++j)
+          same = same | (v[j] == v[s]);
+        Scalar one = v[s].constantI32(1), zero = v[s].constantI32(0);
+        return select(same & (v[s] >= v[s].constantI64(0)), one, zero);
+      });
+      k.storeWhere(ids, {row, k.index(s)}, k.full({rows, 1}, -1, DType::I64), repeat);
     }
   });
   return k.finish();

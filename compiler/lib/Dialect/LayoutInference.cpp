@@ -44,9 +44,12 @@ static int64_t accessElementBytes(KernelOp kernel) {
     if (op.hasEffect<MemoryEffects::Write>() && fragments == 1 && in.size() >= 2 && isa<FragmentType>(in[0].getType()) &&
         isa<MemRefType>(in[1].getType()))
       consider(in[0].getType());
-    // Rows stored at data-dependent rows are still whole rows of the main data.
+    // Rows stored at data-dependent rows are still whole rows of the main data,
+    // and a masked store's value a whole tile.
     if (auto scatter = dyn_cast<ScatterRowsOp>(op.getOperation()))
       consider(scatter.getValue().getType());
+    if (auto store = dyn_cast<StoreOp>(op.getOperation()); store && store.getMask())
+      consider(store.getValue().getType());
   });
   return mainBytes ? mainBytes : 4;
 }

@@ -148,6 +148,15 @@ LogicalResult StoreOp::verify() {
     return emitOpError() << "atomic_add does not combine with split_last";
   if (getAtomicAdd() && !isa<IntegerType, Float32Type>(frag.getElementType()))
     return emitOpError() << "atomic_add needs integer or f32 elements, got " << frag.getElementType();
+  if (Value mask = getMask()) {
+    auto type = cast<FragmentType>(mask.getType());
+    if (!isa<IntegerType>(type.getElementType()))
+      return emitOpError() << "the mask holds integers (nonzero: write), got " << type.getElementType();
+    if (type.getShape() != frag.getShape())
+      return emitOpError() << "the mask has the value's shape: " << type << " against " << frag;
+    if (getAtomicAdd() || getSplitLast())
+      return emitOpError() << "a mask does not combine with atomic_add or split_last";
+  }
   if (auto split = getSplitLast())
     return verifySplitAccess(*this, *split, frag, mem, getIndices().size());
   return verifyAccess(*this, frag, mem, getIndices().size());
@@ -235,6 +244,20 @@ LogicalResult ScatterOp::verifyOperandLayouts(LayoutInference &) {
   if (getValue().getType().getNumElements() == 1)
     return success();
   return verifyIndexLikeValue(*this, getValue(), getIndex());
+}
+
+// A store's mask is laid out like its value; an unmasked store asks nothing
+// (its value keeps the layout its producer gives it).
+LogicalResult StoreOp::hintOperandLayouts(LayoutInference &inference) {
+  if (getMask())
+    hintIndexLikeValue(inference, getValue(), getMask());
+  return success();
+}
+Attribute StoreOp::requiredOperandLayout(LayoutInference &inference, OpOperand &operand) {
+  return getMask() && operand.get() == getMask() ? valueLayoutOrDefault(inference, getValue()) : Attribute();
+}
+LogicalResult StoreOp::verifyOperandLayouts(LayoutInference &) {
+  return getMask() ? verifyIndexLikeValue(*this, getValue(), getMask()) : success();
 }
 
 LogicalResult ScatterRowsOp::hintOperandLayouts(LayoutInference &inference) {

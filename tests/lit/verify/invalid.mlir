@@ -201,6 +201,46 @@ tile.kernel @k(%x: memref<?x4xbf16>) attributes {threads = 32 : i64} {
 
 // -----
 
+tile.kernel @k(%x: memref<?x4xf32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x4xf32> -> !tile.frag<1x4xf32>
+    // expected-error @+1 {{the mask holds integers (nonzero: write), got 'f32'}}
+    tile.store %t, %x[%c0, %c0] mask %t : !tile.frag<1x4xf32>, memref<?x4xf32>, !tile.frag<1x4xf32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x4xf32>, %m: memref<?x2xi32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x4xf32> -> !tile.frag<1x4xf32>
+    %k = tile.load %m[%c0, %c0] : memref<?x2xi32> -> !tile.frag<1x2xi32>
+    // expected-error @+1 {{the mask has the value's shape}}
+    tile.store %t, %x[%c0, %c0] mask %k : !tile.frag<1x4xf32>, memref<?x4xf32>, !tile.frag<1x2xi32>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: memref<?x4xi32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x4xi32> -> !tile.frag<1x4xi32>
+    // expected-error @+1 {{a mask does not combine with atomic_add or split_last}}
+    tile.store %t, %x[%c0, %c0] mask %t {atomic_add} : !tile.frag<1x4xi32>, memref<?x4xi32>, !tile.frag<1x4xi32>
+  }
+  tile.return
+}
+
+// -----
+
 tile.kernel @k(%x: memref<?x4xf32>, %idx: memref<?x4xi32>, %g: memref<?xf32>) attributes {threads = 32 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -100,3 +100,16 @@ tile.kernel @carried_pipeline(%x: memref<?x64xf32>) attributes {threads = 64 : i
   }
   tile.return
 }
+
+// CHECK-LABEL: tile.kernel @masked
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : !tile.frag<4x8xi64>, memref<?x8xi64>, !tile.frag<4x8xi32>
+tile.kernel @masked(%x: memref<?x8xi64>, %m: memref<?x8xi32>) attributes {threads = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.grid (%b) in (%c1) {
+    %t = tile.load %x[%c0, %c0] : memref<?x8xi64> -> !tile.frag<4x8xi64>
+    %k = tile.load %m[%c0, %c0] : memref<?x8xi32> -> !tile.frag<4x8xi32>
+    tile.store %t, %x[%c0, %c0] mask %k : !tile.frag<4x8xi64>, memref<?x8xi64>, !tile.frag<4x8xi32>
+  }
+  tile.return
+}

@@ -28,15 +28,26 @@ struct LoadPattern : TileToCpuPattern<LoadOp> {
   }
 };
 
-/// Elements outside the tensor are dropped; atomic_add adds each once.
+/// Elements outside the tensor are dropped; atomic_add adds each once; with a
+/// mask, only the elements whose mask is nonzero are written.
 struct StorePattern : TileToCpuPattern<StoreOp> {
   using TileToCpuPattern::TileToCpuPattern;
   LogicalResult lower(StoreOp op, Adaptor a, CpuEmitter &emit, ConversionPatternRewriter &rw) const override {
-    Value buf = a.getValue(), dst = a.getDest();
+    Value buf = a.getValue(), dst = a.getDest(), mask = a.getMask();
     SmallVector<Value> origin(a.getIndices());
     emit.loopNest(op.getValue().getType().getShape(), [&](OpBuilder &ib, Location l, ValueRange ivs) {
       SmallVector<Value> at = emit.offset(ib, origin, ivs, op.getSplitLast());
-      emit.maskedWrite(ib, memref::LoadOp::create(ib, l, buf, ivs), dst, at, op.getAtomicAdd());
+      auto write = [&](OpBuilder &wb) {
+        emit.maskedWrite(wb, memref::LoadOp::create(wb, l, buf, ivs), dst, at, op.getAtomicAdd());
+      };
+      if (!mask)
+        return write(ib);
+      Value m = memref::LoadOp::create(ib, l, mask, ivs);
+      Value set = arith::CmpIOp::create(ib, l, arith::CmpIPredicate::ne, m,
+                                        arith::ConstantOp::create(ib, l, m.getType(), ib.getZeroAttr(m.getType())));
+      auto ifOp = scf::IfOp::create(ib, l, set, /*withElseRegion=*/false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      write(tb);
     });
     rw.eraseOp(op);
     return success();

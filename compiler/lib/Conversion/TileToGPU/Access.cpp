@@ -221,13 +221,21 @@ Value ThreadEmitter::load(Operation *op, Value source, ValueRange origin, const 
   return concat(chunks);
 }
 
-void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange origin, const BlockedLayout &l,
-                          Value rows) {
+/// Slot `s` of an integer mask vector is nonzero.
+static Value maskSet(OpBuilder &b, Location loc, Value mask, int64_t s) {
+  Value m = vector::ExtractOp::create(b, loc, mask, ArrayRef<int64_t>{s});
+  Value zero = arith::ConstantOp::create(b, loc, m.getType(), b.getZeroAttr(m.getType()));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, m, zero);
+}
+
+void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange origin, const BlockedLayout &l, Value rows,
+                          Value mask) {
   int64_t n = l.slotsPerThread();
   Type elt = cast<VectorType>(value.getType()).getElementType();
-  AccessPlan plan = planAccess(op, dest, origin, l, elt);
-  bool vectorized = plan.vectorized;
-  int64_t chunk = plan.chunk;
+  // A masked store writes element by element (the mask is per element).
+  AccessPlan plan = planAccess(op, dest, origin, l, elt, /*quiet=*/bool(mask));
+  bool vectorized = plan.vectorized && !mask;
+  int64_t chunk = mask ? 1 : plan.chunk;
   int64_t align = plan.alignment;
   // A scattered row is data-dependent: checked per chunk, not from the origin.
   SmallVector<Value> shared = rows ? SmallVector<Value>() : sharedBounds(dest, origin, l);
@@ -243,6 +251,8 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
       coords[0] = gatheredRow(b, loc, dest, rows, s, rowConds);
     SmallVector<Value> conds = bounds(dest, coords, l, pos, inTile, shared);
     conds.append(rowConds.begin(), rowConds.end());
+    if (mask)
+      conds.push_back(maskSet(b, loc, mask, s));
     auto write = [&](OpBuilder &wb, Location wl) {
       if (wordChunks) {
         // Bytes taken as whole 32-bit words: a chunk sliced byte by byte out
@@ -328,13 +338,15 @@ Value ThreadEmitter::groupLeader(const GroupedReduction &g) {
 }
 
 void ThreadEmitter::storeReduced(Value value, Value dest, ValueRange origin, const GroupedReduction &g,
-                                 const GroupedReduction *inner, int64_t splitLast, bool atomicAdd) {
+                                 const GroupedReduction *inner, int64_t splitLast, bool atomicAdd, Value mask) {
   // One thread per group writes: the one whose in-group position is zero.
   Value leader = groupLeader(g);
   for (int64_t r = 0; r < g.reducedSlots(); ++r) {
     SmallVector<Value> conds, coords;
     if (leader)
       conds.push_back(leader);
+    if (mask)
+      conds.push_back(maskSet(b, loc, mask, r));
     reducedSlotAccess(dest, origin, g, r, coords, conds, inner, &conds, splitLast);
     whenAll(conds, [&](OpBuilder &wb, Location wl) {
       Value scalar = vector::ExtractOp::create(wb, wl, value, ArrayRef<int64_t>{r});

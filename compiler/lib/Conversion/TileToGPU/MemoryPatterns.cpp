@@ -45,12 +45,12 @@ struct StorePattern : TileToGpuPattern<StoreOp> {
       if (failed(g))
         return failure();
       emit.storeReduced(a.getValue(), a.getDest(), a.getIndices(), g->g, innerOf(*g), op.getSplitLast().value_or(0),
-                        op.getAtomicAdd());
+                        op.getAtomicAdd(), a.getMask());
     } else {
       FailureOr<BlockedLayout> l = blockedOf(op, type);
       if (failed(l))
         return failure();
-      emit.store(op, a.getValue(), a.getDest(), a.getIndices(), *l);
+      emit.store(op, a.getValue(), a.getDest(), a.getIndices(), *l, /*rows=*/nullptr, a.getMask());
     }
     rw.eraseOp(op);
     return success();

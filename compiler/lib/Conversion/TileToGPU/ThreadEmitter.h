@@ -135,8 +135,10 @@ struct ThreadEmitter {
   /// Writes a blocked per-thread vector at `origin` of `dest` (masked at edges).
   /// With `rows`, each chunk goes to the row its first slot names, and
   /// nowhere when that row is negative or past the end (tile.scatter_rows).
-  void store(mlir::Operation *op, mlir::Value value, mlir::Value dest, mlir::ValueRange origin,
-             const BlockedLayout &l, mlir::Value rows = nullptr);
+  /// With `mask` (an integer per-thread vector of the same layout), element
+  /// by element, only where the mask is nonzero (tile.store's mask).
+  void store(mlir::Operation *op, mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const BlockedLayout &l,
+             mlir::Value rows = nullptr, mlir::Value mask = nullptr);
   /// Starts copying the tile at `origin` of `source` into the whole shared
   /// buffer `dest` with cp.async (tile.copy {async}): each thread's chunks of
   /// layout `l` as 4-, 8- or 16-byte copies (16-byte ones bypass L1), zero-filled
@@ -179,8 +181,10 @@ struct ThreadEmitter {
   /// With `splitLast` n > 0, dest has one more dimension and the last
   /// coordinate c goes to (c / n, c % n) (see tile.store's split_last).
   /// With `atomicAdd` that thread adds the value atomically (memref.atomic_rmw).
+  /// With `mask`, only the elements whose mask is nonzero.
   void storeReduced(mlir::Value value, mlir::Value dest, mlir::ValueRange origin, const GroupedReduction &g,
-                    const GroupedReduction *inner = nullptr, int64_t splitLast = 0, bool atomicAdd = false);
+                    const GroupedReduction *inner = nullptr, int64_t splitLast = 0, bool atomicAdd = false,
+                    mlir::Value mask = nullptr);
   /// Expands a reduction of a reduction (held as `outer` over the root) along
   /// outer's dimension: the per-thread vector of the first reduction `inner`.
   mlir::Value regroup(mlir::Value nested, const GroupedReduction &outer, const GroupedReduction &inner);

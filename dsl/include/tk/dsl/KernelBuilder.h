@@ -211,6 +211,13 @@ public:
   /// last coordinate c is stored at (c / n, c % n) (tile.store split_last).
   void store(const Tensor &t, const std::vector<Index> &origin, const Tile &value, int64_t splitLast = 0,
              SourceLine where = SourceLine::here());
+  /// Stores only the elements of `value` whose `mask` element (an integer
+  /// tile of the same shape) is nonzero; the others, and elements outside the
+  /// tensor, are left as they are (tile.store with a mask). One scalar store
+  /// each: for writes that are rare among a tile's elements (an in-place
+  /// update of a few ids), where writing every element would cost more.
+  void storeWhere(const Tensor &t, const std::vector<Index> &origin, const Tile &value, const Tile &mask,
+                  SourceLine where = SourceLine::here());
   /// Lets every store() of this kernel be padded as storePadded() is: for
   /// kernels whose schedules size tiles independently of a small static
   /// dimension (a 128-column block over K = 64).
@@ -259,6 +266,9 @@ public:
   mlir::Value argument(int arg);
 
 private:
+  /// Throws invalid_argument when a tile of `shape` is wider than a static
+  /// dimension of `t` (unless padded stores are allowed).
+  void refuseCutStore(const Tensor &t, const std::vector<int64_t> &shape) const;
   /// Throws logic_error naming `setting` once grid() has been built.
   void requireBeforeGrid(const char *setting) const;
   Tensor addTensor(const std::string &name, std::vector<Dim> shape, DType dtype, std::vector<int64_t> strides,

@@ -31,7 +31,8 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>, Tile_LayoutInferenc
   let hasVerifier = 1;
 }
 
-def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>, AttrSizedOperandSegments,
+    Tile_LayoutRules<["hintOperandLayouts", "requiredOperandLayout", "verifyOperandLayouts"]>]> {
   let summary = "Stores a fragment into a tile of a tensor or shared buffer";
   let description = [{
     Writes the fragment at `indices`; elements outside the tensor are not written.
@@ -47,10 +48,19 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
     threads hold it: counters that many blocks update (SwiGLU's clamp counts).
     The GPU lowering takes reduced fragments (one thread per group adds).
       tile.store %n, %counts[%c0, %c1] {atomic_add} : !tile.frag<1x1xi64, ...>, memref<1x3xi64>
+    With `mask %m`, an integer fragment of the value's shape and layout, only
+    the elements whose mask is nonzero are written (each by the thread that
+    holds it, one scalar store each); the others are left as they are. For
+    writes that are rare among the elements a thread holds (MoE's repeated
+    ids), where a store of every element would cost more than its branch.
+      tile.store %v, %ids[%r, %c] mask %m : !tile.frag<128x1xi64, ...>, memref<?x8xi64>, !tile.frag<128x1xi32, ...>
   }];
   let arguments = (ins Tile_AnyFragment:$value, AnyMemRef:$dest, Variadic<Index>:$indices,
-                       OptionalAttr<I64Attr>:$split_last, UnitAttr:$atomic_add);
-  let assemblyFormat = "$value `,` $dest `[` $indices `]` attr-dict `:` qualified(type($value)) `,` qualified(type($dest))";
+                       OptionalAttr<I64Attr>:$split_last, UnitAttr:$atomic_add, Optional<Tile_AnyFragment>:$mask);
+  let assemblyFormat = [{
+    $value `,` $dest `[` $indices `]` (`mask` $mask^)? attr-dict `:` qualified(type($value)) `,` qualified(type($dest))
+    (`,` qualified(type($mask))^)?
+  }];
   let hasVerifier = 1;
 }
 
