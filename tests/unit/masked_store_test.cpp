@@ -84,14 +84,13 @@ TEST(MaskedStore, WritesOnlyWhereTheMaskIsSetOnTheCpuPath) {
 }
 
 TEST(MaskedStore, CompilesForEveryTargetAsScalarStores) {
-  for (const char *name : {"sm_80", "sm_90a", "sm_100a"}) {
+  for (const tk::compiler::Target &target : tk::compiler::supportedTargets()) {
     tk::runtime::CompiledKernel out;
-    tk::runtime::Status s =
-        tk::runtime::compileKernel(tk::runtime::factoryOf(buildKeepPositive), *tk::compiler::findTarget(name), out);
-    ASSERT_TRUE(s.isOk()) << name << ": " << s.message();
-    EXPECT_NE(out.ptx.find(".entry keep_positive"), std::string::npos) << name;
+    tk::runtime::Status s = tk::runtime::compileKernel(tk::runtime::factoryOf(buildKeepPositive), target, out);
+    ASSERT_TRUE(s.isOk()) << target.name << ": " << s.message();
+    EXPECT_NE(out.ptx.find(".entry keep_positive"), std::string::npos) << target.name;
     // Element by element: no vector store of y's 16-byte chunks.
-    EXPECT_EQ(out.ptx.find("st.global.v"), std::string::npos) << name;
+    EXPECT_EQ(out.ptx.find("st.global.v"), std::string::npos) << target.name;
   }
 }
 

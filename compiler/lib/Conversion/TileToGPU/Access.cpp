@@ -232,10 +232,10 @@ void ThreadEmitter::store(Operation *op, Value value, Value dest, ValueRange ori
                           Value mask) {
   int64_t n = l.slotsPerThread();
   Type elt = cast<VectorType>(value.getType()).getElementType();
-  // A masked store writes element by element (the mask is per element).
-  AccessPlan plan = planAccess(op, dest, origin, l, elt, /*quiet=*/bool(mask));
-  bool vectorized = plan.vectorized && !mask;
-  int64_t chunk = mask ? 1 : plan.chunk;
+  // A masked store writes element by element (the mask is per element): no wider access to plan.
+  AccessPlan plan = mask ? AccessPlan{false, 1, elementBytes(elt)} : planAccess(op, dest, origin, l, elt);
+  bool vectorized = plan.vectorized;
+  int64_t chunk = plan.chunk;
   int64_t align = plan.alignment;
   // A scattered row is data-dependent: checked per chunk, not from the origin.
   SmallVector<Value> shared = rows ? SmallVector<Value>() : sharedBounds(dest, origin, l);
