@@ -69,7 +69,8 @@ static Tile blockFlag(KernelBuilder &k, const std::function<Scalar(const Scalar 
 
 /// merged: one launch whose blocks [0, tokenBlocks) copy token rows and the
 /// rest zero padding rows (pos_to_expert gathered at the positions they
-/// compute: a padding block's rows start past the copy blocks'). With
+/// compute: a padding block's rows start past the copy blocks'; pad_rows of
+/// them a block, in steps of the tile's rows). With
 /// sfWidth, column block 0 of each also moves the rows' scale factors
 /// (with_sf in one launch, as TileKernels' kernel).
 static BuiltKernel buildMerged(mlir::MLIRContext &ctx, const ExpandConfig &c) {
@@ -105,7 +106,8 @@ static BuiltKernel buildMerged(mlir::MLIRContext &ctx, const ExpandConfig &c) {
         to->ld = &*ld, to->positions = &*m;
   }
   const Dim tokenBlocks = ceil_div(tokens, rows);
-  k.grid({tokenBlocks + ceil_div(positions, rows), Dim(ceil_div(c.width, cols))}, [&](const std::vector<Index> &b) {
+  const int64_t padRows = c.paddingRowsPerBlock();
+  k.grid({tokenBlocks + ceil_div(positions, padRows), Dim(ceil_div(c.width, cols))}, [&](const std::vector<Index> &b) {
     Index col = b[1] * cols, extent = k.index(tokens), firstPadding = k.index(tokenBlocks);
     Tile inBlock = k.iota({rows, 1}, 0);
     auto copies = [&](const Scalar &any) { return any.index(b[0]) < any.index(firstPadding); };
@@ -130,9 +132,11 @@ static BuiltKernel buildMerged(mlir::MLIRContext &ctx, const ExpandConfig &c) {
         return select(v[1] < v[1].index(extent) - v[1].index(row), v[0], v[0].constantI32(-1));
       });
     };
-    auto paddingDest = [&](const Tile &lines) {
+    // Positions of the padding block's `step`-th rows (padRows / rows steps a block).
+    auto paddingDest = [&](const Tile &lines, int64_t step) {
       Tile p = map({lines}, DType::I32, [&](const std::vector<Scalar> &v) {
-        return v[0] + (v[0].index(b[0]) - v[0].index(firstPadding)) * v[0].constantI32(rows);
+        Scalar first = v[0] + (v[0].index(b[0]) - v[0].index(firstPadding)) * v[0].constantI32(padRows);
+        return step ? first + v[0].constantI32(step * rows) : first;
       });
       // Past the end of pos_to_expert a position gathers 0: not padding, nothing written.
       Tile e = k.gather(experts, p);
@@ -159,12 +163,25 @@ static BuiltKernel buildMerged(mlir::MLIRContext &ctx, const ExpandConfig &c) {
     });
     k.when(blockFlag(k, [&](const Scalar &any) { return !copies(any); }), {},
            [&](const std::vector<Tile> &) -> std::vector<Tile> {
-             Tile dest = paddingDest(inBlock);
-             writeRows(k, data, dest, col, zerosLike(expand(dest, 1, cols), c.dtype));
+             // Every step's positions gathered before the first store, so that their loads are in flight together.
+             std::vector<Tile> dests;
+             for (int64_t step = 0; step < padRows / rows; ++step)
+               dests.push_back(paddingDest(inBlock, step));
+             Tile zeros = zerosLike(expand(dests[0], 1, cols), c.dtype);
+             // With pad_rows, each step's stores behind a branch (skip) as a slot's are; unset, predicated.
+             for (const Tile &dest : dests) {
+               if (c.padRows)
+                 writeSlot(k, c, data, dest, col, zeros);
+               else
+                 writeRows(k, data, dest, col, zeros);
+             }
              scaleFactors([&] {
-               Tile sfDest = paddingDest(relayout(inBlock));
-               for (int64_t j = 0; j < c.sfWidth; j += sfCols)
-                 writeRows(k, *sf, sfDest, k.index(j), zerosLike(expand(sfDest, 1, sfCols), c.sfDtype));
+               std::vector<Tile> sfDests;
+               for (int64_t step = 0; step < padRows / rows; ++step)
+                 sfDests.push_back(paddingDest(relayout(inBlock), step));
+               for (const Tile &sfDest : sfDests)
+                 for (int64_t j = 0; j < c.sfWidth; j += sfCols)
+                   writeRows(k, *sf, sfDest, k.index(j), zerosLike(expand(sfDest, 1, sfCols), c.sfDtype));
              });
              return {};
            });

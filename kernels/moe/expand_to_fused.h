@@ -51,7 +51,13 @@ struct ExpandConfig {
   /// position skipped by a branch the CTA takes together (TileKernels'
   /// kernel branches so); unset: its stores are predicated off.
   int64_t skip = 0;
+  /// Schedule (merged): positions per padding CTA, a multiple of its rows
+  /// (0: its rows). A padding CTA mostly finds no padding and writes nothing;
+  /// taking several rows' positions each keeps a grid of small CTAs from
+  /// trailing the copies (they run after the copy blocks).
+  int64_t padRows = 0;
   int64_t rowsPerBlock() const;
+  int64_t paddingRowsPerBlock() const { return padRows ? padRows : rowsPerBlock(); }
   int64_t colsPerBlock() const;
   int64_t numThreads() const { return threads ? threads : 128; }
   std::string key() const;

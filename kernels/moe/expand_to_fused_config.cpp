@@ -44,6 +44,11 @@ std::string ExpandConfig::key() const {
 static std::string checkSchedule(const ExpandConfig &c) {
   if (c.skip && c.rowsPerBlock() != 1)
     return "skip needs one token per CTA (rows=1): the branch is the whole CTA's";
+  if (c.padRows && !c.merged)
+    return "pad_rows needs merged=1 (the padding kernel of two takes its tile's rows)";
+  if (c.padRows % c.rowsPerBlock() || c.padRows / c.rowsPerBlock() > 64)
+    return "pad_rows must be 1 to 64 times the rows per CTA (" + std::to_string(c.rowsPerBlock()) + "), got " +
+           std::to_string(c.padRows);
   if (!c.rows && !c.cols && !c.threads)
     return ""; // the heuristic's tile (merged alone sets none of them)
   const int64_t perThread = c.rowsPerBlock() * std::min(c.colsPerBlock(), c.width) * byteSize(c.dtype) / c.numThreads();
@@ -66,7 +71,7 @@ static std::vector<std::string> searchSpace(const ExpandConfig &c, const compile
     // One token per CTA, its whole row, slots naming no position skipped (TileKernels' shape).
     for (const std::string &t :
          everyCombination({{"rows", {1}}, {"cols", {2048, 4096, 8192}}, {"threads", {64, 128}}, {"skip", {1}}}))
-      out.insert(out.end(), {t, t + ",merged=1"});
+      out.insert(out.end(), {t, t + ",merged=1", t + ",merged=1,pad_rows=16"});
   }
   return out;
 }
@@ -88,10 +93,16 @@ const OperatorSchedule<ExpandConfig> &expandSchedule() {
                                                   "1 (rows=1): a slot naming no position skipped by a branch, its "
                                                   "stores too (unset: predicated off)",
                                                   1, 1, false, 0}},
+                                                {&C::padRows,
+                                                 {"pad_rows",
+                                                  "merged: positions per padding CTA, a multiple of rows (unset: "
+                                                  "rows)",
+                                                  1, 4096, false, 0}},
                                             }),
                                             checkSchedule, searchSpace, [](C &c) {
                                               if (c.pass == C::Pass::ZeroPadding)
-                                                c.merged = c.skip = 0; // the padding kernel is the same either way
+                                                c.merged = c.skip = c.padRows =
+                                                    0; // the padding kernel is the same either way
                                             });
   return schedule;
 }

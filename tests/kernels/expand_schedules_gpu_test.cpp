@@ -1,7 +1,8 @@
 // expand_to_fused and expand_to_fused_with_sf in one launch (schedule field
 // merged: blocks past the tokens' zero pos_to_expert's padding rows, each
 // branch the whole block's; with_sf's scale factors moved by column block 0),
-// and one token per CTA with empty slots skipped by a branch (skip),
+// and one token per CTA with empty slots skipped by a branch (skip), with
+// several tiles of padding positions a CTA (pad_rows),
 // over the benchmark's routings, every scale-factor layout and the edge
 // cases (slots naming positions past M): every output byte against the
 // reference. Skips visibly without a device.
@@ -27,7 +28,9 @@ TEST_F(ExpandSchedulesGpu, MergedAndSkippingSchedulesAreBitExact) {
                                           {"merged=1,rows=1,cols=2048", 0},
                                           {"merged=1,rows=16,cols=512", 0},
                                           {"rows=1,cols=8192,threads=128,skip=1", 0},
-                                          {"rows=1,cols=8192,threads=64,skip=1,merged=1", 0}},
+                                          {"rows=1,cols=8192,threads=64,skip=1,merged=1", 0},
+                                          {"rows=1,cols=8192,threads=64,skip=1,merged=1,pad_rows=16", 0},
+                                          {"merged=1,rows=8,cols=2048,pad_rows=64", 0}},
                                          cases, tk::checks::checkExpand);
 }
 

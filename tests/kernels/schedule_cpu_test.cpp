@@ -433,7 +433,8 @@ TEST(Schedules, EveryExpandCandidateIsBitExact) {
   // output, with slots naming positions past M or other negatives; then merged with each scale-factor layout
   // (row-major f32, column-major f32 and packed, whose padding is written element by element), H = 2048 and 7168
   // (224 f32 factors at C = 32: more than one step of the factors' tile, the last one partial), where the call
-  // builds one kernel, the merged one carrying the factors.
+  // builds one kernel, the merged one carrying the factors; with several tiles of padding positions a CTA
+  // (pad_rows), the last padding CTA past M.
   using Sf = tk::checks::ExpandCase::Sf;
   const tk::checks::ExpandCase edges{150, 9, 72, 8, 576, TK_BF16, Sf::None, 128, true, 6};
   EXPECT_GT(everyCandidate("expand_to_fused",
@@ -443,7 +444,8 @@ TEST(Schedules, EveryExpandCandidateIsBitExact) {
     for (auto [perChannels, sf] : std::vector<std::pair<int32_t, Sf>>{
              {32, Sf::RowF32}, {128, Sf::ColF32}, {32, Sf::ColF32}, {32, Sf::ColPacked}})
       for (const char *schedule :
-           {"merged=1", "merged=1,rows=1,cols=512", "merged=1,rows=16,cols=512", "merged=1,rows=1,threads=64,skip=1"}) {
+           {"merged=1", "merged=1,rows=1,cols=512", "merged=1,rows=16,cols=512", "merged=1,rows=1,threads=64,skip=1",
+            "merged=1,rows=1,threads=64,skip=1,pad_rows=16", "merged=1,rows=4,cols=512,pad_rows=12"}) {
         const tk::checks::ExpandCase c{150, 6, 256, 64, hidden, TK_F8_E4M3, sf, perChannels, true, 7};
         tk::test::ScheduledContext ctx(std::string("expand_to_fused:") + schedule);
         CheckResult r = tk::checks::checkExpand(nullptr, ctx, c, false);
@@ -453,6 +455,16 @@ TEST(Schedules, EveryExpandCandidateIsBitExact) {
         EXPECT_NE(built[0].find(",sf="), std::string::npos) << built[0];
         EXPECT_NE(built[0].find("merged=1"), std::string::npos) << built[0];
       }
+  // pad_rows (positions per padding CTA) belongs to the merged kernel and steps in whole tiles of rows.
+  for (auto [refused, says] : std::vector<std::pair<const char *, const char *>>{
+           {"expand_to_fused:pad_rows=16", "needs merged=1"},
+           {"expand_to_fused:merged=1,rows=4,cols=512,pad_rows=6", "1 to 64 times the rows per CTA (4), got 6"},
+           {"expand_to_fused:merged=1,rows=1,skip=1,pad_rows=65", "1 to 64 times"}}) {
+    tk::test::ScheduledContext ctx(refused);
+    CheckResult r = tk::checks::checkExpand(nullptr, ctx, edges, false);
+    EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << refused;
+    EXPECT_NE(r.error.find(says), std::string::npos) << refused << ": " << r.error;
+  }
 }
 
 TEST(Schedules, EveryFusedMappingCandidateIsBitExact) {
