@@ -17,7 +17,7 @@ export TK_PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 for entry in ${SWEEP:-}; do
   echo "== TK_SCHEDULE=$entry"
   TK_SCHEDULE="$entry" "$tk" bench ${SWEEP_FLAGS:-} --only "$SWEEP_OPS" --json "$out/sweep_${entry//[=,:;]/_}.json" 2>&1 |
-    grep -E "^(per_|swiglu|batched|cast_back|tk:)"
+    grep -E "^(${SWEEP_OPS//,/|}|tk:)"
 done
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
 for op in "$@"; do
