@@ -100,9 +100,9 @@ const OperatorSchedule<ExpandConfig> &expandSchedule() {
                                                   1, 4096, false, 0}},
                                             }),
                                             checkSchedule, searchSpace, [](C &c) {
+                                              // The padding kernel is the same whatever the copy's merged fields.
                                               if (c.pass == C::Pass::ZeroPadding)
-                                                c.merged = c.skip = c.padRows =
-                                                    0; // the padding kernel is the same either way
+                                                c.merged = c.skip = c.padRows = 0;
                                             });
   return schedule;
 }
