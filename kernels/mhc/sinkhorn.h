@@ -5,9 +5,10 @@
 // r of P[., c] + eps), and repeat - 1 times a row step (the sum over c) then
 // a column step: repeat column steps and repeat - 1 row steps, true fp32
 // divisions. The backward recomputes the forward, keeping every step's
-// input and denominators (in registers: the steps are unrolled), and walks
-// them in reverse with the normalisation's VJP (G - (sum G X) / d) / d, the
-// eps addition's identity and the softmax's (G - sum G S) S.
+// input and denominators (unrolled: values of the program, in registers;
+// rolled: in shared memory), and walks them in reverse with the
+// normalisation's VJP (G - (sum G X) / d) / d, the eps addition's identity
+// and the softmax's (G - sum G S) S.
 // A CTA takes `rows` matrices as one [rows, n, n] tile.
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -21,16 +22,24 @@
 namespace tk::kernels::mhc {
 
 struct SinkhornConfig {
-  int64_t n = 4, repeat = 10; ///< compile-time, as in the reference (the steps are unrolled)
+  int64_t n = 4, repeat = 10; ///< compile-time, as in the reference
   bool backward = false;
   /// Schedule: matrices per CTA (0: 512 / n^2 rounded down to a power of two,
-  /// at least 1), threads per CTA (0: 128).
+  /// at least 1; a rolled backward's at most what keeps its snapshots within
+  /// 48 KB), threads per CTA (0: 128).
   int64_t rows = 0, threads = 0;
   /// Schedule: CTAs an SM must hold at once (ptxas keeps the registers low
   /// enough, spilling if it must); 0: no bound. The call sets 4 for a
   /// backward whose grid fills that many CTAs on every SM: its unrolled
   /// recompute takes 168 registers at the default tile, three CTAs an SM.
   int64_t minBlocks = 0;
+  /// Schedule: 1, the steps as a loop over the repeat count, the backward's
+  /// snapshots of them in shared memory (a program whose size does not grow
+  /// with repeat); 0 or unset (-1), unrolled. The same bits either way.
+  int64_t rolled = -1;
+  bool isRolled() const { return rolled == 1; }
+  /// Shared memory of a rolled backward's snapshots, bytes.
+  int64_t snapshotBytes() const;
   int64_t numRows() const;
   int64_t numThreads() const { return threads ? threads : 128; }
   std::string key() const;

@@ -11,11 +11,24 @@
 
 namespace tk::kernels::mhc {
 
+/// The snapshots' bytes per matrix of a CTA: repeat column steps, repeat - 1 row steps (at least one buffer row).
+static int64_t snapshotBytesPerMatrix(const SinkhornConfig &c) {
+  return (c.repeat + std::max<int64_t>(1, c.repeat - 1)) * (c.n * c.n + c.n) * 4;
+}
+
+int64_t SinkhornConfig::snapshotBytes() const {
+  return isRolled() && backward ? numRows() * snapshotBytesPerMatrix(*this) : 0;
+}
+
 int64_t SinkhornConfig::numRows() const {
   if (rows)
     return rows;
   // 512 elements per CTA: 32 matrices of 4 x 4, 4 per thread at 128 threads.
-  return std::max<int64_t>(1, (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(1, 512 / (n * n))));
+  int64_t fit = std::max<int64_t>(1, 512 / (n * n));
+  // Snapshots within 48 KB: 4 CTAs an SM of sm_90a's 227 KB (32 matrices of 4 x 4 at repeat 10).
+  if (isRolled() && backward)
+    fit = std::min(fit, std::max<int64_t>(1, (48 << 10) / snapshotBytesPerMatrix(*this)));
+  return std::max<int64_t>(1, (int64_t)llvm::bit_floor((uint64_t)fit));
 }
 
 std::string SinkhornConfig::key() const {
@@ -27,6 +40,10 @@ std::string SinkhornConfig::key() const {
 static std::string checkSchedule(const SinkhornConfig &c) {
   if (c.numRows() * c.n * c.n > 64 * c.numThreads())
     return "rows x n x n must be at most 64 elements per thread";
+  // 160 KB: within every target's shared memory (sm_80's 163 KB).
+  if (c.snapshotBytes() > (160 << 10))
+    return "rolled: the backward's snapshots take " + std::to_string(c.snapshotBytes()) +
+           " bytes of shared memory, more than 160 KB; take fewer rows";
   return "";
 }
 
@@ -35,6 +52,8 @@ static std::vector<std::string> searchSpace(const SinkhornConfig &c, const compi
   if (c.backward) // the default tile with its registers capped for 4 to 6 CTAs an SM
     for (const char *bound : {"min_blocks=4", "min_blocks=5", "min_blocks=6"})
       out.push_back(bound);
+  for (const char *rolled : {"rolled=1", "rolled=1,rows=8", "rolled=1,rows=16", "rolled=1,threads=64"})
+    out.push_back(rolled);
   return out;
 }
 
@@ -50,6 +69,11 @@ const OperatorSchedule<SinkhornConfig> &sinkhornSchedule(bool backward) {
                                      "CTAs an SM must hold at once: ptxas caps the registers to fit them (unset: "
                                      "no cap, or 4 for a backward whose grid has 4 CTAs for every SM)",
                                      1, 32, false, 0}},
+                                   {&C::rolled,
+                                    {"rolled",
+                                     "1: the steps as a loop over the repeat count, the backward's snapshots in "
+                                     "shared memory; 0: unrolled (unset: unrolled)",
+                                     0, 1, false, -1}},
                                }),
                                checkSchedule, searchSpace);
   };

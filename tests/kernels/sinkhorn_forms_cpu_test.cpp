@@ -1,0 +1,32 @@
+// sinkhorn_normalize rolled (a loop over the repeat count, the backward's
+// snapshots in shared memory) against unrolled on the CPU path: the same
+// bits; and the schedule's refusal of snapshots that no target holds.
+#include "tests/kernels/sinkhorn_forms.h"
+
+#include "tk/tk.h"
+
+namespace {
+
+TEST(Cpu_sinkhorn_normalize, RolledGivesTheUnrolledBits) {
+  for (bool backward : {false, true})
+    tk::test::expectRolledGivesTheUnrolledBits(nullptr, tk::test::sinkhornFormCases(backward, 37));
+  // Another tile: 8 matrices of 4 x 4 a CTA, 64 threads.
+  tk::test::expectRolledGivesTheUnrolledBits(nullptr, {{100, 4, 10, true, 3}}, "rows=8,threads=64");
+}
+
+TEST(Cpu_sinkhorn_normalize, RolledSnapshotsBeyondEveryTargetAreRefused) {
+  // 256 matrices of 4 x 4 at repeat 10: 19 steps of 80 bytes a matrix, 389120 bytes.
+  tk::test::ScheduledContext ctx("sinkhorn_normalize_bwd:rolled=1,rows=256,threads=1024");
+  tk::checks::CheckResult r = tk::checks::checkSinkhorn(nullptr, ctx, {300, 4, 10, true}, false);
+  EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(r.error.find("sinkhorn_normalize_bwd: rolled: the backward's snapshots take 389120 bytes of shared "
+                         "memory, more than 160 KB; take fewer rows"),
+            std::string::npos)
+      << r.error;
+  // The forward keeps no snapshots: the same tile is fine.
+  tk::test::ScheduledContext forward("sinkhorn_normalize_fwd:rolled=1,rows=256,threads=1024");
+  r = tk::checks::checkSinkhorn(nullptr, forward, {300, 4, 10, false}, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+}
+
+} // namespace
