@@ -39,7 +39,9 @@ BuiltKernel buildBigFuseMixes(mlir::MLIRContext &ctx, const BigFuseMixConfig &c)
              expand(k.load(baseComb, {zero, zero, zero}, {1, n, n}), 0, rows)};
     Tile logits =
         gateActivation(MixGroup::Comb, k.load(combLogits, {at, zero, zero}, {rows, n, n}), z, nullptr, nullptr);
-    k.store(comb, {at, zero, zero}, sinkhornForwardTiles(logits, eps, n, c.repeat).out);
+    k.store(comb, {at, zero, zero},
+            c.rolled ? sinkhornRolledForward(k, logits, eps, n, rows, c.repeat, nullptr).second
+                     : sinkhornForwardTiles(logits, eps, n, c.repeat).out);
   });
   return k.finish();
 }

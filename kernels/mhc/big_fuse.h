@@ -33,6 +33,8 @@ struct BigFuseMixConfig {
   /// repeat) (0: its heuristic): matrices per CTA and threads. Not a schedule
   /// of this kernel's own: the same tile is what makes the sums' order the same.
   int64_t rows = 0, threads = 0;
+  /// The same schedule's `rolled` (1: Sinkhorn's steps as a loop; the same bits).
+  bool rolled = false;
   std::string key() const;
 };
 

@@ -85,6 +85,7 @@ extern "C" tk_status tk_mhc_pre_big_fuse(tk_context ctx, const tk_tensor *residu
           return tk::runtime::report(s);
         BigFuseMixConfig mixes;
         mixes.streams = n, mixes.repeat = sinkhorn_repeat, mixes.rows = sinkhorn.rows, mixes.threads = sinkhorn.threads;
+        mixes.rolled = sinkhorn.isRolled();
         tk_tensor postLogits = strided(&mix, n, {t, n, 1}, {n3, 1, 1}),
                   combLogits = strided(&mix, 2 * n, {t, n, n}, {n3, n, 1}),
                   scale3 = strided(scale, 0, {1, 1, 3}, {3, 3, 1}), basePost = strided(base, n, {1, n, 1}, {n, 1, 1}),
