@@ -109,6 +109,7 @@ extern "C" tk_status tk_mhc_pre_big_fuse(tk_context ctx, const tk_tensor *residu
 TK_REGISTER_OPERATORS(big_fuse) {
   registerSchedule(streamSchedule(StreamOp::PreBigFuseApply));
   BigFuseMixConfig mixes;
+  mixes.rolled = SinkhornConfig().isRolled(); // the forward's heuristic form, as a call takes it
   StreamConfig apply{StreamOp::PreBigFuseApply};
   apply.streams = 4, apply.hidden = 7168;
   registerOperator(

@@ -24,24 +24,24 @@ namespace tk::kernels::mhc {
 struct SinkhornConfig {
   int64_t n = 4, repeat = 10; ///< compile-time, as in the reference
   bool backward = false;
-  /// Schedule: matrices per CTA (0: 512 / n^2 rounded down to a power of two,
-  /// at least 1; a rolled backward's at most what keeps its snapshots within
-  /// 48 KB), threads per CTA (0: 128).
+  /// Schedule: matrices per CTA (0: 4 elements a thread, n^2 a matrix,
+  /// rounded down to a power of two, at least 1; a rolled backward's at most
+  /// what keeps its snapshots within 48 KB), threads per CTA (0: 32 for a
+  /// rolled backward, else 128).
   int64_t rows = 0, threads = 0;
   /// Schedule: CTAs an SM must hold at once (ptxas keeps the registers low
-  /// enough, spilling if it must); 0: no bound. The call sets 4 for a
-  /// backward whose grid fills that many CTAs on every SM: its unrolled
-  /// recompute takes 168 registers at the default tile, three CTAs an SM.
+  /// enough, spilling if it must); 0: no bound. For the unrolled backward,
+  /// whose recompute takes 168 registers at 32 matrices a CTA.
   int64_t minBlocks = 0;
-  /// Schedule: 1, the steps as a loop over the repeat count, the backward's
-  /// snapshots of them in shared memory (a program whose size does not grow
-  /// with repeat); 0 or unset (-1), unrolled. The same bits either way.
+  /// Schedule: 1 or unset (-1), the steps as a loop over the repeat count,
+  /// the backward's snapshots of them in shared memory (a program whose size
+  /// does not grow with repeat); 0, unrolled. The same bits either way.
   int64_t rolled = -1;
-  bool isRolled() const { return rolled == 1; }
+  bool isRolled() const { return rolled != 0; }
   /// Shared memory of a rolled backward's snapshots, bytes.
   int64_t snapshotBytes() const;
   int64_t numRows() const;
-  int64_t numThreads() const { return threads ? threads : 128; }
+  int64_t numThreads() const { return threads ? threads : backward && isRolled() ? 32 : 128; }
   std::string key() const;
 };
 

@@ -39,16 +39,8 @@ tk_status run(const char *op, Arguments &args, tk_context ctx, bool backward, in
     return tk::runtime::report(Status::ok());
   SinkhornConfig c;
   c.n = n, c.repeat = repeat, c.backward = backward;
-  // A backward with CTAs to fill 4 on every SM runs with registers for 4 (spilling some): on an H100, 65536
-  // matrices 59.9 -> 51.2 µs, while 8192 (256 CTAs, under one wave of 3) lose 9% to the spills.
-  auto fit = [&](SinkhornConfig &config, const tk::compiler::Target &target) {
-    const int64_t ctas = (m + config.numRows() - 1) / config.numRows();
-    const bool heuristic = ctx->scheduleLog.last(sinkhornSchedule(backward).name()).source == "heuristic";
-    if (backward && heuristic && target.computeCapability > 0 && ctas >= 4 * int64_t(ctx->device.smCount))
-      config.minBlocks = 4;
-  };
   return tk::runtime::report(runScheduled(ctx, sinkhornSchedule(backward), TK_PROGRAM(buildSinkhorn), c, tensors,
-                                          stream, {tk::runtime::f32Scalar(eps)}, fit));
+                                          stream, {tk::runtime::f32Scalar(eps)}));
 }
 } // namespace
 

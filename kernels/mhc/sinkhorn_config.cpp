@@ -23,9 +23,9 @@ int64_t SinkhornConfig::snapshotBytes() const {
 int64_t SinkhornConfig::numRows() const {
   if (rows)
     return rows;
-  // 512 elements per CTA: 32 matrices of 4 x 4, 4 per thread at 128 threads.
-  int64_t fit = std::max<int64_t>(1, 512 / (n * n));
-  // Snapshots within 48 KB: 4 CTAs an SM of sm_90a's 227 KB (32 matrices of 4 x 4 at repeat 10).
+  // 4 elements a thread: 32 matrices of 4 x 4 at 128 threads, 8 at a rolled backward's 32.
+  int64_t fit = std::max<int64_t>(1, 4 * numThreads() / (n * n));
+  // Snapshots within 48 KB (32 matrices of 4 x 4 at repeat 10; 8 take 12160 bytes).
   if (isRolled() && backward)
     fit = std::min(fit, std::max<int64_t>(1, (48 << 10) / snapshotBytesPerMatrix(*this)));
   return std::max<int64_t>(1, (int64_t)llvm::bit_floor((uint64_t)fit));
@@ -49,11 +49,10 @@ static std::string checkSchedule(const SinkhornConfig &c) {
 
 static std::vector<std::string> searchSpace(const SinkhornConfig &c, const compiler::Target &) {
   std::vector<std::string> out = everyCombination({{"rows", {8, 16, 32, 64}}, {"threads", {32, 64, 128, 256}}});
-  if (c.backward) // the default tile with its registers capped for 4 to 6 CTAs an SM
-    for (const char *bound : {"min_blocks=4", "min_blocks=5", "min_blocks=6"})
+  if (c.backward) // unrolled, its registers capped for 4 to 6 CTAs an SM
+    for (const char *bound : {"rolled=0,min_blocks=4", "rolled=0,min_blocks=5", "rolled=0,min_blocks=6"})
       out.push_back(bound);
-  for (const char *rolled : {"rolled=1", "rolled=1,rows=8", "rolled=1,rows=16", "rolled=1,threads=64"})
-    out.push_back(rolled);
+  out.push_back("rolled=0");
   return out;
 }
 
@@ -72,7 +71,7 @@ const OperatorSchedule<SinkhornConfig> &sinkhornSchedule(bool backward) {
                                    {&C::rolled,
                                     {"rolled",
                                      "1: the steps as a loop over the repeat count, the backward's snapshots in "
-                                     "shared memory; 0: unrolled (unset: unrolled)",
+                                     "shared memory; 0: unrolled (unset: rolled)",
                                      0, 1, false, -1}},
                                }),
                                checkSchedule, searchSpace);

@@ -1,6 +1,6 @@
 // sinkhorn_normalize rolled (a loop over the repeat count, the backward's
 // snapshots in shared memory) against unrolled on the CPU path: the same
-// bits; mhc_pre_big_fuse following the forward's rolled schedule; and the
+// bits; mhc_pre_big_fuse following the forward's form; and the
 // schedule's refusal of snapshots that no target holds.
 #include "tests/kernels/sinkhorn_forms.h"
 
@@ -19,19 +19,20 @@ TEST(Cpu_sinkhorn_normalize, RolledGivesTheUnrolledBits) {
   tk::test::expectRolledGivesTheUnrolledBits(nullptr, {{100, 4, 10, true, 3}}, "rows=8,threads=64");
 }
 
-// The fused operator takes the forward's schedule as the chain's call resolves it, rolled too: its mixes kernel
-// rolled, every output the chain's bits (checkBigFuse runs the chain in the same context).
-TEST(Cpu_sinkhorn_normalize, BigFuseFollowsTheRolledForward) {
-  tk::test::ScheduledContext ctx("sinkhorn_normalize_fwd:rolled=1");
-  tk::checks::CheckResult r = tk::checks::checkBigFuse(nullptr, ctx, {37, 4, 256, 10}, false);
-  EXPECT_TRUE(r.exact()) << r.describe();
-  const std::vector<std::string> built = static_cast<tk_context>(ctx)->cpuCache.configs();
-  EXPECT_TRUE(std::any_of(built.begin(), built.end(),
-                          [](const std::string &config) {
-                            return config.rfind("mhc_pre_big_fuse_mixes:", 0) == 0 &&
-                                   config.find(",rolled") != std::string::npos;
-                          }))
-      << "no rolled mixes kernel among " << built.size() << " built";
+// The fused operator takes the forward's schedule as the chain's call resolves it, rolled or not: its mixes kernel
+// in the same form, every output the chain's bits (checkBigFuse runs the chain in the same context).
+TEST(Cpu_sinkhorn_normalize, BigFuseFollowsTheForwardsForm) {
+  for (bool rolled : {true, false}) {
+    tk::test::ScheduledContext ctx(rolled ? "" : "sinkhorn_normalize_fwd:rolled=0");
+    tk::checks::CheckResult r = tk::checks::checkBigFuse(nullptr, ctx, {37, 4, 256, 10}, false);
+    EXPECT_TRUE(r.exact()) << r.describe();
+    const std::vector<std::string> built = static_cast<tk_context>(ctx)->cpuCache.configs();
+    auto mixes = std::find_if(built.begin(), built.end(), [](const std::string &config) {
+      return config.rfind("mhc_pre_big_fuse_mixes:", 0) == 0;
+    });
+    ASSERT_NE(mixes, built.end()) << "no mixes kernel among " << built.size() << " built";
+    EXPECT_EQ(mixes->find(",rolled") != std::string::npos, rolled) << *mixes;
+  }
 }
 
 TEST(Cpu_sinkhorn_normalize, RolledSnapshotsBeyondEveryTargetAreRefused) {
