@@ -24,10 +24,10 @@ namespace tk::kernels::mhc {
 struct SinkhornConfig {
   int64_t n = 4, repeat = 10; ///< compile-time, as in the reference
   bool backward = false;
-  /// Schedule: matrices per CTA (0: 4 elements a thread, n^2 a matrix,
-  /// rounded down to a power of two, at least 1; a rolled backward's at most
-  /// what keeps its snapshots within 48 KB), threads per CTA (0: 32 for a
-  /// rolled backward, else 128).
+  /// Schedule: matrices per CTA (0: 512 elements, n^2 a matrix, rounded down
+  /// to a power of two, at least 1; a rolled backward's 4 elements a thread,
+  /// at most what keeps its snapshots within 48 KB), threads per CTA (0: 32
+  /// for a rolled backward, else 128).
   int64_t rows = 0, threads = 0;
   /// Schedule: CTAs an SM must hold at once (ptxas keeps the registers low
   /// enough, spilling if it must); 0: no bound. For the unrolled backward,
@@ -35,7 +35,8 @@ struct SinkhornConfig {
   int64_t minBlocks = 0;
   /// Schedule: 1 or unset (-1), the steps as a loop over the repeat count,
   /// the backward's snapshots of them in shared memory (a program whose size
-  /// does not grow with repeat); 0, unrolled. The same bits either way.
+  /// does not grow with repeat); 0, unrolled. The same bits either way at
+  /// the same rows and threads.
   int64_t rolled = -1;
   bool isRolled() const { return rolled != 0; }
   /// Shared memory of a rolled backward's snapshots, bytes.

@@ -14,9 +14,9 @@ using namespace tk::kernels;
 using namespace tk::kernels::mhc;
 
 namespace {
-// The steps are unrolled and the backward keeps every step's input, about
-// 8 (repeat - 1) values per thread at the default tile: these bound the
-// kernel's size and its registers.
+// The backward keeps every step's input and denominators: 2 repeat - 1 steps
+// of n^2 + n floats a matrix, in shared memory (rolled, the default) or in
+// registers (unrolled): these bound the kernel's memory and registers.
 constexpr int64_t kMaxN = 16, kMaxRepeat = 32;
 
 tk_status run(const char *op, Arguments &args, tk_context ctx, bool backward, int32_t repeat, float eps,

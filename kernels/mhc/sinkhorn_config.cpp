@@ -23,8 +23,10 @@ int64_t SinkhornConfig::snapshotBytes() const {
 int64_t SinkhornConfig::numRows() const {
   if (rows)
     return rows;
-  // 4 elements a thread: 32 matrices of 4 x 4 at 128 threads, 8 at a rolled backward's 32.
-  int64_t fit = std::max<int64_t>(1, 4 * numThreads() / (n * n));
+  // 512 elements a CTA (32 matrices of 4 x 4, 4 a thread at 128 threads); a rolled backward's 4 a thread at its
+  // threads (8 matrices at its default 32).
+  const int64_t elements = backward && isRolled() ? 4 * numThreads() : 512;
+  int64_t fit = std::max<int64_t>(1, elements / (n * n));
   // Snapshots within 48 KB (32 matrices of 4 x 4 at repeat 10; 8 take 12160 bytes).
   if (isRolled() && backward)
     fit = std::min(fit, std::max<int64_t>(1, (48 << 10) / snapshotBytesPerMatrix(*this)));
@@ -40,7 +42,8 @@ std::string SinkhornConfig::key() const {
 static std::string checkSchedule(const SinkhornConfig &c) {
   if (c.numRows() * c.n * c.n > 64 * c.numThreads())
     return "rows x n x n must be at most 64 elements per thread";
-  // 160 KB: within every target's shared memory (sm_80's 163 KB).
+  // 160 KB: within sm_80's 163 KB a block (sm_86 and sm_89 parts, which run the sm_80 target, hold 99 KB: a larger
+  // schedule fails at load there, naming the device's limit).
   if (c.snapshotBytes() > (160 << 10))
     return "rolled: the backward's snapshots take " + std::to_string(c.snapshotBytes()) +
            " bytes of shared memory, more than 160 KB; take fewer rows";
@@ -65,8 +68,8 @@ const OperatorSchedule<SinkhornConfig> &sinkhornSchedule(bool backward) {
                                    {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
                                    {&C::minBlocks,
                                     {"min_blocks",
-                                     "CTAs an SM must hold at once: ptxas caps the registers to fit them (unset: "
-                                     "no cap, or 4 for a backward whose grid has 4 CTAs for every SM)",
+                                     "CTAs an SM must hold at once: ptxas caps the registers to fit them (for the "
+                                     "unrolled form's 168 registers; unset: no cap)",
                                      1, 32, false, 0}},
                                    {&C::rolled,
                                     {"rolled",

@@ -1,11 +1,13 @@
 // sinkhorn_normalize's two forms (schedule field `rolled`): the steps
 // unrolled and as a loop over the repeat count, the backward's snapshots in
-// shared memory. They run the same ops in the same order, so a call's output
-// must be the same bits under either; on the GPU of `gpu` or the CPU path.
+// shared memory. They run the same ops in the same order, so at the same
+// tile a call's output must be the same bits under either; on the GPU of
+// `gpu` or the CPU path.
 #pragma once
 
 #include "checks/gpu_session.h"
 #include "checks/sinkhorn_check.h"
+#include "kernels/mhc/sinkhorn.h"
 #include "tests/kernels/random_values.h"
 #include "tests/kernels/schedule_context.h"
 
@@ -36,18 +38,34 @@ inline std::vector<float> sinkhornOutput(checks::GpuSession *gpu, const std::str
   return out;
 }
 
-/// Every case's output rolled (with `fields` beside rolled=1) and unrolled, bit for bit.
+/// Every case's output rolled and unrolled at the same tile, bit for bit: at `tile` ("rows=8,threads=64") when
+/// given, else at both forms' default tiles (the sums' order follows the tile's layout, so only the same tile
+/// promises the same bits: the rolled backward's default, 4 x 4 matrices 8 to a warp, and the unrolled 32 on 128
+/// threads group the sums of n > 4 differently).
 inline void expectRolledGivesTheUnrolledBits(checks::GpuSession *gpu, const std::vector<checks::SinkhornCase> &cases,
-                                             const std::string &fields = "") {
+                                             const std::string &tile = "") {
   for (const checks::SinkhornCase &c : cases) {
     const std::string op = c.backward ? "sinkhorn_normalize_bwd" : "sinkhorn_normalize_fwd";
-    std::vector<float> unrolled = sinkhornOutput(gpu, op + ":rolled=0", c),
-                       rolled = sinkhornOutput(gpu, op + ":rolled=1" + (fields.empty() ? "" : "," + fields), c);
-    ASSERT_EQ(unrolled.size(), rolled.size());
-    int64_t differ = 0;
-    for (size_t i = 0; i < rolled.size(); ++i)
-      differ += std::memcmp(&rolled[i], &unrolled[i], 4) != 0;
-    EXPECT_EQ(differ, 0) << op << " " << checks::describe(c) << " " << fields << ": elements that differ";
+    std::vector<std::string> tiles = {tile};
+    if (tile.empty()) {
+      tiles.clear();
+      for (int64_t rolled : {1, 0}) {
+        kernels::mhc::SinkhornConfig d;
+        d.n = c.n, d.repeat = c.repeat, d.backward = c.backward, d.rolled = rolled;
+        const std::string t = "rows=" + std::to_string(d.numRows()) + ",threads=" + std::to_string(d.numThreads());
+        if (tiles.empty() || tiles[0] != t)
+          tiles.push_back(t);
+      }
+    }
+    for (const std::string &t : tiles) {
+      std::vector<float> unrolled = sinkhornOutput(gpu, op + ":rolled=0," + t, c),
+                         rolled = sinkhornOutput(gpu, op + ":rolled=1," + t, c);
+      ASSERT_EQ(unrolled.size(), rolled.size());
+      int64_t differ = 0;
+      for (size_t i = 0; i < rolled.size(); ++i)
+        differ += std::memcmp(&rolled[i], &unrolled[i], 4) != 0;
+      EXPECT_EQ(differ, 0) << op << " " << checks::describe(c) << " " << t << ": elements that differ";
+    }
   }
 }
 
