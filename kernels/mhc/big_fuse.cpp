@@ -40,7 +40,7 @@ BuiltKernel buildBigFuseMixes(mlir::MLIRContext &ctx, const BigFuseMixConfig &c)
     Tile logits =
         gateActivation(MixGroup::Comb, k.load(combLogits, {at, zero, zero}, {rows, n, n}), z, nullptr, nullptr);
     k.store(comb, {at, zero, zero},
-            c.rolled ? sinkhornRolledForward(k, logits, eps, n, rows, c.repeat, nullptr).second
+            c.rolled ? sinkhornRolledForward(k, logits, eps, n, c.repeat, nullptr).second
                      : sinkhornForwardTiles(logits, eps, n, c.repeat).out);
   });
   return k.finish();

@@ -2,9 +2,8 @@
 #include "kernels/mhc/sinkhorn.h"
 #include "kernels/mhc/sinkhorn_tiles.h"
 
-#include <algorithm>
-#include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace tk::kernels::mhc {
 
@@ -28,46 +27,35 @@ BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &c) {
   k.grid({ceil_div(matrices, rows)}, [&](const std::vector<Index> &b) {
     Index at = b[0] * rows, zero = k.index(0);
     Tile in = k.load(x, {at, zero, zero}, tile);
-    if (c.isRolled()) {
-      // The backward's snapshots in shared memory (the buffers of a repeat of 1 have no row steps: one row, unused).
-      const int64_t cols = c.repeat * rows, rowSteps = std::max<int64_t>(1, c.repeat - 1) * rows;
-      std::optional<SinkhornSnapshots> keep;
-      if (c.backward)
-        keep = SinkhornSnapshots{k.shared({cols, n, n}, DType::F32), k.shared({cols, 1, n}, DType::F32),
-                                 k.shared({rowSteps, n, n}, DType::F32), k.shared({rowSteps, n, 1}, DType::F32)};
-      auto [soft, p] = sinkhornRolledForward(k, in, eps, n, rows, c.repeat, keep ? &*keep : nullptr);
-      if (!c.backward) {
-        k.store(out, {at, zero, zero}, p);
-        return;
+    if (!c.backward) {
+      k.store(out, {at, zero, zero},
+              c.isRolled() ? sinkhornRolledForward(k, in, eps, n, c.repeat, nullptr).second
+                           : sinkhornForwardTiles(in, eps, n, c.repeat).out);
+      return;
+    }
+    // The gradient to the softmax's output, and the softmax.
+    auto walkBack = [&]() -> std::pair<Tile, Tile> {
+      if (!c.isRolled()) {
+        SinkhornTrace f = sinkhornForwardTiles(in, eps, n, c.repeat);
+        Tile g = k.load(dout[0], {at, zero, zero}, tile);
+        for (auto s = f.steps.rbegin(); s != f.steps.rend(); ++s)
+          g = sinkhornStepVjp(g, *s, n);
+        return {g, f.soft};
       }
+      SinkhornSnapshots snapshots(k, n, rows, c.repeat);
+      Tile soft = sinkhornRolledForward(k, in, eps, n, c.repeat, &snapshots).first;
       k.barrier();
-      auto step = [&](const Shared &inputs, const Shared &denominators, const Index &from, int64_t dim) {
-        std::vector<int64_t> reduced = {rows, n, n};
-        reduced[dim] = 1;
-        return SinkhornTrace::Step{k.load(inputs, {from, zero, zero}, tile),
-                                   k.load(denominators, {from, zero, zero}, reduced), dim};
-      };
       // r = repeat - 1 down to 1: column step r, then row step r; column step 0 last.
       Tile g = k.load(dout[0], {at, zero, zero}, tile);
       g = k.loop(zero, k.index(c.repeat - 1), {g}, [&](const Index &i, const std::vector<Tile> &carried) {
         Index r = k.index(c.repeat - 1) - i;
-        Tile back = sinkhornStepVjp(carried[0], step(keep->colInputs, keep->colDenominators, r * rows, 1), n);
-        back = sinkhornStepVjp(back, step(keep->rowInputs, keep->rowDenominators, (r - 1) * rows, 2), n);
-        return std::vector<Tile>{back};
+        Tile back = sinkhornStepVjp(carried[0], snapshots.load(1, r), n);
+        return std::vector<Tile>{sinkhornStepVjp(back, snapshots.load(2, r), n)};
       })[0];
-      g = sinkhornStepVjp(g, step(keep->colInputs, keep->colDenominators, zero, 1), n);
-      k.store(out, {at, zero, zero}, (g - expand(reduce_sum(g * soft, 2), 2, n)) * soft);
-      return;
-    }
-    SinkhornTrace f = sinkhornForwardTiles(in, eps, n, c.repeat);
-    if (!c.backward) {
-      k.store(out, {at, zero, zero}, f.out);
-      return;
-    }
-    Tile g = k.load(dout[0], {at, zero, zero}, tile);
-    for (auto s = f.steps.rbegin(); s != f.steps.rend(); ++s)
-      g = sinkhornStepVjp(g, *s, n);
-    k.store(out, {at, zero, zero}, (g - expand(reduce_sum(g * f.soft, 2), 2, n)) * f.soft);
+      return {sinkhornStepVjp(g, snapshots.load(1, zero), n), soft};
+    };
+    auto [g, soft] = walkBack();
+    k.store(out, {at, zero, zero}, sinkhornSoftmaxVjp(g, soft, n));
   });
   return k.finish();
 }

@@ -46,6 +46,10 @@ struct SinkhornConfig {
   std::string key() const;
 };
 
+/// Tiles of rows a rolled backward's row-step snapshots take: one a row
+/// step (repeat - 1), at least one (an unused one at repeat 1).
+inline int64_t sinkhornRowStepTiles(int64_t repeat) { return repeat > 1 ? repeat - 1 : 1; }
+
 const OperatorSchedule<SinkhornConfig> &sinkhornSchedule(bool backward);
 
 /// Tensors: forward x (M, n, n) f32; out (M, n, n) f32. Backward grad_out,

@@ -11,9 +11,10 @@
 
 namespace tk::kernels::mhc {
 
-/// The snapshots' bytes per matrix of a CTA: repeat column steps, repeat - 1 row steps (at least one buffer row).
+/// The snapshots' bytes per matrix of a CTA (SinkhornSnapshots' buffers): repeat column steps and the row steps',
+/// each n^2 inputs and n denominators.
 static int64_t snapshotBytesPerMatrix(const SinkhornConfig &c) {
-  return (c.repeat + std::max<int64_t>(1, c.repeat - 1)) * (c.n * c.n + c.n) * 4;
+  return (c.repeat + sinkhornRowStepTiles(c.repeat)) * (c.n * c.n + c.n) * 4;
 }
 
 int64_t SinkhornConfig::snapshotBytes() const {
@@ -25,10 +26,10 @@ int64_t SinkhornConfig::numRows() const {
     return rows;
   // 512 elements a CTA (32 matrices of 4 x 4, 4 a thread at 128 threads); a rolled backward's 4 a thread at its
   // threads (8 matrices at its default 32).
-  const int64_t elements = backward && isRolled() ? 4 * numThreads() : 512;
-  int64_t fit = std::max<int64_t>(1, elements / (n * n));
+  const bool snapshots = backward && isRolled();
+  int64_t fit = std::max<int64_t>(1, (snapshots ? 4 * numThreads() : 512) / (n * n));
   // Snapshots within 48 KB (32 matrices of 4 x 4 at repeat 10; 8 take 12160 bytes).
-  if (isRolled() && backward)
+  if (snapshots)
     fit = std::min(fit, std::max<int64_t>(1, (48 << 10) / snapshotBytesPerMatrix(*this)));
   return std::max<int64_t>(1, (int64_t)llvm::bit_floor((uint64_t)fit));
 }

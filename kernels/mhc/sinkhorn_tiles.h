@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kernels/mhc/sinkhorn.h"
 #include "tk/dsl/KernelBuilder.h"
 
 #include <utility>
@@ -72,39 +73,67 @@ inline SinkhornTrace sinkhornForwardTiles(const dsl::Tile &x, const dsl::Uniform
   return {soft, steps, p};
 }
 
-/// Where a rolled backward's forward leaves each step for the walk back:
-/// column step r (r = 0 .. repeat - 1) at rows [r * rows, (r + 1) * rows) of
-/// colInputs [repeat * rows, n, n] and colDenominators [repeat * rows, 1, n];
-/// row step r (r = 1 .. repeat - 1) at (r - 1) * rows of rowInputs and
-/// rowDenominators [(repeat - 1) * rows, n, n] and [.., n, 1].
-struct SinkhornSnapshots {
-  dsl::Shared colInputs, colDenominators, rowInputs, rowDenominators;
+/// The softmax's vector-Jacobian product, the backward's last step: (g - sum g S) S.
+inline dsl::Tile sinkhornSoftmaxVjp(const dsl::Tile &g, const dsl::Tile &soft, int64_t n) {
+  using namespace tk::dsl;
+  return (g - expand(reduce_sum(g * soft, 2), 2, n)) * soft;
+}
+
+/// Where a rolled backward's forward leaves each step for the walk back, in
+/// shared memory: column step r (r = 0 .. repeat - 1) at rows
+/// [r rows, (r + 1) rows) of [repeat rows, n, n] and [repeat rows, 1, n]
+/// buffers; row step r (r = 1 .. repeat - 1) at (r - 1) rows of
+/// [(repeat - 1) rows, n, n] and [.., n, 1] ones (one tile of rows, unused,
+/// at repeat 1: sinkhornRowStepTiles).
+class SinkhornSnapshots {
+public:
+  SinkhornSnapshots(dsl::KernelBuilder &k, int64_t n, int64_t rows, int64_t repeat)
+      : k_(k), n_(n), rows_(rows), colInputs_(k.shared({repeat * rows, n, n}, dsl::DType::F32)),
+        colDenominators_(k.shared({repeat * rows, 1, n}, dsl::DType::F32)),
+        rowInputs_(k.shared({sinkhornRowStepTiles(repeat) * rows, n, n}, dsl::DType::F32)),
+        rowDenominators_(k.shared({sinkhornRowStepTiles(repeat) * rows, n, 1}, dsl::DType::F32)) {}
+
+  /// Stores step `s` of repeat index r (0 for the first column step).
+  void keep(const SinkhornTrace::Step &s, const dsl::Index &r) {
+    const dsl::Index at = s.dim == 1 ? r * rows_ : (r - 1) * rows_, zero = k_.index(0);
+    k_.store(s.dim == 1 ? colInputs_ : rowInputs_, {at, zero, zero}, s.input);
+    k_.store(s.dim == 1 ? colDenominators_ : rowDenominators_, {at, zero, zero}, s.denominator);
+  }
+  /// The step along `dim` of repeat index r, as keep() stored it.
+  SinkhornTrace::Step load(int64_t dim, const dsl::Index &r) {
+    const dsl::Index at = dim == 1 ? r * rows_ : (r - 1) * rows_, zero = k_.index(0);
+    std::vector<int64_t> tile = {rows_, n_, n_}, reduced = tile;
+    reduced[dim] = 1;
+    return {k_.load(dim == 1 ? colInputs_ : rowInputs_, {at, zero, zero}, tile),
+            k_.load(dim == 1 ? colDenominators_ : rowDenominators_, {at, zero, zero}, reduced), dim};
+  }
+
+private:
+  dsl::KernelBuilder &k_;
+  int64_t n_, rows_;
+  dsl::Shared colInputs_, colDenominators_, rowInputs_, rowDenominators_;
 };
 
 /// The forward as a loop over r = 1 .. repeat - 1 (scf.for): a program whose
 /// size does not grow with repeat. With `snapshots`, every step is stored
 /// there. Returns {soft, out}.
 inline std::pair<dsl::Tile, dsl::Tile> sinkhornRolledForward(dsl::KernelBuilder &k, const dsl::Tile &x,
-                                                             const dsl::Uniform &eps, int64_t n, int64_t rows,
-                                                             int64_t repeat, const SinkhornSnapshots *snapshots) {
+                                                             const dsl::Uniform &eps, int64_t n, int64_t repeat,
+                                                             SinkhornSnapshots *snapshots) {
   using namespace tk::dsl;
-  Index zero = k.index(0);
-  auto keep = [&](const SinkhornTrace::Step &s, const Index &at) {
-    if (!snapshots)
-      return;
-    bool col = s.dim == 1;
-    k.store(col ? snapshots->colInputs : snapshots->rowInputs, {at, zero, zero}, s.input);
-    k.store(col ? snapshots->colDenominators : snapshots->rowDenominators, {at, zero, zero}, s.denominator);
+  auto keep = [&](const SinkhornTrace::Step &s, const Index &r) {
+    if (snapshots)
+      snapshots->keep(s, r);
   };
   Tile soft = sinkhornSoftmax(x, n);
   SinkhornTrace::Step first = sinkhornStep(sinkhornPlusEps(soft, eps), eps, 1);
-  keep(first, zero);
+  keep(first, k.index(0));
   Tile p = sinkhornNormalized(first, n);
   p = k.loop(k.index(1), k.index(repeat), {p}, [&](const Index &r, const std::vector<Tile> &carried) {
     SinkhornTrace::Step row = sinkhornStep(carried[0], eps, 2);
-    keep(row, (r - 1) * rows);
+    keep(row, r);
     SinkhornTrace::Step col = sinkhornStep(sinkhornNormalized(row, n), eps, 1);
-    keep(col, r * rows);
+    keep(col, r);
     return std::vector<Tile>{sinkhornNormalized(col, n)};
   })[0];
   return {soft, p};

@@ -168,13 +168,9 @@ static BuiltKernel buildMerged(mlir::MLIRContext &ctx, const ExpandConfig &c) {
              for (int64_t step = 0; step < padRows / rows; ++step)
                dests.push_back(paddingDest(inBlock, step));
              Tile zeros = zerosLike(expand(dests[0], 1, cols), c.dtype);
-             // With pad_rows, each step's stores behind a branch (skip) as a slot's are; unset, predicated.
-             for (const Tile &dest : dests) {
-               if (c.padRows)
-                 writeSlot(k, c, data, dest, col, zeros);
-               else
-                 writeRows(k, data, dest, col, zeros);
-             }
+             // Each step's stores behind a branch (skip) as a slot's are: most steps find no padding.
+             for (const Tile &dest : dests)
+               writeSlot(k, c, data, dest, col, zeros);
              scaleFactors([&] {
                std::vector<Tile> sfDests;
                for (int64_t step = 0; step < padRows / rows; ++step)
