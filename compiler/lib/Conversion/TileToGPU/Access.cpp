@@ -288,12 +288,17 @@ Value ThreadEmitter::extentOf(Value mem, int64_t d) {
 void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const GroupedReduction &g, int64_t slot,
                                       SmallVectorImpl<Value> &coords, SmallVectorImpl<Value> &conds,
                                       const GroupedReduction *inner, SmallVectorImpl<Value> *innerFirst,
-                                      int64_t splitLast, Value row) {
+                                      int64_t splitLast, Value row, bool everyReplica) {
   const BlockedLayout &l = g.parent;
   BlockedLayout::SlotPos pos = l.slotPos(g.representativeSlot(slot));
   for (int64_t d = 0; d < l.rank(); ++d) {
-    Value t = tileCoord(l, pos, d, &conds);
-    if (d == g.dim)
+    // A reduction over the whole of a padded dimension leaves its value on every thread position along it, the
+    // padding ones too (LowerReduce.cpp), and ops on the result may take a slot from any of them
+    // (SplitReplicatedWork.cpp): a load fills them all, not only those inside the parent tile.
+    const bool wholePadded = everyReplica && d == g.dim && g.kind == GroupedReduction::Kind::WholeSpan &&
+                             g.group == l.shape[d] && l.hasPadding(d);
+    Value t = wholePadded ? index(0) : tileCoord(l, pos, d, &conds);
+    if (d == g.dim && !wholePadded)
       t = arith::DivUIOp::create(b, loc, t, index(g.group));
     if (inner && d == inner->dim) {
       if (innerFirst)
@@ -368,7 +373,7 @@ Value ThreadEmitter::loadReduced(Value source, ValueRange origin, const GroupedR
   for (int64_t r = 0; r < g.reducedSlots(); ++r) {
     SmallVector<Value> conds, coords;
     Value row = rows ? gatheredRow(b, loc, source, rows, r, conds) : Value();
-    reducedSlotAccess(source, origin, g, r, coords, conds, inner, nullptr, splitLast, row);
+    reducedSlotAccess(source, origin, g, r, coords, conds, inner, nullptr, splitLast, row, /*everyReplica=*/true);
     auto ifOp = scf::IfOp::create(
         b, loc, allTrue(conds),
         [&](OpBuilder &tb, Location tl) {

@@ -255,11 +255,13 @@ private:
   /// its in-tile and in-tensor conditions.
   /// With `inner`, the coordinate along inner->dim is the inner group's, and
   /// `innerFirst` (when given) receives "first element of that group".
+  /// `everyReplica` (loads): every thread position of a group spanning the whole padded dimension, the padding
+  /// ones too, addresses the group's element, as the reduction leaves its value on all of them.
   void reducedSlotAccess(mlir::Value mem, mlir::ValueRange origin, const GroupedReduction &g, int64_t slot,
                          llvm::SmallVectorImpl<mlir::Value> &coords, llvm::SmallVectorImpl<mlir::Value> &conds,
                          const GroupedReduction *inner = nullptr,
                          llvm::SmallVectorImpl<mlir::Value> *innerFirst = nullptr, int64_t splitLast = 0,
-                         mlir::Value row = nullptr);
+                         mlir::Value row = nullptr, bool everyReplica = false);
   /// The coordinates of the chunk at `pos` of layout `l`: in the tile
   /// (`inTile`) and in the memref, from `origin` (`coords`).
   void chunkCoords(const BlockedLayout &l, const BlockedLayout::SlotPos &pos, mlir::ValueRange origin,
