@@ -7,7 +7,8 @@
 // divisions. The backward recomputes the forward, keeping every step's
 // input and denominators (unrolled: values of the program, in registers;
 // rolled: in shared memory), and walks them in reverse with the
-// normalisation's VJP (G - (sum G X) / d) / d, the eps addition's identity
+// normalisation's VJP (G - (sum G X) / d) / d (as (G - (sum G X) r) r,
+// r = 1 / d: sinkhornStepVjp), the eps addition's identity
 // and the softmax's (G - sum G S) S.
 // A CTA takes `rows` matrices as one [rows, n, n] tile.
 //===----------------------------------------------------------------------===//

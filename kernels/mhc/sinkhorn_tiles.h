@@ -51,11 +51,15 @@ inline dsl::Tile sinkhornNormalized(const SinkhornTrace::Step &s, int64_t n) {
   return s.input / dsl::expand(s.denominator, s.dim, n);
 }
 
-/// The step's vector-Jacobian product: the gradient g of its output to its input's.
+/// The step's vector-Jacobian product: the gradient g of its output to its input's, (g - (sum g X) / d) / d
+/// as (g - (sum g X) r) r with r = 1 / d once a denominator: within the backward's tolerance (a rounding more an
+/// element), and one division a denominator instead of two an element: IEEE divisions' expansion was most of
+/// ptxas' time on the backward (its first call's JIT).
 inline dsl::Tile sinkhornStepVjp(const dsl::Tile &g, const SinkhornTrace::Step &s, int64_t n) {
   using namespace tk::dsl;
-  Tile d = expand(s.denominator, s.dim, n);
-  return (g - expand(reduce_sum(g * s.input, s.dim), s.dim, n) / d) / d;
+  Tile r = map({s.denominator}, DType::F32, [](const std::vector<Scalar> &d) { return d[0].constantF32(1.0) / d[0]; });
+  Tile q = reduce_sum(g * s.input, s.dim) * r;
+  return (g - expand(q, s.dim, n)) * expand(r, s.dim, n);
 }
 
 /// The unrolled forward: every step's values stay values of the program (the backward's registers).
