@@ -29,6 +29,11 @@ struct IotaPattern : TileToGpuPattern<IotaOp> {
         return failure();
       const GroupedReduction &g = grouping->g;
       for (int64_t r = 0; r < g.reducedSlots(); ++r) {
+        // Along a padded dimension reduced whole, the padding positions hold group 0 as well (Access.cpp's loads).
+        if (g.spansPaddedDim(dim)) {
+          add(emit.index(0));
+          continue;
+        }
         Value t = emit.tileCoord(g.parent, g.parent.slotPos(g.representativeSlot(r)), dim);
         if (dim == g.dim)
           t = arith::DivUIOp::create(rw, emit.loc, t, emit.index(g.group));

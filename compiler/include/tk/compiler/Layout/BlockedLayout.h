@@ -90,6 +90,11 @@ struct GroupedReduction {
   int64_t reducedSlotOf(int64_t parentSlot) const;
   /// A parent slot whose group is reduced slot `r` (its first member in this thread).
   int64_t representativeSlot(int64_t reducedSlot) const;
+  /// The group is the whole of a padded dimension `d`: every thread position along it, the padding ones too,
+  /// holds that one group's value (the reduction leaves it on all of them), at reduced coordinate 0.
+  bool spansPaddedDim(int64_t d) const {
+    return d == dim && kind == Kind::WholeSpan && group == parent.shape[d] && parent.hasPadding(d);
+  }
 };
 
 /// The default blocked layout for a fragment shape on a block of `numWarps`
