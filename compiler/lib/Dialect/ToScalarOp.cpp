@@ -29,8 +29,9 @@ bool everyThreadHolds(FragmentType type) {
   for (int64_t d = 0; d < type.getRank(); ++d) {
     const int64_t cover = root.getVec()[d] * root.getLanes()[d] * root.getWarps()[d];
     // Along a dimension that was not reduced, a thread past coordinate 0 would hold padding; along a reduced one,
-    // a thread whose root elements are all padding holds no group (loads give it zero, reductions their
-    // identity), and so does every thread but the first where a group lies within one thread's vector.
+    // a thread whose root elements are all padding is not relied on (conservative: a reduction or a load over the
+    // whole of a padded dimension does fill it), and neither is any thread but the first where a group lies
+    // within one thread's vector.
     if (reducedDim[d] ? rootShape[d] % cover != 0 : (root.getLanes()[d] != 1 || root.getWarps()[d] != 1))
       return false;
   }

@@ -295,11 +295,11 @@ void ThreadEmitter::reducedSlotAccess(Value mem, ValueRange origin, const Groupe
     // A reduction over the whole of a padded dimension leaves its value on every thread position along it, the
     // padding ones too (LowerReduce.cpp), and ops on the result may take a slot from any of them
     // (SplitReplicatedWork.cpp): a load fills them all, not only those inside the parent tile.
-    const bool wholePadded = everyReplica && g.spansPaddedDim(d);
+    const bool wholePadded = everyReplica && (g.spansPaddedDim(d) || (inner && inner->spansPaddedDim(d)));
     Value t = wholePadded ? index(0) : tileCoord(l, pos, d, &conds);
     if (d == g.dim && !wholePadded)
       t = arith::DivUIOp::create(b, loc, t, index(g.group));
-    if (inner && d == inner->dim) {
+    if (inner && d == inner->dim && !wholePadded) {
       if (innerFirst)
         innerFirst->push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                                     arith::RemUIOp::create(b, loc, t, index(inner->group)),

@@ -28,16 +28,18 @@ struct IotaPattern : TileToGpuPattern<IotaOp> {
       if (failed(grouping))
         return failure();
       const GroupedReduction &g = grouping->g;
+      const GroupedReduction *inner = innerOf(*grouping);
+      // Along a padded dimension reduced whole, the padding positions hold group 0 as well (Access.cpp's loads).
+      const bool wholePadded = g.spansPaddedDim(dim) || (inner && inner->spansPaddedDim(dim));
       for (int64_t r = 0; r < g.reducedSlots(); ++r) {
-        // Along a padded dimension reduced whole, the padding positions hold group 0 as well (Access.cpp's loads).
-        if (g.spansPaddedDim(dim)) {
+        if (wholePadded) {
           add(emit.index(0));
           continue;
         }
         Value t = emit.tileCoord(g.parent, g.parent.slotPos(g.representativeSlot(r)), dim);
         if (dim == g.dim)
           t = arith::DivUIOp::create(rw, emit.loc, t, emit.index(g.group));
-        if (const GroupedReduction *inner = innerOf(*grouping); inner && dim == inner->dim)
+        if (inner && dim == inner->dim)
           t = arith::DivUIOp::create(rw, emit.loc, t, emit.index(inner->group));
         add(t);
       }
