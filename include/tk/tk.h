@@ -621,8 +621,10 @@ tk_status tk_sinkhorn_normalize_fwd(tk_context ctx, const tk_tensor *x, int32_t 
                                     tk_stream stream);
 /* The backward: grad_x from grad_out by recomputing the forward and walking
  * its steps in reverse ((G - sum G X / d) / d per normalisation, the
- * softmax's (G - sum G S) S); as autograd through the forward loop. Shapes
- * as the forward's. */
+ * softmax's (G - sum G S) S); as autograd through the forward loop, within
+ * fp32 rounding of the fp64 gradient: it divides by reciprocals (1 / d once
+ * a denominator), not by IEEE divisions as the forward does. Shapes as the
+ * forward's. */
 tk_status tk_sinkhorn_normalize_bwd(tk_context ctx, const tk_tensor *grad_out, const tk_tensor *x, int32_t repeat,
                                     float eps, tk_tensor *grad_x, tk_stream stream);
 

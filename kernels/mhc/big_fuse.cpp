@@ -40,8 +40,8 @@ BuiltKernel buildBigFuseMixes(mlir::MLIRContext &ctx, const BigFuseMixConfig &c)
     Tile logits =
         gateActivation(MixGroup::Comb, k.load(combLogits, {at, zero, zero}, {rows, n, n}), z, nullptr, nullptr);
     k.store(comb, {at, zero, zero},
-            c.rolled ? sinkhornRolledForward(k, logits, eps, n, c.repeat, nullptr).second
-                     : sinkhornForwardTiles(logits, eps, n, c.repeat).out);
+            c.rolled ? sinkhornRolledForward(k, logits, eps, n, c.repeat, nullptr, SinkhornDivision::Exact).second
+                     : sinkhornForwardTiles(logits, eps, n, c.repeat, SinkhornDivision::Exact).out);
   });
   return k.finish();
 }

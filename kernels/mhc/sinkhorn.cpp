@@ -29,21 +29,21 @@ BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &c) {
     Tile in = k.load(x, {at, zero, zero}, tile);
     if (!c.backward) {
       k.store(out, {at, zero, zero},
-              c.isRolled() ? sinkhornRolledForward(k, in, eps, n, c.repeat, nullptr).second
-                           : sinkhornForwardTiles(in, eps, n, c.repeat).out);
+              c.isRolled() ? sinkhornRolledForward(k, in, eps, n, c.repeat, nullptr, SinkhornDivision::Exact).second
+                           : sinkhornForwardTiles(in, eps, n, c.repeat, SinkhornDivision::Exact).out);
       return;
     }
     // The gradient to the softmax's output, and the softmax.
     auto walkBack = [&]() -> std::pair<Tile, Tile> {
       if (!c.isRolled()) {
-        SinkhornTrace f = sinkhornForwardTiles(in, eps, n, c.repeat);
+        SinkhornTrace f = sinkhornForwardTiles(in, eps, n, c.repeat, SinkhornDivision::Reciprocal);
         Tile g = k.load(dout[0], {at, zero, zero}, tile);
         for (auto s = f.steps.rbegin(); s != f.steps.rend(); ++s)
           g = sinkhornStepVjp(g, *s, n);
         return {g, f.soft};
       }
       SinkhornSnapshots snapshots(k, n, rows, c.repeat);
-      Tile soft = sinkhornRolledForward(k, in, eps, n, c.repeat, &snapshots).first;
+      Tile soft = sinkhornRolledForward(k, in, eps, n, c.repeat, &snapshots, SinkhornDivision::Reciprocal).first;
       k.barrier();
       // r = repeat - 1 down to 1: column step r, then row step r; column step 0 last.
       Tile g = k.load(dout[0], {at, zero, zero}, tile);

@@ -4,7 +4,8 @@
 // maximum subtracted), P = S + eps, then a column step P[r, c] /= (sum over
 // r of P[., c] + eps), and repeat - 1 times a row step (the sum over c) then
 // a column step: repeat column steps and repeat - 1 row steps, true fp32
-// divisions. The backward recomputes the forward, keeping every step's
+// divisions. The backward recomputes the forward (multiplying by reciprocals,
+// SinkhornDivision::Reciprocal: within its tolerance), keeping every step's
 // input and denominators (unrolled: values of the program, in registers;
 // rolled: in shared memory), and walks them in reverse with the
 // normalisation's VJP (G - (sum G X) / d) / d (as (G - (sum G X) r) r,

@@ -30,46 +30,64 @@ struct SinkhornTrace {
   dsl::Tile out;
 };
 
+/// How the steps divide: the forward exactly (IEEE divisions, the reference's bits); the backward's recompute of
+/// it by one reciprocal a denominator (within the backward's tolerance, and far fewer divisions: their expansion
+/// was most of the backward's instructions).
+enum class SinkhornDivision { Exact, Reciprocal };
+
 inline dsl::Tile sinkhornPlusEps(const dsl::Tile &v, const dsl::Uniform &eps) {
   using namespace tk::dsl;
   return map({v}, DType::F32, [&](const std::vector<Scalar> &s) { return s[0] + s[0].uniform(eps); });
 }
 
+/// 1 / v, elementwise (on a reduced tile: once a denominator).
+inline dsl::Tile sinkhornInverse(const dsl::Tile &v) {
+  using namespace tk::dsl;
+  return map({v}, DType::F32, [](const std::vector<Scalar> &d) { return d[0].constantF32(1.0) / d[0]; });
+}
+
+/// v divided by the reduced denominators d along `dim`.
+inline dsl::Tile sinkhornDivide(const dsl::Tile &v, const dsl::Tile &d, int64_t dim, int64_t n,
+                                SinkhornDivision division) {
+  using namespace tk::dsl;
+  return division == SinkhornDivision::Exact ? v / expand(d, dim, n) : v * expand(sinkhornInverse(d), dim, n);
+}
+
 /// The row softmax of x, its maximum subtracted.
-inline dsl::Tile sinkhornSoftmax(const dsl::Tile &x, int64_t n) {
+inline dsl::Tile sinkhornSoftmax(const dsl::Tile &x, int64_t n, SinkhornDivision division) {
   using namespace tk::dsl;
   Tile e = map({x, expand(reduce_max(x, 2), 2, n)}, DType::F32,
                [](const std::vector<Scalar> &v) { return exp(v[0] - v[1]); });
-  return e / expand(reduce_sum(e, 2), 2, n);
+  return sinkhornDivide(e, reduce_sum(e, 2), 2, n, division);
 }
 
 /// One normalisation step of v along `dim`: its denominators and v divided by them.
 inline SinkhornTrace::Step sinkhornStep(const dsl::Tile &v, const dsl::Uniform &eps, int64_t dim) {
   return {v, sinkhornPlusEps(dsl::reduce_sum(v, dim), eps), dim};
 }
-inline dsl::Tile sinkhornNormalized(const SinkhornTrace::Step &s, int64_t n) {
-  return s.input / dsl::expand(s.denominator, s.dim, n);
+inline dsl::Tile sinkhornNormalized(const SinkhornTrace::Step &s, int64_t n, SinkhornDivision division) {
+  return sinkhornDivide(s.input, s.denominator, s.dim, n, division);
 }
 
 /// The step's vector-Jacobian product: the gradient g of its output to its input's, (g - (sum g X) / d) / d
-/// as (g - (sum g X) r) r with r = 1 / d once a denominator: within the backward's tolerance (a rounding more an
-/// element), and one division a denominator instead of two an element: IEEE divisions' expansion was most of
-/// ptxas' time on the backward (its first call's JIT).
+/// as (g - (sum g X) r) r with r = 1 / d once a denominator: within the backward's tolerance (r's rounding
+/// enters both products), and one reciprocal a denominator instead of two IEEE divisions an element.
 inline dsl::Tile sinkhornStepVjp(const dsl::Tile &g, const SinkhornTrace::Step &s, int64_t n) {
   using namespace tk::dsl;
-  Tile r = map({s.denominator}, DType::F32, [](const std::vector<Scalar> &d) { return d[0].constantF32(1.0) / d[0]; });
+  Tile r = sinkhornInverse(s.denominator);
   Tile q = reduce_sum(g * s.input, s.dim) * r;
   return (g - expand(q, s.dim, n)) * expand(r, s.dim, n);
 }
 
 /// The unrolled forward: every step's values stay values of the program (the backward's registers).
-inline SinkhornTrace sinkhornForwardTiles(const dsl::Tile &x, const dsl::Uniform &eps, int64_t n, int64_t repeat) {
+inline SinkhornTrace sinkhornForwardTiles(const dsl::Tile &x, const dsl::Uniform &eps, int64_t n, int64_t repeat,
+                                          SinkhornDivision division) {
   using namespace tk::dsl;
-  Tile soft = sinkhornSoftmax(x, n);
+  Tile soft = sinkhornSoftmax(x, n, division);
   std::vector<SinkhornTrace::Step> steps;
   auto normalize = [&](const Tile &v, int64_t dim) {
     steps.push_back(sinkhornStep(v, eps, dim));
-    return sinkhornNormalized(steps.back(), n);
+    return sinkhornNormalized(steps.back(), n, division);
   };
   Tile p = normalize(sinkhornPlusEps(soft, eps), 1);
   for (int64_t r = 1; r < repeat; ++r)
@@ -123,22 +141,22 @@ private:
 /// there. Returns {soft, out}.
 inline std::pair<dsl::Tile, dsl::Tile> sinkhornRolledForward(dsl::KernelBuilder &k, const dsl::Tile &x,
                                                              const dsl::Uniform &eps, int64_t n, int64_t repeat,
-                                                             SinkhornSnapshots *snapshots) {
+                                                             SinkhornSnapshots *snapshots, SinkhornDivision division) {
   using namespace tk::dsl;
   auto keep = [&](const SinkhornTrace::Step &s, const Index &r) {
     if (snapshots)
       snapshots->keep(s, r);
   };
-  Tile soft = sinkhornSoftmax(x, n);
+  Tile soft = sinkhornSoftmax(x, n, division);
   SinkhornTrace::Step first = sinkhornStep(sinkhornPlusEps(soft, eps), eps, 1);
   keep(first, k.index(0));
-  Tile p = sinkhornNormalized(first, n);
+  Tile p = sinkhornNormalized(first, n, division);
   p = k.loop(k.index(1), k.index(repeat), {p}, [&](const Index &r, const std::vector<Tile> &carried) {
     SinkhornTrace::Step row = sinkhornStep(carried[0], eps, 2);
     keep(row, r);
-    SinkhornTrace::Step col = sinkhornStep(sinkhornNormalized(row, n), eps, 1);
+    SinkhornTrace::Step col = sinkhornStep(sinkhornNormalized(row, n, division), eps, 1);
     keep(col, r);
-    return std::vector<Tile>{sinkhornNormalized(col, n)};
+    return std::vector<Tile>{sinkhornNormalized(col, n, division)};
   })[0];
   return {soft, p};
 }
