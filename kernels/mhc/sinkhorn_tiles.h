@@ -31,8 +31,8 @@ struct SinkhornTrace {
 };
 
 /// How the steps divide: the forward exactly (IEEE divisions, the reference's bits); the backward's recompute of
-/// it by one reciprocal a denominator (within the backward's tolerance, and far fewer divisions: their expansion
-/// was most of the backward's instructions).
+/// it by one reciprocal a denominator (within the backward's tolerance; with the VJP's reciprocals the n = 4
+/// backward's PTX has 7 reciprocals and no IEEE division, where it had 37, and takes 0.56-0.61x the time).
 enum class SinkhornDivision { Exact, Reciprocal };
 
 inline dsl::Tile sinkhornPlusEps(const dsl::Tile &v, const dsl::Uniform &eps) {
