@@ -42,7 +42,7 @@ BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &c) {
           g = sinkhornStepVjp(g, *s, n);
         return {g, f.soft};
       }
-      SinkhornSnapshots snapshots(k, n, rows, c.repeat);
+      SinkhornSnapshots snapshots(k, n, rows, c.repeat, SinkhornDivision::Reciprocal);
       Tile soft = sinkhornRolledForward(k, in, eps, n, c.repeat, &snapshots, SinkhornDivision::Reciprocal).first;
       k.barrier();
       // r = repeat - 1 down to 1: column step r, then row step r; column step 0 last.

@@ -6,7 +6,7 @@
 // a column step: repeat column steps and repeat - 1 row steps, true fp32
 // divisions. The backward recomputes the forward (multiplying by reciprocals,
 // SinkhornDivision::Reciprocal: within its tolerance), keeping every step's
-// input and denominators (unrolled: values of the program, in registers;
+// input and reciprocal denominators r = 1 / d (unrolled: values of the program, in registers;
 // rolled: in shared memory), and walks them in reverse with the
 // normalisation's VJP (G - (sum G X) / d) / d (as (G - (sum G X) r) r,
 // r = 1 / d: sinkhornStepVjp), the eps addition's identity

@@ -20,19 +20,21 @@ namespace tk::kernels::mhc {
 /// The forward of a [rows, n, n] tile x, with what the backward walks back.
 struct SinkhornTrace {
   dsl::Tile soft; ///< the row softmax
-  /// Each normalisation step's input and denominators (sums plus eps, kept
-  /// reduced: [rows, 1, n] or [rows, n, 1]).
+  /// Each normalisation step's input and its divisors, kept reduced ([rows, 1, n] or [rows, n, 1]): the
+  /// denominators d (sums plus eps) of an Exact step, their reciprocals 1 / d of a Reciprocal one (computed once,
+  /// then shared by the step and its VJP, so both use the same rounding of 1 / d).
   struct Step {
-    dsl::Tile input, denominator;
-    int64_t dim; ///< 1: the column step (a sum over r); 2: the row step
+    dsl::Tile input, divisor;
+    int64_t dim;   ///< 1: the column step (a sum over r); 2: the row step
+    bool inverted; ///< divisor holds 1 / d (SinkhornDivision::Reciprocal)
   };
   std::vector<Step> steps;
   dsl::Tile out;
 };
 
 /// How the steps divide: the forward exactly (IEEE divisions, the reference's bits); the backward's recompute of
-/// it by one reciprocal a denominator (within the backward's tolerance; with the VJP's reciprocals the n = 4
-/// backward's PTX has 7 reciprocals and no IEEE division, where it had 37, and takes 0.56-0.61x the time).
+/// it by one reciprocal a denominator, kept for its VJP (within the backward's tolerance; the n = 4 backward's
+/// PTX has 4 reciprocals and no IEEE division, where it had 37).
 enum class SinkhornDivision { Exact, Reciprocal };
 
 inline dsl::Tile sinkhornPlusEps(const dsl::Tile &v, const dsl::Uniform &eps) {
@@ -61,20 +63,26 @@ inline dsl::Tile sinkhornSoftmax(const dsl::Tile &x, int64_t n, SinkhornDivision
   return sinkhornDivide(e, reduce_sum(e, 2), 2, n, division);
 }
 
-/// One normalisation step of v along `dim`: its denominators and v divided by them.
-inline SinkhornTrace::Step sinkhornStep(const dsl::Tile &v, const dsl::Uniform &eps, int64_t dim) {
-  return {v, sinkhornPlusEps(dsl::reduce_sum(v, dim), eps), dim};
+/// One normalisation step of v along `dim`: its divisors and v divided by them.
+inline SinkhornTrace::Step sinkhornStep(const dsl::Tile &v, const dsl::Uniform &eps, int64_t dim,
+                                        SinkhornDivision division) {
+  dsl::Tile d = sinkhornPlusEps(dsl::reduce_sum(v, dim), eps);
+  if (division == SinkhornDivision::Exact)
+    return {v, d, dim, false};
+  return {v, sinkhornInverse(d), dim, true};
 }
-inline dsl::Tile sinkhornNormalized(const SinkhornTrace::Step &s, int64_t n, SinkhornDivision division) {
-  return sinkhornDivide(s.input, s.denominator, s.dim, n, division);
+inline dsl::Tile sinkhornNormalized(const SinkhornTrace::Step &s, int64_t n) {
+  using namespace tk::dsl;
+  return s.inverted ? s.input * expand(s.divisor, s.dim, n) : s.input / expand(s.divisor, s.dim, n);
 }
 
 /// The step's vector-Jacobian product: the gradient g of its output to its input's, (g - (sum g X) / d) / d
-/// as (g - (sum g X) r) r with r = 1 / d once a denominator: within the backward's tolerance (r's rounding
-/// enters both products), and one reciprocal a denominator instead of two IEEE divisions an element.
+/// as (g - (sum g X) r) r with r = 1 / d once a denominator (the step's own when it is a Reciprocal one):
+/// within the backward's tolerance (r's rounding enters both products), and at most one reciprocal a
+/// denominator instead of two IEEE divisions an element.
 inline dsl::Tile sinkhornStepVjp(const dsl::Tile &g, const SinkhornTrace::Step &s, int64_t n) {
   using namespace tk::dsl;
-  Tile r = sinkhornInverse(s.denominator);
+  Tile r = s.inverted ? s.divisor : sinkhornInverse(s.divisor);
   Tile q = reduce_sum(g * s.input, s.dim) * r;
   return (g - expand(q, s.dim, n)) * expand(r, s.dim, n);
 }
@@ -86,8 +94,8 @@ inline SinkhornTrace sinkhornForwardTiles(const dsl::Tile &x, const dsl::Uniform
   Tile soft = sinkhornSoftmax(x, n, division);
   std::vector<SinkhornTrace::Step> steps;
   auto normalize = [&](const Tile &v, int64_t dim) {
-    steps.push_back(sinkhornStep(v, eps, dim));
-    return sinkhornNormalized(steps.back(), n, division);
+    steps.push_back(sinkhornStep(v, eps, dim, division));
+    return sinkhornNormalized(steps.back(), n);
   };
   Tile p = normalize(sinkhornPlusEps(soft, eps), 1);
   for (int64_t r = 1; r < repeat; ++r)
@@ -109,17 +117,18 @@ inline dsl::Tile sinkhornSoftmaxVjp(const dsl::Tile &g, const dsl::Tile &soft, i
 /// at repeat 1: sinkhornRowStepTiles).
 class SinkhornSnapshots {
 public:
-  SinkhornSnapshots(dsl::KernelBuilder &k, int64_t n, int64_t rows, int64_t repeat)
-      : k_(k), n_(n), rows_(rows), colInputs_(k.shared({repeat * rows, n, n}, dsl::DType::F32)),
-        colDenominators_(k.shared({repeat * rows, 1, n}, dsl::DType::F32)),
+  SinkhornSnapshots(dsl::KernelBuilder &k, int64_t n, int64_t rows, int64_t repeat, SinkhornDivision division)
+      : k_(k), n_(n), rows_(rows), inverted_(division == SinkhornDivision::Reciprocal),
+        colInputs_(k.shared({repeat * rows, n, n}, dsl::DType::F32)),
+        colDivisors_(k.shared({repeat * rows, 1, n}, dsl::DType::F32)),
         rowInputs_(k.shared({sinkhornRowStepTiles(repeat) * rows, n, n}, dsl::DType::F32)),
-        rowDenominators_(k.shared({sinkhornRowStepTiles(repeat) * rows, n, 1}, dsl::DType::F32)) {}
+        rowDivisors_(k.shared({sinkhornRowStepTiles(repeat) * rows, n, 1}, dsl::DType::F32)) {}
 
   /// Stores step `s` of repeat index r (0 for the first column step).
   void keep(const SinkhornTrace::Step &s, const dsl::Index &r) {
     const dsl::Index at = s.dim == 1 ? r * rows_ : (r - 1) * rows_, zero = k_.index(0);
     k_.store(s.dim == 1 ? colInputs_ : rowInputs_, {at, zero, zero}, s.input);
-    k_.store(s.dim == 1 ? colDenominators_ : rowDenominators_, {at, zero, zero}, s.denominator);
+    k_.store(s.dim == 1 ? colDivisors_ : rowDivisors_, {at, zero, zero}, s.divisor);
   }
   /// The step along `dim` of repeat index r, as keep() stored it.
   SinkhornTrace::Step load(int64_t dim, const dsl::Index &r) {
@@ -127,13 +136,14 @@ public:
     std::vector<int64_t> tile = {rows_, n_, n_}, reduced = tile;
     reduced[dim] = 1;
     return {k_.load(dim == 1 ? colInputs_ : rowInputs_, {at, zero, zero}, tile),
-            k_.load(dim == 1 ? colDenominators_ : rowDenominators_, {at, zero, zero}, reduced), dim};
+            k_.load(dim == 1 ? colDivisors_ : rowDivisors_, {at, zero, zero}, reduced), dim, inverted_};
   }
 
 private:
   dsl::KernelBuilder &k_;
   int64_t n_, rows_;
-  dsl::Shared colInputs_, colDenominators_, rowInputs_, rowDenominators_;
+  bool inverted_; ///< the steps kept are Reciprocal ones: their divisors are 1 / d
+  dsl::Shared colInputs_, colDivisors_, rowInputs_, rowDivisors_;
 };
 
 /// The forward as a loop over r = 1 .. repeat - 1 (scf.for): a program whose
@@ -148,15 +158,15 @@ inline std::pair<dsl::Tile, dsl::Tile> sinkhornRolledForward(dsl::KernelBuilder 
       snapshots->keep(s, r);
   };
   Tile soft = sinkhornSoftmax(x, n, division);
-  SinkhornTrace::Step first = sinkhornStep(sinkhornPlusEps(soft, eps), eps, 1);
+  SinkhornTrace::Step first = sinkhornStep(sinkhornPlusEps(soft, eps), eps, 1, division);
   keep(first, k.index(0));
-  Tile p = sinkhornNormalized(first, n, division);
+  Tile p = sinkhornNormalized(first, n);
   p = k.loop(k.index(1), k.index(repeat), {p}, [&](const Index &r, const std::vector<Tile> &carried) {
-    SinkhornTrace::Step row = sinkhornStep(carried[0], eps, 2);
+    SinkhornTrace::Step row = sinkhornStep(carried[0], eps, 2, division);
     keep(row, r);
-    SinkhornTrace::Step col = sinkhornStep(sinkhornNormalized(row, n, division), eps, 1);
+    SinkhornTrace::Step col = sinkhornStep(sinkhornNormalized(row, n), eps, 1, division);
     keep(col, r);
-    return std::vector<Tile>{sinkhornNormalized(col, n, division)};
+    return std::vector<Tile>{sinkhornNormalized(col, n)};
   })[0];
   return {soft, p};
 }
