@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tk::kernels::mhc {
 
@@ -48,9 +49,17 @@ struct SinkhornConfig {
   std::string key() const;
 };
 
-/// Tiles of rows a rolled backward's row-step snapshots take: one a row
-/// step (repeat - 1), at least one (an unused one at repeat 1).
-inline int64_t sinkhornRowStepTiles(int64_t repeat) { return repeat > 1 ? repeat - 1 : 1; }
+/// The f32 buffers of a rolled backward's snapshots (SinkhornSnapshots) for a
+/// CTA of `rows` matrices: column step r (r = 0 .. repeat - 1) at rows
+/// [r rows, (r + 1) rows) of colInputs and colDivisors; row step r (r = 1 ..
+/// repeat - 1) at (r - 1) rows of rowInputs and rowDivisors (one tile of
+/// rows, unused, at repeat 1). One formula for the kernel's buffers and the
+/// schedule's shared-memory bound.
+struct SinkhornSnapshotShapes {
+  std::vector<int64_t> colInputs, colDivisors, rowInputs, rowDivisors;
+  int64_t bytes() const;
+};
+SinkhornSnapshotShapes sinkhornSnapshotShapes(int64_t n, int64_t rows, int64_t repeat);
 
 const OperatorSchedule<SinkhornConfig> &sinkhornSchedule(bool backward);
 

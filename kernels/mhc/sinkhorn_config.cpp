@@ -11,10 +11,25 @@
 
 namespace tk::kernels::mhc {
 
-/// The snapshots' bytes per matrix of a CTA (SinkhornSnapshots' buffers): repeat column steps and the row steps',
-/// each n^2 inputs and n denominators.
+SinkhornSnapshotShapes sinkhornSnapshotShapes(int64_t n, int64_t rows, int64_t repeat) {
+  const int64_t rowSteps = repeat > 1 ? repeat - 1 : 1;
+  return {{repeat * rows, n, n}, {repeat * rows, 1, n}, {rowSteps * rows, n, n}, {rowSteps * rows, n, 1}};
+}
+
+int64_t SinkhornSnapshotShapes::bytes() const {
+  int64_t elements = 0;
+  for (const std::vector<int64_t> *shape : {&colInputs, &colDivisors, &rowInputs, &rowDivisors}) {
+    int64_t count = 1;
+    for (int64_t d : *shape)
+      count *= d;
+    elements += count;
+  }
+  return elements * 4;
+}
+
+/// The snapshots' bytes per matrix of a CTA.
 static int64_t snapshotBytesPerMatrix(const SinkhornConfig &c) {
-  return (c.repeat + sinkhornRowStepTiles(c.repeat)) * (c.n * c.n + c.n) * 4;
+  return sinkhornSnapshotShapes(c.n, 1, c.repeat).bytes();
 }
 
 int64_t SinkhornConfig::snapshotBytes() const {

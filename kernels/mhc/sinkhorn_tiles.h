@@ -110,19 +110,11 @@ inline dsl::Tile sinkhornSoftmaxVjp(const dsl::Tile &g, const dsl::Tile &soft, i
 }
 
 /// Where a rolled backward's forward leaves each step for the walk back, in
-/// shared memory: column step r (r = 0 .. repeat - 1) at rows
-/// [r rows, (r + 1) rows) of [repeat rows, n, n] and [repeat rows, 1, n]
-/// buffers; row step r (r = 1 .. repeat - 1) at (r - 1) rows of
-/// [(repeat - 1) rows, n, n] and [.., n, 1] ones (one tile of rows, unused,
-/// at repeat 1: sinkhornRowStepTiles).
+/// shared memory: the buffers of sinkhornSnapshotShapes.
 class SinkhornSnapshots {
 public:
   SinkhornSnapshots(dsl::KernelBuilder &k, int64_t n, int64_t rows, int64_t repeat, SinkhornDivision division)
-      : k_(k), n_(n), rows_(rows), inverted_(division == SinkhornDivision::Reciprocal),
-        colInputs_(k.shared({repeat * rows, n, n}, dsl::DType::F32)),
-        colDivisors_(k.shared({repeat * rows, 1, n}, dsl::DType::F32)),
-        rowInputs_(k.shared({sinkhornRowStepTiles(repeat) * rows, n, n}, dsl::DType::F32)),
-        rowDivisors_(k.shared({sinkhornRowStepTiles(repeat) * rows, n, 1}, dsl::DType::F32)) {}
+      : SinkhornSnapshots(k, n, rows, division, sinkhornSnapshotShapes(n, rows, repeat)) {}
 
   /// Stores step `s` of repeat index r (0 for the first column step).
   void keep(const SinkhornTrace::Step &s, const dsl::Index &r) {
@@ -140,6 +132,14 @@ public:
   }
 
 private:
+  SinkhornSnapshots(dsl::KernelBuilder &k, int64_t n, int64_t rows, SinkhornDivision division,
+                    const SinkhornSnapshotShapes &shapes)
+      : k_(k), n_(n), rows_(rows), inverted_(division == SinkhornDivision::Reciprocal),
+        colInputs_(k.shared(shapes.colInputs, dsl::DType::F32)),
+        colDivisors_(k.shared(shapes.colDivisors, dsl::DType::F32)),
+        rowInputs_(k.shared(shapes.rowInputs, dsl::DType::F32)),
+        rowDivisors_(k.shared(shapes.rowDivisors, dsl::DType::F32)) {}
+
   dsl::KernelBuilder &k_;
   int64_t n_, rows_;
   bool inverted_; ///< the steps kept are Reciprocal ones: their divisors are 1 / d
