@@ -45,14 +45,19 @@ BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &c) {
       SinkhornSnapshots snapshots(k, n, rows, c.repeat, SinkhornDivision::Reciprocal);
       Tile soft = sinkhornRolledForward(k, in, eps, n, c.repeat, &snapshots, SinkhornDivision::Reciprocal).first;
       k.barrier();
-      // r = repeat - 1 down to 1: column step r, then row step r; column step 0 last.
-      Tile g = k.load(dout[0], {at, zero, zero}, tile);
-      g = k.loop(zero, k.index(c.repeat - 1), {g}, [&](const Index &i, const std::vector<Tile> &carried) {
-        Index r = k.index(c.repeat - 1) - i;
-        Tile back = sinkhornStepVjp(carried[0], snapshots.load(1, r), n);
-        return std::vector<Tile>{sinkhornStepVjp(back, snapshots.load(2, r), n)};
-      })[0];
-      return {sinkhornStepVjp(g, snapshots.load(1, zero), n), soft};
+      // r = repeat - 1 down to 1: column step r, then row step r, whose input is column step r - 1 normalised
+      // (carried on as the next iteration's column step); column step 0 last.
+      SinkhornTrace::Step column = snapshots.columnStep(k.index(c.repeat - 1));
+      std::vector<Tile> walked =
+          k.loop(zero, k.index(c.repeat - 1), {k.load(dout[0], {at, zero, zero}, tile), column.input, column.divisor},
+                 [&](const Index &i, const std::vector<Tile> &carried) {
+                   Index r = k.index(c.repeat - 1) - i;
+                   SinkhornTrace::Step previous = snapshots.columnStep(r - k.index(1));
+                   Tile back = sinkhornStepVjp(carried[0], {carried[1], carried[2], 1, column.inverted}, n);
+                   Tile g = sinkhornStepVjp(back, snapshots.rowStep(r, previous), n);
+                   return std::vector<Tile>{g, previous.input, previous.divisor};
+                 });
+      return {sinkhornStepVjp(walked[0], {walked[1], walked[2], 1, column.inverted}, n), soft};
     };
     auto [g, soft] = walkBack();
     k.store(out, {at, zero, zero}, sinkhornSoftmaxVjp(g, soft, n));

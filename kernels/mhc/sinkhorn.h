@@ -6,8 +6,10 @@
 // a column step: repeat column steps and repeat - 1 row steps, true fp32
 // divisions. The backward recomputes the forward (multiplying by reciprocals,
 // SinkhornDivision::Reciprocal: within its tolerance), keeping every step's
-// input and reciprocal denominators r = 1 / d (unrolled: values of the program, in registers;
-// rolled: in shared memory), and walks them in reverse with the
+// input and reciprocal denominators r = 1 / d (unrolled: values of the
+// program, in registers; rolled: in shared memory, the column steps' inputs
+// and every step's r, a row step's input recomputed from the column step
+// before it), and walks them in reverse with the
 // normalisation's VJP (G - (sum G X) / d) / d (as (G - (sum G X) r) r,
 // r = 1 / d: sinkhornStepVjp), the eps addition's identity
 // and the softmax's (G - sum G S) S.
@@ -52,11 +54,12 @@ struct SinkhornConfig {
 /// The f32 buffers of a rolled backward's snapshots (SinkhornSnapshots) for a
 /// CTA of `rows` matrices: column step r (r = 0 .. repeat - 1) at rows
 /// [r rows, (r + 1) rows) of colInputs and colDivisors; row step r (r = 1 ..
-/// repeat - 1) at (r - 1) rows of rowInputs and rowDivisors (one tile of
-/// rows, unused, at repeat 1). One formula for the kernel's buffers and the
-/// schedule's shared-memory bound.
+/// repeat - 1) at (r - 1) rows of rowDivisors (one tile of rows, unused, at
+/// repeat 1); a row step's input is recomputed from the column step before
+/// it. One formula for the kernel's buffers and the schedule's shared-memory
+/// bound.
 struct SinkhornSnapshotShapes {
-  std::vector<int64_t> colInputs, colDivisors, rowInputs, rowDivisors;
+  std::vector<int64_t> colInputs, colDivisors, rowDivisors;
   int64_t bytes() const;
 };
 SinkhornSnapshotShapes sinkhornSnapshotShapes(int64_t n, int64_t rows, int64_t repeat);

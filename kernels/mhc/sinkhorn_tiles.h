@@ -110,7 +110,11 @@ inline dsl::Tile sinkhornSoftmaxVjp(const dsl::Tile &g, const dsl::Tile &soft, i
 }
 
 /// Where a rolled backward's forward leaves each step for the walk back, in
-/// shared memory: the buffers of sinkhornSnapshotShapes.
+/// shared memory (the buffers of sinkhornSnapshotShapes): the column steps
+/// whole, the row steps' divisors only. A row step's input is the column
+/// step before it normalised, which the walk back recomputes (rowStep): the
+/// forward's own multiplications (or divisions) on the same values, so the
+/// same bits, at half the shared memory a matrix (more CTAs an SM).
 class SinkhornSnapshots {
 public:
   SinkhornSnapshots(dsl::KernelBuilder &k, int64_t n, int64_t rows, int64_t repeat, SinkhornDivision division)
@@ -118,17 +122,25 @@ public:
 
   /// Stores step `s` of repeat index r (0 for the first column step).
   void keep(const SinkhornTrace::Step &s, const dsl::Index &r) {
-    const dsl::Index at = s.dim == 1 ? r * rows_ : (r - 1) * rows_, zero = k_.index(0);
-    k_.store(s.dim == 1 ? colInputs_ : rowInputs_, {at, zero, zero}, s.input);
-    k_.store(s.dim == 1 ? colDivisors_ : rowDivisors_, {at, zero, zero}, s.divisor);
+    const dsl::Index zero = k_.index(0);
+    if (s.dim == 1) {
+      k_.store(colInputs_, {r * rows_, zero, zero}, s.input);
+      k_.store(colDivisors_, {r * rows_, zero, zero}, s.divisor);
+    } else {
+      k_.store(rowDivisors_, {(r - 1) * rows_, zero, zero}, s.divisor);
+    }
   }
-  /// The step along `dim` of repeat index r, as keep() stored it.
-  SinkhornTrace::Step load(int64_t dim, const dsl::Index &r) {
-    const dsl::Index at = dim == 1 ? r * rows_ : (r - 1) * rows_, zero = k_.index(0);
-    std::vector<int64_t> tile = {rows_, n_, n_}, reduced = tile;
-    reduced[dim] = 1;
-    return {k_.load(dim == 1 ? colInputs_ : rowInputs_, {at, zero, zero}, tile),
-            k_.load(dim == 1 ? colDivisors_ : rowDivisors_, {at, zero, zero}, reduced), dim, inverted_};
+  /// Column step r (r = 0 .. repeat - 1), as keep() stored it.
+  SinkhornTrace::Step columnStep(const dsl::Index &r) {
+    const dsl::Index at = r * rows_, zero = k_.index(0);
+    return {k_.load(colInputs_, {at, zero, zero}, {rows_, n_, n_}),
+            k_.load(colDivisors_, {at, zero, zero}, {rows_, 1, n_}), 1, inverted_};
+  }
+  /// Row step r (r = 1 .. repeat - 1): its input from the column step before it (`previousColumn`, step r - 1).
+  SinkhornTrace::Step rowStep(const dsl::Index &r, const SinkhornTrace::Step &previousColumn) {
+    const dsl::Index zero = k_.index(0);
+    return {sinkhornNormalized(previousColumn, n_),
+            k_.load(rowDivisors_, {(r - 1) * rows_, zero, zero}, {rows_, n_, 1}), 2, inverted_};
   }
 
 private:
@@ -137,13 +149,12 @@ private:
       : k_(k), n_(n), rows_(rows), inverted_(division == SinkhornDivision::Reciprocal),
         colInputs_(k.shared(shapes.colInputs, dsl::DType::F32)),
         colDivisors_(k.shared(shapes.colDivisors, dsl::DType::F32)),
-        rowInputs_(k.shared(shapes.rowInputs, dsl::DType::F32)),
         rowDivisors_(k.shared(shapes.rowDivisors, dsl::DType::F32)) {}
 
   dsl::KernelBuilder &k_;
   int64_t n_, rows_;
   bool inverted_; ///< the steps kept are Reciprocal ones: their divisors are 1 / d
-  dsl::Shared colInputs_, colDivisors_, rowInputs_, rowDivisors_;
+  dsl::Shared colInputs_, colDivisors_, rowDivisors_;
 };
 
 /// The forward as a loop over r = 1 .. repeat - 1 (scf.for): a program whose

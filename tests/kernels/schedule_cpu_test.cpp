@@ -576,7 +576,8 @@ TEST(Schedules, EverySinkhornCandidateChecksAndTheHeuristicIsRolled) {
   EXPECT_TRUE(backward.isRolled() && forward.isRolled());
   EXPECT_EQ(backward.numRows(), 8);
   EXPECT_EQ(backward.numThreads(), 32);
-  EXPECT_EQ(backward.snapshotBytes(), 8 * 19 * 20 * 4);
+  // Ten column steps of 16 inputs and 4 reciprocals, nine row steps' 4 reciprocals, a matrix.
+  EXPECT_EQ(backward.snapshotBytes(), 8 * (10 * 20 + 9 * 4) * 4);
   EXPECT_EQ(forward.numRows(), 32);
   EXPECT_EQ(forward.numThreads(), 128);
   EXPECT_EQ(forward.snapshotBytes(), 0);
