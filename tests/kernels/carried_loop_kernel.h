@@ -5,6 +5,7 @@
 #pragma once
 
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -74,11 +75,8 @@ inline int64_t checkCarriedSums(tk_context ctx, checks::Placement where, int64_t
   void *da = where.poisoned(sa.data(), m * 4, 0xFF), *db = where.poisoned(sb.data(), m * 4, 0xFF);
   tk_tensor tx = where.tensor(dx, TK_F32, {m, n}), ta = where.tensor(da, TK_F32, {m, 1}),
             tb = where.tensor(db, TK_F32, {m, 1});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildCarriedSums, config), {&tx, &ta, &tb}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildCarriedSums, config), {&tx, &ta, &tb}, error))
     return -1;
-  }
   where.get(sa.data(), da, m * 4);
   where.get(sb.data(), db, m * 4);
   int64_t wrong = 0;

@@ -7,6 +7,7 @@
 
 #include "checks/bf16.h"
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -100,11 +101,8 @@ inline int64_t checkDot(tk_context ctx, checks::Placement where, const DotTestCo
   tk_tensor tx = where.tensor(dx, x.dtype(), {rows, c.k}),
             tw = where.tensor(dw, w.dtype(), {c.transposed ? c.n : c.k, c.transposed ? c.k : c.n}),
             ty = where.tensor(dy, TK_F32, {rows, c.n});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildDotTest, c), {&tx, &tw, &ty}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildDotTest, c), {&tx, &tw, &ty}, error))
     return -1;
-  }
   where.get(y.data(), dy, y.size() * 4);
   int64_t wrong = 0;
   for (int64_t r = 0; r < rows; ++r)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -91,11 +92,8 @@ inline int64_t checkLineOps(tk_context ctx, checks::Placement where, const LineS
   void *dk = where.put(keys.data(), keys.size() * 4), *dout = where.poisoned(out.data(), out.size() * 4, 0xEE);
   tk_tensor tk_keys = where.tensor(dk, TK_I32, {m, kLineCols}),
             tk_out = where.tensor(dout, TK_I32, {m, kLineCols * kLineOps});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildLineOps, shape), {&tk_keys, &tk_out}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildLineOps, shape), {&tk_keys, &tk_out}, error))
     return -1;
-  }
   where.get(out.data(), dout, out.size() * 4);
   int64_t wrong = 0;
   for (int64_t r = 0; r < m; ++r)

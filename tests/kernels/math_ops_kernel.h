@@ -4,6 +4,7 @@
 #pragma once
 
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -116,11 +117,8 @@ inline std::vector<float> runMathOps(tk_context ctx, checks::Placement where, co
   std::vector<float> out(m * 128 * kMathOps);
   void *dx = where.put(x.data(), x.size() * 4), *dout = where.poisoned(out.data(), out.size() * 4, 0xEE);
   tk_tensor tx = where.tensor(dx, TK_F32, {m, 128}), tout = where.tensor(dout, TK_F32, {m, 128 * kMathOps});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildMathOps), {&tx, &tout}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildMathOps), {&tx, &tout}, error))
     return {};
-  }
   where.get(out.data(), dout, out.size() * 4);
   return out;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -68,11 +69,8 @@ inline int64_t checkPaddedGroups(tk_context ctx, checks::Placement where, const 
   void *dy = where.poisoned(y.data(), y.size() * 4, 0xFF);
   tk_tensor tx = where.tensor(dx, TK_F32, {mm, n, n}), td = where.tensor(dd, TK_F32, {mm, 1, n}),
             te = where.tensor(de, TK_F32, {mm, 1, 1}), ty = where.tensor(dy, TK_F32, {mm, n, n});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildPaddedGroups, c), {&tx, &td, &te, &ty}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildPaddedGroups, c), {&tx, &td, &te, &ty}, error))
     return -1;
-  }
   where.get(y.data(), dy, y.size() * 4);
   int64_t wrong = 0;
   for (int64_t m = 0; m < mm; ++m)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -39,11 +40,8 @@ inline int64_t checkPlaces(tk_context ctx, checks::Placement where, int64_t m, s
   void *dp = where.poisoned(places.data(), places.size() * 4, 0xFF);
   void *dr = where.poisoned(rows.data(), rows.size() * 8, 0xFF);
   tk_tensor tp = where.tensor(dp, TK_I32, {m, 128}), tr = where.tensor(dr, TK_I64, {m, 128});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildPlaces), {&tp, &tr}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildPlaces), {&tp, &tr}, error))
     return -1;
-  }
   where.get(places.data(), dp, places.size() * 4);
   where.get(rows.data(), dr, rows.size() * 8);
   int64_t wrong = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -118,11 +119,8 @@ inline int64_t checkScalarOps(tk_context ctx, checks::Placement where, int64_t m
   tk_tensor ta = where.tensor(da, TK_I32, {m, 128}), tb = where.tensor(db, TK_I32, {m, 128});
   tk_tensor tx = where.tensor(dx, TK_F32, {m, 128}), ty = where.tensor(dy, TK_F32, {m, 128});
   tk_tensor tout = where.tensor(dout, TK_I32, {m, 128 * kScalarOps});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildScalarOps), {&ta, &tb, &tx, &ty, &tout}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildScalarOps), {&ta, &tb, &tx, &ty, &tout}, error))
     return -1;
-  }
   where.get(out.data(), dout, out.size() * 4);
   int64_t wrong = 0;
   for (int64_t r = 0; r < m; ++r)

@@ -7,6 +7,7 @@
 
 #include "checks/bf16.h"
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/Context.h"
 
@@ -74,11 +75,8 @@ inline int64_t checkSharedExchange(tk_context ctx, checks::Placement where, int6
   void *dy = where.poisoned(y.data(), y.size() * 4, 0xFF), *dz = where.poisoned(z.data(), z.size() * 4, 0xFF);
   tk_tensor tx = where.tensor(dx, TK_F32, {m, n}), ty = where.tensor(dy, TK_F32, {m, n}),
             tz = where.tensor(dz, TK_F32, {zm, n});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildSharedExchange, config), {&tx, &ty, &tz}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildSharedExchange, config), {&tx, &ty, &tz}, error))
     return -1;
-  }
   where.get(y.data(), dy, y.size() * 4);
   where.get(z.data(), dz, z.size() * 4);
   int64_t wrong = 0;

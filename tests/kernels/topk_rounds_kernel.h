@@ -6,6 +6,7 @@
 #pragma once
 
 #include "checks/gpu_session.h"
+#include "tests/kernels/run_test_kernel.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/dsl/Select.h"
 #include "tk/runtime/Context.h"
@@ -96,11 +97,8 @@ int64_t checkTopkRounds(tk_context ctx, checks::Placement where, int64_t rows, s
   std::vector<int32_t> ids(rows * kTopkK, -7);
   void *dx = where.put(x.data(), x.size() * 4), *di = where.poisoned(ids.data(), ids.size() * 4, 0xEE);
   tk_tensor tx = where.tensor(dx, TK_F32, {rows, kTopkWidth}), ti = where.tensor(di, TK_I32, {rows, kTopkK});
-  runtime::Status s = ctx->run(runtime::factoryOf(buildTopkRounds<Rounds>), {&tx, &ti}, nullptr);
-  if (!s.isOk()) {
-    error = s.message();
+  if (!runTestKernel(ctx, runtime::factoryOf(buildTopkRounds<Rounds>), {&tx, &ti}, error))
     return -1;
-  }
   where.get(ids.data(), di, ids.size() * 4);
   int64_t wrong = 0;
   for (int64_t r = 0; r < rows; ++r) {
