@@ -48,11 +48,18 @@ inline dsl::Tile sinkhornInverse(const dsl::Tile &v) {
   return map({v}, DType::F32, [](const std::vector<Scalar> &d) { return d[0].constantF32(1.0) / d[0]; });
 }
 
-/// v divided by the reduced denominators d along `dim`.
-inline dsl::Tile sinkhornDivide(const dsl::Tile &v, const dsl::Tile &d, int64_t dim, int64_t n,
-                                SinkhornDivision division) {
+/// v's divisors along `dim` (the reduced denominators d) as `division` divides: d itself (Exact), or 1 / d
+/// once a denominator (Reciprocal).
+inline SinkhornTrace::Step sinkhornDivisors(const dsl::Tile &v, const dsl::Tile &d, int64_t dim,
+                                            SinkhornDivision division) {
+  if (division == SinkhornDivision::Exact)
+    return {v, d, dim, false};
+  return {v, sinkhornInverse(d), dim, true};
+}
+/// The step's output: its input divided by d (or multiplied by 1 / d).
+inline dsl::Tile sinkhornNormalized(const SinkhornTrace::Step &s, int64_t n) {
   using namespace tk::dsl;
-  return division == SinkhornDivision::Exact ? v / expand(d, dim, n) : v * expand(sinkhornInverse(d), dim, n);
+  return s.inverted ? s.input * expand(s.divisor, s.dim, n) : s.input / expand(s.divisor, s.dim, n);
 }
 
 /// The row softmax of x, its maximum subtracted.
@@ -60,20 +67,14 @@ inline dsl::Tile sinkhornSoftmax(const dsl::Tile &x, int64_t n, SinkhornDivision
   using namespace tk::dsl;
   Tile e = map({x, expand(reduce_max(x, 2), 2, n)}, DType::F32,
                [](const std::vector<Scalar> &v) { return exp(v[0] - v[1]); });
-  return sinkhornDivide(e, reduce_sum(e, 2), 2, n, division);
+  return sinkhornNormalized(sinkhornDivisors(e, reduce_sum(e, 2), 2, division), n);
 }
 
-/// One normalisation step of v along `dim`: its divisors and v divided by them.
+/// One normalisation step of v along `dim`: its divisors (sums plus eps) and, by sinkhornNormalized, v divided
+/// by them.
 inline SinkhornTrace::Step sinkhornStep(const dsl::Tile &v, const dsl::Uniform &eps, int64_t dim,
                                         SinkhornDivision division) {
-  dsl::Tile d = sinkhornPlusEps(dsl::reduce_sum(v, dim), eps);
-  if (division == SinkhornDivision::Exact)
-    return {v, d, dim, false};
-  return {v, sinkhornInverse(d), dim, true};
-}
-inline dsl::Tile sinkhornNormalized(const SinkhornTrace::Step &s, int64_t n) {
-  using namespace tk::dsl;
-  return s.inverted ? s.input * expand(s.divisor, s.dim, n) : s.input / expand(s.divisor, s.dim, n);
+  return sinkhornDivisors(v, sinkhornPlusEps(dsl::reduce_sum(v, dim), eps), dim, division);
 }
 
 /// The step's vector-Jacobian product: the gradient g of its output to its input's, (g - (sum g X) / d) / d
