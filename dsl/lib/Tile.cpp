@@ -252,7 +252,7 @@ Tile transpose(const Tile &t, SourceLine where) {
 namespace {
 
 /// tile.dot of a and b, added to `acc` when given (dot's two forms).
-Tile buildDot(const Tile &a, const Tile &b, const Tile *acc, SourceLine where) {
+Tile buildDot(const Tile &a, const Tile &b, const Tile *acc, DotEngine engine, SourceLine where) {
   KernelBuilder *k = a.builder();
   KernelBuilder::AtLine at(*k, where);
   auto ta = fragType(a), tb = fragType(b);
@@ -282,17 +282,24 @@ Tile buildDot(const Tile &a, const Tile &b, const Tile *acc, SourceLine where) {
                                   "] f32 tile");
     accValue = acc->value();
   }
+  const bool warpgroup = engine == DotEngine::Warpgroup;
   if (transposed)
-    return Tile(k,
-                tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), transposed.getInput(), accValue, true));
-  return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), b.value(), accValue, false));
+    return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), transposed.getInput(), accValue, true,
+                                       warpgroup));
+  return Tile(k, tile::DotOp::create(k->opBuilder(), k->loc(), type, a.value(), b.value(), accValue, false, warpgroup));
 }
 
 } // namespace
 
-Tile dot(const Tile &a, const Tile &b, SourceLine where) { return buildDot(a, b, nullptr, where); }
+Tile dot(const Tile &a, const Tile &b, SourceLine where) { return buildDot(a, b, nullptr, DotEngine::Warp, where); }
 
-Tile dot(const Tile &a, const Tile &b, const Tile &acc, SourceLine where) { return buildDot(a, b, &acc, where); }
+Tile dot(const Tile &a, const Tile &b, const Tile &acc, SourceLine where) {
+  return buildDot(a, b, &acc, DotEngine::Warp, where);
+}
+
+Tile dot(const Tile &a, const Tile &b, const Tile &acc, DotEngine engine, SourceLine where) {
+  return buildDot(a, b, &acc, engine, where);
+}
 
 Tile expand(const Tile &t, int64_t dim, int64_t group, SourceLine where) {
   KernelBuilder *k = t.builder();

@@ -24,10 +24,10 @@ Tile weights(KernelBuilder &k, const Tensor &fn, const Tensor *w, const Index &c
 /// the carried sums (which stay in the reduction's layout, each row's sum held by the lanes that reduced it: no
 /// exchange through shared memory per chunk; the loop's users move them once).
 std::vector<Tile> forwardStep(const Tile &xt, const std::function<Tile()> &weightsTile,
-                              const std::vector<Tile> &carried) {
+                              const std::vector<Tile> &carried, DotEngine engine) {
   Tile xf = xt.to(DType::F32);
   Tile ss = carried[1] + reduce_sum(xf * xf, 1);
-  return {dot(xt, transpose(weightsTile()), carried[0]), ss};
+  return {dot(xt, transpose(weightsTile()), carried[0], engine), ss};
 }
 
 /// rsqrt(ss / G + eps) per token, of a [rows, 1] tile of sums of squares.
@@ -55,6 +55,7 @@ struct ForwardOutputs {
 BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   const int64_t g = c.width, rows = c.numTokens(), cols = c.numChunk(), splits = c.numSplits();
   const int64_t perSplit = g / cols / splits;
+  const DotEngine engine = c.onWarpgroups() ? DotEngine::Warpgroup : DotEngine::Warp;
   KernelBuilder k(ctx, "mhc_pre_norm_fn_fwd", c.numThreads());
   k.minBlocksPerSm(c.numBlocks());
   Dim tokens = k.dynamic("tokens"), mixes = k.dynamic("mixes");
@@ -89,7 +90,7 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
         Index col = i * cols;
         Tile xt = k.load(x, {at, col}, {rows, cols});
         return forwardStep(
-            xt, [&] { return weights(k, fn, wp, col, cols); }, carried);
+            xt, [&] { return weights(k, fn, wp, col, cols); }, carried, engine);
       });
     } else {
       // The next stages' chunks copied into shared memory while one is multiplied.
@@ -110,7 +111,7 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
               Tile wt = k.load(fs, {zero, zero}, {kPad, cols});
               return wp ? wt * expand(k.load(ws[0], {zero, zero}, {1, cols}), 0, kPad) : wt;
             },
-            carried);
+            carried, engine);
       });
     }
     if (splits > 1) {

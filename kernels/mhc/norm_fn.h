@@ -50,6 +50,11 @@ struct NormFnConfig {
   /// default, 2: what the default's 57 KB of shared memory allows on sm_80,
   /// and without the bound ptxas fit sm_80 in 80 registers with a spill).
   int64_t blocks = 0;
+  /// Forward: 1 (and unset, -1) runs the product as wgmma where the target
+  /// has it (sm_90a; tile.dot's `warpgroup`), fn's chunk read by the tensor
+  /// core from shared memory; 0 mma.sync (every warp reads its fragments).
+  int64_t wgmma = -1;
+  bool onWarpgroups() const { return wgmma != 0; }
   int64_t numBlocks() const { return blocks ? blocks : 2; }
   int64_t numStages() const { return stages ? stages : stage == NormFnStage::Forward ? 2 : 1; }
   int64_t numSplits() const;

@@ -49,8 +49,8 @@ static std::string checkSchedule(const NormFnConfig &c) {
     return "tokens x chunk must be at most 64 elements per thread";
   if (c.width % (c.numChunk() * c.numSplits()) != 0)
     return "splits x chunk must divide G = " + std::to_string(c.width);
-  if (c.stage != NormFnStage::Forward && (c.numStages() != 1 || c.numSplits() != 1 || c.blocks))
-    return "stages, splits and blocks are the forward's";
+  if (c.stage != NormFnStage::Forward && (c.numStages() != 1 || c.numSplits() != 1 || c.blocks || c.wgmma != -1))
+    return "stages, splits, blocks and wgmma are the forward's";
   return "";
 }
 
@@ -93,6 +93,11 @@ const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward) {
              {"splits", "forward: CTAs sharing a row block's G, their sums added in order", 1, 64, false, 0}},
             {&C::blocks,
              {"blocks", "forward: CTAs per SM its registers must allow (launch bounds; unset: 2)", 1, 32, false, 0}},
+            {&C::wgmma,
+             {"wgmma",
+              "forward: the product as wgmma on sm_90a, fn's chunk read from shared memory by the tensor "
+              "core (1, the default) or mma.sync (0)",
+              0, 1, false, -1}},
         }),
         checkSchedule, searchSpace, [](C &) {},
         // The backward's per-token kernel takes its heuristic; the schedule is the slab kernel's.

@@ -1,6 +1,7 @@
-// tile.dot on tensor cores (mma.sync through shared memory) against the
-// in-order reference, within the tensor core's own order of adding one
-// instruction's products. Skips visibly without a device.
+// tile.dot on tensor cores (mma.sync through shared memory or from registers,
+// and wgmma where the device is sm_90a and the dot asks for warpgroups)
+// against the in-order reference, within the tensor core's own order of
+// adding one instruction's products. Skips visibly without a device.
 #include "tests/kernels/dot_kernel.h"
 #include "tests/kernels/gpu_suite.h"
 
@@ -27,7 +28,12 @@ TEST_F(DotGpu, TensorCoreProductsWithinOrderRounding) {
         // One warp: the transposed w loaded straight into the b registers.
         Config{DType::BF16, DType::F32, 128, 24, true, 64, 32, 32},
         Config{DType::F32, DType::F32, 64, 16, true, 32, 16, 32},
-        Config{DType::BF16, DType::BF16, 128, 16, true, 64, 64, 32}})
+        Config{DType::BF16, DType::BF16, 128, 16, true, 64, 64, 32},
+        // Warpgroups: wgmma on sm_90a, fn-like transposed f32 rhs, one and two warpgroups, one and two row pairs.
+        Config{DType::BF16, DType::F32, 256, 32, true, 64, 64, 128, true},
+        Config{DType::F32, DType::F32, 128, 16, true, 32, 64, 128, true},
+        Config{DType::BF16, DType::F32, 256, 24, true, 64, 128, 128, true},
+        Config{DType::BF16, DType::F32, 128, 32, true, 64, 128, 256, true}})
     for (int64_t rows : {32, 40, 100, 4096}) {
       std::string error;
       // Sums of K exact products in another order: within K ulps of their magnitude.

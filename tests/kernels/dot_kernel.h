@@ -31,10 +31,13 @@ struct DotTestConfig {
   int64_t blockRows = 32;
   /// Threads per block: 32 (one warp) loads a transposed w as the tensor core's b registers.
   int64_t threads = 128;
+  /// dot(x, w, acc, DotEngine::Warpgroup): wgmma on sm_90a (tile.dot {warpgroup}).
+  bool warpgroup = false;
   std::string key() const {
     return std::string("dot_test:") + dsl::name(a) + "x" + dsl::name(b) + ",K=" + std::to_string(k) +
            ",N=" + std::to_string(n) + (transposed ? ",T" : "") + ",chunk=" + std::to_string(chunk) +
-           ",rows=" + std::to_string(blockRows) + (threads != 128 ? ",threads=" + std::to_string(threads) : "");
+           ",rows=" + std::to_string(blockRows) + (threads != 128 ? ",threads=" + std::to_string(threads) : "") +
+           (warpgroup ? ",wg" : "");
   }
 };
 
@@ -49,11 +52,15 @@ inline dsl::BuiltKernel buildDotTest(mlir::MLIRContext &ctx, const DotTestConfig
   k.grid({ceil_div(rows, c.blockRows)}, [&](const std::vector<Index> &b) {
     Index row = b[0] * c.blockRows;
     std::vector<Tile> acc;
+    if (c.warpgroup) // every chunk's product on warpgroups, from zero
+      acc.push_back(k.full({c.blockRows, c.n}, 0.0));
     for (int64_t k0 = 0; k0 < c.k; k0 += chunk) {
       Tile xt = k.load(x, {row, k.index(k0)}, {c.blockRows, chunk});
       Tile wt = c.transposed ? transpose(k.load(w, {k.index(0), k.index(k0)}, {c.n, chunk}))
                              : k.load(w, {k.index(k0), k.index(0)}, {chunk, c.n});
-      acc.push_back(acc.empty() ? dot(xt, wt) : dot(xt, wt, acc.back()));
+      acc.push_back(acc.empty()   ? dot(xt, wt)
+                    : c.warpgroup ? dot(xt, wt, acc.back(), DotEngine::Warpgroup)
+                                  : dot(xt, wt, acc.back()));
     }
     k.store(y, {row, k.index(0)}, acc.back());
   });

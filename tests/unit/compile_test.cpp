@@ -329,7 +329,7 @@ TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
   runtime::ScheduleSettings settings;
   runtime::ScheduleChoice choice;
   runtime::Status refused = kernels::mhc::normFnSchedule(true).choose(settings, sm90, slab, choice);
-  EXPECT_NE(refused.message().find("stages, splits and blocks are the forward's"), std::string::npos)
+  EXPECT_NE(refused.message().find("stages, splits, blocks and wgmma are the forward's"), std::string::npos)
       << refused.message();
 }
 

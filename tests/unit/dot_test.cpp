@@ -35,6 +35,15 @@ const std::vector<DotTestConfig> kConfigs = {
     {DType::BF16, DType::BF16, 128, 16, true, 64, 64, 32},
 };
 
+// dot(x, w, acc, DotEngine::Warpgroup): 64 or 128 rows on 4 or 8 warps (one or two warpgroups, one or two row
+// pairs a warp), f32 and bf16 lhs, chunks of 32 and 64 K.
+const std::vector<DotTestConfig> kWarpgroupConfigs = {
+    {DType::BF16, DType::F32, 256, 32, true, 64, 64, 128, true},
+    {DType::F32, DType::F32, 128, 16, true, 32, 64, 128, true},
+    {DType::BF16, DType::F32, 256, 24, true, 64, 128, 128, true},
+    {DType::BF16, DType::F32, 128, 32, true, 64, 128, 256, true},
+};
+
 TEST(Dot, CompilesToMmaSyncForEveryTarget) {
   for (const DotTestConfig &c : kConfigs)
     for (const compiler::Target &target : compiler::supportedTargets()) {
@@ -77,10 +86,29 @@ TEST(Dot, OneWarpTakesTheTransposedRhsInRegisters) {
   EXPECT_NE(four.find("bar.sync"), std::string::npos);
 }
 
+// On sm_90a a warpgroup dot issues wgmma m64nNk8 (N = 32, 24, 16) and no mma.sync; elsewhere it is the
+// mma.sync form.
+TEST(Dot, WarpgroupDotsRunAsWgmmaOnlyOnSm90a) {
+  for (const DotTestConfig &c : kWarpgroupConfigs)
+    for (const compiler::Target &target : compiler::supportedTargets()) {
+      runtime::CompiledKernel out;
+      runtime::Status s = runtime::compileKernel(runtime::factoryOf(test_kernels::buildDotTest, c), target, out);
+      ASSERT_TRUE(s.isOk()) << c.key() << " " << target.name << ": " << s.message();
+      const bool wgmma = target.name == "sm_90a";
+      EXPECT_EQ(out.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32") !=
+                    std::string::npos,
+                wgmma)
+          << c.key() << " " << target.name;
+      EXPECT_EQ(out.ptx.find("mma.sync.aligned.m16n8k8") != std::string::npos, !wgmma) << c.key() << " " << target.name;
+    }
+}
+
 TEST(Dot, CpuPathMatchesTheInOrderReference) {
   tk_context ctx = nullptr;
   ASSERT_EQ(tk_context_create(&ctx), TK_SUCCESS);
-  for (const DotTestConfig &c : kConfigs)
+  std::vector<DotTestConfig> configs = kConfigs;
+  configs.insert(configs.end(), kWarpgroupConfigs.begin(), kWarpgroupConfigs.end());
+  for (const DotTestConfig &c : configs)
     for (int64_t rows : {32, 40, 96}) {
       std::string error;
       EXPECT_EQ(test_kernels::checkDot(ctx, checks::Placement{}, c, rows, /*tolerance=*/0, error), 0)

@@ -101,6 +101,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
     lower.swizzleBytes = options.swizzleBytes;
   lower.rereadThreadIndex = !ablated("loop-thread-index");
   lower.readonlyLoads = options.readonlyLoads;
+  lower.warpgroupMma = target.warpgroupMma;
   pm.addPass(tile::createTileLowerToGPU(lower));
   tile::TileDynamicSharedMemoryOptions shared;
   shared.maxBytes = target.maxSharedBytes;

@@ -8,7 +8,7 @@ const std::vector<Target> &supportedTargets() {
       // Shared memory per block: 163 KB on A100, 227 KB on H100/H200 and B200
       // (CUDA C Programming Guide, compute capabilities table).
       {"sm_80", "sm_80", "+ptx80", 16, false, 80, false, 166912},
-      {"sm_90a", "sm_90a", "+ptx80", 16, true, 90, true, 232448}, // LogisticDivisionGpu, on an H200
+      {"sm_90a", "sm_90a", "+ptx80", 16, true, 90, true, 232448, true}, // LogisticDivisionGpu, on an H200
       {"sm_100a", "sm_100a", "+ptx86", 32, true, 100, false, 232448},
   };
   return targets;

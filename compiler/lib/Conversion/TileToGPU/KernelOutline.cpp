@@ -209,6 +209,7 @@ FailureOr<KernelState *> outlineKernel(KernelOp kernel, KernelStates &states, co
   state.remarks = options.remarks;
   state.swizzle = options.swizzle;
   state.swizzleBytes = options.swizzleBytes;
+  state.warpgroupMma = options.warpgroupMma;
   kernel.walk([&](RelayoutOp r) { state.relayoutBytes = std::max(state.relayoutBytes, relayoutBytes(r.getType())); });
 
   Block &entry = func.getBody().front();

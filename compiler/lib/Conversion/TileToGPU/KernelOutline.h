@@ -6,7 +6,8 @@
 namespace tk::compiler {
 
 struct OutlineOptions {
-  bool fp8Hardware = true, remarks = false, swizzle = true, rereadThreadIndex = true, readonlyLoads = false;
+  bool fp8Hardware = true, remarks = false, swizzle = true, rereadThreadIndex = true, readonlyLoads = false,
+       warpgroupMma = false;
   int64_t swizzleBytes = 1, minBlocksPerSm = 0;
 };
 

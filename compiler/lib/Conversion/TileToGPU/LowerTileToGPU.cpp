@@ -73,6 +73,7 @@ struct TileLowerToGPU : public tk::tile::impl::TileLowerToGPUBase<TileLowerToGPU
     options.rereadThreadIndex = rereadThreadIndex;
     options.minBlocksPerSm = minBlocksPerSm;
     options.readonlyLoads = readonlyLoads;
+    options.warpgroupMma = warpgroupMma;
     compiler::KernelStates states;
     SmallVector<gpu::GPUFuncOp> funcs;
     for (KernelOp kernel : kernels) {

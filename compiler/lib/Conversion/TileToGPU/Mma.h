@@ -38,3 +38,9 @@ std::array<mlir::Value, 4> mmaSync(mlir::OpBuilder &b, mlir::Location loc, bool 
                                    llvm::ArrayRef<mlir::Value> bRegs, llvm::ArrayRef<mlir::Value> c);
 
 } // namespace tk::compiler::mma
+
+namespace tk::compiler {
+/// Why a tile.dot {warpgroup} in the register form cannot run as wgmma over `warps` warps (MmaWarpgroup.cpp), or
+/// "" where it can.
+std::string whyNotWarpgroupMma(tile::DotOp op, int64_t warps);
+} // namespace tk::compiler

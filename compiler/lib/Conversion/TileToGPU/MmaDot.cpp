@@ -95,8 +95,8 @@ Value ThreadEmitter::dot(tile::DotOp op, Value lhs, Value rhs, Value acc, const 
     return dotInRegisters(op, lhs, rhs, acc, la, lb, lc);
   if (remarks)
     op->emitRemark() << "tile.dot stages its operands and product in shared memory instead of running from "
-                        "mma.sync's registers: "
-                     << staged;
+                        "mma.sync's registers"
+                     << (op.getWarpgroup() && state.warpgroupMma ? " (or wgmma's)" : "") << ": " << staged;
   const int64_t m = la.shape[0], k = la.shape[1], n = rhsT ? lb.shape[0] : lb.shape[1], kStep = op.kStep();
   // Elements per fragment load: a register pair (TF32: two elements; bf16: two packed pairs).
   const int64_t perLoad = mmaStepElements(bf16);

@@ -27,6 +27,13 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
   Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
   Type f32 = b.getF32Type();
   const bool bf16 = op.isBf16(), rhsT = op.getRhsTransposed();
+  if (op.getWarpgroup() && state.warpgroupMma) {
+    const std::string why = whyNotWarpgroupMma(op, state.numWarps);
+    if (why.empty())
+      return dotOnWarpgroups(op, lhs, rhs, acc, la, lb, lc);
+    if (remarks)
+      op->emitRemark() << "tile.dot {warpgroup} runs as mma.sync: " << why;
+  }
   const int64_t vk = la.vec[1], reps = la.reps(1), steps = vk / mmaStepElements(bf16), pairs = la.reps(0) / 2,
                 tilesN = lc.reps(1);
   const int64_t runBytes = vk * elementBytes(eb), rowWords = lb.shape[1] * elementBytes(eb) / 4;

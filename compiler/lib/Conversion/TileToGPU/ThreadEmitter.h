@@ -52,6 +52,8 @@ struct KernelState {
   bool swizzle = true;
   /// The smallest element size (bytes) whose transposes are swizzled.
   int64_t swizzleBytes = 1;
+  /// tile.dot ops marked warpgroup may run as wgmma (sm_90a).
+  bool warpgroupMma = false;
   ThreadIndexScope entry;
   /// Loop bodies that read the thread index again (the schedule's reread_thread_index).
   llvm::DenseMap<mlir::Block *, ThreadIndexScope> loopScopes;
@@ -215,6 +217,9 @@ struct ThreadEmitter {
   /// The register form (MmaRegisters.cpp): only the rhs is staged; `acc` is not null.
   mlir::Value dotInRegisters(tile::DotOp op, mlir::Value lhs, mlir::Value rhs, mlir::Value acc, const BlockedLayout &la,
                              const BlockedLayout &lb, const BlockedLayout &lc);
+  /// The register form issued as wgmma by warpgroups, the rhs read by the tensor core (MmaWarpgroup.cpp).
+  mlir::Value dotOnWarpgroups(tile::DotOp op, mlir::Value lhs, mlir::Value rhs, mlir::Value acc,
+                              const BlockedLayout &la, const BlockedLayout &lb, const BlockedLayout &lc);
   mlir::Value expand(mlir::Value reduced, const GroupedReduction &g);
   /// tile.relayout of per-thread vector `value` through shared memory
   /// (Relayout.cpp), in the kernel's relayout buffer (KernelState).

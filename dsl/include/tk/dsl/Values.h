@@ -314,6 +314,15 @@ Tile dot(const Tile &a, const Tile &b, SourceLine where = SourceLine::here());
 /// and only b goes through shared memory; in a one-warp kernel, a b given as
 /// transpose(w) is loaded straight into the tensor core's registers).
 Tile dot(const Tile &a, const Tile &b, const Tile &acc, SourceLine where = SourceLine::here());
+/// Which tensor-core instructions a dot may take on the GPU.
+enum class DotEngine {
+  Warp,      ///< mma.sync, each warp on its own 16-row tiles (every target)
+  Warpgroup, ///< wgmma where the target has it (sm_90a) and the product runs from registers with b given as
+             ///< transpose(w) of f32 and the warps a multiple of 4: the tensor core reads b from shared memory
+             ///< itself; elsewhere mma.sync (tile.dot's `warpgroup`)
+};
+/// acc + dot(a, b) on `engine`'s instructions.
+Tile dot(const Tile &a, const Tile &b, const Tile &acc, DotEngine engine, SourceLine where = SourceLine::here());
 /// Swaps the last two dimensions: result[..., j, i] = t[..., i, j].
 Tile transpose(const Tile &t, SourceLine where = SourceLine::here());
 /// The same tile, held as its users want it (tile.relayout: through shared

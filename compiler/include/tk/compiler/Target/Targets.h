@@ -22,6 +22,8 @@ struct Target {
   /// The most shared memory one block may have (the opt-in limit, bytes);
   /// 0 on the CPU path (no limit).
   int64_t maxSharedBytes;
+  /// wgmma (sm_90a only: sm_100a's tensor cores take tcgen05 instead).
+  bool warpgroupMma = false;
 };
 
 /// sm_80, sm_90a, sm_100a.

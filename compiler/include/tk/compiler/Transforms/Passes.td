@@ -130,6 +130,9 @@ def TileLowerToGPU : Pass<"tile-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"swizzleBytes", "swizzle-bytes", "int64_t", /*default=*/"1",
            "The smallest element size in bytes (1, 2 or 4) whose transposes are swizzled; "
            "narrower elements get padded rows">,
+    Option<"warpgroupMma", "warpgroup-mma", "bool", /*default=*/"false",
+           "The target has wgmma (sm_90a): tile.dot ops marked warpgroup run on it where their layouts "
+           "allow">,
     Option<"readonlyLoads", "readonly-loads", "bool", /*default=*/"false",
            "Mark every kernel's tensors that it never writes llvm.readonly, as the schedule's "
            "readonly_loads does for its kernel (then noalias: tile-noalias-params)">,

@@ -139,12 +139,21 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, Tile_LayoutRules<["hintOperandLayouts", "
     `rhs_transposed` the rhs is given as its [N, K] transpose (the DSL's
     dot(a, transpose(b)) builds this form): no exchange of its elements
     between threads first.
+
+    `warpgroup` asks for wgmma where the target has it (sm_90a) and the
+    product runs from registers with a transposed f32 rhs and the kernel's
+    warps a multiple of 4: each warpgroup of four warps issues m64nNk8 on
+    its lhs fragments (the same registers mma.sync would take) and the
+    tensor core reads the rhs, rounded to TF32 as it is staged, from shared
+    memory itself instead of every warp loading its fragments. Elsewhere
+    (another target, other layouts) it is ignored: mma.sync, with a remark
+    saying why. The sums may differ from mma.sync's in their last bits.
       %c = tile.dot %a, %b : !tile.frag<16x32xbf16>, !tile.frag<32x8xf32> -> !tile.frag<16x8xf32>
       %d = tile.dot %a, %w {rhs_transposed} : !tile.frag<16x32xbf16>, !tile.frag<8x32xf32> -> !tile.frag<16x8xf32>
       %e = tile.dot %a, %b acc(%d : !tile.frag<16x8xf32>) : !tile.frag<16x32xbf16>, !tile.frag<32x8xf32> -> !tile.frag<16x8xf32>
   }];
   let arguments = (ins Tile_AnyFragment:$lhs, Tile_AnyFragment:$rhs, Optional<Tile_AnyFragment>:$acc,
-                       UnitAttr:$rhs_transposed);
+                       UnitAttr:$rhs_transposed, UnitAttr:$warpgroup);
   let results = (outs Tile_AnyFragment:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`acc` `(` $acc^ `:` qualified(type($acc)) `)`)? attr-dict `:` qualified(type($lhs)) `,`
