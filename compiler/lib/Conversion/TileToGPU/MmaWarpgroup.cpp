@@ -153,7 +153,8 @@ Value ThreadEmitter::dotOnWarpgroups(tile::DotOp op, Value lhs, Value rhs, Value
 
   // The descriptor of step 0 (no swizzle): start address / 16 in bits 0-13, the leading and stride byte offsets
   // / 16 in bits 16-29 and 32-45. A step's start is stepWords x 4 bytes further.
-  Value address = arith::IndexCastOp::create(b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sb));
+  // (The buffer's own address with its offset: past 48 KB it is a view into dynamic shared memory.)
+  Value address = LLVM::PtrToIntOp::create(b, loc, i64, elementPointer(sb, {index(0)}, 3));
   auto i64c = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)).getResult(); };
   Value desc0 = arith::OrIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, address, i64c(0x3FFFF)), i64c(4)),
