@@ -317,9 +317,9 @@ Tile dot(const Tile &a, const Tile &b, const Tile &acc, SourceLine where = Sourc
 /// Which tensor-core instructions a dot may take on the GPU.
 enum class DotEngine {
   Warp,      ///< mma.sync, each warp on its own 16-row tiles (every target)
-  Warpgroup, ///< wgmma where the target has it (sm_90a) and the product runs from registers with b given as
-             ///< transpose(w) of f32 and the warps a multiple of 4: the tensor core reads b from shared memory
-             ///< itself; elsewhere mma.sync (tile.dot's `warpgroup`)
+  Warpgroup, ///< wgmma where the target has it (sm_90a) and the product runs from registers as TF32 with b given
+             ///< as transpose(w) and the warps a multiple of 4: the tensor core reads b from shared memory itself;
+             ///< elsewhere mma.sync (tile.dot's `warpgroup`)
 };
 /// acc + dot(a, b) on `engine`'s instructions.
 Tile dot(const Tile &a, const Tile &b, const Tile &acc, DotEngine engine, SourceLine where = SourceLine::here());
