@@ -1,5 +1,5 @@
 // Tensor-core issue rates on one GPU: mma.sync m16n8k8 TF32 and m16n8k16 bf16 (what tile.dot lowers to), and
-// wgmma m64n32k8 TF32 with A in registers and B in shared memory (the sm_90a form tile.dot does not emit), from
+// wgmma m64n32k8 TF32 with A in registers and B in shared memory (tile.dot {warpgroup} on sm_90a), from
 // 1, 2 and 4 CTAs per SM. Only the rate is measured: the operands are whatever bits the threads hold, the results
 // are kept live and never read. Quoted in docs/mhc_kernels.md (mhc_pre_norm_fn) to say whether a kernel's products
 // are bound by the tensor core.
