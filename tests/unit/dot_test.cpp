@@ -44,15 +44,21 @@ const std::vector<DotTestConfig> kWarpgroupConfigs = {
     {DType::BF16, DType::F32, 128, 32, true, 64, 128, 256, true},
 };
 
+/// The dot test kernel's PTX for `target` ("" and a failure where it does not compile).
+std::string ptxOf(const DotTestConfig &c, const compiler::Target &target) {
+  runtime::CompiledKernel out;
+  runtime::Status s = runtime::compileKernel(runtime::factoryOf(test_kernels::buildDotTest, c), target, out);
+  EXPECT_TRUE(s.isOk()) << c.key() << " " << target.name << ": " << s.message();
+  return out.ptx;
+}
+
 TEST(Dot, CompilesToMmaSyncForEveryTarget) {
   for (const DotTestConfig &c : kConfigs)
     for (const compiler::Target &target : compiler::supportedTargets()) {
-      runtime::CompiledKernel out;
-      runtime::Status s = runtime::compileKernel(runtime::factoryOf(test_kernels::buildDotTest, c), target, out);
-      ASSERT_TRUE(s.isOk()) << c.key() << " " << target.name << ": " << s.message();
+      const std::string ptx = ptxOf(c, target);
       const std::string shape = c.a == DType::BF16 && c.b == DType::BF16 ? "m16n8k16.row.col.f32.bf16.bf16.f32"
                                                                         : "m16n8k8.row.col.f32.tf32.tf32.f32";
-      EXPECT_NE(out.ptx.find("mma.sync.aligned." + shape), std::string::npos) << c.key() << " " << target.name;
+      EXPECT_NE(ptx.find("mma.sync.aligned." + shape), std::string::npos) << c.key() << " " << target.name;
     }
 }
 
@@ -91,15 +97,13 @@ TEST(Dot, OneWarpTakesTheTransposedRhsInRegisters) {
 TEST(Dot, WarpgroupDotsRunAsWgmmaOnlyOnSm90a) {
   for (const DotTestConfig &c : kWarpgroupConfigs)
     for (const compiler::Target &target : compiler::supportedTargets()) {
-      runtime::CompiledKernel out;
-      runtime::Status s = runtime::compileKernel(runtime::factoryOf(test_kernels::buildDotTest, c), target, out);
-      ASSERT_TRUE(s.isOk()) << c.key() << " " << target.name << ": " << s.message();
+      const std::string ptx = ptxOf(c, target);
       const bool wgmma = target.name == "sm_90a";
-      EXPECT_EQ(out.ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32") !=
+      EXPECT_EQ(ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(c.n) + "k8.f32.tf32.tf32") !=
                     std::string::npos,
                 wgmma)
           << c.key() << " " << target.name;
-      EXPECT_EQ(out.ptx.find("mma.sync.aligned.m16n8k8") != std::string::npos, !wgmma) << c.key() << " " << target.name;
+      EXPECT_EQ(ptx.find("mma.sync.aligned.m16n8k8") != std::string::npos, !wgmma) << c.key() << " " << target.name;
     }
 }
 
