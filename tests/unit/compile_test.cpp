@@ -333,6 +333,28 @@ TEST(Compile, MinBlocksPerSmSetsLaunchBounds) {
       << refused.message();
 }
 
+// mhc_pre_norm_fn's forward runs its product as wgmma on sm_90a by default and as mma.sync elsewhere; `wgmma=0`
+// (a key of its own) asks for mma.sync on sm_90a too.
+TEST(Compile, NormFnForwardTakesWgmmaOnSm90a) {
+  kernels::mhc::NormFnConfig fwd;
+  fwd.width = 1024;
+  auto build = [](const kernels::mhc::NormFnConfig &n) {
+    return [n](mlir::MLIRContext &ctx) { return kernels::mhc::buildNormFn(ctx, n); };
+  };
+  for (const char *target : {"sm_80", "sm_90a", "sm_100a"}) {
+    const std::string ptx = compileKernel(build(fwd), target);
+    const bool sm90 = std::string(target) == "sm_90a";
+    EXPECT_EQ(count(ptx, "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32") > 0, sm90) << target;
+    EXPECT_EQ(count(ptx, "mma.sync.aligned.m16n8k8") > 0, !sm90) << target;
+  }
+  const std::string defaultKey = fwd.key();
+  ASSERT_EQ(kernels::mhc::normFnSchedule(false).spec().parse("wgmma=0", fwd), "");
+  EXPECT_NE(fwd.key(), defaultKey);
+  const std::string ptx = compileKernel(build(fwd), "sm_90a");
+  EXPECT_EQ(count(ptx, "wgmma.mma_async"), 0u);
+  EXPECT_GT(count(ptx, "mma.sync.aligned.m16n8k8"), 0u);
+}
+
 // An E5M6 cast stores 24 bytes per thread (runs of 16 codes, three 8-byte
 // words) by default; runs of 8 (the config's e5m6Run, a key of its own)
 // give 4-byte stores; a run that is not a multiple of 8 is an error.
