@@ -48,16 +48,19 @@ BuiltKernel buildSinkhorn(mlir::MLIRContext &ctx, const SinkhornConfig &c) {
       // r = repeat - 1 down to 1: column step r, then row step r, whose input is column step r - 1 normalised
       // (carried on as the next iteration's column step); column step 0 last.
       SinkhornTrace::Step column = snapshots.columnStep(k.index(c.repeat - 1));
+      auto carriedColumn = [&](const Tile &input, const Tile &divisor) {
+        return SinkhornTrace::Step{input, divisor, 1, column.inverted};
+      };
       std::vector<Tile> walked =
           k.loop(zero, k.index(c.repeat - 1), {k.load(dout[0], {at, zero, zero}, tile), column.input, column.divisor},
                  [&](const Index &i, const std::vector<Tile> &carried) {
                    Index r = k.index(c.repeat - 1) - i;
                    SinkhornTrace::Step previous = snapshots.columnStep(r - k.index(1));
-                   Tile back = sinkhornStepVjp(carried[0], {carried[1], carried[2], 1, column.inverted}, n);
+                   Tile back = sinkhornStepVjp(carried[0], carriedColumn(carried[1], carried[2]), n);
                    Tile g = sinkhornStepVjp(back, snapshots.rowStep(r, previous), n);
                    return std::vector<Tile>{g, previous.input, previous.divisor};
                  });
-      return {sinkhornStepVjp(walked[0], {walked[1], walked[2], 1, column.inverted}, n), soft};
+      return {sinkhornStepVjp(walked[0], carriedColumn(walked[1], walked[2]), n), soft};
     };
     auto [g, soft] = walkBack();
     k.store(out, {at, zero, zero}, sinkhornSoftmaxVjp(g, soft, n));

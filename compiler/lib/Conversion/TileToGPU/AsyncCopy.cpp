@@ -72,6 +72,14 @@ bool ThreadEmitter::asyncCopy(Operation *op, Value source, ValueRange origin, Va
 //===----------------------------------------------------------------------===//
 
 Value ThreadEmitter::elementPointer(Value mem, ValueRange coords, unsigned addressSpace) {
+  Value bits = elementAddress(mem, coords);
+  if (addressSpace == 3) // a shared address, as the workgroup memref holds it
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), bits);
+  Value generic = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), bits);
+  return LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace), generic);
+}
+
+Value ThreadEmitter::elementAddress(Value mem, ValueRange coords) {
   auto type = cast<MemRefType>(mem.getType());
   int64_t eltBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, mem);
@@ -80,11 +88,7 @@ Value ThreadEmitter::elementPointer(Value mem, ValueRange coords, unsigned addre
     linear = arith::AddIOp::create(b, loc, linear, arith::MulIOp::create(b, loc, c, stride));
   Value address = arith::AddIOp::create(b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem),
                                         arith::MulIOp::create(b, loc, linear, index(eltBytes)));
-  Value bits = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  if (addressSpace == 3) // a shared address, as the workgroup memref holds it
-    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), bits);
-  Value generic = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), bits);
-  return LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace), generic);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
 }
 
 Value ThreadEmitter::threadIndex() {

@@ -32,6 +32,24 @@ mlir::Value tf32Operand(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elt, 
 /// Two bf16 values packed in an i32, `lo` in the low half (a bf16 operand register).
 mlir::Value packBf16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo, mlir::Value hi);
 
+/// The register forms' fragments (MmaLayouts.h): the slot of `l` at row repetition `rowRep`, column repetition
+/// `colRep`, element `v` of its vector.
+int64_t fragmentSlot(const BlockedLayout &l, int64_t rowRep, int64_t colRep, int64_t v);
+
+/// The four a registers of row pair `p`, step `s` of column repetition `q` of a lhs `lhs` in `la` (elements `elt`):
+/// a0 (g, k), a1 (g + 8, k), a2 (g, k'), a3 (g + 8, k'), k the step's first elements of the run, k' the rest.
+std::array<mlir::Value, 4> lhsRegisters(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                                        const BlockedLayout &la, mlir::Type elt, bool bf16, int64_t p, int64_t q,
+                                        int64_t s);
+
+/// The accumulator `acc` in `lc` as 16 x 8 tiles (p, j) in order, four values each, c(2h + e) being row slot
+/// 2p + h, column 8j + 2t + e (mma.sync's c registers and wgmma's d registers, tile by tile).
+llvm::SmallVector<mlir::Value> accumulatorTiles(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
+                                                const BlockedLayout &lc);
+/// The inverse: the per-thread vector of `lc` holding those values.
+mlir::Value fromAccumulatorTiles(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> tiles,
+                                 const BlockedLayout &lc);
+
 /// mma.sync m16n8k8 (TF32) or m16n8k16 (bf16), row x col, f32 accumulators:
 /// `a` four i32 registers, `bRegs` two, `c` four f32; returns d.
 std::array<mlir::Value, 4> mmaSync(mlir::OpBuilder &b, mlir::Location loc, bool bf16, llvm::ArrayRef<mlir::Value> a,

@@ -68,6 +68,44 @@ Value packBf16(OpBuilder &b, Location loc, Value lo, Value hi) {
                                    ArrayRef<int64_t>{0});
 }
 
+int64_t fragmentSlot(const BlockedLayout &l, int64_t rowRep, int64_t colRep, int64_t v) {
+  return l.slotIndex(BlockedLayout::SlotPos{{rowRep, colRep}, {0, v}});
+}
+
+std::array<Value, 4> lhsRegisters(OpBuilder &b, Location loc, Value lhs, const BlockedLayout &la, Type elt, bool bf16,
+                                  int64_t p, int64_t q, int64_t s) {
+  auto at = [&](int64_t rowRep, int64_t v) -> Value {
+    return vector::ExtractOp::create(b, loc, lhs, ArrayRef<int64_t>{fragmentSlot(la, rowRep, q, v)});
+  };
+  std::array<Value, 4> a;
+  for (int64_t i = 0; i < 4; ++i) {
+    const int64_t row = 2 * p + i % 2, half = i / 2;
+    a[i] = bf16 ? packBf16(b, loc, at(row, 4 * s + 2 * half), at(row, 4 * s + 2 * half + 1))
+                : tf32Operand(b, loc, elt, at(row, 2 * s + half));
+  }
+  return a;
+}
+
+SmallVector<Value> accumulatorTiles(OpBuilder &b, Location loc, Value acc, const BlockedLayout &lc) {
+  SmallVector<Value> tiles;
+  for (int64_t p = 0; p < lc.reps(0) / 2; ++p)
+    for (int64_t j = 0; j < lc.reps(1); ++j)
+      for (int64_t i = 0; i < 4; ++i)
+        tiles.push_back(
+            vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{fragmentSlot(lc, 2 * p + i / 2, j, i % 2)}));
+  return tiles;
+}
+
+Value fromAccumulatorTiles(OpBuilder &b, Location loc, ArrayRef<Value> tiles, const BlockedLayout &lc) {
+  SmallVector<Value> slots(lc.slotsPerThread());
+  size_t next = 0;
+  for (int64_t p = 0; p < lc.reps(0) / 2; ++p)
+    for (int64_t j = 0; j < lc.reps(1); ++j)
+      for (int64_t i = 0; i < 4; ++i)
+        slots[fragmentSlot(lc, 2 * p + i / 2, j, i % 2)] = tiles[next++];
+  return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)slots.size()}, b.getF32Type()), slots);
+}
+
 std::array<Value, 4> mmaSync(OpBuilder &b, Location loc, bool bf16, ArrayRef<Value> a, ArrayRef<Value> bRegs,
                              ArrayRef<Value> c) {
   Type f32 = b.getF32Type();

@@ -25,7 +25,6 @@ namespace tk::compiler {
 Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value acc, const BlockedLayout &la,
                                     const BlockedLayout &lb, const BlockedLayout &lc) {
   Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
-  Type f32 = b.getF32Type();
   const bool bf16 = op.isBf16(), rhsT = op.getRhsTransposed();
   if (op.getWarpgroup() && state.warpgroupMma) {
     const std::string why = whyNotWarpgroupMma(op, state.numWarps);
@@ -63,8 +62,7 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
     SmallVector<Value> e;
     if (!staged) {
       for (int64_t v = 0; v < vk; ++v)
-        e.push_back(vector::ExtractOp::create(b, loc, rhs,
-                                              ArrayRef<int64_t>{lb.slotIndex(BlockedLayout::SlotPos{{j, q}, {0, v}})}));
+        e.push_back(vector::ExtractOp::create(b, loc, rhs, ArrayRef<int64_t>{mma::fragmentSlot(lb, j, q, v)}));
     } else if (rhsT) {
       Value run = vector::LoadOp::create(b, loc, VectorType::get({vk}, eb), sb, ValueRange{col, k0}, false,
                                          llvm::MaybeAlign(std::min<int64_t>(runBytes, 16)));
@@ -82,47 +80,26 @@ Value ThreadEmitter::dotInRegisters(tile::DotOp op, Value lhs, Value rhs, Value 
                                                  mma::tf32Operand(b, loc, eb, e[2 * s + 1])});
     return regs;
   };
-  auto slot = [](const BlockedLayout &l, int64_t rowRep, int64_t colRep, int64_t v) {
-    return l.slotIndex(BlockedLayout::SlotPos{{rowRep, colRep}, {0, v}});
-  };
-  auto lhsAt = [&](int64_t rowRep, int64_t q, int64_t v) -> Value {
-    return vector::ExtractOp::create(b, loc, lhs, ArrayRef<int64_t>{slot(la, rowRep, q, v)});
-  };
-  // Accumulators of 16 x 8 tile (p, j): c(2h + e) is row slot 2p + h, column 8j + 2t + e.
-  auto cSlot = [&](int64_t p, int64_t j, int64_t i) { return slot(lc, 2 * p + i / 2, j, i % 2); };
-  std::vector<std::array<Value, 4>> accs(pairs * tilesN);
-  for (int64_t p = 0; p < pairs; ++p)
-    for (int64_t j = 0; j < tilesN; ++j)
-      for (int64_t i = 0; i < 4; ++i)
-        accs[p * tilesN + j][i] = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{cSlot(p, j, i)});
+  // Accumulators of 16 x 8 tile (p, j), four values each (Mma.h's accumulatorTiles).
+  SmallVector<Value> accs = mma::accumulatorTiles(b, loc, acc, lc);
   for (int64_t q = 0; q < reps; ++q) {
     SmallVector<SmallVector<std::array<Value, 2>>> bRegs;
     for (int64_t j = 0; j < tilesN; ++j)
       bRegs.push_back(rhsRegs(q, j));
     for (int64_t p = 0; p < pairs; ++p)
       for (int64_t s = 0; s < steps; ++s) {
-        // a0 (g, k), a1 (g + 8, k), a2 (g, k'), a3 (g + 8, k'): k = the step's first run elements, k' the rest.
-        std::array<Value, 4> a;
-        for (int64_t i = 0; i < 4; ++i) {
-          const int64_t row = 2 * p + i % 2, half = i / 2;
-          a[i] = bf16 ? mma::packBf16(b, loc, lhsAt(row, q, 4 * s + 2 * half), lhsAt(row, q, 4 * s + 2 * half + 1))
-                      : mma::tf32Operand(b, loc, ea, lhsAt(row, q, 2 * s + half));
-        }
+        std::array<Value, 4> a = mma::lhsRegisters(b, loc, lhs, la, ea, bf16, p, q, s);
         for (int64_t j = 0; j < tilesN; ++j) {
-          std::array<Value, 4> &d = accs[p * tilesN + j];
-          d = mma::mmaSync(b, loc, bf16, a, bRegs[j][s], d);
+          MutableArrayRef<Value> d = MutableArrayRef<Value>(accs).slice((p * tilesN + j) * 4, 4);
+          std::array<Value, 4> next = mma::mmaSync(b, loc, bf16, a, bRegs[j][s], d);
+          std::copy(next.begin(), next.end(), d.begin());
         }
       }
   }
-  SmallVector<Value> slots(lc.slotsPerThread());
-  for (int64_t p = 0; p < pairs; ++p)
-    for (int64_t j = 0; j < tilesN; ++j)
-      for (int64_t i = 0; i < 4; ++i)
-        slots[cSlot(p, j, i)] = accs[p * tilesN + j][i];
   // Every warp is done reading the staged rhs before the buffer is written again.
   if (staged)
     gpu::BarrierOp::create(b, loc);
-  return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)slots.size()}, f32), slots);
+  return mma::fromAccumulatorTiles(b, loc, accs, lc);
 }
 
 } // namespace tk::compiler

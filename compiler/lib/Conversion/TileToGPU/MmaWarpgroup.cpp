@@ -101,7 +101,7 @@ std::string whyNotWarpgroupMma(tile::DotOp op, int64_t warps) {
 Value ThreadEmitter::dotOnWarpgroups(tile::DotOp op, Value lhs, Value rhs, Value acc, const BlockedLayout &la,
                                      const BlockedLayout &lb, const BlockedLayout &lc) {
   Type ea = op.getLhs().getType().getElementType(), eb = op.getRhs().getType().getElementType();
-  Type f32 = b.getF32Type(), i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type i32 = b.getI32Type();
   const int64_t vk = la.vec[1], reps = la.reps(1), steps = vk / mmaStepElements(false), pairs = la.reps(0) / 2,
                 n = lc.shape[1], tilesN = n / 8, kSteps = reps * steps, stepWords = 8 * n;
   auto c = [&](int64_t v) { return index(v); };
@@ -130,31 +130,19 @@ Value ThreadEmitter::dotOnWarpgroups(tile::DotOp op, Value lhs, Value rhs, Value
                              NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
   gpu::BarrierOp::create(b, loc);
 
-  // The lhs's a registers of step s of repetition q, row pair p; the accumulators of pair p in wgmma's order
-  // (d 4j + i of column tile j is mma.sync's c i).
-  auto slotOf = [](const BlockedLayout &l, int64_t rowRep, int64_t colRep, int64_t v) {
-    return l.slotIndex(BlockedLayout::SlotPos{{rowRep, colRep}, {0, v}});
-  };
-  SmallVector<Value> regs; // [pairs][kSteps][4]
+  // The lhs's a registers [pairs][kSteps][4] and the accumulators [pairs][tilesN][4] (wgmma's d 4j + i of column
+  // tile j is mma.sync's c i).
+  SmallVector<Value> regs;
   for (int64_t p = 0; p < pairs; ++p)
     for (int64_t q = 0; q < reps; ++q)
       for (int64_t s = 0; s < steps; ++s)
-        for (int64_t i = 0; i < 4; ++i) {
-          Value e =
-              vector::ExtractOp::create(b, loc, lhs, ArrayRef<int64_t>{slotOf(la, 2 * p + i % 2, q, 2 * s + i / 2)});
-          regs.push_back(mma::tf32Operand(b, loc, ea, e));
-        }
-  auto cSlot = [&](int64_t p, int64_t j, int64_t i) { return slotOf(lc, 2 * p + i / 2, j, i % 2); };
-  SmallVector<Value> accs; // [pairs][tilesN][4]
-  for (int64_t p = 0; p < pairs; ++p)
-    for (int64_t j = 0; j < tilesN; ++j)
-      for (int64_t i = 0; i < 4; ++i)
-        accs.push_back(vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{cSlot(p, j, i)}));
+        llvm::append_range(regs, mma::lhsRegisters(b, loc, lhs, la, ea, /*bf16=*/false, p, q, s));
+  SmallVector<Value> accs = mma::accumulatorTiles(b, loc, acc, lc);
 
   // The descriptor of step 0 (no swizzle): start address / 16 in bits 0-13, the leading and stride byte offsets
   // / 16 in bits 16-29 and 32-45. A step's start is stepWords x 4 bytes further.
   // (The buffer's own address with its offset: past 48 KB it is a view into dynamic shared memory.)
-  Value address = LLVM::PtrToIntOp::create(b, loc, i64, elementPointer(sb, {index(0)}, 3));
+  Value address = elementAddress(sb, {index(0)});
   auto i64c = [&](int64_t v) { return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)).getResult(); };
   Value desc0 = arith::OrIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, address, i64c(0x3FFFF)), i64c(4)),
@@ -184,14 +172,9 @@ Value ThreadEmitter::dotOnWarpgroups(tile::DotOp op, Value lhs, Value rhs, Value
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   accs = asmThrough(b, loc, "wgmma.wait_group.sync.aligned 0;", accs);
 
-  SmallVector<Value> slots(lc.slotsPerThread());
-  for (int64_t p = 0; p < pairs; ++p)
-    for (int64_t j = 0; j < tilesN; ++j)
-      for (int64_t i = 0; i < 4; ++i)
-        slots[cSlot(p, j, i)] = accs[(p * tilesN + j) * 4 + i];
   // Every warpgroup is done with the staged rhs before the buffer is written again.
   gpu::BarrierOp::create(b, loc);
-  return vector::FromElementsOp::create(b, loc, VectorType::get({(int64_t)slots.size()}, f32), slots);
+  return mma::fromAccumulatorTiles(b, loc, accs, lc);
 }
 
 } // namespace tk::compiler

@@ -167,6 +167,8 @@ struct ThreadEmitter {
   /// The address of element `coords` of `mem` as an LLVM pointer in
   /// `addressSpace` (3: shared; 1: global, from a generic address).
   mlir::Value elementPointer(mlir::Value mem, mlir::ValueRange coords, unsigned addressSpace);
+  /// The same address as an i64 (a shared memref's: its offset in the shared window).
+  mlir::Value elementAddress(mlir::Value mem, mlir::ValueRange coords);
   /// warp * 32 + lane.
   mlir::Value threadIndex();
   /// Reads a fragment laid out like a reduction's result: each thread reads the
