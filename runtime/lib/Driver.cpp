@@ -1,11 +1,17 @@
 //===- Driver.cpp - dlopen("libcuda.so.1") --------------------------------===//
 #include "tk/runtime/Driver.h"
 
+#include <cstddef>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
 
 namespace tk::runtime {
+
+// cuda.h's layouts, which cuLaunchKernelEx reads.
+static_assert(sizeof(LaunchAttribute) == 72 && offsetof(LaunchAttribute, value) == 8);
+static_assert(offsetof(LaunchConfig, hStream) == 32 && offsetof(LaunchConfig, attrs) == 40 &&
+              offsetof(LaunchConfig, numAttrs) == 48 && sizeof(LaunchConfig) == 56);
 
 namespace {
 struct Loaded {
@@ -71,6 +77,7 @@ Loaded load() {
       bind(lib, d.cuGetErrorString, "cuGetErrorString", l.error);
   if (!ok)
     return l;
+  d.cuLaunchKernelEx = reinterpret_cast<decltype(d.cuLaunchKernelEx)>(dlsym(lib, "cuLaunchKernelEx"));
   CUresult r = d.cuInit(0);
   if (r != 0) {
     l.error = d.describe("cuInit", r) + " (is there a GPU and a working driver?)";

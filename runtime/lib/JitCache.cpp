@@ -72,6 +72,7 @@ static Status loadFunction(const Driver &d, CompiledKernel &kernel, const Device
   if ((r = d.cuModuleGetFunction(&kernel.function, kernel.module, kernel.signature.name.c_str())))
     return {TK_ERROR_COMPILE, d.describe("cuModuleGetFunction", r)};
   kernel.dynamicSharedBytes = compiler::dynamicSharedBytes(kernel.ptx, kernel.signature.name);
+  kernel.dependentLaunch = compiler::dependentLaunch(kernel.ptx, kernel.signature.name);
   if (kernel.dynamicSharedBytes > 0) {
     int deviceMax = device ? device->maxSharedPerBlockOptin : 0;
     std::string deviceName = device ? device->name : "";

@@ -214,6 +214,17 @@ Status launch(const Driver &d, const CompiledKernel &kernel, const std::vector<c
   if (!(s = refuseEmptyTensors(sig, tensors)).isOk())
     return s;
   PackedArgs args = packMemrefs(tensors, scalars);
+  if (kernel.dependentLaunch && d.cuLaunchKernelEx) {
+    // The kernel waits for the one before it itself (tile-dependent-launch), so it may launch during it.
+    LaunchAttribute overlap{};
+    overlap.id = kLaunchAttrProgrammaticStreamSerialization;
+    overlap.value.programmaticStreamSerializationAllowed = 1;
+    LaunchConfig config{grid[0], grid[1],  grid[2], (unsigned)sig.threads, 1, 1, (unsigned)kernel.dynamicSharedBytes,
+                        stream,  &overlap, 1};
+    if (CUresult r = d.cuLaunchKernelEx(&config, kernel.function, args.pointers.data(), nullptr))
+      return {TK_ERROR_LAUNCH, d.describe("cuLaunchKernelEx", r) + " for " + sig.name};
+    return Status::ok();
+  }
   CUresult r = d.cuLaunchKernel(kernel.function, grid[0], grid[1], grid[2], (unsigned)sig.threads, 1, 1,
                                 (unsigned)kernel.dynamicSharedBytes, stream,
                                 args.pointers.data(), nullptr);

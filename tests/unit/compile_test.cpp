@@ -99,6 +99,35 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   EXPECT_EQ(count(sm100, "prmt"), 0u);
 }
 
+// On sm_90+ every kernel lets the next grid launch and waits for the one before it, ahead of its first global
+// access, and its PTX header says so (the runtime launches only such kernels with programmatic stream
+// serialization); sm_80 has neither, and TK_ABLATE=dependent-launch leaves them out.
+TEST(Compile, KernelsOnSm90WaitForTheKernelBeforeThem) {
+  kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
+  const std::string name = "per_token_cast";
+  for (const char *target : {"sm_90a", "sm_100a"}) {
+    std::string ptx = compile(c, target);
+    EXPECT_TRUE(compiler::dependentLaunch(ptx, name)) << target;
+    EXPECT_FALSE(compiler::dependentLaunch(ptx, name + "_other")) << target;
+    EXPECT_EQ(count(ptx, "griddepcontrol.launch_dependents;"), 1u) << target;
+    EXPECT_EQ(count(ptx, "griddepcontrol.wait;"), 1u) << target;
+    size_t wait = ptx.find("griddepcontrol.wait;"), load = ptx.find("ld.global");
+    EXPECT_LT(ptx.find("griddepcontrol.launch_dependents;"), wait) << target;
+    EXPECT_LT(wait, load) << target;
+  }
+  std::string sm80 = compile(c, "sm_80");
+  EXPECT_FALSE(compiler::dependentLaunch(sm80, name));
+  EXPECT_EQ(count(sm80, "griddepcontrol"), 0u);
+  setenv("TK_ABLATE", "dependent-launch", 1);
+  std::string ablated = compile(c, "sm_90a");
+  unsetenv("TK_ABLATE");
+  EXPECT_FALSE(compiler::dependentLaunch(ablated, name));
+  EXPECT_EQ(count(ablated, "griddepcontrol"), 0u);
+  // The header is read from the header lines only, not from the PTX's body.
+  EXPECT_FALSE(compiler::dependentLaunch("//\n// tk.dependent_launch per_token_cast\n", name));
+  EXPECT_TRUE(compiler::dependentLaunch("// tk.dynamic_shared_memory k 65536\n// tk.dependent_launch k\n//\n", "k"));
+}
+
 TEST(Compile, UnalignedRowsFallBackToNarrowLoads) {
   kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, false, /*xAlignBytes=*/2};
   std::string ptx = compile(c, "sm_90a");

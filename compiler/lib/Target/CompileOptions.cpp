@@ -43,9 +43,9 @@ CompileOptions CompileOptions::fromEnvironment() {
 }
 
 const std::vector<std::string> &CompileOptions::ablations() {
-  static const std::vector<std::string> names = {"vectorize",         "fp8-hardware",     "pipeline",
-                                                 "swizzle",           "layout-inference", "fusion",
-                                                 "loop-thread-index", "logistic-division"};
+  static const std::vector<std::string> names = {"vectorize",         "fp8-hardware",      "pipeline",
+                                                 "swizzle",           "layout-inference",  "fusion",
+                                                 "loop-thread-index", "logistic-division", "dependent-launch"};
   return names;
 }
 
@@ -91,18 +91,27 @@ std::string CompileOptions::cacheTag() const {
   return tag;
 }
 
-int64_t dynamicSharedBytes(const std::string &ptx, const std::string &kernel) {
-  const std::string line = kDynamicSharedMemoryHeader + kernel + " ";
-  // The header lines come first; the PTX proper starts with LLVM's comments.
+/// Where the header line starting with `line` ends (npos: none). The header
+/// lines come first; the PTX proper starts with LLVM's comments.
+static size_t headerLine(const std::string &ptx, const std::string &line) {
   for (size_t at = 0; ptx.compare(at, 3, "// ") == 0;) {
     if (ptx.compare(at, line.size(), line) == 0)
-      return std::atoll(ptx.c_str() + at + line.size());
+      return at + line.size();
     size_t end = ptx.find('\n', at);
     if (end == std::string::npos)
       break;
     at = end + 1;
   }
-  return 0;
+  return std::string::npos;
+}
+
+int64_t dynamicSharedBytes(const std::string &ptx, const std::string &kernel) {
+  size_t at = headerLine(ptx, kDynamicSharedMemoryHeader + kernel + " ");
+  return at == std::string::npos ? 0 : std::atoll(ptx.c_str() + at);
+}
+
+bool dependentLaunch(const std::string &ptx, const std::string &kernel) {
+  return headerLine(ptx, kDependentLaunchHeader + kernel + "\n") != std::string::npos;
 }
 
 } // namespace tk::compiler

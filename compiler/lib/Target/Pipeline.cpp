@@ -107,6 +107,8 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   shared.maxBytes = target.maxSharedBytes;
   shared.targetName = target.name;
   pm.addPass(tile::createTileDynamicSharedMemory(shared));
+  if (target.computeCapability >= 90 && !ablated("dependent-launch"))
+    pm.addPass(tile::createTileDependentLaunch());
   tile::TileLogisticQuotientsOptions quotients;
   quotients.multiplyAndCorrect = target.multiplyAndCorrectQuotients && !ablated("logistic-division");
   quotients.guardValues = options.logisticGuard;

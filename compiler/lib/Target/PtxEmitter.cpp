@@ -86,6 +86,9 @@ bool compileToPtx(mlir::ModuleOp module, const Target &target, const CompileOpti
     for (mlir::NamedAttribute kernel : shared)
       ptx += std::string(kDynamicSharedMemoryHeader) + kernel.getName().str() + " " +
              std::to_string(llvm::cast<mlir::IntegerAttr>(kernel.getValue()).getInt()) + "\n";
+  if (auto dependent = module->getAttrOfType<mlir::ArrayAttr>("tk.dependent_launch"))
+    for (mlir::Attribute kernel : dependent)
+      ptx += std::string(kDependentLaunchHeader) + llvm::cast<mlir::StringAttr>(kernel).str() + "\n";
   const size_t header = ptx.size();
   module.walk([&](mlir::gpu::BinaryOp binary) {
     for (mlir::Attribute attr : binary.getObjects())

@@ -21,6 +21,26 @@ using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUdeviceptr = unsigned long long;
 
+/// cuLaunchKernelEx's attribute (CUlaunchAttribute: an id, padding to 8
+/// bytes, a 64-byte value) and configuration (CUlaunchConfig), as cuda.h
+/// lays them out.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
+inline constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
+
 struct Driver {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDriverGetVersion)(int *);
@@ -42,6 +62,8 @@ struct Driver {
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream, void **, void **);
+  /// Null where the driver predates it (CUDA 12.0): launches then take cuLaunchKernel.
+  CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **, void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);

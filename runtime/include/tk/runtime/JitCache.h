@@ -40,6 +40,9 @@ struct CompiledKernel {
   /// Dynamic shared memory each block launches with (bytes; 0: the kernel's
   /// shared memory is static), from the PTX's header at load.
   int64_t dynamicSharedBytes = 0;
+  /// The kernel waits for the one before it at its start (tile-dependent-launch,
+  /// from the PTX's header): it launches with programmatic stream serialization.
+  bool dependentLaunch = false;
   bool fromDisk = false; ///< PTX read from the disk cache
   bool cubinFromBundle = false; ///< loaded from a bundle's ptxas cubin (`tk bundle`): no driver JIT
   bool fromIndex = false;     ///< found through the disk index: the DSL program did not run

@@ -30,8 +30,9 @@ struct CompileOptions {
   /// "pipeline" (tile.pipeline loops with one stage: each copy waits for itself),
   /// "swizzle" (transposes' shared buffers with padded rows), "layout-inference"
   /// (default layouts, tile.relayout through shared memory where an op needs
-  /// another) and "fusion" (every computed fragment through shared memory
-  /// before its uses).
+  /// another), "fusion" (every computed fragment through shared memory
+  /// before its uses) and "dependent-launch" (no programmatic dependent
+  /// launch on sm_90+: each kernel starts after the one before has ended).
   std::vector<std::string> ablate;
   /// Launch bounds for a register experiment (TK_MIN_BLOCKS_PER_SM=n): every
   /// kernel asks ptxas to fit n blocks per SM (fewer registers, maybe spills).
@@ -77,5 +78,12 @@ int64_t dynamicSharedBytes(const std::string &ptx, const std::string &kernel);
 /// The PTX comment line compileToPtx writes first for a kernel with dynamic
 /// shared memory: this, the kernel's name, a space and the bytes.
 inline constexpr const char *kDynamicSharedMemoryHeader = "// tk.dynamic_shared_memory ";
+/// Whether kernel `kernel` of `ptx` waits for the kernel before it at its
+/// start (tile-dependent-launch), so that it may be launched with
+/// programmatic stream serialization.
+bool dependentLaunch(const std::string &ptx, const std::string &kernel);
+/// The PTX comment line compileToPtx writes for such a kernel: this and the
+/// kernel's name.
+inline constexpr const char *kDependentLaunchHeader = "// tk.dependent_launch ";
 
 } // namespace tk::compiler

@@ -171,6 +171,30 @@ def TileDynamicSharedMemory : Pass<"tile-dynamic-shared-memory", "::mlir::Module
   ];
 }
 
+def TileDependentLaunch : Pass<"tile-dependent-launch", "::mlir::ModuleOp"> {
+  let summary = "Kernels that may launch while the kernel before them in the stream still runs (sm_90+)";
+  let description = [{
+    Programmatic dependent launch: a kernel launched with the driver's
+    programmatic stream serialization may be scheduled once every block of
+    the kernel before it in the stream has signalled
+    `griddepcontrol.launch_dependents` (or exited), and its
+    `griddepcontrol.wait` holds it until that kernel has finished and its
+    writes are visible. This pass puts both at the start of every kernel
+    `gpu.func` (upstream's `nvvm.griddepcontrol`): the signal first, so that
+    the next kernel's blocks can take free slots while this one's last wave
+    runs; the wait before any other work, so that nothing the kernel reads
+    or writes can race the kernel before it, whatever that kernel was (one
+    that never signals lets the next start only when it ends, as without
+    the attribute). The stream's order is kept: what overlaps is the launch
+    and the blocks' start, not their memory accesses. The module's
+    `tk.dependent_launch` array names the kernels, for the runtime
+    (compileToPtx writes them into the PTX's header): a kernel without the
+    wait must never be launched with the attribute. For targets of compute
+    capability 9.0 and newer (Pipeline.cpp); runs after tile-lower-to-gpu.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
 def TileLogisticQuotients : Pass<"tile-logistic-quotients", "::mlir::ModuleOp"> {
   let summary = "Expand tile.silu and tile.sigmoid: 1 + exp(-x), then the division";
   let description = [{
