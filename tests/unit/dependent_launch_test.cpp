@@ -1,8 +1,8 @@
 // How the launcher launches a kernel that waits for the kernel before it
 // (tile-dependent-launch): through cuLaunchKernelEx with programmatic stream
 // serialization, against a driver of stubs that records the calls; a kernel
-// without the wait, or a driver without cuLaunchKernelEx, takes
-// cuLaunchKernel. (On a GPU every operator's checks run through it.)
+// without the wait, or a driver without cuLaunchKernelEx or refusing the
+// attribute, takes cuLaunchKernel. (On a GPU every operator's checks run through it.)
 #include "tk/compiler/Target/CompileOptions.h"
 #include "tk/dsl/KernelBuilder.h"
 #include "tk/runtime/JitCache.h"
@@ -20,13 +20,13 @@ struct Calls {
   int plain = 0, ex = 0;
   runtime::LaunchConfig config{};
   runtime::LaunchAttribute attr{};
-  runtime::CUresult exResult = 0;
+  runtime::CUresult exResult = 0, plainResult = 0;
 };
 Calls calls;
 
 runtime::CUresult launchKernel(runtime::CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, runtime::CUstream, void **, void **) {
-  return ++calls.plain, 0;
+  return ++calls.plain, calls.plainResult;
 }
 runtime::CUresult launchKernelEx(const runtime::LaunchConfig *config, runtime::CUfunction, void **, void **) {
   ++calls.ex;
@@ -109,13 +109,20 @@ TEST_F(DependentLaunch, OtherKernelsAndOlderDriversTakeCuLaunchKernel) {
   EXPECT_EQ(calls.ex, 0);
 }
 
-TEST_F(DependentLaunch, AFailedLaunchNamesTheCall) {
-  calls.exResult = 1; // CUDA_ERROR_INVALID_VALUE
+TEST_F(DependentLaunch, ARefusedAttributeFallsBackToAPlainLaunch) {
+  calls.exResult = 801; // CUDA_ERROR_NOT_SUPPORTED
   tk_tensor x = rows(8, 0), y = rows(8, 1);
   runtime::Driver d = stubs(true);
-  runtime::Status s = runtime::launch(d, addOne("sm_90a"), {&x, &y}, nullptr, 132, {});
+  runtime::CompiledKernel k = addOne("sm_90a");
+  runtime::Status s = runtime::launch(d, k, {&x, &y}, nullptr, 132, {});
+  EXPECT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(calls.ex, 1);
+  EXPECT_EQ(calls.plain, 1);
+  // Both refused: the plain launch's error, naming the kernel.
+  calls.plainResult = 1; // CUDA_ERROR_INVALID_VALUE
+  s = runtime::launch(d, k, {&x, &y}, nullptr, 132, {});
   EXPECT_EQ(s.code(), TK_ERROR_LAUNCH);
-  EXPECT_NE(s.message().find("cuLaunchKernelEx failed: stub error"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("cuLaunchKernel failed: stub error"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("add_one"), std::string::npos) << s.message();
 }
 
