@@ -85,6 +85,9 @@ struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions>
       *this, "readonly-loads",
       llvm::cl::desc("every kernel's read-only tensors as noalias, as a schedule's readonly_loads"),
       llvm::cl::init(false)};
+  Option<bool> dependentLaunch{*this, "dependent-launch",
+                               llvm::cl::desc("programmatic dependent launch on sm_90+, as TK_DEPENDENT_LAUNCH=1"),
+                               llvm::cl::init(false)};
   ListOption<std::string> ablate{*this, "ablate",
                                  llvm::cl::desc("passes switched off, as TK_ABLATE names them (e.g. logistic-division)")};
 };
@@ -103,6 +106,7 @@ void registerPasses() {
         compile.logisticGuard = options.logisticGuard;
         compile.swizzleBytes = options.swizzleBytes;
         compile.readonlyLoads = options.readonlyLoads;
+        compile.dependentLaunch = options.dependentLaunch;
         if (!target) {
           llvm::errs() << "tile-to-ptx: unknown target '" << options.target << "' (sm_80, sm_90a or sm_100a)\n";
           std::exit(1);

@@ -99,12 +99,17 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   EXPECT_EQ(count(sm100, "prmt"), 0u);
 }
 
-// On sm_90+ every kernel lets the next grid launch and waits for the one before it, ahead of its first global
-// access, and its PTX header says so (the runtime launches only such kernels with programmatic stream
-// serialization); sm_80 has neither, and TK_ABLATE=dependent-launch leaves them out.
-TEST(Compile, KernelsOnSm90WaitForTheKernelBeforeThem) {
+// With TK_DEPENDENT_LAUNCH=1, on sm_90+ every kernel lets the next grid launch and waits for the one before it,
+// ahead of its first global access, and its PTX header says so (the runtime launches only such kernels with
+// programmatic stream serialization), under a cache key of its own; sm_80 has neither, and by default it is off.
+TEST(Compile, DependentLaunchWaitsForTheKernelBefore) {
   kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
   const std::string name = "per_token_cast";
+  auto sm90 = *compiler::findTarget("sm_90a");
+  std::string plain = compile(c, "sm_90a"), plainKey = cacheKey(c.key(), sm90);
+  EXPECT_FALSE(compiler::dependentLaunch(plain, name));
+  EXPECT_EQ(count(plain, "griddepcontrol"), 0u);
+  setenv("TK_DEPENDENT_LAUNCH", "1", 1);
   for (const char *target : {"sm_90a", "sm_100a"}) {
     std::string ptx = compile(c, target);
     EXPECT_TRUE(compiler::dependentLaunch(ptx, name)) << target;
@@ -115,14 +120,11 @@ TEST(Compile, KernelsOnSm90WaitForTheKernelBeforeThem) {
     EXPECT_LT(ptx.find("griddepcontrol.launch_dependents;"), wait) << target;
     EXPECT_LT(wait, load) << target;
   }
+  EXPECT_NE(cacheKey(c.key(), sm90), plainKey);
   std::string sm80 = compile(c, "sm_80");
+  unsetenv("TK_DEPENDENT_LAUNCH");
   EXPECT_FALSE(compiler::dependentLaunch(sm80, name));
   EXPECT_EQ(count(sm80, "griddepcontrol"), 0u);
-  setenv("TK_ABLATE", "dependent-launch", 1);
-  std::string ablated = compile(c, "sm_90a");
-  unsetenv("TK_ABLATE");
-  EXPECT_FALSE(compiler::dependentLaunch(ablated, name));
-  EXPECT_EQ(count(ablated, "griddepcontrol"), 0u);
   // The header is read from the header lines only, not from the PTX's body.
   EXPECT_FALSE(compiler::dependentLaunch("//\n// tk.dependent_launch per_token_cast\n", name));
   EXPECT_TRUE(compiler::dependentLaunch("// tk.dynamic_shared_memory k 65536\n// tk.dependent_launch k\n//\n", "k"));

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 using namespace tk;
 using namespace tk::dsl;
 
@@ -45,7 +47,8 @@ runtime::Driver stubs(bool withEx) {
   return d;
 }
 
-/// y = x + 1 over rows of 256, 4 rows a block, compiled for `target`, with the launcher's view of its PTX header.
+/// y = x + 1 over rows of 256, 4 rows a block, compiled for `target` with dependent launch on, and the launcher's
+/// view of its PTX header.
 runtime::CompiledKernel addOne(const char *target) {
   runtime::CompiledKernel k;
   auto factory = [](mlir::MLIRContext &ctx) {
@@ -58,7 +61,9 @@ runtime::CompiledKernel addOne(const char *target) {
     });
     return k.finish();
   };
+  setenv("TK_DEPENDENT_LAUNCH", "1", 1);
   runtime::Status s = runtime::compileKernel(factory, *compiler::findTarget(target), k);
+  unsetenv("TK_DEPENDENT_LAUNCH");
   EXPECT_TRUE(s.isOk()) << s.message();
   k.dependentLaunch = compiler::dependentLaunch(k.ptx, k.signature.name);
   k.function = reinterpret_cast<runtime::CUfunction>(uintptr_t(0x40));

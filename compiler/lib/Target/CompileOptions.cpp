@@ -33,6 +33,8 @@ CompileOptions CompileOptions::fromEnvironment() {
   }
   if (const char *m = std::getenv("TK_MIN_BLOCKS_PER_SM"))
     o.minBlocksPerSm = std::atoll(m);
+  if (const char *p = std::getenv("TK_DEPENDENT_LAUNCH"))
+    o.dependentLaunch = std::string(p) == "1";
   if (const char *e = std::getenv("TK_COPY_ENGINE"); e && *e)
     o.copyEngine = e;
   if (const char *g = std::getenv("TK_LOGISTIC_GUARD"))
@@ -43,9 +45,9 @@ CompileOptions CompileOptions::fromEnvironment() {
 }
 
 const std::vector<std::string> &CompileOptions::ablations() {
-  static const std::vector<std::string> names = {"vectorize",         "fp8-hardware",      "pipeline",
-                                                 "swizzle",           "layout-inference",  "fusion",
-                                                 "loop-thread-index", "logistic-division", "dependent-launch"};
+  static const std::vector<std::string> names = {"vectorize",         "fp8-hardware",     "pipeline",
+                                                 "swizzle",           "layout-inference", "fusion",
+                                                 "loop-thread-index", "logistic-division"};
   return names;
 }
 
@@ -88,6 +90,8 @@ std::string CompileOptions::cacheTag() const {
     add("swizzlebytes=" + std::to_string(swizzleBytes));
   if (readonlyLoads)
     add("readonly");
+  if (dependentLaunch)
+    add("pdl");
   return tag;
 }
 

@@ -107,7 +107,7 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   shared.maxBytes = target.maxSharedBytes;
   shared.targetName = target.name;
   pm.addPass(tile::createTileDynamicSharedMemory(shared));
-  if (target.computeCapability >= 90 && !ablated("dependent-launch"))
+  if (target.computeCapability >= 90 && options.dependentLaunch)
     pm.addPass(tile::createTileDependentLaunch());
   tile::TileLogisticQuotientsOptions quotients;
   quotients.multiplyAndCorrect = target.multiplyAndCorrectQuotients && !ablated("logistic-division");

@@ -1,11 +1,11 @@
-// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=WAIT
-// RUN: tk-opt %s -tile-to-ptx=target=sm_100a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=WAIT
-// RUN: tk-opt %s -tile-to-ptx=target=sm_80 | FileCheck %s --check-prefix=NONE
-// RUN: tk-opt %s -tile-to-ptx='target=sm_90a ablate=dependent-launch' | FileCheck %s --check-prefix=NONE
+// RUN: tk-opt %s -tile-to-ptx='target=sm_90a dependent-launch=true' | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=WAIT
+// RUN: tk-opt %s -tile-to-ptx='target=sm_100a dependent-launch=true' | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=WAIT
+// RUN: tk-opt %s -tile-to-ptx='target=sm_80 dependent-launch=true' | FileCheck %s --check-prefix=NONE
+// RUN: tk-opt %s -tile-to-ptx=target=sm_90a | FileCheck %s --check-prefix=NONE
 
-// On sm_90a and sm_100a the kernel signals and waits before its first
-// global access (the load of x); sm_80 has no griddepcontrol, and the
-// ablation leaves it out.
+// With dependent launch on (TK_DEPENDENT_LAUNCH=1 in tk), on sm_90a and
+// sm_100a the kernel signals and waits before its first global access (the
+// load of x); sm_80 has no griddepcontrol, and by default it is off.
 // WAIT: griddepcontrol.launch_dependents;
 // WAIT-NEXT: griddepcontrol.wait;
 // WAIT-NOT: griddepcontrol

@@ -30,9 +30,8 @@ struct CompileOptions {
   /// "pipeline" (tile.pipeline loops with one stage: each copy waits for itself),
   /// "swizzle" (transposes' shared buffers with padded rows), "layout-inference"
   /// (default layouts, tile.relayout through shared memory where an op needs
-  /// another), "fusion" (every computed fragment through shared memory
-  /// before its uses) and "dependent-launch" (no programmatic dependent
-  /// launch on sm_90+: each kernel starts after the one before has ended).
+  /// another) and "fusion" (every computed fragment through shared memory
+  /// before its uses).
   std::vector<std::string> ablate;
   /// Launch bounds for a register experiment (TK_MIN_BLOCKS_PER_SM=n): every
   /// kernel asks ptxas to fit n blocks per SM (fewer registers, maybe spills).
@@ -57,9 +56,14 @@ struct CompileOptions {
   /// tk-opt's tile-to-ptx{readonly-loads=true} and tests, not the
   /// environment (timed: no shipped kernel gained, docs/design.md).
   bool readonlyLoads = false;
+  /// Programmatic dependent launch on sm_90a and sm_100a (TK_DEPENDENT_LAUNCH=1;
+  /// tile-dependent-launch): every kernel may launch while the kernel before it
+  /// runs and waits for it at its start. An experiment until it is timed on a
+  /// GPU (docs/design.md); ignored on sm_80.
+  bool dependentLaunch = false;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_PASS_TIMING, TK_ABLATE,
-  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD and
-  /// TK_SWIZZLE_BYTES.
+  /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD,
+  /// TK_SWIZZLE_BYTES and TK_DEPENDENT_LAUNCH.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
   /// "minblocks=n", "engine=bulk").
