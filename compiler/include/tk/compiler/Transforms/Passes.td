@@ -189,8 +189,10 @@ def TileDependentLaunch : Pass<"tile-dependent-launch", "::mlir::ModuleOp"> {
     and the blocks' start, not their memory accesses. The module's
     `tk.dependent_launch` array names the kernels, for the runtime
     (compileToPtx writes them into the PTX's header): a kernel without the
-    wait must never be launched with the attribute. For targets of compute
-    capability 9.0 and newer (Pipeline.cpp); runs after tile-lower-to-gpu.
+    wait must never be launched with the attribute. Pipeline.cpp runs it for
+    targets of compute capability 9.0 and newer when asked
+    (TK_DEPENDENT_LAUNCH=1, an experiment: docs/design.md has what it gains
+    and loses); it runs after tile-lower-to-gpu.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect"];
 }
