@@ -93,6 +93,11 @@ void KernelBuilder::warpsAlongRows() {
   warpsAlongRows_ = true;
 }
 
+void KernelBuilder::dependentLaunch(bool signalAtStart) {
+  requireBeforeGrid("dependentLaunch");
+  dependentLaunch_ = signalAtStart ? 1 : 2;
+}
+
 void KernelBuilder::vectorElements(int64_t elements) {
   if (elements < 1 || elements > 64 || ((elements & (elements - 1)) && elements % 8))
     throw std::invalid_argument("vectorElements: a power of two or a multiple of 8 from 1 to 64, got " +
@@ -261,10 +266,10 @@ std::vector<Total> KernelBuilder::gridWithTotals(int64_t blocksPerSm, std::vecto
                                        ArrayAttr(), ArrayAttr());
   kernel_ = kernel;
   if (maxAccessBytes_ || vectorElements_ || transposeRows_ || rereadThreadIndex_ || minBlocksPerSm_ || readOnlyLoads_ ||
-      warpsAlongRows_)
+      warpsAlongRows_ || dependentLaunch_)
     kernel.setScheduleAttr(tile::ScheduleAttr::get(&ctx_, maxAccessBytes_, vectorElements_, transposeRows_,
-                                                   rereadThreadIndex_, minBlocksPerSm_, readOnlyLoads_,
-                                                   warpsAlongRows_));
+                                                   rereadThreadIndex_, minBlocksPerSm_, readOnlyLoads_, warpsAlongRows_,
+                                                   dependentLaunch_));
   for (size_t i = 0; i < signature_.tensors.size(); ++i) {
     const TensorParam &p = signature_.tensors[i];
     kernel.setArgAttr(i, "tile.align", b_.getI64IntegerAttr(p.alignBytes));

@@ -50,6 +50,28 @@ struct ScheduleField {
   int64_t unset;       ///< the value that leaves the choice to the heuristic
 };
 
+/// The `pdl` field of an operator of several kernels (0 to 2; unset, -1:
+/// the operator's default): whether every kernel of a call is launched
+/// while the one before it runs, and when it lets the next one launch
+/// (KernelBuilder::dependentLaunch). The call gives its helper kernels the
+/// main kernel's choice.
+inline ScheduleField dependentLaunchField() {
+  return {"pdl",
+          "programmatic dependent launch on sm_90+: each of the call's kernels launches while the one before it "
+          "runs, then waits for it, and lets the next launch once each of its blocks has started (1) or ended (2); "
+          "0: plain launches",
+          0,
+          2,
+          false,
+          -1};
+}
+
+/// KernelBuilder::dependentLaunch as a `pdl` field asks (`fallback` where unset).
+template <typename Builder> void applyDependentLaunch(Builder &k, int64_t pdl, int64_t fallback) {
+  if (int64_t p = pdl >= 0 ? pdl : fallback)
+    k.dependentLaunch(p == 1);
+}
+
 /// The declared fields of `Config`'s schedule: each a member of the config.
 template <typename Config> class ScheduleSpec {
 public:

@@ -80,6 +80,7 @@ Status runBackward(tk_context ctx, MixGateKind kind, const Arguments &args, std:
   r.kind = kind, r.stage = MixGateStage::Reduce, r.streams = n;
   if (Status s = mixGateSchedule(kind, true).resolve(ctx, target, r); !s.isOk())
     return s;
+  r.pdl = c.pdl;
   // Both kernels made once, for prepare (side by side on a first call) and the runs.
   const std::vector<tk::runtime::KernelFactory> kernels = {tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), c),
                                                            tk::runtime::factoryOf(TK_PROGRAM(buildMixGate), r)};

@@ -50,13 +50,14 @@ const OperatorSchedule<MixGateConfig> &mixGateSchedule(MixGateKind kind, bool ba
   using C = MixGateConfig;
   auto make = [](MixGateKind kind, bool backward) {
     const std::string name = mixGateName(kind, backward);
+    const ScheduleSpec<C>::Entry rows = {
+        &C::rows,
+        {"rows", "tokens per CTA (a power of two; the backward's partial sums: one per CTA)", 1, 1024, true, 0}};
+    const ScheduleSpec<C>::Entry threads = {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}};
     return OperatorSchedule<C>(
         name, "tk_" + name,
-        ScheduleSpec<C>({
-            {&C::rows,
-             {"rows", "tokens per CTA (a power of two; the backward's partial sums: one per CTA)", 1, 1024, true, 0}},
-            {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-        }),
+        ScheduleSpec<C>(backward ? std::vector<ScheduleSpec<C>::Entry>{rows, threads, {&C::pdl, dependentLaunchField()}}
+                                 : std::vector<ScheduleSpec<C>::Entry>{rows, threads}),
         checkSchedule, searchSpace, [](C &) {},
         // The backward's reduce kernel keeps its fixed order; the schedule is the main kernel's.
         [](const C &c) { return c.stage == MixGateStage::Reduce; });

@@ -54,6 +54,8 @@ struct NormFnConfig {
   /// has it (sm_90a; tile.dot's `warpgroup`), fn's chunk read by the tensor
   /// core from shared memory; 0 mma.sync (every warp reads its fragments).
   int64_t wgmma = -1;
+  /// Forward: dependentLaunchField (-1: 1; Finish takes the forward's).
+  int64_t pdl = -1;
   bool onWarpgroups() const { return wgmma != 0; }
   int64_t numBlocks() const { return blocks ? blocks : 2; }
   int64_t numStages() const { return stages ? stages : stage == NormFnStage::Forward ? 2 : 1; }

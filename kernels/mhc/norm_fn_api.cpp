@@ -60,7 +60,7 @@ Status tk::kernels::mhc::runNormFnForward(tk_context ctx, NormFnConfig c, const 
   if (splits == 1)
     return ctx->run(tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), tensors, stream, scalars);
   NormFnConfig finish;
-  finish.stage = NormFnStage::Finish, finish.width = c.width, finish.splits = splits;
+  finish.stage = NormFnStage::Finish, finish.width = c.width, finish.splits = splits, finish.pdl = c.pdl;
   ctx->prepare(
       {tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), c), tk::runtime::factoryOf(TK_PROGRAM(buildNormFn), finish)},
       tensors);

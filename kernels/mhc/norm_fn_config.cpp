@@ -30,7 +30,8 @@ int64_t NormFnConfig::numSplits() const {
 
 std::string NormFnConfig::key() const {
   if (stage == NormFnStage::Finish) // its tile is its own; the splits' count shapes its inputs
-    return "mhc_pre_norm_fn_fwd_finish:G=" + std::to_string(width) + ",S=" + std::to_string(numSplits());
+    return "mhc_pre_norm_fn_fwd_finish:G=" + std::to_string(width) + ",S=" + std::to_string(numSplits()) +
+           (pdl >= 0 ? ",pdl=" + std::to_string(pdl) : "");
   const bool backward = stage != NormFnStage::Forward;
   const std::string schedule = normFnSchedule(backward).spec().print(*this);
   const char *name = stage == NormFnStage::Forward ? "mhc_pre_norm_fn_fwd"
@@ -79,31 +80,32 @@ static std::vector<std::string> searchSpace(const NormFnConfig &c, const compile
 
 const OperatorSchedule<NormFnConfig> &normFnSchedule(bool backward) {
   using C = NormFnConfig;
-  auto make = [](const char *name) {
+  auto make = [](const char *name, bool backward) {
+    std::vector<ScheduleSpec<C>::Entry> fields = {
+        {&C::tokens,
+         {"tokens", "tokens per CTA (forward) or per step (backward), a multiple of 16", 16, 256, false, 0}},
+        {&C::chunk, {"chunk", "G columns per step (forward) or per CTA (backward), dividing G", 8, 1024, false, 0}},
+        {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
+        {&C::stages,
+         {"stages", "forward: chunks in flight through shared memory (1: loads in the loop)", 1, 4, false, 0}},
+        {&C::splits, {"splits", "forward: CTAs sharing a row block's G, their sums added in order", 1, 64, false, 0}},
+        {&C::blocks,
+         {"blocks", "forward: CTAs per SM its registers must allow (launch bounds; unset: 2)", 1, 32, false, 0}},
+        {&C::wgmma,
+         {"wgmma",
+          "forward: the product as wgmma on sm_90a, fn's chunk read from shared memory by the tensor "
+          "core (1, the default) or mma.sync (0)",
+          0, 1, false, -1}},
+    };
+    if (!backward)
+      fields.push_back({&C::pdl, dependentLaunchField()});
     return OperatorSchedule<C>(
-        name, std::string("tk_") + name,
-        ScheduleSpec<C>({
-            {&C::tokens,
-             {"tokens", "tokens per CTA (forward) or per step (backward), a multiple of 16", 16, 256, false, 0}},
-            {&C::chunk, {"chunk", "G columns per step (forward) or per CTA (backward), dividing G", 8, 1024, false, 0}},
-            {&C::threads, {"threads", "threads per CTA", 32, 1024, true, 0}},
-            {&C::stages,
-             {"stages", "forward: chunks in flight through shared memory (1: loads in the loop)", 1, 4, false, 0}},
-            {&C::splits,
-             {"splits", "forward: CTAs sharing a row block's G, their sums added in order", 1, 64, false, 0}},
-            {&C::blocks,
-             {"blocks", "forward: CTAs per SM its registers must allow (launch bounds; unset: 2)", 1, 32, false, 0}},
-            {&C::wgmma,
-             {"wgmma",
-              "forward: the product as wgmma on sm_90a, fn's chunk read from shared memory by the tensor "
-              "core (1, the default) or mma.sync (0)",
-              0, 1, false, -1}},
-        }),
-        checkSchedule, searchSpace, [](C &) {},
+        name, std::string("tk_") + name, ScheduleSpec<C>(fields), checkSchedule, searchSpace, [](C &) {},
         // The backward's per-token kernel takes its heuristic; the schedule is the slab kernel's.
         [](const C &c) { return c.stage == NormFnStage::Norm || c.stage == NormFnStage::Finish; });
   };
-  static const OperatorSchedule<C> forward = make("mhc_pre_norm_fn_fwd"), back = make("mhc_pre_norm_fn_bwd");
+  static const OperatorSchedule<C> forward = make("mhc_pre_norm_fn_fwd", false),
+                                   back = make("mhc_pre_norm_fn_bwd", true);
   return backward ? back : forward;
 }
 

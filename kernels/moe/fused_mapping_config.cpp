@@ -60,6 +60,7 @@ const OperatorSchedule<FusedMappingConfig> &fusedMappingSchedule() {
           {&C::merged,
            {"merged", "1: no Offsets kernel, each placing CTA sums the counts itself (unset: three kernels)", 1, 1,
             false, 0}},
+          {&C::pdl, dependentLaunchField()},
       }),
       fusedMappingScheduleError, searchSpace);
   return schedule;

@@ -43,6 +43,7 @@ Status countByRows(tk_context ctx, const HistogramConfig &counting, const tk_ten
   const int64_t groups = out->shape[0], n = numElements(ids);
   HistogramConfig rows = counting, sums = stage(HistogramConfig::Stage::RowSums, groups);
   rows.stage = HistogramConfig::Stage::Rows, rows.table = 0;
+  sums.pdl = counting.pdl;
   sums.frequency = slots > 0;
   const int64_t blocks = (n + rows.tileElements() - 1) / rows.tileElements();
   tk::runtime::Scratch scratch;
@@ -80,6 +81,7 @@ Status count(tk_context ctx, const tk::compiler::Target &target, const Histogram
   Status s = histogramSchedule().resolve(ctx, target, zero);
   if (!s.isOk())
     return s;
+  zero.pdl = counting.pdl;
   const std::vector<tk::runtime::KernelFactory> kernels = {
       tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), zero),
       tk::runtime::factoryOf(TK_PROGRAM(buildHistogram), counting)};
@@ -169,9 +171,11 @@ static tk_status tk_aux_fi_unguarded(tk_context ctx, const tk_tensor *topk_idx, 
     return tk::runtime::report(s);
   tk_tensor counts = scratch.tensor(TK_I32, num_experts, 1);
   counts.ndim = 1;
+  HistogramConfig frequency = stage(HistogramConfig::Stage::Frequency);
+  frequency.pdl = counting.pdl;
   if ((s = count(ctx, target, counting, topk_idx, &counts, stream)).isOk())
-    s = runScheduled(ctx, histogramSchedule(), TK_PROGRAM(buildHistogram), stage(HistogramConfig::Stage::Frequency),
-                     {&counts, fi}, stream, {num_experts, n * num_aux_topk});
+    s = runScheduled(ctx, histogramSchedule(), TK_PROGRAM(buildHistogram), frequency, {&counts, fi}, stream,
+                     {num_experts, n * num_aux_topk});
   return tk::runtime::report(s);
 }
 

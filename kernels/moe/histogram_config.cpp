@@ -51,6 +51,7 @@ const OperatorSchedule<HistogramConfig> &histogramSchedule() {
             "1: each CTA's counts as a row of a table that a second kernel "
             "sums (no zeroing kernel, no global atomics)",
             1, 1, false, 0}},
+          {&C::pdl, dependentLaunchField()},
       }),
       checkSchedule, searchSpace,
       // `table` chooses the stages; a Rows kernel takes the rest.

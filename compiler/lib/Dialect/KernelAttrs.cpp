@@ -14,7 +14,7 @@ using namespace tk::tile;
 
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t maxAccessBytes,
                                    int64_t vectorElements, int64_t transposeRows, bool, int64_t minBlocksPerSm, bool,
-                                   bool) {
+                                   bool, int64_t dependentLaunch) {
   if (maxAccessBytes != 0 && maxAccessBytes != 4 && maxAccessBytes != 8 && maxAccessBytes != 16)
     return emitError() << "schedule: max_access_bytes must be 4, 8 or 16 (0: the target's), got " << maxAccessBytes;
   if (vectorElements < 0 || vectorElements > 64 ||
@@ -26,6 +26,9 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "schedule: transpose_rows must be 4, 8 or 16 (0: 4), got " << transposeRows;
   if (minBlocksPerSm < 0 || minBlocksPerSm > 32)
     return emitError() << "schedule: min_blocks_per_sm must be 0 to 32 (0: none), got " << minBlocksPerSm;
+  if (dependentLaunch < 0 || dependentLaunch > 2)
+    return emitError() << "schedule: dependent_launch must be 0 (none), 1 (signal at the start) or 2 (at the end), got "
+                       << dependentLaunch;
   return success();
 }
 

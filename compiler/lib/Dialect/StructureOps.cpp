@@ -32,7 +32,7 @@ void KernelOp::print(OpAsmPrinter &p) {
 ScheduleAttr KernelOp::getScheduleOrDefault() {
   if (ScheduleAttr s = getScheduleAttr())
     return s;
-  return ScheduleAttr::get(getContext(), 0, 0, 0, false, 0, false, false);
+  return ScheduleAttr::get(getContext(), 0, 0, 0, false, 0, false, false, 0);
 }
 
 GridOp KernelOp::getGrid() {

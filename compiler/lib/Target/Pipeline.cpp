@@ -107,8 +107,10 @@ void buildPipeline(mlir::OpPassManager &pm, const Target &target, const CompileO
   shared.maxBytes = target.maxSharedBytes;
   shared.targetName = target.name;
   pm.addPass(tile::createTileDynamicSharedMemory(shared));
-  if (target.computeCapability >= 90 && options.dependentLaunch)
-    pm.addPass(tile::createTileDependentLaunch());
+  tile::TileDependentLaunchOptions dependent;
+  dependent.supported = target.computeCapability >= 90;
+  dependent.every = options.dependentLaunch;
+  pm.addPass(tile::createTileDependentLaunch(dependent));
   tile::TileLogisticQuotientsOptions quotients;
   quotients.multiplyAndCorrect = target.multiplyAndCorrectQuotients && !ablated("logistic-division");
   quotients.guardValues = options.logisticGuard;

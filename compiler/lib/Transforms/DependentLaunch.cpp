@@ -9,8 +9,6 @@
 //===----------------------------------------------------------------------===//
 #include "tk/compiler/Transforms/Passes.h"
 
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-
 namespace tk::tile {
 #define GEN_PASS_DEF_TILEDEPENDENTLAUNCH
 #include "tk/compiler/Transforms/Passes.h.inc"
@@ -22,14 +20,21 @@ namespace tk::compiler {
 namespace {
 
 struct TileDependentLaunchPass : tile::impl::TileDependentLaunchBase<TileDependentLaunchPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Attribute> kernels;
     module.walk([&](gpu::GPUFuncOp func) {
-      if (!func.isKernel())
+      // The mark only asks; the target decides. It never reaches LLVM.
+      auto mark = dyn_cast_or_null<IntegerAttr>(func->removeAttr(tile::kDependentLaunchMark));
+      const int64_t asked = every ? 1 : mark ? mark.getInt() : 0;
+      if (!func.isKernel() || !supported || asked == 0)
         return;
       OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-      NVVM::GriddepcontrolOp::create(b, func.getLoc(), NVVM::GridDepActionKind::launch_dependents);
+      // 2: no signal; the kernel's end is one, block by block.
+      if (asked == 1)
+        NVVM::GriddepcontrolOp::create(b, func.getLoc(), NVVM::GridDepActionKind::launch_dependents);
       NVVM::GriddepcontrolOp::create(b, func.getLoc(), NVVM::GridDepActionKind::wait);
       kernels.push_back(func.getNameAttr());
     });

@@ -10,6 +10,7 @@
 #include "KernelOutline.h"
 #include "tk/compiler/Dialect/Tile/Writers.h"
 #include "tk/compiler/ElementBytes.h"
+#include "tk/compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -201,6 +202,9 @@ FailureOr<KernelState *> outlineKernel(KernelOp kernel, KernelStates &states, co
     minBlocks = *grid.getPersistent();
   if (minBlocks > 0)
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr((int32_t)minBlocks));
+  // For tile-dependent-launch, which keeps or drops it as the target allows.
+  if (int64_t dependent = kernel.getScheduleOrDefault().getDependentLaunch())
+    func->setAttr(kDependentLaunchMark, b.getI64IntegerAttr(dependent));
 
   KernelState &state = states.add(func, loc);
   state.threads = kernel.getThreads();

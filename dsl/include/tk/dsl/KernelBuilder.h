@@ -93,6 +93,15 @@ public:
   /// down the columns then cross warps (transposeRowsPerThread's promise
   /// does not hold with it). Call before grid().
   void warpsAlongRows();
+  /// On sm_90 and newer this kernel may be launched while the kernel before
+  /// it in the stream still runs (programmatic dependent launch), and waits
+  /// for that kernel before any other work: its launch and its blocks' start
+  /// overlap the last wave before it, its memory accesses never do. The
+  /// kernel after it may launch once each of this kernel's blocks has
+  /// started (`signalAtStart`) or only once each has ended. For the kernels
+  /// of an operator of several short kernels (docs/design.md has what it
+  /// gains and where it loses). Call before grid().
+  void dependentLaunch(bool signalAtStart = true);
 
   /// The grid: one to three extents; `body` runs once per block with its indices.
   void grid(std::vector<Dim> sizes, const std::function<void(const std::vector<Index> &)> &body);
@@ -290,6 +299,7 @@ private:
   bool readOnlyLoads_ = false;
   bool paddedStores_ = false;
   bool warpsAlongRows_ = false;
+  int64_t dependentLaunch_ = 0; ///< #tile.schedule's dependent_launch
   int64_t vectorElements_ = 0; ///< 0: derived from the target's access width
   int64_t transposeRows_ = 0;
   int64_t minBlocksPerSm_ = 0; ///< 0: no launch bounds (a persistent grid's own)

@@ -56,10 +56,10 @@ struct CompileOptions {
   /// tk-opt's tile-to-ptx{readonly-loads=true} and tests, not the
   /// environment (timed: no shipped kernel gained, docs/design.md).
   bool readonlyLoads = false;
-  /// Programmatic dependent launch on sm_90a and sm_100a (TK_DEPENDENT_LAUNCH=1;
-  /// tile-dependent-launch): every kernel may launch while the kernel before it
-  /// runs and waits for it at its start. An experiment: faster for some
-  /// operators, slower for get_fused_mapping (docs/design.md); ignored on sm_80.
+  /// Programmatic dependent launch on sm_90a and sm_100a for every kernel, as
+  /// if each schedule asked for dependent_launch = 1 (TK_DEPENDENT_LAUNCH=1;
+  /// tile-dependent-launch). An experiment: operators ask for it per call
+  /// through their schedule's `pdl` (docs/design.md); ignored on sm_80.
   bool dependentLaunch = false;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_PASS_TIMING, TK_ABLATE,
   /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD,

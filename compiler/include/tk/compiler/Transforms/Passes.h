@@ -16,6 +16,10 @@
 
 namespace tk::tile {
 
+/// A kernel gpu.func's attribute: its schedule's dependent_launch, 1 or 2
+/// (tile-lower-to-gpu sets it, tile-dependent-launch acts on it).
+inline constexpr llvm::StringLiteral kDependentLaunchMark = "tk.dependent_launch";
+
 #define GEN_PASS_DECL
 #include "tk/compiler/Transforms/Passes.h.inc"
 

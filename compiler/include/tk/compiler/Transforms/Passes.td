@@ -179,22 +179,30 @@ def TileDependentLaunch : Pass<"tile-dependent-launch", "::mlir::ModuleOp"> {
     the kernel before it in the stream has signalled
     `griddepcontrol.launch_dependents` (or exited), and its
     `griddepcontrol.wait` holds it until that kernel has finished and its
-    writes are visible. This pass puts both at the start of every kernel
-    `gpu.func` (upstream's `nvvm.griddepcontrol`): the signal first, so that
-    the next kernel's blocks can take free slots while this one's last wave
-    runs; the wait before any other work, so that nothing the kernel reads
-    or writes can race the kernel before it, whatever that kernel was (one
-    that never signals lets the next start only when it ends, as without
-    the attribute). The stream's order is kept: what overlaps is the launch
-    and the blocks' start, not their memory accesses. The module's
+    writes are visible. For every kernel `gpu.func` whose schedule asks
+    (`dependent_launch` 1 or 2, which tile-lower-to-gpu copies into the
+    attribute `tk.dependent_launch`), or every kernel with `every` (as 1),
+    this pass puts them at the start (upstream's `nvvm.griddepcontrol`): with
+    1 the signal first, so that the next kernel's blocks can take free slots
+    while this one's last wave runs (with 2 none: each block's end is its
+    signal); the wait before any other work, so that nothing the kernel
+    reads or writes can race the kernel before it, whatever that kernel was
+    (one that never signals lets the next start only when it ends, as
+    without the attribute). The stream's order is kept: what overlaps is the
+    launch and the blocks' start, not their memory accesses. The module's
     `tk.dependent_launch` array names the kernels, for the runtime
     (compileToPtx writes them into the PTX's header): a kernel without the
-    wait must never be launched with the attribute. Pipeline.cpp runs it for
-    targets of compute capability 9.0 and newer when asked
-    (TK_DEPENDENT_LAUNCH=1, an experiment: docs/design.md has what it gains
-    and loses); it runs after tile-lower-to-gpu.
+    wait must never be launched with the attribute. Without `supported` (a
+    target before compute capability 9.0) it only removes the marks. Runs
+    after tile-lower-to-gpu; Pipeline.cpp always runs it.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect"];
+  let options = [
+    Option<"supported", "supported", "bool", /*default=*/"true",
+           "The target has programmatic dependent launch (compute capability 9.0 and newer)">,
+    Option<"every", "every", "bool", /*default=*/"false",
+           "Every kernel, marked or not (TK_DEPENDENT_LAUNCH=1, an experiment)">,
+  ];
 }
 
 def TileLogisticQuotients : Pass<"tile-logistic-quotients", "::mlir::ModuleOp"> {

@@ -147,6 +147,13 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
       in its own warp where the rows allow, so that reductions along a row
       shuffle within the warp (no shared memory, no barrier). Without it a
       long row spreads over every warp of the block.
+    * `dependent_launch` (0: none; 1 or 2): on sm_90 and newer the kernel
+      may be launched while the kernel before it in the stream still runs,
+      and waits for it before any other work (tile-dependent-launch): for
+      the kernels of an operator of several short kernels, whose boundaries
+      otherwise each cost a launch after the last block of the one before.
+      1 also lets the kernel after it launch as soon as each of its blocks
+      has started; 2 only once each has ended.
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "0">:$max_access_bytes,
                         DefaultValuedParameter<"int64_t", "0">:$vector_elements,
@@ -154,7 +161,8 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
                         DefaultValuedParameter<"bool", "false">:$reread_thread_index,
                         DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm,
                         DefaultValuedParameter<"bool", "false">:$readonly_loads,
-                        DefaultValuedParameter<"bool", "false">:$warps_along_rows);
+                        DefaultValuedParameter<"bool", "false">:$warps_along_rows,
+                        DefaultValuedParameter<"int64_t", "0">:$dependent_launch);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -1,0 +1,82 @@
+// Dependent launch as an operator's schedule asks (its `pdl` field): on by
+// default where it paid (group_count's kernels), off where it lost
+// (get_fused_mapping's), 2 without the early signal, and never on sm_80.
+#include "kernels/moe/fused_mapping_kernels.h"
+#include "kernels/moe/histogram.h"
+#include "tk/compiler/Target/CompileOptions.h"
+#include "tk/runtime/JitCache.h"
+
+#include <gtest/gtest.h>
+
+using namespace tk;
+using namespace tk::kernels::moe;
+
+namespace {
+
+size_t count(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+template <typename Config, typename Build>
+std::string compile(const Config &c, Build build, const std::string &target = "sm_90a") {
+  runtime::CompiledKernel out;
+  runtime::Status s = runtime::compileKernel([c, build](mlir::MLIRContext &ctx) { return build(ctx, c); },
+                                             *compiler::findTarget(target), out);
+  EXPECT_TRUE(s.isOk()) << s.message();
+  return out.ptx;
+}
+
+HistogramConfig counting(int64_t pdl) {
+  HistogramConfig c;
+  c.stage = HistogramConfig::Stage::Count, c.pdl = pdl;
+  return c;
+}
+
+} // namespace
+
+TEST(ScheduleDependentLaunch, GroupCountSignalsAtTheStartByDefault) {
+  for (const char *target : {"sm_90a", "sm_100a"}) {
+    std::string ptx = compile(counting(-1), buildHistogram, target);
+    EXPECT_TRUE(compiler::dependentLaunch(ptx, "group_count")) << target;
+    EXPECT_EQ(count(ptx, "griddepcontrol.launch_dependents;"), 1u) << target;
+    EXPECT_EQ(count(ptx, "griddepcontrol.wait;"), 1u) << target;
+  }
+  EXPECT_EQ(compile(counting(-1), buildHistogram), compile(counting(1), buildHistogram));
+}
+
+TEST(ScheduleDependentLaunch, TwoWaitsWithoutTheSignalAndZeroIsPlain) {
+  std::string late = compile(counting(2), buildHistogram), plain = compile(counting(0), buildHistogram);
+  EXPECT_TRUE(compiler::dependentLaunch(late, "group_count"));
+  EXPECT_EQ(count(late, "griddepcontrol.launch_dependents;"), 0u);
+  EXPECT_EQ(count(late, "griddepcontrol.wait;"), 1u);
+  EXPECT_FALSE(compiler::dependentLaunch(plain, "group_count"));
+  EXPECT_EQ(count(plain, "griddepcontrol"), 0u);
+  // Each choice is its own kernel to the caches.
+  EXPECT_NE(counting(0).key(), counting(2).key());
+  EXPECT_NE(counting(0).key(), counting(-1).key());
+}
+
+TEST(ScheduleDependentLaunch, NeverOnSm80) {
+  std::string ptx = compile(counting(-1), buildHistogram, "sm_80");
+  EXPECT_FALSE(compiler::dependentLaunch(ptx, "group_count"));
+  EXPECT_EQ(count(ptx, "griddepcontrol"), 0u);
+}
+
+TEST(ScheduleDependentLaunch, FusedMappingIsPlainUnlessAsked) {
+  FusedMappingConfig c;
+  c.stage = FusedMappingConfig::Stage::Count;
+  EXPECT_EQ(count(compile(c, buildFusedMapping), "griddepcontrol"), 0u);
+  c.pdl = 2;
+  EXPECT_TRUE(compiler::dependentLaunch(compile(c, buildFusedMapping), "fused_mapping_count"));
+}
+
+TEST(ScheduleDependentLaunch, TheFieldTakesZeroToTwo) {
+  HistogramConfig c;
+  EXPECT_EQ(histogramSchedule().spec().parse("pdl=2", c), "");
+  EXPECT_EQ(c.pdl, 2);
+  EXPECT_NE(histogramSchedule().spec().parse("pdl=3", c).find("pdl must be 0..2"), std::string::npos);
+  EXPECT_EQ(c.pdl, 2);
+}
