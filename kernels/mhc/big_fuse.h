@@ -35,6 +35,8 @@ struct BigFuseMixConfig {
   int64_t rows = 0, threads = 0;
   /// The same schedule's `rolled` (1: Sinkhorn's steps as a loop; the same bits).
   bool rolled = false;
+  /// The call's norm_fn kernels' `pdl` (dependentLaunchField: 0 to 2), for its other kernels too.
+  int64_t pdl = 0;
   std::string key() const;
 };
 

@@ -22,6 +22,31 @@ namespace {
 constexpr int64_t kMaxStreams = 4, kMaxRepeat = 32;
 
 bool finite(float v) { return std::isfinite(v); }
+
+/// A kernel that follows the norm_fn kernels of a call with G = `width`, as
+/// that call makes it on the target it is built for: with the `pdl` they
+/// resolve to (TK_SCHEDULE's, the table's or the default), through
+/// `factory` (a plain or a scheduled one) of the config so set.
+template <typename Config, typename Factory>
+tk::runtime::KernelFactory afterNormFn(Factory factory, const Config &config, int64_t width) {
+  tk::runtime::KernelFactory f = factory(config);
+#ifndef TK_RUNTIME_ONLY // which has no programs to build
+  f.build = [factory, config, width](mlir::MLIRContext &ctx, const tk::compiler::Target &target) {
+    NormFnConfig norm;
+    norm.width = width;
+    tk::runtime::ScheduleChoice choice;
+    Status s = normFnSchedule(false).choose(tk::runtime::ScheduleSettings::fromEnvironment(), target, norm, choice);
+    if (!s.isOk())
+      throw std::invalid_argument(s.message());
+    Config c = config;
+    c.pdl = norm.dependentLaunch();
+    return factory(c).build(ctx, target);
+  };
+#else
+  (void)width;
+#endif
+  return f;
+}
 } // namespace
 
 extern "C" tk_status tk_mhc_pre_big_fuse(tk_context ctx, const tk_tensor *residual, const tk_tensor *fn,
@@ -86,6 +111,7 @@ extern "C" tk_status tk_mhc_pre_big_fuse(tk_context ctx, const tk_tensor *residu
         BigFuseMixConfig mixes;
         mixes.streams = n, mixes.repeat = sinkhorn_repeat, mixes.rows = sinkhorn.rows, mixes.threads = sinkhorn.threads;
         mixes.rolled = sinkhorn.isRolled();
+        mixes.pdl = norm.dependentLaunch();
         tk_tensor postLogits = strided(&mix, n, {t, n, 1}, {n3, 1, 1}),
                   combLogits = strided(&mix, 2 * n, {t, n, n}, {n3, n, 1}),
                   scale3 = strided(scale, 0, {1, 1, 3}, {3, 3, 1}), basePost = strided(base, n, {1, n, 1}, {n, 1, 1}),
@@ -97,7 +123,7 @@ extern "C" tk_status tk_mhc_pre_big_fuse(tk_context ctx, const tk_tensor *residu
           return tk::runtime::report(s);
         // 3. The layer input, pre computed from its logits.
         StreamConfig apply{StreamOp::PreBigFuseApply};
-        apply.streams = n, apply.hidden = h;
+        apply.streams = n, apply.hidden = h, apply.pdl = norm.dependentLaunch();
         tk_tensor preLogits = strided(&mix, 0, {t, n, 1}, {n3, 1, 1}), basePre = strided(base, 0, {1, n, 1}, {n, 1, 1}),
                   out3 = withUnitDim(layer_input, 1);
         return tk::runtime::report(
@@ -119,7 +145,17 @@ TK_REGISTER_OPERATORS(big_fuse) {
        "inference: norm_fn's forward kernels, then post and Sinkhorn's comb per token, then the layer input with pre "
        "from "
        "its logits; bit-identical to the chain of the unfused operators",
-       {KernelVariant{"mhc_pre_big_fuse_mixes.n4.r10", tk::runtime::factoryOf(TK_PROGRAM(buildBigFuseMixes), mixes)},
-        KernelVariant{"mhc_pre_big_fuse.n4.h7168", scheduledFactory(streamSchedule(StreamOp::PreBigFuseApply),
-                                                                    TK_PROGRAM(buildStreamKernel), apply)}}});
+       {KernelVariant{"mhc_pre_big_fuse_mixes.n4.r10", afterNormFn(
+                                                           [](const BigFuseMixConfig &c) {
+                                                             return tk::runtime::factoryOf(
+                                                                 TK_PROGRAM(buildBigFuseMixes), c);
+                                                           },
+                                                           mixes, 4 * 7168)},
+        KernelVariant{"mhc_pre_big_fuse.n4.h7168", afterNormFn(
+                                                       [](const StreamConfig &c) {
+                                                         return scheduledFactory(
+                                                             streamSchedule(StreamOp::PreBigFuseApply),
+                                                             TK_PROGRAM(buildStreamKernel), c);
+                                                       },
+                                                       apply, 4 * 7168)}}});
 }

@@ -54,8 +54,9 @@ struct NormFnConfig {
   /// has it (sm_90a; tile.dot's `warpgroup`), fn's chunk read by the tensor
   /// core from shared memory; 0 mma.sync (every warp reads its fragments).
   int64_t wgmma = -1;
-  /// Forward: dependentLaunchField (-1: 1; Finish takes the forward's).
+  /// Forward: dependentLaunchField (-1: 1; Finish takes the forward's, and so do big_fuse's other kernels).
   int64_t pdl = -1;
+  int64_t dependentLaunch() const { return pdl >= 0 ? pdl : 1; }
   bool onWarpgroups() const { return wgmma != 0; }
   int64_t numBlocks() const { return blocks ? blocks : 2; }
   int64_t numStages() const { return stages ? stages : stage == NormFnStage::Forward ? 2 : 1; }
@@ -93,9 +94,10 @@ runtime::Status checkNormFnLimits(const char *op, Arguments &args, float eps);
 dsl::BuiltKernel buildNormFn(mlir::MLIRContext &ctx, const NormFnConfig &config);
 
 /// tk_mhc_pre_norm_fn_fwd's kernels, scheduled (`c`: width and weighted
-/// set): x (T, G) bf16, fn, w1 (1, G) or null; mix, mul (T, n3), ss (T, 1).
-/// tk_mhc_pre_big_fuse runs the same, so that its logits are the chain's.
-runtime::Status runNormFnForward(tk_context ctx, NormFnConfig c, const tk_tensor &x, const tk_tensor *fn,
+/// set, then the schedule they ran): x (T, G) bf16, fn, w1 (1, G) or null;
+/// mix, mul (T, n3), ss (T, 1). tk_mhc_pre_big_fuse runs the same, so that
+/// its logits are the chain's.
+runtime::Status runNormFnForward(tk_context ctx, NormFnConfig &c, const tk_tensor &x, const tk_tensor *fn,
                                  const tk_tensor *w1, tk_tensor *mix, tk_tensor *mul, tk_tensor *ss, float eps,
                                  tk_stream stream);
 

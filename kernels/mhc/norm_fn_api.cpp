@@ -41,7 +41,7 @@ Status tk::kernels::mhc::checkNormFnLimits(const char *op, Arguments &args, floa
   return Status::ok();
 }
 
-Status tk::kernels::mhc::runNormFnForward(tk_context ctx, NormFnConfig c, const tk_tensor &x, const tk_tensor *fn,
+Status tk::kernels::mhc::runNormFnForward(tk_context ctx, NormFnConfig &c, const tk_tensor &x, const tk_tensor *fn,
                                           const tk_tensor *w1, tk_tensor *mix, tk_tensor *mul, tk_tensor *ss, float eps,
                                           tk_stream stream) {
   std::vector<const tk_tensor *> inputs = {&x, fn};

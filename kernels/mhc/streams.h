@@ -58,6 +58,8 @@ struct StreamConfig {
   int64_t rows = 0, cols = 0, threads = 0;
   /// Schedule (sums over H): versions of the shared chunks in the pipeline (0: 3).
   int64_t stages = 0;
+  /// big_fuse's apply kernel: its call's norm_fn kernels' `pdl` (dependentLaunchField; 0 elsewhere).
+  int64_t pdl = 0;
   int64_t tileRows() const;
   int64_t numStages() const { return stages ? stages : 3; }
   int64_t tileCols() const;

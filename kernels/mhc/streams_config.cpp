@@ -78,7 +78,7 @@ int64_t StreamConfig::numThreads() const {
 std::string StreamConfig::key() const {
   const std::string schedule = streamSchedule(op).spec().print(*this);
   return std::string(streamOpName(op)) + ":n=" + std::to_string(streams) + ",H=" + std::to_string(hidden) +
-         (accumulate ? ",acc" : "") +
+         (accumulate ? ",acc" : "") + (pdl ? ",pdl=" + std::to_string(pdl) : "") +
          (op == StreamOp::MultilayerRecompute ? ",L=" + std::to_string(layers) + ",Lp=" + std::to_string(postLayers)
                                               : "") +
          (schedule.empty() ? "" : "|" + schedule);

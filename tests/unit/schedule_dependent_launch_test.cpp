@@ -1,8 +1,10 @@
 // Dependent launch as an operator's schedule asks (its `pdl` field): on by
 // default where it paid (group_count's kernels), off where it lost
-// (get_fused_mapping's), 2 without the early signal, and never on sm_80.
+// (get_fused_mapping's), 2 without the early signal, never on sm_80; and
+// big_fuse's later kernels as its norm_fn kernels resolve it.
 #include "kernels/moe/fused_mapping_kernels.h"
 #include "kernels/moe/histogram.h"
+#include "kernels/registry.h"
 #include "tk/compiler/Target/CompileOptions.h"
 #include "tk/runtime/JitCache.h"
 
@@ -79,4 +81,27 @@ TEST(ScheduleDependentLaunch, TheFieldTakesZeroToTwo) {
   EXPECT_EQ(c.pdl, 2);
   EXPECT_NE(histogramSchedule().spec().parse("pdl=3", c).find("pdl must be 0..2"), std::string::npos);
   EXPECT_EQ(c.pdl, 2);
+}
+
+// tk compile's variants of big_fuse's mixes and apply kernels take the pdl norm_fn's forward resolves, as a call does.
+TEST(ScheduleDependentLaunch, BigFuseFollowsNormFn) {
+  auto variant = [](const std::string &name) {
+    for (const auto &k : kernels::shippedKernels())
+      for (const auto &v : k.variants)
+        if (v.name == name)
+          return v.build;
+    ADD_FAILURE() << name;
+    return runtime::KernelFactory{};
+  };
+  for (const char *name : {"mhc_pre_big_fuse_mixes.n4.r10", "mhc_pre_big_fuse.n4.h7168"}) {
+    runtime::KernelFactory f = variant(name);
+    runtime::CompiledKernel on, off;
+    ASSERT_TRUE(runtime::compileKernel(f, *compiler::findTarget("sm_90a"), on).isOk()) << name;
+    EXPECT_TRUE(on.ptx.find("griddepcontrol.launch_dependents;") != std::string::npos) << name;
+    setenv("TK_SCHEDULE", "mhc_pre_norm_fn_fwd:pdl=0", 1);
+    runtime::Status s = runtime::compileKernel(f, *compiler::findTarget("sm_90a"), off);
+    unsetenv("TK_SCHEDULE");
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(count(off.ptx, "griddepcontrol"), 0u) << name;
+  }
 }
