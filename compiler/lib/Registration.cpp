@@ -85,9 +85,10 @@ struct PtxPipelineOptions : public mlir::PassPipelineOptions<PtxPipelineOptions>
       *this, "readonly-loads",
       llvm::cl::desc("every kernel's read-only tensors as noalias, as a schedule's readonly_loads"),
       llvm::cl::init(false)};
-  Option<bool> dependentLaunch{*this, "dependent-launch",
-                               llvm::cl::desc("programmatic dependent launch on sm_90+, as TK_DEPENDENT_LAUNCH=1"),
-                               llvm::cl::init(false)};
+  Option<bool> dependentLaunch{
+      *this, "dependent-launch",
+      llvm::cl::desc("programmatic dependent launch on sm_90+ for every kernel, whatever its schedule"),
+      llvm::cl::init(false)};
   ListOption<std::string> ablate{*this, "ablate",
                                  llvm::cl::desc("passes switched off, as TK_ABLATE names them (e.g. logistic-division)")};
 };

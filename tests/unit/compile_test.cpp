@@ -1,5 +1,6 @@
 // DSL -> PTX for every target, through the runtime's compile entry.
 #include "kernels/mhc/norm_fn.h"
+#include "kernels/moe/histogram.h"
 #include "kernels/quant/per_channel_cast.h"
 #include "kernels/quant/per_token_cast.h"
 #include "kernels/quant/swiglu_backward.h"
@@ -99,19 +100,21 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   EXPECT_EQ(count(sm100, "prmt"), 0u);
 }
 
-// With TK_DEPENDENT_LAUNCH=1, on sm_90+ every kernel lets the next grid launch and waits for the one before it,
-// ahead of its first global access, and its PTX header says so (the runtime launches only such kernels with
-// programmatic stream serialization), under a cache key of its own; sm_80 has neither, and by default it is off.
+// A kernel whose schedule asks for dependent launch (group_count's counting kernel, by its default pdl) lets the next
+// grid launch and waits for the one before it, on sm_90+, ahead of its first global access, and its PTX header says
+// so (the runtime launches only such kernels with programmatic stream serialization); sm_80 has neither, nor a kernel
+// that does not ask. Every kernel at once (tk-opt's tile-to-ptx{dependent-launch=true}) is a cache key of its own.
 TEST(Compile, DependentLaunchWaitsForTheKernelBefore) {
-  kernels::quant::PerTokenCastConfig c{7168, 128, dsl::DType::BF16, true};
-  const std::string name = "per_token_cast";
-  auto sm90 = *compiler::findTarget("sm_90a");
-  std::string plain = compile(c, "sm_90a"), plainKey = cacheKey(c.key(), sm90);
-  EXPECT_FALSE(compiler::dependentLaunch(plain, name));
+  kernels::quant::PerTokenCastConfig plainConfig{7168, 128, dsl::DType::BF16, true};
+  std::string plain = compile(plainConfig, "sm_90a");
+  EXPECT_FALSE(compiler::dependentLaunch(plain, "per_token_cast"));
   EXPECT_EQ(count(plain, "griddepcontrol"), 0u);
-  setenv("TK_DEPENDENT_LAUNCH", "1", 1);
+  kernels::moe::HistogramConfig c;
+  c.stage = kernels::moe::HistogramConfig::Stage::Count;
+  const std::string name = "group_count";
+  auto build = [c](mlir::MLIRContext &ctx) { return kernels::moe::buildHistogram(ctx, c); };
   for (const char *target : {"sm_90a", "sm_100a"}) {
-    std::string ptx = compile(c, target);
+    std::string ptx = compileKernel(build, target);
     EXPECT_TRUE(compiler::dependentLaunch(ptx, name)) << target;
     EXPECT_FALSE(compiler::dependentLaunch(ptx, name + "_other")) << target;
     EXPECT_EQ(count(ptx, "griddepcontrol.launch_dependents;"), 1u) << target;
@@ -120,13 +123,14 @@ TEST(Compile, DependentLaunchWaitsForTheKernelBefore) {
     EXPECT_LT(ptx.find("griddepcontrol.launch_dependents;"), wait) << target;
     EXPECT_LT(wait, load) << target;
   }
-  EXPECT_NE(cacheKey(c.key(), sm90), plainKey);
-  std::string sm80 = compile(c, "sm_80");
-  unsetenv("TK_DEPENDENT_LAUNCH");
+  compiler::CompileOptions every;
+  every.dependentLaunch = true;
+  EXPECT_NE(every.cacheTag(), compiler::CompileOptions().cacheTag());
+  std::string sm80 = compileKernel(build, "sm_80");
   EXPECT_FALSE(compiler::dependentLaunch(sm80, name));
   EXPECT_EQ(count(sm80, "griddepcontrol"), 0u);
   // The header is read from the header lines only, not from the PTX's body.
-  EXPECT_FALSE(compiler::dependentLaunch("//\n// tk.dependent_launch per_token_cast\n", name));
+  EXPECT_FALSE(compiler::dependentLaunch("//\n// tk.dependent_launch per_token_cast\n", "per_token_cast"));
   EXPECT_TRUE(compiler::dependentLaunch("// tk.dynamic_shared_memory k 65536\n// tk.dependent_launch k\n//\n", "k"));
 }
 

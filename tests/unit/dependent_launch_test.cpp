@@ -53,6 +53,7 @@ runtime::CompiledKernel addOne(const char *target) {
   runtime::CompiledKernel k;
   auto factory = [](mlir::MLIRContext &ctx) {
     KernelBuilder k(ctx, "add_one", 128);
+    k.dependentLaunch();
     Dim rows = k.dynamic("rows");
     Tensor x = k.input("x", {rows, 256}, DType::F32);
     Tensor y = k.output("y", {rows, 256}, DType::F32);
@@ -61,9 +62,7 @@ runtime::CompiledKernel addOne(const char *target) {
     });
     return k.finish();
   };
-  setenv("TK_DEPENDENT_LAUNCH", "1", 1);
   runtime::Status s = runtime::compileKernel(factory, *compiler::findTarget(target), k);
-  unsetenv("TK_DEPENDENT_LAUNCH");
   EXPECT_TRUE(s.isOk()) << s.message();
   k.dependentLaunch = compiler::dependentLaunch(k.ptx, k.signature.name);
   k.function = reinterpret_cast<runtime::CUfunction>(uintptr_t(0x40));

@@ -33,8 +33,6 @@ CompileOptions CompileOptions::fromEnvironment() {
   }
   if (const char *m = std::getenv("TK_MIN_BLOCKS_PER_SM"))
     o.minBlocksPerSm = std::atoll(m);
-  if (const char *p = std::getenv("TK_DEPENDENT_LAUNCH"))
-    o.dependentLaunch = std::string(p) == "1";
   if (const char *e = std::getenv("TK_COPY_ENGINE"); e && *e)
     o.copyEngine = e;
   if (const char *g = std::getenv("TK_LOGISTIC_GUARD"))

@@ -5,7 +5,7 @@
 // RUN: sed 's/threads = 128 : i64}/schedule = #tile.schedule<dependent_launch = 1>, threads = 128 : i64}/' %s | tk-opt -tile-to-ptx=target=sm_90a | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=WAIT
 // RUN: sed 's/threads = 128 : i64}/schedule = #tile.schedule<dependent_launch = 1>, threads = 128 : i64}/' %s | tk-opt -tile-to-ptx=target=sm_80 | FileCheck %s --check-prefix=NONE
 
-// With dependent launch on (TK_DEPENDENT_LAUNCH=1 in tk), on sm_90a and
+// With dependent launch on for every kernel, on sm_90a and
 // sm_100a the kernel signals and waits before its first global access (the
 // load of x); sm_80 has no griddepcontrol, and by default it is off. A
 // kernel whose schedule asks (dependent_launch = 1) gets it without the

@@ -57,13 +57,13 @@ struct CompileOptions {
   /// environment (timed: no shipped kernel gained, docs/design.md).
   bool readonlyLoads = false;
   /// Programmatic dependent launch on sm_90a and sm_100a for every kernel, as
-  /// if each schedule asked for dependent_launch = 1 (TK_DEPENDENT_LAUNCH=1;
-  /// tile-dependent-launch). An experiment: operators ask for it per call
-  /// through their schedule's `pdl` (docs/design.md); ignored on sm_80.
+  /// if each schedule asked for dependent_launch = 1; set by tk-opt's
+  /// tile-to-ptx{dependent-launch=true} and tests, not the environment:
+  /// operators ask for it through their schedule's `pdl` (docs/design.md).
   bool dependentLaunch = false;
   /// Reads TK_DUMP_IR, TK_PRINT_KERNEL_SOURCE, TK_REMARKS, TK_PASS_TIMING, TK_ABLATE,
   /// TK_MIN_BLOCKS_PER_SM, TK_COPY_ENGINE, TK_LOGISTIC_GUARD,
-  /// TK_SWIZZLE_BYTES and TK_DEPENDENT_LAUNCH.
+  /// and TK_SWIZZLE_BYTES.
   static CompileOptions fromEnvironment();
   /// Empty, or a note that separates ablated kernels in caches ("ablate=...",
   /// "minblocks=n", "engine=bulk").

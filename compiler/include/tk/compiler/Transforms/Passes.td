@@ -201,7 +201,7 @@ def TileDependentLaunch : Pass<"tile-dependent-launch", "::mlir::ModuleOp"> {
     Option<"supported", "supported", "bool", /*default=*/"true",
            "The target has programmatic dependent launch (compute capability 9.0 and newer)">,
     Option<"every", "every", "bool", /*default=*/"false",
-           "Every kernel, marked or not (TK_DEPENDENT_LAUNCH=1, an experiment)">,
+           "Every kernel, marked or not (tk-opt's tile-to-ptx{dependent-launch=true})">,
   ];
 }
 
