@@ -66,9 +66,14 @@ inline ScheduleField dependentLaunchField() {
           -1};
 }
 
-/// KernelBuilder::dependentLaunch as a `pdl` field asks (`fallback` where unset).
-template <typename Builder> void applyDependentLaunch(Builder &k, int64_t pdl, int64_t fallback) {
-  if (int64_t p = pdl >= 0 ? pdl : fallback)
+/// Unset `pdl`: 2 for every operator that declares the field. On an H100 it
+/// took each of them to 0.80-0.97x of plain launches, and 1 was no faster
+/// anywhere while it cost get_fused_mapping up to 1.8x (docs/design.md).
+inline constexpr int64_t kDefaultDependentLaunch = 2;
+
+/// KernelBuilder::dependentLaunch as a `pdl` field asks.
+template <typename Builder> void applyDependentLaunch(Builder &k, int64_t pdl) {
+  if (int64_t p = pdl >= 0 ? pdl : kDefaultDependentLaunch)
     k.dependentLaunch(p == 1);
 }
 

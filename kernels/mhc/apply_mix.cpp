@@ -12,7 +12,7 @@ BuiltKernel buildApplyMixKernel(mlir::MLIRContext &ctx, const StreamConfig &c) {
   const int64_t n = c.streams, h = c.hidden, rows = c.tileRows(), cols = c.tileCols(), align = streamRowAlignBytes(h),
                 chunks = ceil_div(h, cols);
   KernelBuilder k(ctx, streamOpName(c.op) + std::string(c.accumulate ? "_acc" : ""), c.numThreads());
-  applyDependentLaunch(k, c.pdl, 0);
+  applyDependentLaunch(k, c.pdl);
   configureStreamKernel(k, c);
   Dim tokens = k.dynamic("tokens");
   const std::vector<int64_t> tile = {rows, 1, cols};

@@ -17,7 +17,7 @@ BuiltKernel buildBigFuseMixes(mlir::MLIRContext &ctx, const BigFuseMixConfig &c)
   sinkhorn.n = c.streams, sinkhorn.repeat = c.repeat, sinkhorn.rows = c.rows, sinkhorn.threads = c.threads;
   const int64_t n = c.streams, rows = sinkhorn.numRows();
   KernelBuilder k(ctx, "mhc_pre_big_fuse_mixes", sinkhorn.numThreads());
-  applyDependentLaunch(k, c.pdl, 0);
+  applyDependentLaunch(k, c.pdl);
   Dim tokens = k.dynamic("tokens");
   Tensor postLogits = k.input("post_logits", {tokens, n, 1}, DType::F32, {kDynamicStride, 1, 1}, 4);
   Tensor combLogits = k.input("comb_logits", {tokens, n, n}, DType::F32, {kDynamicStride, n, 1}, 4);

@@ -54,7 +54,7 @@ BuiltKernel buildBackward(mlir::MLIRContext &ctx, const MixGateConfig &c) {
   const std::vector<MixGroup> groups = mixGroups(c.kind, n);
   const int64_t numGroups = (int64_t)groups.size();
   KernelBuilder k(ctx, mixGateName(c.kind, true), c.numThreads());
-  applyDependentLaunch(k, c.pdl, 1);
+  applyDependentLaunch(k, c.pdl);
   Dim tokens = k.dynamic("tokens"), blocks = k.dynamic("blocks");
   std::vector<Tensor> grads;
   for (const MixGroup &g : groups)
@@ -102,7 +102,7 @@ BuiltKernel buildReduce(mlir::MLIRContext &ctx, const MixGateConfig &c) {
   const int64_t r = kMixReduceRows;
   // One warp: the partial rows are a few KB, and 32 rows of m or G columns fill 32 threads.
   KernelBuilder k(ctx, mixGateName(c.kind, true) + "_reduce", 32);
-  applyDependentLaunch(k, c.pdl, 1);
+  applyDependentLaunch(k, c.pdl);
   Dim blocks = k.dynamic("blocks");
   Tensor partial = k.input("partial", {blocks, m + numGroups}, DType::F32, {}, 4);
   Tensor gradScale = k.output("grad_scale", {1, numGroups}, DType::F32, {}, 4);

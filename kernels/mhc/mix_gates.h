@@ -53,7 +53,7 @@ struct MixGateConfig {
   /// values per thread; a power of two) and threads per CTA (0: 128). The
   /// backward's partial buffer has one row per `rows` tokens.
   int64_t rows = 0, threads = 0;
-  /// Backward schedule: dependentLaunchField (-1: 1; the reduce kernel takes the main kernel's).
+  /// Backward schedule: dependentLaunchField (-1: kDefaultDependentLaunch; the reduce kernel takes the main kernel's).
   int64_t pdl = -1;
   int64_t numRows() const;
   int64_t numThreads() const { return threads ? threads : 128; }

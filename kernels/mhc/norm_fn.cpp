@@ -58,7 +58,7 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   const DotEngine engine = c.onWarpgroups() ? DotEngine::Warpgroup : DotEngine::Warp;
   KernelBuilder k(ctx, "mhc_pre_norm_fn_fwd", c.numThreads());
   k.minBlocksPerSm(c.numBlocks());
-  applyDependentLaunch(k, c.dependentLaunch(), 0);
+  applyDependentLaunch(k, c.dependentLaunch());
   Dim tokens = k.dynamic("tokens"), mixes = k.dynamic("mixes");
   Tensor x = k.input("residual", {tokens, g}, DType::BF16, {}, 16);
   Tensor fn = k.input("fn", {mixes, g}, DType::F32, {}, 16);
@@ -131,7 +131,7 @@ BuiltKernel buildForward(mlir::MLIRContext &ctx, const NormFnConfig &c) {
 BuiltKernel buildFinish(mlir::MLIRContext &ctx, const NormFnConfig &c) {
   const int64_t g = c.width, rows = c.numTokens(), splits = c.numSplits();
   KernelBuilder k(ctx, "mhc_pre_norm_fn_fwd_finish", c.numThreads());
-  applyDependentLaunch(k, c.dependentLaunch(), 0);
+  applyDependentLaunch(k, c.dependentLaunch());
   Dim tokens = k.dynamic("tokens"), mixes = k.dynamic("mixes");
   Tensor mulParts = k.input("mul_parts", {tokens, splits * kPad}, DType::F32, {}, 16);
   Tensor ssParts = k.input("ss_parts", {tokens, splits}, DType::F32, {}, 4);

@@ -54,9 +54,10 @@ struct NormFnConfig {
   /// has it (sm_90a; tile.dot's `warpgroup`), fn's chunk read by the tensor
   /// core from shared memory; 0 mma.sync (every warp reads its fragments).
   int64_t wgmma = -1;
-  /// Forward: dependentLaunchField (-1: 1; Finish takes the forward's, and so do big_fuse's other kernels).
+  /// Forward: dependentLaunchField (-1: kDefaultDependentLaunch; Finish takes the forward's, and so do big_fuse's other
+  /// kernels).
   int64_t pdl = -1;
-  int64_t dependentLaunch() const { return pdl >= 0 ? pdl : 1; }
+  int64_t dependentLaunch() const { return pdl >= 0 ? pdl : kDefaultDependentLaunch; }
   bool onWarpgroups() const { return wgmma != 0; }
   int64_t numBlocks() const { return blocks ? blocks : 2; }
   int64_t numStages() const { return stages ? stages : stage == NormFnStage::Forward ? 2 : 1; }

@@ -78,7 +78,7 @@ struct Steps {
 
 BuiltKernel buildCount(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   KernelBuilder k(ctx, "fused_mapping_count", c.numThreads());
-  applyDependentLaunch(k, c.pdl, 0);
+  applyDependentLaunch(k, c.pdl);
   k.maxAccessBytes(4); // the bins: one per thread
   Dim f = k.dynamic("slots"), m = k.dynamic("positions");
   Tensor ids = k.input("ids", {f}, DType::I64);
@@ -112,7 +112,7 @@ BuiltKernel buildCount(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
 BuiltKernel buildOffsets(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   const int64_t blocks = c.numBlocks();
   KernelBuilder k(ctx, "fused_mapping_offsets", c.numScanThreads());
-  applyDependentLaunch(k, c.pdl, 0);
+  applyDependentLaunch(k, c.pdl);
   k.maxAccessBytes(4);
   Dim e = k.dynamic("experts");
   Tensor counts = k.input("counts", {blocks, c.bins}, DType::I32);
@@ -140,7 +140,7 @@ BuiltKernel buildPlace(mlir::MLIRContext &ctx, const FusedMappingConfig &c) {
   while (kept > 256 && warps * bins * 4 + kept * 4 > 40960)
     kept /= 2;
   KernelBuilder k(ctx, "fused_mapping_place", c.numThreads());
-  applyDependentLaunch(k, c.pdl, 0);
+  applyDependentLaunch(k, c.pdl);
   k.maxAccessBytes(4); // one element per thread: a warp per row of 32 slots, every thread busy
   Dim f = k.dynamic("slots"), m = k.dynamic("positions"), e = k.dynamic("experts");
   Tensor ids = k.input("ids", {f}, DType::I64);

@@ -25,7 +25,7 @@ BuiltKernel buildHistogram(mlir::MLIRContext &ctx, const HistogramConfig &c) {
   using S = HistogramConfig::Stage;
   static const char *names[] = {"group_count_zero", "group_count", "aux_fi", "group_count_rows", "group_count_sums"};
   KernelBuilder k(ctx, c.stage == S::RowSums && c.frequency ? "aux_fi_sums" : names[(int)c.stage], c.numThreads());
-  applyDependentLaunch(k, c.pdl, 1);
+  applyDependentLaunch(k, c.pdl);
   if (c.stage == S::Zero) {
     Dim g = k.dynamic("groups");
     Tensor counts = k.output("counts", {g}, DType::I32);

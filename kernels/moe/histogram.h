@@ -34,7 +34,7 @@ struct HistogramConfig {
   /// Schedule: ids (Count) or counts (Zero, Frequency) per CTA (0: 4096) and threads (0: 256); `table` = 1:
   /// count by Rows and RowSums (the Count config's schedule chooses; Rows takes its tile and threads).
   int64_t tile = 0, threads = 0, table = 0;
-  /// Schedule: dependentLaunchField (-1: 1; every kernel of a call takes the counting kernel's).
+  /// Schedule: dependentLaunchField (-1: kDefaultDependentLaunch; every kernel of a call takes the counting kernel's).
   int64_t pdl = -1;
   int64_t tileElements() const { return tile ? tile : 4096; }
   int64_t numThreads() const { return threads ? threads : 256; }

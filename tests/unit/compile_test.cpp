@@ -100,17 +100,18 @@ TEST(Compile, PerTokenCastPtxPerTarget) {
   EXPECT_EQ(count(sm100, "prmt"), 0u);
 }
 
-// A kernel whose schedule asks for dependent launch (group_count's counting kernel, by its default pdl) lets the next
-// grid launch and waits for the one before it, on sm_90+, ahead of its first global access, and its PTX header says
-// so (the runtime launches only such kernels with programmatic stream serialization); sm_80 has neither, nor a kernel
-// that does not ask. Every kernel at once (tk-opt's tile-to-ptx{dependent-launch=true}) is a cache key of its own.
+// A kernel whose schedule asks for dependent launch with the early signal (group_count's counting kernel, pdl=1) lets
+// the next grid launch and waits for the one before it, on sm_90+, ahead of its first global access, and its PTX header
+// says so (the runtime launches only such kernels with programmatic stream serialization); sm_80 has neither, nor a
+// kernel that does not ask. Every kernel at once (tk-opt's tile-to-ptx{dependent-launch=true}) is a cache key of its
+// own.
 TEST(Compile, DependentLaunchWaitsForTheKernelBefore) {
   kernels::quant::PerTokenCastConfig plainConfig{7168, 128, dsl::DType::BF16, true};
   std::string plain = compile(plainConfig, "sm_90a");
   EXPECT_FALSE(compiler::dependentLaunch(plain, "per_token_cast"));
   EXPECT_EQ(count(plain, "griddepcontrol"), 0u);
   kernels::moe::HistogramConfig c;
-  c.stage = kernels::moe::HistogramConfig::Stage::Count;
+  c.stage = kernels::moe::HistogramConfig::Stage::Count, c.pdl = 1;
   const std::string name = "group_count";
   auto build = [c](mlir::MLIRContext &ctx) { return kernels::moe::buildHistogram(ctx, c); };
   for (const char *target : {"sm_90a", "sm_100a"}) {

@@ -1,7 +1,7 @@
-// Dependent launch as an operator's schedule asks (its `pdl` field): on by
-// default where it paid (group_count's kernels), off where it lost
-// (get_fused_mapping's), 2 without the early signal, never on sm_80; and
-// big_fuse's later kernels as its norm_fn kernels resolve it.
+// Dependent launch as an operator's schedule asks (its `pdl` field): 2 (the
+// wait, no early signal) by default for every operator that declares it, 1
+// with the signal, 0 plain, never on sm_80; and big_fuse's later kernels as
+// its norm_fn kernels resolve it.
 #include "kernels/moe/fused_mapping_kernels.h"
 #include "kernels/moe/histogram.h"
 #include "kernels/registry.h"
@@ -39,25 +39,25 @@ HistogramConfig counting(int64_t pdl) {
 
 } // namespace
 
-TEST(ScheduleDependentLaunch, GroupCountSignalsAtTheStartByDefault) {
+TEST(ScheduleDependentLaunch, GroupCountWaitsWithoutTheSignalByDefault) {
   for (const char *target : {"sm_90a", "sm_100a"}) {
     std::string ptx = compile(counting(-1), buildHistogram, target);
     EXPECT_TRUE(compiler::dependentLaunch(ptx, "group_count")) << target;
-    EXPECT_EQ(count(ptx, "griddepcontrol.launch_dependents;"), 1u) << target;
+    EXPECT_EQ(count(ptx, "griddepcontrol.launch_dependents;"), 0u) << target;
     EXPECT_EQ(count(ptx, "griddepcontrol.wait;"), 1u) << target;
   }
-  EXPECT_EQ(compile(counting(-1), buildHistogram), compile(counting(1), buildHistogram));
+  EXPECT_EQ(compile(counting(-1), buildHistogram), compile(counting(2), buildHistogram));
 }
 
-TEST(ScheduleDependentLaunch, TwoWaitsWithoutTheSignalAndZeroIsPlain) {
-  std::string late = compile(counting(2), buildHistogram), plain = compile(counting(0), buildHistogram);
-  EXPECT_TRUE(compiler::dependentLaunch(late, "group_count"));
-  EXPECT_EQ(count(late, "griddepcontrol.launch_dependents;"), 0u);
-  EXPECT_EQ(count(late, "griddepcontrol.wait;"), 1u);
+TEST(ScheduleDependentLaunch, OneSignalsAtTheStartAndZeroIsPlain) {
+  std::string early = compile(counting(1), buildHistogram), plain = compile(counting(0), buildHistogram);
+  EXPECT_TRUE(compiler::dependentLaunch(early, "group_count"));
+  EXPECT_EQ(count(early, "griddepcontrol.launch_dependents;"), 1u);
+  EXPECT_EQ(count(early, "griddepcontrol.wait;"), 1u);
   EXPECT_FALSE(compiler::dependentLaunch(plain, "group_count"));
   EXPECT_EQ(count(plain, "griddepcontrol"), 0u);
   // Each choice is its own kernel to the caches.
-  EXPECT_NE(counting(0).key(), counting(2).key());
+  EXPECT_NE(counting(0).key(), counting(1).key());
   EXPECT_NE(counting(0).key(), counting(-1).key());
 }
 
@@ -67,12 +67,18 @@ TEST(ScheduleDependentLaunch, NeverOnSm80) {
   EXPECT_EQ(count(ptx, "griddepcontrol"), 0u);
 }
 
-TEST(ScheduleDependentLaunch, FusedMappingIsPlainUnlessAsked) {
+// Every kernel of a mapping call waits by default; none lets the next in early.
+TEST(ScheduleDependentLaunch, FusedMappingWaitsUnlessToldNot) {
   FusedMappingConfig c;
-  c.stage = FusedMappingConfig::Stage::Count;
+  for (auto stage :
+       {FusedMappingConfig::Stage::Count, FusedMappingConfig::Stage::Offsets, FusedMappingConfig::Stage::Place}) {
+    c.stage = stage, c.pdl = -1;
+    std::string ptx = compile(c, buildFusedMapping);
+    EXPECT_EQ(count(ptx, "griddepcontrol.wait;"), 1u) << (int)stage;
+    EXPECT_EQ(count(ptx, "griddepcontrol.launch_dependents;"), 0u) << (int)stage;
+  }
+  c.stage = FusedMappingConfig::Stage::Count, c.pdl = 0;
   EXPECT_EQ(count(compile(c, buildFusedMapping), "griddepcontrol"), 0u);
-  c.pdl = 2;
-  EXPECT_TRUE(compiler::dependentLaunch(compile(c, buildFusedMapping), "fused_mapping_count"));
 }
 
 TEST(ScheduleDependentLaunch, TheFieldTakesZeroToTwo) {
@@ -97,7 +103,7 @@ TEST(ScheduleDependentLaunch, BigFuseFollowsNormFn) {
     runtime::KernelFactory f = variant(name);
     runtime::CompiledKernel on, off;
     ASSERT_TRUE(runtime::compileKernel(f, *compiler::findTarget("sm_90a"), on).isOk()) << name;
-    EXPECT_TRUE(on.ptx.find("griddepcontrol.launch_dependents;") != std::string::npos) << name;
+    EXPECT_EQ(count(on.ptx, "griddepcontrol.wait;"), 1u) << name;
     setenv("TK_SCHEDULE", "mhc_pre_norm_fn_fwd:pdl=0", 1);
     runtime::Status s = runtime::compileKernel(f, *compiler::findTarget("sm_90a"), off);
     unsetenv("TK_SCHEDULE");
