@@ -51,7 +51,7 @@ struct ScheduleField {
 };
 
 /// The `pdl` field of an operator of several kernels (0 to 2; unset, -1:
-/// the operator's default): whether every kernel of a call is launched
+/// kDefaultDependentLaunch): whether every kernel of a call is launched
 /// while the one before it runs, and when it lets the next one launch
 /// (KernelBuilder::dependentLaunch). The call gives its helper kernels the
 /// main kernel's choice.
@@ -59,7 +59,7 @@ inline ScheduleField dependentLaunchField() {
   return {"pdl",
           "programmatic dependent launch on sm_90+: each of the call's kernels launches while the one before it "
           "runs, then waits for it, and lets the next launch once each of its blocks has started (1) or ended (2); "
-          "0: plain launches",
+          "0: plain launches (unset: 2)",
           0,
           2,
           false,
