@@ -70,6 +70,9 @@ std::string parseCandidates(const std::string &text, std::map<std::string, std::
     if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size())
       return "'" + entry + "' is not OP:FIELDS (e.g. reduce_fused:rolled=1,cols=4096)";
     const std::string op = entry.substr(0, colon), fields = entry.substr(colon + 1);
+    if (runtime::ScheduleSettings::extendsSchedule(fields))
+      return "'" + entry + "': tk tune times each candidate against the heuristic with the tuning table aside, so " +
+             "a candidate names all of its fields (no '+')";
     const kernels::ScheduledOperator *known = kernels::findScheduledOperator(op);
     if (!known)
       return "'" + op + "' is no operator's schedule" + kernels::scheduledAsHint(op) + " (tk tune --list names them)";

@@ -114,22 +114,27 @@ public:
       return s;
     if (secondary_(c))
       return runtime::Status::ok();
-    const std::string *fields = nullptr;
-    if (const std::string &o = settings.overrideFor(name_); !o.empty())
-      fields = &o, choice.source = "TK_SCHEDULE";
-    else if (settings.useTable && (fields = tunedSchedule(name_, target.name, choice.problem)))
-      choice.source = "table";
-    if (!fields)
+    const std::string *row = settings.useTable ? tunedSchedule(name_, target.name, choice.problem) : nullptr;
+    const std::string &o = settings.overrideFor(name_);
+    std::string fields;
+    if (o.empty() && row)
+      fields = *row, choice.source = "table";
+    else if (runtime::ScheduleSettings::extendsSchedule(o)) { // the table's row (if any), then the override's fields
+      fields = (row ? *row + "," : "") + runtime::ScheduleSettings::fieldsOf(o);
+      choice.source = row ? "table + TK_SCHEDULE" : "TK_SCHEDULE";
+    } else if (!o.empty())
+      fields = o, choice.source = "TK_SCHEDULE";
+    else
       return runtime::Status::ok();
     Config tuned = c;
-    std::string error = spec_.parse(*fields, tuned);
-    if (choice.source == "TK_SCHEDULE")
+    std::string error = spec_.parse(fields, tuned);
+    if (choice.source != "table")
       leaveAside_(tuned);
     if (error.empty())
       error = check_(tuned);
     if (!error.empty())
       return choice.source == "table"
-                 ? runtime::Status{TK_ERROR_INTERNAL, "tuning table, " + name_ + " " + *fields + ": " + error}
+                 ? runtime::Status{TK_ERROR_INTERNAL, "tuning table, " + name_ + " " + fields + ": " + error}
                  : runtime::Status::invalid("TK_SCHEDULE: " + name_ + ": " + error);
     c = tuned;
     choice.schedule = spec_.print(c);

@@ -111,7 +111,7 @@ runtime::Status checkScheduleOverrides(const runtime::ScheduleSettings &settings
       return runtime::Status::invalid("TK_SCHEDULE: '" + op + "' is no operator's schedule" + scheduledAsHint(op) +
                                       " (" + names + ")");
     }
-    if (std::string error = known->checkFields(fields); !error.empty())
+    if (std::string error = known->checkFields(runtime::ScheduleSettings::fieldsOf(fields)); !error.empty())
       return runtime::Status::invalid("TK_SCHEDULE: " + op + ": " + error);
   }
   return runtime::Status::ok();

@@ -16,9 +16,13 @@ Status ScheduleSettings::parse(const std::string &text, std::map<std::string, st
     if (item.empty())
       continue;
     size_t colon = item.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-      return Status::invalid("TK_SCHEDULE: '" + item +
-                             "' is not OPERATOR:FIELD=VALUE[,FIELD=VALUE...] (e.g. per_channel_cast:rows=128,threads=64)");
+    // OPERATOR:+FIELDS changes those fields of the schedule the call would have run (the table's row).
+    const size_t fields = colon == std::string::npos ? colon : colon + 1 + (item.compare(colon + 1, 1, "+") == 0);
+    if (colon == std::string::npos || colon == 0 || fields == item.size())
+      return Status::invalid(
+          "TK_SCHEDULE: '" + item +
+          "' is not OPERATOR:FIELD=VALUE[,FIELD=VALUE...] (e.g. per_channel_cast:rows=128,threads=64) "
+          "or OPERATOR:+FIELD=VALUE[,...] (those fields changed in the tuning table's schedule)");
     std::string op = item.substr(0, colon);
     if (!out.emplace(op, item.substr(colon + 1)).second)
       return Status::invalid("TK_SCHEDULE: '" + op + "' is set twice");

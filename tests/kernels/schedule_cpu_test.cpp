@@ -97,6 +97,55 @@ TEST(Schedules, TableRowsTKScheduleAndTheHeuristic) {
   EXPECT_EQ(last(experiment, "transpose").schedule, "rows=64,cols=32");
 }
 
+// OPERATOR:+FIELDS changes those fields of the table's row (the rest stay); where the call has no row, of the
+// heuristic's; a bare '+' and a field the row's kernel refuses are errors.
+TEST(Schedules, TKSchedulePlusChangesTheTableRow) {
+  TableRestore restore;
+  std::string problem;
+  {
+    tk::test::ScheduledContext probe("");
+    ASSERT_TRUE(tk::checks::checkTranspose(nullptr, probe, kTranspose, false).exact());
+    problem = last(probe, "transpose").problem;
+  }
+  ASSERT_EQ(tk::kernels::replaceTuningTable("transpose\tcpu\t" + problem + "\trows=32,cols=128,threads=64\n", "test"),
+            "");
+  tk::test::ScheduledContext plus("transpose:+threads=128");
+  CheckResult r = tk::checks::checkTranspose(nullptr, plus, kTranspose, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(last(plus, "transpose").source, "table + TK_SCHEDULE");
+  EXPECT_EQ(last(plus, "transpose").schedule, "rows=32,cols=128,threads=128");
+  // Another shape class has no row: the fields alone, as without '+'.
+  r = tk::checks::checkTranspose(nullptr, plus, {2, 256, 128, TK_BF16, 0, true}, false);
+  EXPECT_TRUE(r.exact()) << r.describe();
+  EXPECT_EQ(last(plus, "transpose").source, "TK_SCHEDULE");
+  EXPECT_EQ(last(plus, "transpose").schedule, "threads=128");
+  // Without '+' the fields replace the row.
+  tk::test::ScheduledContext replace("transpose:threads=128");
+  ASSERT_TRUE(tk::checks::checkTranspose(nullptr, replace, kTranspose, false).exact());
+  EXPECT_EQ(last(replace, "transpose").source, "TK_SCHEDULE");
+  EXPECT_EQ(last(replace, "transpose").schedule, "threads=128");
+  // A merged schedule the kernel refuses (the row's 128 columns with 256 rows) is TK_SCHEDULE's error, not the table's.
+  tk::test::ScheduledContext refused("transpose:+rows=256");
+  r = tk::checks::checkTranspose(nullptr, refused, kTranspose, false);
+  EXPECT_EQ(r.status, TK_ERROR_INVALID_ARGUMENT) << r.describe();
+  EXPECT_NE(r.error.find("TK_SCHEDULE: transpose: a 256 x 128 tile"), std::string::npos) << r.error;
+
+  std::map<std::string, std::string> parsed;
+  EXPECT_TRUE(tk::runtime::ScheduleSettings::parse("transpose:+rows=64", parsed).isOk());
+  EXPECT_EQ(parsed["transpose"], "+rows=64");
+  tk::runtime::Status bare = tk::runtime::ScheduleSettings::parse("transpose:+", parsed);
+  EXPECT_FALSE(bare.isOk());
+  EXPECT_NE(bare.message().find("OPERATOR:+FIELD=VALUE"), std::string::npos) << bare.message();
+  setenv("TK_SCHEDULE", "transpose:+rows=3", 1);
+  tk_context bad = nullptr;
+  EXPECT_EQ(tk_context_create(&bad), TK_ERROR_INVALID_ARGUMENT);
+  unsetenv("TK_SCHEDULE");
+  EXPECT_NE(std::string(tk_last_error()).find("TK_SCHEDULE: transpose: rows must be"), std::string::npos)
+      << tk_last_error();
+  if (bad)
+    tk_context_destroy(bad);
+}
+
 // A table row that does not fit its call is an internal error naming the
 // table (the table is built in: tk tune wrote a row it did not time); a
 // malformed table is refused whole.

@@ -1,10 +1,9 @@
 //===- ScheduleSettings.h - what a context knows of operators' schedules ---===//
 //
 // TK_SCHEDULE (experiments: "per_channel_cast:rows=128,cols=64;transpose:
-// threads=256"), read once when the context is made, and what each
-// operator's calls ran with, for `tk bench` and `tk tune`. Which fields an
-// operator's schedule has is the operator's (kernels/common/schedule.h); the
-// context only holds the text.
+// threads=256", or "group_count:+pdl=0", the table's row with one field changed), read once when the context is made,
+// and what each operator's calls ran with, for `tk bench` and `tk tune`. Which fields an operator's schedule has is the
+// operator's (kernels/common/schedule.h); the context only holds the text.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -19,7 +18,9 @@ namespace tk::runtime {
 
 /// Where a call's schedule came from.
 struct ScheduleChoice {
-  std::string source;   ///< "TK_SCHEDULE", "table", "heuristic" or "explicit" (a caller set it)
+  /// "TK_SCHEDULE", "table", "table + TK_SCHEDULE" (OPERATOR:+FIELDS over the table's row), "heuristic" or
+  /// "explicit" (a caller set it)
+  std::string source;
   std::string problem;  ///< the config's key without its schedule (the tuning table's shape class)
   std::string schedule; ///< the fields set, "rows=128,threads=64" ("" for the heuristic's own choice)
   std::string target;   ///< the target it was chosen for ("sm_90a", "cpu")
@@ -39,8 +40,12 @@ public:
   /// `text` in TK_SCHEDULE's syntax (tk tune's candidates).
   static ScheduleSettings fromText(const std::string &text);
 
-  /// The fields TK_SCHEDULE sets for `op` ("" for none).
+  /// The fields TK_SCHEDULE sets for `op` ("" for none), as written: a leading '+' asks for them on top of the
+  /// schedule the call would take without TK_SCHEDULE (the tuning table's row), not instead of it.
   const std::string &overrideFor(const std::string &op) const;
+  static bool extendsSchedule(const std::string &fields) { return !fields.empty() && fields[0] == '+'; }
+  /// `fields` without the leading '+'.
+  static std::string fieldsOf(const std::string &fields) { return extendsSchedule(fields) ? fields.substr(1) : fields; }
   const std::map<std::string, std::string> &overrides() const { return overrides_; }
   /// A malformed TK_SCHEDULE (ok otherwise).
   const Status &status() const { return status_; }
