@@ -39,7 +39,7 @@ struct FusedMappingConfig {
   /// 1: no Offsets kernel; each Place block sums the blocks' counts itself
   /// (two launches instead of three; 0: three kernels).
   int64_t merged = 0;
-  /// dependentLaunchField (-1: kDefaultDependentLaunch, 2: with 1 every variant was slower on an H100, docs/design.md).
+  /// dependentLaunchField (-1: kDefaultDependentLaunch; 1 made every variant slower on an H100, docs/design.md).
   int64_t pdl = -1;
   int64_t numBlocks() const { return blocks ? blocks : 128; }
   int64_t numThreads() const { return threads ? threads : 256; }

@@ -17,8 +17,7 @@ Status ScheduleSettings::parse(const std::string &text, std::map<std::string, st
       continue;
     size_t colon = item.find(':');
     // OPERATOR:+FIELDS changes those fields of the schedule the call would have run (the table's row).
-    const size_t fields = colon == std::string::npos ? colon : colon + 1 + (item.compare(colon + 1, 1, "+") == 0);
-    if (colon == std::string::npos || colon == 0 || fields == item.size())
+    if (colon == std::string::npos || colon == 0 || fieldsOf(item.substr(colon + 1)).empty())
       return Status::invalid(
           "TK_SCHEDULE: '" + item +
           "' is not OPERATOR:FIELD=VALUE[,FIELD=VALUE...] (e.g. per_channel_cast:rows=128,threads=64) "
